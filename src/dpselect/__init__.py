@@ -1,0 +1,27 @@
+"""dpselect: differentially private selection.
+
+Classic global-sensitivity mechanisms (exponential mechanism, permute-and-flip,
+report-noisy-max) and instance-based ones (smooth sensitivity, local
+dampening, dataset-distance utilities, propose-test-release) behind one
+interface, with exact output distributions and privacy audits.
+See DESIGN.md and SPEC.md for the contract and the mathematics.
+"""
+
+from .mechanisms import ExponentialMechanism, Mechanism, NoisyMaxMechanism, PermuteAndFlip, ReportNoisyMax
+from .privacy import Privacy
+from .problem import SelectionProblem
+from .sensitivity import StepProfile
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ExponentialMechanism",
+    "Mechanism",
+    "NoisyMaxMechanism",
+    "PermuteAndFlip",
+    "Privacy",
+    "ReportNoisyMax",
+    "SelectionProblem",
+    "StepProfile",
+    "__version__",
+]

@@ -1,0 +1,172 @@
+"""Argument checks shared by every public entry point.
+
+Every check raises a :class:`ValueError` or :class:`TypeError` whose message
+names the offending argument, and every public function calls these checks
+*before* drawing any randomness (so a bad call never consumes random state).
+Modelled on scikit-learn's ``check_*`` helpers.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_array_1d",
+    "check_counts",
+    "check_delta",
+    "check_epsilon",
+    "check_finite_float",
+    "check_int",
+    "check_positive",
+    "check_probability_in",
+    "check_random_state",
+    "check_relation",
+    "check_scores",
+    "check_size",
+    "RELATIONS",
+]
+
+#: The two neighbour relations of SPEC.md §1.
+RELATIONS = ("add_remove", "replace")
+
+
+def _real(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def check_finite_float(value: Any, name: str) -> float:
+    """A finite real number."""
+    x = _real(value, name)
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def check_positive(value: Any, name: str, *, allow_inf: bool = False, allow_zero: bool = False) -> float:
+    """A real number > 0 (or >= 0 with ``allow_zero``); NaN always rejected."""
+    x = _real(value, name)
+    if math.isnan(x):
+        raise ValueError(f"{name} must not be NaN")
+    if math.isinf(x) and not (allow_inf and x > 0):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    if x < 0 or (x == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}, got {x!r}")
+    return x
+
+
+def check_epsilon(value: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+    """Privacy parameter epsilon: finite and > 0 (``+inf`` only if allowed)."""
+    return check_positive(value, name, allow_inf=allow_inf)
+
+
+def check_delta(value: Any, name: str = "delta") -> float:
+    """Privacy parameter delta in [0, 1)."""
+    x = _real(value, name)
+    if not (0.0 <= x < 1.0):  # also rejects NaN
+        raise ValueError(f"{name} must be in [0, 1), got {x!r}")
+    return x
+
+
+def check_probability_in(value: Any, name: str, lo: float, hi: float, *, closed: bool = False) -> float:
+    """A real number in the open interval (lo, hi) (closed with ``closed``)."""
+    x = _real(value, name)
+    ok = (lo <= x <= hi) if closed else (lo < x < hi)
+    if not ok:
+        br = "[]" if closed else "()"
+        raise ValueError(f"{name} must be in {br[0]}{lo}, {hi}{br[1]}, got {x!r}")
+    return x
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """A Python/NumPy integer (not bool), optionally >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    v = int(value)
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {v}")
+    return v
+
+
+def check_size(size: Any, name: str = "size") -> int | None:
+    """Number of batched draws: None (one draw, scalar result) or an int >= 1."""
+    if size is None:
+        return None
+    return check_int(size, name, minimum=1)
+
+
+def check_array_1d(values: Any, name: str, *, allow_empty: bool = False, finite: bool = True) -> np.ndarray:
+    """A 1-D float64 array; rejects non-numeric dtypes, 2-D input, NaN/inf."""
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # pragma: no cover - exotic objects
+        raise TypeError(f"{name} must be array-like: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty")
+    arr = arr.astype(np.float64, copy=False)
+    if finite and not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
+    """Utility scores u(x, r): non-empty, 1-D, finite, float64."""
+    return check_array_1d(scores, name)
+
+
+def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndarray:
+    """Non-negative integer counts (int64). Floats with integral values are accepted."""
+    arr = np.asarray(counts)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)):
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+        if not (arr == np.round(arr)).all():
+            raise ValueError(f"{name} must hold integers")
+    elif not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be integer counts, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if (arr < 0).any():
+        raise ValueError(f"{name} must be non-negative")
+    return arr
+
+
+def check_relation(relation: Any, name: str = "relation") -> str:
+    """Neighbour relation: 'add_remove' or 'replace' (SPEC.md §1)."""
+    if relation not in RELATIONS:
+        raise ValueError(f"{name} must be one of {RELATIONS}, got {relation!r}")
+    return relation
+
+
+def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
+    """None, an int seed, a SeedSequence or a Generator -> Generator."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"{name} must be None, an int seed or a numpy Generator, got bool")
+    if isinstance(rng, numbers.Integral):
+        if int(rng) < 0:
+            raise ValueError(f"{name} seed must be non-negative, got {rng}")
+        return np.random.default_rng(int(rng))
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise TypeError(f"{name} must be None, an int seed or a numpy Generator, got {type(rng).__name__}")

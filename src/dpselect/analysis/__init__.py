@@ -1,0 +1,18 @@
+"""Consumers of exact output distributions: accuracy, expected error, audits.
+
+Everything here only calls ``mech.probabilities`` / ``mech.log_probabilities``
+(never samples), so the figures are exact up to quadrature error.
+"""
+
+from .audit import AuditReport, audit, hockey_stick, privacy_loss
+from .error import accuracy, expected_error, output_distribution
+
+__all__ = [
+    "AuditReport",
+    "accuracy",
+    "audit",
+    "expected_error",
+    "hockey_stick",
+    "output_distribution",
+    "privacy_loss",
+]

@@ -1,0 +1,238 @@
+"""Propose-test-release (PTR) and stable histograms (SPEC.md §6.2–6.3, errata 27–29).
+
+Propose-test-release (lecture notes "LN", corrected)
+---------------------------------------------------
+Propose a bound ``b`` on the local sensitivity of ``f``.  Let
+``gamma(D) = min{d(D, D') : LS_f(D') > b}`` (strict ">", errata 27): the
+distance to instability, which has sensitivity 1.  Release
+
+    gamma_hat = gamma(D) + Lap(1/epsilon);
+    if gamma_hat <= ln(1/delta)/epsilon: output None (⊥)
+    else: output f(D) + Lap(b/epsilon).
+
+Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
+proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
+neighbours have LS <= b and the Laplace release costs another epsilon; when
+gamma(D) = 0 the test passes with probability P[Lap(1/epsilon) >
+ln(1/delta)/epsilon] = delta/2.  :func:`ptr_privacy` returns the pair.
+
+PTR for the mode (b = 0, no release noise)
+------------------------------------------
+Counts ``c`` over m candidates; ``g = c_(1) - c_(2)`` (top minus runner-up,
+zeros included).  The released index is ``argmax c`` (first index on ties).
+Distance to instability (tie-set convention, SPEC.md §4.2 (T1), errata 28):
+
+* add/remove: ``gamma = max(g - 1, 0)`` (one record moves one count by 1);
+* replace-one: ``gamma = max(ceil(g/2) - 1, 0)`` (one record moves two counts).
+
+LN's ``gamma = g`` is wrong: a gap of 1 is already unstable.
+
+**Guarantee: (epsilon, delta/2)** (:func:`ptr_mode_privacy`), under the
+relation whose gamma is used.  Derivation: let D ~ D'.  (i) If argmax(D) =
+argmax(D') = r, both mechanisms output r or ⊥, and P[r] = P[gamma + L >
+T] with gammas differing by at most 1 (L ~ Lap(1/epsilon), T =
+ln(1/delta)/epsilon), so every event has ratio <= e^epsilon.  (ii) If the
+argmaxes differ, the gap of each dataset is <= 1 under add/remove (<= 2 under
+replace-one), hence gamma(D) = gamma(D') = 0; both output ⊥ with the same
+probability 1 - delta/2 and otherwise their own mode, so the hockey-stick
+divergence is exactly P[L > T] = delta/2.  No second epsilon is spent because
+nothing noisy is released after the test.  (With LN's gamma = g the bound
+becomes e^epsilon delta/2, errata 28; the tests show the violation.)
+
+Utility (errata 29): for gamma >= T, P[⊥] = exp(-epsilon (gamma - T)) / 2.  At
+LN's "gap >= ln(1/delta)/epsilon" (gamma = T) the failure probability is 1/2;
+it is <= delta once gamma >= (ln(1/delta) + ln(1/(2 delta)))/epsilon (SPEC's
+threshold) and <= delta/2 once gamma >= 2 ln(1/delta)/epsilon.
+
+Stable histogram (SPEC.md §6.3)
+-------------------------------
+Add/remove.  For each bin with ``D_x > 0``: ``a_x = D_x + Lap(1/epsilon)``, set
+to 0 if ``a_x < 1 + ln(1/delta)/epsilon``; bins with ``D_x = 0`` stay 0.
+Guarantee (epsilon, delta/2) under add/remove (a new bin with count 1 survives
+with probability exactly delta/2); (2 epsilon, delta) under replace-one.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validation import (
+    check_counts,
+    check_epsilon,
+    check_finite_float,
+    check_positive,
+    check_probability_in,
+    check_random_state,
+    check_relation,
+    check_size,
+)
+
+__all__ = [
+    "laplace_sf",
+    "mode_distance_to_instability",
+    "propose_test_release",
+    "ptr_mode",
+    "ptr_mode_privacy",
+    "ptr_mode_probabilities",
+    "ptr_privacy",
+    "stable_histogram",
+    "stable_histogram_privacy",
+    "stable_histogram_probabilities",
+]
+
+
+def _check_ptr_delta(delta: Any) -> float:
+    # PTR needs delta > 0 (threshold ln(1/delta)/epsilon).
+    return check_probability_in(delta, "delta", 0.0, 1.0)
+
+
+def laplace_sf(z: Any, scale: float) -> Any:
+    """P[Lap(scale) > z], vectorised and accurate in both tails."""
+    z = np.asarray(z, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        out = np.where(z >= 0, 0.5 * np.exp(-np.abs(z) / scale), -0.5 * np.expm1(-np.abs(z) / scale) + 0.5)
+    return float(out) if out.ndim == 0 else out
+
+
+def ptr_privacy(epsilon: float, delta: float) -> tuple[float, float]:
+    """Guarantee of :func:`propose_test_release`: ``(2 epsilon, delta / 2)`` (SPEC.md §6.2)."""
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    return (2.0 * epsilon, delta / 2.0)
+
+
+def ptr_mode_privacy(epsilon: float, delta: float) -> tuple[float, float]:
+    """Guarantee of :func:`ptr_mode`: ``(epsilon, delta / 2)`` (derivation in the module docstring)."""
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    return (epsilon, delta / 2.0)
+
+
+def stable_histogram_privacy(epsilon: float, delta: float, relation: str = "add_remove") -> tuple[float, float]:
+    """Guarantee of :func:`stable_histogram`: (epsilon, delta/2) add/remove, (2 epsilon, delta) replace-one."""
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    relation = check_relation(relation)
+    return (epsilon, delta / 2.0) if relation == "add_remove" else (2.0 * epsilon, delta)
+
+
+def propose_test_release(
+    value: float,
+    distance_to_instability: float,
+    bound: float,
+    epsilon: float,
+    delta: float,
+    rng: Any = None,
+) -> float | None:
+    """Generic PTR: ``None`` (⊥) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
+
+    Parameters
+    ----------
+    value : f(D), a finite float.
+    distance_to_instability : gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0;
+        ``inf`` allowed); must have sensitivity 1 in the neighbour relation used.
+    bound : proposed bound b >= 0 on the local sensitivity (chosen publicly).
+    epsilon, delta : epsilon > 0, 0 < delta < 1.
+    """
+    value = check_finite_float(value, "value")
+    gamma = check_positive(distance_to_instability, "distance_to_instability", allow_inf=True, allow_zero=True)
+    bound = check_positive(bound, "bound", allow_zero=True)
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    gen = check_random_state(rng)
+    threshold = math.log(1.0 / delta) / epsilon
+    gamma_hat = gamma + gen.laplace(0.0, 1.0 / epsilon)
+    if gamma_hat <= threshold:
+        return None
+    if bound == 0.0:
+        return value
+    return value + gen.laplace(0.0, bound / epsilon)
+
+
+def mode_distance_to_instability(counts: Any, relation: str = "add_remove") -> float:
+    """gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1."""
+    c = check_counts(counts, "counts")
+    relation = check_relation(relation)
+    return _mode_gamma(c, relation)
+
+
+def _mode_gamma(c: np.ndarray, relation: str) -> float:
+    if c.size == 1:
+        return math.inf  # a single candidate is always the mode
+    top2 = np.partition(c, c.size - 2)[-2:]
+    g = int(top2[1] - top2[0])
+    if relation == "add_remove":
+        return float(max(g - 1, 0))
+    return float(max(-(-g // 2) - 1, 0))
+
+
+def ptr_mode_probabilities(
+    counts: Any, epsilon: float, delta: float, relation: str = "add_remove"
+) -> tuple[float, float]:
+    """Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail)."""
+    c = check_counts(counts, "counts")
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    relation = check_relation(relation)
+    gamma = _mode_gamma(c, relation)
+    threshold = math.log(1.0 / delta) / epsilon
+    p_release = 1.0 if math.isinf(gamma) else float(laplace_sf(threshold - gamma, 1.0 / epsilon))
+    return p_release, 1.0 - p_release
+
+
+def ptr_mode(
+    counts: Any,
+    epsilon: float,
+    delta: float,
+    relation: str = "add_remove",
+    rng: Any = None,
+    size: Any = None,
+) -> Any:
+    """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else None.
+
+    (epsilon, delta/2)-DP under ``relation`` (see the module docstring).  With
+    ``size`` an int array of draws is returned, with -1 standing for ⊥.
+    """
+    c = check_counts(counts, "counts")
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    relation = check_relation(relation)
+    size = check_size(size)
+    gen = check_random_state(rng)
+    gamma = _mode_gamma(c, relation)
+    threshold = math.log(1.0 / delta) / epsilon
+    mode = int(np.argmax(c))
+    count = 1 if size is None else size
+    passed = gamma + gen.laplace(0.0, 1.0 / epsilon, size=count) > threshold
+    if size is None:
+        return mode if bool(passed[0]) else None
+    return np.where(passed, mode, -1)
+
+
+def stable_histogram_probabilities(counts: Any, epsilon: float, delta: float) -> np.ndarray:
+    """P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0."""
+    c = check_counts(counts, "counts")
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    threshold = 1.0 + math.log(1.0 / delta) / epsilon
+    p = np.asarray(laplace_sf(threshold - c, 1.0 / epsilon), dtype=np.float64)
+    return np.where(c > 0, p, 0.0)
+
+
+def stable_histogram(counts: Any, epsilon: float, delta: float, rng: Any = None) -> np.ndarray:
+    """LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
+
+    ``counts`` are the non-negative integer bin counts over the bins present in
+    the data domain (bins with count 0 are always released as 0, so the bin
+    set may be data-dependent).  Returns a float array.
+    """
+    c = check_counts(counts, "counts")
+    epsilon = check_epsilon(epsilon)
+    delta = _check_ptr_delta(delta)
+    gen = check_random_state(rng)
+    threshold = 1.0 + math.log(1.0 / delta) / epsilon
+    noisy = c + gen.laplace(0.0, 1.0 / epsilon, size=c.size)
+    return np.where((c > 0) & (noisy >= threshold), noisy, 0.0)

@@ -1,0 +1,75 @@
+"""Privacy guarantees and their composition.
+
+``Privacy(epsilon, delta)`` is an (epsilon, delta)-differential-privacy
+guarantee (Dwork & Roth 2014, Def. 2.4) with respect to a neighbour relation
+(SPEC.md §1: "add_remove" or "replace"; ``None`` when it holds for both or is
+not tied to data).  ``a + b`` is basic sequential composition (Dwork & Roth
+Thm 3.16): epsilons and deltas add.  Guarantees under different relations do
+not compose (a mechanism's sensitivity is only meaningful in one relation),
+so mixing them is an error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ._validation import check_delta, check_epsilon, check_relation
+
+__all__ = ["Privacy"]
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """An (epsilon, delta)-DP guarantee.
+
+    Parameters
+    ----------
+    epsilon : float > 0 (``inf`` means "no guarantee", e.g. a deliberately
+        non-private configuration).
+    delta : float in [0, 1).
+    relation : "add_remove", "replace" or None.
+    source : where the guarantee comes from (theorem / SPEC section).
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    relation: str | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, allow_inf=True))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        if self.relation is not None:
+            check_relation(self.relation)
+
+    @property
+    def pure(self) -> bool:
+        """True for pure epsilon-DP (delta == 0)."""
+        return self.delta == 0.0
+
+    def __add__(self, other: "Privacy") -> "Privacy":
+        if not isinstance(other, Privacy):
+            return NotImplemented
+        if self.relation is not None and other.relation is not None and self.relation != other.relation:
+            raise ValueError(
+                f"cannot compose guarantees under different neighbour relations "
+                f"({self.relation!r} and {other.relation!r})"
+            )
+        relation = self.relation if self.relation is not None else other.relation
+        delta = self.delta + other.delta
+        if delta >= 1.0:
+            raise ValueError(f"composed delta {delta} is >= 1 (no guarantee)")
+        parts = [s for s in (self.source, other.source) if s]
+        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts))
+
+    def __radd__(self, other: object) -> "Privacy":
+        if other == 0:  # lets sum([...]) work
+            return self
+        return NotImplemented
+
+    def __str__(self) -> str:
+        eps = "inf" if math.isinf(self.epsilon) else f"{self.epsilon:.6g}"
+        rel = f", {self.relation}" if self.relation else ""
+        core = f"({eps}, {self.delta:.3g})-DP" if self.delta else f"{eps}-DP"
+        return core + (f" [{self.relation}]" if rel else "")

@@ -1,0 +1,208 @@
+"""``SelectionProblem``: what is being selected, for one dataset.
+
+A problem holds the utilities u(x, r) of every candidate r in a public,
+data-independent candidate set R for one dataset x, together with what the
+mechanisms need to calibrate noise: the global sensitivity Delta u, and,
+for instance-based mechanisms, the local sensitivity at distance t
+LS_u(x, t) (SPEC.md §1), optionally per candidate, or a ready smooth upper
+bound.  It holds no privacy parameters.
+
+Sensitivities are only meaningful within one neighbour relation
+(``relation``: "add_remove" or "replace", SPEC.md §1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_int, check_positive, check_relation, check_scores
+from .sensitivity import StepProfile, smooth_sensitivity_scan
+
+__all__ = ["SelectionProblem"]
+
+ProfileLike = float | StepProfile | Callable[[int], Any] | None
+
+
+class SelectionProblem:
+    """Utilities of a public candidate set for one dataset, with sensitivities.
+
+    Parameters
+    ----------
+    scores : 1-D array of finite floats, length >= 1: u(x, r) for each candidate.
+    labels : optional sequence naming the candidates (same length).
+    global_sensitivity : Delta u > 0 (max over neighbours x ~ y and r of
+        |u(x, r) - u(y, r)|).
+    local_sensitivity : LS_u(x, t) as a function of the distance t.  ``None``
+        means constant ``global_sensitivity``; a float means that constant; a
+        :class:`~dpselect.sensitivity.StepProfile` gives the exact closed form of
+        the smooth sensitivity; any callable ``t -> float`` (called with one
+        Python int at a time) is scanned over ``t = 0..max_distance``.
+    candidate_local_sensitivity : per-candidate version, t -> array of length m
+        (a 2-D StepProfile or a callable); used by local dampening and by SPS's
+        S(x, r).  Defaults to ``local_sensitivity`` broadcast to every candidate.
+    max_distance : largest t that needs examining: the profile is promised to
+        be constant for t >= max_distance.  Required for callable profiles.
+    monotone : whether, for all neighbours x ~ y, either u(y, r) >= u(x, r)
+        for all r or u(y, r) <= u(x, r) for all r (e.g. counts under
+        add/remove).  Enables halved noise where SPEC.md allows it.
+    relation : "add_remove" (default) or "replace" (SPEC.md §1).
+    smooth_bound : optional callable beta -> S(x), a beta-smooth upper bound on
+        LS (e.g. from Yamamoto–Shibuya Thm 4/5) used instead of the exact
+        smooth sensitivity.
+    candidate_smooth_bound : optional callable beta -> array S(x, r).
+    beta_max : the largest beta for which ``smooth_bound`` is valid (Thm 4/5
+        constraint); asking for a larger beta raises ValueError.
+    """
+
+    def __init__(
+        self,
+        scores: Any,
+        *,
+        labels: Sequence[Any] | None = None,
+        global_sensitivity: float = 1.0,
+        local_sensitivity: ProfileLike = None,
+        candidate_local_sensitivity: StepProfile | Callable[[int], Any] | None = None,
+        max_distance: int | None = None,
+        monotone: bool = False,
+        relation: str = "add_remove",
+        smooth_bound: Callable[[float], float] | None = None,
+        candidate_smooth_bound: Callable[[float], Any] | None = None,
+        beta_max: float = math.inf,
+    ) -> None:
+        scores = check_scores(scores).copy()
+        scores.setflags(write=False)
+        self.scores: np.ndarray = scores
+        m = scores.size
+        if labels is not None:
+            labels = list(labels)
+            if len(labels) != m:
+                raise ValueError(f"labels must have length {m} (one per score), got {len(labels)}")
+        self.labels: list[Any] | None = labels
+        self.global_sensitivity: float = check_positive(global_sensitivity, "global_sensitivity")
+        if not isinstance(monotone, (bool, np.bool_)):
+            raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
+        self.monotone: bool = bool(monotone)
+        self.relation: str = check_relation(relation)
+        self.max_distance: int | None = (
+            None if max_distance is None else check_int(max_distance, "max_distance", minimum=0)
+        )
+        self.beta_max: float = check_positive(beta_max, "beta_max", allow_inf=True)
+
+        gs = self.global_sensitivity
+        if local_sensitivity is None:
+            local_sensitivity = gs
+        if isinstance(local_sensitivity, StepProfile):
+            if local_sensitivity.per_candidate:
+                raise ValueError("local_sensitivity must be a 1-D profile; use candidate_local_sensitivity")
+            if local_sensitivity.max_value() > gs * (1 + 1e-12):
+                raise ValueError("local_sensitivity exceeds global_sensitivity")
+        elif callable(local_sensitivity):
+            if self.max_distance is None:
+                raise ValueError("max_distance is required when local_sensitivity is a callable")
+        else:
+            ls = check_positive(local_sensitivity, "local_sensitivity", allow_zero=True)
+            if ls > gs * (1 + 1e-12):
+                raise ValueError("local_sensitivity exceeds global_sensitivity")
+            local_sensitivity = StepProfile([0], [ls])
+        self._ls = local_sensitivity
+
+        if isinstance(candidate_local_sensitivity, StepProfile):
+            if not candidate_local_sensitivity.per_candidate or candidate_local_sensitivity.values.shape[1] != m:
+                raise ValueError(f"candidate_local_sensitivity must be a per-candidate profile with {m} columns")
+            if (candidate_local_sensitivity.max_value() > gs * (1 + 1e-12)).any():
+                raise ValueError("candidate_local_sensitivity exceeds global_sensitivity")
+        elif candidate_local_sensitivity is not None:
+            if not callable(candidate_local_sensitivity):
+                raise TypeError("candidate_local_sensitivity must be a StepProfile or a callable")
+            if self.max_distance is None:
+                raise ValueError("max_distance is required when candidate_local_sensitivity is a callable")
+        self._cls = candidate_local_sensitivity
+
+        for name, fn in (("smooth_bound", smooth_bound), ("candidate_smooth_bound", candidate_smooth_bound)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"{name} must be callable")
+        self._smooth_bound = smooth_bound
+        self._candidate_smooth_bound = candidate_smooth_bound
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def n_candidates(self) -> int:
+        """m = |R|."""
+        return int(self.scores.size)
+
+    def __len__(self) -> int:
+        return self.n_candidates
+
+    def __repr__(self) -> str:
+        return (
+            f"SelectionProblem(n_candidates={self.n_candidates}, global_sensitivity="
+            f"{self.global_sensitivity:g}, monotone={self.monotone}, relation={self.relation!r})"
+        )
+
+    def optimal(self) -> np.ndarray:
+        """Boolean mask of the candidates with the maximal score."""
+        return self.scores == self.scores.max()
+
+    # ---------------------------------------------------------- sensitivities
+    def local_sensitivity(self, t: int = 0) -> float:
+        """LS_u(x, t) (SPEC.md §1)."""
+        t = check_int(t, "t", minimum=0)
+        return float(self._ls(t))
+
+    def candidate_local_sensitivity(self, t: int = 0) -> np.ndarray:
+        """Per-candidate LS_u(x, t, r) = max_{d(x,y) <= t} LS_u(y, r), length m."""
+        t = check_int(t, "t", minimum=0)
+        if self._cls is None:
+            return np.full(self.n_candidates, self.local_sensitivity(t))
+        out = np.asarray(self._cls(t), dtype=np.float64)
+        if out.shape != (self.n_candidates,) or not np.isfinite(out).all() or (out < 0).any():
+            raise ValueError("candidate_local_sensitivity(t) must return finite non-negative values, one per candidate")
+        return out
+
+    def _check_beta(self, beta: float) -> float:
+        beta = check_positive(beta, "beta")
+        if beta > self.beta_max * (1 + 1e-12):
+            raise ValueError(
+                f"beta={beta:.6g} exceeds beta_max={self.beta_max:.6g}, the largest beta for which "
+                "this problem's smooth upper bound is valid"
+            )
+        return beta
+
+    def smooth_sensitivity(self, beta: float) -> float:
+        """beta-smooth upper bound S(x) on LS (exact S*_beta unless a bound was given).
+
+        S*_beta(x) = max_{t >= 0} exp(-beta t) LS_u(x, t) (NRS07 Def. 2.2).
+        """
+        beta = self._check_beta(beta)
+        if self._smooth_bound is not None:
+            s = float(self._smooth_bound(beta))
+        elif isinstance(self._ls, StepProfile):
+            s = self._ls.smooth(beta)
+        else:
+            assert self.max_distance is not None
+            s = smooth_sensitivity_scan(self._ls, beta, self.max_distance)
+        if not (math.isfinite(s) and s >= 0):
+            raise ValueError(f"smooth sensitivity must be finite and non-negative, got {s}")
+        return s
+
+    def candidate_smooth_sensitivity(self, beta: float) -> np.ndarray:
+        """Per-candidate beta-smooth upper bounds S(x, r), length m."""
+        beta = self._check_beta(beta)
+        if self._candidate_smooth_bound is not None:
+            out = np.asarray(self._candidate_smooth_bound(beta), dtype=np.float64)
+        elif isinstance(self._cls, StepProfile):
+            out = self._cls.smooth(beta)
+        elif self._cls is not None:
+            assert self.max_distance is not None
+            ts = np.arange(self.max_distance + 1)
+            prof = np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
+            out = (np.exp(-beta * ts)[:, None] * prof).max(axis=0)
+        else:
+            out = np.full(self.n_candidates, self.smooth_sensitivity(beta))
+        if out.shape != (self.n_candidates,) or not np.isfinite(out).all() or (out < 0).any():
+            raise ValueError("candidate smooth sensitivities must be finite, non-negative, one per candidate")
+        return out

@@ -1,0 +1,282 @@
+"""Sensitivity profiles, smooth sensitivity and smooth upper bounds.
+
+Notation (SPEC.md §1): LS_u(x, t) = max_{y: d(x,y) <= t} LS_u(y) is the local
+sensitivity at distance t; the beta-smooth sensitivity is
+
+    S*_beta(x) = max_{t >= 0} exp(-beta t) LS_u(x, t)
+
+(Nissim, Raskhodnikova & Smith 2007, Def. 2.2 / Prop. 3.1).  t ranges over all
+t >= 0 (SPEC errata 11).  A profile that is a step function of t with
+breakpoints t_0 = 0 < t_1 < ... and values v_0 <= v_1 <= ... has the closed
+form S*_beta = max_i exp(-beta t_i) v_i, because on [t_i, t_{i+1}) the term
+exp(-beta t) v_i is largest at t_i.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_array_1d, check_positive
+
+__all__ = [
+    "StepProfile",
+    "smooth_sensitivity_scan",
+    "distance_to_instability_bound",
+    "thm4_beta_max",
+    "thm5_beta_max",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class StepProfile:
+    """Local sensitivity at distance t as a non-decreasing step function.
+
+    ``LS(t) = values[i]`` for ``breakpoints[i] <= t < breakpoints[i+1]`` and
+    ``LS(t) = values[-1]`` for ``t >= breakpoints[-1]``.
+
+    Parameters
+    ----------
+    breakpoints : increasing integers starting at 0.
+    values : non-negative, non-decreasing, same length.  May be 2-D with shape
+        ``(len(breakpoints), m)`` for a per-candidate profile (each column
+        non-decreasing); then ``__call__`` returns an array of length m.
+
+    ``smooth(beta) = max_i exp(-beta * breakpoints[i]) * values[i]`` is the exact
+    beta-smooth sensitivity of the profile (module docstring).
+    """
+
+    breakpoints: np.ndarray
+    values: np.ndarray
+    _bp: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        bp = check_array_1d(self.breakpoints, "breakpoints")
+        vals = np.asarray(self.values, dtype=np.float64)
+        if vals.ndim not in (1, 2) or vals.shape[0] != bp.size:
+            raise ValueError(
+                f"values must have shape ({bp.size},) or ({bp.size}, m), got {vals.shape}"
+            )
+        if not np.isfinite(vals).all() or (vals < 0).any():
+            raise ValueError("values must be finite and non-negative")
+        if bp[0] != 0 or (np.diff(bp) <= 0).any() or (bp != np.round(bp)).any():
+            raise ValueError("breakpoints must be increasing integers starting at 0")
+        if (np.diff(vals, axis=0) < 0).any():
+            raise ValueError("values must be non-decreasing in t")
+        bp.setflags(write=False)
+        vals = vals.copy()
+        vals.setflags(write=False)
+        object.__setattr__(self, "breakpoints", bp)
+        object.__setattr__(self, "values", vals)
+        object.__setattr__(self, "_bp", bp)
+
+    @property
+    def per_candidate(self) -> bool:
+        """Whether the profile has one column per candidate."""
+        return self.values.ndim == 2
+
+    def __call__(self, t: Any) -> Any:
+        """LS(t); t a non-negative integer (or array of them)."""
+        idx = np.searchsorted(self._bp, np.asarray(t, dtype=np.float64), side="right") - 1
+        if np.any(idx < 0):
+            raise ValueError("t must be >= 0")
+        out = self.values[idx]
+        return float(out) if out.ndim == 0 else out
+
+    def smooth(self, beta: float) -> Any:
+        """Exact S*_beta = max_i exp(-beta t_i) v_i (per candidate if 2-D)."""
+        beta = check_positive(beta, "beta")
+        w = np.exp(-beta * self._bp)
+        if self.per_candidate:
+            return (w[:, None] * self.values).max(axis=0)
+        return float((w * self.values).max())
+
+    def max_value(self) -> Any:
+        """sup_t LS(t)."""
+        return self.values[-1] if self.per_candidate else float(self.values[-1])
+
+
+def smooth_sensitivity_scan(local_sensitivity: Any, beta: float, max_distance: int) -> float:
+    """S*_beta = max_{t = 0..max_distance} exp(-beta t) LS(t) by a scan.
+
+    ``local_sensitivity`` is called with one Python int at a time (user
+    callables need not accept arrays).  The caller promises that LS is constant
+    for t >= max_distance, so the scan is exact.
+    """
+    beta = check_positive(beta, "beta")
+    ts = np.arange(max_distance + 1)
+    ls = np.fromiter((float(local_sensitivity(int(t))) for t in ts), dtype=np.float64, count=ts.size)
+    if not np.isfinite(ls).all() or (ls < 0).any():
+        raise ValueError("local_sensitivity(t) must return finite non-negative values")
+    return float((np.exp(-beta * ts) * ls).max())
+
+
+# ---------------------------------------------------------------------------
+# Generic smooth upper bounds from a distance to an "unstable" set (SPEC §4.1)
+# ---------------------------------------------------------------------------
+
+#: Relative tolerance used only to absorb floating-point rounding when
+#: comparing local sensitivities with the global sensitivity.
+_LS_RTOL = 1e-9
+
+
+def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
+    """Any-shape float64 array of non-negative reals (NaN rejected; +inf optional)."""
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # pragma: no cover - exotic objects
+        raise TypeError(f"{name} must be array-like: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite")
+    if (arr < 0).any():
+        raise ValueError(f"{name} must be non-negative")
+    return arr
+
+
+def distance_to_instability_bound(global_sensitivity: float, distance: Any, beta: float) -> Any:
+    """Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
+
+    **Lemma** (SPEC.md §4.1, [DERIVED]; YS Thm 5 is a special case).  Let
+    ``U`` be a set of datasets containing every x with ``LS_u(x) > T`` and let
+    ``l`` be a function with
+
+    1. ``l`` 1-Lipschitz in the neighbour metric: ``|l(x) - l(y)| <= 1`` for
+       all neighbours x ~ y;
+    2. ``l >= 0`` everywhere and ``l = 0`` on ``U`` (``l(x) <= d(x, U)``, e.g.
+       ``l = d(., U)`` itself);
+    3. ``LS_u(x) <= GS * exp(-beta * l(x))`` for every x outside ``U``.
+
+    Then ``S(x) = GS * exp(-beta * l(x))`` is a beta-smooth upper bound on
+    ``LS_u``: it dominates LS (on U because S = GS >= LS, off U by 3.) and
+    ``S(x) <= exp(beta) S(y)`` for neighbours by 1.
+
+    This function only evaluates the formula; it cannot check the hypotheses,
+    which are the caller's obligation (``thm4_beta_max`` / ``thm5_beta_max``
+    turn hypothesis 3 into the largest admissible beta on a finite state
+    space).
+
+    Parameters
+    ----------
+    global_sensitivity : float > 0
+        GS of the utility.
+    distance : array_like of float
+        Values ``l(x) >= 0`` (any shape).  ``+inf`` is accepted and gives 0.
+    beta : float > 0
+        Smoothing parameter.
+
+    Returns
+    -------
+    ndarray (a numpy scalar for scalar ``distance``) of ``GS * exp(-beta * l)``.
+    """
+    gs = check_positive(global_sensitivity, "global_sensitivity")
+    beta = check_positive(beta, "beta")
+    dist = _real_array(distance, "distance", allow_inf=True)
+    return (gs * np.exp(-beta * dist))[()]
+
+
+def _beta_max_inputs(
+    global_sensitivity: Any, local_sensitivity: Any, distance: Any, dist_name: str
+) -> tuple[float, np.ndarray, np.ndarray]:
+    gs = check_positive(global_sensitivity, "global_sensitivity")
+    ls = _real_array(local_sensitivity, "local_sensitivity")
+    dist = _real_array(distance, dist_name, allow_inf=True)
+    if ls.shape != dist.shape:
+        raise ValueError(
+            f"local_sensitivity and {dist_name} must have the same shape, "
+            f"got {ls.shape} and {dist.shape}"
+        )
+    if ls.size == 0:
+        raise ValueError("local_sensitivity must not be empty")
+    if (ls > gs * (1.0 + _LS_RTOL)).any():
+        raise ValueError("local_sensitivity must not exceed global_sensitivity")
+    return gs, ls, dist
+
+
+def _min_ratio(gs: float, ls: np.ndarray, dist: np.ndarray) -> float:
+    """min over dist > 0, ls > 0 of ln(gs/ls)/dist (log clipped at 0); +inf if empty."""
+    mask = (dist > 0) & (ls > 0)
+    if not mask.any():
+        return float("inf")
+    log_ratio = np.maximum(np.log(gs / ls[mask]), 0.0)
+    return float((log_ratio / dist[mask]).min())
+
+
+def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) -> float:
+    """Largest beta allowed by Yamamoto & Shibuya's Theorem 4 on a finite state space.
+
+    **Theorem 4** (Yamamoto & Shibuya, IPCCC 2024, Thm 4; proof in the
+    supplement; SPEC.md §4.1).  Let ``G = {x : LS(x) = GS}`` (non-empty) and
+    ``gd(x) = d(x, G)`` in the neighbour metric.  If
+
+        beta <= min_{x : LS(x) != GS} ln(GS / LS(x)) / gd(x),
+
+    then the beta-smooth sensitivity is exactly ``S*_beta(x) = GS exp(-beta gd(x))``.
+    (Sketch: taking y in G nearest to x gives ``S*_beta(x) >= GS e^{-beta gd(x)}``;
+    for any y, the condition gives ``LS(y) <= GS e^{-beta gd(y)}`` and
+    ``gd(x) <= gd(y) + d(x, y)``, so ``LS(y) e^{-beta d(x,y)} <= GS e^{-beta gd(x)}``.)
+
+    Conditions / conventions
+    ------------------------
+    * ``local_sensitivity`` and ``gd`` are arrays over the **whole** (finite)
+      state space, index-aligned; the result is only as valid as that
+      enumeration and the metric used for ``gd``.
+    * ``LS <= GS`` everywhere (up to a relative rounding tolerance of 1e-9).
+    * ``gd == 0`` exactly on ``G``: a state with ``gd == 0`` must have
+      ``LS = GS`` (ValueError otherwise).  A state with ``gd > 0`` and
+      ``LS = GS`` cannot occur for a true distance; if passed it contributes
+      ``ln(1)/gd = 0`` (conservative), it is never skipped.
+    * States with ``LS = 0`` are excluded: ``ln(GS/0) = +inf`` imposes no
+      constraint (``0 <= GS e^{-beta gd}`` always holds).
+    * ``gd = +inf`` (a state that cannot reach G) gives the constraint 0.
+
+    Returns
+    -------
+    float
+        The minimum above, ``+inf`` if no state constrains beta.
+    """
+    gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, gd, "gd")
+    if ((dist == 0) & (ls < gs * (1.0 - _LS_RTOL))).any():
+        raise ValueError("gd must be > 0 wherever local_sensitivity != global_sensitivity "
+                         "(gd is the distance to {LS = GS})")
+    return _min_ratio(gs, ls, dist)
+
+
+def thm5_beta_max(global_sensitivity: float, local_sensitivity: Any, ud: Any) -> float:
+    """Largest beta allowed by Yamamoto & Shibuya's Theorem 5 on a finite state space.
+
+    **Theorem 5** (Yamamoto & Shibuya, IPCCC 2024, Thm 5; proof in the
+    supplement; SPEC.md §4.1).  Let ``U = {x : LS(x) > T}`` for a threshold T
+    and ``ud(x) = d(x, U)`` in the neighbour metric.  If
+
+        beta <= min_{x not in U} ln(GS / LS(x)) / ud(x),
+
+    then ``S(x) = GS exp(-beta ud(x))`` is a beta-smooth upper bound on LS
+    (an instance of :func:`distance_to_instability_bound` with ``l = ud``).
+
+    Conditions / conventions
+    ------------------------
+    * ``local_sensitivity`` and ``ud`` are arrays over the **whole** (finite)
+      state space, index-aligned.  States outside U are recognised by
+      ``ud > 0``; ``U`` itself may be any set (the theorem's conclusion only
+      uses that ud is a distance to U), T only decides which set it is.
+    * ``LS <= GS`` everywhere (up to a relative rounding tolerance of 1e-9).
+    * States with ``LS = 0`` are excluded (``ln(GS/0) = +inf``, no constraint).
+    * ``ud = +inf`` (U unreachable or empty) gives the constraint 0 unless LS = 0.
+    * A state with ``ud > 0`` and ``LS = GS`` gives 0 (conservative).
+
+    Returns
+    -------
+    float
+        The minimum above, ``+inf`` if no state constrains beta.
+    """
+    gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, ud, "ud")
+    return _min_ratio(gs, ls, dist)

@@ -1,0 +1,277 @@
+"""Propose-test-release and the stable histogram (SPEC.md §6.2–6.3, errata 27–29)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from dpselect.apps import ptr as P
+
+# ---------------------------------------------------------------------------
+# generic PTR
+# ---------------------------------------------------------------------------
+
+
+def test_ptr_privacy_pairs():
+    assert P.ptr_privacy(0.5, 1e-6) == (1.0, 5e-7)
+    assert P.ptr_mode_privacy(0.5, 1e-6) == (0.5, 5e-7)
+    assert P.stable_histogram_privacy(0.5, 1e-6) == (0.5, 5e-7)
+    assert P.stable_histogram_privacy(0.5, 1e-6, relation="replace") == (1.0, 1e-6)
+
+
+def test_laplace_sf_matches_scipy():
+    z = np.linspace(-40, 40, 161)
+    for scale in (0.1, 1.0, 7.0):
+        np.testing.assert_allclose(P.laplace_sf(z, scale), stats.laplace.sf(z, scale=scale), rtol=1e-12, atol=1e-300)
+
+
+def test_propose_test_release_behaviour():
+    eps, delta = 1.0, 1e-3
+    T = math.log(1 / delta) / eps
+    rng = np.random.default_rng(0)
+    # bound 0 and a huge distance: the exact value is released
+    assert P.propose_test_release(3.5, 1e6, 0.0, eps, delta, rng=rng) == 3.5
+    # gamma = inf always passes
+    out = P.propose_test_release(3.5, math.inf, 2.0, eps, delta, rng=rng)
+    assert out is not None and out != 3.5
+    # frequency of ⊥ equals P[gamma + Lap(1/eps) <= T]
+    for gamma in (0.0, 5.0, T, 10.0):
+        gen = np.random.default_rng(1)
+        outs = [P.propose_test_release(1.0, gamma, 1.0, eps, delta, rng=gen) for _ in range(20_000)]
+        freq = np.mean([o is None for o in outs])
+        p_bot = 1 - P.laplace_sf(T - gamma, 1 / eps)
+        se = math.sqrt(max(p_bot * (1 - p_bot), 1 / 20_000) / 20_000)
+        assert abs(freq - p_bot) < 5 * se
+    # released values are value + Lap(bound/eps)
+    gen = np.random.default_rng(2)
+    vals = np.array([P.propose_test_release(1.0, 100.0, 2.0, eps, delta, rng=gen) for _ in range(5000)])
+    assert stats.kstest(vals - 1.0, stats.laplace(scale=2.0 / eps).cdf).pvalue > 1e-3
+
+
+# ---------------------------------------------------------------------------
+# PTR mode
+# ---------------------------------------------------------------------------
+
+
+def test_mode_gamma():
+    assert P.mode_distance_to_instability([5, 5, 1]) == 0
+    assert P.mode_distance_to_instability([6, 5, 1]) == 0
+    assert P.mode_distance_to_instability([7, 5, 1]) == 1
+    assert P.mode_distance_to_instability([9, 0]) == 8
+    assert P.mode_distance_to_instability([9, 0], relation="replace") == 4  # ceil(9/2) - 1
+    assert P.mode_distance_to_instability([8, 0], relation="replace") == 3
+    assert P.mode_distance_to_instability([2, 0], relation="replace") == 0
+    assert P.mode_distance_to_instability([4]) == math.inf
+
+
+def test_ptr_mode_probabilities_vs_sampling():
+    eps, delta = 0.5, 1e-2
+    for counts in ([10, 3, 0], [20, 2], [4, 4, 1], [30, 0, 0, 1]):
+        p_mode, p_bot = P.ptr_mode_probabilities(counts, eps, delta)
+        assert p_mode + p_bot == pytest.approx(1.0)
+        draws = P.ptr_mode(counts, eps, delta, rng=np.random.default_rng(3), size=100_000)
+        mode = int(np.argmax(counts))
+        assert set(np.unique(draws)) <= {mode, -1}
+        freq = np.mean(draws == mode)
+        se = math.sqrt(max(p_mode * (1 - p_mode), 1e-5) / 100_000)
+        assert abs(freq - p_mode) < 5 * se
+    assert P.ptr_mode([50, 0], 1.0, 1e-3, rng=0) == 0
+    assert P.ptr_mode([3, 3], 1.0, 1e-3, rng=0) in (0, None)
+    assert P.ptr_mode([7], 1.0, 1e-3, rng=0) == 0
+
+
+def _output_dist(counts, eps, delta, relation, gamma_fn=None):
+    """Exact law over {argmax index, '⊥'}."""
+    c = np.asarray(counts)
+    if gamma_fn is None:
+        p_rel, p_bot = P.ptr_mode_probabilities(c, eps, delta, relation)
+    else:
+        T = math.log(1 / delta) / eps
+        p_rel = float(P.laplace_sf(T - gamma_fn(c), 1 / eps))
+        p_bot = 1 - p_rel
+    return {int(np.argmax(c)): p_rel, "bot": p_bot}
+
+
+def _hockey(p, q, eps):
+    keys = set(p) | set(q)
+    return sum(max(0.0, p.get(k, 0.0) - math.exp(eps) * q.get(k, 0.0)) for k in keys)
+
+
+def _neighbour_pairs(relation, m_max=4, c_max=8):
+    for m in range(2, m_max + 1):
+        for counts in itertools.product(range(c_max + 1), repeat=m):
+            c = list(counts)
+            if relation == "add_remove":
+                for i in range(m):
+                    for d in (-1, 1):
+                        if c[i] + d >= 0:
+                            yield c, c[:i] + [c[i] + d] + c[i + 1 :]
+            else:
+                for i in range(m):
+                    for j in range(m):
+                        if i != j and c[i] > 0:
+                            y = list(c)
+                            y[i] -= 1
+                            y[j] += 1
+                            yield c, y
+
+
+@pytest.mark.parametrize("relation", ["add_remove", "replace"])
+@pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
+def test_ptr_mode_exact_audit(relation, eps, delta):
+    claimed_eps, claimed_delta = P.ptr_mode_privacy(eps, delta)
+    worst = 0.0
+    n_pairs = 0
+    cache = {}
+
+    def dist(c):
+        key = tuple(c)
+        if key not in cache:
+            cache[key] = _output_dist(c, eps, delta, relation)
+        return cache[key]
+
+    for x, y in _neighbour_pairs(relation, m_max=4 if relation == "add_remove" else 3):
+        px, py = dist(x), dist(y)
+        d = max(_hockey(px, py, claimed_eps), _hockey(py, px, claimed_eps))
+        assert d <= claimed_delta * (1 + 1e-12), (x, y, d)
+        worst = max(worst, d)
+        n_pairs += 1
+    assert n_pairs > 1000
+    assert worst == pytest.approx(claimed_delta, rel=1e-9)  # tight
+
+
+@pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
+def test_ptr_mode_lecture_notes_gamma_violates(eps, delta):
+    # errata 28: gamma = g (LN) instead of max(g - 1, 0) gives delta e^eps / 2 > delta / 2
+    claimed_eps, claimed_delta = P.ptr_mode_privacy(eps, delta)
+
+    def gap(c):
+        s = np.sort(c)
+        return float(s[-1] - s[-2])
+
+    worst = 0.0
+    for x, y in _neighbour_pairs("add_remove", m_max=3):
+        px = _output_dist(x, eps, delta, "add_remove", gamma_fn=gap)
+        py = _output_dist(y, eps, delta, "add_remove", gamma_fn=gap)
+        worst = max(worst, _hockey(px, py, claimed_eps), _hockey(py, px, claimed_eps))
+    assert worst > claimed_delta * 1.01
+    assert worst == pytest.approx(math.exp(eps) * delta / 2, rel=1e-9)
+
+
+def test_ptr_mode_utility_errata_29():
+    delta = 1e-3
+    eps = math.log(1 / delta) / 7  # threshold T = ln(1/delta)/eps = 7
+    T = math.log(1 / delta) / eps
+    # LN: "gap >= ln(1/delta)/eps" -- with gamma = T the failure probability is 1/2
+    _, p_bot = P.ptr_mode_probabilities([8, 0], eps, delta)  # gamma = 8 - 1 = 7
+    assert p_bot == pytest.approx(0.5, rel=1e-9)
+    # in general P[⊥] = exp(-eps (gamma - T)) / 2 for gamma >= T
+    for g in (9, 12, 20, 30):
+        _, p_bot = P.ptr_mode_probabilities([g, 1], eps, delta)
+        assert p_bot == pytest.approx(0.5 * math.exp(-eps * (g - 2 - T)), rel=1e-9)
+    # errata 29's gap (ln(1/delta) + ln(1/(2 delta)))/eps gives failure exactly delta;
+    # failure delta/2 needs gamma >= 2 ln(1/delta)/eps
+    for gamma, fail in (((math.log(1 / delta) + math.log(1 / (2 * delta))) / eps, delta), (2 * T, delta / 2)):
+        assert 1 - P.laplace_sf(T - gamma, 1 / eps) == pytest.approx(fail, rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# stable histogram
+# ---------------------------------------------------------------------------
+
+
+def test_stable_histogram_probabilities_and_sampling():
+    eps, delta = 0.7, 1e-3
+    counts = np.array([0, 1, 5, 10, 12, 30, 0])
+    thr = 1 + math.log(1 / delta) / eps
+    p = P.stable_histogram_probabilities(counts, eps, delta)
+    want = np.where(counts > 0, stats.laplace.sf(thr - counts, scale=1 / eps), 0.0)
+    np.testing.assert_allclose(p, want, rtol=1e-12)
+    assert p[1] == pytest.approx(delta / 2)  # a count-1 bin survives with probability delta/2 (AR)
+    rng = np.random.default_rng(4)
+    draws = np.array([P.stable_histogram(counts, eps, delta, rng=rng) for _ in range(20_000)])
+    freq = (draws != 0).mean(axis=0)
+    se = np.sqrt(np.maximum(p * (1 - p), 1 / 20_000) / 20_000)
+    assert np.all(np.abs(freq - p) < 5 * se)
+    assert np.all(draws[:, counts == 0] == 0)
+    kept = draws[:, 5][draws[:, 5] != 0]
+    assert np.all(kept >= thr)
+
+
+def _bin_hockey(c_from, c_to, eps, delta):
+    """Exact hockey-stick divergence D_{e^eps}(law(c_from) || law(c_to)) of one released bin."""
+    thr = 1 + math.log(1 / delta) / eps
+    p0 = 1 - float(P.stable_histogram_probabilities([c_from], eps, delta)[0])
+    q0 = 1 - float(P.stable_histogram_probabilities([c_to], eps, delta)[0])
+
+    def dens(c, t):
+        return 0.0 if c == 0 else 0.5 * eps * math.exp(-eps * abs(t - c))
+
+    f = lambda t: max(0.0, dens(c_from, t) - math.exp(eps) * dens(c_to, t))  # noqa: E731
+    pts = [v for v in (c_from, c_to) if v > thr]
+    cont = integrate.quad(f, thr, thr + 60 / eps + max(c_from, c_to), points=pts or None, limit=400)[0]
+    return max(0.0, p0 - math.exp(eps) * q0) + cont
+
+
+@pytest.mark.parametrize("eps,delta", [(0.5, 1e-3), (1.0, 0.05)])
+def test_stable_histogram_single_bin_audit(eps, delta):
+    claimed_eps, claimed_delta = P.stable_histogram_privacy(eps, delta)
+    worst = 0.0
+    for c in range(0, 40):
+        d = max(_bin_hockey(c, c + 1, claimed_eps, delta), _bin_hockey(c + 1, c, claimed_eps, delta))
+        assert d <= claimed_delta * (1 + 1e-6) + 1e-12, (c, d)
+        worst = max(worst, d)
+    assert worst == pytest.approx(claimed_delta, rel=1e-6)  # attained at 0 -> 1
+
+
+# ---------------------------------------------------------------------------
+# bad inputs
+# ---------------------------------------------------------------------------
+
+GEN = np.random.default_rng(0)
+
+bad_eps = st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "x", None])
+bad_delta = st.sampled_from([0.0, 1.0, -0.1, 1.5, float("nan"), "x", None])
+bad_counts = st.sampled_from([[], [-1, 2], [1.5, 2], [[1, 2]], ["a"], [float("nan")]])
+
+
+@settings(max_examples=150, deadline=None)
+@given(which=st.integers(0, 5), what=st.integers(0, 2), e=bad_eps, d=bad_delta, c=bad_counts)
+def test_bad_inputs_raise_before_randomness(which, what, e, d, c):
+    calls = [
+        lambda c, e, d: P.ptr_mode(c, e, d, rng=GEN),
+        lambda c, e, d: P.ptr_mode_probabilities(c, e, d),
+        lambda c, e, d: P.stable_histogram(c, e, d, rng=GEN),
+        lambda c, e, d: P.stable_histogram_probabilities(c, e, d),
+        lambda c, e, d: P.propose_test_release(1.0, float(len(c)) if isinstance(c, list) else 0.0, 1.0, e, d, rng=GEN),
+        lambda c, e, d: P.ptr_privacy(e, d),
+    ]
+    args = [[3, 1], 1.0, 1e-3]
+    args[what] = [c, e, d][what]
+    if which in (4, 5) and what == 0:
+        return  # these do not take counts
+    state = GEN.bit_generator.state
+    with pytest.raises((ValueError, TypeError)):
+        calls[which](*args)
+    assert GEN.bit_generator.state == state
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: P.propose_test_release(float("nan"), 1.0, 1.0, 1.0, 0.1),
+        lambda: P.propose_test_release(1.0, -1.0, 1.0, 1.0, 0.1),
+        lambda: P.propose_test_release(1.0, 1.0, -1.0, 1.0, 0.1),
+        lambda: P.ptr_mode([1, 2], 1.0, 0.1, relation="bounded"),
+        lambda: P.ptr_mode([1, 2], 1.0, 0.1, size=0),
+    ],
+)
+def test_more_bad_inputs(call):
+    with pytest.raises((ValueError, TypeError)):
+        call()
