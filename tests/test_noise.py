@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import mpmath as mp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -81,8 +80,8 @@ def test_agrees_with_scipy(law: NoiseDistribution, ref: stats.rv_continuous, gri
         for name in ("logpdf", "pdf", "logcdf", "cdf", "logsf", "sf"):
             mine, theirs = getattr(law, name)(grid), getattr(ref, name)(grid)
             np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=0, err_msg=name)
-    np.testing.assert_allclose(law.ppf(qs), ref.ppf(qs), rtol=1e-9)
-    np.testing.assert_allclose(law.isf(qs), ref.isf(qs), rtol=1e-9)
+    np.testing.assert_allclose(law.ppf(qs), ref.ppf(qs), rtol=1e-10)
+    np.testing.assert_allclose(law.isf(qs), ref.isf(qs), rtol=1e-10)
 
 
 def test_student_t_one_sided_is_twice_the_tail() -> None:
@@ -126,7 +125,8 @@ def test_polynomial_cdf_matches_integrated_density(gamma: float) -> None:
         assert law.cdf(-z) == pytest.approx(sf, rel=1e-9)
         assert law.cdf(z) == pytest.approx(1.0 - sf, rel=1e-9)  # int_0^inf h = 1/2
         if z <= 3:
-            assert law.cdf(z) - 0.5 == pytest.approx(integrate.quad(h, 0, z, epsabs=0, epsrel=1e-12)[0], rel=1e-9)
+            head = integrate.quad(h, 0, z, epsabs=0, epsrel=1e-12)[0]
+            assert law.cdf(z) - 0.5 == pytest.approx(head, rel=1e-9)
 
 
 def test_polynomial_gamma2_is_cauchy_and_far_tail() -> None:
@@ -144,11 +144,11 @@ def test_polynomial_gamma2_is_cauchy_and_far_tail() -> None:
 @pytest.mark.parametrize("gamma", [1.5, 2.5, 4, 10])
 def test_polynomial_moments(gamma: float) -> None:
     law = PolynomialTail(gamma)
+    if gamma <= 2:
+        assert law.mean_abs() == np.inf and law.var() == np.inf and law.one_sided().var() == np.inf
+        return
     m1 = 2 * integrate.quad(lambda v: v * float(law.pdf(v)), 0, np.inf, limit=500)[0]
-    if gamma > 2:
-        assert law.mean_abs() == pytest.approx(m1, rel=1e-7)
-    else:
-        assert law.mean_abs() == np.inf
+    assert law.mean_abs() == pytest.approx(m1, rel=1e-7) and law.one_sided().mean_abs() == law.mean_abs()
     if gamma > 3:
         m2 = 2 * integrate.quad(lambda v: v * v * float(law.pdf(v)), 0, np.inf, limit=500)[0]
         assert law.var() == pytest.approx(m2, rel=1e-7)
@@ -208,7 +208,8 @@ def test_lln_optimal_sigma_and_zcdp() -> None:
     for eps, t in [(1.0, 0.1), (1.0, 0.5), (0.1, 1.0), (50.0, 1e-3)]:
         s = LaplaceLogNormal.optimal_sigma(eps, t)
         assert t / eps < s <= max(2 * t / eps, 0.5)
-        assert 5 * (eps / t) * s**3 - 5 * s**2 - 1 == pytest.approx(0.0, abs=1e-9 * max(1, 5 * (eps / t) * s**3))
+        cubic = 5 * (eps / t) * s**3
+        assert cubic - 5 * s**2 - 1 == pytest.approx(0.0, abs=1e-9 * max(1, cubic))
     with pytest.raises(ValueError, match="beta"):
         LaplaceLogNormal.optimal_sigma(1.0, 0.0)
 
@@ -220,8 +221,8 @@ W_GRID = np.array([-700.0, -200.0, -30.0, -3.0, -1.0, math.log(0.5), -0.3, -1e-3
 @pytest.mark.parametrize("law", ALL, ids=IDS)
 def test_inverse_round_trips(law: NoiseDistribution) -> None:
     z = law.ilogsf(W_GRID)
-    finite = np.isfinite(z)
-    assert finite[1:].all() or isinstance(law.parent if isinstance(law, OneSided) else law, PolynomialTail)
+    finite = np.isfinite(z)  # only PolynomialTail(1.5) at w = -700 overflows (z ~ e^1400)
+    assert finite[1:].all()
     np.testing.assert_allclose(law.logsf(z[finite]), W_GRID[finite], rtol=1e-10, atol=1e-15)
     z = law.ilogcdf(W_GRID)
     finite = np.isfinite(z) & (np.abs(z) > 1e-300)
@@ -245,6 +246,7 @@ def test_closed_form_inverses() -> None:
     np.testing.assert_allclose(Exponential().ilogsf(w), -w, rtol=1e-15)
     assert Laplace().ilogsf(-1e5) == pytest.approx(1e5 - math.log(2), rel=1e-15)
     assert Gumbel().ilogsf(-1e5) == 1e5 and Gumbel().ilogcdf(-1e5) == pytest.approx(-math.log(1e5))
+    mp = pytest.importorskip("mpmath")
     mp.mp.dps = 30  # independent check of the far-tail inverse (scipy's t(3).isf(e^-700) is -inf)
     for d, w in ((3, -700.0), (1, -700.0), (30, -2000.0), (1000, -800.0)):
         z = mp.mpf(StudentT(d).ilogsf(w))
@@ -258,7 +260,8 @@ def test_extreme_tails() -> None:
     assert Laplace().logcdf(-1e6) == -1e6 - math.log(2)
     assert Laplace().logcdf(1e6) == 0.0 and Laplace().logsf(-1e6) == 0.0
     assert Exponential().logsf(1e6) == -1e6
-    assert Gumbel().logsf(1e6) == -1e6 and Gumbel().logsf(30.0) == pytest.approx(-30 - math.exp(-30) / 2, rel=1e-15)
+    assert Gumbel().logsf(1e6) == -1e6
+    assert Gumbel().logsf(30.0) == pytest.approx(-30 - math.exp(-30) / 2, rel=1e-15)
     assert Gumbel().logpdf(-1e6) == -np.inf and Gumbel().logcdf(-1e6) == -np.inf
     for d in (1.0, 3.0, 30.0):
         law, z = StudentT(d), 1e8
@@ -351,7 +354,8 @@ def test_pure_constants_and_admissible() -> None:
     for d in (1, 3, 30):
         law = StudentT(d)
         assert law.admissible(1.0) == pytest.approx((math.sqrt(d) / (d + 1), 1 / (2 * (d + 1))))
-        assert law.shift_constant == pytest.approx((d + 1) / (2 * math.sqrt(d))) and law.dilation_constant == d + 1
+        assert law.shift_constant == pytest.approx((d + 1) / (2 * math.sqrt(d)))
+        assert law.dilation_constant == d + 1
     assert Laplace().shift_constant == 1 and Laplace().dilation_constant is None
     for law in (Gumbel(), Exponential(), LaplaceLogNormal(1.0)):
         assert law.shift_constant is None and law.dilation_constant is None
@@ -405,7 +409,8 @@ def test_lln_admissible_and_zcdp_conversion() -> None:
     alpha, beta = law.admissible(eps, delta)
     rho = dp_to_zcdp(eps, delta)
     eps_c = math.sqrt(2 * rho)
-    assert beta == pytest.approx(0.7 * eps_c / 2) and alpha == pytest.approx(math.exp(-1.5 * 0.49) * eps_c / 2)
+    assert beta == pytest.approx(0.7 * eps_c / 2)
+    assert alpha == pytest.approx(math.exp(-1.5 * 0.49) * eps_c / 2)
     assert law.zcdp_rho(alpha, beta) == pytest.approx(rho, rel=1e-12)
     assert zcdp_to_dp(law.zcdp_rho(alpha, beta), delta) == pytest.approx(eps, rel=1e-12)
     for e, d in [(1e-6, 1e-12), (0.5, 1e-6), (10.0, 0.1), (1e4, 1e-300)]:

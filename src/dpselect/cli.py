@@ -1,13 +1,28 @@
-"""Command-line interface: ``dpselect demo`` (more subcommands arrive with the experiments).
+"""Command-line interface (typer): ``dpselect reproduce | select | audit | demo``.
 
-Errors print one line on stderr and exit with status 2 (no traceback).
+* ``dpselect reproduce NAME [--quick] [--out DIR] [--data-dir DIR] [--scheduler ADDRESS] [--seed N] [--workers N]``
+  runs a paper experiment (:mod:`dpselect.experiments`) on Dask and writes
+  ``DIR/NAME/results.csv``, PNG figures and ``report.md`` (``all`` runs every
+  experiment and also writes ``DIR/report.md``).
+* ``dpselect select FILE --column NAME --epsilon E [...]`` privately picks a
+  row of a CSV / Parquet file (scores, or counts with the majority utility).
+* ``dpselect audit MECHANISM --app majority --m 5 [...]`` exactly audits a
+  mechanism over all neighbours of random small count vectors.
+* ``dpselect demo`` prints a comparison table on a synthetic problem.
+
+User errors (unknown experiment, missing data, bad epsilon, unreadable file,
+...) print one line ``dpselect: error: ...`` on stderr and exit with status 2,
+without a traceback.  ``main(argv)`` returns the exit status.
 """
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
@@ -15,7 +30,7 @@ from . import analysis
 from .mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .problem import SelectionProblem
 
-__all__ = ["main", "demo_table"]
+__all__ = ["main", "demo_table", "app"]
 
 
 def demo_table(epsilons: Sequence[float] = (0.1, 0.5, 1.0, 2.0), m: int = 50, seed: int = 0) -> str:
@@ -32,40 +47,299 @@ def demo_table(epsilons: Sequence[float] = (0.1, 0.5, 1.0, 2.0), m: int = 50, se
     lines = [
         f"Synthetic selection: m={m} candidates (vote counts, top={counts[0]:.0f}, "
         f"runner-up={counts[1]:.0f}), global sensitivity 1 (add/remove)",
-        f"{'mechanism':<28}{'epsilon':>8}{'P[best]':>10}{'E[gap]':>10}{'privacy':>14}",
+        f"{'mechanism':<28}{'epsilon':>8}{'P[best]':>10}{'E[gap]':>10}  privacy",
     ]
     for eps in epsilons:
         for mech in (ExponentialMechanism(eps), PermuteAndFlip(eps), ReportNoisyMax(eps, noise="laplace")):
             name = type(mech).__name__ + (f"({mech.noise})" if isinstance(mech, ReportNoisyMax) else "")
             acc = analysis.accuracy(mech, problem)
             err = analysis.expected_error(mech, problem)
-            lines.append(f"{name:<28}{eps:>8.2f}{acc:>10.4f}{err:>10.3f}{str(mech.privacy(problem)):>14}")
+            lines.append(f"{name:<28}{eps:>8.2f}{acc:>10.4f}{err:>10.3f}  {str(mech.privacy(problem))}")
     return "\n".join(lines)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpselect", description="Differentially private selection.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="print a comparison table of mechanisms on a synthetic problem")
-    demo.add_argument("--epsilon", type=float, nargs="+", default=[0.1, 0.5, 1.0, 2.0])
-    demo.add_argument("--m", type=int, default=50, help="number of candidates")
-    demo.add_argument("--seed", type=int, default=0)
-    return parser
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _check_eps(value: float | None, name: str = "--epsilon") -> float:
+    if value is None or not np.isfinite(value) or value <= 0:
+        raise CLIError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _check_delta(value: float, name: str = "--delta") -> float:
+    if not np.isfinite(value) or not 0 <= value < 1:
+        raise CLIError(f"{name} must be in [0, 1), got {value!r}")
+    return float(value)
+
+
+class Utility(str, Enum):
+    """--utility of ``dpselect select``."""
+
+    majority = "majority"
+    scores = "scores"
+
+
+class App(str, Enum):
+    """--app of ``dpselect audit``."""
+
+    majority = "majority"
+
+
+try:
+    import typer
+except ImportError:  # pragma: no cover - typer is a dependency of the CLI
+    typer = None  # type: ignore[assignment]
+
+
+def _build_app() -> Any:
+    app = typer.Typer(
+        name="dpselect",
+        help="Differentially private selection: reproduce the papers' experiments, select, audit.",
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    # ------------------------------------------------------------------ reproduce
+    @app.command()
+    def reproduce(
+        name: str = typer.Argument(..., help="percentile | median | tdt | tree | forest | all"),
+        quick: bool = typer.Option(False, "--quick", help="reduced grid with embedded data (minutes)"),
+        out: Path = typer.Option(Path("out"), "--out", help="output directory (results under OUT/NAME/)"),
+        data_dir: Optional[Path] = typer.Option(
+            None, "--data-dir", help="root of the real datasets (default: $DPSELECT_DATA; needed without --quick)"),
+        scheduler: Optional[str] = typer.Option(
+            None, "--scheduler", help="dask.distributed scheduler address, e.g. tcp://host:8786 (default: local processes)"),
+        seed: int = typer.Option(0, "--seed", help="master seed (results are identical for a seed whatever the scheduler)"),
+        workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores)"),
+    ) -> None:
+        """Reproduce a paper experiment: results.csv, PNG figures and report.md under OUT/NAME/."""
+        from .experiments import runner
+
+        if name != "all" and name not in runner.EXPERIMENTS:
+            raise CLIError(f"unknown experiment {name!r}; choose one of: {', '.join(runner.EXPERIMENTS)}, all")
+        if workers is not None and workers < 1:
+            raise CLIError(f"--workers must be >= 1, got {workers}")
+        if scheduler is not None and "://" not in scheduler and scheduler not in ("processes", "threads", "synchronous"):
+            raise CLIError(f"--scheduler must be an address like tcp://host:8786, got {scheduler!r}")
+        if data_dir is not None and not Path(data_dir).is_dir():
+            raise CLIError(f"--data-dir {str(data_dir)!r} is not a directory")
+        kwargs = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed, workers=workers)
+
+        def report(res: Any) -> None:
+            ok = sum(c.ok is True for c in res.claims)
+            bad = sum(c.ok is False for c in res.claims)
+            typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
+                       f"(claims: {ok} ✓, {bad} ✗)")
+            typer.echo(runner.claims_table(res.claims))
+            typer.echo("")
+
+        if name == "all":
+            # validate every experiment's data before running anything
+            ddir = runner.resolve_data_dir(data_dir)
+            for exp in runner.EXPERIMENTS:
+                runner.load_experiment(exp).tasks(quick, ddir)
+            runner.reproduce_all(on_done=report, **kwargs)
+            typer.echo(f"combined report: {Path(out) / 'report.md'}")
+        else:
+            report(runner.reproduce(name, **kwargs))
+
+    # ------------------------------------------------------------------ select
+    @app.command()
+    def select(
+        file: Path = typer.Argument(..., help="CSV file (or Parquet, with pyarrow installed)"),
+        column: str = typer.Option(..., "--column", help="column of scores / counts (one row per candidate)"),
+        epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
+        utility: Utility = typer.Option(Utility.scores, "--utility",
+                                        help="scores: the column is u(x, r); majority: counts, argmax indicator"),
+        mechanism: str = typer.Option("em", "--mechanism",
+                                      help="em | pf | rnm_laplace | rnm_gumbel | rnm_exponential | snm_t | "
+                                           "snm_laplace | snm_lln | sps | ld"),
+        delta: float = typer.Option(0.0, "--delta", help="delta for snm_laplace / snm_lln (default 1e-6 for them)"),
+        seed: Optional[int] = typer.Option(None, "--seed", help="random seed (default: fresh entropy)"),
+        sensitivity: float = typer.Option(1.0, "--sensitivity", help="global sensitivity of the scores (--utility scores)"),
+        label_column: Optional[str] = typer.Option(None, "--label-column", help="column naming the candidates"),
+    ) -> None:
+        """Privately pick the best row of a column of scores or counts; print the choice and the guarantee."""
+        from .apps import majority
+
+        eps = _check_eps(epsilon)
+        dlt = _check_delta(delta)
+        if mechanism not in majority.MECHANISM_NAMES:
+            raise CLIError(f"unknown --mechanism {mechanism!r}; choose one of: {', '.join(majority.MECHANISM_NAMES)}")
+        if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
+            dlt = 1e-6
+        df = _read_table(file)
+        if column not in df.columns:
+            raise CLIError(f"column {column!r} not in {file} (columns: {', '.join(map(str, df.columns))})")
+        if label_column is not None and label_column not in df.columns:
+            raise CLIError(f"--label-column {label_column!r} not in {file}")
+        values = df[column].to_numpy()
+        if len(values) == 0:
+            raise CLIError(f"{file} has no rows")
+        labels = df[label_column].astype(str).tolist() if label_column is not None else [str(i) for i in range(len(values))]
+        try:
+            values = values.astype(float)
+        except (TypeError, ValueError):
+            raise CLIError(f"column {column!r} must be numeric") from None
+        if not np.isfinite(values).all():
+            raise CLIError(f"column {column!r} has missing or non-finite values")
+        if utility is Utility.majority:
+            if (values < 0).any() or (values != np.round(values)).any():
+                raise CLIError(f"--utility majority needs non-negative integer counts in column {column!r}")
+            prob = majority.problem(values.astype(np.int64), labels=labels)
+            what = "argmax-indicator (majority) utility, global sensitivity 1"
+        else:
+            if not np.isfinite(sensitivity) or sensitivity <= 0:
+                raise CLIError(f"--sensitivity must be a finite number > 0, got {sensitivity!r}")
+            prob = SelectionProblem(values, labels=labels, global_sensitivity=float(sensitivity))
+            what = f"scores with global sensitivity {sensitivity:g}"
+        mech = majority._resolve_mechanism(mechanism, eps, dlt)
+        idx = int(mech.select(prob, rng=np.random.default_rng(seed)))
+        guarantee = mech.privacy(prob)
+        typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)}; {column} = {values[idx]:g})")
+        typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), {what}, relation {prob.relation}")
+        typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
+
+    # ------------------------------------------------------------------ audit
+    @app.command()
+    def audit(
+        mechanism: str = typer.Argument(..., help="mechanism name (em, pf, rnm_laplace, snm_t, sps, ld, ...)"),
+        app_name: App = typer.Option(App.majority, "--app", help="application whose neighbours are enumerated"),
+        m: int = typer.Option(5, "--m", help="number of candidates (classes)"),
+        epsilon: float = typer.Option(1.0, "--epsilon", help="privacy budget (> 0)"),
+        delta: float = typer.Option(0.0, "--delta", help="delta for snm_laplace / snm_lln (default 1e-6 for them)"),
+        max_count: int = typer.Option(8, "--max-count", help="counts are drawn from 0..max-count"),
+        n_vectors: int = typer.Option(20, "--n-vectors", help="number of random count vectors"),
+        relation: str = typer.Option("add_remove", "--relation", help="add_remove | replace"),
+        seed: int = typer.Option(0, "--seed", help="seed of the random count vectors"),
+    ) -> None:
+        """Exact privacy audit over all neighbours of random small count vectors."""
+        from .analysis import audit as run_audit
+        from .apps import majority
+
+        eps = _check_eps(epsilon)
+        dlt = _check_delta(delta)
+        if mechanism not in majority.MECHANISM_NAMES:
+            raise CLIError(f"unknown mechanism {mechanism!r}; choose one of: {', '.join(majority.MECHANISM_NAMES)}")
+        if m < 2:
+            raise CLIError(f"--m must be >= 2, got {m}")
+        if max_count < 1 or n_vectors < 1:
+            raise CLIError("--max-count and --n-vectors must be >= 1")
+        if relation not in ("add_remove", "replace"):
+            raise CLIError(f"--relation must be add_remove or replace, got {relation!r}")
+        if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
+            dlt = 1e-6
+        mech = majority._resolve_mechanism(mechanism, eps, dlt)
+        rng = np.random.default_rng(seed)
+        vectors = rng.integers(0, max_count + 1, size=(n_vectors, m))
+        pairs = []
+        for x in vectors:
+            px = majority.problem(x, relation=relation)
+            for y in majority.neighbours(x, relation=relation):
+                pairs.append((px, majority.problem(y, relation=relation)))
+        report = run_audit(mech, pairs)
+        typer.echo(f"{mechanism} ({type(mech).__name__}) on the majority app: m = {m}, {n_vectors} random count "
+                   f"vectors in 0..{max_count}, all {relation} neighbours")
+        typer.echo(str(report))
+        typer.echo(f"max privacy loss {report.max_loss:.6g} vs claimed epsilon {report.claimed.epsilon:.6g}: "
+                   + ("VIOLATION" if report.violates else "ok"))
+
+    # ------------------------------------------------------------------ demo
+    @app.command()
+    def demo(
+        epsilon: Optional[list[float]] = typer.Option(None, "--epsilon", help="epsilon values (repeat the option)"),
+        m: int = typer.Option(50, "--m", help="number of candidates"),
+        seed: int = typer.Option(0, "--seed"),
+    ) -> None:
+        """Print a comparison table of mechanisms on a synthetic problem."""
+        eps = [_check_eps(e) for e in (epsilon or [0.1, 0.5, 1.0, 2.0])]
+        if m < 2:
+            raise CLIError("--m must be >= 2")
+        typer.echo(demo_table(eps, m, seed))
+
+    return app
+
+
+def _read_table(file: Path) -> Any:
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        raise CLIError("reading files needs pandas (pip install pandas)") from None
+    path = Path(file)
+    if not path.is_file():
+        raise CLIError(f"file not found: {file}")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            try:
+                return pd.read_parquet(path)
+            except ImportError:
+                raise CLIError("reading Parquet needs pyarrow (pip install pyarrow)") from None
+        return pd.read_csv(path)
+    except CLIError:
+        raise
+    except Exception as exc:  # parser errors of any kind: one line
+        raise CLIError(f"cannot read {file}: {exc}") from None
+
+
+app = _build_app() if typer is not None else None
+
+
+def _click_exception_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    """(ClickException classes, Abort classes) of click and of typer's vendored copy (typer >= 0.25)."""
+    errors: list[type] = []
+    aborts: list[type] = []
+    for modname in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            import importlib
+
+            mod = importlib.import_module(modname)
+        except ImportError:
+            continue
+        if hasattr(mod, "ClickException"):
+            errors.append(mod.ClickException)
+        if hasattr(mod, "Abort"):
+            aborts.append(mod.Abort)
+    return tuple(errors), tuple(aborts)
+
+
+def _error(msg: str) -> int:
+    print(f"dpselect: error: {msg}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpselect`` console script."""
-    parser = _parser()
+    """Entry point of the ``dpselect`` console script; returns the exit status."""
+    if app is None:  # pragma: no cover
+        return _error("the command-line interface needs typer (pip install typer)")
+    from .experiments.runner import DataNotFoundError
+
+    click_errors, aborts = _click_exception_types()
+
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed one line
-        return 2 if exc.code else 0
-    try:
-        if args.command == "demo":
-            if args.m < 2:
-                raise ValueError("--m must be >= 2")
-            print(demo_table(args.epsilon, args.m, args.seed))
-    except (ValueError, TypeError) as exc:
-        print(f"dpselect: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        command = typer.main.get_command(app)
+        result = command.main(args=args, prog_name="dpselect", standalone_mode=False)
+    except aborts:
+        return _error("aborted")
+    except click_errors as exc:  # usage errors: bad option, missing argument, bad value
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed
+            return 2
+        return _error(exc.format_message().replace("\n", " "))
+    except (CLIError, DataNotFoundError, ValueError, TypeError, FileNotFoundError, ConnectionError,
+            NotImplementedError) as exc:
+        if os.environ.get("DPSELECT_DEBUG"):
+            raise
+        return _error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except KeyboardInterrupt:
+        return _error("interrupted")
+    except Exception as exc:  # an unexpected failure: still one line (DPSELECT_DEBUG=1 shows the traceback)
+        if os.environ.get("DPSELECT_DEBUG"):
+            raise
+        print(f"dpselect: internal error: {type(exc).__name__}: {exc} (set DPSELECT_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return 1
+    return result if isinstance(result, int) else 0

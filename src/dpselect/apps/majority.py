@@ -1,0 +1,384 @@
+"""Argmax-indicator utility over non-negative integer counts (majority vote, leaf label, mode).
+
+Utility (SPEC.md §4.2)
+----------------------
+Candidates are the m classes (public; ``labels`` name them), the data enter
+only through their counts ``n_r >= 0``, and
+
+* ``tie_rule="tieset"`` (T1, the Fletcher–Islam convention): u(x, r) = 1 if
+  n_r is a maximum (every tied maximum gets 1), else 0;
+* ``tie_rule="first"`` (T2): u(x, r) = 1 only for the lowest index among the
+  maxima.
+
+Global sensitivity 1.  Sources: Chaves et al. (Smooth Noisy Max) Def. 7.1
+(leaf majority) and Def. 6.2 (max-operator split), corrected by SPEC.md §4.2
+and errata 12–13: the paper's smooth sensitivity S = e^{-j eps} (j = gap) is
+wrong twice — the rate must be the smoothing parameter beta, not eps, and
+t* = j overstates the distance (a gap of 1 already has local sensitivity 1).
+
+Neighbour relations (SPEC.md §1)
+--------------------------------
+* ``relation="add_remove"`` (AR, default): one count changes by +-1 (staying
+  >= 0) — one record added or removed.
+* ``relation="replace"`` (RO): one unit moves from a class with a positive
+  count to another class — one record's class changes; n is fixed.
+
+Local sensitivity (exact)
+-------------------------
+LS_u(x) is 0 or 1, so LS_u(x, t) = 1[t >= t*(x)] and the smooth sensitivity is
+S*_beta(x) = e^{-beta t*(x)}, t* the distance to the nearest dataset where one
+more step can change some indicator.  With g = top - runner-up count (over all
+m classes, zeros included), a the T2 winner and
+M = min_{b != a} (n_a - n_b + 1[a < b]) (SPEC.md §4.2):
+
+=========  =====================  ============================
+tie rule   add_remove             replace
+=========  =====================  ============================
+tieset     max(g - 1, 0)          max(ceil(g/2) - 1, 0)
+first      M - 1                  max(ceil(M/2) - 1, 0)
+=========  =====================  ============================
+
+Per candidate (element local sensitivity LS_u(y, r), used by local dampening
+and by SPS's S(x, r)), derived here and checked by breadth-first search over
+the exact neighbour graph (tests/test_majority.py).  Write
+c_b = n_b + tau_b with tau_b = 1[b < r] for T2 and 0 for T1, so that r wins
+iff n_r >= c_b for every b != r, and let W_r = max_{b != r} c_b - n_r.
+
+* r wins (W_r <= 0, G = -W_r): r loses once some c_b exceeds n_r.  A step
+  changes c_b - n_r by at most 1 (AR) or 2 (RO: move one unit from r to b),
+  so t*_r = G (AR) and floor(G/2) (RO).
+* r loses (W_r >= 1): making r win takes x moves into r plus removals from
+  every b above the threshold n_r + x.  AR: k* = W_r steps (add to r);
+  RO: every removal from another class can be a move into r, so
+  k* = min{x : sum_b (c_b - n_r - x)_+ <= x}
+    = ceil(max_j (S_j - j n_r)/(j + 1)),  S_j = sum of the j largest c_b,
+  and t*_r = k* - 1 (the state one move before the flip).
+
+min_r t*_r is the global t* of the table.  Degenerate cases: with m = 1 the
+only indicator never changes, and under RO the empty table (n = 0) has no
+neighbours; there LS = 0 at every distance (t* = inf, S* = 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_counts, check_delta, check_epsilon, check_random_state, check_relation
+from ..mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ..problem import SelectionProblem
+from ..sensitivity import StepProfile
+
+__all__ = [
+    "MECHANISM_NAMES",
+    "TIE_RULES",
+    "distance_to_instability",
+    "candidate_distances",
+    "problem",
+    "private_argmax",
+    "neighbours",
+]
+
+#: Supported tie conventions (SPEC.md §4.2: T1 = "tieset", T2 = "first").
+TIE_RULES = ("tieset", "first")
+
+_NONE = np.iinfo(np.int64).min // 4  # sentinel "no such class" for prefix/suffix maxima
+
+
+def _check_tie_rule(tie_rule: Any) -> str:
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
+    return tie_rule
+
+
+def _indicators(n: np.ndarray, tie_rule: str) -> np.ndarray:
+    top = n.max()
+    if tie_rule == "tieset":
+        return (n == top).astype(np.float64)
+    u = np.zeros(n.size)
+    u[int(np.argmax(n))] = 1.0
+    return u
+
+
+def _ceil_div(a: Any, b: Any) -> Any:
+    return -((-a) // b)
+
+
+def distance_to_instability(counts: Any, tie_rule: str = "tieset", relation: str = "add_remove") -> float:
+    """t*(x): distance to the nearest table whose local sensitivity is 1 (SPEC.md §4.2).
+
+    Returns ``math.inf`` when no indicator can ever change (m = 1, or the
+    empty table under ``relation="replace"``).
+    """
+    n = check_counts(counts, "counts")
+    tie_rule = _check_tie_rule(tie_rule)
+    relation = check_relation(relation)
+    return _global_tstar(n, tie_rule, relation)
+
+
+def _global_tstar(n: np.ndarray, tie_rule: str, relation: str) -> float:
+    m = n.size
+    if m == 1 or (relation == "replace" and int(n.sum()) == 0):
+        return math.inf
+    if tie_rule == "tieset":
+        s = np.sort(n)[::-1]
+        g = int(s[0] - s[1])
+        return float(max(g - 1, 0) if relation == "add_remove" else max(_ceil_div(g, 2) - 1, 0))
+    a = int(np.argmax(n))
+    others = np.arange(m) != a
+    M = int((n[a] - n[others] + (np.arange(m)[others] > a)).min())
+    return float(M - 1 if relation == "add_remove" else max(_ceil_div(M, 2) - 1, 0))
+
+
+def _max_competitor(n: np.ndarray, tie_rule: str) -> np.ndarray:
+    """max_{b != r} c_b with c_b = n_b + 1[b < r] (T2) or n_b (T1), for every r."""
+    m = n.size
+    prefix = np.full(m, _NONE, dtype=np.int64)
+    suffix = np.full(m, _NONE, dtype=np.int64)
+    if m > 1:
+        prefix[1:] = np.maximum.accumulate(n[:-1])
+        suffix[:-1] = np.maximum.accumulate(n[::-1][:-1])[::-1]
+    if tie_rule == "first":
+        prefix = np.where(prefix == _NONE, _NONE, prefix + 1)
+    return np.maximum(prefix, suffix)
+
+
+def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.ndarray:
+    """k*_r = ceil(max_j (S_j - j n_r)/(j+1)) for the candidates ``rows`` (replace relation).
+
+    S_j is the sum of the j largest excesses (c_b - n_r)_+ over b != r; terms
+    with c_b <= n_r never raise the maximum, so they are clipped to 0.
+    Vectorised over chunks of rows (memory O(chunk * m)).
+    """
+    m = n.size
+    out = np.empty(rows.size, dtype=np.int64)
+    chunk = max(1, 2_000_000 // max(m, 1))
+    cols = np.arange(m)
+    denom = np.arange(2, m + 2, dtype=np.int64)  # j terms -> j + 1
+    for start in range(0, rows.size, chunk):
+        r = rows[start:start + chunk]
+        c = np.broadcast_to(n, (r.size, m)).copy()
+        if tie_rule == "first":
+            c += cols[None, :] < r[:, None]
+        exc = np.clip(c - n[r][:, None], 0, None)
+        exc[np.arange(r.size), r] = 0
+        exc = -np.sort(-exc, axis=1)
+        csum = np.cumsum(exc, axis=1)
+        out[start:start + chunk] = np.maximum(_ceil_div(csum, denom[None, :]).max(axis=1), 0)
+    return out
+
+
+def candidate_distances(counts: Any, tie_rule: str = "tieset", relation: str = "add_remove") -> np.ndarray:
+    """Per-candidate t*_r: distance to the nearest table where r's indicator can flip in one step.
+
+    Float array (``inf`` where it never can); derivation in the module
+    docstring.  ``min(candidate_distances(...)) == distance_to_instability(...)``.
+    """
+    n = check_counts(counts, "counts")
+    return _candidate_tstar(n, _check_tie_rule(tie_rule), check_relation(relation))
+
+
+def _candidate_tstar(n: np.ndarray, tie_rule: str, relation: str) -> np.ndarray:
+    m = n.size
+    if m == 1 or (relation == "replace" and int(n.sum()) == 0):
+        return np.full(m, np.inf)
+    W = _max_competitor(n, tie_rule) - n  # >= 1: r loses now; <= 0: r wins, margin G = -W
+    t = np.empty(m, dtype=np.int64)
+    win = W <= 0
+    if relation == "add_remove":
+        t[win] = -W[win]
+        t[~win] = W[~win] - 1
+    else:
+        t[win] = (-W[win]) // 2
+        lose = np.flatnonzero(~win)
+        if lose.size:
+            t[lose] = _replace_moves_to_win(n, tie_rule, lose) - 1
+    return t.astype(np.float64)
+
+
+def _profiles(n: np.ndarray, tie_rule: str, relation: str) -> tuple[StepProfile, StepProfile, int]:
+    tstar = _global_tstar(n, tie_rule, relation)
+    tr = _candidate_tstar(n, tie_rule, relation)
+    if math.isinf(tstar):
+        ls = StepProfile([0], [0.0])
+    elif tstar == 0:
+        ls = StepProfile([0], [1.0])
+    else:
+        ls = StepProfile([0, int(tstar)], [0.0, 1.0])
+    finite = tr[np.isfinite(tr)]
+    bps = np.unique(np.concatenate([[0.0], finite])).astype(np.int64)
+    values = (bps[:, None] >= tr[None, :]).astype(np.float64)
+    cls = StepProfile(bps, values)
+    max_distance = int(finite.max()) + 1 if finite.size else 1
+    return ls, cls, max_distance
+
+
+def problem(
+    counts: Any,
+    relation: str = "add_remove",
+    tie_rule: str = "tieset",
+    labels: Sequence[Any] | None = None,
+) -> SelectionProblem:
+    """Argmax-indicator :class:`~dpselect.problem.SelectionProblem` for class counts.
+
+    Parameters
+    ----------
+    counts : 1-D non-negative integer counts, one per candidate class (m >= 1).
+    relation : "add_remove" (default) or "replace" (module docstring).
+    tie_rule : "tieset" (all tied maxima score 1) or "first" (lowest index wins).
+    labels : optional names of the candidates.
+
+    The problem has global sensitivity 1, ``monotone=False`` (indicators move
+    in opposite directions, SPEC.md §3.1), the exact local-sensitivity
+    profile ``LS(t) = 1[t >= t*]`` (so ``smooth_sensitivity(beta) =
+    exp(-beta t*)`` exactly) and the exact per-candidate profile
+    ``LS(t, r) = 1[t >= t*_r]``.
+    """
+    n = check_counts(counts, "counts")
+    relation = check_relation(relation)
+    tie_rule = _check_tie_rule(tie_rule)
+    ls, cls, max_distance = _profiles(n, tie_rule, relation)
+    return SelectionProblem(
+        _indicators(n, tie_rule),
+        labels=labels,
+        global_sensitivity=1.0,
+        local_sensitivity=ls,
+        candidate_local_sensitivity=cls,
+        max_distance=max_distance,
+        monotone=False,
+        relation=relation,
+    )
+
+
+# --------------------------------------------------------------------------
+# Mechanism names shared by the app-level convenience functions
+# --------------------------------------------------------------------------
+
+_CLASSIC_MECHANISMS = {
+    "em": lambda eps: ExponentialMechanism(eps),
+    "pf": lambda eps: PermuteAndFlip(eps),
+    "rnm_laplace": lambda eps: ReportNoisyMax(eps, "laplace"),
+    "rnm_gumbel": lambda eps: ReportNoisyMax(eps, "gumbel"),
+    "rnm_exponential": lambda eps: ReportNoisyMax(eps, "exponential"),
+}
+
+#: name -> (class name in dpselect.mechanisms, fixed keyword arguments, takes delta).
+#: Pure mechanisms (Student t SNM, SPS, local dampening) get no delta: a pure
+#: guarantee satisfies any requested delta.
+_SMOOTH_MECHANISMS = {
+    "snm_laplace": ("SmoothNoisyMax", {"noise": "laplace"}, True),
+    "snm_t": ("SmoothNoisyMax", {"noise": "student_t"}, False),
+    "snm_lln": ("SmoothNoisyMax", {"noise": "lln"}, True),
+    "sps": ("SmoothPrivateSelection", {}, False),
+    "ld": ("LocalDampening", {}, False),
+}
+
+MECHANISM_NAMES = tuple(_CLASSIC_MECHANISMS) + tuple(_SMOOTH_MECHANISMS)
+
+
+def _resolve_mechanism(mechanism: Any, epsilon: Any, delta: Any) -> Any:
+    """A mechanism instance from a name (+ epsilon, delta) or an instance.
+
+    Classic names are pure epsilon-DP (any ``delta`` is then trivially met).
+    Smooth names are looked up lazily in :mod:`dpselect.mechanisms`; ``delta``
+    is passed to the approximate-DP ones ("snm_laplace", "snm_lln"), which
+    need delta > 0; the others are pure.  An instance must have ``select`` and
+    ``privacy``; if it has an ``epsilon`` attribute and ``epsilon`` is given,
+    they must agree.
+    """
+    delta = check_delta(delta)
+    if isinstance(mechanism, str):
+        epsilon = check_epsilon(epsilon)
+        if mechanism in _CLASSIC_MECHANISMS:
+            return _CLASSIC_MECHANISMS[mechanism](epsilon)
+        if mechanism in _SMOOTH_MECHANISMS:
+            from .. import mechanisms as _mechs
+
+            cls_name, kwargs, takes_delta = _SMOOTH_MECHANISMS[mechanism]
+            cls = getattr(_mechs, cls_name, None)
+            if cls is None:
+                raise ValueError(f"mechanism {mechanism!r} is not available ({cls_name} is not implemented yet)")
+            if takes_delta:
+                kwargs = {**kwargs, "delta": delta}
+            return cls(epsilon=epsilon, **kwargs)
+        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES} or a mechanism instance, got {mechanism!r}")
+    if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
+        raise TypeError(
+            f"mechanism must be a name or an object with select() and privacy(), got {type(mechanism).__name__}"
+        )
+    if epsilon is not None:
+        epsilon = check_epsilon(epsilon)
+        own = getattr(mechanism, "epsilon", None)
+        if own is not None and not math.isclose(float(own), epsilon, rel_tol=1e-12):
+            raise ValueError(f"epsilon={epsilon!r} disagrees with the mechanism's own epsilon={own!r}")
+    return mechanism
+
+
+def private_argmax(
+    counts: Any,
+    epsilon: float | None,
+    mechanism: Any = "em",
+    delta: float = 0.0,
+    rng: Any = None,
+    labels: Sequence[Any] | None = None,
+    *,
+    tie_rule: str = "tieset",
+    relation: str = "add_remove",
+) -> Any:
+    """Privately select (approximately) the class with the largest count.
+
+    Parameters
+    ----------
+    counts : non-negative integer counts, one per class.
+    epsilon : privacy budget (may be None when ``mechanism`` is an instance,
+        whose own epsilon is then used).
+    mechanism : "em", "pf", "rnm_laplace" (also "rnm_gumbel",
+        "rnm_exponential"), a smooth mechanism name ("snm_laplace", "snm_t",
+        "snm_lln", "sps", "ld"; available once implemented in
+        :mod:`dpselect.mechanisms`), or any mechanism instance.
+    delta : for mechanisms that take it (smooth Laplace / LLN); pure
+        mechanisms satisfy any delta.
+    rng : None, an int seed or a numpy Generator.
+    labels : names of the classes; the chosen label is returned (else the index).
+    tie_rule, relation : see :func:`problem`.
+
+    The privacy guarantee is ``mech.privacy(problem(counts, ...))``.
+    """
+    prob = problem(counts, relation=relation, tie_rule=tie_rule, labels=labels)
+    mech = _resolve_mechanism(mechanism, epsilon, delta)
+    gen = check_random_state(rng)
+    idx = int(mech.select(prob, rng=gen))
+    return prob.labels[idx] if prob.labels is not None else idx
+
+
+def neighbours(counts: Any, relation: str = "add_remove") -> list[np.ndarray]:
+    """All neighbouring count vectors (for exact audits).
+
+    add_remove: one count +-1, staying >= 0; replace: one unit moved from a
+    class with a positive count to another class.
+    """
+    n = check_counts(counts, "counts")
+    relation = check_relation(relation)
+    m = n.size
+    out: list[np.ndarray] = []
+    if relation == "add_remove":
+        for i in range(m):
+            for d in (1, -1):
+                if n[i] + d >= 0:
+                    y = n.copy()
+                    y[i] += d
+                    out.append(y)
+    else:
+        for i in range(m):
+            if n[i] == 0:
+                continue
+            for j in range(m):
+                if j != i:
+                    y = n.copy()
+                    y[i] -= 1
+                    y[j] += 1
+                    out.append(y)
+    return out

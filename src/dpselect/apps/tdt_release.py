@@ -1,0 +1,189 @@
+"""Private release of TDT chi-square statistics (Yamamoto & Shibuya, IPCCC'24 §V).
+
+Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
+
+* :func:`release_statistic` releases chi2_TDT of one SNP r,
+  chi2(b_r, c_r) + (S(x, r)/alpha') Z, with the YS Theorem 5 smooth upper
+  bound S(x, r) = GS e^{-beta' ud(b_r, c_r)} of that SNP
+  (:func:`dpselect.apps.tdt.smooth_upper_bound`, U = {LS > threshold}) and
+  pure noise (polynomial-tail by default, YS's choice) through
+  :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`:
+  alpha' = alpha(k eps), beta' = beta((2 - k) eps) (YS Thm 1) => eps-DP.
+  One family change moves SNP r's table by one table-level move, so S(., r)
+  is a beta'-smooth upper bound on the local sensitivity of chi2_r.
+* Theorem 5 only holds for beta' <= beta_max(N) (a public function of N,
+  :func:`dpselect.apps.tdt.beta_max`).  If the requested split k gives
+  beta' > beta_max, the split is moved towards the noise scale: k is
+  increased to k* = 2 - (2 - k) beta_max / beta' so that
+  beta((2 - k*) eps) = beta_max (beta(.) is linear for the pure noises), which
+  keeps eps-DP and lowers the noise (alpha' grows).  k* depends only on
+  (N, eps, noise), never on the data.
+* :func:`select_and_release` selects one SNP with a selection mechanism
+  (epsilon_select; default YS's Smooth Private Selection on
+  :func:`dpselect.apps.tdt.problem`) and then releases its statistic
+  (epsilon_release); by sequential (adaptive) composition the total is
+  (epsilon_select + epsilon_release)-DP (Privacy ``+``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import mechanisms as _mechanisms
+from .._validation import check_epsilon, check_int, check_random_state
+from ..mechanisms.base import Mechanism
+from ..mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
+from ..privacy import Privacy
+from . import tdt
+
+__all__ = ["release_mechanism", "release_statistic", "select_and_release"]
+
+_RELATION = "replace"
+
+
+def release_mechanism(
+    n_families: int,
+    epsilon: float,
+    noise: str = "polynomial",
+    gamma: float = 4,
+    k: float = 1.0,
+    *,
+    df: float = 3,
+    threshold: float = 6,
+) -> SmoothSensitivityRelease:
+    """The calibrated release for one TDT statistic, with beta' <= beta_max(N) (Thm 5).
+
+    Returns a :class:`SmoothSensitivityRelease` (relation "replace"); its
+    ``k`` is the requested k, or the k* of the module docstring when the
+    requested k would give beta' > beta_max.
+    """
+    n = check_int(n_families, "n_families", minimum=1)
+    if noise not in PURE_NOISES:
+        raise ValueError(f"noise must be one of {PURE_NOISES} (pure epsilon-DP, YS Thm 1), got {noise!r}")
+    mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, k=k, relation=_RELATION)
+    bmax = tdt.beta_max(n, "thm5", threshold)
+    if mech.beta <= bmax:
+        return mech
+    # beta((2 - k) eps) is linear in (2 - k): solve beta((2 - k*) eps) = beta_max
+    k_star = 2.0 - (2.0 - mech.k) * bmax / mech.beta
+    for _ in range(64):
+        mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, k=k_star, relation=_RELATION)
+        if mech.beta <= bmax:
+            return mech
+        k_star = 2.0 - (2.0 - k_star) * (1.0 - 1e-12)  # float rounding: nudge towards 2
+    raise ValueError(  # pragma: no cover - only reachable through pathological rounding
+        f"cannot calibrate beta' <= beta_max = {bmax!r} for n_families={n}"
+    )
+
+
+def release_statistic(
+    b: Any,
+    c: Any,
+    n_families: int,
+    epsilon: float,
+    index: int,
+    noise: str = "polynomial",
+    gamma: float = 4,
+    k: float = 1.0,
+    rng: Any = None,
+    *,
+    df: float = 3,
+    threshold: float = 6,
+    size: Any = None,
+) -> Any:
+    """Release chi2_TDT of SNP ``index`` with its Thm 5 smooth bound; epsilon-DP (family replacement).
+
+    Parameters
+    ----------
+    b, c : 1-D arrays of transmission counts, one entry per SNP (b + c <= 2N).
+    n_families : N.
+    epsilon : budget of this release.
+    index : the SNP to release (0-based).  Must be chosen independently of
+        the data or by a private selection (see :func:`select_and_release`).
+    noise, gamma, k, df : noise law and split (see :func:`release_mechanism`).
+    rng : None, int seed or numpy Generator.
+    size : None (one release) or a number of independent releases (each
+        costs epsilon; for studying the error distribution).
+
+    Returns the released value (float, or ndarray for ``size``; not clipped at 0).
+    """
+    n = check_int(n_families, "n_families", minimum=1)
+    scores = np.atleast_1d(np.asarray(tdt.tdt_statistic(b, c), dtype=np.float64))
+    if scores.ndim != 1:
+        raise ValueError(f"b and c must be 1-D (one table per SNP), got shape {scores.shape}")
+    idx = check_int(index, "index", minimum=0)
+    if idx >= scores.size:
+        raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {idx}")
+    mech = release_mechanism(n, epsilon, noise, gamma, k, df=df, threshold=threshold)
+    bounds = np.atleast_1d(tdt.smooth_upper_bound(b, c, n, mech.beta, "thm5", threshold))
+    return mech.release(float(scores[idx]), float(bounds[idx]), rng=rng, size=size)
+
+
+def _default_mechanism(epsilon: float) -> Mechanism:
+    sps = getattr(_mechanisms, "SmoothPrivateSelection", None) or getattr(tdt, "SmoothPrivateSelection", None)
+    if sps is not None:
+        return sps(epsilon)
+    return _mechanisms.ExponentialMechanism(epsilon)  # pragma: no cover - SPS is part of the library
+
+
+def select_and_release(
+    b: Any,
+    c: Any,
+    n_families: int,
+    epsilon_select: float,
+    epsilon_release: float,
+    mechanism: Mechanism | Callable[[float], Mechanism] | None = None,
+    rng: Any = None,
+    *,
+    noise: str = "polynomial",
+    gamma: float = 4,
+    k: float = 1.0,
+    threshold: float = 6,
+) -> tuple[int, float, Privacy]:
+    """Privately select the top SNP, then release its chi2; returns (index, value, total Privacy).
+
+    Parameters
+    ----------
+    mechanism : None (``SmoothPrivateSelection(epsilon_select)``, YS's
+        one-sided P_4 SPS; ``ExponentialMechanism`` on the chi2 scores with
+        GS = 8(N-1)/N only if SPS were unavailable), a name of
+        :data:`dpselect.apps.tdt.MECHANISMS` ("sps", "em", "pf"), a mechanism
+        instance (its ``epsilon`` must equal ``epsilon_select``), or a
+        callable ``epsilon -> mechanism`` (e.g. a mechanism class).
+    noise, gamma, k : of the release (see :func:`release_statistic`).
+
+    The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
+    ``threshold``, relation "replace").  The total guarantee is
+    ``mechanism.privacy(problem) + release.privacy()`` (sequential, adaptive
+    composition under family replacement).
+    """
+    epsilon_select = check_epsilon(epsilon_select, "epsilon_select")
+    epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
+    n = check_int(n_families, "n_families", minimum=1)
+    problem = tdt.problem(b, c, n, "thm5", threshold)
+    if mechanism is None:
+        mech = _default_mechanism(epsilon_select)
+    elif isinstance(mechanism, str):
+        if mechanism not in tdt.MECHANISMS:
+            raise ValueError(f"mechanism must be one of {tuple(tdt.MECHANISMS)} or a Mechanism, got {mechanism!r}")
+        mech = tdt.MECHANISMS[mechanism](epsilon_select)
+    elif isinstance(mechanism, Mechanism):
+        mech = mechanism
+        eps_m = getattr(mech, "epsilon", None)
+        if eps_m is not None and not math.isclose(float(eps_m), epsilon_select, rel_tol=1e-12):
+            raise ValueError(f"mechanism.epsilon = {eps_m!r} differs from epsilon_select = {epsilon_select!r}")
+    elif callable(mechanism):
+        mech = mechanism(epsilon_select)
+        if not isinstance(mech, Mechanism):
+            raise TypeError(f"mechanism(epsilon_select) must return a Mechanism, got {type(mech).__name__}")
+    else:
+        raise TypeError(f"mechanism must be None, a Mechanism or a callable, got {type(mechanism).__name__}")
+    rel = release_mechanism(n, epsilon_release, noise, gamma, k, threshold=threshold)
+    privacy_select = mech.privacy(problem)
+    gen = check_random_state(rng)
+    index = int(mech.select(problem, rng=gen))
+    value = release_statistic(b, c, n, epsilon_release, index, noise, gamma, k, gen, threshold=threshold)
+    return index, value, privacy_select + rel.privacy()

@@ -1,0 +1,147 @@
+"""Tabular datasets of the tree / forest reproductions.
+
+``load(name, data_dir)`` returns a :class:`Tabular`: features (a pandas
+DataFrame), labels, and the *public* schema the estimators need (categorical
+domains, continuous bounds, classes).  Following the papers, the domains,
+bounds and class sets are taken from the whole file and treated as public
+knowledge (the papers' own assumption; documented in the reports).
+
+* scikit-learn's bundled datasets (no download): ``breast_cancer``,
+  ``digits``, ``wine``, ``iris`` -- the quick defaults;
+* the real files under ``--data-dir`` (see shared/data/README.md):
+  ``nltcs``, ``acs``, ``adult_clean`` (SNM greedy tree) and ``adult``,
+  ``compas``, ``mushroom``, ``pendigits``, ``wall_following``,
+  ``wine_quality`` (SNM random forest).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .runner import require_file
+
+__all__ = ["Tabular", "load", "SKLEARN"]
+
+SKLEARN = ("breast_cancer", "digits", "wine", "iris")
+
+
+@dataclass(frozen=True)
+class Tabular:
+    name: str
+    X: Any  # pandas DataFrame
+    y: np.ndarray
+    categorical: dict  # column name -> list of categories (public domain)
+    bounds: dict  # column name -> (lo, hi) for continuous columns
+    classes: list
+
+    @property
+    def n(self) -> int:
+        return int(self.y.size)
+
+    def estimator_kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"classes": self.classes}
+        if self.categorical:
+            out["categorical_features"] = dict(self.categorical)
+        if self.bounds:
+            out["bounds"] = dict(self.bounds)
+        return out
+
+
+def _schema(name: str, df: Any, y: Any, categorical_cols: list[str] | None = None) -> Tabular:
+    import pandas as pd
+
+    df = df.reset_index(drop=True)
+    cats, bounds = {}, {}
+    for col in df.columns:
+        s = df[col]
+        is_cat = (categorical_cols is not None and col in categorical_cols) or not pd.api.types.is_numeric_dtype(s)
+        if is_cat:
+            if pd.api.types.is_numeric_dtype(s):
+                cats[col] = sorted(int(v) for v in s.unique())
+            else:
+                s = s.astype(str)
+                df[col] = s
+                cats[col] = sorted(s.unique().tolist())
+        else:
+            df[col] = s.astype(float)
+            lo, hi = float(s.min()), float(s.max())
+            bounds[col] = (lo, hi if hi > lo else lo + 1.0)
+    y = np.asarray(y)
+    if y.dtype.kind in "OUS" or y.dtype.kind == "T":
+        y = y.astype(str)
+    classes = sorted(np.unique(y).tolist())
+    return Tabular(name, df, y, cats, bounds, classes)
+
+
+def _sklearn(name: str) -> Tabular:
+    import pandas as pd
+    from sklearn import datasets
+
+    loader = {"breast_cancer": datasets.load_breast_cancer, "digits": datasets.load_digits,
+              "wine": datasets.load_wine, "iris": datasets.load_iris}[name]
+    bunch = loader()
+    cols = [str(c) for c in getattr(bunch, "feature_names", range(bunch.data.shape[1]))]
+    df = pd.DataFrame(bunch.data, columns=cols)
+    tab = _schema(name, df, bunch.target.astype(int))
+    if name == "digits":  # pixel intensities: the public range is [0, 16]
+        tab = Tabular(tab.name, tab.X, tab.y, tab.categorical, {c: (0.0, 16.0) for c in cols}, tab.classes)
+    return tab
+
+
+def _normalise_columns(df: Any) -> Any:
+    df = df.copy()
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def _real(name: str, data_dir: Path) -> Tabular:
+    import pandas as pd
+
+    if name in ("nltcs", "acs"):
+        path = require_file(data_dir, f"{name}/{name}.csv", what=name.upper())
+        df = _normalise_columns(pd.read_csv(path))
+        label = {"nltcs": "15", "acs": "22"}[name]
+        y = df.pop(label).to_numpy()
+        return _schema(name, df, y, categorical_cols=list(df.columns))
+    if name in ("adult_clean", "adult"):
+        path = require_file(data_dir, f"adult/{name}.parquet", what=f"Adult ({name}.parquet)")
+        try:
+            df = pd.read_parquet(path)
+        except ImportError as exc:
+            raise RuntimeError(f"reading {path} needs pyarrow (pip install pyarrow): {exc}") from None
+        df = _normalise_columns(df)
+        for drop in ("index", "fnlwgt", "education") if name == "adult" else ("index",):
+            if drop in df.columns:
+                df = df.drop(columns=drop)
+        y = df.pop("income").astype(str).str.replace(".", "", regex=False).to_numpy()
+        return _schema(name, df, y)
+    spec = {
+        "compas": ("compas/compass.csv", "decile_score", ()),
+        "mushroom": ("mushroom/mushroom.csv", "class", ()),
+        "pendigits": ("pendigits/pendigits.csv", "class", ("index",)),
+        "wall_following": ("wall_following/wallsensor.csv", "class", ()),
+        "wine_quality": ("wine/wine.csv", "quality", ()),
+    }
+    if name not in spec:
+        raise ValueError(f"unknown dataset {name!r}")
+    rel, label, drops = spec[name]
+    path = require_file(data_dir, rel, what=name)
+    df = _normalise_columns(pd.read_csv(path))
+    df = df.drop(columns=[d for d in drops if d in df.columns])
+    y = df.pop(label).astype(str).to_numpy()
+    return _schema(name, df, y)
+
+
+@functools.lru_cache(maxsize=16)
+def load(name: str, data_dir: str | None) -> Tabular:
+    """A dataset by name (scikit-learn's bundled ones need no data_dir)."""
+    if name in SKLEARN and data_dir is None:
+        return _sklearn(name)
+    if data_dir is None:
+        require_file(None, what=name)
+    return _real(name, Path(data_dir))

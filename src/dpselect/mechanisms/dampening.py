@@ -1,0 +1,235 @@
+"""Local dampening (Farias et al., PVLDB 2020 / VLDB J. 2023; SPEC.md §5.1).
+
+**[RECON]**: the primary paper could not be retrieved; the definitions below
+are SPEC.md §5.1's reconstruction (two public code bases by the same group +
+recollection).  Confirm against the primary paper before relying on it.
+
+Definitions (SPEC.md §5.1)
+--------------------------
+* Element local sensitivity at distance t: delta(x, t, r) =
+  max_{y: d(x,y) <= t} LS_u(y, r), here ``problem.candidate_local_sensitivity(t)``.
+  It is an *admissible* sensitivity function: (i) delta(x, 0, r) >= LS_u(x, r),
+  (ii) delta(x, t, r) <= delta(y, t+1, r) for neighbours x ~ y.
+* b(x, i, r) = sum_{j=0}^{i-1} delta(x, j, r) for i > 0, b(x, 0, r) = 0,
+  b(x, -i, r) = -b(x, i, r).
+* Dampened utility D(x, r) = (u(x, r) - b(x, i, r)) / (b(x, i+1, r) - b(x, i, r)) + i
+  for the integer i with b(x, i, r) <= u(x, r) < b(x, i+1, r); its global
+  sensitivity is at most 1.
+* Mechanism: P[r] ∝ exp(eps D(x, r) / 2), which is eps-DP (Farias et al.;
+  SPEC.md §5.1).
+
+Conventions made explicit here
+------------------------------
+* **Profile horizon.**  delta(x, t, r) is read for t = 0..T with
+  T = ``problem.max_distance`` (the problem promises that its profiles are
+  constant for t >= max_distance), and delta(x, t, r) = delta(x, T, r) for
+  t > T, so b grows linearly with slope delta(x, T, r) beyond b(x, T+1, r) and
+  D is extended linearly there.  This is the exact element local sensitivity
+  (admissible by definition); SPEC.md's "boundedness" convention
+  delta = GS for t >= n is not imposed (it only matters for utilities that
+  run beyond b(T+1), where the exact profile is the smaller, still admissible,
+  choice).  Problems without ``max_distance`` must carry a step-function
+  profile, whose last breakpoint is used as T.
+* **Zero-length intervals, u = 0.**  delta is non-decreasing in t (checked),
+  so zero-length intervals (delta(x, j, r) = 0) can only be the leading ones,
+  j < t*_r, and then b = 0 on the whole index range [-t*_r, t*_r]: for
+  u != 0 the defining condition has exactly one solution and D is the unique
+  point of the piecewise-linear inverse of b (the zero-length intervals are
+  skipped).  Only u = 0 is ambiguous: every D in [-t*_r, t*_r] satisfies
+  "b(D) = u".  The literal reading of the condition (largest i with
+  b(i) <= 0) gives D = +t*_r, which makes a candidate with score 0 look
+  *better* the more stable its score is (on the argmax indicator, local
+  dampening would then prefer the class with the smallest count).  We use
+  **D = 0 for u = 0** (the anchor b(x, 0, r) = 0 of the definition; D stays
+  odd, D(-u) = -D(u); the authors' public code also returns 0 there).
+  Sensitivity <= 1 for this rule [DERIVED]: let B_x be the piecewise-linear
+  interpolation of i -> b(x, i, r) on the reals and c = min(delta(x,0,r),
+  delta(y,0,r)) >= |u(x,r) - u(y,r)|.  Admissibility (ii) and
+  c <= delta(., 0, r) give B_y(s + 1) >= B_x(s) + c for all real s (and
+  symmetrically).  If D_y > D_x + 1 then u_y = B_y(D_y) >= B_y(D_x + 1) >=
+  u_x + c >= u_y, so B_y is constant (= u_y) on [D_x + 1, D_y]; the only flat
+  of B_y is at level 0, so u_y = 0 and D_y = 0 by the rule, and D_x < -1,
+  i.e. u_x < 0 = u_y: then c = u_y - u_x > 0, so delta(y, 0, r) > 0 and B_y
+  has no flat — a contradiction.  (The literal rule, and the "leftmost"
+  rule D = -t*_r, are sensitivity-1 as well; the choice only affects
+  utility.)
+* **Constant candidates.**  If delta(x, t, r) = 0 for every t (the candidate's
+  score can never change), b is identically 0 and there is no solution for
+  u != 0: D = +inf for u > 0, -inf for u < 0 (0 for u = 0).  Candidates with
+  D = +inf are then output uniformly (the others never), -inf ones never.
+  Neighbours have the same profile property and the same score, so this is
+  consistent with eps-DP.
+
+With a constant profile delta = GS the mechanism is the exponential mechanism
+(D = u/GS); with instance-based profiles it is not (tests check both).
+
+Shifted local dampening (VLDB J.) is out of scope until verified (SPEC §5.1):
+``shifted=True`` raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .. import noisy_max
+from .._validation import check_epsilon, check_random_state, check_size
+from ..noise import Gumbel
+from ..privacy import Privacy
+from ..problem import SelectionProblem
+from ..sensitivity import StepProfile
+from .base import Mechanism, check_problem
+
+__all__ = ["LocalDampening", "dampened_utilities"]
+
+_CHUNK_ELEMENTS = 1 << 22
+
+
+def _horizon(problem: SelectionProblem) -> int:
+    """T such that the per-candidate profile is constant for t >= T."""
+    if problem.max_distance is not None:
+        return int(problem.max_distance)
+    prof = getattr(problem, "_cls", None)
+    if prof is None:
+        prof = getattr(problem, "_ls", None)
+    if isinstance(prof, StepProfile):
+        return int(prof.breakpoints[-1])
+    raise ValueError(  # pragma: no cover - SelectionProblem requires max_distance for callables
+        "problem.max_distance is required for local dampening (the profile horizon)"
+    )
+
+
+def _profile_matrix(problem: SelectionProblem, horizon: int) -> np.ndarray:
+    """delta(x, t, r) for t = 0..horizon, shape (horizon + 1, m); must be non-decreasing in t."""
+    m = problem.n_candidates
+    step = getattr(problem, "_cls", None)
+    if isinstance(step, StepProfile) and step.per_candidate and step.values.shape[1] == m:
+        prof = np.asarray(step(np.arange(horizon + 1)), dtype=np.float64)  # vectorised fast path
+    else:
+        prof = np.stack([problem.candidate_local_sensitivity(t) for t in range(horizon + 1)])
+    if (np.diff(prof, axis=0) < 0).any():
+        raise ValueError(
+            "problem.candidate_local_sensitivity(t) must be non-decreasing in t (it is a local "
+            "sensitivity at distance t) for local dampening"
+        )
+    return prof
+
+
+def _dampen(u: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """D for utilities u (m,) and non-decreasing profiles delta (T+1, m) (module docstring).
+
+    For w = |u| > 0, k = (number of b_j < w) - 1 is the segment with
+    b_k < w <= b_{k+1} (b_{T+2}, ... continue with slope delta_T), and
+    D = sign(u) (k + (w - b_k)/delta_k).  Because delta is non-decreasing the
+    only zero-length segments are the leading ones (b = 0 there), so for
+    u != 0 this is exactly the defining condition b(i) <= u < b(i+1) (the
+    interpolation is continuous across segment ends); u = 0 gives D = 0.
+    """
+    T1 = delta.shape[0]  # T + 1
+    m = u.size
+    b = np.zeros((T1 + 1, m))
+    np.cumsum(delta, axis=0, out=b[1:])  # b[i] = b(x, i, r), i = 0..T+1
+    w = np.abs(u)
+    k = (b < w[None, :]).sum(axis=0) - 1  # in [-1, T+1]; -1 only for w = 0
+    k = np.maximum(k, 0)
+    cols = np.arange(m)
+    bk = b[k, cols]
+    width = delta[np.minimum(k, T1 - 1), cols]  # segment T+1 and beyond: slope delta_T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = k + (w - bk) / width
+    mag = np.where(width > 0, mag, np.inf)  # all-zero profile (k = T+1, width 0): |D| = inf
+    mag[w == 0] = 0.0
+    return np.where(u < 0, -mag, mag)
+
+
+def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
+    """The dampened utilities D_{u,delta}(x, r) of every candidate (SPEC.md §5.1).
+
+    Uses delta(x, t, r) = ``problem.candidate_local_sensitivity(t)``; see the
+    module docstring for the conventions (horizon, zero-length intervals,
+    constant candidates).  Vectorised over candidates (chunks bound memory).
+    """
+    check_problem(problem)
+    horizon = _horizon(problem)
+    delta = _profile_matrix(problem, horizon)
+    u = problem.scores
+    m = u.size
+    out = np.empty(m)
+    step = max(1, _CHUNK_ELEMENTS // (horizon + 2))
+    for start in range(0, m, step):
+        sl = slice(start, start + step)
+        out[sl] = _dampen(u[sl], delta[:, sl])
+    return out
+
+
+@dataclass(frozen=True)
+class LocalDampening(Mechanism):
+    """Local dampening (Farias et al. 2020): P[r] ∝ exp(eps D_{u,delta}(x, r) / 2).
+
+    **[RECON]** — reconstructed in SPEC.md §5.1 from third-party code and
+    recollection; the primary paper was not available.  Confirm before relying
+    on it.
+
+    D is the dampened utility of :func:`dampened_utilities` with the exact
+    element local sensitivity ``problem.candidate_local_sensitivity(t)`` as the
+    admissible sensitivity function; GS(D) <= 1, so the mechanism is the
+    exponential mechanism on D: **eps-DP** under ``problem.relation``
+    (Farias et al.; SPEC §5.1).  Probabilities are the closed-form log-softmax;
+    sampling is Gumbel noisy max on eps D / 2 through :mod:`dpselect.noisy_max`.
+
+    Parameters
+    ----------
+    epsilon : privacy budget (> 0).
+    shifted : shifted local dampening (VLDB J.); not implemented until verified
+        (SPEC §5.1) — ``True`` raises NotImplementedError.
+    """
+
+    epsilon: float
+    shifted: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if not isinstance(self.shifted, (bool, np.bool_)):
+            raise TypeError(f"shifted must be a bool, got {type(self.shifted).__name__}")
+        if self.shifted:
+            raise NotImplementedError(
+                "shifted local dampening is not implemented: the two public implementations disagree on the "
+                "shift and SPEC.md §5.1 leaves it unverified"
+            )
+
+    def _scores(self, problem: SelectionProblem) -> np.ndarray:
+        return 0.5 * self.epsilon * dampened_utilities(problem)
+
+    def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
+        """Closed form: log-softmax of eps D / 2 (uniform over D = +inf candidates if any)."""
+        a = self._scores(problem)
+        top = np.isposinf(a)
+        if top.any():
+            with np.errstate(divide="ignore"):
+                return np.where(top, -np.log(top.sum()), -np.inf)
+        finite = np.isfinite(a)
+        if not finite.any():  # every score is -inf: nothing distinguishes the candidates
+            return np.full(a.size, -np.log(a.size))
+        a = a - a[finite].max()
+        return a - logsumexp(a)
+
+    def select(self, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
+        check_problem(problem)
+        size = check_size(size)
+        gen = check_random_state(rng)
+        a = self._scores(problem)
+        if np.isfinite(a).all():
+            return noisy_max.sample_argmax(a, 1.0, Gumbel(), size=size, rng=gen)
+        p = self.probabilities(problem)  # rare: candidates whose score can never change
+        draws = gen.choice(a.size, size=size, p=p / p.sum())
+        return int(draws) if size is None else draws.astype(np.int64)
+
+    def privacy(self, problem: SelectionProblem) -> Privacy:
+        check_problem(problem)
+        return Privacy(
+            self.epsilon, 0.0, problem.relation,
+            "local dampening (Farias et al. 2020) [RECON]; SPEC §5.1",
+        )

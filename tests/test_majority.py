@@ -1,0 +1,386 @@
+"""Argmax-indicator utility (apps.majority): exact t* vs BFS, smooth sensitivity, audits."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax, StepProfile
+from dpselect.analysis import audit
+from dpselect.apps import majority
+
+from conftest import assert_frequencies_match
+
+M = 3
+CAP = 8  # states with every count < CAP are checked
+RELS = ("add_remove", "replace")
+RULES = ("tieset", "first")
+
+
+# ---------------------------------------------------------------------------
+# independent brute force (modelled on spec-checks/argmax_bf.py)
+# ---------------------------------------------------------------------------
+
+def _u(c, rule):
+    mx = max(c)
+    if rule == "tieset":
+        return tuple(int(v == mx) for v in c)
+    i = c.index(mx)
+    return tuple(int(k == i) for k in range(len(c)))
+
+
+def _nbrs(c, rel):
+    m = len(c)
+    if rel == "add_remove":
+        for i in range(m):
+            for d in (1, -1):
+                if c[i] + d >= 0:
+                    t = list(c)
+                    t[i] += d
+                    yield tuple(t)
+    else:
+        for i in range(m):
+            if c[i] == 0:
+                continue
+            for j in range(m):
+                if j != i:
+                    t = list(c)
+                    t[i] -= 1
+                    t[j] += 1
+                    yield tuple(t)
+
+
+def _ls_vec(c, rule, rel):
+    """Per-candidate element local sensitivity LS_u(c, r) (0/1)."""
+    uc = _u(c, rule)
+    out = [0] * len(c)
+    for t in _nbrs(c, rel):
+        ut = _u(t, rule)
+        out = [max(o, abs(a - b)) for o, a, b in zip(out, uc, ut)]
+    return tuple(out)
+
+
+def _box(rel):
+    # AR: counts < CAP, distances <= B - CAP stay inside the box (asserted below);
+    # RO: n is preserved, every state with counts < CAP has n <= 3 (CAP - 1) < B.
+    return 18 if rel == "add_remove" else 3 * (CAP - 1) + 1
+
+
+_BF_CACHE: dict = {}
+
+
+def _brute(rule, rel):
+    """Multi-source BFS distances to {LS_r = 1} (per candidate r) and to {LS = 1} on a box."""
+    key = (rule, rel)
+    if key in _BF_CACHE:
+        return _BF_CACHE[key]
+    B = _box(rel)
+    states = list(itertools.product(range(B), repeat=M))
+    ls = {s: _ls_vec(s, rule, rel) for s in states}
+
+    def bfs(targets):
+        dist = {s: 0 for s in targets}
+        q = deque(targets)
+        while q:
+            s = q.popleft()
+            for t in _nbrs(s, rel):
+                if max(t) < B and t not in dist:
+                    dist[t] = dist[s] + 1
+                    q.append(t)
+        return dist
+
+    per = [bfs([s for s in states if ls[s][r]]) for r in range(M)]
+    glob = bfs([s for s in states if max(ls[s])])
+    _BF_CACHE[key] = (ls, per, glob, B)
+    return _BF_CACHE[key]
+
+
+def _small_states():
+    return list(itertools.product(range(CAP), repeat=M))
+
+
+# ---------------------------------------------------------------------------
+# t* formulas vs brute force
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rel", RELS)
+def test_global_tstar_matches_bfs(rule, rel):
+    _, _, glob, B = _brute(rule, rel)
+    bad = []
+    for c in _small_states():
+        bf = glob.get(c, math.inf)
+        if rel == "add_remove":
+            assert bf <= B - CAP  # the shortest path stayed inside the box
+        t = majority.distance_to_instability(c, rule, rel)
+        if t != bf:
+            bad.append((c, t, bf))
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rel", RELS)
+def test_candidate_tstar_matches_bfs(rule, rel):
+    _, per, _, B = _brute(rule, rel)
+    bad = []
+    for c in _small_states():
+        bf = np.array([per[r].get(c, math.inf) for r in range(M)])
+        lib = majority.candidate_distances(c, rule, rel)
+        if not np.array_equal(lib, bf):
+            bad.append((c, lib.tolist(), bf.tolist()))
+        assert lib.min() == majority.distance_to_instability(c, rule, rel)
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rel", RELS)
+def test_profiles_and_smooth_sensitivity_match_bfs(rule, rel):
+    _, per, glob, _ = _brute(rule, rel)
+    for c in _small_states():
+        pr = majority.problem(c, relation=rel, tie_rule=rule)
+        t = glob.get(c, math.inf)
+        tr = np.array([per[r].get(c, math.inf) for r in range(M)])
+        for beta in (0.05, 0.9):
+            assert pr.smooth_sensitivity(beta) == pytest.approx(math.exp(-beta * t), rel=1e-12, abs=0)
+            np.testing.assert_allclose(pr.candidate_smooth_sensitivity(beta), np.exp(-beta * tr), rtol=1e-12, atol=0)
+        for tt in range(10):
+            assert pr.local_sensitivity(tt) == float(tt >= t)
+            np.testing.assert_array_equal(pr.candidate_local_sensitivity(tt), (tt >= tr).astype(float))
+        assert pr.max_distance >= max(x for x in list(tr) + [0] if math.isfinite(x))
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rel", RELS)
+def test_smooth_sensitivity_by_horizon_bfs(rule, rel):
+    """S*_beta(x) = max_y LS(y) exp(-beta d(x, y)) by a plain BFS from x (sampled states)."""
+    ls, _, _, B = _brute(rule, rel)
+    rng = np.random.default_rng(3)
+    states = _small_states()
+    horizon = B - CAP
+    for i in rng.choice(len(states), size=16, replace=False):
+        x = states[i]
+        dist = {x: 0}
+        q = deque([x])
+        while q:
+            s = q.popleft()
+            if dist[s] >= horizon:
+                continue
+            for t in _nbrs(s, rel):
+                if max(t) < B and t not in dist:
+                    dist[t] = dist[s] + 1
+                    q.append(t)
+        pr = majority.problem(x, relation=rel, tie_rule=rule)
+        for beta in (0.1, 0.9):
+            bf = max(max(ls[y]) * math.exp(-beta * d) for y, d in dist.items())
+            assert pr.smooth_sensitivity(beta) == pytest.approx(bf, rel=1e-12, abs=1e-300)
+            bfr = np.array([max(ls[y][r] * math.exp(-beta * d) for y, d in dist.items()) for r in range(M)])
+            np.testing.assert_allclose(pr.candidate_smooth_sensitivity(beta), bfr, rtol=1e-12, atol=1e-300)
+
+
+def test_spec_examples_and_paper_s_is_not_an_upper_bound():
+    # gap 1 already has LS = 1 (errata 12): the paper's S = e^{-j beta} < 1 = LS
+    pr = majority.problem([4, 3, 0])
+    assert pr.local_sensitivity(0) == 1.0
+    assert pr.smooth_sensitivity(0.5) == 1.0
+    # g = 5: AR t* = 4, RO t* = ceil(5/2) - 1 = 2
+    assert majority.distance_to_instability([9, 4, 1]) == 4
+    assert majority.distance_to_instability([9, 4, 1], relation="replace") == 2
+    # T2: winner index 0 with M = 9 - 4 + 1 = 6 -> AR 5, RO 2
+    assert majority.distance_to_instability([9, 4, 1], "first") == 5
+    assert majority.distance_to_instability([9, 4, 1], "first", "replace") == 2
+    # T2 on a tie: lower index wins with margin 1 -> t* = 0
+    pr = majority.problem([3, 3], tie_rule="first")
+    np.testing.assert_array_equal(pr.scores, [1.0, 0.0])
+    assert pr.local_sensitivity(0) == 1.0
+
+
+def test_degenerate_cases():
+    pr = majority.problem([7])
+    assert pr.smooth_sensitivity(0.3) == 0.0 and pr.local_sensitivity(100) == 0.0
+    pr = majority.problem([0, 0, 0], relation="replace")
+    assert pr.smooth_sensitivity(0.3) == 0.0
+    np.testing.assert_array_equal(pr.candidate_smooth_sensitivity(0.3), 0.0)
+    pr = majority.problem([0, 0, 0])
+    np.testing.assert_array_equal(pr.scores, 1.0)
+    assert pr.smooth_sensitivity(0.3) == 1.0
+
+
+def test_problem_attributes():
+    pr = majority.problem([5, 2, 9], relation="replace", tie_rule="first", labels=["a", "b", "c"])
+    assert pr.relation == "replace" and not pr.monotone and pr.global_sensitivity == 1.0
+    assert pr.labels == ["a", "b", "c"]
+    np.testing.assert_array_equal(pr.scores, [0, 0, 1])
+    np.testing.assert_array_equal(majority.problem([2, 5, 5]).scores, [0, 1, 1])
+    np.testing.assert_array_equal(majority.problem([2, 5, 5], tie_rule="first").scores, [0, 1, 0])
+
+
+def test_large_candidate_sets_are_vectorised():
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 50, size=3000)
+    for rel in RELS:
+        for rule in RULES:
+            tr = majority.candidate_distances(counts, rule, rel)
+            assert tr.shape == (3000,) and np.isfinite(tr).all()
+            assert tr.min() == majority.distance_to_instability(counts, rule, rel)
+
+
+def test_candidate_tstar_random_vs_bfs_more_classes():
+    """m = 4 and 5, random states, plain BFS per candidate (unbounded counts)."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        m = int(rng.integers(2, 6))
+        c = tuple(int(v) for v in rng.integers(0, 6, size=m))
+        for rule in RULES:
+            for rel in RELS:
+                lib = majority.candidate_distances(c, rule, rel)
+                for r in range(m):
+                    seen = {c: 0}
+                    q = deque([c])
+                    found = math.inf
+                    while q:
+                        s = q.popleft()
+                        if _ls_vec(s, rule, rel)[r]:
+                            found = seen[s]
+                            break
+                        for t in _nbrs(s, rel):
+                            if t not in seen:
+                                seen[t] = seen[s] + 1
+                                q.append(t)
+                    assert lib[r] == found, (c, rule, rel, r, lib, found)
+
+
+# ---------------------------------------------------------------------------
+# neighbours and audits
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rel", RELS)
+def test_neighbours_match_bruteforce(rel):
+    for c in [(0, 0, 0), (3, 0, 1), (2, 2)]:
+        lib = sorted(tuple(int(v) for v in y) for y in majority.neighbours(c, rel))
+        assert lib == sorted(_nbrs(c, rel))
+
+
+class _CachedByScores:
+    """Audit helper: the output law of these mechanisms depends on the scores only."""
+
+    def __init__(self, mech):
+        self.mech, self.epsilon, self._cache = mech, mech.epsilon, {}
+
+    def log_probabilities(self, problem):
+        key = problem.scores.tobytes()
+        if key not in self._cache:
+            self._cache[key] = self.mech.log_probabilities(problem)
+        return self._cache[key]
+
+    def privacy(self, problem):
+        return self.mech.privacy(problem)
+
+
+def test_exact_audit_classic_mechanisms():
+    rng = np.random.default_rng(2024)
+    mechs = []
+    for eps in (0.1, 0.7, 2.5):
+        mechs += [ExponentialMechanism(eps), PermuteAndFlip(eps), ReportNoisyMax(eps, "laplace")]
+    pairs = {rule: [] for rule in RULES}
+    for _ in range(120):
+        m = int(rng.integers(2, 6))
+        c = rng.integers(0, 7, size=m)
+        for rule in RULES:
+            x = majority.problem(c, tie_rule=rule)
+            pairs[rule] += [(x, majority.problem(y, tie_rule=rule)) for y in majority.neighbours(c)]
+    for mech in mechs:
+        for rule in RULES:
+            rep = audit(_CachedByScores(mech), pairs[rule])
+            assert not rep.violates, (mech, rule, str(rep))
+            assert rep.max_loss <= mech.epsilon * (1 + 1e-9)
+            assert rep.claimed.relation == "add_remove" and rep.n_pairs == len(pairs[rule])
+
+
+# ---------------------------------------------------------------------------
+# private_argmax
+# ---------------------------------------------------------------------------
+
+def test_private_argmax_labels_indices_and_instances():
+    counts = [100, 3, 2]
+    assert majority.private_argmax(counts, 5.0, rng=1, labels=["x", "y", "z"]) in ("x", "y", "z")
+    for name in ("em", "pf", "rnm_laplace"):
+        out = majority.private_argmax(counts, 2.0, mechanism=name, rng=0)
+        assert isinstance(out, int) and 0 <= out < 3
+    assert majority.private_argmax(counts, None, mechanism=PermuteAndFlip(1.0), rng=0) in (0, 1, 2)
+    assert majority.private_argmax(counts, 1.0, mechanism=PermuteAndFlip(1.0), rng=0) in (0, 1, 2)
+    with pytest.raises(ValueError, match="epsilon"):
+        majority.private_argmax(counts, 2.0, mechanism=PermuteAndFlip(1.0))
+    with pytest.raises(ValueError, match="mechanism"):
+        majority.private_argmax(counts, 1.0, mechanism="nope")
+    with pytest.raises(TypeError, match="mechanism"):
+        majority.private_argmax(counts, 1.0, mechanism=object())
+    with pytest.raises(ValueError, match="epsilon"):
+        majority.private_argmax(counts, -1.0)
+    with pytest.raises(ValueError, match="delta"):
+        majority.private_argmax(counts, 1.0, delta=1.5)
+
+
+@pytest.mark.parametrize("name", ["snm_laplace", "snm_t", "snm_lln", "sps", "ld"])
+def test_smooth_names_resolve_lazily(name):
+    cls_name = majority._SMOOTH_MECHANISMS[name][0]
+    if getattr(dpselect.mechanisms, cls_name, None) is None:
+        with pytest.raises(ValueError, match="not available"):
+            majority.private_argmax([5, 1, 0], 1.0, mechanism=name, delta=1e-6)
+    else:
+        out = majority.private_argmax([5, 1, 0], 1.0, mechanism=name, delta=1e-6, rng=0)
+        assert out in (0, 1, 2)
+
+
+def test_private_argmax_frequencies_match_exact_probabilities():
+    counts = [6, 5, 5, 1]
+    pr = majority.problem(counts)
+    mech = ExponentialMechanism(1.3)
+    draws = np.array([majority.private_argmax(counts, 1.3, rng=s) for s in range(2000)])
+    assert_frequencies_match(draws, mech.probabilities(pr))
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="counts"):
+        majority.problem([3, -1])
+    with pytest.raises(ValueError, match="counts"):
+        majority.problem([1.5, 2])
+    with pytest.raises(ValueError, match="counts"):
+        majority.problem([[1, 2]])
+    with pytest.raises(ValueError, match="counts"):
+        majority.problem([])
+    with pytest.raises(ValueError, match="counts"):
+        majority.problem([1.0, np.nan])
+    with pytest.raises(TypeError, match="counts"):
+        majority.problem(["a", "b"])
+    with pytest.raises(ValueError, match="tie_rule"):
+        majority.problem([1, 2], tie_rule="last")
+    with pytest.raises(ValueError, match="relation"):
+        majority.problem([1, 2], relation="swap")
+    with pytest.raises(ValueError, match="labels"):
+        majority.problem([1, 2], labels=["a"])
+    assert isinstance(majority.problem([1, 2])._ls, StepProfile)
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rel", RELS)
+def test_local_dampening_audit_uses_exact_candidate_profiles(rule, rel):
+    """Integration: local dampening reads candidate_local_sensitivity; exact audit on neighbours."""
+    LocalDampening = getattr(dpselect.mechanisms, "LocalDampening", None)
+    if LocalDampening is None:
+        pytest.skip("LocalDampening not available")
+    rng = np.random.default_rng(7)
+    pairs = []
+    for _ in range(30):
+        c = rng.integers(0, 6, size=int(rng.integers(2, 5)))
+        if rel == "replace" and c.sum() == 0:
+            c[0] = 1
+        x = majority.problem(c, relation=rel, tie_rule=rule)
+        pairs += [(x, majority.problem(y, relation=rel, tie_rule=rule)) for y in majority.neighbours(c, rel)]
+    for eps in (0.5, 2.0):
+        rep = audit(LocalDampening(eps), pairs)
+        assert not rep.violates, str(rep)
