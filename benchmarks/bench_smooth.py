@@ -55,7 +55,7 @@ def main() -> None:
         ("ExponentialMechanism (closed form)", ExponentialMechanism(eps), ""),
     ]
     for name, mech, target in cases:
-        t = _median_time(lambda: output_distribution(mech, pr), repeat=5)
+        t = _median_time(lambda mech=mech: output_distribution(mech, pr), repeat=5)
         print(f"{name:<60}{t * 1e3:>10.2f}{target:>10}")
 
     print()
@@ -65,7 +65,6 @@ def main() -> None:
     big = SelectionProblem(scores, global_sensitivity=1.0, local_sensitivity=StepProfile([0, 5], [0.25, 1.0]),
                            max_distance=5)
     sps = SmoothPrivateSelection(eps)
-    scale, _ = sps.calibrate(big)
     b_em = 2.0 / eps
 
     def floor():
@@ -81,7 +80,7 @@ def main() -> None:
         ("ExponentialMechanism", ExponentialMechanism(eps), ""),
         ("LocalDampening", LocalDampening(eps), ""),
     ):
-        t = _median_time(lambda: mech.select(big, rng=rng))
+        t = _median_time(lambda mech=mech: mech.select(big, rng=rng))
         print(f"{name:<60}{t:>10.4f}{target:>10}")
 
 

@@ -199,3 +199,14 @@ def test_bad_inputs_raise_before_randomness():
     with pytest.raises(TypeError, match="problem"):
         PermuteAndFlip(1.0).select([1.0, 2.0], rng=gen)
     assert gen.bit_generator.state == state
+
+
+def test_subnormal_scale_is_the_argmax_limit():
+    from dpselect import noisy_max
+    from dpselect.noise import Laplace
+
+    scores = np.array([1.0, 0.0, 1.0])
+    lp = noisy_max.log_probabilities(scores, 5e-324, Laplace())
+    np.testing.assert_allclose(np.exp(lp), [0.5, 0.0, 0.5], atol=1e-12)
+    draws = noisy_max.sample_argmax(scores, 5e-324, Laplace(), size=200, rng=0)
+    assert set(np.unique(draws)) == {0, 2}

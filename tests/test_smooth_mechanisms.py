@@ -6,18 +6,26 @@ Long checks are marked ``slow`` and only run with DPSELECT_SLOW=1.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 
 import numpy as np
 import pytest
+from conftest import assert_frequencies_match
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate, special, stats
+from scipy import integrate, stats
 
-from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, SelectionProblem, StepProfile
+from dpselect import (
+    ExponentialMechanism,
+    PermuteAndFlip,
+    Privacy,
+    SelectionProblem,
+    StepProfile,
+    noisy_max,
+)
 from dpselect import noise as nz
-from dpselect import noisy_max
 from dpselect.analysis import accuracy, audit, output_distribution
 from dpselect.apps import majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
@@ -26,8 +34,6 @@ from dpselect.mechanisms.smooth import (
     SmoothPrivateSelection,
     laplace_selection_log_delta,
 )
-
-from conftest import assert_frequencies_match
 
 slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")
 
@@ -150,7 +156,7 @@ def test_snm_laplace_beta_is_largest_feasible(m, delta):
     assert p.alpha == 0.25 and p.eps_d == eps_d  # A = kappa eps / 2
     assert m * p.beta <= eps_d * (1 + 1e-15)
     log_dd = laplace_selection_log_delta(m, p.beta, eps_d)
-    assert log_dd <= math.log(delta) + 1e-12
+    assert log_dd <= math.log(delta)
     # independent check of delta_d with scipy.stats
     thr = (eps_d + m * p.beta) / math.expm1(p.beta)
     ref = stats.gamma.logsf(thr, m)
@@ -221,6 +227,9 @@ def test_sps_calibration_worked_example():
             assert alpha == pytest.approx(0.5 / (2 * 3**0.75), rel=1e-12)
             assert 1 / alpha == pytest.approx(9.118, abs=1e-3)
             assert beta == pytest.approx(1 / (6 * m), rel=1e-12)
+    # gamma < 2: YS Thm 6's beta corrected to eps/(2 max(1, gamma - 1)) (SPEC errata 1)
+    k, l, alpha, beta = SmoothPrivateSelection(1.0, gamma=1.5).parameters(SelectionProblem(np.zeros(4)))
+    assert beta == pytest.approx(l / 2, rel=1e-12) and alpha == pytest.approx(k / (2 * 0.5 ** (1 / 3)), rel=1e-12)
 
 
 @pytest.mark.parametrize("one_sided", [True, False])
@@ -268,7 +277,7 @@ def test_relation_is_carried_and_degenerate_problems_rejected():
     for mech in list(_mechanisms().values()) + [LocalDampening(1.0)]:
         assert mech.privacy(pr).relation == "replace"
     single = _problem([5])  # m = 1: no score ever changes, S = 0
-    for name, mech in _mechanisms().items():
+    for mech in _mechanisms().values():
         with pytest.raises(ValueError, match="degenerate"):
             mech.probabilities(single)
     np.testing.assert_allclose(LocalDampening(1.0).probabilities(single), [1.0])
@@ -289,7 +298,7 @@ def _quad_probability(a, scale, noise, r):
     pts = sorted({0.0, -1.0, 1.0, -10.0, 10.0, -100.0, 100.0, *((others - a[r]) / scale)})
     edges = [lo, *(p for p in pts if lo < p < hi), hi]
     return sum(integrate.quad(f, x0, x1, limit=500, epsabs=1e-15, epsrel=1e-12)[0]
-               for x0, x1 in zip(edges[:-1], edges[1:]))
+               for x0, x1 in itertools.pairwise(edges))
 
 
 @pytest.mark.parametrize(
@@ -512,7 +521,7 @@ def test_dampened_utilities_match_literal_definition():
                               max_distance=T)
         got = dampened_utilities(pr)
         for r in range(m):
-            ref = _dampen_reference(u[r], lambda t: prof[t, r], T)
+            ref = _dampen_reference(u[r], lambda t, r=r, prof=prof: prof[t, r], T)
             assert got[r] == pytest.approx(ref, abs=1e-12), (u[r], prof[:, r])
 
 

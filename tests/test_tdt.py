@@ -150,7 +150,7 @@ def test_select_top_snp_names_instances_labels():
         tdt.select_top_snp(b, c, n, 2.0, em)
     with pytest.raises(TypeError, match="only accepted with a mechanism name"):
         tdt.select_top_snp(b, c, n, 3.0, em, gamma=4)
-    with pytest.raises(TypeError, match="Mechanism"):
+    with pytest.raises(TypeError, match="mechanism"):
         tdt.select_top_snp(b, c, n, 3.0, object())
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "as_real_array",
     "check_array_1d",
     "check_counts",
     "check_delta",
@@ -101,8 +102,8 @@ def check_size(size: Any, name: str = "size") -> int | None:
     return check_int(size, name, minimum=1)
 
 
-def check_array_1d(values: Any, name: str, *, allow_empty: bool = False, finite: bool = True) -> np.ndarray:
-    """A 1-D float64 array; rejects non-numeric dtypes, 2-D input, NaN/inf."""
+def as_real_array(values: Any, name: str) -> np.ndarray:
+    """Any-shape float64 array of real numbers; rejects non-numeric and complex dtypes."""
     try:
         arr = np.asarray(values)
     except Exception as exc:  # pragma: no cover - exotic objects
@@ -111,11 +112,16 @@ def check_array_1d(values: Any, name: str, *, allow_empty: bool = False, finite:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
         raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    return arr.astype(np.float64, copy=False)
+
+
+def check_array_1d(values: Any, name: str, *, allow_empty: bool = False, finite: bool = True) -> np.ndarray:
+    """A 1-D float64 array; rejects non-numeric dtypes, 2-D input, NaN/inf."""
+    arr = as_real_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
-    arr = arr.astype(np.float64, copy=False)
     if finite and not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr

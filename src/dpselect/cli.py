@@ -165,11 +165,12 @@ def _build_app() -> Any:
     ) -> None:
         """Privately pick the best row of a column of scores or counts; print the choice and the guarantee."""
         from .apps import majority
+        from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 
         eps = _check_eps(epsilon)
         dlt = _check_delta(delta)
-        if mechanism not in majority.MECHANISM_NAMES:
-            raise CLIError(f"unknown --mechanism {mechanism!r}; choose one of: {', '.join(majority.MECHANISM_NAMES)}")
+        if mechanism not in MECHANISM_NAMES:
+            raise CLIError(f"unknown --mechanism {mechanism!r}; choose one of: {', '.join(MECHANISM_NAMES)}")
         if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
             dlt = 1e-6
         df = _read_table(file)
@@ -197,7 +198,7 @@ def _build_app() -> Any:
                 raise CLIError(f"--sensitivity must be a finite number > 0, got {sensitivity!r}")
             prob = SelectionProblem(values, labels=labels, global_sensitivity=float(sensitivity))
             what = f"scores with global sensitivity {sensitivity:g}"
-        mech = majority._resolve_mechanism(mechanism, eps, dlt)
+        mech = make_mechanism(mechanism, eps, dlt)
         idx = int(mech.select(prob, rng=np.random.default_rng(seed)))
         guarantee = mech.privacy(prob)
         typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)}; {column} = {values[idx]:g})")
@@ -220,11 +221,12 @@ def _build_app() -> Any:
         """Exact privacy audit over all neighbours of random small count vectors."""
         from .analysis import audit as run_audit
         from .apps import majority
+        from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 
         eps = _check_eps(epsilon)
         dlt = _check_delta(delta)
-        if mechanism not in majority.MECHANISM_NAMES:
-            raise CLIError(f"unknown mechanism {mechanism!r}; choose one of: {', '.join(majority.MECHANISM_NAMES)}")
+        if mechanism not in MECHANISM_NAMES:
+            raise CLIError(f"unknown mechanism {mechanism!r}; choose one of: {', '.join(MECHANISM_NAMES)}")
         if m < 2:
             raise CLIError(f"--m must be >= 2, got {m}")
         if max_count < 1 or n_vectors < 1:
@@ -233,7 +235,7 @@ def _build_app() -> Any:
             raise CLIError(f"--relation must be add_remove or replace, got {relation!r}")
         if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
             dlt = 1e-6
-        mech = majority._resolve_mechanism(mechanism, eps, dlt)
+        mech = make_mechanism(mechanism, eps, dlt)
         rng = np.random.default_rng(seed)
         vectors = rng.integers(0, max_count + 1, size=(n_vectors, m))
         pairs = []

@@ -46,8 +46,13 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
 
 
 def _standardised(scores: np.ndarray, scale: float) -> np.ndarray:
-    """a_r = (u_r - max u) / b: shift-invariant, so huge scores cannot overflow."""
-    return (scores - scores.max()) / scale
+    """a_r = (u_r - max u) / b: shift-invariant, so huge scores cannot overflow.
+
+    With a tiny (e.g. subnormal) scale the gaps may overflow to -inf, which is
+    the right limit: such candidates can never win.
+    """
+    with np.errstate(over="ignore"):
+        return (scores - scores.max()) / scale
 
 
 def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None = None, rng: Any = None) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_array_1d, check_positive
+from ._validation import as_real_array, check_array_1d, check_positive
 
 __all__ = [
     "StepProfile",
@@ -124,15 +124,7 @@ _LS_RTOL = 1e-9
 
 def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
     """Any-shape float64 array of non-negative reals (NaN rejected; +inf optional)."""
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # pragma: no cover - exotic objects
-        raise TypeError(f"{name} must be array-like: {exc}") from None
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64, copy=False)
+    arr = as_real_array(values, name)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     if not allow_inf and np.isinf(arr).any():

@@ -113,8 +113,8 @@ __all__ = [
     "problem_key",
 ]
 
-#: Largest total number of leaves for which every leaf's label is stored.
-DENSE_LEAF_LIMIT = 1 << 22
+#: Largest number of leaves (counted level by level with the frontier) for which every leaf's label is stored.
+DENSE_LEAF_LIMIT = 1 << 21
 _NEEDS_DELTA = ("snm_laplace", "snm_lln")
 _ROW_CHUNK = 1 << 18  # (sample, tree) pairs processed at once in predict
 _BLOCK_ELEMENTS = 1 << 22  # rows x attributes of per-row interval state in one descent block
@@ -306,12 +306,13 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
             lo = np.repeat(sch.lo[None, :], n, axis=0)
             hi = np.repeat(sch.hi[None, :], n, axis=0)
             used = np.zeros((n, m_k), dtype=bool)
+            n_used = np.zeros(n, dtype=np.int64)
             ok = np.ones(n, dtype=bool)
             act = np.arange(n)
             flat_lo, flat_hi = lo.reshape(-1), hi.reshape(-1)  # views: flat indices row * m_c + attr
             for _ in range(self.depth_):
                 if m_k:
-                    n_avail = m_c + m_k - used[act].sum(axis=1)
+                    n_avail = m_c + m_k - n_used[act]
                     keep = n_avail > 0
                     if not keep.all():
                         act, n_avail = act[keep], n_avail[keep]
@@ -341,9 +342,10 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
                     continue
                 branch[is_c] = go
                 r, k = act[~is_c], pick[~is_c] - m_c
-                a = np.argmax(np.cumsum(~used[r], axis=1) > k[:, None], axis=1)
+                a = np.argmax(np.cumsum(~used[r], axis=1, dtype=np.int16) > k[:, None], axis=1)
                 code = xk[r, a]
                 used[r, a] = True
+                n_used[r] += 1
                 bad = (code < 0) | (code >= ncat[a])
                 ok[r[bad]] = False
                 branch[~is_c] = np.where(bad, 0, code)
@@ -353,34 +355,37 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         return out, alive
 
     def _enumerate_leaves(self, roots: np.ndarray, limit: int) -> np.ndarray | None:
-        """All leaf ids of the (data-independent) structure, sorted; None if it has more than ``limit`` nodes."""
+        """All leaf ids of the (data-independent) structure, sorted; None if it has more than ``limit`` leaves.
+
+        Counted level by level: the leaves found so far plus the next level's
+        nodes may not exceed ``limit`` (so memory stays O(limit)).
+        """
         sch = self._schema
         m_c, m_k = sch.cont.size, sch.cat.size
         ncat = sch.n_categories
         ids, used = roots.copy(), np.zeros((roots.size, m_k), dtype=bool)
-        leaves, total = [], roots.size
+        leaves, n_leaves = [], 0
         for depth in range(self.depth_ + 1):
             n_avail = m_c + m_k - used.sum(axis=1)
             is_leaf = (n_avail == 0) if depth < self.depth_ else np.ones(ids.size, dtype=bool)
             leaves.append(ids[is_leaf])
+            n_leaves += int(is_leaf.sum())
             ids, used, n_avail = ids[~is_leaf], used[~is_leaf], n_avail[~is_leaf]
             if not ids.size:
                 break
             pick = np.minimum((_uniform(ids, _SALT_ATTR) * n_avail).astype(np.int64), n_avail - 1)
             is_c = pick < m_c
             if is_c.all():  # binary splits only
-                total += 2 * ids.size
-                if total > limit:
+                if n_leaves + 2 * ids.size > limit:
                     return None
                 ids = _child(np.repeat(ids, 2), np.tile(np.arange(2), ids.size))
                 used = np.repeat(used, 2, axis=0)
                 continue
             attr = np.zeros(ids.size, dtype=np.int64)
             k = pick[~is_c] - m_c
-            attr[~is_c] = np.argmax(np.cumsum(~used[~is_c], axis=1) > k[:, None], axis=1)
+            attr[~is_c] = np.argmax(np.cumsum(~used[~is_c], axis=1, dtype=np.int16) > k[:, None], axis=1)
             nch = np.where(is_c, 2, ncat[attr])
-            total += int(nch.sum())
-            if total > limit:
+            if n_leaves + int(nch.sum()) > limit:
                 return None
             parent = np.repeat(np.arange(ids.size), nch)
             start = np.cumsum(nch) - nch

@@ -67,8 +67,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_counts, check_delta, check_epsilon, check_random_state, check_relation
-from ..mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from .._validation import check_counts, check_random_state, check_relation
+from ..mechanisms.registry import MECHANISM_NAMES, resolve_mechanism
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
 
@@ -253,70 +253,6 @@ def problem(
     )
 
 
-# --------------------------------------------------------------------------
-# Mechanism names shared by the app-level convenience functions
-# --------------------------------------------------------------------------
-
-_CLASSIC_MECHANISMS = {
-    "em": lambda eps: ExponentialMechanism(eps),
-    "pf": lambda eps: PermuteAndFlip(eps),
-    "rnm_laplace": lambda eps: ReportNoisyMax(eps, "laplace"),
-    "rnm_gumbel": lambda eps: ReportNoisyMax(eps, "gumbel"),
-    "rnm_exponential": lambda eps: ReportNoisyMax(eps, "exponential"),
-}
-
-#: name -> (class name in dpselect.mechanisms, fixed keyword arguments, takes delta).
-#: Pure mechanisms (Student t SNM, SPS, local dampening) get no delta: a pure
-#: guarantee satisfies any requested delta.
-_SMOOTH_MECHANISMS = {
-    "snm_laplace": ("SmoothNoisyMax", {"noise": "laplace"}, True),
-    "snm_t": ("SmoothNoisyMax", {"noise": "student_t"}, False),
-    "snm_lln": ("SmoothNoisyMax", {"noise": "lln"}, True),
-    "sps": ("SmoothPrivateSelection", {}, False),
-    "ld": ("LocalDampening", {}, False),
-}
-
-MECHANISM_NAMES = tuple(_CLASSIC_MECHANISMS) + tuple(_SMOOTH_MECHANISMS)
-
-
-def _resolve_mechanism(mechanism: Any, epsilon: Any, delta: Any) -> Any:
-    """A mechanism instance from a name (+ epsilon, delta) or an instance.
-
-    Classic names are pure epsilon-DP (any ``delta`` is then trivially met).
-    Smooth names are looked up lazily in :mod:`dpselect.mechanisms`; ``delta``
-    is passed to the approximate-DP ones ("snm_laplace", "snm_lln"), which
-    need delta > 0; the others are pure.  An instance must have ``select`` and
-    ``privacy``; if it has an ``epsilon`` attribute and ``epsilon`` is given,
-    they must agree.
-    """
-    delta = check_delta(delta)
-    if isinstance(mechanism, str):
-        epsilon = check_epsilon(epsilon)
-        if mechanism in _CLASSIC_MECHANISMS:
-            return _CLASSIC_MECHANISMS[mechanism](epsilon)
-        if mechanism in _SMOOTH_MECHANISMS:
-            from .. import mechanisms as _mechs
-
-            cls_name, kwargs, takes_delta = _SMOOTH_MECHANISMS[mechanism]
-            cls = getattr(_mechs, cls_name, None)
-            if cls is None:
-                raise ValueError(f"mechanism {mechanism!r} is not available ({cls_name} is not implemented yet)")
-            if takes_delta:
-                kwargs = {**kwargs, "delta": delta}
-            return cls(epsilon=epsilon, **kwargs)
-        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES} or a mechanism instance, got {mechanism!r}")
-    if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
-        raise TypeError(
-            f"mechanism must be a name or an object with select() and privacy(), got {type(mechanism).__name__}"
-        )
-    if epsilon is not None:
-        epsilon = check_epsilon(epsilon)
-        own = getattr(mechanism, "epsilon", None)
-        if own is not None and not math.isclose(float(own), epsilon, rel_tol=1e-12):
-            raise ValueError(f"epsilon={epsilon!r} disagrees with the mechanism's own epsilon={own!r}")
-    return mechanism
-
-
 def private_argmax(
     counts: Any,
     epsilon: float | None,
@@ -348,7 +284,7 @@ def private_argmax(
     The privacy guarantee is ``mech.privacy(problem(counts, ...))``.
     """
     prob = problem(counts, relation=relation, tie_rule=tie_rule, labels=labels)
-    mech = _resolve_mechanism(mechanism, epsilon, delta)
+    mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     idx = int(mech.select(prob, rng=gen))
     return prob.labels[idx] if prob.labels is not None else idx

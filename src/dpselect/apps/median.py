@@ -85,6 +85,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import (
+    as_real_array,
     check_array_1d,
     check_epsilon,
     check_finite_float,
@@ -169,12 +170,7 @@ def _sorted_padded(x: Any, a: float, b: float, name: str = "x") -> np.ndarray:
 
 
 def _check_points(t: Any, name: str = "t") -> np.ndarray:
-    arr = np.asarray(t)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be real")
-    arr = arr.astype(np.float64, copy=False)
+    arr = as_real_array(t, name)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     return arr

@@ -73,7 +73,7 @@ from .._validation import (
 from .._warnings import PrivacyLeakWarning
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
-from .majority import _resolve_mechanism
+from ..mechanisms.registry import resolve_mechanism
 
 __all__ = [
     "DPBENCH_NAMES",
@@ -251,7 +251,7 @@ def private_percentile(
     ``mech.privacy(problem(data, p, grid, ...))``.
     """
     prob = problem(data, p, grid, histogram=histogram, relation=relation)
-    mech = _resolve_mechanism(mechanism, epsilon, delta)
+    mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     idx = int(mech.select(prob, rng=gen))
     return np.asarray(grid)[idx].item()

@@ -82,6 +82,7 @@ from .._validation import check_counts, check_epsilon, check_int, check_positive
 from ..analysis import accuracy
 from ..datasets import simulate_tdt
 from ..mechanisms.base import Mechanism
+from ..mechanisms.registry import resolve_mechanism
 from ..mechanisms.classic import ExponentialMechanism, PermuteAndFlip
 from ..mechanisms.smooth import SmoothPrivateSelection
 from ..noise import PolynomialTail
@@ -101,7 +102,6 @@ __all__ = [
     "smooth_upper_bound",
     "neighbours",
     "problem",
-    "MECHANISMS",
     "select_top_snp",
     "SPS_CASES",
     "paper_one_sided_sps",
@@ -681,32 +681,6 @@ def problem(
     )
 
 
-#: Mechanism names accepted by :func:`select_top_snp`.
-MECHANISMS: dict[str, type] = {
-    "sps": SmoothPrivateSelection,
-    "em": ExponentialMechanism,
-    "pf": PermuteAndFlip,
-}
-
-
-def _resolve_mechanism(mechanism: Any, epsilon: Any, kwargs: dict[str, Any]) -> Mechanism:
-    """A mechanism from a name (+ epsilon, kwargs) or an instance (epsilon must agree)."""
-    if isinstance(mechanism, str):
-        if mechanism not in MECHANISMS:
-            raise ValueError(f"mechanism must be one of {tuple(MECHANISMS)} or a Mechanism, got {mechanism!r}")
-        return MECHANISMS[mechanism](epsilon, **kwargs)
-    if not isinstance(mechanism, Mechanism):
-        raise TypeError(f"mechanism must be a name or a Mechanism instance, got {type(mechanism).__name__}")
-    if kwargs:
-        raise TypeError(f"mechanism keyword arguments {sorted(kwargs)} are only accepted with a mechanism name")
-    own = getattr(mechanism, "epsilon", None)
-    if epsilon is not None and own is not None:
-        epsilon = check_epsilon(epsilon)
-        if not math.isclose(float(own), epsilon, rel_tol=1e-12):
-            raise ValueError(f"epsilon={epsilon!r} disagrees with the mechanism's own epsilon={own!r}")
-    return mechanism
-
-
 def select_top_snp(
     b: Any,
     c: Any,
@@ -737,7 +711,7 @@ def select_top_snp(
     The guarantee is ``mech.privacy(problem(...))`` under family replacement.
     """
     prob = problem(b, c, n_families, bound, threshold, labels)
-    mech = _resolve_mechanism(mechanism, epsilon, mechanism_kwargs)
+    mech = resolve_mechanism(mechanism, epsilon, **mechanism_kwargs)
     index = int(mech.select(prob, rng=rng))
     return prob.labels[index] if prob.labels is not None else index
 

@@ -27,14 +27,12 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
 
 from __future__ import annotations
 
-import math
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .. import mechanisms as _mechanisms
 from .._validation import check_epsilon, check_int, check_random_state
-from ..mechanisms.base import Mechanism
+from ..mechanisms.registry import resolve_mechanism
 from ..mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
 from ..privacy import Privacy
 from . import tdt
@@ -122,20 +120,13 @@ def release_statistic(
     return mech.release(float(scores[idx]), float(bounds[idx]), rng=rng, size=size)
 
 
-def _default_mechanism(epsilon: float) -> Mechanism:
-    sps = getattr(_mechanisms, "SmoothPrivateSelection", None) or getattr(tdt, "SmoothPrivateSelection", None)
-    if sps is not None:
-        return sps(epsilon)
-    return _mechanisms.ExponentialMechanism(epsilon)  # pragma: no cover - SPS is part of the library
-
-
 def select_and_release(
     b: Any,
     c: Any,
     n_families: int,
     epsilon_select: float,
     epsilon_release: float,
-    mechanism: Mechanism | Callable[[float], Mechanism] | None = None,
+    mechanism: Any = "sps",
     rng: Any = None,
     *,
     noise: str = "polynomial",
@@ -147,12 +138,9 @@ def select_and_release(
 
     Parameters
     ----------
-    mechanism : None (``SmoothPrivateSelection(epsilon_select)``, YS's
-        one-sided P_4 SPS; ``ExponentialMechanism`` on the chi2 scores with
-        GS = 8(N-1)/N only if SPS were unavailable), a name of
-        :data:`dpselect.apps.tdt.MECHANISMS` ("sps", "em", "pf"), a mechanism
-        instance (its ``epsilon`` must equal ``epsilon_select``), or a
-        callable ``epsilon -> mechanism`` (e.g. a mechanism class).
+    mechanism : a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
+        (default "sps": YS's one-sided P_4 smooth private selection) or a
+        mechanism instance (its ``epsilon`` must equal ``epsilon_select``).
     noise, gamma, k : of the release (see :func:`release_statistic`).
 
     The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
@@ -164,23 +152,7 @@ def select_and_release(
     epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
     n = check_int(n_families, "n_families", minimum=1)
     problem = tdt.problem(b, c, n, "thm5", threshold)
-    if mechanism is None:
-        mech = _default_mechanism(epsilon_select)
-    elif isinstance(mechanism, str):
-        if mechanism not in tdt.MECHANISMS:
-            raise ValueError(f"mechanism must be one of {tuple(tdt.MECHANISMS)} or a Mechanism, got {mechanism!r}")
-        mech = tdt.MECHANISMS[mechanism](epsilon_select)
-    elif isinstance(mechanism, Mechanism):
-        mech = mechanism
-        eps_m = getattr(mech, "epsilon", None)
-        if eps_m is not None and not math.isclose(float(eps_m), epsilon_select, rel_tol=1e-12):
-            raise ValueError(f"mechanism.epsilon = {eps_m!r} differs from epsilon_select = {epsilon_select!r}")
-    elif callable(mechanism):
-        mech = mechanism(epsilon_select)
-        if not isinstance(mech, Mechanism):
-            raise TypeError(f"mechanism(epsilon_select) must return a Mechanism, got {type(mech).__name__}")
-    else:
-        raise TypeError(f"mechanism must be None, a Mechanism or a callable, got {type(mechanism).__name__}")
+    mech = resolve_mechanism(mechanism, epsilon_select)
     rel = release_mechanism(n, epsilon_release, noise, gamma, k, threshold=threshold)
     privacy_select = mech.privacy(problem)
     gen = check_random_state(rng)

@@ -84,7 +84,10 @@ Split selection (``selection`` x ``split_utility``)
   - "em", "pf": utility q_IG with Delta.
   - "ld" and the smooth mechanisms: utility q_IG with the info-gain *element
     local sensitivity* of SPEC §5.1 as the (per-candidate) profile, see
-    :func:`info_gain_element_sensitivity`.
+    :func:`info_gain_element_sensitivity`: computed for t = 0..LD_HORIZON
+    (64) and set to the global sensitivity Delta beyond (and capped by Delta
+    everywhere); the cap is data-independent, so the profile stays
+    admissible (delta(x, t) <= delta(y, t + 1) for neighbours).
 
 Neighbour datasets for audits: :func:`split_problem` builds exactly the
 problem a node builds from the node's records, and :func:`node_neighbours`
@@ -126,7 +129,6 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_int
 from .._warnings import PrivacyLeakWarning
-from ..mechanisms import ExponentialMechanism, PermuteAndFlip
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
@@ -181,44 +183,22 @@ def _check_selection(selection: Any) -> str:
 
 
 def make_mechanism(selection: str, epsilon: float, delta: float = 0.0) -> Any:
-    """The dpselect mechanism behind a selection name.
+    """The dpselect mechanism behind a selection name (via :mod:`dpselect.mechanisms.registry`).
 
     "em" ExponentialMechanism, "pf" PermuteAndFlip, "snm_t"/"snm_laplace"/
     "snm_lln" SmoothNoisyMax(noise="student_t"/"laplace"/"lln") (proven
     calibration), "sps" SmoothPrivateSelection (gamma = 4, one-sided), "ld"
-    LocalDampening.  The smooth mechanisms are resolved lazily by name in
-    :mod:`dpselect.mechanisms`.  ``delta`` is only passed to "snm_laplace" and
-    "snm_lln" (it must then be > 0); the others are pure.
+    LocalDampening.  ``delta`` is only used by "snm_laplace" and "snm_lln"
+    (it must then be > 0); the others are pure.
     """
     selection = _check_selection(selection)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    if selection == "em":
-        return ExponentialMechanism(epsilon)
-    if selection == "pf":
-        return PermuteAndFlip(epsilon)
-    from .. import mechanisms as _mechs
-
-    names = {
-        "snm_t": ("SmoothNoisyMax", {"noise": "student_t"}),
-        "snm_laplace": ("SmoothNoisyMax", {"noise": "laplace", "delta": delta}),
-        "snm_lln": ("SmoothNoisyMax", {"noise": "lln", "delta": delta}),
-        "sps": ("SmoothPrivateSelection", {}),
-        "ld": ("LocalDampening", {}),
-    }
-    cls_name, kwargs = names[selection]
-    cls = getattr(_mechs, cls_name, None)
-    if cls is None:
-        try:  # not (yet) re-exported: try the module that defines it
-            import importlib
-
-            module = "smooth" if cls_name != "LocalDampening" else "dampening"
-            cls = getattr(importlib.import_module(f"dpselect.mechanisms.{module}"), cls_name)
-        except (ImportError, AttributeError):
-            raise ValueError(f"selection {selection!r} is not available ({cls_name} is not implemented)") from None
     if selection in _NEEDS_DELTA and delta == 0.0:
         raise ValueError(f"selection={selection!r} is (epsilon, delta)-DP: delta must be > 0")
-    return cls(epsilon=epsilon, **kwargs)
+    from ..mechanisms.registry import make_mechanism as _registry_make
+
+    return _registry_make(selection, epsilon, delta)
 
 
 def private_select(mech: Any, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:

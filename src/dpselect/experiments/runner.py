@@ -439,10 +439,9 @@ def reproduce(
     cols = _columns(rows)
     timing_cols = [c for c in cols if c.endswith(TIMING_SUFFIX)]
     files = [write_csv(rows, out_dir / "results.csv", [c for c in cols if c not in timing_cols])]
-    if timing_cols:
-        files.append(write_csv(rows, out_dir / "timings.csv", ["task"] + [
-            c for c in cols if c != "task" and (c in timing_cols or not isinstance(rows[0].get(c), float))
-        ]))
+    if timing_cols:  # the rows that measured a run time, with all their columns
+        timed = [r for r in rows if any(c in r for c in timing_cols)]
+        files.append(write_csv(timed, out_dir / "timings.csv"))
     import matplotlib
 
     matplotlib.use("Agg", force=True)

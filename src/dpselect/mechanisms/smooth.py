@@ -34,7 +34,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_delta, check_epsilon, check_positive, check_probability_in
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability_in,
+)
 from ..noise import (
     Laplace,
     LaplaceLogNormal,
@@ -49,10 +54,10 @@ from ..problem import SelectionProblem
 from .base import NoisyMaxMechanism, check_problem
 
 __all__ = [
-    "SmoothNoisyMax",
-    "SmoothPrivateSelection",
     "SNMParameters",
     "SPSParameters",
+    "SmoothNoisyMax",
+    "SmoothPrivateSelection",
     "laplace_selection_log_delta",
 ]
 
@@ -80,8 +85,8 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     q = float(special.gammaincc(m, thr))
     if q > 0.0:
         return math.log(q)
-    # deep tail: log of the leading asymptotic term x^(m-1) e^-x / Gamma(m) (an
-    # upper bound on the tail up to a factor 1/(1 - (m-1)/x) when x > m - 1).
+    # underflow (far tail, x > m - 1): the upper bound
+    # Gamma(m, x)/Gamma(m) <= x^(m-1) e^-x / (Gamma(m) (1 - (m-1)/x)), i.e. conservative.
     return (m - 1) * math.log(thr) - thr - math.lgamma(m) - math.log1p(-(m - 1) / thr)
 
 
@@ -94,10 +99,10 @@ def _laplace_proven_beta(m: int, eps_d: float, delta: float) -> float:
     """Largest beta with m beta <= eps_d and delta_d(beta) <= delta (SPEC.md §3.1).
 
     delta_d(beta) <= delta  <=>  (eps_d + m beta)/(e^beta - 1) >= q (q the
-    Gamma(m,1) upper delta-quantile)  <=>  h(beta) = q expm1(beta) - m beta
-    <= eps_d.  h is convex with h(0) = 0 < eps_d, so the feasible set is an
-    interval [0, beta*]; beta* is found by Brent's method and then checked
-    (and nudged down if rounding requires) against the log-survival function.
+    Gamma(m,1) upper delta-quantile)  <=>  q expm1(beta) - m beta <= eps_d.
+    The left side is convex in beta and 0 at beta = 0 < eps_d, so the feasible
+    set is an interval [0, beta*]; beta* is found by Brent's method and then
+    checked (and nudged down if rounding requires) against the exact tail.
     """
     cap = eps_d / m
     q = _gamma_quantile(m, delta)
@@ -108,7 +113,7 @@ def _laplace_proven_beta(m: int, eps_d: float, delta: float) -> float:
     beta = cap if h(cap) <= 0.0 else optimize.brentq(h, 0.0, cap, xtol=1e-300, rtol=1e-15, maxiter=500)
     log_delta = math.log(delta)
     for _ in range(200):
-        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta + 1e-12:
+        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:
             return beta
         beta *= 1.0 - 1e-9
     raise RuntimeError("could not calibrate the Laplace smoothing parameter")  # pragma: no cover
@@ -120,7 +125,7 @@ def _laplace_min_eps_d(m: int, beta: float, delta: float) -> float:
     eps_d = max(m * beta, q * math.expm1(beta) - m * beta)
     log_delta = math.log(delta)
     for _ in range(200):
-        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta + 1e-12:
+        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:
             return eps_d
         eps_d *= 1.0 + 1e-9
     raise RuntimeError("could not find eps_d for the Laplace dilation")  # pragma: no cover
@@ -273,8 +278,11 @@ class SmoothNoisyMax(NoisyMaxMechanism):
       (eps_total = 2 A L_s + m beta L_d = eps): **eps-DP**.
     * laplace — A = kappa eps/2, eps_d = (1-kappa) eps and beta the largest
       value with m beta <= eps_d and
-      delta_d = P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)] <= delta:
-      **(eps, delta)-DP** (eps = 2A + eps_d).
+      delta_d = P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)] <= delta
+      (Brent's method on the Gamma quantile, verified on the exact tail; fast
+      and stable for m up to 10^6): **(eps, delta)-DP** (eps = 2A + eps_d;
+      ``privacy()`` reports the requested delta, ``parameters().delta_d`` the
+      achieved delta_d <= delta).
     * lln — rho = the zCDP level whose conversion rho + 2 sqrt(rho ln 1/delta)
       equals eps; per coordinate eps_c = sqrt(2 rho / m), split as
       beta/sigma = (1-kappa) eps_c and e^{3 sigma^2/2} A = kappa eps_c.  The
@@ -298,8 +306,9 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     (Cor. 4.3); Laplace NRS alpha = eps/2, beta = eps/(2 ln(2/delta))
     (Cor. 4.4); LLN beta = eps/2 (the authors' code), sigma the
     variance-optimal root for (eps, beta) (or ``sigma``),
-    alpha = e^{-3 sigma^2/2}(eps - beta/sigma) (Cor. 4.5).  ``privacy()`` then reports what SPEC §3.1 proves for those
-    parameters — **never the paper's claim** (SPEC §3.3, errata 5-10): pure t
+    alpha = e^{-3 sigma^2/2}(eps - beta/sigma) (Cor. 4.5); kappa is ignored.
+    ``privacy()`` then reports what SPEC §3.1 proves for those parameters —
+    **never the paper's claim** (SPEC §3.3, errata 5-10): pure t
     eps_total = 2 A L_s + m beta L_d = (m+1) eps / 2; Laplace
     (2A + eps_d, delta) with the smallest eps_d >= m beta giving
     delta_d <= delta; LLN the §3.1 rho converted.
