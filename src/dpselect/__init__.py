@@ -7,7 +7,18 @@ interface, with exact output distributions and privacy audits.
 See DESIGN.md and SPEC.md for the contract and the mathematics.
 """
 
-from .mechanisms import ExponentialMechanism, Mechanism, NoisyMaxMechanism, PermuteAndFlip, ReportNoisyMax
+from .mechanisms import (
+    ExponentialMechanism,
+    LocalDampening,
+    Mechanism,
+    NoisyMaxMechanism,
+    PermuteAndFlip,
+    ReportNoisyMax,
+    SmoothNoisyMax,
+    SmoothPrivateSelection,
+    SmoothSensitivityRelease,
+)
+from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 from .privacy import Privacy
 from .problem import SelectionProblem
 from .sensitivity import StepProfile
@@ -15,7 +26,13 @@ from .sensitivity import StepProfile
 __version__ = "0.1.0"
 
 __all__ = [
+    "MECHANISM_NAMES",
     "ExponentialMechanism",
+    "LocalDampening",
+    "SmoothNoisyMax",
+    "SmoothPrivateSelection",
+    "SmoothSensitivityRelease",
+    "make_mechanism",
     "Mechanism",
     "NoisyMaxMechanism",
     "PermuteAndFlip",

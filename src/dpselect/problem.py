@@ -163,6 +163,31 @@ class SelectionProblem:
             raise ValueError("candidate_local_sensitivity(t) must return finite non-negative values, one per candidate")
         return out
 
+    @property
+    def profile_horizon(self) -> int:
+        """T such that the (per-candidate) local sensitivity is constant for t >= T.
+
+        ``max_distance`` when given, else the last breakpoint of the step
+        profile(s).
+        """
+        if self.max_distance is not None:
+            return self.max_distance
+        last = [int(p.breakpoints[-1]) for p in (self._ls, self._cls) if isinstance(p, StepProfile)]
+        return max(last) if last else 0
+
+    def candidate_local_sensitivity_matrix(self, horizon: int | None = None) -> np.ndarray:
+        """LS_u(x, t, r) for t = 0..horizon (default ``profile_horizon``), shape (horizon + 1, m).
+
+        Vectorised for step profiles; callables are called once per t.
+        """
+        horizon = self.profile_horizon if horizon is None else check_int(horizon, "horizon", minimum=0)
+        ts = np.arange(horizon + 1)
+        if isinstance(self._cls, StepProfile):
+            return np.asarray(self._cls(ts), dtype=np.float64)
+        if self._cls is None and isinstance(self._ls, StepProfile):
+            return np.repeat(np.asarray(self._ls(ts), dtype=np.float64)[:, None], self.n_candidates, axis=1)
+        return np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
+
     def _check_beta(self, beta: float) -> float:
         beta = check_positive(beta, "beta")
         if beta > self.beta_max * (1 + 1e-12):
@@ -197,10 +222,8 @@ class SelectionProblem:
         elif isinstance(self._cls, StepProfile):
             out = self._cls.smooth(beta)
         elif self._cls is not None:
-            assert self.max_distance is not None
-            ts = np.arange(self.max_distance + 1)
-            prof = np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
-            out = (np.exp(-beta * ts)[:, None] * prof).max(axis=0)
+            prof = self.candidate_local_sensitivity_matrix()
+            out = (np.exp(-beta * np.arange(prof.shape[0]))[:, None] * prof).max(axis=0)
         else:
             out = np.full(self.n_candidates, self.smooth_sensitivity(beta))
         if out.shape != (self.n_candidates,) or not np.isfinite(out).all() or (out < 0).any():

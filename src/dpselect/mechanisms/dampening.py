@@ -21,15 +21,15 @@ Definitions (SPEC.md §5.1)
 Conventions made explicit here
 ------------------------------
 * **Profile horizon.**  delta(x, t, r) is read for t = 0..T with
-  T = ``problem.max_distance`` (the problem promises that its profiles are
-  constant for t >= max_distance), and delta(x, t, r) = delta(x, T, r) for
+  T = ``problem.profile_horizon`` (``max_distance``, or the last breakpoint
+  of a step profile: the problem promises that its profiles are constant
+  beyond it), and delta(x, t, r) = delta(x, T, r) for
   t > T, so b grows linearly with slope delta(x, T, r) beyond b(x, T+1, r) and
   D is extended linearly there.  This is the exact element local sensitivity
   (admissible by definition); SPEC.md's "boundedness" convention
   delta = GS for t >= n is not imposed (it only matters for utilities that
   run beyond b(T+1), where the exact profile is the smaller, still admissible,
-  choice).  Problems without ``max_distance`` must carry a step-function
-  profile, whose last breakpoint is used as T.
+  choice).
 * **Zero-length intervals, u = 0.**  delta is non-decreasing in t (checked),
   so zero-length intervals (delta(x, j, r) = 0) can only be the leading ones,
   j < t*_r, and then b = 0 on the whole index range [-t*_r, t*_r]: for
@@ -80,7 +80,6 @@ from .._validation import check_epsilon, check_random_state, check_size
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from ..sensitivity import StepProfile
 from .base import Mechanism, check_problem
 
 __all__ = ["LocalDampening", "dampened_utilities"]
@@ -88,28 +87,9 @@ __all__ = ["LocalDampening", "dampened_utilities"]
 _CHUNK_ELEMENTS = 1 << 22
 
 
-def _horizon(problem: SelectionProblem) -> int:
-    """T such that the per-candidate profile is constant for t >= T."""
-    if problem.max_distance is not None:
-        return int(problem.max_distance)
-    prof = getattr(problem, "_cls", None)
-    if prof is None:
-        prof = getattr(problem, "_ls", None)
-    if isinstance(prof, StepProfile):
-        return int(prof.breakpoints[-1])
-    raise ValueError(  # pragma: no cover - SelectionProblem requires max_distance for callables
-        "problem.max_distance is required for local dampening (the profile horizon)"
-    )
-
-
-def _profile_matrix(problem: SelectionProblem, horizon: int) -> np.ndarray:
-    """delta(x, t, r) for t = 0..horizon, shape (horizon + 1, m); must be non-decreasing in t."""
-    m = problem.n_candidates
-    step = getattr(problem, "_cls", None)
-    if isinstance(step, StepProfile) and step.per_candidate and step.values.shape[1] == m:
-        prof = np.asarray(step(np.arange(horizon + 1)), dtype=np.float64)  # vectorised fast path
-    else:
-        prof = np.stack([problem.candidate_local_sensitivity(t) for t in range(horizon + 1)])
+def _profile_matrix(problem: SelectionProblem) -> np.ndarray:
+    """delta(x, t, r) for t = 0..T (T = ``problem.profile_horizon``); must be non-decreasing in t."""
+    prof = problem.candidate_local_sensitivity_matrix()
     if (np.diff(prof, axis=0) < 0).any():
         raise ValueError(
             "problem.candidate_local_sensitivity(t) must be non-decreasing in t (it is a local "
@@ -153,8 +133,8 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     constant candidates).  Vectorised over candidates (chunks bound memory).
     """
     check_problem(problem)
-    horizon = _horizon(problem)
-    delta = _profile_matrix(problem, horizon)
+    delta = _profile_matrix(problem)
+    horizon = delta.shape[0] - 1
     u = problem.scores
     m = u.size
     out = np.empty(m)
