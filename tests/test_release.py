@@ -555,3 +555,19 @@ def test_tdt_select_and_release_privacy_adds_up():
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
     picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s)[0] for s in range(20)]
     assert np.mean(np.array(picks) == 0) > 0.5
+
+
+def test_paper_tuned_baseline_reports_no_guarantee():
+    """SmoothSens_{eps,delta} with (alpha, beta) tuned on the data is not DP: privacy() must not claim it."""
+    import math
+    import warnings
+
+    from dpselect.apps import median_baselines as mb
+
+    x = np.random.default_rng(0).normal(size=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = mb.smooth_sens_approx_mechanism(x, 1.0, 1e-6, (-10, 10), tuning="paper")
+    assert math.isinf(tuned.privacy().epsilon)
+    fixed = mb.smooth_sens_approx_mechanism(x, 1.0, 1e-6, (-10, 10), tuning="fixed")
+    assert fixed.privacy().epsilon == 1.0

@@ -218,7 +218,7 @@ def smooth_sens_approx_mechanism(
 
     ``tuning="fixed"``: alpha = eps/2, data-independent (x is not used).
     ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
-    PrivacyLeakWarning).
+    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -236,7 +236,9 @@ def smooth_sens_approx_mechanism(
             stacklevel=3,
         )
         k = _paper_k(arr, a, b, epsilon, delta)
-    return SmoothSensitivityRelease(epsilon, delta, noise="laplace", k=k, relation=_RELATION)
+    return SmoothSensitivityRelease(
+        epsilon, delta, noise="laplace", k=k, relation=_RELATION, tuned_on_data=tuning == "paper"
+    )
 
 
 def smooth_sens_approx(

@@ -289,7 +289,9 @@ def paper_problem(data: Any, p: float, beta: float | None = None, *, rank_conven
     scores 1 (as in the authors' code); the smooth sensitivity is the paper's
     S = exp(-(2j + 1) beta), j = min(j_l, j_g) (Prop. 5.4, invalid per
     errata 14).  Only for reproducing the published numbers; emits a
-    :class:`~dpselect._warnings.PrivacyLeakWarning`.
+    :class:`~dpselect._warnings.PrivacyLeakWarning`.  A mechanism's
+    ``privacy()`` on this problem is meaningless (it describes the
+    calibration, not a guarantee: the output space itself leaks the data).
 
     ``rank_convention="code"`` (default) uses the authors' code: 0-indexed
     position floor(p n / 100) (clamped to n - 1 for p = 100, where the code

@@ -289,21 +289,25 @@ def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
     non-decreasing in t and satisfies the admissibility conditions
     delta(x, 0) >= LS(x) and delta(x, t) <= delta(y, t + 1) for neighbours.
     """
-    t_ = np.asarray(tables, dtype=np.float64)
+    t_ = np.asarray(tables, dtype=np.int64)
     m, k, _ = t_.shape
     a = t_.sum(axis=2)
     b = t_.min(axis=2)
     valid = np.ones((m, k), dtype=bool) if n_values is None else (np.arange(k)[None, :] < np.asarray(n_values)[:, None])
-    ts = np.arange(horizon + 1, dtype=np.float64)[:, None, None]
+    # every argument of F is an integer in [0, max(a) + horizon]: tabulate F once
+    F = _inc(np.arange(int(a.max(initial=0)) + horizon + 2))
+    ts = np.arange(horizon + 1)[:, None, None]
     best = np.zeros((horizon + 1, m))
     s_max = int(min(horizon, b[valid].max() if valid.any() else 0))
     for s in range(s_max + 1):
         ok = valid & (b >= s)
         if not ok.any():
             break
-        aa = np.maximum(a[None] + ts - 2 * s, 0.0)
-        val = _ig_cell_sensitivity(aa, np.broadcast_to(np.maximum(b - s, 0.0), aa.shape))
-        val = np.where(ok[None] & (ts >= s), val, 0.0)
+        aa = np.maximum(a[None] + ts - 2 * s, 0)  # (T+1, m, k) >= bb
+        bb = np.broadcast_to(np.maximum(b - s, 0), aa.shape)
+        add = F[aa] - F[bb]
+        rem = np.where(bb >= 1, F[np.maximum(aa - 1, 0)] - F[np.maximum(bb - 1, 0)], 0.0)
+        val = np.where(ok[None] & (ts >= s), np.maximum(add, rem), 0.0)
         np.maximum(best, val.max(axis=2), out=best)
     return np.maximum.accumulate(best, axis=0)
 

@@ -304,6 +304,7 @@ class SmoothSensitivityRelease:
     relation: str = "add_remove"
     admissible_method: str = "ys"
     calibration: str = "exact"
+    tuned_on_data: bool = False
     _alpha: float = field(init=False, repr=False, compare=False)
     _beta: float = field(init=False, repr=False, compare=False)
     _noise: Any = field(init=False, repr=False, compare=False)
@@ -408,8 +409,15 @@ class SmoothSensitivityRelease:
         return float(self._noise.zcdp_rho(self._alpha, self._beta))
 
     def privacy(self) -> Privacy:
-        """The guarantee of one release (SPEC.md §2.2-§2.5, §3.2)."""
+        """The guarantee of one release (SPEC.md §2.2-§2.5, §3.2).
+
+        ``tuned_on_data=True`` marks a configuration whose parameters were
+        chosen from the private data (a paper's baseline): no guarantee
+        (epsilon = inf, SPEC.md §1).
+        """
         eps, delta, rel = self.epsilon, self.delta, self.relation
+        if self.tuned_on_data:
+            return Privacy(math.inf, 0.0, rel, "no guarantee: parameters tuned on the private data (SPEC §1)")
         if self.noise in PURE_NOISES:
             what = (
                 f"polynomial gamma={self.gamma:g}, "
