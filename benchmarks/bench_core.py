@@ -13,22 +13,14 @@ Targets (issue #2): select <= 1.5x the floor; distribution <= 50 ms (2 distinct)
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
+from _timing import median_time
 
 import dpselect
 from dpselect.analysis import output_distribution
 
 
-def _median_time(fn, repeat: int = 7) -> float:
-    fn()  # warm-up (caches, imports)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def main() -> None:
@@ -42,12 +34,12 @@ def main() -> None:
     def floor():
         return int(np.argmax(scores + b * rng.gumbel(size=m)))
 
-    t_floor = _median_time(floor)
+    t_floor = median_time(floor)
     print(f"{'select from 10^6 scores':<48}{'seconds':>10}{'ratio':>8}")
     print(f"{'numpy Gumbel-argmax floor':<48}{t_floor:>10.4f}{1.0:>8.2f}")
     for mech in (dpselect.ExponentialMechanism(eps), dpselect.PermuteAndFlip(eps),
                  dpselect.ReportNoisyMax(eps, "laplace")):
-        t = _median_time(lambda: mech.select(problem, rng=rng))
+        t = median_time(lambda: mech.select(problem, rng=rng))
         name = type(mech).__name__ + (f"({mech.noise})" if hasattr(mech, "noise") else "")
         print(f"{name:<48}{t:>10.4f}{t / t_floor:>8.2f}")
 
@@ -59,7 +51,7 @@ def main() -> None:
         for mech in (dpselect.ReportNoisyMax(eps, "laplace"), dpselect.ReportNoisyMax(eps, "gumbel"),
                      dpselect.ExponentialMechanism(eps), dpselect.PermuteAndFlip(eps)):
             name = type(mech).__name__ + (f"({mech.noise})" if hasattr(mech, "noise") else "")
-            t = _median_time(lambda: output_distribution(mech, pr), repeat=3)
+            t = median_time(lambda: output_distribution(mech, pr), repeat=3)
             print(f"{name + ', ' + label:<48}{t:>10.4f}")
 
 

@@ -13,23 +13,15 @@ Targets: distribution <= 50 ms each (SNM-Laplace, SNM-T); SPS select from 10^6 <
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
+from _timing import median_time
 
 from dpselect import ExponentialMechanism, SelectionProblem, StepProfile
 from dpselect.analysis import output_distribution
 from dpselect.mechanisms import LocalDampening, SmoothNoisyMax, SmoothPrivateSelection
 
 
-def _median_time(fn, repeat: int = 7) -> float:
-    fn()  # warm-up (caches, imports)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def hepth_like_problem(m: int = 4096, index: int = 1234, j: int = 3) -> SelectionProblem:
@@ -55,7 +47,7 @@ def main() -> None:
         ("ExponentialMechanism (closed form)", ExponentialMechanism(eps), ""),
     ]
     for name, mech, target in cases:
-        t = _median_time(lambda mech=mech: output_distribution(mech, pr), repeat=5)
+        t = median_time(lambda mech=mech: output_distribution(mech, pr), repeat=5)
         print(f"{name:<60}{t * 1e3:>10.2f}{target:>10}")
 
     print()
@@ -71,7 +63,7 @@ def main() -> None:
         return int(np.argmax(scores + b_em * rng.gumbel(size=m)))
 
     print(f"{'select, 10^6 candidates':<60}{'seconds':>10}{'target':>10}")
-    print(f"{'numpy Gumbel-argmax floor':<60}{_median_time(floor):>10.4f}{'':>10}")
+    print(f"{'numpy Gumbel-argmax floor':<60}{median_time(floor):>10.4f}{'':>10}")
     for name, mech, target in (
         ("SmoothPrivateSelection(gamma=4, one-sided)", sps, "1"),
         ("SmoothPrivateSelection(gamma=4, two-sided)", SmoothPrivateSelection(eps, one_sided=False), ""),
@@ -80,7 +72,7 @@ def main() -> None:
         ("ExponentialMechanism", ExponentialMechanism(eps), ""),
         ("LocalDampening", LocalDampening(eps), ""),
     ):
-        t = _median_time(lambda mech=mech: mech.select(big, rng=rng))
+        t = median_time(lambda mech=mech: mech.select(big, rng=rng))
         print(f"{name:<60}{t:>10.4f}{target:>10}")
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from _timing import median_time
 
 from dpselect.apps import tdt
 from dpselect.datasets import simulate_tdt
@@ -37,14 +38,6 @@ EPSILON = 1.0
 TARGETS = {10**3: 0.010, 10**6: 2.0}
 
 
-def _median_time(fn, repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def _one_off(n: int) -> tuple[float, float]:
@@ -82,7 +75,7 @@ def main() -> None:
             "EM:  select (prebuilt problem)": lambda: em.select(prob, rng=rng),
         }
         for name, fn in timings.items():
-            results.setdefault(name, []).append(_median_time(fn, repeat))
+            results.setdefault(name, []).append(median_time(fn, repeat))
     for name, ts in results.items():
         print(f"{name:<44}" + "".join(f"{t * 1e3:>14.2f}" for t in ts))
     print(f"{'target for SPS: problem + bound + select':<44}" + "".join(f"{t * 1e3:>14.2f}" for t in TARGETS.values()))

@@ -16,3 +16,30 @@ def assert_frequencies_match(draws: np.ndarray, probs: np.ndarray, n_se: float =
     se = np.sqrt(np.maximum(probs * (1 - probs), 1.0 / n) / n)
     bad = np.abs(freq - probs) > n_se * se
     assert not bad.any(), f"frequencies {freq[bad]} vs exact {probs[bad]} (se {se[bad]})"
+
+
+class CachedMechanism:
+    """Audit proxy that computes a mechanism's log-probabilities once per distinct problem ``key``.
+
+    The default key is the score vector, which determines the output law of the
+    classic mechanisms; instance-based mechanisms need a key that includes the
+    sensitivity profile (see :func:`scores_and_profile`).
+    """
+
+    def __init__(self, mech, key=None):
+        self.mech, self.epsilon, self._cache = mech, getattr(mech, "epsilon", None), {}
+        self._key = key if key is not None else (lambda problem: problem.scores.tobytes())
+
+    def log_probabilities(self, problem):
+        key = self._key(problem)
+        if key not in self._cache:
+            self._cache[key] = self.mech.log_probabilities(problem)
+        return self._cache[key]
+
+    def privacy(self, problem):
+        return self.mech.privacy(problem)
+
+
+def scores_and_profile(problem):
+    """Key for :class:`CachedMechanism`: scores plus the per-candidate local-sensitivity profile."""
+    return problem.scores.tobytes(), problem.candidate_local_sensitivity_matrix().tobytes()

@@ -14,7 +14,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax, StepP
 from dpselect.analysis import audit
 from dpselect.apps import majority
 
-from conftest import assert_frequencies_match
+from conftest import CachedMechanism, assert_frequencies_match
 
 M = 3
 CAP = 8  # states with every count < CAP are checked
@@ -265,22 +265,6 @@ def test_neighbours_match_bruteforce(rel):
         assert lib == sorted(_nbrs(c, rel))
 
 
-class _CachedByScores:
-    """Audit helper: the output law of these mechanisms depends on the scores only."""
-
-    def __init__(self, mech):
-        self.mech, self.epsilon, self._cache = mech, mech.epsilon, {}
-
-    def log_probabilities(self, problem):
-        key = problem.scores.tobytes()
-        if key not in self._cache:
-            self._cache[key] = self.mech.log_probabilities(problem)
-        return self._cache[key]
-
-    def privacy(self, problem):
-        return self.mech.privacy(problem)
-
-
 def test_exact_audit_classic_mechanisms():
     rng = np.random.default_rng(2024)
     mechs = []
@@ -295,7 +279,7 @@ def test_exact_audit_classic_mechanisms():
             pairs[rule] += [(x, majority.problem(y, tie_rule=rule)) for y in majority.neighbours(c)]
     for mech in mechs:
         for rule in RULES:
-            rep = audit(_CachedByScores(mech), pairs[rule])
+            rep = audit(CachedMechanism(mech), pairs[rule])
             assert not rep.violates, (mech, rule, str(rep))
             assert rep.max_loss <= mech.epsilon * (1 + 1e-9)
             assert rep.claimed.relation == "add_remove" and rep.n_pairs == len(pairs[rule])

@@ -19,7 +19,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
 from dpselect.apps import percentile as pct
 
-from conftest import assert_frequencies_match
+from conftest import CachedMechanism, assert_frequencies_match, scores_and_profile
 
 # ---------------------------------------------------------------------------
 # brute force over (L, E, G) states (modelled on spec-checks/percentile_bfs.py)
@@ -214,22 +214,6 @@ def test_private_percentile_returns_grid_values_and_matches_exact_probabilities(
     assert_frequencies_match(idx, ExponentialMechanism(1.5).probabilities(pr))
 
 
-class _CachedByScores:
-    """Audit helper: the output law of the classic mechanisms depends on the scores only."""
-
-    def __init__(self, mech):
-        self.mech, self._cache = mech, {}
-
-    def log_probabilities(self, problem):
-        key = problem.scores.tobytes()
-        if key not in self._cache:
-            self._cache[key] = self.mech.log_probabilities(problem)
-        return self._cache[key]
-
-    def privacy(self, problem):
-        return self.mech.privacy(problem)
-
-
 def test_exact_audit_on_raw_neighbours():
     rng = np.random.default_rng(8)
     grid = np.array([0.0, 1.0, 2.0, 3.0])
@@ -240,7 +224,7 @@ def test_exact_audit_on_raw_neighbours():
             x = pct.problem(data, 50, grid, relation=rel)
             pairs += [(x, pct.problem(y, 50, grid, relation=rel)) for y in pct.neighbours(data, grid, relation=rel)]
         for mech in (ExponentialMechanism(0.8), PermuteAndFlip(0.8), ReportNoisyMax(0.8, "laplace")):
-            rep = audit(_CachedByScores(mech), pairs)
+            rep = audit(CachedMechanism(mech), pairs)
             assert not rep.violates and rep.max_loss <= 0.8 * (1 + 1e-9), str(rep)
 
 
@@ -448,17 +432,6 @@ def test_warnings_module_contract():
         pct.problem([1.0], 50, [0.0, 1.0])  # the private path never warns
 
 
-class _CachedByProfile(_CachedByScores):
-    """Audit helper for instance-based mechanisms: the law depends on the scores and the LS profile."""
-
-    def log_probabilities(self, problem):
-        horizon = problem.profile_horizon
-        key = (problem.scores.tobytes(), problem.candidate_local_sensitivity_matrix(horizon).tobytes())
-        if key not in self._cache:
-            self._cache[key] = self.mech.log_probabilities(problem)
-        return self._cache[key]
-
-
 @pytest.mark.parametrize("p", [50, 90])
 def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
     """SNM (t, Laplace), SPS and local dampening on all add/remove neighbours of 100 small datasets."""
@@ -474,6 +447,6 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
     mechs = (SmoothNoisyMax(1.0, noise="student_t"), SmoothNoisyMax(1.0, 1e-6, noise="laplace"),
              SmoothPrivateSelection(1.0), SmoothPrivateSelection(1.0, one_sided=False), LocalDampening(1.0))
     for mech in mechs:
-        rep = audit(_CachedByProfile(mech), pairs)
+        rep = audit(CachedMechanism(mech, scores_and_profile), pairs)
         assert not rep.violates, str(rep)
         assert rep.max_loss > 0.05  # informative: some pair moves the output law

@@ -15,10 +15,8 @@ from sklearn.datasets import load_breast_cancer, load_digits, make_blobs
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dpselect import Privacy
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit
-from dpselect.apps import tree as tree_mod
 from dpselect.apps.tree import (
     SELECTIONS,
     DPDecisionTreeClassifier,

@@ -17,7 +17,9 @@ with equal scores share one integral, so the cost is O(K Q) for K distinct
 scores and Q quadrature nodes, whatever the number of tied candidates.  The
 integral runs over a composite Gauss–Legendre rule in y: uniform panels of
 half the noise's interquartile width around the scores (with a breakpoint at
-every distinct score, where densities such as Laplace's have a kink),
+every distinct score, where densities such as Laplace's have a kink, and, for
+densities much narrower at the mode than their quartiles, geometrically
+refined panels around every score),
 geometrically growing panels into both tails up to where the noisy maximum's
 log-CDF is below -750 (lower end) and the noise's log-survival is below -745
 (upper end).  Everything is accumulated in log space, so probabilities down
@@ -114,6 +116,24 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any) -> float:
     return float(pts[ok[-1]]) if ok.size else far
 
 
+def _half_width(noise: Any) -> float:
+    """The z > 0 where the density has fallen to half its value at the mode 0 (by bisection).
+
+    Every law here has its mode at 0 and a density non-increasing on [0, inf).
+    Heavy-tailed or spiky laws (polynomial tails with gamma near 1, LLN with a
+    large sigma) have a half-width far below their interquartile width, so
+    panels sized by the latter would not resolve the mode.
+    """
+    target = float(noise.logpdf(0.0)) - np.log(2.0)
+    lo, hi = 0.0, float(noise.width)
+    while float(noise.logpdf(hi)) > target and hi < 1e300:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if float(noise.logpdf(mid)) > target else (lo, mid)
+    return hi
+
+
 def _nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarray, np.ndarray]:
     """Quadrature nodes and log-weights in y for distinct standardised scores ``values``."""
     width = float(noise.width)
@@ -134,6 +154,14 @@ def _nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarr
         kinks = kinks + lo_support
         kinks = kinks[kinks > core_lo]
     pieces = [core, kinks]
+    spike = _half_width(noise)
+    if spike < h:  # a density narrower at its mode than the panels: refine around each score
+        offsets = spike * 2.0 ** np.arange(int(np.ceil(np.log2(h / spike))))
+        sides = offsets if np.isfinite(lo_support) else np.concatenate([offsets, -offsets])
+        centres = values[(values >= core_lo) & (values <= core_hi)]
+        centres = centres + (lo_support if np.isfinite(lo_support) else 0.0)
+        refined = (centres[:, None] + sides[None, :]).ravel()
+        pieces.append(refined[(refined > core_lo) & (refined < core_hi)])
     if y_lo < core_lo:
         pieces.append(_geometric(core_lo, y_lo, h))
     pieces.append(_geometric(core_hi, y_hi, h))

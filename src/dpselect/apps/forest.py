@@ -80,7 +80,6 @@ share one ``mech.select(problem, size=k)`` call.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any
 
@@ -101,7 +100,6 @@ from .tree import (
     _generator,
     check_is_fitted,
     make_mechanism,
-    private_select,
 )
 
 __all__ = [
@@ -421,7 +419,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         inv = inv.ravel()
         order = np.argsort(inv, kind="stable")
         sizes = np.bincount(inv, minlength=first.size)
-        draws = [np.asarray(private_select(mech, leaf_problem(srt[i], self.leaf_utility), size=int(k), rng=gen))
+        draws = [np.asarray(mech.select(leaf_problem(srt[i], self.leaf_utility), size=int(k), rng=gen))
                  for i, k in zip(first, sizes)]
         pos = np.empty(L, dtype=np.int64)
         pos[order] = np.concatenate(draws)

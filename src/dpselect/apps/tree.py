@@ -147,7 +147,6 @@ __all__ = [
     "SELECTIONS",
     "SPLIT_UTILITIES",
     "make_mechanism",
-    "private_select",
     "split_problem",
     "node_neighbours",
     "info_gain",
@@ -199,26 +198,6 @@ def make_mechanism(selection: str, epsilon: float, delta: float = 0.0) -> Any:
     from ..mechanisms.registry import make_mechanism as _registry_make
 
     return _registry_make(selection, epsilon, delta)
-
-
-def private_select(mech: Any, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
-    """``mech.select(problem, size, rng)``, robust to an underflowed smooth sensitivity.
-
-    For a 0/1 indicator utility S = e^{-beta t} underflows to 0 once
-    beta t > ~745, and the smooth mechanisms refuse a zero noise scale.  The
-    noise is then below 1e-300 of the unit gap between the indicators, so the
-    mechanism's output is uniform over the maximal scores except with
-    probability < 1e-300: that is what is returned (the deviation from the
-    exact mechanism is an additive delta below 1e-300).
-    """
-    try:
-        return mech.select(problem, size=size, rng=rng)
-    except ValueError as exc:
-        if "smooth_sensitivity" not in str(exc) or not np.isin(problem.scores, (0.0, 1.0)).all():
-            raise
-        best = np.flatnonzero(problem.optimal())
-        out = rng.choice(best, size=size)
-        return int(out) if size is None else np.asarray(out, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -967,7 +946,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
                             chosen[c0 + i] = cand[0]
                             continue
                         prob = _problem_from_tables(tabs[i][cand], n_values[cand], kind, ig_gs)
-                        chosen[c0 + i] = cand[int(private_select(mech, prob, rng=gen))]
+                        chosen[c0 + i] = cand[int(mech.select(prob, rng=gen))]
                         sel_priv = _max_privacy(sel_priv, mech.privacy(prob))
                 feat[splits] = chosen
                 nch[splits] = n_values[chosen]

@@ -139,7 +139,7 @@ def claims(rows: list[dict]) -> list[Claim]:
     if ("normal", e01, "Duff") in means:
         ratio = means[("normal", e01, "SmoothSens_eps")] / means[("normal", e01, "Duff")]
         out.append(Claim(
-            f"N(0,1), n = 1000, eps = 0.1: Duff's expected error is below SmoothSens_eps's by >= 20x",
+            "N(0,1), n = 1000, eps = 0.1: Duff's expected error is below SmoothSens_eps's by >= 20x",
             f"{fmt(ratio)}x (eps = {fmt(e01)})", "187x", ratio >= 20,
             "SmoothSens_eps output clipped to [-10, 10] (Cauchy has no mean)",
         ))

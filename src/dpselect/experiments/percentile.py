@@ -120,18 +120,6 @@ def _histogram(dataset: str, source: str) -> np.ndarray:
     return pct.load_dpbench(dataset, Path(source).parent)
 
 
-def _aee(mech: Any, prob: Any, loss: Any) -> float:
-    """Exact AEE; when the smooth sensitivity underflows to 0 the noise is below 1e-300 of the
-    unit gap of the 0/1 utility, so the output is the true percentile except with probability
-    < 1e-300 (as ``apps.tree.private_select``): AEE 0."""
-    try:
-        return expected_error(mech, prob, loss=loss)
-    except ValueError as exc:
-        if "smooth_sensitivity" not in str(exc):
-            raise
-        return float(np.mean(loss(prob.scores)[prob.optimal()]))
-
-
 def run_task(task: Task, seed: Any) -> list[dict]:
     kw = task.kwargs
     h = _histogram(kw["dataset"], kw["source"])
@@ -153,7 +141,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
         if damped is not None:
             aee = expected_error(ExponentialMechanism(eps), damped, loss=loss)
         else:
-            aee = _aee(mech, prob, loss)
+            aee = expected_error(mech, prob, loss=loss)
         rows.append({
             "dataset": task.key[0], "p": kw["p"], "mechanism": kw["mechanism"], "epsilon": eps,
             "aee": aee, "true_percentile": truth,

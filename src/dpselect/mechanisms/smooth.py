@@ -136,6 +136,21 @@ def _lln_rho(m: int, beta: float, sigma: float, a: float) -> float:
     return m * LaplaceLogNormal(sigma).zcdp_rho(a, beta)
 
 
+def _noise_scale(sensitivity: float, alpha: float) -> float:
+    """S/alpha, floored at the smallest positive double.
+
+    S = 0 means no dataset at any distance changes a score (the output law is
+    data-independent), and S = e^{-beta t} underflows to 0 once beta t > ~745;
+    in both cases the exact mechanism is (within 1e-300) uniform over the
+    maximal scores, which is what a subnormal scale gives in
+    :mod:`dpselect.noisy_max` (the gaps to the maximum become -inf).
+    """
+    return max(sensitivity / alpha, _TINY)
+
+
+_TINY = float(np.nextafter(0.0, 1.0))
+
+
 # ---------------------------------------------------------------------------
 # Smooth Noisy Max
 # ---------------------------------------------------------------------------
@@ -313,9 +328,10 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     (2A + eps_d, delta) with the smallest eps_d >= m beta giving
     delta_d <= delta; LLN the §3.1 rho converted.
 
-    The guarantee is under ``problem.relation``.  ``problem.smooth_sensitivity``
-    equal to 0 (no dataset at any distance changes a score) is rejected as
-    degenerate.
+    The guarantee is under ``problem.relation``.  A smooth sensitivity of 0
+    (no dataset at any distance changes a score) or one that underflows gives
+    the zero-noise limit: uniform over the maximal scores (see
+    ``_noise_scale``).
     """
 
     epsilon: float
@@ -363,13 +379,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
         """(noise scale S_beta(x)/alpha, noise law)."""
         params = self.parameters(problem)
-        s = problem.smooth_sensitivity(params.beta)
-        if s <= 0.0:
-            raise ValueError(
-                "problem.smooth_sensitivity(beta) is 0: no dataset at any distance changes a score "
-                "(degenerate problem; the output is data-independent)"
-            )
-        return s / params.alpha, self._noise(params)
+        return _noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee SPEC.md §3.1 proves for this calibration (never the paper's claim)."""
@@ -469,12 +479,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         """(noise scale max_r S(x, r)/alpha', noise law)."""
         params = self.parameters(problem)
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
-        if s <= 0.0:
-            raise ValueError(
-                "problem.candidate_smooth_sensitivity(beta) is 0 for every candidate (degenerate problem; "
-                "the output is data-independent)"
-            )
-        return s / params.alpha, self._noise()
+        return _noise_scale(s, params.alpha), self._noise()
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; SPEC §3.2), under problem.relation."""
