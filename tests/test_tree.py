@@ -222,32 +222,24 @@ def test_info_gain_element_sensitivity_brute_force():
     for _ in range(6):
         tab = rng.integers(0, 4, size=(1, 2, 2))  # one attribute, 2 values, 2 classes
 
-        def ls(t):
-            q0 = info_gain(t)
-            best = 0.0
+        def moves(t):
+            """Tables one add/remove away: one cell +-1, staying non-negative."""
             for j in range(2):
                 for c in range(2):
                     for d in (1, -1):
-                        u = t.copy()
-                        if u[0, j, c] + d < 0:
-                            continue
-                        u[0, j, c] += d
-                        best = max(best, abs(info_gain(u)[0] - q0[0]))
-            return best
+                        if t[0, j, c] + d >= 0:
+                            u = t.copy()
+                            u[0, j, c] += d
+                            yield u
+
+        def ls(t):
+            q0 = info_gain(t)[0]
+            return max(abs(info_gain(u)[0] - q0) for u in moves(t))
 
         frontier = {tab.tobytes(): tab}
         exact = [ls(tab)]
         for step in range(1, 4):
-            new = {}
-            for t in frontier.values():
-                for j in range(2):
-                    for c in range(2):
-                        for d in (1, -1):
-                            u = t.copy()
-                            if u[0, j, c] + d < 0:
-                                continue
-                            u[0, j, c] += d
-                            new[u.tobytes()] = u
+            new = {u.tobytes(): u for t in frontier.values() for u in moves(t)}
             frontier.update(new)
             exact.append(max(ls(t) for t in frontier.values()))
         prof = info_gain_element_sensitivity(tab, horizon=3)[:, 0]

@@ -29,6 +29,7 @@ to one (the correction is at the level of the quadrature error, ~1e-12).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -116,13 +117,15 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any) -> float:
     return float(pts[ok[-1]]) if ok.size else far
 
 
+@lru_cache(maxsize=256)
 def _half_width(noise: Any) -> float:
     """The z > 0 where the density has fallen to half its value at the mode 0 (by bisection).
 
     Every law here has its mode at 0 and a density non-increasing on [0, inf).
     Heavy-tailed or spiky laws (polynomial tails with gamma near 1, LLN with a
     large sigma) have a half-width far below their interquartile width, so
-    panels sized by the latter would not resolve the mode.
+    panels sized by the latter would not resolve the mode.  Cached per (immutable,
+    hashable) noise law: it is on the path of every exact-probability call.
     """
     target = float(noise.logpdf(0.0)) - np.log(2.0)
     lo, hi = 0.0, float(noise.width)

@@ -113,7 +113,6 @@ __all__ = [
 
 #: Largest number of leaves (counted level by level with the frontier) for which every leaf's label is stored.
 DENSE_LEAF_LIMIT = 1 << 21
-_NEEDS_DELTA = ("snm_laplace", "snm_lln")
 _ROW_CHUNK = 1 << 18  # (sample, tree) pairs processed at once in predict
 _BLOCK_ELEMENTS = 1 << 22  # rows x attributes of per-row interval state in one descent block
 
@@ -447,7 +446,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
             fletcher_islam_depth(schema.cont.size, schema.cat.size)
             if self.max_depth is None else int(self.max_depth)
         )
-        mech = make_mechanism(self.selection, epsilon, delta if self.selection in _NEEDS_DELTA else 0.0)
+        mech = make_mechanism(self.selection, epsilon, delta)
         zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), self.leaf_utility)
         one = mech.privacy(zero_problem)
         self.privacy_ = Privacy(one.epsilon, one.delta, "add_remove",

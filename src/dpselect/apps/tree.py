@@ -129,6 +129,8 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_int
 from .._warnings import PrivacyLeakWarning
+from ..mechanisms.registry import APPROXIMATE_NAMES
+from ..mechanisms.registry import make_mechanism as registry_make_mechanism
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
@@ -161,7 +163,6 @@ SELECTIONS = ("snm_t", "snm_lln", "snm_laplace", "sps", "em", "pf", "ld")
 SPLIT_UTILITIES = ("max_operator", "info_gain")
 
 _SMOOTH = ("snm_t", "snm_lln", "snm_laplace", "sps")
-_NEEDS_DELTA = ("snm_laplace", "snm_lln")
 _LN2 = math.log(2.0)
 #: Horizon T of the info-gain element-sensitivity profile: delta(x, t, A) is
 #: computed exactly for t = 0..T and set to the global sensitivity beyond (a
@@ -182,7 +183,7 @@ def _check_selection(selection: Any) -> str:
 
 
 def make_mechanism(selection: str, epsilon: float, delta: float = 0.0) -> Any:
-    """The dpselect mechanism behind a selection name (via :mod:`dpselect.mechanisms.registry`).
+    """The dpselect mechanism behind a selection name (:func:`dpselect.mechanisms.registry.make_mechanism`).
 
     "em" ExponentialMechanism, "pf" PermuteAndFlip, "snm_t"/"snm_laplace"/
     "snm_lln" SmoothNoisyMax(noise="student_t"/"laplace"/"lln") (proven
@@ -190,14 +191,7 @@ def make_mechanism(selection: str, epsilon: float, delta: float = 0.0) -> Any:
     LocalDampening.  ``delta`` is only used by "snm_laplace" and "snm_lln"
     (it must then be > 0); the others are pure.
     """
-    selection = _check_selection(selection)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    if selection in _NEEDS_DELTA and delta == 0.0:
-        raise ValueError(f"selection={selection!r} is (epsilon, delta)-DP: delta must be > 0")
-    from ..mechanisms.registry import make_mechanism as _registry_make
-
-    return _registry_make(selection, epsilon, delta)
+    return registry_make_mechanism(_check_selection(selection), epsilon, delta)
 
 
 # ---------------------------------------------------------------------------
@@ -870,7 +864,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         d_eff = min(max_depth, p)
         eps_q = epsilon / (2.0 * (d_eff + 1))
         split_levels = [k for k in range(d_eff) if p - k >= 2]
-        delta_node = delta / max(1, len(split_levels)) if self.selection in _NEEDS_DELTA else 0.0
+        delta_node = delta / max(1, len(split_levels)) if self.selection in APPROXIMATE_NAMES else 0.0
         mech = make_mechanism(self.selection, eps_q, delta_node)
         kind = _problem_kind(self.selection, split_utility)
         kmax = int(n_values.max())

@@ -19,7 +19,7 @@ from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
 from .smooth import SmoothNoisyMax, SmoothPrivateSelection
 
-__all__ = ["MECHANISM_NAMES", "make_mechanism", "resolve_mechanism"]
+__all__ = ["APPROXIMATE_NAMES", "MECHANISM_NAMES", "make_mechanism", "resolve_mechanism"]
 
 # name -> (class, fixed keyword arguments, takes delta)
 _REGISTRY: dict[str, tuple[type, dict[str, Any], bool]] = {
@@ -36,6 +36,9 @@ _REGISTRY: dict[str, tuple[type, dict[str, Any], bool]] = {
 }
 
 MECHANISM_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+
+#: The names of the (epsilon, delta)-DP mechanisms, the only ones that use ``delta``.
+APPROXIMATE_NAMES: tuple[str, ...] = tuple(name for name, (_, _, takes) in _REGISTRY.items() if takes)
 
 
 def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any) -> Mechanism:
