@@ -17,7 +17,8 @@ def test_privacy_composes_and_validates():
     assert sum([Privacy(1.0), Privacy(2.0)]).epsilon == 3.0
     with pytest.raises(ValueError, match="relations"):
         Privacy(1.0, relation="add_remove") + Privacy(1.0, relation="replace")
-    for bad in (0.0, -1.0, math.nan):
+    assert Privacy(0.0).epsilon == 0.0  # the guarantee of releasing nothing (an empty accountant)
+    for bad in (-1.0, math.nan):
         with pytest.raises(ValueError, match="epsilon"):
             Privacy(bad)
     for bad in (-0.1, 1.0, math.nan):

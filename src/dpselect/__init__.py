@@ -7,6 +7,7 @@ interface, with exact output distributions and privacy audits.
 See DESIGN.md and SPEC.md for the contract and the mathematics.
 """
 
+from .accounting import Accountant, BudgetExceededError
 from .mechanisms import (
     ExponentialMechanism,
     LocalDampening,
@@ -26,6 +27,8 @@ from .sensitivity import StepProfile
 __version__ = "0.1.0"
 
 __all__ = [
+    "Accountant",
+    "BudgetExceededError",
     "MECHANISM_NAMES",
     "ExponentialMechanism",
     "LocalDampening",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._validation import check_delta, check_epsilon, check_relation
+from ._validation import check_delta, check_positive, check_relation
 
 __all__ = ["Privacy"]
 
@@ -25,21 +25,28 @@ class Privacy:
 
     Parameters
     ----------
-    epsilon : float > 0 (``inf`` means "no guarantee", e.g. a deliberately
-        non-private configuration).
+    epsilon : float >= 0 (``inf`` means "no guarantee", e.g. a deliberately
+        non-private configuration; 0 is the guarantee of releasing nothing).
     delta : float in [0, 1).
     relation : "add_remove", "replace" or None.
     source : where the guarantee comes from (theorem / SPEC section).
+    rho : if not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
+        (epsilon, delta) is that rho converted (SPEC §2.5).  The accountant
+        (:class:`dpselect.accounting.Accountant`) composes such guarantees in
+        rho and converts once, which is never worse than adding epsilons.
     """
 
     epsilon: float
     delta: float = 0.0
     relation: str | None = None
     source: str = ""
+    rho: float | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, allow_inf=True))
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_inf=True, allow_zero=True))
         object.__setattr__(self, "delta", check_delta(self.delta))
+        if self.rho is not None:
+            object.__setattr__(self, "rho", check_positive(self.rho, "rho", allow_zero=True))
         if self.relation is not None:
             check_relation(self.relation)
 
@@ -61,7 +68,8 @@ class Privacy:
         if delta >= 1.0:
             raise ValueError(f"composed delta {delta} is >= 1 (no guarantee)")
         parts = [s for s in (self.source, other.source) if s]
-        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts))
+        rho = self.rho + other.rho if self.rho is not None and other.rho is not None else None
+        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho)
 
     def __radd__(self, other: object) -> "Privacy":
         if other == 0:  # lets sum([...]) work
