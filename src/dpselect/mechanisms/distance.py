@@ -1,0 +1,73 @@
+"""Dataset-distance ("inverse sensitivity") utilities (SPEC §9.1).
+
+For a public candidate set R and Y_r := {y : r is an optimal output at y}, the
+utility u(x, r) = -d(x, Y_r) in the neighbour metric of the relation has
+sensitivity 1 for every task (triangle inequality), so the exponential
+mechanism / permute-and-flip on it need no m-fold dilation and no smooth
+sensitivity (Asi & Duchi, NeurIPS 2020; Johnson & Shmatikov, KDD 2013 for
+TDT; Duff, seed 001, for medians).  Any 1-Lipschitz lower bound l_r of
+d(., Y_r) with l_r = 0 on Y_r is also valid: privacy needs only the
+Lipschitz property.
+
+Applications supply the distances (the "oracle"); :func:`distance_problem`
+turns them into an ordinary :class:`~dpselect.problem.SelectionProblem` with
+``global_sensitivity=1`` that any global-sensitivity mechanism
+(:class:`~dpselect.mechanisms.classic.ExponentialMechanism`,
+:class:`~dpselect.mechanisms.classic.PermuteAndFlip`, report-noisy-max) runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._validation import check_array_1d, check_relation
+from ..problem import SelectionProblem
+
+__all__ = ["distance_problem"]
+
+
+def distance_problem(
+    distances: Any,
+    *,
+    relation: str,
+    labels: Sequence[Any] | None = None,
+    monotone: bool = False,
+) -> SelectionProblem:
+    """A selection problem on the dataset-distance utility u_r = -d_r (SPEC §9.1).
+
+    Parameters
+    ----------
+    distances : 1-D array of finite, non-negative floats: d_r = d(x, Y_r) (or a
+        1-Lipschitz lower bound of it that is 0 on Y_r), one per candidate,
+        measured in the metric of ``relation``.
+    relation : "add_remove" or "replace" (keyword-only, required: a distance is
+        only meaningful in one neighbour metric).
+    labels : optional names of the candidates.
+    monotone : True when, for every pair of neighbours, all distances move in
+        the same direction (e.g. negated counts under add/remove); EM and PF
+        may then use half the noise (SPEC §2.6, §9.1).
+
+    Returns
+    -------
+    SelectionProblem
+        scores = -distances, ``global_sensitivity=1``.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.mechanisms.distance import distance_problem
+    >>> problem = distance_problem([0.0, 3.0, 7.0], relation="replace")
+    >>> dpselect.PermuteAndFlip(1.0).probabilities(problem).round(3)
+    array([0.876, 0.11 , 0.014])
+    """
+    d = check_array_1d(distances, "distances")
+    if (d < 0).any():
+        raise ValueError("distances must be >= 0")
+    return SelectionProblem(
+        -d,
+        labels=labels,
+        global_sensitivity=1.0,
+        monotone=monotone,
+        relation=check_relation(relation),
+    )
