@@ -16,7 +16,11 @@ from scipy import integrate, stats
 
 from conftest import assert_frequencies_match
 from dpselect._warnings import PrivacyLeakWarning
-from dpselect.apps import median as M
+from dpselect.apps import _duff_median_law as ML
+from dpselect.apps import _piecewise_em as PW
+from dpselect.apps import duff as M
+from dpselect.apps import duff_mean as MEAN
+from dpselect.apps import order_stats as O
 
 # ---------------------------------------------------------------------------
 # brute-force references (independent of the closed forms)
@@ -73,7 +77,7 @@ def test_duff_median_utility_matches_bfs():
         pts = sorted({0.0, 10.0, *data})
         mids = [(p + q) / 2 for p, q in zip(pts[:-1], pts[1:])]
         targets = pts + mids
-        got = M.duff_median_utility(targets, data, bounds)
+        got = M.duff_median_utility(targets, data, bounds=bounds)
         for t, u in zip(targets, got):
             assert -bfs_median_distance(data, t, bounds) == u, (data, t)
             checked += 1
@@ -83,7 +87,7 @@ def test_duff_median_utility_matches_bfs():
         for j in range(n + 1):
             if ext[j + 1] > ext[j]:
                 mid = 0.5 * (ext[j] + ext[j + 1])
-                assert -M._median_costs(n, j, j)[0] == M.duff_median_utility(mid, data, bounds)
+                assert -ML._median_costs(n, j, j)[0] == M.duff_median_utility(mid, data, bounds=bounds)
     assert checked > 200
 
 
@@ -91,7 +95,7 @@ def test_spec_level_formula_distinct_data():
     # SPEC §6.1: left k -> -2k + 1[n odd], right k (<= n-m+1) -> -2k + 1[n even]
     for n in range(1, 9):
         m = math.ceil(n / 2)
-        costs = M._median_costs(n, 0, n)
+        costs = ML._median_costs(n, 0, n)
         for k in range(1, m + 1):
             assert -costs[m - k] == -2 * k + (n % 2)
         for k in range(1, n - m + 2):
@@ -120,10 +124,10 @@ def _interval_index(ext_breaks, draws):
 )
 def test_duff_median_sampling_matches_intervals(data, eps, method):
     bounds = (0.0, 10.0)
-    lefts, rights, probs = M.duff_median_intervals(data, eps, bounds)
+    lefts, rights, probs = M.duff_median_intervals(data, eps, bounds=bounds)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(probs[rights == lefts] == 0)
-    draws = M.duff_median(data, eps, bounds, rng=np.random.default_rng(7), size=100_000, method=method)
+    draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, method=method)
     assert draws.shape == (100_000,) and np.all((draws >= 0) & (draws <= 10))
     breaks = np.concatenate((lefts, rights[-1:]))
     idx = _interval_index(breaks, draws)
@@ -144,14 +148,14 @@ def test_duff_median_probabilities_brute_force_with_ties():
             if ext[j + 1] > ext[j]:
                 d = bfs_median_distance(list(data), 0.5 * (ext[j] + ext[j + 1]), (0.0, 10.0))
                 w[j] = (ext[j + 1] - ext[j]) * math.exp(-eps * d / 2)
-        _, _, probs = M.duff_median_intervals(data, eps, (0.0, 10.0))
+        _, _, probs = M.duff_median_intervals(data, eps, bounds=(0.0, 10.0))
         np.testing.assert_allclose(probs, w / w.sum(), rtol=1e-12, atol=1e-15)
 
 
 def test_duff_median_single_draw_and_seed():
     x = [1.0, 2.0, 3.0]
-    v1 = M.duff_median(x, 1.0, (0, 4), rng=5)
-    v2 = M.duff_median(x, 1.0, (0, 4), rng=5)
+    v1 = M.duff_median(x, 1.0, bounds=(0, 4), rng=5)
+    v2 = M.duff_median(x, 1.0, bounds=(0, 4), rng=5)
     assert isinstance(v1, float) and v1 == v2 and 0 <= v1 <= 4
 
 
@@ -159,22 +163,22 @@ def test_output_cdf_ks_and_pdf():
     rng = np.random.default_rng(11)
     x = rng.normal(size=50).clip(-3, 3)
     bounds, eps = (-3.0, 3.0), 0.8
-    draws = M.duff_median(x, eps, bounds, rng=rng, size=20_000)
-    res = stats.kstest(draws, lambda t: M.output_cdf(t, x, eps, bounds))
+    draws = M.duff_median(x, eps, bounds=bounds, rng=rng, size=20_000)
+    res = stats.kstest(draws, lambda t: M.output_cdf(t, x, epsilon=eps, bounds=bounds))
     assert res.pvalue > 1e-3
     # the cdf is the integral of the pdf (quadrature over the breakpoints)
-    lefts, rights, _ = M.duff_median_intervals(x, eps, bounds)
+    lefts, rights, _ = M.duff_median_intervals(x, eps, bounds=bounds)
     pts = np.unique(np.concatenate((lefts, rights)))
-    pdf = lambda s: M.duff_median_pdf(s, x, eps, bounds)  # noqa: E731
+    pdf = lambda s: M.duff_median_pdf(s, x, epsilon=eps, bounds=bounds)  # noqa: E731
     for t in np.linspace(-2.9, 2.9, 9):
         inner = pts[(pts > -3.0) & (pts < t)]
         val = integrate.quad(pdf, -3.0, t, points=inner, limit=500)[0]
-        assert M.output_cdf(t, x, eps, bounds) == pytest.approx(val, abs=1e-7)
-    assert M.output_cdf(-3.0, x, eps, bounds) == 0.0
-    assert M.output_cdf(-4.0, x, eps, bounds) == 0.0
-    assert M.output_cdf(3.0, x, eps, bounds) == 1.0
-    assert M.duff_median_pdf(5.0, x, eps, bounds) == 0.0
-    assert M.duff_median_pdf(3.0, x, eps, bounds) > 0.0
+        assert M.output_cdf(t, x, epsilon=eps, bounds=bounds) == pytest.approx(val, abs=1e-7)
+    assert M.output_cdf(-3.0, x, epsilon=eps, bounds=bounds) == 0.0
+    assert M.output_cdf(-4.0, x, epsilon=eps, bounds=bounds) == 0.0
+    assert M.output_cdf(3.0, x, epsilon=eps, bounds=bounds) == 1.0
+    assert M.duff_median_pdf(5.0, x, epsilon=eps, bounds=bounds) == 0.0
+    assert M.duff_median_pdf(3.0, x, epsilon=eps, bounds=bounds) > 0.0
 
 
 def test_expected_absolute_error_vs_integration():
@@ -186,9 +190,9 @@ def test_expected_absolute_error_vs_integration():
         ([9.5], 2.0, -1.0),
     ]:
         bounds = (-4.0, 10.0)
-        lefts, rights, _ = M.duff_median_intervals(data, eps, bounds)
+        lefts, rights, _ = M.duff_median_intervals(data, eps, bounds=bounds)
         c = float(np.sort(data)[math.ceil(len(data) / 2) - 1]) if target is None else target
-        F = lambda t: M.output_cdf(t, data, eps, bounds)  # noqa: E731
+        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)  # noqa: E731
         pts = np.unique(np.concatenate((lefts, rights, [c])))
         # E|X - c| = int_{-inf}^c F + int_c^{inf} (1 - F); F is piecewise linear: trapezoid on breakpoints is exact
         lo, hi = pts[pts <= c], pts[pts >= c]
@@ -200,7 +204,7 @@ def test_expected_absolute_error_vs_integration():
         if c < bounds[0]:
             quad += bounds[0] - c
             exact_trap += bounds[0] - c
-        eae = M.expected_absolute_error(data, eps, bounds, target=target)
+        eae = M.expected_absolute_error(data, eps, bounds=bounds, target=target)
         assert eae == pytest.approx(quad, rel=1e-6, abs=1e-9)
         assert eae == pytest.approx(exact_trap, rel=1e-9, abs=1e-12)
 
@@ -208,11 +212,11 @@ def test_expected_absolute_error_vs_integration():
 def test_paper_synthetic_setting(capsys):
     # Gillenwater & Munoz Medina synthetic: n = 1000 from N(0, 1), bounds [-10, 10], eps = 0.1
     x = np.random.default_rng(2021).normal(size=1000)
-    err = M.expected_absolute_error(x, 0.1, (-10.0, 10.0))
+    err = M.expected_absolute_error(x, 0.1, bounds=(-10.0, 10.0))
     with capsys.disabled():
         print(f"\n[duff median] n=1000 N(0,1), bounds [-10,10], eps=0.1: exact E|out - median| = {err:.4f}")
     assert err < 0.1
-    draws = M.duff_median(x, 0.1, (-10.0, 10.0), rng=0, size=20_000)
+    draws = M.duff_median(x, 0.1, bounds=(-10.0, 10.0), rng=0, size=20_000)
     assert np.mean(np.abs(draws - np.sort(x)[499])) == pytest.approx(err, rel=0.05)
 
 
@@ -220,15 +224,15 @@ def test_large_n_small_eps_fast_path_matches_log_path():
     # the logless geometric weighting used for wide windows gives the same law
     x = np.random.default_rng(0).normal(size=200_001)
     for eps in (1e-3, 1e-5):
-        ext = M._sorted_padded(x, -10.0, 10.0)
-        jlo, jhi, mx, s, wide = M._median_plan(ext, eps)
-        assert wide and jhi - jlo + 1 > M._FAST_WINDOW and s >= mx
-        w = M._median_fast_masses(ext, eps, jlo, jhi, s)
+        ext = O._sorted_padded(x, -10.0, 10.0)
+        jlo, jhi, mx, s, wide = ML._median_plan(ext, eps)
+        assert wide and jhi - jlo + 1 > ML._FAST_WINDOW and s >= mx
+        w = ML._median_fast_masses(ext, eps, jlo, jhi, s)
         p_fast = w / w.sum()
-        p_log = M._normalise_log(M._median_window_log_masses(ext, eps, jlo, jhi))
+        p_log = PW._normalise_log(ML._median_window_log_masses(ext, eps, jlo, jhi))
         np.testing.assert_allclose(p_fast, p_log, rtol=1e-9, atol=1e-300)
-        draws = M.duff_median(x, eps, (-10.0, 10.0), rng=1, size=5000)
-        assert stats.kstest(draws, lambda t: M.output_cdf(t, x, eps, (-10.0, 10.0))).pvalue > 1e-3
+        draws = M.duff_median(x, eps, bounds=(-10.0, 10.0), rng=1, size=5000)
+        assert stats.kstest(draws, lambda t: M.output_cdf(t, x, epsilon=eps, bounds=(-10.0, 10.0))).pvalue > 1e-3
 
 
 def test_two_stage_sampler_law():
@@ -237,7 +241,7 @@ def test_two_stage_sampler_law():
     w = rng.random(1 << 17) * np.exp(-np.linspace(0, 8, 1 << 17))
     w[::7] = 0.0
     w[-5000:] = 0.0
-    draws = np.concatenate([M._sample_categorical(8, rng, "inverse", w=w) for _ in range(2500)])
+    draws = np.concatenate([PW._sample_categorical(8, rng, "inverse", w=w) for _ in range(2500)])
     assert np.all(w[draws] > 0)
     coarse = draws // 4096
     probs = np.add.reduceat(w, np.arange(0, w.size, 4096)) / w.sum()
@@ -248,27 +252,27 @@ def test_window_truncation_is_exact():
     # probabilities outside the window are exactly those of the full log-domain computation
     x = np.random.default_rng(4).uniform(size=5000)
     for eps in (0.05, 1.0, 20.0):
-        _, _, probs = M.duff_median_intervals(x, eps, (0.0, 1.0))
-        ext = M._sorted_padded(x, 0.0, 1.0)
-        full = M._normalise_log(M._median_window_log_masses(ext, eps, 0, x.size))
+        _, _, probs = M.duff_median_intervals(x, eps, bounds=(0.0, 1.0))
+        ext = O._sorted_padded(x, 0.0, 1.0)
+        full = PW._normalise_log(ML._median_window_log_masses(ext, eps, 0, x.size))
         np.testing.assert_allclose(probs, full, rtol=1e-12, atol=0)
 
 
 def test_heavy_ties_and_data_at_bounds():
     x = np.array([0.0] * 5 + [3.0] * 20 + [10.0] * 4)
-    lefts, rights, probs = M.duff_median_intervals(x, 2.0, (0.0, 10.0))
+    lefts, rights, probs = M.duff_median_intervals(x, 2.0, bounds=(0.0, 10.0))
     assert probs.sum() == pytest.approx(1.0)
     nz = probs > 0
     assert np.all(rights[nz] > lefts[nz])
     # only the two non-empty intervals (0,3) and (3,10) carry mass
     assert nz.sum() == 2
-    d = M.duff_median(x, 2.0, (0.0, 10.0), rng=0, size=1000)
+    d = M.duff_median(x, 2.0, bounds=(0.0, 10.0), rng=0, size=1000)
     assert np.all((d >= 0) & (d <= 10))
     # all-equal data
     y = np.full(7, 4.0)
-    _, _, p = M.duff_median_intervals(y, 1.0, (0.0, 10.0))
+    _, _, p = M.duff_median_intervals(y, 1.0, bounds=(0.0, 10.0))
     assert p[0] + p[-1] == pytest.approx(1.0)
-    assert M.duff_median(np.full(3, 0.0), 1.0, (0, 1), rng=1) >= 0.0
+    assert M.duff_median(np.full(3, 0.0), 1.0, bounds=(0, 1), rng=1) >= 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -281,8 +285,8 @@ def _max_log_density_ratio(x, y, eps, bounds):
     by = np.concatenate((bounds, y))
     pts = np.unique(np.concatenate((bx, by)))
     mids = 0.5 * (pts[:-1] + pts[1:])
-    px = M.duff_median_pdf(mids, x, eps, bounds)
-    py = M.duff_median_pdf(mids, y, eps, bounds)
+    px = M.duff_median_pdf(mids, x, epsilon=eps, bounds=bounds)
+    py = M.duff_median_pdf(mids, y, epsilon=eps, bounds=bounds)
     assert np.all(px > 0) and np.all(py > 0)
     return float(np.max(np.abs(np.log(px) - np.log(py))))
 
@@ -295,7 +299,7 @@ def test_duff_median_audit_add_remove(eps):
     n_pairs = 0
     for _ in range(110):
         x = random_int_data(rng, int(rng.integers(1, 7)))
-        nbrs = M.neighbours(x, bounds, values=np.arange(11.0))
+        nbrs = M.neighbours(x, bounds=bounds, values=np.arange(11.0))
         assert len(nbrs) == (np.unique(x).size if x.size > 1 else 0) + 11
         for y in nbrs:
             loss = _max_log_density_ratio(x, y, eps, bounds)
@@ -432,8 +436,8 @@ def test_duff_mean_levels_vs_brute_force():
     for data in datasets:
         n = len(data)
         K = 3
-        u = M.duff_mean_utility([float(t) for t in targets], data, bounds, levels=K)
-        u_full = M.duff_mean_utility([float(t) for t in targets], data, bounds, levels=n + 1)
+        u = M.duff_mean_utility([float(t) for t in targets], data, bounds=bounds, levels=K)
+        u_full = M.duff_mean_utility([float(t) for t in targets], data, bounds=bounds, levels=n + 1)
         for t, ut, uf in zip(targets, u, u_full):
             d1 = brute_mean_distance(data, t, bounds, n + 1, with_pure_removals=False)
             assert d1 is not None
@@ -451,25 +455,25 @@ def test_duff_mean_pure_removal_points_are_a_null_set():
     # gives 2 there, which is the true distance at every nearby point
     data, bounds = [0.0, 10.0], (0.0, 10.0)
     assert brute_mean_distance(data, 0, bounds, 3) == 1
-    assert M.duff_mean_utility(0.0, data, bounds, levels=5) == -2.0
-    assert M.duff_mean_utility(1e-9, data, bounds, levels=5) == -2.0
+    assert M.duff_mean_utility(0.0, data, bounds=bounds, levels=5) == -2.0
+    assert M.duff_mean_utility(1e-9, data, bounds=bounds, levels=5) == -2.0
     assert brute_mean_distance(data, Fraction(1, 10**9), bounds, 3) == 2
     # pointwise the closed form can jump by 2 between neighbours at such points (null set)
-    assert M.duff_mean_utility(0.0, [0.0], bounds, levels=5) == 0.0
+    assert M.duff_mean_utility(0.0, [0.0], bounds=bounds, levels=5) == 0.0
 
 
 def test_duff_mean_sampling_and_audit():
     bounds = (0.0, 10.0)
     x = [1.0, 2.0, 2.0, 9.0]
-    lefts, rights, utils, probs = M.duff_mean_intervals(x, 1.0, bounds, levels=4)
+    lefts, rights, utils, probs = M.duff_mean_intervals(x, 1.0, bounds=bounds, levels=4)
     assert probs.sum() == pytest.approx(1.0)
     assert lefts[0] == 0.0 and rights[-1] == 10.0
     np.testing.assert_allclose(rights[:-1], lefts[1:])
     for method in ("race", "inverse"):
-        draws = M.duff_mean(x, 1.0, bounds, rng=2, levels=4, size=100_000, method=method)
+        draws = M.duff_mean(x, 1.0, bounds=bounds, rng=2, levels=4, size=100_000, method=method)
         idx = np.clip(np.searchsorted(np.concatenate((lefts, rights[-1:])), draws, side="right") - 1, 0, lefts.size - 1)
         assert_frequencies_match(idx, probs)
-    assert isinstance(M.duff_mean(x, 1.0, bounds, rng=1), float)
+    assert isinstance(M.duff_mean(x, 1.0, bounds=bounds, rng=1), float)
 
     # density-ratio audit over add/remove neighbours (levels public, fixed)
     rng = np.random.default_rng(9)
@@ -480,8 +484,8 @@ def test_duff_mean_sampling_and_audit():
         nbrs = [np.delete(x, i) for i in range(x.size)] + [np.append(x, v) for v in range(11)]
         for y in nbrs:
             for K in (2, 50):
-                lx, rx, _, px = M.duff_mean_intervals(x, eps, bounds, levels=K)
-                ly, ry, _, py = M.duff_mean_intervals(y, eps, bounds, levels=K)
+                lx, rx, _, px = M.duff_mean_intervals(x, eps, bounds=bounds, levels=K)
+                ly, ry, _, py = M.duff_mean_intervals(y, eps, bounds=bounds, levels=K)
                 pts = np.unique(np.concatenate((lx, rx, ly, ry)))
                 mids = 0.5 * (pts[:-1] + pts[1:])
                 mids = mids[pts[1:] - pts[:-1] > 1e-9]
@@ -498,10 +502,10 @@ def test_duff_mean_sampling_and_audit():
 
 
 def test_duff_mean_default_levels_depend_on_epsilon_only():
-    assert M._check_levels(None, 0.1) == 800
-    assert M._check_levels(None, 100.0) == 8
+    assert MEAN._check_levels(None, 0.1) == 800
+    assert MEAN._check_levels(None, 100.0) == 8
     x = np.random.default_rng(0).normal(size=1000).clip(-10, 10)
-    lefts, rights, utils, probs = M.duff_mean_intervals(x, 0.5, (-10.0, 10.0))
+    lefts, rights, utils, probs = M.duff_mean_intervals(x, 0.5, bounds=(-10.0, 10.0))
     mean = float(np.mean(x))
     err = float(np.sum(probs * np.abs(0.5 * (lefts + rights) - mean)))
     assert err < 0.2
@@ -539,13 +543,13 @@ def test_smooth_sensitivity_vs_quadratic_bruteforce():
         else:
             x = np.full(n, float(rng.integers(0, 6)))
         beta = float(rng.choice([0.01, 0.1, 0.5, 2.0, 30.0]))
-        got = M.smooth_sensitivity_median(x, beta, (0.0, 5.0))
+        got = O.smooth_sensitivity_median(x, beta, bounds=(0.0, 5.0))
         want = smooth_sens_quadratic(x, beta, (0.0, 5.0), (n + 1) // 2 - 1)
         assert got == pytest.approx(want, rel=1e-12, abs=1e-300), (x, beta)
         idx = int(rng.integers(0, n))
-        gq = M.smooth_sensitivity_quantile(x, beta, (0.0, 5.0), idx)
+        gq = O.smooth_sensitivity_quantile(x, beta, bounds=(0.0, 5.0), index=idx)
         assert gq == pytest.approx(smooth_sens_quadratic(x, beta, (0.0, 5.0), idx), rel=1e-12, abs=1e-300)
-        assert M.smooth_sensitivity_median(x, beta, (0.0, 5.0)) >= M.local_sensitivity_median(x, (0.0, 5.0))
+        assert O.smooth_sensitivity_median(x, beta, bounds=(0.0, 5.0)) >= O.local_sensitivity_median(x, bounds=(0.0, 5.0))
 
 
 def _ls_bruteforce_grid(y, grid):
@@ -565,7 +569,7 @@ def test_smooth_sensitivity_vs_true_bfs(n):
     states = list(itertools.combinations_with_replacement(grid, n))
     ls = {s: _ls_bruteforce_grid(s, grid) for s in states}
     for s in states:
-        assert ls[s] == M.local_sensitivity_median(np.array(s, float), (0, 4))
+        assert ls[s] == O.local_sensitivity_median(np.array(s, float), bounds=(0, 4))
     # replace-one graph
     adj = {}
     for s in states:
@@ -586,7 +590,7 @@ def test_smooth_sensitivity_vs_true_bfs(n):
                         dist[d] = dist[c] + 1
                         q.append(d)
             true = max(ls[y] * math.exp(-beta * dist[y]) for y in states)
-            got = M.smooth_sensitivity_median(np.array(s, float), beta, (0.0, 4.0))
+            got = O.smooth_sensitivity_median(np.array(s, float), beta, bounds=(0.0, 4.0))
             assert got == pytest.approx(true, rel=1e-12), (s, beta)
 
 
@@ -595,9 +599,9 @@ def test_smooth_sensitivity_large_n_fast():
 
     x = np.random.default_rng(0).uniform(size=200_000)
     t0 = time.perf_counter()
-    s = M.smooth_sensitivity_median(x, 0.01, (0.0, 1.0))
+    s = O.smooth_sensitivity_median(x, 0.01, bounds=(0.0, 1.0))
     assert time.perf_counter() - t0 < 5.0
-    assert s >= M.local_sensitivity_median(x, (0.0, 1.0))
+    assert s >= O.local_sensitivity_median(x, bounds=(0.0, 1.0))
 
 
 # ---------------------------------------------------------------------------
@@ -606,22 +610,22 @@ def test_smooth_sensitivity_large_n_fast():
 
 
 def test_neighbours():
-    nb = M.neighbours([1.0, 1.0, 3.0], (0, 4), values=[0.0, 4.0])
+    nb = M.neighbours([1.0, 1.0, 3.0], bounds=(0, 4), values=[0.0, 4.0])
     as_lists = [list(v) for v in nb]
     assert as_lists == [[1.0, 3.0], [1.0, 1.0], [0.0, 1.0, 1.0, 3.0], [1.0, 1.0, 3.0, 4.0]]
-    assert len(M.neighbours([2.0], (0, 4))) == 3  # no empty dataset; adds at 0, 2, 4
+    assert len(M.neighbours([2.0], bounds=(0, 4))) == 3  # no empty dataset; adds at 0, 2, 4
     with pytest.raises(ValueError, match="values"):
-        M.neighbours([1.0], (0, 4), values=[5.0])
+        M.neighbours([1.0], bounds=(0, 4), values=[5.0])
 
 
 def _calls():
     good_x = [1.0, 2.0, 3.0]
     return [
-        lambda x, e, bd: M.duff_median(x, e, bd, rng=GEN),
-        lambda x, e, bd: M.duff_median_intervals(x, e, bd),
-        lambda x, e, bd: M.expected_absolute_error(x, e, bd),
-        lambda x, e, bd: M.duff_mean(x, e, bd, rng=GEN),
-        lambda x, e, bd: M.smooth_sensitivity_median(x, e, bd),
+        lambda x, e, bd: M.duff_median(x, e, bounds=bd, rng=GEN),
+        lambda x, e, bd: M.duff_median_intervals(x, e, bounds=bd),
+        lambda x, e, bd: M.expected_absolute_error(x, e, bounds=bd),
+        lambda x, e, bd: M.duff_mean(x, e, bounds=bd, rng=GEN),
+        lambda x, e, bd: O.smooth_sensitivity_median(x, e, bounds=bd),
     ], good_x
 
 
@@ -647,18 +651,18 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: M.duff_median([1.0], 1.0, (0, 2), size=0),
-        lambda: M.duff_median([1.0], 1.0, (0, 2), rng=-1),
-        lambda: M.duff_median([1.0], 1.0, (0, 2), method="x"),
+        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), size=0),
+        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), rng=-1),
+        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), method="x"),
         lambda: M.duff_mode([1.0], 1.0, candidates=[1.0, 1.0]),
         lambda: M.duff_mode([1.0], 0.0, candidates=[1.0]),
         lambda: M.duff_mode([], 1.0),
-        lambda: M.duff_mean([1.0], 1.0, (0, 2), levels=0),
-        lambda: M.duff_mean([1.0], 1.0, (0, 2), levels=2.5),
-        lambda: M.smooth_sensitivity_quantile([1.0, 2.0], 1.0, (0, 2), 2),
-        lambda: M.smooth_sensitivity_quantile([1.0, 2.0], 0.0, (0, 2), 0),
-        lambda: M.duff_median_utility(3.0, [1.0], (0, 2)),
-        lambda: M.output_cdf(float("nan"), [1.0], 1.0, (0, 2)),
+        lambda: M.duff_mean([1.0], 1.0, bounds=(0, 2), levels=0),
+        lambda: M.duff_mean([1.0], 1.0, bounds=(0, 2), levels=2.5),
+        lambda: O.smooth_sensitivity_quantile([1.0, 2.0], 1.0, bounds=(0, 2), index=2),
+        lambda: O.smooth_sensitivity_quantile([1.0, 2.0], 0.0, bounds=(0, 2), index=0),
+        lambda: M.duff_median_utility(3.0, [1.0], bounds=(0, 2)),
+        lambda: M.output_cdf(float("nan"), [1.0], epsilon=1.0, bounds=(0, 2)),
     ],
 )
 def test_more_bad_inputs(call):

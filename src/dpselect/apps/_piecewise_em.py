@@ -1,0 +1,217 @@
+"""Exponential mechanism over a partition of an interval into constant-utility pieces.
+
+The Duff median and mean (:mod:`dpselect.apps.duff`) have piecewise-constant
+utilities on a public interval ``[a, b]``; the exponential mechanism with
+``Delta = 1`` then has density ``∝ exp(epsilon u / 2)`` w.r.t. Lebesgue
+measure, so it chooses piece ``k`` with probability
+
+    P(k) ∝ (r_k - l_k) exp(epsilon u_k / 2)
+
+and then a uniform point in it (SPEC.md §6.1 sampler; Duff Prop. 5 / Alg. 1).
+This is a *continuous* output range, which the finite-candidate engine
+(:mod:`dpselect.noisy_max`) does not cover; the finite Duff mode uses the
+library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism`.
+
+Sampling: the piece is ``argmin_k log log(1/U_k) - l_k`` (the Gumbel race,
+``l_k`` the log-masses) when (number of draws) x (pieces) <= 2**20, otherwise
+the same categorical law by inverse CDF on ``exp(l - max l)`` (log-domain
+normalised, hence equally stable, and O(pieces + size log pieces) for
+batches).  Long weight vectors given without logs (the Duff median at very
+small epsilon, see ``_scale_geometric``) are sampled for a few draws by a
+two-stage inverse CDF (block sums, then one block).  All paths give the same
+law; the tests check each against the log-domain probabilities.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..privacy import Privacy
+
+__all__: list[str] = []
+
+#: Gumbel race is used when (draws x pieces) is at most this; inverse CDF above.
+_RACE_BUDGET = 1 << 20
+#: Pieces whose log-mass is this far below the maximum have exp(.) == 0 exactly.
+_UNDERFLOW_MARGIN = 750.0
+_METHODS = ("auto", "race", "inverse")
+
+
+def _check_method(method: Any) -> str:
+    if method not in _METHODS:
+        raise ValueError(f"method must be 'auto', 'race' or 'inverse', got {method!r}")
+    return str(method)
+
+
+def _log_masses(lefts: np.ndarray, rights: np.ndarray, utilities: np.ndarray, epsilon: float) -> np.ndarray:
+    """log(lambda) + epsilon u / 2 per piece (-inf for empty pieces)."""
+    lengths = np.asarray(rights, dtype=np.float64) - np.asarray(lefts, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logm = np.log(lengths)
+    logm += (0.5 * epsilon) * np.asarray(utilities, dtype=np.float64)
+    return logm
+
+
+def _normalise_log(logw: np.ndarray) -> np.ndarray:
+    w = np.exp(logw - logw.max())
+    w /= w.sum()
+    return w
+
+
+def _piecewise_probabilities(lefts: Any, rights: Any, utilities: Any, epsilon: float) -> np.ndarray:
+    """Exact EM probabilities of pieces ``[l, r]`` of a piecewise-constant utility.
+
+    P(piece k) ∝ (r_k - l_k) exp(epsilon u_k / 2) (Delta = 1), normalised in
+    the log domain (no overflow/underflow of the normaliser).
+    """
+    return _normalise_log(_log_masses(lefts, rights, utilities, epsilon))
+
+
+def _sample_categorical(
+    count: int,
+    rng: np.random.Generator,
+    method: str = "auto",
+    *,
+    logw: np.ndarray | None = None,
+    w: np.ndarray | None = None,
+    overwrite: bool = False,
+) -> np.ndarray:
+    """``count`` iid draws from P(k) ∝ exp(logw_k) (or ∝ w_k, w >= 0 not all 0).
+
+    method "race": Gumbel race K = argmin_k log log(1/U_k) - logw_k (SPEC.md
+    §6.1, Duff Prop. 5); "inverse": inverse CDF of exp(logw - max logw) (or of
+    w); "auto": the race when count * pieces <= 2**20 and log-weights are
+    given, the inverse CDF otherwise.  Both give the same law.
+    """
+    n_pieces = (logw if logw is not None else w).size
+    if method == "auto":
+        method = "race" if (logw is not None and count * n_pieces <= _RACE_BUDGET) else "inverse"
+    if method == "race":
+        if logw is None:
+            with np.errstate(divide="ignore"):
+                logw = np.log(w)
+        out = np.empty(count, dtype=np.intp)
+        chunk = max(1, _RACE_BUDGET // max(n_pieces, 1))
+        for s in range(0, count, chunk):
+            c = min(chunk, count - s)
+            u = rng.random((c, n_pieces))
+            with np.errstate(divide="ignore"):
+                z = np.log(-np.log(u))
+            z -= logw
+            out[s : s + c] = np.argmin(z, axis=1)
+        return out
+    if method != "inverse":
+        raise ValueError(f"method must be 'auto', 'race' or 'inverse', got {method!r}")
+    if w is not None and count <= 8 and w.size > (1 << 16):
+        return _sample_two_stage(w, count, rng)
+    cdf = np.exp(logw - logw.max()) if w is None else np.array(w, dtype=np.float64, copy=not overwrite)
+    np.cumsum(cdf, out=cdf)
+    total = cdf[-1]
+    u = rng.random(count) * total
+    idx = np.searchsorted(cdf, u, side="right")
+    last = int(np.searchsorted(cdf, total, side="left"))  # last piece with positive weight
+    np.minimum(idx, last, out=idx)
+    return idx
+
+
+def _sample_two_stage(w: np.ndarray, count: int, rng: np.random.Generator, block: int = 4096) -> np.ndarray:
+    """Inverse CDF in two stages (block sums, then within one block): a few draws from a long w.
+
+    Same law as the one-stage inverse CDF, without a cumulative sum over all of w.
+    """
+    starts = np.arange(0, w.size, block)
+    sums = np.add.reduceat(w, starts)
+    bcdf = np.cumsum(sums)
+    last_block = int(np.searchsorted(bcdf, bcdf[-1], side="left"))
+    out = np.empty(count, dtype=np.intp)
+    for t in range(count):
+        kb = min(int(np.searchsorted(bcdf, rng.random() * bcdf[-1], side="right")), last_block)
+        seg = w[starts[kb] : starts[kb] + block]
+        cdf = np.cumsum(seg)
+        k = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+        out[t] = starts[kb] + min(k, int(np.searchsorted(cdf, cdf[-1], side="left")))
+    return out
+
+
+def _sample_pieces(
+    lefts: np.ndarray,
+    rights: np.ndarray,
+    size: int | None,
+    rng: np.random.Generator,
+    method: str = "auto",
+    *,
+    logw: np.ndarray | None = None,
+    w: np.ndarray | None = None,
+    overwrite: bool = False,
+) -> Any:
+    """Choose a piece (law ∝ exp(logw) or ∝ w), then a uniform point in it.
+
+    ``overwrite``: ``w`` may be used as scratch space (its cumulative sum).
+    """
+    count = 1 if size is None else size
+    k = _sample_categorical(count, rng, method, logw=logw, w=w, overwrite=overwrite)
+    lo = lefts[k]
+    hi = rights[k]
+    out = lo + rng.random(count) * (hi - lo)
+    np.minimum(out, hi, out=out)
+    if size is None:
+        return float(out[0])
+    return out
+
+
+def _sample_piecewise_em(
+    lefts: Any,
+    rights: Any,
+    utilities: Any,
+    epsilon: float,
+    size: int | None,
+    rng: np.random.Generator,
+    method: str = "auto",
+) -> Any:
+    """EM over a partition of an interval into pieces with constant utility.
+
+    Chooses a piece with P ∝ length * exp(epsilon u / 2) (Delta = 1; see
+    :func:`_sample_categorical`), then a uniform point in it.  Returns a float
+    (``size`` None) or an array of ``size`` floats.  Shared by the Duff median
+    and mean.
+    """
+    lefts = np.asarray(lefts, dtype=np.float64)
+    rights = np.asarray(rights, dtype=np.float64)
+    logw = _log_masses(lefts, rights, utilities, epsilon)
+    return _sample_pieces(lefts, rights, size, rng, method, logw=logw)
+
+
+def _scale_geometric(arr: np.ndarray, log_first: float, rate: float) -> None:
+    """In place: arr[r] *= exp(log_first - rate r), r = 0..len(arr)-1 (arr may be a reversed view).
+
+    The factors come from two short exp tables (block heads and in-block
+    offsets, block length B with rate * B <= 1, so a head that underflows
+    means every factor of the block is < e^{-744}: no spurious zeros), applied
+    block-wise without temporaries of the array's size.
+    """
+    n_terms = arr.size
+    if n_terms == 0:
+        return
+    B = int(min(1024, max(1.0, 1.0 / rate)))
+    H = n_terms // B
+    tail = np.exp(-rate * np.arange(B, dtype=np.float64))
+    if H:
+        heads = np.exp(log_first - (rate * B) * np.arange(H, dtype=np.float64))
+        block = arr[: H * B].reshape(H, B)
+        rows = max(1, (1 << 16) // B)  # cache-sized chunks: one pass over arr
+        for r0 in range(0, H, rows):
+            block[r0 : r0 + rows] *= np.multiply.outer(heads[r0 : r0 + rows], tail)
+    rest = n_terms - H * B
+    if rest:
+        arr[H * B :] *= np.exp(log_first - (rate * B) * H) * tail[:rest]
+
+
+def _em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
+    """Guarantee of the piecewise EM on a utility with sensitivity 1 in ``relation``: epsilon-DP.
+
+    McSherry & Talwar 2007, Thm 6, with Lebesgue base measure (SPEC.md §6.1);
+    the Duff utilities are 1-Lipschitz under add/remove (errata 23).
+    """
+    return Privacy(epsilon, 0.0, relation, "Duff exponential mechanism, sensitivity 1 (SPEC §6.1)")

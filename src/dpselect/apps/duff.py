@@ -1,0 +1,395 @@
+"""Duff: private median, mode and mean with dataset-distance utilities.
+
+Gillenwater & Muñoz Medina ("Duff"); SPEC.md §6.1, errata 23–25.
+
+Neighbour relation: **add/remove** ("add_remove").  The utility of an output
+``v`` is ``u_d(x, v) = -d_AR(x, x')`` minimised over datasets ``x'`` (records
+in the public ``bounds``) whose statistic equals ``v``.  By the triangle
+inequality ``|u_d(x, v) - u_d(y, v)| <= 1`` for neighbours (errata 23), so the
+exponential mechanism with ``Delta = 1`` -- density ``p(v) ∝ exp(epsilon
+u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` (counting measure on a
+public candidate set for the mode) -- is ``epsilon``-DP under add/remove (and
+``2 epsilon``-DP under replace-one).
+
+What is here
+------------
+* :func:`duff_median` (alias :func:`private_median`) and its exact output
+  law: :func:`duff_median_intervals`, :func:`duff_median_pdf`,
+  :func:`output_cdf`, :func:`expected_absolute_error`,
+  :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
+  Sampled by the piecewise-constant EM (:mod:`._piecewise_em`) over the
+  window of intervals that carry mass (:mod:`._duff_median_law`).
+* :func:`duff_mode`, :func:`mode_problem`, :func:`duff_mode_probabilities`,
+  :func:`duff_mode_utility`: a finite public candidate set, so the mode is an
+  ordinary :class:`~dpselect.problem.SelectionProblem` (dataset-distance
+  utility, SPEC §9.1) run by the library's
+  :class:`~dpselect.mechanisms.classic.ExponentialMechanism`.
+* :func:`duff_mean` and its law (:mod:`.duff_mean`, re-exported here).
+* :func:`neighbours`: add/remove neighbours of a small dataset, for audits.
+
+Every sampling function takes keyword-only ``rng``, ``size`` and
+``accountant`` (charged ``epsilon``-DP under add/remove before any randomness
+is drawn).  Floating point: like every floating-point EM, masses that
+underflow are returned as 0.
+
+Examples
+--------
+>>> from dpselect.apps.duff import duff_median, expected_absolute_error
+>>> x = [0.1, 0.35, 0.4, 0.45, 0.5, 0.8]
+>>> v = duff_median(x, 2.0, bounds=(0.0, 1.0), rng=0)
+>>> 0.0 <= v <= 1.0
+True
+>>> round(expected_absolute_error(x, 2.0, bounds=(0.0, 1.0)), 4)
+0.0663
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._validation import (
+    check_array_1d,
+    check_epsilon,
+    check_finite_float,
+    check_random_state,
+    check_size,
+)
+from .._warnings import PrivacyLeakWarning
+from ..accounting import Accountant, charge
+from ..mechanisms.classic import ExponentialMechanism
+from ..mechanisms.distance import distance_problem
+from ..problem import SelectionProblem
+from ._duff_median_law import _median_distribution, _sample_median, _uniform_abs_dev
+from ._piecewise_em import _check_method, _em_privacy
+from .duff_mean import duff_mean, duff_mean_intervals, duff_mean_levels, duff_mean_utility
+from .order_stats import _check_bounds, _check_points, _lower_median_index, _sorted_padded
+
+__all__ = [
+    "PrivacyLeakWarning",
+    "duff_mean",
+    "duff_mean_intervals",
+    "duff_mean_levels",
+    "duff_mean_utility",
+    "duff_median",
+    "duff_median_intervals",
+    "duff_median_pdf",
+    "duff_median_utility",
+    "duff_mode",
+    "duff_mode_probabilities",
+    "duff_mode_utility",
+    "expected_absolute_error",
+    "mode_problem",
+    "neighbours",
+    "output_cdf",
+    "private_median",
+]
+
+
+# ---------------------------------------------------------------------------
+# Duff median
+# ---------------------------------------------------------------------------
+
+
+def duff_median(
+    x: Any,
+    epsilon: float,
+    *,
+    bounds: Any,
+    rng: Any = None,
+    size: Any = None,
+    method: str = "auto",
+    accountant: Accountant | None = None,
+) -> Any:
+    """Sample the Duff exponential mechanism for the (lower) median.
+
+    Parameters
+    ----------
+    x : 1-D array of finite floats in ``bounds`` (n >= 1).
+    epsilon : privacy parameter (> 0); the release is epsilon-DP under
+        **add/remove** (SPEC.md §6.1).
+    bounds : public ``(a, b)`` with ``a < b``.
+    rng : None, int seed or ``numpy.random.Generator``.
+    size : None (one float) or number of iid draws (array).
+    method : "auto" | "race" | "inverse" -- how the interval is chosen (same law).
+    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+        ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+
+    Returns
+    -------
+    float or ndarray
+        A point of [a, b] drawn with density ∝ exp(-epsilon d(x, t) / 2),
+        d the add/remove distance to "lower median = t".
+
+    Cost: one sort of ``x`` plus O(window + size log window)
+    (:mod:`._duff_median_law`); the window is all n + 1 intervals only for
+    very small epsilon.
+
+    Examples
+    --------
+    >>> duff_median([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0), rng=1, size=3).shape
+    (3,)
+    """
+    epsilon = check_epsilon(epsilon)
+    a, b = _check_bounds(bounds)
+    size = check_size(size)
+    method = _check_method(method)
+    ext = _sorted_padded(x, a, b)
+    gen = check_random_state(rng)
+    charge(accountant, _em_privacy(epsilon))
+    return _sample_median(ext, epsilon, size, gen, method)
+
+
+#: DESIGN.md's convenience name.
+private_median = duff_median
+
+def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact output law of :func:`duff_median` as a piecewise-uniform mixture.
+
+    Returns ``(lefts, rights, probabilities)``, each of length n + 1: interval
+    ``j`` is ``[y_j, y_{j+1}]`` (``y_0 = a``, ``y_{n+1} = b``), and the output is
+    uniform on interval ``j`` with the given probability.  Zero-length
+    intervals (ties, data at the bounds) have probability 0.
+    """
+    ext, probs, _, _ = _median_distribution(x, epsilon, bounds)
+    return ext[:-1].copy(), ext[1:].copy(), probs
+
+
+def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
+    """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
+
+    The density is piecewise constant; at a breakpoint the value of the
+    interval to the right is returned (at ``b``, of the last interval).
+    """
+    ext, probs, a, b = _median_distribution(x, epsilon, bounds)
+    tt = _check_points(t)
+    n = ext.size - 2
+    idx = np.searchsorted(ext, tt, side="right") - 1
+    at_b = tt == b
+    if at_b.any():
+        idx = np.where(at_b, np.searchsorted(ext, b, side="left") - 1, idx)
+    idx = np.clip(idx, 0, n)
+    lam = ext[idx + 1] - ext[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dens = np.where(lam > 0, probs[idx] / np.where(lam > 0, lam, 1.0), 0.0)
+    dens = np.where((tt < a) | (tt > b), 0.0, dens)
+    return float(dens) if dens.ndim == 0 else dens
+
+
+def output_cdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
+    """Exact CDF P(duff_median(x) <= t), vectorised over ``t``."""
+    ext, probs, a, b = _median_distribution(x, epsilon, bounds)
+    tt = _check_points(t)
+    n = ext.size - 2
+    cum = np.concatenate(([0.0], np.cumsum(probs)))
+    idx = np.clip(np.searchsorted(ext, tt, side="right") - 1, 0, n)
+    lo = ext[idx]
+    lam = ext[idx + 1] - lo
+    frac = np.where(lam > 0, np.clip((tt - lo) / np.where(lam > 0, lam, 1.0), 0.0, 1.0), 1.0)
+    cdf = np.clip(cum[idx] + probs[idx] * frac, 0.0, 1.0)
+    cdf = np.where(tt < a, 0.0, np.where(tt >= b, 1.0, cdf))
+    return float(cdf) if cdf.ndim == 0 else cdf
+
+def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any = None) -> float:
+    """Exact E|duff_median(x) - target| (default target: the lower median y_m).
+
+    Closed form per interval: for U ~ Uniform[l, r] and l < c < r,
+    E|U - c| = ((c - l)^2 + (r - c)^2) / (2 (r - l)); otherwise |(l + r)/2 - c|.
+    """
+    ext, probs, _, _ = _median_distribution(x, epsilon, bounds)
+    n = ext.size - 2
+    c = float(ext[_lower_median_index(n)]) if target is None else check_finite_float(target, "target")
+    keep = probs > 0
+    dev = _uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
+    return float(np.dot(probs[keep], dev))
+
+
+def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
+    """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
+
+    With L, E, G = #{x_i < t}, #{x_i = t}, #{x_i > t} and D = G - L, the lower
+    median of x' equals t iff E' >= 1, 1 - E' <= G' - L' <= E'.  Each
+    add/remove changes one of L, E, G by one, and adding a copy of t widens the
+    window by one on each side, which never beats moving D; so
+
+        d = max(0, 1 - E) + dist(D, [1 - max(E, 1), max(E, 1)]).
+
+    (Records may be added at a, t or b, all inside the bounds.)  For t strictly
+    between order statistics this is ``max(n - 2j, 2j + 1 - n)``; at data points
+    it is the larger of the two adjacent interval values (SPEC.md §6.1,
+    errata 24), and 0 at the lower median.
+    """
+    a, b = _check_bounds(bounds)
+    ext = _sorted_padded(x, a, b)
+    tt = _check_points(t)
+    if ((tt < a) | (tt > b)).any():
+        raise ValueError("t must lie within bounds")
+    y = ext[1:-1]
+    n = y.size
+    L = np.searchsorted(y, tt, side="left")
+    G = n - np.searchsorted(y, tt, side="right")
+    E = n - L - G
+    D = G - L
+    e1 = np.maximum(E, 1)
+    dist = np.maximum(0, np.maximum((1 - e1) - D, D - e1))
+    u = 0.0 - (np.maximum(0, 1 - E) + dist).astype(np.float64)
+    return float(u) if u.ndim == 0 else u
+
+# ---------------------------------------------------------------------------
+# Duff mode (finite public candidates: the library's exponential mechanism)
+# ---------------------------------------------------------------------------
+
+
+def _mode_setup(x: Any, candidates: Any, stacklevel: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """(candidates, n_v - n_max) with the data-dependent-domain warning when candidates is None."""
+    arr = check_array_1d(x, "x", allow_empty=candidates is not None)
+    if candidates is None:
+        warnings.warn(
+            "duff_mode: candidates=None uses the distinct values of x as the output space; "
+            "this candidate set is data-dependent and voids the DP guarantee (pass a public candidate set)",
+            PrivacyLeakWarning,
+            stacklevel=stacklevel,
+        )
+        cand = np.unique(arr)
+    else:
+        cand = check_array_1d(candidates, "candidates")
+        if np.unique(cand).size != cand.size:
+            raise ValueError("candidates must be distinct")
+    vals, cnts = np.unique(arr, return_counts=True)
+    n_max = int(cnts.max()) if cnts.size else 0
+    if vals.size:
+        pos = np.clip(np.searchsorted(vals, cand), 0, vals.size - 1)
+        n_c = np.where(vals[pos] == cand, cnts[pos], 0)
+    else:
+        n_c = np.zeros(cand.size, dtype=np.int64)
+    return cand, (n_c - n_max).astype(np.float64)
+
+
+def duff_mode_utility(x: Any, *, candidates: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (SPEC.md §6.1, errata 25).
+
+    ``n_max`` is the largest count over *all* values of x (candidates or not);
+    ties count in v's favour (v is a mode when ``n_v = n_max``).  Under
+    add/remove the distance to "v is a mode" is exactly ``n_max - n_v`` (add
+    copies of v), so ``|Delta u_d| <= 1``.  The utility is **not** monotone
+    (adding a record of the current mode lowers every other candidate's
+    utility), so the exponential mechanism needs its full ``2 Delta / epsilon``
+    scale; the tests show that the monotone scale violates epsilon-DP.
+    """
+    return _mode_setup(x, candidates)
+
+
+def mode_problem(x: Any, *, candidates: Any = None) -> SelectionProblem:
+    """The Duff mode as a dataset-distance selection problem (SPEC §6.1, §9.1).
+
+    Scores ``n_v - n_max`` over the public ``candidates`` (index ``i`` is
+    ``candidates[i]``), ``global_sensitivity=1``, relation add/remove, not
+    monotone.  ``candidates=None`` uses the distinct values of x (warns:
+    data-dependent output space).
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = mode_problem([1, 1, 2], candidates=[1, 2, 3])
+    >>> dpselect.ExponentialMechanism(2.0).probabilities(p).round(3)
+    array([0.665, 0.245, 0.09 ])
+    """
+    _, u = _mode_setup(x, candidates)
+    return distance_problem(-u, relation="add_remove")
+
+
+def duff_mode_probabilities(x: Any, epsilon: float, *, candidates: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(candidates, probabilities)`` of :func:`duff_mode`: P(v) ∝ exp(epsilon u_d(x, v)/2).
+
+    The exact law of :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
+    on :func:`mode_problem`.
+    """
+    mech = ExponentialMechanism(epsilon)
+    cand, u = _mode_setup(x, candidates)
+    return cand, mech.probabilities(distance_problem(-u, relation="add_remove"))
+
+
+def duff_mode(
+    x: Any,
+    epsilon: float,
+    *,
+    candidates: Any = None,
+    rng: Any = None,
+    size: Any = None,
+    accountant: Accountant | None = None,
+) -> Any:
+    """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
+
+    Parameters
+    ----------
+    x : 1-D numeric values (may be empty when ``candidates`` is given).
+    epsilon : privacy parameter (> 0).
+    candidates : the **public** output space (distinct values).  If None the
+        distinct values of x are used and a :class:`PrivacyLeakWarning` is
+        emitted (data-dependent output space: not DP).
+    rng : None, int seed or ``numpy.random.Generator``.
+    size : None (one value) or number of iid draws.
+    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+        before any randomness is drawn.
+
+    Returns
+    -------
+    The chosen candidate (a Python scalar), or an array of ``size`` candidates.
+
+    Notes
+    -----
+    P(v) ∝ exp(epsilon (n_v - n_max) / 2): the library's
+    :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (McSherry &
+    Talwar 2007, Thm 6) on :func:`mode_problem`, sampled by the noisy-max
+    engine.  SPEC.md §6.1 also records that, n_v being monotone under
+    add/remove, exp(epsilon n_v) would be epsilon-DP; that statement is a
+    recollection (not verified against the paper) and is **not** implemented.
+
+    Examples
+    --------
+    >>> duff_mode([1, 1, 1, 2], 8.0, candidates=[1, 2, 3], rng=0)
+    1.0
+    """
+    mech = ExponentialMechanism(epsilon)
+    size = check_size(size)
+    cand, u = _mode_setup(x, candidates)
+    gen = check_random_state(rng)
+    problem = distance_problem(-u, relation="add_remove")
+    charge(accountant, mech.privacy(problem))
+    k = mech.select(problem, size=size, rng=gen)
+    return cand[k].item() if size is None else cand[k]
+
+
+# ---------------------------------------------------------------------------
+# neighbours for audits
+# ---------------------------------------------------------------------------
+
+
+def neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
+    """Add/remove neighbours of a small dataset (for audits).
+
+    Removals: one dataset per distinct value of x (removing equal records gives
+    the same multiset); the empty dataset (n = 1) is skipped because the Duff
+    median/mean need n >= 1.  Additions: one dataset per value of ``values``
+    (a small public grid inside ``bounds``; default: a, b and the distinct
+    values of x).  Returned arrays are sorted.
+    """
+    a, b = _check_bounds(bounds)
+    ext = _sorted_padded(x, a, b)
+    y = ext[1:-1]
+    if values is None:
+        grid = np.unique(np.concatenate(([a, b], y)))
+    else:
+        grid = check_array_1d(values, "values")
+        if ((grid < a) | (grid > b)).any():
+            raise ValueError("values must lie within bounds")
+    out: list[np.ndarray] = []
+    if y.size > 1:
+        for v in np.unique(y):
+            k = int(np.searchsorted(y, v))
+            out.append(np.delete(y, k))
+    for v in grid:
+        out.append(np.sort(np.append(y, v)))
+    return out
