@@ -85,13 +85,16 @@ def _sample_categorical(
     w); "auto": the race when count * pieces <= 2**20 and log-weights are
     given, the inverse CDF otherwise.  Both give the same law.
     """
-    n_pieces = (logw if logw is not None else w).size
+    given = logw if logw is not None else w
+    if given is None:
+        raise ValueError("one of logw and w must be given")
+    n_pieces = given.size
     if method == "auto":
         method = "race" if (logw is not None and count * n_pieces <= _RACE_BUDGET) else "inverse"
     if method == "race":
         if logw is None:
             with np.errstate(divide="ignore"):
-                logw = np.log(w)
+                logw = np.log(given)
         out = np.empty(count, dtype=np.intp)
         chunk = max(1, _RACE_BUDGET // max(n_pieces, 1))
         for s in range(0, count, chunk):
@@ -106,7 +109,10 @@ def _sample_categorical(
         raise ValueError(f"method must be 'auto', 'race' or 'inverse', got {method!r}")
     if w is not None and count <= 8 and w.size > (1 << 16):
         return _sample_two_stage(w, count, rng)
-    cdf = np.exp(logw - logw.max()) if w is None else np.array(w, dtype=np.float64, copy=not overwrite)
+    if w is None:
+        cdf = np.exp(given - given.max())
+    else:
+        cdf = np.array(w, dtype=np.float64, copy=not overwrite)
     np.cumsum(cdf, out=cdf)
     total = cdf[-1]
     u = rng.random(count) * total

@@ -1,18 +1,18 @@
 """Smooth-sensitivity median baselines of the Duff paper (Gillenwater & Muñoz Medina, §6).
 
 All three release the **lower median** y_m (m = ceil(n/2), the convention of
-:func:`dpselect.apps.median.smooth_sensitivity_median` and of the Duff median)
+:func:`dpselect.apps.order_stats.smooth_sensitivity_median` and of the Duff median)
 of data x in the public ``bounds`` = [a, b] as
 
     y_m + (S*_beta(x) / alpha) Z
 
 with the NRS07 beta-smooth sensitivity of the median (SPEC.md §4.5,
-:func:`dpselect.apps.median.smooth_sensitivity_median`), through
+:func:`dpselect.apps.order_stats.smooth_sensitivity_median`), through
 :class:`dpselect.mechanisms.release.SmoothSensitivityRelease`.
 
 Neighbour relation: **replace-one** ("replace", n fixed) -- the NRS median
 smooth sensitivity is only a smooth bound under replace-one (SPEC.md §4.5).
-The Duff median (``apps.median``) is epsilon-DP under add/remove, i.e. 2
+The Duff median (``apps.duff``) is epsilon-DP under add/remove, i.e. 2
 epsilon-DP under replace-one; comparisons "at the same epsilon" (as in the
 Duff paper) therefore compare guarantees under different relations.
 
@@ -21,9 +21,8 @@ Baselines
 * :func:`smooth_sens_pure` -- SmoothSens_eps: Cauchy noise (polynomial
   gamma = 2), alpha = beta = eps / (2 (gamma + 1)) = eps / 6 (NRS07 Lemmas
   2.6/2.7, Duff Prop. 3; ``admissible_method="nrs"``).  epsilon-DP.  The
-  Cauchy law has no mean: the unclipped expected absolute error is infinite;
-  with ``clip=True`` (output clipped to the bounds, post-processing) it is
-  finite.
+  Cauchy law has no mean: the unclipped (``clip=False``) expected absolute
+  error is infinite.
 * :func:`smooth_sens_approx` -- SmoothSens_{eps,delta}: Laplace noise with the
   exact condition eps >= alpha + beta, eps >= alpha + (e^beta - 1) ln(1/delta)
   - beta (Duff Prop. 2 + errata 26, SPEC.md §2.2, §6.1).
@@ -44,33 +43,58 @@ Baselines
   reported (eps', delta) is then larger than eps).  That the Duff paper used
   the CDP reading is our assumption (its text was not available to us).
 
+Clipping (the same rule for every baseline)
+-------------------------------------------
+Every release is clipped to the public bounds ``[a, b]`` by default
+(``clip=True``): ``clip(y_m + (S/alpha) Z, a, b)``.  Clipping is
+post-processing, so the guarantee is unchanged, and since ``y_m`` lies in
+``[a, b]`` it never increases the error (the Duff mechanisms output points of
+``[a, b]`` too, so the comparison is like for like).  ``clip=False`` gives the
+raw release.
+
 Which variant the experiments use: a reproduction of the Duff paper's table
 should use ``tuning="paper"`` / ``calibration="paper"`` (the paper's
 baselines) and report the library defaults (data-independent, calibrated to
-the stated (eps, delta)) next to them; ``tests/test_release.py`` asserts the
-Duff-vs-baseline ordering and prints both.
+the stated (eps, delta)) next to them; ``tests/test_median_baselines.py``
+asserts the Duff-vs-baseline ordering.
 
 Exact errors
 ------------
-Each baseline has an exact ``expected_abs_error_*`` counterpart: the release
-error relative to the true (lower) median is exactly (S/alpha) Z, so
-E|error| = (S/alpha) E|Z| (inf for Cauchy).  With ``clip=True`` it is
-E|clip(y_m + (S/alpha) Z, a, b) - y_m| (a one-dimensional integral of the
-noise survival function, see :meth:`ErrorDistribution.expected_abs_error`).
+Each baseline has an exact ``expected_abs_error_*`` counterpart, all computed
+by one helper: the release error relative to the true (lower) median is
+``(S/alpha) Z`` (``E|.| = (S/alpha) E|Z|``, inf for Cauchy) unclipped, and
+``clip((S/alpha) Z, a - y_m, b - y_m)`` clipped (a one-dimensional integral of
+the noise survival function, see ``ErrorDistribution.expected_abs_error``).
+
+API: data and epsilon positional, everything else keyword-only; the release
+functions take ``rng``, ``size`` and ``accountant`` (charged
+``mechanism.privacy()`` before any randomness is drawn -- the paper-tuned
+variant reports no guarantee, so an accountant with a finite budget refuses it).
+
+Examples
+--------
+>>> from dpselect.apps.median_baselines import expected_abs_error_smooth_sens_pure, smooth_sens_pure
+>>> x = [0.1, 0.3, 0.35, 0.4, 0.5, 0.55, 0.9]
+>>> 0.0 <= smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), rng=0) <= 1.0
+True
+>>> float(expected_abs_error_smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), clip=False))
+inf
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_array_1d, check_delta, check_epsilon, check_finite_float
+from .._validation import check_delta, check_epsilon
 from .._warnings import PrivacyLeakWarning
+from ..accounting import Accountant, charge
 from ..mechanisms.release import SmoothSensitivityRelease
-from .median import smooth_sensitivity_median
+from .order_stats import _check_bounds, _lower_median_index, _smooth_sens_sorted, _sorted_padded
 
 __all__ = [
     "expected_abs_error_laplace_ln",
@@ -89,43 +113,43 @@ _RELATION = "replace"
 #: Default delta of LaplaceLN (its conversion from zCDP needs one).
 DEFAULT_LLN_DELTA = 1e-6
 
-
-def _check_data(x: Any, bounds: Any) -> tuple[np.ndarray, float, float]:
-    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
-        raise ValueError("bounds must be a pair (a, b)")
-    a = check_finite_float(bounds[0], "bounds[0]")
-    b = check_finite_float(bounds[1], "bounds[1]")
-    if not a < b:
-        raise ValueError(f"bounds must satisfy a < b, got ({a!r}, {b!r})")
-    arr = check_array_1d(x, "x")
-    if arr.min() < a or arr.max() > b:
-        raise ValueError(f"x values must lie within bounds [{a!r}, {b!r}]")
-    return arr, a, b
+#: builds the release from the validated (padded sorted data, a, b)
+_Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
 
 
-def _lower_median(arr: np.ndarray) -> float:
-    n = arr.size
-    return float(np.partition(arr, (n + 1) // 2 - 1)[(n + 1) // 2 - 1])
+class _Data:
+    """Validated data: padded sorted order statistics, bounds and lower median."""
+
+    def __init__(self, x: Any, bounds: Any, clip: Any) -> None:
+        if not isinstance(clip, (bool, np.bool_)):
+            raise TypeError(f"clip must be a bool, got {type(clip).__name__}")
+        self.clip = bool(clip)
+        self.a, self.b = _check_bounds(bounds)
+        self.ext = _sorted_padded(x, self.a, self.b)
+        self.m = _lower_median_index(self.ext.size - 2)
+        self.median = float(self.ext[self.m])
+
+    def smooth_sensitivity(self, beta: float) -> float:
+        return _smooth_sens_sorted(self.ext, self.m, beta)
 
 
-def _release(mech: SmoothSensitivityRelease, arr: np.ndarray, a: float, b: float, rng: Any, size: Any, clip: bool) -> Any:
-    s = smooth_sensitivity_median(arr, mech.beta, (a, b))
-    return mech.release(_lower_median(arr), s, rng=rng, size=size, clip=(a, b) if clip else None)
+def _release(make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any) -> Any:
+    """The one release path of every baseline: charge, then clip(y_m + (S/alpha) Z, a, b) (or unclipped)."""
+    d = _Data(x, bounds, clip)
+    mech = make(d.ext, d.a, d.b)
+    s = d.smooth_sensitivity(mech.beta)
+    charge(accountant, mech.privacy())
+    return mech.release(d.median, s, rng=rng, size=size, clip=(d.a, d.b) if d.clip else None)
 
 
-def _expected(mech: SmoothSensitivityRelease, arr: np.ndarray, a: float, b: float, clip: bool) -> float:
-    s = smooth_sensitivity_median(arr, mech.beta, (a, b))
-    dist = mech.error_distribution(s)
-    if not clip:
+def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
+    """The one exact-error path: E|release - y_m| for the (clipped) release of ``make``."""
+    d = _Data(x, bounds, clip)
+    mech = make(d.ext, d.a, d.b)
+    dist = mech.error_distribution(d.smooth_sensitivity(mech.beta))
+    if not d.clip:
         return dist.expected_abs_error()
-    med = _lower_median(arr)
-    return dist.expected_abs_error(within=(a - med, b - med))
-
-
-def _check_clip(clip: Any) -> bool:
-    if not isinstance(clip, (bool, np.bool_)):
-        raise TypeError(f"clip must be a bool, got {type(clip).__name__}")
-    return bool(clip)
+    return dist.expected_abs_error(within=(d.a - d.median, d.b - d.median))
 
 
 # ---------------------------------------------------------------------------
@@ -140,18 +164,25 @@ def smooth_sens_pure_mechanism(epsilon: float) -> SmoothSensitivityRelease:
     )
 
 
-def smooth_sens_pure(x: Any, epsilon: float, bounds: Any, rng: Any = None, *, size: Any = None, clip: bool = False) -> Any:
-    """SmoothSens_eps median: y_m + (6 S*_{eps/6}(x)/eps) Cauchy; epsilon-DP (replace-one)."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    return _release(smooth_sens_pure_mechanism(epsilon), arr, a, b, rng, size, clip)
+def smooth_sens_pure(
+    x: Any,
+    epsilon: float,
+    *,
+    bounds: Any,
+    rng: Any = None,
+    size: Any = None,
+    clip: bool = True,
+    accountant: Accountant | None = None,
+) -> Any:
+    """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one)."""
+    mech = smooth_sens_pure_mechanism(epsilon)
+    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
 
 
-def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, bounds: Any, *, clip: bool = False) -> float:
-    """Exact E|smooth_sens_pure(x) - y_m| (inf unless clip=True: the Cauchy law has no mean)."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    return _expected(smooth_sens_pure_mechanism(epsilon), arr, a, b, clip)
+def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, *, bounds: Any, clip: bool = True) -> float:
+    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean)."""
+    mech = smooth_sens_pure_mechanism(epsilon)
+    return _expected(lambda *_: mech, x, bounds, clip)
 
 
 # ---------------------------------------------------------------------------
@@ -164,13 +195,14 @@ def _alpha_max(beta: np.ndarray, epsilon: float, L: float) -> np.ndarray:
     return np.minimum(epsilon - beta, epsilon + beta - np.expm1(beta) * L)
 
 
-def _paper_k(arr: np.ndarray, a: float, b: float, epsilon: float, delta: float) -> float:
+def _paper_k(ext: np.ndarray, epsilon: float, delta: float) -> float:
     """Data-dependent k = 2 alpha/eps minimising S*_beta(x)/alpha_max(beta) (Duff §6 baseline).
 
     Log-spaced grid over beta in (0, beta_hi) (beta_hi: alpha_max(beta_hi) = 0),
     then a golden-section refinement around the best grid point.
     """
     L = -math.log(delta)
+    m = _lower_median_index(ext.size - 2)
     # beta_hi: the largest beta with alpha_max > 0
     lo, hi = 0.0, epsilon
     for _ in range(200):
@@ -185,7 +217,7 @@ def _paper_k(arr: np.ndarray, a: float, b: float, epsilon: float, delta: float) 
         am = float(_alpha_max(np.array(beta), epsilon, L))
         if am <= 0:
             return math.inf
-        return math.log(smooth_sensitivity_median(arr, beta, (a, b))) - math.log(am)
+        return math.log(_smooth_sens_sorted(ext, m, beta)) - math.log(am)
 
     grid = beta_hi * np.geomspace(1e-6, 1.0 - 1e-9, 80)
     vals = np.array([objective(float(g)) for g in grid])
@@ -211,62 +243,81 @@ def _paper_k(arr: np.ndarray, a: float, b: float, epsilon: float, delta: float) 
     return 2.0 * alpha / epsilon
 
 
-def smooth_sens_approx_mechanism(
-    x: Any, epsilon: float, delta: float, bounds: Any, *, tuning: str = "fixed"
-) -> SmoothSensitivityRelease:
-    """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
+def _warn_paper_tuning(stacklevel: int) -> None:
+    warnings.warn(
+        "tuning='paper' chooses (alpha, beta) from the private data (Duff §6 baseline); "
+        "the stated (epsilon, delta) guarantee does not cover this choice",
+        PrivacyLeakWarning,
+        stacklevel=stacklevel + 1,
+    )
 
-    ``tuning="fixed"``: alpha = eps/2, data-independent (x is not used).
-    ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
-    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
-    """
+
+def _approx_release(ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any) -> SmoothSensitivityRelease:
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     if delta == 0:
         raise ValueError("delta must be > 0 for the Laplace baseline")
     if tuning not in _TUNINGS:
         raise ValueError(f"tuning must be one of {_TUNINGS}, got {tuning!r}")
-    k = 1.0
-    if tuning == "paper":
-        arr, a, b = _check_data(x, bounds)
-        warnings.warn(
-            "tuning='paper' chooses (alpha, beta) from the private data (Duff §6 baseline); "
-            "the stated (epsilon, delta) guarantee does not cover this choice",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
-        k = _paper_k(arr, a, b, epsilon, delta)
+    k = _paper_k(ext, epsilon, delta) if tuning == "paper" else 1.0
     return SmoothSensitivityRelease(
         epsilon, delta, noise="laplace", k=k, relation=_RELATION, tuned_on_data=tuning == "paper"
     )
 
 
+def smooth_sens_approx_mechanism(
+    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed"
+) -> SmoothSensitivityRelease:
+    """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
+
+    ``tuning="fixed"``: alpha = eps/2, data-independent (x and bounds are not used).
+    ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
+    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
+    """
+    ext = np.empty(0)
+    if tuning == "paper":
+        a, b = _check_bounds(bounds)
+        ext = _sorted_padded(x, a, b)
+    mech = _approx_release(ext, epsilon, delta, tuning)
+    if mech.tuned_on_data:
+        _warn_paper_tuning(2)
+    return mech
+
+
+def _approx_factory(epsilon: float, delta: float, tuning: str) -> _Factory:
+    def make(ext: np.ndarray, a: float, b: float) -> SmoothSensitivityRelease:
+        mech = _approx_release(ext, epsilon, delta, tuning)
+        if mech.tuned_on_data:
+            _warn_paper_tuning(4)  # make -> _release/_expected -> public function -> caller
+        return mech
+
+    return make
+
+
 def smooth_sens_approx(
     x: Any,
     epsilon: float,
+    *,
     delta: float,
     bounds: Any,
-    rng: Any = None,
-    *,
     tuning: str = "fixed",
+    rng: Any = None,
     size: Any = None,
-    clip: bool = False,
+    clip: bool = True,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """SmoothSens_{eps,delta} median: y_m + (S*_beta(x)/alpha) Laplace; (eps, delta)-DP (replace-one) for tuning='fixed'."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    mech = smooth_sens_approx_mechanism(arr, epsilon, delta, (a, b), tuning=tuning)
-    return _release(mech, arr, a, b, rng, size, clip)
+    """SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b).
+
+    (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
+    """
+    return _release(_approx_factory(epsilon, delta, tuning), x, bounds, clip, rng, size, accountant)
 
 
 def expected_abs_error_smooth_sens_approx(
-    x: Any, epsilon: float, delta: float, bounds: Any, *, tuning: str = "fixed", clip: bool = False
+    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", clip: bool = True
 ) -> float:
-    """Exact E|smooth_sens_approx(x) - y_m| = (S*_beta(x)/alpha) E|Z| (E|Z| = 1)."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    mech = smooth_sens_approx_mechanism(arr, epsilon, delta, (a, b), tuning=tuning)
-    return _expected(mech, arr, a, b, clip)
+    """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1)."""
+    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
 
 
 # ---------------------------------------------------------------------------
@@ -275,7 +326,7 @@ def expected_abs_error_smooth_sens_approx(
 
 
 def laplace_ln_mechanism(
-    epsilon: float, delta: float = DEFAULT_LLN_DELTA, *, sigma: float | None = None, calibration: str = "exact"
+    epsilon: float, *, delta: float = DEFAULT_LLN_DELTA, sigma: float | None = None, calibration: str = "exact"
 ) -> SmoothSensitivityRelease:
     """LaplaceLN release (SPEC §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta)."""
     return SmoothSensitivityRelease(
@@ -286,34 +337,31 @@ def laplace_ln_mechanism(
 def laplace_ln(
     x: Any,
     epsilon: float,
-    bounds: Any,
-    rng: Any = None,
-    delta: float = DEFAULT_LLN_DELTA,
     *,
+    bounds: Any,
+    delta: float = DEFAULT_LLN_DELTA,
     sigma: float | None = None,
     calibration: str = "exact",
+    rng: Any = None,
     size: Any = None,
-    clip: bool = False,
+    clip: bool = True,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """LaplaceLN median: y_m + (S*_beta(x)/alpha) X e^{sigma Y}; (eps, delta)-DP via zCDP (replace-one)."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    mech = laplace_ln_mechanism(epsilon, delta, sigma=sigma, calibration=calibration)
-    return _release(mech, arr, a, b, rng, size, clip)
+    """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one)."""
+    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
+    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
 
 
 def expected_abs_error_laplace_ln(
     x: Any,
     epsilon: float,
+    *,
     bounds: Any,
     delta: float = DEFAULT_LLN_DELTA,
-    *,
     sigma: float | None = None,
     calibration: str = "exact",
-    clip: bool = False,
+    clip: bool = True,
 ) -> float:
-    """Exact E|laplace_ln(x) - y_m| = (S*_beta(x)/alpha) e^{sigma^2/2}."""
-    clip = _check_clip(clip)
-    arr, a, b = _check_data(x, bounds)
-    mech = laplace_ln_mechanism(epsilon, delta, sigma=sigma, calibration=calibration)
-    return _expected(mech, arr, a, b, clip)
+    """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})."""
+    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
+    return _expected(lambda *_: mech, x, bounds, clip)
