@@ -11,18 +11,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+import dpselect
+from dpselect import accounting
+from dpselect.accounting import BudgetExceededError
 from dpselect.apps import ptr as P
+from dpselect.privacy import Privacy
 
 # ---------------------------------------------------------------------------
 # generic PTR
 # ---------------------------------------------------------------------------
 
 
-def test_ptr_privacy_pairs():
-    assert P.ptr_privacy(0.5, 1e-6) == (1.0, 5e-7)
-    assert P.ptr_mode_privacy(0.5, 1e-6) == (0.5, 5e-7)
-    assert P.stable_histogram_privacy(0.5, 1e-6) == (0.5, 5e-7)
-    assert P.stable_histogram_privacy(0.5, 1e-6, relation="replace") == (1.0, 1e-6)
+def _pair(privacy):
+    assert isinstance(privacy, Privacy)
+    return privacy.epsilon, privacy.delta, privacy.relation
+
+
+def test_ptr_privacy_objects():
+    """PTR guarantees are Privacy objects like every other mechanism's (SPEC §6.2, §6.3)."""
+    assert _pair(P.ptr_privacy(0.5, 1e-6)) == (1.0, 5e-7, None)
+    assert _pair(P.ptr_privacy(0.5, 1e-6, relation="replace")) == (1.0, 5e-7, "replace")
+    assert _pair(P.ptr_mode_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
+    assert _pair(P.ptr_mode_privacy(0.5, 1e-6, relation="replace")) == (0.5, 5e-7, "replace")
+    assert _pair(P.stable_histogram_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
+    assert _pair(P.stable_histogram_privacy(0.5, 1e-6, relation="replace")) == (1.0, 1e-6, "replace")
+    assert P.ptr_privacy is accounting.ptr_privacy  # one home for the formulas
 
 
 def test_laplace_sf_matches_scipy():
@@ -36,21 +49,23 @@ def test_propose_test_release_behaviour():
     T = math.log(1 / delta) / eps
     rng = np.random.default_rng(0)
     # bound 0 and a huge distance: the exact value is released
-    assert P.propose_test_release(3.5, 1e6, 0.0, eps, delta, rng=rng) == 3.5
+    assert P.propose_test_release(3.5, 1e6, bound=0.0, epsilon=eps, delta=delta, rng=rng) == 3.5
     # gamma = inf always passes
-    out = P.propose_test_release(3.5, math.inf, 2.0, eps, delta, rng=rng)
-    assert out is not None and out != 3.5
+    out = P.propose_test_release(3.5, math.inf, bound=2.0, epsilon=eps, delta=delta, rng=rng)
+    assert isinstance(out, float) and out != 3.5
     # frequency of ⊥ equals P[gamma + Lap(1/eps) <= T]
     for gamma in (0.0, 5.0, T, 10.0):
         gen = np.random.default_rng(1)
-        outs = [P.propose_test_release(1.0, gamma, 1.0, eps, delta, rng=gen) for _ in range(20_000)]
-        freq = np.mean([o is None for o in outs])
+        outs = [P.propose_test_release(1.0, gamma, bound=1.0, epsilon=eps, delta=delta, rng=gen) for _ in range(20_000)]
+        freq = np.mean([o is np.ma.masked for o in outs])
         p_bot = 1 - P.laplace_sf(T - gamma, 1 / eps)
         se = math.sqrt(max(p_bot * (1 - p_bot), 1 / 20_000) / 20_000)
         assert abs(freq - p_bot) < 5 * se
     # released values are value + Lap(bound/eps)
     gen = np.random.default_rng(2)
-    vals = np.array([P.propose_test_release(1.0, 100.0, 2.0, eps, delta, rng=gen) for _ in range(5000)])
+    vals = np.array(
+        [P.propose_test_release(1.0, 100.0, bound=2.0, epsilon=eps, delta=delta, rng=gen) for _ in range(5000)]
+    )
     assert stats.kstest(vals - 1.0, stats.laplace(scale=2.0 / eps).cdf).pvalue > 1e-3
 
 
@@ -73,24 +88,39 @@ def test_mode_gamma():
 def test_ptr_mode_probabilities_vs_sampling():
     eps, delta = 0.5, 1e-2
     for counts in ([10, 3, 0], [20, 2], [4, 4, 1], [30, 0, 0, 1]):
-        p_mode, p_bot = P.ptr_mode_probabilities(counts, eps, delta)
+        p_mode, p_bot = P.ptr_mode_probabilities(counts, eps, delta=delta)
         assert p_mode + p_bot == pytest.approx(1.0)
-        draws = P.ptr_mode(counts, eps, delta, rng=np.random.default_rng(3), size=100_000)
-        mode = int(np.argmax(counts))
-        assert set(np.unique(draws)) <= {mode, -1}
-        freq = np.mean(draws == mode)
+        draws = P.ptr_mode(counts, eps, delta=delta, rng=np.random.default_rng(3), size=100_000)
+        assert isinstance(draws, np.ma.MaskedArray) and draws.shape == (100_000,)
+        bot = np.ma.getmaskarray(draws)
+        assert np.all(draws.data[~bot] == int(np.argmax(counts)))
         se = math.sqrt(max(p_mode * (1 - p_mode), 1e-5) / 100_000)
-        assert abs(freq - p_mode) < 5 * se
-    assert P.ptr_mode([50, 0], 1.0, 1e-3, rng=0) == 0
-    assert P.ptr_mode([3, 3], 1.0, 1e-3, rng=0) in (0, None)
-    assert P.ptr_mode([7], 1.0, 1e-3, rng=0) == 0
+        assert abs(np.mean(~bot) - p_mode) < 5 * se
+
+
+def test_ptr_mode_one_convention_for_bottom():
+    """One draw is exactly element 0 of a batch of one: the index, or np.ma.masked for ⊥ (never -1 or None)."""
+    counts, eps, delta = [3, 2, 0], 1.0, 0.5  # gamma = 0: P[⊥] = 1 - delta/2 = 0.75
+    singles = [P.ptr_mode(counts, eps, delta=delta, rng=s) for s in range(2000)]
+    batches = [P.ptr_mode(counts, eps, delta=delta, rng=s, size=1)[0] for s in range(2000)]
+    for one, first in zip(singles, batches):
+        assert (one is np.ma.masked and first is np.ma.masked) or (one == first == 0 and type(one) is int)
+    n_bot = sum(o is np.ma.masked for o in singles)
+    p_bot = P.ptr_mode_probabilities(counts, eps, delta=delta)[1]
+    assert p_bot == pytest.approx(0.75)
+    assert abs(n_bot / 2000 - p_bot) < 5 * math.sqrt(p_bot * (1 - p_bot) / 2000)
+    with pytest.raises((TypeError, IndexError)):
+        [10, 20, 30][np.ma.masked]  # ⊥ cannot be mistaken for an index
+    # a clear winner always passes; a single candidate has gamma = inf
+    assert [P.ptr_mode([50, 0], 1.0, delta=1e-3, rng=s) for s in range(50)] == [0] * 50
+    assert [P.ptr_mode([7], 0.01, delta=1e-9, rng=s) for s in range(50)] == [0] * 50
 
 
 def _output_dist(counts, eps, delta, relation, gamma_fn=None):
     """Exact law over {argmax index, '⊥'}."""
     c = np.asarray(counts)
     if gamma_fn is None:
-        p_rel, p_bot = P.ptr_mode_probabilities(c, eps, delta, relation)
+        p_rel, p_bot = P.ptr_mode_probabilities(c, eps, delta=delta, relation=relation)
     else:
         T = math.log(1 / delta) / eps
         p_rel = float(P.laplace_sf(T - gamma_fn(c), 1 / eps))
@@ -125,7 +155,8 @@ def _neighbour_pairs(relation, m_max=4, c_max=8):
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
 def test_ptr_mode_exact_audit(relation, eps, delta):
-    claimed_eps, claimed_delta = P.ptr_mode_privacy(eps, delta)
+    claim = P.ptr_mode_privacy(eps, delta, relation=relation)
+    claimed_eps, claimed_delta = claim.epsilon, claim.delta
     worst = 0.0
     n_pairs = 0
     cache = {}
@@ -149,7 +180,8 @@ def test_ptr_mode_exact_audit(relation, eps, delta):
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
 def test_ptr_mode_lecture_notes_gamma_violates(eps, delta):
     # errata 28: gamma = g (LN) instead of max(g - 1, 0) gives delta e^eps / 2 > delta / 2
-    claimed_eps, claimed_delta = P.ptr_mode_privacy(eps, delta)
+    claim = P.ptr_mode_privacy(eps, delta)
+    claimed_eps, claimed_delta = claim.epsilon, claim.delta
 
     def gap(c):
         s = np.sort(c)
@@ -169,11 +201,11 @@ def test_ptr_mode_utility_errata_29():
     eps = math.log(1 / delta) / 7  # threshold T = ln(1/delta)/eps = 7
     T = math.log(1 / delta) / eps
     # LN: "gap >= ln(1/delta)/eps" -- with gamma = T the failure probability is 1/2
-    _, p_bot = P.ptr_mode_probabilities([8, 0], eps, delta)  # gamma = 8 - 1 = 7
+    _, p_bot = P.ptr_mode_probabilities([8, 0], eps, delta=delta)  # gamma = 8 - 1 = 7
     assert p_bot == pytest.approx(0.5, rel=1e-9)
     # in general P[⊥] = exp(-eps (gamma - T)) / 2 for gamma >= T
     for g in (9, 12, 20, 30):
-        _, p_bot = P.ptr_mode_probabilities([g, 1], eps, delta)
+        _, p_bot = P.ptr_mode_probabilities([g, 1], eps, delta=delta)
         assert p_bot == pytest.approx(0.5 * math.exp(-eps * (g - 2 - T)), rel=1e-9)
     # errata 29's gap (ln(1/delta) + ln(1/(2 delta)))/eps gives failure exactly delta;
     # failure delta/2 needs gamma >= 2 ln(1/delta)/eps
@@ -190,12 +222,12 @@ def test_stable_histogram_probabilities_and_sampling():
     eps, delta = 0.7, 1e-3
     counts = np.array([0, 1, 5, 10, 12, 30, 0])
     thr = 1 + math.log(1 / delta) / eps
-    p = P.stable_histogram_probabilities(counts, eps, delta)
+    p = P.stable_histogram_probabilities(counts, eps, delta=delta)
     want = np.where(counts > 0, stats.laplace.sf(thr - counts, scale=1 / eps), 0.0)
     np.testing.assert_allclose(p, want, rtol=1e-12)
     assert p[1] == pytest.approx(delta / 2)  # a count-1 bin survives with probability delta/2 (AR)
     rng = np.random.default_rng(4)
-    draws = np.array([P.stable_histogram(counts, eps, delta, rng=rng) for _ in range(20_000)])
+    draws = np.array([P.stable_histogram(counts, eps, delta=delta, rng=rng) for _ in range(20_000)])
     freq = (draws != 0).mean(axis=0)
     se = np.sqrt(np.maximum(p * (1 - p), 1 / 20_000) / 20_000)
     assert np.all(np.abs(freq - p) < 5 * se)
@@ -207,8 +239,8 @@ def test_stable_histogram_probabilities_and_sampling():
 def _bin_hockey(c_from, c_to, eps, delta):
     """Exact hockey-stick divergence D_{e^eps}(law(c_from) || law(c_to)) of one released bin."""
     thr = 1 + math.log(1 / delta) / eps
-    p0 = 1 - float(P.stable_histogram_probabilities([c_from], eps, delta)[0])
-    q0 = 1 - float(P.stable_histogram_probabilities([c_to], eps, delta)[0])
+    p0 = 1 - float(P.stable_histogram_probabilities([c_from], eps, delta=delta)[0])
+    q0 = 1 - float(P.stable_histogram_probabilities([c_to], eps, delta=delta)[0])
 
     def dens(c, t):
         return 0.0 if c == 0 else 0.5 * eps * math.exp(-eps * abs(t - c))
@@ -221,7 +253,8 @@ def _bin_hockey(c_from, c_to, eps, delta):
 
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-3), (1.0, 0.05)])
 def test_stable_histogram_single_bin_audit(eps, delta):
-    claimed_eps, claimed_delta = P.stable_histogram_privacy(eps, delta)
+    claim = P.stable_histogram_privacy(eps, delta)
+    claimed_eps, claimed_delta = claim.epsilon, claim.delta
     worst = 0.0
     for c in range(0, 40):
         d = max(_bin_hockey(c, c + 1, claimed_eps, delta), _bin_hockey(c + 1, c, claimed_eps, delta))
@@ -245,11 +278,13 @@ bad_counts = st.sampled_from([[], [-1, 2], [1.5, 2], [[1, 2]], ["a"], [float("na
 @given(which=st.integers(0, 5), what=st.integers(0, 2), e=bad_eps, d=bad_delta, c=bad_counts)
 def test_bad_inputs_raise_before_randomness(which, what, e, d, c):
     calls = [
-        lambda c, e, d: P.ptr_mode(c, e, d, rng=GEN),
-        lambda c, e, d: P.ptr_mode_probabilities(c, e, d),
-        lambda c, e, d: P.stable_histogram(c, e, d, rng=GEN),
-        lambda c, e, d: P.stable_histogram_probabilities(c, e, d),
-        lambda c, e, d: P.propose_test_release(1.0, float(len(c)) if isinstance(c, list) else 0.0, 1.0, e, d, rng=GEN),
+        lambda c, e, d: P.ptr_mode(c, e, delta=d, rng=GEN),
+        lambda c, e, d: P.ptr_mode_probabilities(c, e, delta=d),
+        lambda c, e, d: P.stable_histogram(c, e, delta=d, rng=GEN),
+        lambda c, e, d: P.stable_histogram_probabilities(c, e, delta=d),
+        lambda c, e, d: P.propose_test_release(
+            1.0, float(len(c)) if isinstance(c, list) else 0.0, bound=1.0, epsilon=e, delta=d, rng=GEN
+        ),
         lambda c, e, d: P.ptr_privacy(e, d),
     ]
     args = [[3, 1], 1.0, 1e-3]
@@ -265,13 +300,45 @@ def test_bad_inputs_raise_before_randomness(which, what, e, d, c):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: P.propose_test_release(float("nan"), 1.0, 1.0, 1.0, 0.1),
-        lambda: P.propose_test_release(1.0, -1.0, 1.0, 1.0, 0.1),
-        lambda: P.propose_test_release(1.0, 1.0, -1.0, 1.0, 0.1),
-        lambda: P.ptr_mode([1, 2], 1.0, 0.1, relation="bounded"),
-        lambda: P.ptr_mode([1, 2], 1.0, 0.1, size=0),
+        lambda: P.propose_test_release(float("nan"), 1.0, bound=1.0, epsilon=1.0, delta=0.1),
+        lambda: P.propose_test_release(1.0, -1.0, bound=1.0, epsilon=1.0, delta=0.1),
+        lambda: P.propose_test_release(1.0, 1.0, bound=-1.0, epsilon=1.0, delta=0.1),
+        lambda: P.ptr_mode([1, 2], 1.0, delta=0.1, relation="bounded"),
+        lambda: P.ptr_mode([1, 2], 1.0, delta=0.1, size=0),
+        lambda: P.ptr_mode([1, 2], 1.0, 0.1),  # delta is keyword-only
+        lambda: P.stable_histogram([1, 2], 1.0, 0.1),
+        lambda: P.propose_test_release(1.0, 1.0, 1.0, 1.0, 0.1),
     ],
 )
 def test_more_bad_inputs(call):
     with pytest.raises((ValueError, TypeError)):
         call()
+
+
+# ---------------------------------------------------------------------------
+# budget accountant
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call,claim",
+    [
+        (lambda acc, g: P.ptr_mode([9, 1], 0.5, delta=1e-3, rng=g, accountant=acc), (0.5, 5e-4)),
+        (lambda acc, g: P.ptr_mode([9, 1], 0.5, delta=1e-3, rng=g, size=10, accountant=acc), (0.5, 5e-4)),
+        (lambda acc, g: P.stable_histogram([9, 1], 0.5, delta=1e-3, rng=g, accountant=acc), (0.5, 5e-4)),
+        (
+            lambda acc, g: P.propose_test_release(1.0, 50.0, bound=1.0, epsilon=0.5, delta=1e-3, rng=g, accountant=acc),
+            (1.0, 5e-4),
+        ),
+    ],
+)
+def test_accountant_charged_before_randomness(call, claim):
+    acc = dpselect.Accountant(10.0, 0.01)
+    call(acc, np.random.default_rng(0))
+    assert (acc.spent.epsilon, acc.spent.delta) == pytest.approx(claim)
+    small = dpselect.Accountant(claim[0], claim[1] / 2)  # delta does not fit
+    gen = np.random.default_rng(1)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        call(small, gen)
+    assert gen.bit_generator.state == state and small.charges == ()

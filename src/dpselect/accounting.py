@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._validation import check_delta, check_epsilon, check_positive
+from ._validation import check_delta, check_epsilon, check_positive, check_probability_in, check_relation
 from .privacy import Privacy
 
 __all__ = [
@@ -27,6 +27,9 @@ __all__ = [
     "BudgetExceededError",
     "charge",
     "dp_to_zcdp",
+    "ptr_mode_privacy",
+    "ptr_privacy",
+    "stable_histogram_privacy",
     "zcdp_to_dp",
 ]
 
@@ -81,6 +84,55 @@ def dp_to_zcdp(epsilon: Any, delta: Any) -> float:
 # 4. Propose-test-release and the private sensitivity bound (SPEC §6.2, §9.2)
 #    (owned by the PTR / distance-utility work)
 # ---------------------------------------------------------------------------
+
+
+def _ptr_delta(delta: Any) -> float:
+    """PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon)."""
+    return check_probability_in(delta, "delta", 0.0, 1.0)
+
+
+def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:
+    """Generic propose-test-release: (2 epsilon, delta/2)-DP (SPEC §6.2, errata 27).
+
+    The test ``gamma + Lap(1/epsilon) > ln(1/delta)/epsilon`` is epsilon-DP
+    (gamma has sensitivity 1); when gamma(D) >= 1 the Laplace release
+    ``f(D) + Lap(b/epsilon)`` costs another epsilon; when gamma(D) = 0 the test
+    passes with probability exactly P[Lap(1/epsilon) > ln(1/delta)/epsilon] =
+    delta/2.  ``relation``: the neighbour relation in which gamma is measured.
+
+    Examples
+    --------
+    >>> print(ptr_privacy(0.5, 1e-6))
+    (1, 5e-07)-DP
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (SPEC §6.2)")
+
+
+def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+    """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
+
+    Under the relation whose distance to instability is used (SPEC §6.2,
+    errata 28; the derivation is in :mod:`dpselect.apps.ptr`).  The bound is
+    attained (exact audit in the tests).
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    return Privacy(eps, d / 2.0, check_relation(relation), "PTR mode, no release noise (SPEC §6.2, errata 28)")
+
+
+def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+    """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one (SPEC §6.3).
+
+    A new bin with count 1 survives the threshold 1 + ln(1/delta)/epsilon with
+    probability exactly delta/2; a replacement moves two bins.
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    rel = check_relation(relation)
+    src = "stable histogram (SPEC §6.3)"
+    return Privacy(eps, d / 2.0, rel, src) if rel == "add_remove" else Privacy(2.0 * eps, d, rel, src)
 
 
 # ---------------------------------------------------------------------------

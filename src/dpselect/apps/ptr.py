@@ -14,7 +14,9 @@ Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
 proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
 neighbours have LS <= b and the Laplace release costs another epsilon; when
 gamma(D) = 0 the test passes with probability P[Lap(1/epsilon) >
-ln(1/delta)/epsilon] = delta/2.  :func:`ptr_privacy` returns the pair.
+ln(1/delta)/epsilon] = delta/2.  :func:`ptr_privacy` returns it as a
+:class:`~dpselect.privacy.Privacy` (the formulas live in
+:mod:`dpselect.accounting`, section 4).
 
 PTR for the mode (b = 0, no release noise)
 ------------------------------------------
@@ -44,12 +46,38 @@ LN's "gap >= ln(1/delta)/epsilon" (gamma = T) the failure probability is 1/2;
 it is <= delta once gamma >= (ln(1/delta) + ln(1/(2 delta)))/epsilon (SPEC's
 threshold) and <= delta/2 once gamma >= 2 ln(1/delta)/epsilon.
 
+"No answer" (⊥)
+---------------
+One convention for one draw and for batches: ⊥ is numpy's masked value.  A
+batch (``size=k``) is a :class:`numpy.ma.MaskedArray` of indices whose
+masked entries are ⊥ (``np.ma.getmaskarray(draws)`` marks them); one draw
+returns the index or :data:`numpy.ma.masked` -- exactly ``draws[i]`` of a
+batch -- so ``out is np.ma.masked`` tests for ⊥, and using ⊥ as an index
+raises instead of silently picking the last candidate (as ``-1`` would).
+:func:`propose_test_release` releases a float, so its ⊥ is the same masked
+value.
+
+API: data (and epsilon) positional, everything else keyword-only; every
+sampling function takes ``rng`` and ``accountant`` (charged before any
+randomness is drawn).
+
 Stable histogram (SPEC.md §6.3)
 -------------------------------
 Add/remove.  For each bin with ``D_x > 0``: ``a_x = D_x + Lap(1/epsilon)``, set
 to 0 if ``a_x < 1 + ln(1/delta)/epsilon``; bins with ``D_x = 0`` stay 0.
 Guarantee (epsilon, delta/2) under add/remove (a new bin with count 1 survives
 with probability exactly delta/2); (2 epsilon, delta) under replace-one.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dpselect.apps.ptr import ptr_mode, ptr_mode_privacy
+>>> ptr_mode([40, 3, 1], 1.0, delta=1e-6, rng=0)
+0
+>>> ptr_mode([4, 3, 1], 1.0, delta=1e-6, rng=0) is np.ma.masked
+True
+>>> print(ptr_mode_privacy(1.0, 1e-6))
+(1, 5e-07)-DP [add_remove]
 """
 
 from __future__ import annotations
@@ -69,6 +97,8 @@ from .._validation import (
     check_relation,
     check_size,
 )
+from ..accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
+from ..noise import Laplace
 
 __all__ = [
     "laplace_sf",
@@ -83,51 +113,36 @@ __all__ = [
     "stable_histogram_probabilities",
 ]
 
+_LAPLACE = Laplace()
+
 
 def _check_ptr_delta(delta: Any) -> float:
     # PTR needs delta > 0 (threshold ln(1/delta)/epsilon).
     return check_probability_in(delta, "delta", 0.0, 1.0)
 
 
+def _threshold(epsilon: float, delta: float) -> float:
+    return math.log(1.0 / delta) / epsilon
+
+
 def laplace_sf(z: Any, scale: float) -> Any:
-    """P[Lap(scale) > z], vectorised and accurate in both tails."""
+    """P[Lap(scale) > z], vectorised and accurate in both tails (``dpselect.noise.Laplace().logsf``)."""
     z = np.asarray(z, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        out = np.where(z >= 0, 0.5 * np.exp(-np.abs(z) / scale), -0.5 * np.expm1(-np.abs(z) / scale) + 0.5)
+    out = np.exp(_LAPLACE.logsf(z / scale))
     return float(out) if out.ndim == 0 else out
-
-
-def ptr_privacy(epsilon: float, delta: float) -> tuple[float, float]:
-    """Guarantee of :func:`propose_test_release`: ``(2 epsilon, delta / 2)`` (SPEC.md §6.2)."""
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
-    return (2.0 * epsilon, delta / 2.0)
-
-
-def ptr_mode_privacy(epsilon: float, delta: float) -> tuple[float, float]:
-    """Guarantee of :func:`ptr_mode`: ``(epsilon, delta / 2)`` (derivation in the module docstring)."""
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
-    return (epsilon, delta / 2.0)
-
-
-def stable_histogram_privacy(epsilon: float, delta: float, relation: str = "add_remove") -> tuple[float, float]:
-    """Guarantee of :func:`stable_histogram`: (epsilon, delta/2) add/remove, (2 epsilon, delta) replace-one."""
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
-    relation = check_relation(relation)
-    return (epsilon, delta / 2.0) if relation == "add_remove" else (2.0 * epsilon, delta)
 
 
 def propose_test_release(
     value: float,
     distance_to_instability: float,
+    *,
     bound: float,
     epsilon: float,
     delta: float,
     rng: Any = None,
-) -> float | None:
-    """Generic PTR: ``None`` (⊥) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
+    accountant: Accountant | None = None,
+) -> Any:
+    """Generic PTR: ⊥ (``np.ma.masked``) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
 
     Parameters
     ----------
@@ -136,23 +151,31 @@ def propose_test_release(
         ``inf`` allowed); must have sensitivity 1 in the neighbour relation used.
     bound : proposed bound b >= 0 on the local sensitivity (chosen publicly).
     epsilon, delta : epsilon > 0, 0 < delta < 1.
+    rng : None, int seed or ``numpy.random.Generator``.
+    accountant : charged :func:`ptr_privacy` before any randomness is drawn.
+
+    Examples
+    --------
+    >>> propose_test_release(3.5, 1e6, bound=0.0, epsilon=1.0, delta=1e-3, rng=0)
+    3.5
     """
     value = check_finite_float(value, "value")
     gamma = check_positive(distance_to_instability, "distance_to_instability", allow_inf=True, allow_zero=True)
     bound = check_positive(bound, "bound", allow_zero=True)
+    privacy = ptr_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
     gen = check_random_state(rng)
-    threshold = math.log(1.0 / delta) / epsilon
+    charge(accountant, privacy)
     gamma_hat = gamma + gen.laplace(0.0, 1.0 / epsilon)
-    if gamma_hat <= threshold:
-        return None
+    if gamma_hat <= _threshold(epsilon, delta):
+        return np.ma.masked
     if bound == 0.0:
         return value
-    return value + gen.laplace(0.0, bound / epsilon)
+    return value + float(gen.laplace(0.0, bound / epsilon))
 
 
-def mode_distance_to_instability(counts: Any, relation: str = "add_remove") -> float:
+def mode_distance_to_instability(counts: Any, *, relation: str = "add_remove") -> float:
     """gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1."""
     c = check_counts(counts, "counts")
     relation = check_relation(relation)
@@ -170,7 +193,7 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
 
 
 def ptr_mode_probabilities(
-    counts: Any, epsilon: float, delta: float, relation: str = "add_remove"
+    counts: Any, epsilon: float, *, delta: float, relation: str = "add_remove"
 ) -> tuple[float, float]:
     """Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail)."""
     c = check_counts(counts, "counts")
@@ -178,61 +201,72 @@ def ptr_mode_probabilities(
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     gamma = _mode_gamma(c, relation)
-    threshold = math.log(1.0 / delta) / epsilon
-    p_release = 1.0 if math.isinf(gamma) else float(laplace_sf(threshold - gamma, 1.0 / epsilon))
+    p_release = 1.0 if math.isinf(gamma) else float(laplace_sf(_threshold(epsilon, delta) - gamma, 1.0 / epsilon))
     return p_release, 1.0 - p_release
 
 
 def ptr_mode(
     counts: Any,
     epsilon: float,
+    *,
     delta: float,
     relation: str = "add_remove",
     rng: Any = None,
     size: Any = None,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else None.
+    """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else ⊥.
 
-    (epsilon, delta/2)-DP under ``relation`` (see the module docstring).  With
-    ``size`` an int array of draws is returned, with -1 standing for ⊥.
+    (epsilon, delta/2)-DP under ``relation`` (:func:`ptr_mode_privacy`; see
+    the module docstring).  ⊥ is ``np.ma.masked`` for one draw; with ``size``
+    a :class:`numpy.ma.MaskedArray` of ``size`` indices is returned whose
+    masked entries are ⊥.  ``accountant`` is charged before any randomness
+    is drawn.
     """
     c = check_counts(counts, "counts")
+    privacy = ptr_mode_privacy(epsilon, delta, relation=relation)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     size = check_size(size)
     gen = check_random_state(rng)
+    charge(accountant, privacy)
     gamma = _mode_gamma(c, relation)
-    threshold = math.log(1.0 / delta) / epsilon
     mode = int(np.argmax(c))
     count = 1 if size is None else size
-    passed = gamma + gen.laplace(0.0, 1.0 / epsilon, size=count) > threshold
+    passed = gamma + gen.laplace(0.0, 1.0 / epsilon, size=count) > _threshold(epsilon, delta)
+    draws = np.ma.masked_array(np.full(count, mode, dtype=np.intp), mask=~passed)
     if size is None:
-        return mode if bool(passed[0]) else None
-    return np.where(passed, mode, -1)
+        return mode if bool(passed[0]) else np.ma.masked
+    return draws
 
 
-def stable_histogram_probabilities(counts: Any, epsilon: float, delta: float) -> np.ndarray:
+def stable_histogram_probabilities(counts: Any, epsilon: float, *, delta: float) -> np.ndarray:
     """P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0."""
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
-    threshold = 1.0 + math.log(1.0 / delta) / epsilon
-    p = np.asarray(laplace_sf(threshold - c, 1.0 / epsilon), dtype=np.float64)
+    p = np.asarray(laplace_sf(1.0 + _threshold(epsilon, delta) - c, 1.0 / epsilon), dtype=np.float64)
     return np.where(c > 0, p, 0.0)
 
 
-def stable_histogram(counts: Any, epsilon: float, delta: float, rng: Any = None) -> np.ndarray:
+def stable_histogram(
+    counts: Any, epsilon: float, *, delta: float, rng: Any = None, accountant: Accountant | None = None
+) -> np.ndarray:
     """LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
 
     ``counts`` are the non-negative integer bin counts over the bins present in
     the data domain (bins with count 0 are always released as 0, so the bin
-    set may be data-dependent).  Returns a float array.
+    set may be data-dependent).  Returns a float array.  ``accountant`` is
+    charged :func:`stable_histogram_privacy` (add/remove) before any
+    randomness is drawn.
     """
     c = check_counts(counts, "counts")
+    privacy = stable_histogram_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
     gen = check_random_state(rng)
-    threshold = 1.0 + math.log(1.0 / delta) / epsilon
+    charge(accountant, privacy)
+    threshold = 1.0 + _threshold(epsilon, delta)
     noisy = c + gen.laplace(0.0, 1.0 / epsilon, size=c.size)
     return np.where((c > 0) & (noisy >= threshold), noisy, 0.0)
