@@ -14,13 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from conftest import assert_frequencies_match
+import dpselect
+from conftest import CachedMechanism, assert_frequencies_match
 from dpselect._warnings import PrivacyLeakWarning
+from dpselect.accounting import BudgetExceededError
+from dpselect.analysis.audit import audit
 from dpselect.apps import _duff_median_law as ML
 from dpselect.apps import _piecewise_em as PW
 from dpselect.apps import duff as M
 from dpselect.apps import duff_mean as MEAN
 from dpselect.apps import order_stats as O
+from dpselect.privacy import Privacy
 
 # ---------------------------------------------------------------------------
 # brute-force references (independent of the closed forms)
@@ -196,7 +200,8 @@ def test_expected_absolute_error_vs_integration():
         pts = np.unique(np.concatenate((lefts, rights, [c])))
         # E|X - c| = int_{-inf}^c F + int_c^{inf} (1 - F); F is piecewise linear: trapezoid on breakpoints is exact
         lo, hi = pts[pts <= c], pts[pts >= c]
-        exact_trap = (np.trapezoid(F(lo), lo) if lo.size > 1 else 0.0) + (np.trapezoid(1 - F(hi), hi) if hi.size > 1 else 0.0)
+        exact_trap = np.trapezoid(F(lo), lo) if lo.size > 1 else 0.0
+        exact_trap += np.trapezoid(1 - F(hi), hi) if hi.size > 1 else 0.0
         if c < bounds[0]:
             exact_trap += 0.0
         quad = integrate.quad(F, bounds[0], c, points=lo, limit=500)[0] if c > bounds[0] else 0.0
@@ -350,15 +355,16 @@ def test_duff_mode_utility_bfs():
 def test_duff_mode_probabilities_and_sampling():
     x = [1, 1, 1, 2, 2, 3, 7, 7, 7, 7]
     cands = [1, 2, 3, 4]
-    c, p = M.duff_mode_probabilities(x, 1.0, candidates=cands)
-    u = np.array([3 - 4, 2 - 4, 1 - 4, 0 - 4], dtype=float)
-    w = np.exp(0.5 * u)
-    np.testing.assert_allclose(p, w / w.sum(), rtol=1e-12)
-    draws = M.duff_mode(x, 1.0, rng=3, candidates=cands, size=100_000)
-    idx = np.searchsorted(c, draws)
-    assert_frequencies_match(idx, p)
-    one = M.duff_mode(x, 1.0, rng=3, candidates=cands)
-    assert one in cands
+    u = np.array([3 - 4, 2 - 4, 1 - 4, 0 - 4], dtype=float)  # n_max = 4 from the non-candidate 7
+    for monotone, factor in ((True, 1.0), (False, 0.5)):  # exp(eps u) (default) / the paper's exp(eps u / 2)
+        c, p = M.duff_mode_probabilities(x, 1.0, candidates=cands, monotone=monotone)
+        w = np.exp(factor * u)
+        np.testing.assert_allclose(p, w / w.sum(), rtol=1e-12)
+        draws = M.duff_mode(x, 1.0, rng=3, candidates=cands, size=100_000, monotone=monotone)
+        idx = np.searchsorted(c, draws)
+        assert_frequencies_match(idx, p)
+    ones = [M.duff_mode(x, 1.0, rng=s, candidates=cands) for s in range(4000)]
+    assert_frequencies_match(np.searchsorted(c, ones), M.duff_mode_probabilities(x, 1.0, candidates=cands)[1])
 
 
 def test_duff_mode_warns_without_public_candidates():
@@ -372,22 +378,54 @@ def test_duff_mode_warns_without_public_candidates():
         M.duff_mode([1, 1, 2], 1.0, rng=0, candidates=[1, 2])
 
 
+def _mode_pairs(candidates, monotone=True, relation="add_remove"):
+    """(mode problem of x, of y) over all neighbours of every multiset of size <= 4 on 0..5.
+
+    Values 5 and 6 are not candidates (they still count towards n_max).
+    add/remove: remove one record or add one in 0..6; replace: change one record to another value in 0..6.
+    """
+
+    cache = {}
+
+    def prob(data):
+        key = tuple(sorted(data))
+        if key not in cache:
+            cache[key] = M.mode_problem(data, candidates=candidates, monotone=monotone)
+        return cache[key]
+
+    for n in range(0, 5):
+        for x in itertools.combinations_with_replacement(range(6), n):
+            x = np.array(x, dtype=float)
+            if relation == "add_remove":
+                nbrs = [np.delete(x, i) for i in range(x.size)] + [np.append(x, v) for v in range(7)]
+            else:
+                nbrs = [np.append(np.delete(x, i), v) for i in range(x.size) for v in range(7) if v != x[i]]
+            for y in nbrs:
+                yield prob(x), prob(y)
+
+
+@pytest.mark.parametrize("monotone", [True, False])
 @pytest.mark.parametrize("eps", [0.5, 2.0])
-def test_duff_mode_audit(eps):
+def test_duff_mode_exact_audit_on_library_em(eps, monotone):
+    """The mode runs the library's EM: exact audit over all add/remove neighbours, and negative controls."""
     cands = np.arange(5.0)
-    worst = 0.0
-    for x in itertools.chain.from_iterable(
-        itertools.combinations_with_replacement(range(6), n) for n in range(0, 5)
-    ):
-        x = np.array(x, dtype=float)
-        _, p = M.duff_mode_probabilities(x, eps, candidates=cands)
-        nbrs = [np.delete(x, i) for i in range(x.size)] + [np.append(x, v) for v in range(7)]
-        for y in nbrs:
-            _, q = M.duff_mode_probabilities(y, eps, candidates=cands)
-            loss = np.max(np.abs(np.log(p) - np.log(q)))
-            assert loss <= eps * (1 + 1e-12)
-            worst = max(worst, loss)
-    assert worst > 0.4 * eps  # non-vacuous (EM: up to eps/2 from u, eps/2 from the normaliser)
+    mech = dpselect.ExponentialMechanism(eps)
+    cached = CachedMechanism(mech, key=lambda p: (p.scores.tobytes(), p.monotone))
+    report = audit(cached, _mode_pairs(cands, monotone))
+    assert not report.violates and report.n_pairs > 1000
+    assert report.claimed.epsilon == eps and report.claimed.relation == "add_remove"
+    # non-vacuous: the monotone scale uses nearly all of eps, the paper's scale at most about half of it
+    assert (0.8 if monotone else 0.4) * eps < report.max_loss <= eps * (1 + 1e-12)
+    x = np.array([0.0, 0.0, 1.0, 5.0, 5.0, 5.0])
+    _, p = M.duff_mode_probabilities(x, eps, candidates=cands, monotone=monotone)
+    np.testing.assert_allclose(p, mech.probabilities(M.mode_problem(x, candidates=cands, monotone=monotone)))
+    if monotone:
+        # negative control: the same problems under replace-one (one record changes value: one count
+        # up, another down -- not monotone); the audit catches the eps claim at the monotone scale ...
+        bad = audit(cached, _mode_pairs(cands, monotone, relation="replace"))
+        assert bad.violates and bad.max_loss > 1.05 * eps
+    # ... and the replace-one guarantee is 2 eps (group privacy of two add/remove steps)
+    assert not audit(cached, _mode_pairs(cands, monotone, relation="replace"), Privacy(2 * eps)).violates
 
 
 # ---------------------------------------------------------------------------
@@ -549,7 +587,8 @@ def test_smooth_sensitivity_vs_quadratic_bruteforce():
         idx = int(rng.integers(0, n))
         gq = O.smooth_sensitivity_quantile(x, beta, bounds=(0.0, 5.0), index=idx)
         assert gq == pytest.approx(smooth_sens_quadratic(x, beta, (0.0, 5.0), idx), rel=1e-12, abs=1e-300)
-        assert O.smooth_sensitivity_median(x, beta, bounds=(0.0, 5.0)) >= O.local_sensitivity_median(x, bounds=(0.0, 5.0))
+        ls = O.local_sensitivity_median(x, bounds=(0.0, 5.0))
+        assert O.smooth_sensitivity_median(x, beta, bounds=(0.0, 5.0)) >= ls
 
 
 def _ls_bruteforce_grid(y, grid):
@@ -632,7 +671,9 @@ def _calls():
 GEN = np.random.default_rng(0)
 
 bad_eps = st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "1", None, True])
-bad_bounds = st.sampled_from([(1.0, 1.0), (3.0, 0.0), (0.0,), (float("nan"), 1.0), (0.0, float("inf")), "ab", 5, (-1e308, 1e308)])
+bad_bounds = st.sampled_from(
+    [(1.0, 1.0), (3.0, 0.0), (0.0,), (float("nan"), 1.0), (0.0, float("inf")), "ab", 5, (-1e308, 1e308)]
+)
 bad_x = st.sampled_from([[], [float("nan")], [1.0, 11.0], [-0.5], [[1.0, 2.0]], ["a"], [float("inf")], [1 + 2j]])
 
 
@@ -668,3 +709,55 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
 def test_more_bad_inputs(call):
     with pytest.raises((ValueError, TypeError)):
         call()
+
+
+# ---------------------------------------------------------------------------
+# API: compatibility module, keyword-only arguments, budget accountant
+# ---------------------------------------------------------------------------
+
+
+def test_median_module_reexports_the_split_modules():
+    from dpselect.apps import median
+
+    assert median.private_median is median.duff_median is M.duff_median
+    assert median.duff_mean is MEAN.duff_mean and median.duff_mode is M.duff_mode
+    assert median.smooth_sensitivity_median is O.smooth_sensitivity_median
+    assert set(median.__all__) >= set(M.__all__) | set(O.__all__)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: M.duff_median([1.0], 1.0, (0, 2)),
+        lambda: M.duff_mean([1.0], 1.0, (0, 2)),
+        lambda: M.duff_mode([1.0], 1.0, None, [1.0]),
+        lambda: M.expected_absolute_error([1.0], 1.0, (0, 2)),
+        lambda: O.smooth_sensitivity_median([1.0], 1.0, (0, 2)),
+    ],
+)
+def test_keyword_only(call):
+    with pytest.raises(TypeError, match="positional"):
+        call()
+
+
+ACCOUNTED = [
+    lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
+    lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, size=5, accountant=acc),
+    lambda acc, g: M.duff_mean([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
+    lambda acc, g: M.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, accountant=acc),
+    lambda acc, g: M.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, size=4, accountant=acc),
+]
+
+
+@pytest.mark.parametrize("call", ACCOUNTED)
+def test_accountant_charged_before_randomness(call):
+    acc = dpselect.Accountant(1.0)
+    call(acc, np.random.default_rng(0))
+    assert acc.spent.epsilon == pytest.approx(0.5) and acc.spent.delta == 0
+    assert acc.spent.relation == "add_remove"
+    call(acc, np.random.default_rng(0))
+    gen = np.random.default_rng(1)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        call(acc, gen)  # a third charge of 0.5 exceeds the budget 1.0
+    assert gen.bit_generator.state == state and len(acc.charges) == 2

@@ -23,7 +23,8 @@ What is here
   :func:`duff_mode_utility`: a finite public candidate set, so the mode is an
   ordinary :class:`~dpselect.problem.SelectionProblem` (dataset-distance
   utility, SPEC §9.1) run by the library's
-  :class:`~dpselect.mechanisms.classic.ExponentialMechanism`.
+  :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (monotone
+  scale by default; :mod:`.duff_mode`, re-exported here).
 * :func:`duff_mean` and its law (:mod:`.duff_mean`, re-exported here).
 * :func:`neighbours`: add/remove neighbours of a small dataset, for audits.
 
@@ -45,7 +46,6 @@ True
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -59,12 +59,10 @@ from .._validation import (
 )
 from .._warnings import PrivacyLeakWarning
 from ..accounting import Accountant, charge
-from ..mechanisms.classic import ExponentialMechanism
-from ..mechanisms.distance import distance_problem
-from ..problem import SelectionProblem
 from ._duff_median_law import _median_distribution, _sample_median, _uniform_abs_dev
 from ._piecewise_em import _check_method, _em_privacy
 from .duff_mean import duff_mean, duff_mean_intervals, duff_mean_levels, duff_mean_utility
+from .duff_mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
 from .order_stats import _check_bounds, _check_points, _lower_median_index, _sorted_padded
 
 __all__ = [
@@ -236,131 +234,6 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
     dist = np.maximum(0, np.maximum((1 - e1) - D, D - e1))
     u = 0.0 - (np.maximum(0, 1 - E) + dist).astype(np.float64)
     return float(u) if u.ndim == 0 else u
-
-# ---------------------------------------------------------------------------
-# Duff mode (finite public candidates: the library's exponential mechanism)
-# ---------------------------------------------------------------------------
-
-
-def _mode_setup(x: Any, candidates: Any, stacklevel: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """(candidates, n_v - n_max) with the data-dependent-domain warning when candidates is None."""
-    arr = check_array_1d(x, "x", allow_empty=candidates is not None)
-    if candidates is None:
-        warnings.warn(
-            "duff_mode: candidates=None uses the distinct values of x as the output space; "
-            "this candidate set is data-dependent and voids the DP guarantee (pass a public candidate set)",
-            PrivacyLeakWarning,
-            stacklevel=stacklevel,
-        )
-        cand = np.unique(arr)
-    else:
-        cand = check_array_1d(candidates, "candidates")
-        if np.unique(cand).size != cand.size:
-            raise ValueError("candidates must be distinct")
-    vals, cnts = np.unique(arr, return_counts=True)
-    n_max = int(cnts.max()) if cnts.size else 0
-    if vals.size:
-        pos = np.clip(np.searchsorted(vals, cand), 0, vals.size - 1)
-        n_c = np.where(vals[pos] == cand, cnts[pos], 0)
-    else:
-        n_c = np.zeros(cand.size, dtype=np.int64)
-    return cand, (n_c - n_max).astype(np.float64)
-
-
-def duff_mode_utility(x: Any, *, candidates: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (SPEC.md §6.1, errata 25).
-
-    ``n_max`` is the largest count over *all* values of x (candidates or not);
-    ties count in v's favour (v is a mode when ``n_v = n_max``).  Under
-    add/remove the distance to "v is a mode" is exactly ``n_max - n_v`` (add
-    copies of v), so ``|Delta u_d| <= 1``.  The utility is **not** monotone
-    (adding a record of the current mode lowers every other candidate's
-    utility), so the exponential mechanism needs its full ``2 Delta / epsilon``
-    scale; the tests show that the monotone scale violates epsilon-DP.
-    """
-    return _mode_setup(x, candidates)
-
-
-def mode_problem(x: Any, *, candidates: Any = None) -> SelectionProblem:
-    """The Duff mode as a dataset-distance selection problem (SPEC §6.1, §9.1).
-
-    Scores ``n_v - n_max`` over the public ``candidates`` (index ``i`` is
-    ``candidates[i]``), ``global_sensitivity=1``, relation add/remove, not
-    monotone.  ``candidates=None`` uses the distinct values of x (warns:
-    data-dependent output space).
-
-    Examples
-    --------
-    >>> import dpselect
-    >>> p = mode_problem([1, 1, 2], candidates=[1, 2, 3])
-    >>> dpselect.ExponentialMechanism(2.0).probabilities(p).round(3)
-    array([0.665, 0.245, 0.09 ])
-    """
-    _, u = _mode_setup(x, candidates)
-    return distance_problem(-u, relation="add_remove")
-
-
-def duff_mode_probabilities(x: Any, epsilon: float, *, candidates: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(candidates, probabilities)`` of :func:`duff_mode`: P(v) ∝ exp(epsilon u_d(x, v)/2).
-
-    The exact law of :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
-    on :func:`mode_problem`.
-    """
-    mech = ExponentialMechanism(epsilon)
-    cand, u = _mode_setup(x, candidates)
-    return cand, mech.probabilities(distance_problem(-u, relation="add_remove"))
-
-
-def duff_mode(
-    x: Any,
-    epsilon: float,
-    *,
-    candidates: Any = None,
-    rng: Any = None,
-    size: Any = None,
-    accountant: Accountant | None = None,
-) -> Any:
-    """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
-
-    Parameters
-    ----------
-    x : 1-D numeric values (may be empty when ``candidates`` is given).
-    epsilon : privacy parameter (> 0).
-    candidates : the **public** output space (distinct values).  If None the
-        distinct values of x are used and a :class:`PrivacyLeakWarning` is
-        emitted (data-dependent output space: not DP).
-    rng : None, int seed or ``numpy.random.Generator``.
-    size : None (one value) or number of iid draws.
-    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
-        before any randomness is drawn.
-
-    Returns
-    -------
-    The chosen candidate (a Python scalar), or an array of ``size`` candidates.
-
-    Notes
-    -----
-    P(v) ∝ exp(epsilon (n_v - n_max) / 2): the library's
-    :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (McSherry &
-    Talwar 2007, Thm 6) on :func:`mode_problem`, sampled by the noisy-max
-    engine.  SPEC.md §6.1 also records that, n_v being monotone under
-    add/remove, exp(epsilon n_v) would be epsilon-DP; that statement is a
-    recollection (not verified against the paper) and is **not** implemented.
-
-    Examples
-    --------
-    >>> duff_mode([1, 1, 1, 2], 8.0, candidates=[1, 2, 3], rng=0)
-    1.0
-    """
-    mech = ExponentialMechanism(epsilon)
-    size = check_size(size)
-    cand, u = _mode_setup(x, candidates)
-    gen = check_random_state(rng)
-    problem = distance_problem(-u, relation="add_remove")
-    charge(accountant, mech.privacy(problem))
-    k = mech.select(problem, size=size, rng=gen)
-    return cand[k].item() if size is None else cand[k]
-
 
 # ---------------------------------------------------------------------------
 # neighbours for audits
