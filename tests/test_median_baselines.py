@@ -183,3 +183,25 @@ def test_bad_inputs_and_keyword_only():
         mb.smooth_sens_pure(x, 1.0, (0.0, 1.0))  # bounds is keyword-only
     with pytest.raises(TypeError):
         mb.laplace_ln(x, 1.0, (0.0, 1.0))
+
+
+def test_experiment_best_sound_claim_row():
+    """The median experiment's claim row names the most accurate sound method, with the figures."""
+    from dpselect.experiments import median as E
+
+    def rows(errors):
+        return [{"distribution": d, "rep": 0, "n": 10, "epsilon": e, "method": m, "expected_abs_error": v}
+                for (d, e), per in errors.items() for m, v in per.items()]
+
+    base = {m: 1.0 for m in E.METHODS}
+    won = {("normal", 0.1): {**base, "Duff": 0.01, "SmoothSens_eps": 0.5},
+           ("normal", 10.0): {**base, "Duff": 0.2, "SmoothSens_eps,delta (paper tuning)": 0.01},  # not sound
+           ("uniform", 0.1): {**base, "Duff": 0.1},
+           ("uniform", 10.0): {**base, "Duff": 0.2}}
+    claim = [c for c in E.claims(rows(won)) if c.text.startswith("Best sound")][0]
+    assert claim.ok is True and "Duff best in 4/4 settings" in claim.ours and "5-50x" in claim.ours
+    lost = {**won, ("uniform", 10.0): {**base, "Duff": 0.2, "LaplaceLN (eps,delta)": 0.1}}
+    claim = [c for c in E.claims(rows(lost)) if c.text.startswith("Best sound")][0]
+    assert claim.ok is False and "Duff best in 3/4 settings" in claim.ours
+    assert "LaplaceLN (eps,delta) best at uniform eps=10 (0.1 vs Duff 0.2)" in claim.ours
+    assert E.summary(rows(lost)).endswith("| uniform | 10 | 0.2 | 1 | 1 | 1 | 1 | 0.1 | LaplaceLN (eps,delta) |")
