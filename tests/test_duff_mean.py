@@ -1,0 +1,133 @@
+"""Duff mean (SPEC.md §6.1): level sets vs brute force, sampling law, density audit."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from conftest import assert_frequencies_match
+from dpselect.apps import duff as M
+from dpselect.apps import duff_mean as MEAN
+
+# ---------------------------------------------------------------------------
+# Duff mean
+# ---------------------------------------------------------------------------
+
+
+def brute_mean_distance(data, v, bounds, max_ops, with_pure_removals=True):
+    """Exact min #ops (i removals of original records, j additions in [a, b]) to make mean = v.
+
+    Enumerates every removal subset and j; exact rational arithmetic.  With
+    ``with_pure_removals=False`` the j = 0 options (other than the unchanged
+    dataset) are ignored: the null set the closed form disregards.
+    """
+    a, b = (Fraction(bounds[0]), Fraction(bounds[1]))
+    data = [Fraction(d) for d in data]
+    n = len(data)
+    S = sum(data)
+    v = Fraction(v)
+    if S == v * n:
+        return 0
+    best = None
+    for i in range(0, n + 1):
+        sums = {sum(c) for c in itertools.combinations(data, i)}
+        for j in range(0, max_ops + 1 - i):
+            if n - i + j == 0 or (j == 0 and (i == 0 or not with_pure_removals)):
+                continue
+            ok = False
+            for R in sums:
+                need = v * (n - i + j) - (S - R)
+                if (j == 0 and need == 0) or (j > 0 and j * a <= need <= j * b):
+                    ok = True
+                    break
+            if ok and (best is None or i + j < best):
+                best = i + j
+    return best
+
+
+def test_duff_mean_levels_vs_brute_force():
+    rng = np.random.default_rng(12)
+    bounds = (0.0, 4.0)
+    targets = [Fraction(p, 211) for p in range(0, 4 * 211 + 1, 5)]
+    n_diff = 0
+    datasets = [[0.0], [4.0], [2.0, 2.0], [0.0, 4.0], [1.0, 1.0, 3.0], [0.0, 0.0, 0.0, 4.0]]
+    datasets += [list(rng.integers(0, 5, size=int(rng.integers(1, 5))).astype(float)) for _ in range(12)]
+    for data in datasets:
+        n = len(data)
+        K = 3
+        u = M.duff_mean_utility([float(t) for t in targets], data, bounds=bounds, levels=K)
+        u_full = M.duff_mean_utility([float(t) for t in targets], data, bounds=bounds, levels=n + 1)
+        for t, ut, uf in zip(targets, u, u_full):
+            d1 = brute_mean_distance(data, t, bounds, n + 1, with_pure_removals=False)
+            assert d1 is not None
+            assert -uf == d1, (data, t)  # all levels: exact up to the pure-removal null set
+            assert -ut == min(d1, K + 1), (data, t)  # truncated at K = 3
+            d = brute_mean_distance(data, t, bounds, n + 1)
+            if d != d1:
+                n_diff += 1
+                assert d < d1  # only pure-removal means differ (finite set)
+    assert n_diff < 10
+
+
+def test_duff_mean_pure_removal_points_are_a_null_set():
+    # {0, 10}: mean 0 is reachable by one removal; the closed form (J-sets, >= 1 addition)
+    # gives 2 there, which is the true distance at every nearby point
+    data, bounds = [0.0, 10.0], (0.0, 10.0)
+    assert brute_mean_distance(data, 0, bounds, 3) == 1
+    assert M.duff_mean_utility(0.0, data, bounds=bounds, levels=5) == -2.0
+    assert M.duff_mean_utility(1e-9, data, bounds=bounds, levels=5) == -2.0
+    assert brute_mean_distance(data, Fraction(1, 10**9), bounds, 3) == 2
+    # pointwise the closed form can jump by 2 between neighbours at such points (null set)
+    assert M.duff_mean_utility(0.0, [0.0], bounds=bounds, levels=5) == 0.0
+
+
+def test_duff_mean_sampling_and_audit():
+    bounds = (0.0, 10.0)
+    x = [1.0, 2.0, 2.0, 9.0]
+    lefts, rights, utils, probs = M.duff_mean_intervals(x, 1.0, bounds=bounds, levels=4)
+    assert probs.sum() == pytest.approx(1.0)
+    assert lefts[0] == 0.0 and rights[-1] == 10.0
+    np.testing.assert_allclose(rights[:-1], lefts[1:])
+    for method in ("race", "inverse"):
+        draws = M.duff_mean(x, 1.0, bounds=bounds, rng=2, levels=4, size=100_000, method=method)
+        idx = np.clip(np.searchsorted(np.concatenate((lefts, rights[-1:])), draws, side="right") - 1, 0, lefts.size - 1)
+        assert_frequencies_match(idx, probs)
+    assert isinstance(M.duff_mean(x, 1.0, bounds=bounds, rng=1), float)
+
+    # density-ratio audit over add/remove neighbours (levels public, fixed)
+    rng = np.random.default_rng(9)
+    eps = 1.0
+    worst = 0.0
+    for _ in range(40):
+        x = rng.integers(0, 11, size=int(rng.integers(2, 6))).astype(float)
+        nbrs = [np.delete(x, i) for i in range(x.size)] + [np.append(x, v) for v in range(11)]
+        for y in nbrs:
+            for K in (2, 50):
+                lx, rx, _, px = M.duff_mean_intervals(x, eps, bounds=bounds, levels=K)
+                ly, ry, _, py = M.duff_mean_intervals(y, eps, bounds=bounds, levels=K)
+                pts = np.unique(np.concatenate((lx, rx, ly, ry)))
+                mids = 0.5 * (pts[:-1] + pts[1:])
+                mids = mids[pts[1:] - pts[:-1] > 1e-9]
+
+                def dens(lo, hi, p, t):
+                    k = np.clip(np.searchsorted(lo, t, side="right") - 1, 0, lo.size - 1)
+                    lam = hi[k] - lo[k]
+                    return p[k] / lam
+
+                loss = np.max(np.abs(np.log(dens(lx, rx, px, mids)) - np.log(dens(ly, ry, py, mids))))
+                assert loss <= eps * (1 + 1e-9)
+                worst = max(worst, loss)
+    assert worst > 0.6 * eps
+
+
+def test_duff_mean_default_levels_depend_on_epsilon_only():
+    assert MEAN._check_levels(None, 0.1) == 800
+    assert MEAN._check_levels(None, 100.0) == 8
+    x = np.random.default_rng(0).normal(size=1000).clip(-10, 10)
+    lefts, rights, utils, probs = M.duff_mean_intervals(x, 0.5, bounds=(-10.0, 10.0))
+    mean = float(np.mean(x))
+    err = float(np.sum(probs * np.abs(0.5 * (lefts + rights) - mean)))
+    assert err < 0.2
