@@ -125,6 +125,14 @@ def duff_median(
     (:mod:`._duff_median_law`); the window is all n + 1 intervals only for
     very small epsilon.
 
+    Accuracy (exact expected absolute errors, ``dpselect reproduce median``:
+    N(0,1), U(0,1), Beta(.5,.5), n = 1000, 50 datasets, every baseline clipped
+    to the bounds): Duff is the most accurate sound method at every epsilon
+    in [0.1, 5.6] (e.g. 187x below SmoothSens_eps at eps = 0.1 on N(0,1)); at
+    eps = 10 the data-independent SmoothSens_{eps,delta} baseline
+    (:func:`dpselect.apps.median_baselines.smooth_sens_approx`, (eps, 1e-6)-DP
+    under replace-one) is 1.1-1.3x more accurate.
+
     Examples
     --------
     >>> duff_median([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0), rng=1, size=3).shape
