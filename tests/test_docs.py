@@ -1,0 +1,88 @@
+"""The documentation: generated tables are fresh, citations resolve, the site builds."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("choosing_table", DOCS / "scripts" / "choosing_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_choosing_table_is_fresh() -> None:
+    """The committed table equals what the script computes now (regenerate it if this fails)."""
+    script = _load_script()
+    expected = script.render([task() for task in script.TASKS])
+    committed = (DOCS / "_generated" / "choosing.md").read_text(encoding="utf-8")
+    assert committed == expected, "docs/_generated/choosing.md is stale: run python docs/scripts/choosing_table.py"
+
+
+def test_choosing_table_check_mode_detects_staleness(tmp_path, monkeypatch) -> None:
+    script = _load_script()
+    stale = tmp_path / "choosing.md"
+    stale.write_text("old table\n", encoding="utf-8")
+    monkeypatch.setattr(script, "OUT", stale)
+    assert script.main(["--check"]) == 1
+    assert script.main([]) == 0
+    assert script.main(["--check"]) == 0
+
+
+def test_choosing_page_includes_the_generated_table() -> None:
+    page = (DOCS / "choosing.md").read_text(encoding="utf-8")
+    assert '--8<-- "_generated/choosing.md"' in page
+
+
+def _citations() -> set[tuple[str, str]]:
+    """Every 'SPEC §N[.M]' and 'errata N[, M, ...]' cited in the package sources."""
+    found: set[tuple[str, str]] = set()
+    for path in (ROOT / "src" / "dpselect").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"SPEC(?:\.md)?,? §\s*(\d+(?:\.\d+)?)", text):
+            found.add(("sec", m.group(1)))
+        for m in re.finditer(r"errat(?:a|um) (\d+(?:\s*(?:,|–|-|and)\s*\d+)*)", text):
+            for n in re.findall(r"\d+", m.group(1)):
+                found.add(("errata", n))
+    return found
+
+
+def test_every_spec_citation_in_the_sources_resolves_on_the_mathematics_page() -> None:
+    page = (DOCS / "mathematics.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r"\{ #(sec-[\d-]+) \}", page)) | set(re.findall(r'id="(errata-\d+)"', page))
+    citations = _citations()
+    assert citations, "no SPEC citations found: the pattern is wrong"
+    missing = sorted(
+        f"SPEC §{n}" if kind == "sec" else f"errata {n}"
+        for kind, n in citations
+        if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in anchors
+    )
+    assert not missing, f"cited in src/ but not on docs/mathematics.md: {missing}"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
+                    reason="mkdocs is not installed (pip install -e '.[docs]')")
+def test_site_builds_strict(tmp_path) -> None:
+    """``mkdocs build --strict`` (warnings are errors) succeeds."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "site" / "mathematics" / "index.html").is_file()
