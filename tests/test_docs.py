@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import re
 import shutil
@@ -72,6 +73,64 @@ def test_every_spec_citation_in_the_sources_resolves_on_the_mathematics_page() -
         if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in anchors
     )
     assert not missing, f"cited in src/ but not on docs/mathematics.md: {missing}"
+
+
+# Modules whose docstrings griffe's numpydoc parser misreads today (prose inside a
+# Parameters section shows up as parameters named "The", "Returns", ...).  They are
+# being rewritten on other branches; remove an entry once its module passes.
+MALFORMED_DOCSTRINGS = frozenset({
+    "dpselect/mechanisms/smooth.py",
+    "dpselect/apps/majority.py",
+    "dpselect/apps/median.py",
+    "dpselect/apps/tdt_release.py",
+    "dpselect/apps/percentile.py",
+    "dpselect/sensitivity.py",
+    "dpselect/apps/tdt.py",
+    "dpselect/apps/tree.py",
+})
+
+
+def _module_files() -> list[str]:
+    src = ROOT / "src"
+    return sorted(str(p.relative_to(src)) for p in (src / "dpselect").rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "relpath",
+    [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="known malformed docstrings"))
+     if f in MALFORMED_DOCSTRINGS else f for f in _module_files()],
+)
+def test_docstrings_are_valid_numpydoc(relpath: str) -> None:
+    """Every docstring of the module parses as numpydoc without warnings (what the API pages render)."""
+    griffe = pytest.importorskip("griffe")
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    logger = logging.getLogger("griffe")
+    handler = Collect(level=logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        module = griffe.load(relpath[:-3].replace("/", ".").removesuffix(".__init__"),
+                             search_paths=[str(ROOT / "src")], resolve_aliases=False)
+        seen: set[int] = set()
+
+        def walk(obj) -> None:
+            if id(obj) in seen or obj.is_alias:
+                return
+            seen.add(id(obj))
+            if obj.docstring is not None:
+                obj.docstring.parse("numpy", warn_missing_types=False)
+            if not obj.is_module or obj is module:
+                for member in obj.members.values():
+                    walk(member)
+
+        walk(module)
+    finally:
+        logger.removeHandler(handler)
+    assert not messages, "\n".join(messages)
 
 
 @pytest.mark.slow
