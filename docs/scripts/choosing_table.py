@@ -183,7 +183,8 @@ def top_snp() -> Task:
                 f"m = {m} SNPs, N = {n_families} families (simulated, mean over {panels} panels), ε = {eps:g}, "
                 "one family replaced", ACCURACY, "PF on the neighbour distance",
                 "χ² has global sensitivity ≈ 8, so EM/PF on χ² need a large ε; smooth sensitivity (SPS) pays "
-                "for all m noises being rescaled ([§3.1](mathematics.md#sec-3-1)); the neighbour distance has sensitivity 1", rows)
+                "for all m noises being rescaled ([§3.1](mathematics.md#sec-3-1)); the neighbour distance has "
+                "sensitivity 1", rows)
 
 
 def median() -> Task:
