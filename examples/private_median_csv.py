@@ -14,10 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-try:  # the Duff mechanism's module (being renamed from apps.median to apps.duff)
-    from dpselect.apps.duff import duff_median
-except ImportError:
-    from dpselect.apps.median import duff_median
+from dpselect.apps.median import duff_median
 
 EPSILON = 1.0
 BOUNDS = (0.0, 120.0)
@@ -41,7 +38,7 @@ def main() -> None:
         path = Path(tmp) / "people.csv"
         write_csv(path, np.random.default_rng(7))
         ages = read_column(path, "age")
-    released = duff_median(ages, EPSILON, BOUNDS, rng=2024)
+    released = duff_median(ages, EPSILON, bounds=BOUNDS, rng=2024)
     print(f"records: {ages.size}")
     print(f"private median: {released:.2f}")
     print(f"guarantee: {EPSILON:g}-DP under add/remove (Duff, SPEC §6.1)")

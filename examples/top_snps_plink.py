@@ -32,11 +32,12 @@ def main() -> None:
         path = Path(tmp) / "cohort"
         gwas.simulate_trios(path, N_TRIOS, N_SNPS, rng=1)
         counts = gwas.transmission_counts(path)
-    top = tdt.select_top_snps(counts.b, counts.c, counts.n_families, EPSILON, K, rng=2)
+    result = tdt.select_top_snps(counts.b, counts.c, counts.n_families, EPSILON, K, rng=2)
+    top = result.indices.tolist()
     selected = [counts.snp_ids[i] for i in top]
     print(f"families: {counts.n_families}, SNPs: {len(counts.snp_ids)}")
     print(f"private top {K}: {', '.join(map(str, selected))}")
-    print(f"guarantee: {EPSILON:g}-DP, one family replaced")
+    print(f"guarantee: {result.privacy}")
     exact = np.argsort(-tdt.tdt_statistic(counts.b, counts.c), kind="stable")[:K]
     print(f"overlap with the non-private top {K}: {len(set(top) & set(exact.tolist()))}")
 

@@ -56,7 +56,12 @@ def _find(names: list[tuple[str, str]]) -> Any:
 
 
 def percentile_rank_problem(data: np.ndarray, p: float, grid: np.ndarray) -> Any:
-    """Rank-distance utility over the public grid (SPEC §9.1), if the app provides it."""
+    """Rank-distance utility over the public grid (SPEC §9.1), if the app provides it.
+
+    ``rank_distances(data, p, grid)`` (paper rank convention) gives d_j per grid
+    point; the problem is the one ``apps.percentile.problem(..., utility="rank")``
+    builds.
+    """
     distances = _find([("dpselect.apps.percentile", "rank_distances")])
     if distances is None:
         return None
@@ -65,7 +70,8 @@ def percentile_rank_problem(data: np.ndarray, p: float, grid: np.ndarray) -> Any
 
 def tdt_neighbour_distance_problem(b: np.ndarray, c: np.ndarray, n_families: int) -> Any:
     """Neighbour-distance utility for the top SNP (SPEC §9.1), if the app provides it."""
-    distances = _find([("dpselect.apps.tdt", "neighbour_distances")])
+    distances = _find([("dpselect.apps.tdt_distance", "neighbour_distances"),
+                       ("dpselect.apps.tdt", "neighbour_distances")])
     if distances is None:
         return None
     return distance_problem(distances(b, c, n_families), relation="replace")
@@ -195,8 +201,8 @@ def median() -> Task:
     x = rng.standard_normal(1000).clip(-10, 10)
     bounds, eps = (-10.0, 10.0), 0.5
     rows = [
-        Row("Duff (dataset-distance EM)", float(duff_error(x, eps, bounds))),
-        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds, clip=True))),
+        Row("Duff (dataset-distance EM)", float(duff_error(x, eps, bounds=bounds))),
+        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip=True))),
     ]
     return Task("Median of a bounded variable", f"n = 1000 draws of N(0, 1), bounds [-10, 10], ε = {eps:g}",
                 ERROR, "Duff (dataset-distance EM)",
