@@ -49,16 +49,18 @@ def test_choosing_page_includes_the_generated_table() -> None:
     assert '--8<-- "_generated/choosing.md"' in page
 
 
-def _citations() -> set[tuple[str, str]]:
-    """Every 'SPEC §N[.M]' and 'errata N[, M, ...]' cited in the package sources."""
+def _citations(src: Path = ROOT / "src" / "dpselect") -> set[tuple[str, str]]:
+    """Every 'SPEC §N[.M]' (also '§a-§b', '§a and §b') and 'errata N[-M, K, ...]' cited in the sources."""
     found: set[tuple[str, str]] = set()
-    for path in (ROOT / "src" / "dpselect").rglob("*.py"):
+    for path in src.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        for m in re.finditer(r"SPEC(?:\.md)?,? §\s*(\d+(?:\.\d+)?)", text):
-            found.add(("sec", m.group(1)))
+        for m in re.finditer(r"SPEC(?:\.md)?,? (§\s*\d+(?:\.\d+)?(?:\s*(?:,|–|-|and|/)\s*§?\s*\d+(?:\.\d+)?)*)", text):
+            for n in re.findall(r"\d+(?:\.\d+)?", m.group(1)):
+                found.add(("sec", n))
         for m in re.finditer(r"errat(?:a|um) (\d+(?:\s*(?:,|–|-|and)\s*\d+)*)", text):
-            for n in re.findall(r"\d+", m.group(1)):
-                found.add(("errata", n))
+            for a, dash, b in re.findall(r"(\d+)(?:\s*([–-])\s*(\d+))?", m.group(1)):
+                last = int(b) if dash else int(a)
+                found.update(("errata", str(k)) for k in range(int(a), last + 1))
     return found
 
 

@@ -62,3 +62,15 @@ def test_walk_finds_the_package() -> None:
     names = _module_names()
     assert "dpselect.mechanisms.classic" in names
     assert "dpselect.analysis.audit" in names
+
+
+def test_runner_reports_a_failing_example() -> None:
+    """Negative control: the same runner fails on a module whose example is wrong."""
+    import types
+
+    module = types.ModuleType("fake_module")
+    module.__doc__ = ">>> 1 + 1\n3\n"
+    runner = doctest.DocTestRunner(optionflags=OPTIONFLAGS)
+    for test in doctest.DocTestFinder().find(module, module.__name__):
+        runner.run(test, out=lambda _: None)
+    assert runner.summarize(verbose=False).failed == 1
