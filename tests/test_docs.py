@@ -147,3 +147,15 @@ def test_site_builds_strict(tmp_path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "site" / "mathematics" / "index.html").is_file()
+
+
+def _python_blocks(page: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md") if _python_blocks(p)))
+def test_python_blocks_of_the_guide_run(page: str) -> None:
+    """The ```python blocks of a page run top to bottom in one namespace (as a reader would)."""
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for i, block in enumerate(_python_blocks(DOCS / page)):
+        exec(compile(block, f"{page}[block {i}]", "exec"), namespace)
