@@ -66,7 +66,7 @@ def _citations(src: Path = ROOT / "src" / "dpselect") -> set[tuple[str, str]]:
 
 def test_every_spec_citation_in_the_sources_resolves_on_the_mathematics_page() -> None:
     page = (DOCS / "mathematics.md").read_text(encoding="utf-8")
-    anchors = set(re.findall(r"\{ #(sec-[\d-]+) \}", page)) | set(re.findall(r'id="(errata-\d+)"', page))
+    anchors = set(re.findall(r"\{ #(sec-[\d-]+)[ }]", page)) | set(re.findall(r'id="(errata-\d+)"', page))
     citations = _citations()
     assert citations, "no SPEC citations found: the pattern is wrong"
     missing = sorted(
@@ -146,7 +146,11 @@ def test_site_builds_strict(tmp_path) -> None:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (tmp_path / "site" / "mathematics" / "index.html").is_file()
+    html = (tmp_path / "site" / "mathematics" / "index.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    missing = sorted(f"{kind} {n}" for kind, n in _citations()
+                     if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in ids)
+    assert not missing, f"cited in src/ but no such anchor in the built mathematics page: {missing}"
 
 
 def _python_blocks(page: Path) -> list[str]:
