@@ -154,7 +154,9 @@ def test_site_builds_strict(tmp_path) -> None:
 
 
 def _python_blocks(page: Path) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    """The page's ```python blocks, except included files (``--8<--``: the examples, run by test_examples)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return [b for b in blocks if not b.lstrip().startswith("--8<--")]
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md") if _python_blocks(p)))
