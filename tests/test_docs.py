@@ -1,0 +1,167 @@
+"""The documentation: generated tables are fresh, citations resolve, the site builds."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("choosing_table", DOCS / "scripts" / "choosing_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_choosing_table_is_fresh() -> None:
+    """The committed table equals what the script computes now (regenerate it if this fails)."""
+    script = _load_script()
+    expected = script.render([task() for task in script.TASKS])
+    committed = (DOCS / "_generated" / "choosing.md").read_text(encoding="utf-8")
+    assert committed == expected, "docs/_generated/choosing.md is stale: run python docs/scripts/choosing_table.py"
+
+
+def test_choosing_table_check_mode_detects_staleness(tmp_path, monkeypatch) -> None:
+    script = _load_script()
+    stale = tmp_path / "choosing.md"
+    stale.write_text("old table\n", encoding="utf-8")
+    monkeypatch.setattr(script, "OUT", stale)
+    assert script.main(["--check"]) == 1
+    assert script.main([]) == 0
+    assert script.main(["--check"]) == 0
+
+
+def test_choosing_page_includes_the_generated_table() -> None:
+    page = (DOCS / "choosing.md").read_text(encoding="utf-8")
+    assert '--8<-- "_generated/choosing.md"' in page
+
+
+def _citations(src: Path = ROOT / "src" / "dpselect") -> set[tuple[str, str]]:
+    """Every 'SPEC §N[.M]' (also '§a-§b', '§a and §b') and 'errata N[-M, K, ...]' cited in the sources."""
+    found: set[tuple[str, str]] = set()
+    for path in src.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"SPEC(?:\.md)?,? (§\s*\d+(?:\.\d+)?(?:\s*(?:,|–|-|and|/)\s*§?\s*\d+(?:\.\d+)?)*)", text):
+            for n in re.findall(r"\d+(?:\.\d+)?", m.group(1)):
+                found.add(("sec", n))
+        for m in re.finditer(r"errat(?:a|um) (\d+(?:\s*(?:,|–|-|and)\s*\d+)*)", text):
+            for a, dash, b in re.findall(r"(\d+)(?:\s*([–-])\s*(\d+))?", m.group(1)):
+                last = int(b) if dash else int(a)
+                found.update(("errata", str(k)) for k in range(int(a), last + 1))
+    return found
+
+
+def test_every_spec_citation_in_the_sources_resolves_on_the_mathematics_page() -> None:
+    page = (DOCS / "mathematics.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r"\{ #(sec-[\d-]+)[ }]", page)) | set(re.findall(r'id="(errata-\d+)"', page))
+    citations = _citations()
+    assert citations, "no SPEC citations found: the pattern is wrong"
+    missing = sorted(
+        f"SPEC §{n}" if kind == "sec" else f"errata {n}"
+        for kind, n in citations
+        if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in anchors
+    )
+    assert not missing, f"cited in src/ but not on docs/mathematics.md: {missing}"
+
+
+# Modules whose docstrings griffe's numpydoc parser misreads today (prose inside a
+# Parameters section shows up as parameters named "The", "Returns", ...).  They are
+# being rewritten on other branches; remove an entry once its module passes.
+MALFORMED_DOCSTRINGS = frozenset({
+    "dpselect/mechanisms/smooth.py",
+    "dpselect/apps/majority.py",
+    "dpselect/apps/median.py",
+    "dpselect/apps/tdt_release.py",
+    "dpselect/apps/percentile.py",
+    "dpselect/sensitivity.py",
+    "dpselect/apps/tdt.py",
+    "dpselect/apps/tree.py",
+})
+
+
+def _module_files() -> list[str]:
+    src = ROOT / "src"
+    return sorted(str(p.relative_to(src)) for p in (src / "dpselect").rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "relpath",
+    [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="known malformed docstrings"))
+     if f in MALFORMED_DOCSTRINGS else f for f in _module_files()],
+)
+def test_docstrings_are_valid_numpydoc(relpath: str) -> None:
+    """Every docstring of the module parses as numpydoc without warnings (what the API pages render)."""
+    griffe = pytest.importorskip("griffe")
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    logger = logging.getLogger("griffe")
+    handler = Collect(level=logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        module = griffe.load(relpath[:-3].replace("/", ".").removesuffix(".__init__"),
+                             search_paths=[str(ROOT / "src")], resolve_aliases=False)
+        seen: set[int] = set()
+
+        def walk(obj) -> None:
+            if id(obj) in seen or obj.is_alias:
+                return
+            seen.add(id(obj))
+            if obj.docstring is not None:
+                obj.docstring.parse("numpy", warn_missing_types=False)
+            if not obj.is_module or obj is module:
+                for member in obj.members.values():
+                    walk(member)
+
+        walk(module)
+    finally:
+        logger.removeHandler(handler)
+    assert not messages, "\n".join(messages)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
+                    reason="mkdocs is not installed (pip install -e '.[docs]')")
+def test_site_builds_strict(tmp_path) -> None:
+    """``mkdocs build --strict`` (warnings are errors) succeeds."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    html = (tmp_path / "site" / "mathematics" / "index.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    missing = sorted(f"{kind} {n}" for kind, n in _citations()
+                     if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in ids)
+    assert not missing, f"cited in src/ but no such anchor in the built mathematics page: {missing}"
+
+
+def _python_blocks(page: Path) -> list[str]:
+    """The page's ```python blocks, except included files (``--8<--``: the examples, run by test_examples)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return [b for b in blocks if not b.lstrip().startswith("--8<--")]
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md") if _python_blocks(p)))
+def test_python_blocks_of_the_guide_run(page: str) -> None:
+    """The ```python blocks of a page run top to bottom in one namespace (as a reader would)."""
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for i, block in enumerate(_python_blocks(DOCS / page)):
+        exec(compile(block, f"{page}[block {i}]", "exec"), namespace)
