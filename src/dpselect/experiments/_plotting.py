@@ -125,7 +125,7 @@ def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None) ->
     setter("log")
     axis_obj.set_major_locator(LogLocator(base=10.0, numticks=8))
     axis_obj.set_major_formatter(LogFormatterSciNotation())
-    axis_obj.set_minor_locator(LogLocator(base=10.0, subs=np.arange(2, 10) * 0.1, numticks=80))
+    axis_obj.set_minor_locator(LogLocator(base=10.0, subs=[k / 10 for k in range(2, 10)], numticks=80))
     axis_obj.set_minor_formatter(NullFormatter())
 
 
