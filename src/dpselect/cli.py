@@ -289,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click_errors as exc:  # usage errors: bad option, missing argument, bad value
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed
             return 2
-        message = getattr(exc, "format_message", lambda: str(exc))()
+        fmt_message = getattr(exc, "format_message", None)
+        message = fmt_message() if callable(fmt_message) else str(exc)
         return _error(str(message).replace("\n", " "))
     except (CLIError, DataNotFoundError, ValueError, TypeError, FileNotFoundError, ConnectionError,
             NotImplementedError) as exc:
