@@ -97,35 +97,61 @@ def _decade_label(v: float, _pos: Any = None) -> str:
     return ("$-10^{%d}$" if v < 0 else "$10^{%d}$") % k
 
 
-def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None) -> None:
-    """Log scale labelled at the decades only; exact zeros in ``values`` get their own "0" tick.
+def decade_ticks(lo_exp: int, hi_exp: int, max_ticks: int = 7) -> list[int]:
+    """Exponents of the labelled decades in [lo_exp, hi_exp]: multiples of a round step, at most ``max_ticks``."""
+    span = max(1, hi_exp - lo_exp)
+    step = next((s for s in (1, 2, 3, 5, 10, 20, 25, 50, 100, 200, 250, 500) if span / s <= max_ticks - 1), 1000)
+    first = -(-lo_exp // step) * step
+    return list(range(first, hi_exp + 1, step))
 
-    Minor ticks stay (unlabelled), so labels never overlap.  If ``values``
-    (the data plotted on that axis) contain exact zeros, the axis becomes
-    symmetric-log with a linear stretch below the smallest positive decade,
-    and 0 is a labelled tick: zeros are shown as zeros, not floored.
+
+def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None) -> None:
+    """Log scale labelled at round decades only; exact zeros in ``values`` get their own "0" tick.
+
+    ``values`` are the data plotted on that axis (optional).  Minor ticks stay
+    unlabelled, so labels never overlap.  If the values contain exact zeros,
+    the axis becomes symmetric-log with a linear stretch (about a tenth of the
+    axis) below the smallest positive decade, and 0 is a labelled tick: zeros
+    are shown as zeros, not floored at some small number.
     """
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
     arr = np.asarray(list(values) if values is not None else [], dtype=float)
-    arr = arr[np.isfinite(arr)]
+    arr = arr[np.isfinite(arr) & (arr >= 0)]
     axis_obj = ax.xaxis if axis == "x" else ax.yaxis
     setter = ax.set_xscale if axis == "x" else ax.set_yscale
-    if arr.size and (arr == 0).any() and (arr > 0).any():
-        lo = 10.0 ** np.floor(np.log10(arr[arr > 0].min()))
-        hi = 10.0 ** np.ceil(np.log10(arr.max()))
-        setter("symlog", linthresh=lo, linscale=0.5)
-        decades = [0.0] + [float(v) for v in 10.0 ** np.arange(np.log10(lo), np.log10(hi) + 1)]
-        step = max(1, int(np.ceil((len(decades) - 1) / 6)))  # at most ~7 labels
-        axis_obj.set_major_locator(FixedLocator([0.0] + decades[1::step]))
-        axis_obj.set_major_formatter(FuncFormatter(_decade_label))
+    positive = arr[arr > 0]
+    if positive.size:
+        lo_exp = int(np.floor(np.log10(positive.min())))
+        hi_exp = int(np.ceil(np.log10(positive.max())))
+        ticks = [10.0**k for k in decade_ticks(lo_exp, hi_exp)]
+    if positive.size and (arr == 0).any():
+        lo, hi = 10.0**lo_exp, 10.0**hi_exp
+        setter("symlog", linthresh=lo, linscale=max(0.5, 0.12 * (hi_exp - lo_exp)))
+        if ticks[0] > lo and len(ticks) > 1 and np.log10(ticks[0] / lo) < 0.5 * np.log10(ticks[1] / ticks[0]):
+            ticks = ticks[1:]
+        axis_obj.set_major_locator(FixedLocator([0.0, *ticks]))
+        axis_obj.set_minor_locator(FixedLocator([]))
+        (ax.set_xlim if axis == "x" else ax.set_ylim)(-0.05 * lo, hi * 1.5)
+    elif positive.size and len(set(positive.tolist())) <= 8 and hi_exp - lo_exp <= 3:
+        # a few values within a few decades (an epsilon grid): label the values themselves
+        setter("log")
+        axis_obj.set_major_locator(FixedLocator(sorted(set(positive.tolist()))))
+        axis_obj.set_minor_locator(FixedLocator([]))
+        axis_obj.set_major_formatter(FuncFormatter(lambda v, _pos=None: fmt(v)))
         axis_obj.set_minor_formatter(NullFormatter())
-        (ax.set_xlim if axis == "x" else ax.set_ylim)(-0.15 * lo, hi * 1.3)
         return
-    setter("log")
-    axis_obj.set_major_locator(LogLocator(base=10.0, numticks=8))
-    axis_obj.set_major_formatter(LogFormatterSciNotation())
-    axis_obj.set_minor_locator(LogLocator(base=10.0, subs=[k / 10 for k in range(2, 10)], numticks=80))
+    else:
+        setter("log")
+        if positive.size:
+            axis_obj.set_major_locator(FixedLocator(ticks))
+        else:
+            axis_obj.set_major_locator(LogLocator(base=10.0, numticks=8))
+        if not positive.size or hi_exp - lo_exp <= 8:
+            axis_obj.set_minor_locator(LogLocator(base=10.0, subs=[k / 10 for k in range(2, 10)], numticks=80))
+        else:
+            axis_obj.set_minor_locator(FixedLocator([]))
+    axis_obj.set_major_formatter(FuncFormatter(_decade_label))
     axis_obj.set_minor_formatter(NullFormatter())
 
 
@@ -150,14 +176,19 @@ def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Seque
                    | None = None) -> None:
     """Mean accuracy per series with error bars (spread over repetitions) and the majority-class line.
 
+    The series are dodged by a few percent along a log x axis so that error bars stay visible.
+
     series : label -> (means, spreads) over ``x`` (NaN means: no point).
     majority : accuracy of always predicting the majority class (a
         horizontal dashed line labelled "majority class"), if known.
     """
-    for label, (mean, spread) in series.items():
+    n = len(series)
+    for i, (label, (mean, spread)) in enumerate(series.items()):
         kw = {"marker": ".", "capsize": 2.5, "elinewidth": 0.8, **dict((styles or {}).get(label, {}))}
-        ax.errorbar(list(x), list(mean), yerr=list(spread), label=label, **kw)
+        # dodge the series slightly along x so that their error bars do not hide each other
+        shift = 10.0 ** (0.012 * (i - (n - 1) / 2)) if log_x else 1.0
+        ax.errorbar([v * shift for v in x], list(mean), yerr=list(spread), label=label, **kw)
     if majority is not None and np.isfinite(majority):
         ax.axhline(majority, color="0.35", linestyle="--", linewidth=1.0, label="majority class")
     if log_x:
-        log_axis(ax, "x")
+        log_axis(ax, "x", x)
