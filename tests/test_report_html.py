@@ -60,22 +60,42 @@ def test_combined_report_counts_and_defines_abbreviations(tmp_path):
     assert report.data_line([], tmp_path).endswith(f"(the data directory `{tmp_path}` was not read by this experiment)")
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)")
-def test_report_html_renders_every_figure_in_chromium(tmp_path):
-    figs = [_figure(tmp_path / "wide.png", 6.0), _figure(tmp_path / "narrow.png", 3.0)]
-    md = "# Report\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + "\n".join(f"![{f.stem}]({f.name})" for f in figs)
-    page = html.write_html(tmp_path / "report.html", "t", [(md, tmp_path), ("## Part two\n\n![w](wide.png)", tmp_path)])
-    text = page.read_text(encoding="utf-8")
-    assert "<img" in text and "wide.png)" not in text  # images embedded, not linked
+def _chromium_image_sizes(page: Path, tmp_path: Path) -> list[tuple[int, int]]:
+    """Natural sizes of every <img> of ``page`` once Chromium has loaded it (headless)."""
     probe = tmp_path / "probe.html"
-    probe.write_text(text.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
     proc = subprocess.run([str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                            "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
                           capture_output=True, text=True, timeout=120)
     m = re.search(r'<pre id="probe">([^<]*)</pre>', proc.stdout)
     assert m is not None, proc.stderr[-2000:]
-    sizes = json.loads(m.group(1))
+    return [tuple(s) for s in json.loads(m.group(1))]
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)")
+def test_report_html_renders_every_figure_in_chromium(tmp_path):
     from PIL import Image
 
+    figs = [_figure(tmp_path / "wide.png", 6.0), _figure(tmp_path / "narrow.png", 3.0)]
+    md = "# Report\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + "\n".join(f"![{f.stem}]({f.name})" for f in figs)
+    page = html.write_html(tmp_path / "report.html", "t", [(md, tmp_path), ("## Part two\n\n![w](wide.png)", tmp_path)])
+    assert "wide.png)" not in page.read_text(encoding="utf-8")  # images embedded, not linked
     expected = [Image.open(f).size for f in figs] + [Image.open(figs[0]).size]
-    assert [tuple(s) for s in sizes] == expected  # every figure decoded at its own size
+    assert _chromium_image_sizes(page, tmp_path) == expected  # every figure decoded at its own size
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)")
+def test_reproduced_report_html_renders_every_figure(tmp_path, monkeypatch):
+    from PIL import Image
+
+    from dpselect.experiments import percentile, runner
+
+    monkeypatch.setattr(percentile, "DATASETS", ("HEPTH", "INCOME"))
+    monkeypatch.setattr(percentile, "PERCENTILES", (90,))
+    monkeypatch.setattr(percentile, "epsilons", lambda quick: [1.0, 10.0])
+    res = runner.reproduce("percentile", quick=True, out=tmp_path / "out", workers=1, progress=False)
+    md = (res.out_dir / "report.md").read_text(encoding="utf-8")
+    pngs = [res.out_dir / name for name in re.findall(r"^!\[[^\]]*\]\(([^)]+)\)$", md, flags=re.M)]
+    assert pngs and sorted(pngs) == sorted(res.out_dir.glob("*.png"))
+    sizes = _chromium_image_sizes(res.out_dir / "report.html", tmp_path)
+    assert sizes == [Image.open(p).size for p in pngs] and all(w > 0 and h > 0 for w, h in sizes)
