@@ -237,6 +237,11 @@ def test_reproduce_quick_via_cli(tmp_path, capsys, monkeypatch):
                           "--seed", "3"], capsys)
     assert code == 0, err
     assert "percentile:" in out and "| claim |" in out
+    # stderr is not a terminal here: plain progress lines instead of a bar (at least the final one)
+    import re
+
+    n = int(re.search(r"^percentile: (\d+) tasks in ", out, flags=re.M).group(1))
+    assert err.splitlines()[-1].startswith(f"percentile: {n}/{n} tasks, elapsed ")
     assert (tmp_path / "percentile" / "results.csv").is_file()
     assert (tmp_path / "percentile" / "report.md").is_file()
 

@@ -35,12 +35,12 @@ def _figure(path: Path, width: float) -> Path:
 
 def test_markdown_subset_is_rendered_and_escaped(tmp_path):
     png = _figure(tmp_path / "f.png", 3.0)
-    md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md).\n\n- item 1\n- item 2\n\n"
+    md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n- item 1\n- item 2\n\n"
           "| a | b \\| c | ✓/✗ |\n|---|---|:-:|\n| 1 <br>*note* | 2 | ✓ |\n\n![f](f.png)\n")
     out = html.markdown_to_html(md, tmp_path)
     assert "<h1>Title &lt;x&gt;</h1>" in out
     assert "<code>code</code>" in out and "<em>em</em>" in out and "<strong>bold</strong>" in out
-    assert '<a href="other.md">a link</a>' in out
+    assert '<a href="other.md">a link</a>' in out and '<a href="x/report.html">report</a>' in out
     assert "<ul><li>item 1</li><li>item 2</li></ul>" in out
     assert "<th>b | c</th>" in out and '<td class="c">✓</td>' in out and "1 <br><em>note</em>" in out
     src = re.search(r'src="data:image/png;base64,([^"]+)"', out).group(1)
