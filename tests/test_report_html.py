@@ -35,7 +35,8 @@ def _figure(path: Path, width: float) -> Path:
 
 def test_markdown_subset_is_rendered_and_escaped(tmp_path):
     png = _figure(tmp_path / "f.png", 3.0)
-    md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n- item 1\n- item 2\n\n"
+    md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n"
+          "- item 1\n- item 2\n\n"
           "| a | b \\| c | ✓/✗ |\n|---|---|:-:|\n| 1 <br>*note* | 2 | ✓ |\n\n![f](f.png)\n")
     out = html.markdown_to_html(md, tmp_path)
     assert "<h1>Title &lt;x&gt;</h1>" in out
