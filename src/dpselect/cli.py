@@ -127,8 +127,9 @@ def _build_app() -> Any:
         def report(res: Any) -> None:
             ok = sum(c.ok is True for c in res.claims)
             bad = sum(c.ok is False for c in res.claims)
+            none = sum(c.ok is None for c in res.claims)
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                       f"(claims: {ok} ✓, {bad} ✗)")
+                       f"(claims: {ok} ✓, {bad} ✗, {none} not evaluated)")
             typer.echo(runner.claims_table(res.claims))
             typer.echo("")
 
@@ -138,7 +139,7 @@ def _build_app() -> Any:
             for exp in runner.EXPERIMENTS:
                 runner.load_experiment(exp).tasks(quick, ddir)
             runner.reproduce_all(on_done=report, **kwargs)
-            typer.echo(f"combined report: {Path(out) / 'report.md'}")
+            typer.echo(f"combined report: {Path(out) / 'report.md'} and {Path(out) / 'report.html'}")
         else:
             report(runner.reproduce(name, **kwargs))
 
