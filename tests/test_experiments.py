@@ -311,3 +311,31 @@ def test_synthetic_histograms_are_fixed():
         assert h.shape == (4096,) and h.dtype == np.int64 and h.sum() > 50_000
     assert exp.synthetic_histogram("INCOME").max() > 20 * np.median(exp.synthetic_histogram("INCOME")[
         exp.synthetic_histogram("INCOME") > 0])
+
+
+def test_save_figure_tidies_log_ticks_and_moves_legends_off_the_panels(tmp_path):
+    from matplotlib.ticker import NullFormatter
+
+    from dpselect.experiments._plotting import new_figure, save_figure, tidy_figure
+
+    fig, axes = new_figure(1, 2)
+    for ax in axes[0]:
+        ax.plot([0.5, 2.0, 8.0], [0.7, 0.8, 0.9], label="EM")
+        ax.plot([0.5, 2.0, 8.0], [0.6, 0.85, 0.95], label="PF")
+        ax.set_xscale("log")
+        ax.legend()
+    tidy_figure(fig)
+    fig.canvas.draw()
+    for ax in axes[0]:
+        assert ax.get_legend() is None
+        assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()] == ["0.5", "2", "8"]
+        assert isinstance(ax.xaxis.get_minor_formatter(), NullFormatter)
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["EM", "PF"]  # merged, once
+    fig2, axes2 = new_figure(1, 1)
+    axes2[0, 0].plot([1e-3, 1e3], [1, 2])
+    axes2[0, 0].set_xscale("log")
+    path = save_figure(fig2, tmp_path / "f.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    labels = [t.get_text() for t in axes2[0, 0].get_xticklabels() if t.get_text()]
+    assert labels == ["$10^{-3}$", "$10^{-2}$", "$10^{-1}$", "$10^{0}$", "$10^{1}$", "$10^{2}$", "$10^{3}$"]

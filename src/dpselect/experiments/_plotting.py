@@ -74,13 +74,42 @@ def new_figure(nrows: int, ncols: int, width: float = 4.0, height: float = 3.2) 
     return fig, axes
 
 
-def save_figure(fig: Any, path: Path) -> Path:
+def save_figure(fig: Any, path: Path, *, tidy: bool = True) -> Path:
+    """Write ``fig`` as a PNG (deterministic metadata) after :func:`tidy_figure` (unless ``tidy=False``)."""
     import matplotlib.pyplot as plt
 
+    if tidy:
+        tidy_figure(fig)
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None}, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def tidy_figure(fig: Any) -> None:
+    """The report conventions applied to any figure, whoever drew it.
+
+    * every log-scaled axis is relabelled by :func:`log_axis` from the data of
+      its lines (round decades, or the values themselves for a short epsilon
+      grid; minor ticks unlabelled), so tick labels never overlap;
+    * legends drawn inside panels are replaced by one figure legend below the
+      panels (:func:`figure_legend`), so no legend covers a curve.
+    """
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
+    for ax in axes:
+        for axis in ("x", "y"):
+            if (ax.get_xscale() if axis == "x" else ax.get_yscale()) != "log":
+                continue
+            data = [np.asarray(ln.get_xdata() if axis == "x" else ln.get_ydata(), dtype=float) for ln in ax.lines]
+            values = np.concatenate(data) if data else np.array([])
+            limits = ax.get_xlim() if axis == "x" else ax.get_ylim()
+            log_axis(ax, axis, values[np.isfinite(values) & (values > 0)])
+            (ax.set_xlim if axis == "x" else ax.set_ylim)(limits)
+    if any(ax.get_legend() is not None for ax in axes):
+        for ax in axes:
+            if ax.get_legend() is not None:
+                ax.get_legend().remove()
+        figure_legend(fig, np.array(axes, dtype=object))
 
 
 def mean_by(rows: Iterable[Mapping[str, Any]], keys: Sequence[str], value: str,
