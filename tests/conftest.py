@@ -1,8 +1,30 @@
-"""Shared test helpers."""
+"""Shared test helpers, and the ``slow`` marker: slow tests run only with DPSELECT_SLOW=1.
+
+The default run (``python -m pytest -q -n auto``) skips every test marked
+``@pytest.mark.slow``; CI runs them in a separate step with
+``DPSELECT_SLOW=1 python -m pytest -q -m slow``.
+"""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import pytest
+
+
+def slow_enabled() -> bool:
+    """Whether the environment asks for the slow tests (DPSELECT_SLOW set to anything but "", "0")."""
+    return os.environ.get("DPSELECT_SLOW", "") not in ("", "0")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if slow_enabled():
+        return
+    skip = pytest.mark.skip(reason="slow; set DPSELECT_SLOW=1 to run it")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 def assert_frequencies_match(draws: np.ndarray, probs: np.ndarray, n_se: float = 5.0) -> None:

@@ -39,9 +39,13 @@ def assert_one_line_error(code, err, match):
     (["demo", "--epsilon", "-1"], "--epsilon"),
     (["demo", "--epsilon", "nan"], "--epsilon"),
     (["demo", "--m", "x"], "--m"),
-    (["select", "/no/such/file.csv", "--column", "a", "--epsilon", "1"], "file not found"),
+    (["select", "/no/such/file.csv", "--column", "a", "--epsilon", "1"], "FILE '/no/such/file.csv': file not found"),
+    (["select", "/", "--column", "a", "--epsilon", "1"], "FILE '/' is a directory"),
+    (["reproduce", "percentile", "--quick", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
+    (["demo", "--seed", "-1"], "--seed"),
+    (["audit", "em", "--seed", "-2"], "--seed"),
     (["audit", "em", "--epsilon", "0"], "--epsilon"),
-    (["audit", "nope"], "unknown mechanism"),
+    (["audit", "nope"], "MECHANISM 'nope'"),
     (["audit", "em", "--m", "1"], "--m"),
     (["nosuchcommand"], "No such command"),
     (["select"], "Missing argument"),
@@ -76,13 +80,112 @@ def votes_csv(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("mechanism", ["em", "pf", "rnm_laplace", "snm_t", "snm_laplace", "sps", "ld"])
-def test_select_majority(votes_csv, capsys, mechanism):
-    code, out, err = run(["select", str(votes_csv), "--column", "votes", "--utility", "majority", "--mechanism",
-                          mechanism, "--epsilon", "2", "--seed", "1", "--label-column", "name"], capsys)
+def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
+    """The CLI's expected output, computed with the library directly."""
+    import numpy as np
+
+    from dpselect.apps import majority
+    from dpselect.mechanisms.registry import make_mechanism
+    from dpselect.problem import SelectionProblem
+
+    if utility == "majority":
+        prob = SelectionProblem(np.asarray(counts, float), global_sensitivity=1.0, monotone=True)
+    else:
+        prob = majority.problem(np.asarray(counts))
+    mech = make_mechanism(mechanism, epsilon=epsilon, **({} if delta is None else {"delta": delta}))
+    return int(mech.select(prob, rng=np.random.default_rng(seed))), str(mech.privacy(prob))
+
+
+@pytest.mark.parametrize("utility, mechanism, delta", [
+    ("majority", "pf", None), ("majority", "em", None), ("majority", "rnm_laplace", None),
+    ("indicator", "em", None), ("indicator", "snm_t", None), ("indicator", "snm_laplace", 1e-6),
+    ("indicator", "sps", None), ("indicator", "ld", None),
+])
+@pytest.mark.parametrize("seed", [1, 7])
+def test_select_counts_matches_the_library_and_prints_no_count(votes_csv, capsys, utility, mechanism, delta, seed):
+    extra = [] if delta is None else ["--delta", str(delta)]
+    code, out, err = run(["select", str(votes_csv), "--column", "votes", "--utility", utility, "--mechanism",
+                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name"] + extra, capsys)
     assert code == 0, err
-    assert out.startswith("selected: ")
-    assert "guarantee: " in out and "DP" in out
+    idx, guarantee = _library_choice(utility, [40, 3, 5], mechanism, 0.3, seed, delta)
+    lines = out.splitlines()
+    assert lines[0] == f"selected: {['alice', 'bob', 'carol'][idx]} (row {idx} of 3)"
+    assert lines[2].startswith(f"guarantee: {guarantee}")
+    assert "40" not in lines[0] and "votes =" not in out  # no private count leaks
+
+
+def test_select_prints_only_the_label_never_the_value(tmp_path, capsys):
+    path = tmp_path / "votes.csv"
+    path.write_text("votes\n22\n8\n17\n4\n0\n")
+    code, out, err = run(["select", str(path), "--column", "votes", "--utility", "majority", "--epsilon", "1",
+                          "--seed", "0"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] in {f"selected: {i} (row {i} of 5)" for i in range(5)}
+    assert "22" not in out and "17" not in out and "votes =" not in out
+
+
+def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
+    """PF on the counts: P[best] = 0.9966 on [22, 8, 17, 4, 0] at eps = 1 (EM on the indicator: 0.29).
+
+    The PF probability is checked against a brute-force enumeration of its
+    permutations (independent of the library's closed form).
+    """
+    import itertools
+    import math
+
+    import numpy as np
+
+    from dpselect._cli_input import DEFAULT_MECHANISM
+    from dpselect.analysis import accuracy
+    from dpselect.apps import majority
+    from dpselect.mechanisms.registry import make_mechanism
+    from dpselect.problem import SelectionProblem
+
+    counts = np.array([22, 8, 17, 4, 0], float)
+    counts_problem = SelectionProblem(counts, global_sensitivity=1.0, monotone=True)
+    default = make_mechanism(DEFAULT_MECHANISM, epsilon=1.0)
+    p = np.exp(counts - counts.max())  # monotone PF: coin of r has probability exp(eps (u_r - u*) / Delta)
+    first = np.zeros(5)
+    for perm in itertools.permutations(range(5)):
+        survive = 1.0
+        for r in perm:
+            first[r] += survive * p[r]
+            survive *= 1 - p[r]
+    brute = first[0] / first.sum()
+    assert accuracy(default, counts_problem) == pytest.approx(brute, rel=1e-9)
+    assert brute == pytest.approx(0.9966, abs=5e-5)
+    others = [accuracy(make_mechanism(n, epsilon=1.0), counts_problem) for n in ("em", "rnm_laplace", "rnm_gumbel")]
+    indicator = [accuracy(make_mechanism(n, epsilon=1.0), majority.problem(counts.astype(int)))
+                 for n in ("em", "pf", "snm_t", "sps", "ld")]
+    assert brute > max(others + indicator)
+    assert indicator[0] == pytest.approx(0.2919, abs=5e-5)
+    assert not math.isnan(brute)
+
+
+def test_delta_actually_used_is_printed(votes_csv, capsys):
+    base = ["select", str(votes_csv), "--column", "votes", "--utility", "indicator", "--epsilon", "1", "--seed", "0"]
+    code, out, err = run(base + ["--mechanism", "snm_laplace"], capsys)
+    assert code == 0, err
+    import re
+
+    shown = re.search(r"^guarantee: \(1, ([0-9.e+-]+)\)-DP", out, flags=re.M)
+    assert shown is not None and float(shown.group(1)) > 0  # approximate DP: the delta is never hidden
+    assert re.search(rf"^delta: {re.escape(shown.group(1))}( \(default for snm_laplace.*)?$", out, flags=re.M)
+    code, out, err = run(base + ["--mechanism", "snm_lln", "--delta", "1e-05"], capsys)
+    assert code == 0, err
+    assert "delta: 1e-05 (from --delta)" in out
+    code, out, err = run(base + ["--mechanism", "pf"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[-1] == "delta: 0"
+    code, out, err = run(base + ["--mechanism", "em", "--delta", "1e-05"], capsys)
+    assert code == 2 and "--delta" in err or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
+
+
+def test_huge_counts_name_the_column(tmp_path, capsys):
+    path = tmp_path / "big.csv"
+    path.write_text(f"c\n{2**63}\n1\n")
+    code, _, err = run(["select", str(path), "--column", "c", "--utility", "majority", "--epsilon", "1"], capsys)
+    assert_one_line_error(code, err, "--column 'c'")
 
 
 def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
@@ -94,9 +197,11 @@ def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
 
 
 @pytest.mark.parametrize("extra, match", [
-    (["--column", "nope", "--epsilon", "1"], "column 'nope'"),
-    (["--column", "name", "--epsilon", "1"], "numeric"),
+    (["--column", "nope", "--epsilon", "1"], "--column 'nope' not in"),
+    (["--column", "name", "--epsilon", "1"], "--column 'name' must be numeric"),
     (["--column", "score", "--epsilon", "1", "--utility", "majority"], "integer counts"),
+    (["--column", "votes", "--epsilon", "1", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
+    (["--column", "votes", "--epsilon", "1", "--delta", "-0.1"], "--delta"),
     (["--column", "votes", "--epsilon", "1", "--mechanism", "bogus"], "--mechanism"),
     (["--column", "votes", "--epsilon", "1", "--delta", "1.5"], "--delta"),
     (["--column", "votes", "--epsilon", "1", "--sensitivity", "0"], "--sensitivity"),
@@ -108,13 +213,15 @@ def test_select_errors(votes_csv, capsys, extra, match):
 
 
 def test_select_parquet(tmp_path, capsys):
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    import pandas as pd  # pyarrow is a runtime dependency: Parquet works out of the box
     path = tmp_path / "counts.parquet"
-    pd.DataFrame({"c": [1, 9, 2]}).to_parquet(path)
-    code, out, _ = run(["select", str(path), "--column", "c", "--utility", "majority", "--epsilon", "50",
-                        "--seed", "0"], capsys)
-    assert code == 0 and out.startswith("selected: 1 (row 1")
+    pd.DataFrame({"c": [1, 9, 2], "who": ["x", "y", "z"]}).to_parquet(path)
+    for seed in range(3):
+        code, out, err = run(["select", str(path), "--column", "c", "--utility", "majority", "--epsilon", "0.5",
+                              "--seed", str(seed), "--label-column", "who"], capsys)
+        assert code == 0, err
+        idx, _ = _library_choice("majority", [1, 9, 2], "pf", 0.5, seed)
+        assert out.splitlines()[0] == f"selected: {'xyz'[idx]} (row {idx} of 3)"
 
 
 @pytest.mark.parametrize("mechanism", ["em", "snm_t"])
@@ -135,6 +242,11 @@ def test_reproduce_quick_via_cli(tmp_path, capsys, monkeypatch):
                           "--seed", "3"], capsys)
     assert code == 0, err
     assert "percentile:" in out and "| claim |" in out
+    # stderr is not a terminal here: plain progress lines instead of a bar (at least the final one)
+    import re
+
+    n = int(re.search(r"^percentile: (\d+) tasks in ", out, flags=re.M).group(1))
+    assert err.splitlines()[-1].startswith(f"percentile: {n}/{n} tasks, elapsed ")
     assert (tmp_path / "percentile" / "results.csv").is_file()
     assert (tmp_path / "percentile" / "report.md").is_file()
 

@@ -128,19 +128,143 @@ def _shrink(monkeypatch, name: str) -> None:
 
 @pytest.mark.parametrize("name", runner.EXPERIMENTS)
 def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
+    import csv
+
+    from dpselect.experiments.report import claim_counts
+
     _shrink(monkeypatch, name)
     res = runner.reproduce(name, quick=True, out=tmp_path, seed=1, workers=1, progress=False)
     out = tmp_path / name
-    assert (out / "results.csv").is_file() and (out / "report.md").is_file()
-    pngs = list(out.glob("*.png"))
-    assert pngs and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
-    report = (out / "report.md").read_text(encoding="utf-8")
-    assert "| claim | ours | published | ✓/✗ |" in report
-    assert res.claims and all(isinstance(c, Claim) for c in res.claims)
-    header = (out / "results.csv").read_text().splitlines()[0].split(",")
-    assert header[0] == "task" and not any(c.endswith("_seconds") for c in header)
+    # results.csv holds exactly the rows returned, cell by cell, without the timing columns
+    with open(out / "results.csv", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert len(table) == len(res.rows) > 0
+    assert list(table[0])[0] == "task" and not any(c.endswith("_seconds") for c in table[0])
+    for got, row in zip(table, res.rows):
+        assert got == {c: runner.format_value(row.get(c)) for c in got}
+    assert res.n_tasks == len({r["task"] for r in res.rows})
     if name == "tdt":  # run times are kept out of results.csv
         assert "median_seconds" in (out / "timings.csv").read_text().splitlines()[0]
+    # one embedded figure per PNG, the claim counts and the data actually used
+    pngs = sorted(out.glob("*.png"))
+    assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    ok, bad, none = claim_counts(res.claims)
+    assert ok + bad + none == len(res.claims) > 0
+    assert f"{len(res.claims)} claims: {ok} reproduced (✓), {bad} not reproduced (✗), {none} not evaluated (–)." \
+        in report
+    section = report.split("## Claims", 1)[1].split("\n## ", 1)[0]
+    assert section.count("| ✓ |") == ok and section.count("| ✗ |") == bad and section.count("| – |") == none
+    assert "- data: embedded data only" in report and res.data_files == []
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == len(pngs) == report.count("![")
+
+
+def test_data_line_names_the_files_read(tmp_path, monkeypatch):
+    """With --data-dir the report names exactly the files the experiment read (and nothing else)."""
+    from dpselect.experiments import percentile
+
+    monkeypatch.setattr(percentile, "DATASETS", ("HEPTH",))
+    monkeypatch.setattr(percentile, "PERCENTILES", (50,))
+    monkeypatch.setattr(percentile, "epsilons", lambda quick: [1.0])
+    data = tmp_path / "data"
+    data.mkdir()
+    np.save(data / "HEPTH.n4096.npy", np.random.default_rng(0).integers(0, 20, size=4096))
+    (data / "unrelated.npy").write_bytes(b"")
+    res = runner.reproduce("percentile", quick=True, out=tmp_path / "out", data_dir=data, workers=1, progress=False)
+    assert res.data_files == [data / "HEPTH.n4096.npy"]
+    report = (tmp_path / "out" / "percentile" / "report.md").read_text(encoding="utf-8")
+    assert f"- data: files read under `{data}`: `HEPTH.n4096.npy`\n" in report
+    assert "unrelated" not in report
+
+
+def test_plain_progress_lines_when_not_a_terminal():
+    import io
+    import time
+
+    from dpselect.experiments._progress import Progress, format_duration
+
+    assert format_duration(3725.4) == "1:02:05"
+    now = [100.0]
+    p = Progress("exp", 4, enabled=False, clock=lambda: now[0])
+    p.advance()
+    now[0] += 30.0
+    assert p.line() == "exp: 1/4 tasks, elapsed 0:00:30, ETA 0:01:30"
+    stream = io.StringIO()  # not a terminal: plain lines from a ticker, even while no task finishes
+    p = Progress("exp", 3, None, interval=0.02, stream=stream)
+    time.sleep(0.15)
+    p.advance(3)
+    p.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) >= 3 and all(ln.startswith("exp: ") and " tasks, elapsed " in ln for ln in lines)
+    assert lines[0].endswith("ETA ?") and lines[-1].startswith("exp: 3/3 tasks")
+    silent = io.StringIO()
+    Progress("exp", 3, False, interval=0.01, stream=silent).close()
+    assert silent.getvalue() == ""
+
+
+def test_common_stats_grid_majority_and_claims():
+    from dpselect.experiments import _common as c
+
+    rows = [{"d": "a", "e": 1.0, "acc": v} for v in (0.5, 0.7, 0.9)] + [{"d": "b", "e": 1.0, "acc": 0.25}]
+    st = c.stats_by(rows, ["d", "e"], "acc")
+    assert st[("a", 1.0)].mean == pytest.approx(0.7) and st[("a", 1.0)].spread == pytest.approx(0.2)
+    assert st[("b", 1.0)] == c.Stat(0.25, 0.0, 1)
+    tasks = c.task_grid({"d": ["x", "y"], "rep": range(2)}, lambda pt: {"depth": len(pt["d"]) + pt["rep"]}, n=5)
+    assert [t.key for t in tasks] == [("x", 0), ("x", 1), ("y", 0), ("y", 1)]
+    assert tasks[1].kwargs == {"d": "x", "rep": 1, "n": 5, "depth": 2}
+    assert c.majority_accuracy([0, 1, 1, 2], [1, 1, 0, 2, 1]) == pytest.approx(0.6)
+    assert c.majority_accuracy([3, 3, 1, 1], [1, 3]) == pytest.approx(0.5)  # tie: smallest label
+    assert c.claim_at_least("t", [0.1, -0.05], "diff", "p").ok is True
+    assert c.claim_at_least("t", [-0.1, 0.05], "diff", "p").ok is False
+    assert c.claim_at_least("t", [], "diff", "p").ok is None
+    m = c.claim_matches_published("t", [(0.80, 0.81), (0.70, 0.75)], 0.02, "p", "needs data")
+    assert m.ok is False and "0.05" in m.ours
+    assert c.claim_matches_published("t", [(0.80, 0.81)], 0.02, "p", "needs data").ok is True
+    assert c.claim_matches_published("t", [], 0.02, "p", "needs data").ours == "not evaluated (needs data)"
+    table = c.means_table(st, [("a", 1.0), ("b", 1.0)], [], ["d", "e"])
+    assert table.splitlines()[0] == "| d | e |"
+
+
+def test_accuracy_panel_has_error_bars_and_majority_line(tmp_path):
+    from dpselect.experiments import _common as c
+    from dpselect.experiments._plotting import accuracy_panel, new_figure
+
+    fig, axes = new_figure(1, 1)
+    ax = axes[0, 0]
+    accuracy_panel(ax, [0.1, 1.0, 10.0], {"EM": ([0.5, 0.6, 0.9], [0.1, 0.05, 0.0])}, majority=0.4)
+    (container,) = ax.containers
+    assert container.has_yerr
+    segs = container.lines[2][0].get_segments()
+    assert [tuple(np.round(s[:, 1], 9)) for s in segs] == [(0.4, 0.6), (0.55, 0.65), (0.9, 0.9)]
+    majority_lines = [ln for ln in ax.lines if ln.get_label() == "majority class"]
+    assert len(majority_lines) == 1 and list(majority_lines[0].get_ydata()) == [0.4, 0.4]
+    assert ax.get_xscale() == "log"
+    rows = [{"ds": "iris", "sel": s, "epsilon": e, "accuracy": a, "majority_accuracy": 0.33}
+            for s in ("em", "pf") for e in (0.5, 2.0) for a in (0.6, 0.8)]
+    path = c.accuracy_figure(rows, tmp_path / "f.png", panels=["ds"], x="epsilon", series="sel",
+                             published=lambda key, s, e: 0.9 if s == "pf" else None)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_log_axis_labels_decades_only_and_shows_exact_zero():
+    from matplotlib.ticker import NullFormatter
+
+    from dpselect.experiments._plotting import log_axis, new_figure
+
+    fig, axes = new_figure(1, 2)
+    a, b = axes[0]
+    a.plot([1, 10, 100], [1e-3, 1e-1, 2.0])
+    log_axis(a, "y", [1e-3, 1e-1, 2.0])
+    assert a.get_yscale() == "log" and isinstance(a.yaxis.get_minor_formatter(), NullFormatter)
+    b.plot([1, 10, 100], [0.0, 1e-2, 1.0])
+    log_axis(b, "y", [0.0, 1e-2, 1.0])
+    assert b.get_yscale() == "symlog"
+    fig.canvas.draw()
+    labels = {t.get_text(): t.get_position()[1] for t in b.get_yticklabels() if t.get_text()}
+    assert labels["0"] == 0.0 and "$10^{-2}$" in labels and "$10^{0}$" in labels
+    lo, _ = b.get_ylim()
+    assert lo < 0.0  # the zero points sit inside the panel, not on its edge
 
 
 def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
@@ -152,6 +276,14 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
     assert "| experiment | claim | ours | published | ✓/✗ |" in text
     for name in runner.EXPERIMENTS:
         assert f"{name}/report.md" in text
+    claims = [c for r in results for c in r.claims]
+    ok, bad, none = (sum(c.ok is v for c in claims) for v in (True, False, None))
+    assert f"**Summary:** {len(claims)} claims: {ok} reproduced (✓), {bad} not reproduced (✗), " \
+           f"{none} not evaluated (–)." in text
+    assert "## Abbreviations" in text and "- **EM**: exponential mechanism" in text
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    n_png = sum(len(list((tmp_path / n).glob("*.png"))) for n in runner.EXPERIMENTS)
+    assert page.count('src="data:image/png;base64,') == n_png > 0
 
 
 def test_percentile_aee_is_exact_and_ld_shortcut_matches_the_mechanism():
@@ -179,3 +311,31 @@ def test_synthetic_histograms_are_fixed():
         assert h.shape == (4096,) and h.dtype == np.int64 and h.sum() > 50_000
     assert exp.synthetic_histogram("INCOME").max() > 20 * np.median(exp.synthetic_histogram("INCOME")[
         exp.synthetic_histogram("INCOME") > 0])
+
+
+def test_save_figure_tidies_log_ticks_and_moves_legends_off_the_panels(tmp_path):
+    from matplotlib.ticker import NullFormatter
+
+    from dpselect.experiments._plotting import new_figure, save_figure, tidy_figure
+
+    fig, axes = new_figure(1, 2)
+    for ax in axes[0]:
+        ax.plot([0.5, 2.0, 8.0], [0.7, 0.8, 0.9], label="EM")
+        ax.plot([0.5, 2.0, 8.0], [0.6, 0.85, 0.95], label="PF")
+        ax.set_xscale("log")
+        ax.legend()
+    tidy_figure(fig)
+    fig.canvas.draw()
+    for ax in axes[0]:
+        assert ax.get_legend() is None
+        assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()] == ["0.5", "2", "8"]
+        assert isinstance(ax.xaxis.get_minor_formatter(), NullFormatter)
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["EM", "PF"]  # merged, once
+    fig2, axes2 = new_figure(1, 1)
+    axes2[0, 0].plot([1e-3, 1e3], [1, 2])
+    axes2[0, 0].set_xscale("log")
+    path = save_figure(fig2, tmp_path / "f.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    labels = [t.get_text() for t in axes2[0, 0].get_xticklabels() if t.get_text()]
+    assert labels == ["$10^{-3}$", "$10^{-2}$", "$10^{-1}$", "$10^{0}$", "$10^{1}$", "$10^{2}$", "$10^{3}$"]

@@ -22,11 +22,24 @@ import sys
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from . import analysis
+from ._cli_input import (
+    DEFAULT_DELTA,
+    DEFAULT_MECHANISM,
+    CLIError,
+    Utility,
+    build_mechanism,
+    check_delta,
+    check_eps,
+    check_seed,
+    column_values,
+    read_table,
+    select_problem,
+)
 from .mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .problem import SelectionProblem
 
@@ -58,29 +71,6 @@ def demo_table(epsilons: Sequence[float] = (0.1, 0.5, 1.0, 2.0), m: int = 50, se
     return "\n".join(lines)
 
 
-class CLIError(Exception):
-    """A user error: printed as one line, exit status 2."""
-
-
-def _check_eps(value: float | None, name: str = "--epsilon") -> float:
-    if value is None or not np.isfinite(value) or value <= 0:
-        raise CLIError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
-def _check_delta(value: float, name: str = "--delta") -> float:
-    if not np.isfinite(value) or not 0 <= value < 1:
-        raise CLIError(f"{name} must be in [0, 1), got {value!r}")
-    return float(value)
-
-
-class Utility(str, Enum):
-    """--utility of ``dpselect select``."""
-
-    majority = "majority"
-    scores = "scores"
-
-
 class App(str, Enum):
     """--app of ``dpselect audit``."""
 
@@ -109,12 +99,14 @@ def _build_app() -> Any:
         name: str = typer.Argument(..., help="percentile | median | tdt | tree | forest | all"),
         quick: bool = typer.Option(False, "--quick", help="reduced grid with embedded data (minutes)"),
         out: Path = typer.Option(Path("out"), "--out", help="output directory (results under OUT/NAME/)"),
-        data_dir: Optional[Path] = typer.Option(
+        data_dir: Path | None = typer.Option(
             None, "--data-dir", help="root of the real datasets (default: $DPSELECT_DATA; needed without --quick)"),
-        scheduler: Optional[str] = typer.Option(
-            None, "--scheduler", help="dask.distributed scheduler address, e.g. tcp://host:8786 (default: local processes)"),
-        seed: int = typer.Option(0, "--seed", help="master seed (results are identical for a seed whatever the scheduler)"),
-        workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores)"),
+        scheduler: str | None = typer.Option(
+            None, "--scheduler",
+            help="dask.distributed scheduler address, e.g. tcp://host:8786 (default: local processes)"),
+        seed: int = typer.Option(
+            0, "--seed", help="master seed >= 0 (results are identical for a seed whatever the scheduler)"),
+        workers: int | None = typer.Option(None, "--workers", help="local worker processes (default: all cores)"),
     ) -> None:
         """Reproduce a paper experiment: results.csv, PNG figures and report.md under OUT/NAME/."""
         from .experiments import runner
@@ -123,17 +115,21 @@ def _build_app() -> Any:
             raise CLIError(f"unknown experiment {name!r}; choose one of: {', '.join(runner.EXPERIMENTS)}, all")
         if workers is not None and workers < 1:
             raise CLIError(f"--workers must be >= 1, got {workers}")
-        if scheduler is not None and "://" not in scheduler and scheduler not in ("processes", "threads", "synchronous"):
+        local_schedulers = ("processes", "threads", "synchronous")
+        if scheduler is not None and "://" not in scheduler and scheduler not in local_schedulers:
             raise CLIError(f"--scheduler must be an address like tcp://host:8786, got {scheduler!r}")
         if data_dir is not None and not Path(data_dir).is_dir():
             raise CLIError(f"--data-dir {str(data_dir)!r} is not a directory")
-        kwargs = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed, workers=workers)
+        check_seed(seed)
+        kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
+                                      workers=workers)
 
         def report(res: Any) -> None:
             ok = sum(c.ok is True for c in res.claims)
             bad = sum(c.ok is False for c in res.claims)
+            none = sum(c.ok is None for c in res.claims)
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                       f"(claims: {ok} ✓, {bad} ✗)")
+                       f"(claims: {ok} ✓, {bad} ✗, {none} not evaluated)")
             typer.echo(runner.claims_table(res.claims))
             typer.echo("")
 
@@ -143,67 +139,53 @@ def _build_app() -> Any:
             for exp in runner.EXPERIMENTS:
                 runner.load_experiment(exp).tasks(quick, ddir)
             runner.reproduce_all(on_done=report, **kwargs)
-            typer.echo(f"combined report: {Path(out) / 'report.md'}")
+            typer.echo(f"combined report: {Path(out) / 'report.md'} and {Path(out) / 'report.html'}")
         else:
             report(runner.reproduce(name, **kwargs))
 
     # ------------------------------------------------------------------ select
     @app.command()
     def select(
-        file: Path = typer.Argument(..., help="CSV file (or Parquet, with pyarrow installed)"),
+        file: Path = typer.Argument(..., help="CSV or Parquet file, one row per candidate"),
         column: str = typer.Option(..., "--column", help="column of scores / counts (one row per candidate)"),
         epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
-        utility: Utility = typer.Option(Utility.scores, "--utility",
-                                        help="scores: the column is u(x, r); majority: counts, argmax indicator"),
-        mechanism: str = typer.Option("em", "--mechanism",
-                                      help="em | pf | rnm_laplace | rnm_gumbel | rnm_exponential | snm_t | "
-                                           "snm_laplace | snm_lln | sps | ld"),
-        delta: float = typer.Option(0.0, "--delta", help="delta for snm_laplace / snm_lln (default 1e-6 for them)"),
-        seed: Optional[int] = typer.Option(None, "--seed", help="random seed (default: fresh entropy)"),
-        sensitivity: float = typer.Option(1.0, "--sensitivity", help="global sensitivity of the scores (--utility scores)"),
-        label_column: Optional[str] = typer.Option(None, "--label-column", help="column naming the candidates"),
+        utility: Utility = typer.Option(
+            Utility.scores, "--utility",
+            help="scores: the column is u(x, r); majority: the column holds counts and the utility is the counts "
+                 "(monotone, sensitivity 1); indicator: counts, argmax-indicator utility (the smooth mechanisms' "
+                 "seed utility)"),
+        mechanism: str = typer.Option(
+            DEFAULT_MECHANISM, "--mechanism",
+            help="em | pf | rnm_laplace | rnm_gumbel | rnm_exponential | snm_t | snm_laplace | snm_lln | sps | ld "
+                 "(default pf: the most accurate sound choice for counts and scores)"),
+        delta: float | None = typer.Option(
+            None, "--delta", help=f"delta of the approximate-DP mechanisms (snm_laplace, snm_lln: default "
+                                  f"{DEFAULT_DELTA:g}); the delta used is printed"),
+        seed: int | None = typer.Option(None, "--seed", help="random seed >= 0 (default: fresh entropy)"),
+        sensitivity: float = typer.Option(
+            1.0, "--sensitivity", help="global sensitivity of the scores (--utility scores)"),
+        label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidates"),
     ) -> None:
-        """Privately pick the best row of a column of scores or counts; print the choice and the guarantee."""
-        from .apps import majority
-        from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
+        """Privately pick the best row of a column of scores or counts; print its label, the guarantee and delta.
 
-        eps = _check_eps(epsilon)
-        dlt = _check_delta(delta)
-        if mechanism not in MECHANISM_NAMES:
-            raise CLIError(f"unknown --mechanism {mechanism!r}; choose one of: {', '.join(MECHANISM_NAMES)}")
-        if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
-            dlt = 1e-6
-        df = _read_table(file)
-        if column not in df.columns:
-            raise CLIError(f"column {column!r} not in {file} (columns: {', '.join(map(str, df.columns))})")
-        if label_column is not None and label_column not in df.columns:
-            raise CLIError(f"--label-column {label_column!r} not in {file}")
-        values = df[column].to_numpy()
-        if len(values) == 0:
-            raise CLIError(f"{file} has no rows")
-        labels = df[label_column].astype(str).tolist() if label_column is not None else [str(i) for i in range(len(values))]
-        try:
-            values = values.astype(float)
-        except (TypeError, ValueError):
-            raise CLIError(f"column {column!r} must be numeric") from None
-        if not np.isfinite(values).all():
-            raise CLIError(f"column {column!r} has missing or non-finite values")
-        if utility is Utility.majority:
-            if (values < 0).any() or (values != np.round(values)).any():
-                raise CLIError(f"--utility majority needs non-negative integer counts in column {column!r}")
-            prob = majority.problem(values.astype(np.int64), labels=labels)
-            what = "argmax-indicator (majority) utility, global sensitivity 1"
-        else:
-            if not np.isfinite(sensitivity) or sensitivity <= 0:
-                raise CLIError(f"--sensitivity must be a finite number > 0, got {sensitivity!r}")
-            prob = SelectionProblem(values, labels=labels, global_sensitivity=float(sensitivity))
-            what = f"scores with global sensitivity {sensitivity:g}"
-        mech = make_mechanism(mechanism, eps, dlt)
-        idx = int(mech.select(prob, rng=np.random.default_rng(seed)))
+        Only the chosen label (or row index) is printed, never the private value of the chosen row.
+        """
+        eps = check_eps(epsilon)
+        dlt = None if delta is None else check_delta(delta)
+        rng = np.random.default_rng(check_seed(seed))
+        df = read_table(file)
+        values, labels = column_values(df, file, column, label_column)
+        prob, what = select_problem(values, labels, utility, sensitivity, column)
+        mech, delta_note = build_mechanism(mechanism, eps, dlt)
         guarantee = mech.privacy(prob)
-        typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)}; {column} = {values[idx]:g})")
+        if dlt is not None and guarantee.delta == 0:
+            delta_note = f" (--mechanism {mechanism} is pure epsilon-DP: --delta {dlt:g} is not used)"
+        idx = int(mech.select(prob, rng=rng))
+        # only the choice is released: never the private value of the chosen row
+        typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
         typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), {what}, relation {prob.relation}")
         typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
+        typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
 
     # ------------------------------------------------------------------ audit
     @app.command()
@@ -212,7 +194,8 @@ def _build_app() -> Any:
         app_name: App = typer.Option(App.majority, "--app", help="application whose neighbours are enumerated"),
         m: int = typer.Option(5, "--m", help="number of candidates (classes)"),
         epsilon: float = typer.Option(1.0, "--epsilon", help="privacy budget (> 0)"),
-        delta: float = typer.Option(0.0, "--delta", help="delta for snm_laplace / snm_lln (default 1e-6 for them)"),
+        delta: float | None = typer.Option(
+            None, "--delta", help=f"delta of the approximate-DP mechanisms (default {DEFAULT_DELTA:g} for them)"),
         max_count: int = typer.Option(8, "--max-count", help="counts are drawn from 0..max-count"),
         n_vectors: int = typer.Option(20, "--n-vectors", help="number of random count vectors"),
         relation: str = typer.Option("add_remove", "--relation", help="add_remove | replace"),
@@ -221,21 +204,17 @@ def _build_app() -> Any:
         """Exact privacy audit over all neighbours of random small count vectors."""
         from .analysis import audit as run_audit
         from .apps import majority
-        from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 
-        eps = _check_eps(epsilon)
-        dlt = _check_delta(delta)
-        if mechanism not in MECHANISM_NAMES:
-            raise CLIError(f"unknown mechanism {mechanism!r}; choose one of: {', '.join(MECHANISM_NAMES)}")
+        eps = check_eps(epsilon)
+        dlt = None if delta is None else check_delta(delta)
         if m < 2:
             raise CLIError(f"--m must be >= 2, got {m}")
         if max_count < 1 or n_vectors < 1:
             raise CLIError("--max-count and --n-vectors must be >= 1")
         if relation not in ("add_remove", "replace"):
             raise CLIError(f"--relation must be add_remove or replace, got {relation!r}")
-        if mechanism in ("snm_laplace", "snm_lln") and dlt == 0.0:
-            dlt = 1e-6
-        mech = make_mechanism(mechanism, eps, dlt)
+        check_seed(seed)
+        mech, delta_note = build_mechanism(mechanism, eps, dlt, option="MECHANISM")
         rng = np.random.default_rng(seed)
         vectors = rng.integers(0, max_count + 1, size=(n_vectors, m))
         pairs = []
@@ -247,18 +226,20 @@ def _build_app() -> Any:
         typer.echo(f"{mechanism} ({type(mech).__name__}) on the majority app: m = {m}, {n_vectors} random count "
                    f"vectors in 0..{max_count}, all {relation} neighbours")
         typer.echo(str(report))
+        typer.echo(f"delta: {report.claimed.delta:g}{delta_note}")
         typer.echo(f"max privacy loss {report.max_loss:.6g} vs claimed epsilon {report.claimed.epsilon:.6g}: "
                    + ("VIOLATION" if report.violates else "ok"))
 
     # ------------------------------------------------------------------ demo
     @app.command()
     def demo(
-        epsilon: Optional[list[float]] = typer.Option(None, "--epsilon", help="epsilon values (repeat the option)"),
+        epsilon: list[float] | None = typer.Option(None, "--epsilon", help="epsilon values (repeat the option)"),
         m: int = typer.Option(50, "--m", help="number of candidates"),
         seed: int = typer.Option(0, "--seed"),
     ) -> None:
         """Print a comparison table of mechanisms on a synthetic problem."""
-        eps = [_check_eps(e) for e in (epsilon or [0.1, 0.5, 1.0, 2.0])]
+        eps = [check_eps(e) for e in (epsilon or [0.1, 0.5, 1.0, 2.0])]
+        check_seed(seed)
         if m < 2:
             raise CLIError("--m must be >= 2")
         typer.echo(demo_table(eps, m, seed))
@@ -266,34 +247,13 @@ def _build_app() -> Any:
     return app
 
 
-def _read_table(file: Path) -> Any:
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        raise CLIError("reading files needs pandas (pip install pandas)") from None
-    path = Path(file)
-    if not path.is_file():
-        raise CLIError(f"file not found: {file}")
-    try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            try:
-                return pd.read_parquet(path)
-            except ImportError:
-                raise CLIError("reading Parquet needs pyarrow (pip install pyarrow)") from None
-        return pd.read_csv(path)
-    except CLIError:
-        raise
-    except Exception as exc:  # parser errors of any kind: one line
-        raise CLIError(f"cannot read {file}: {exc}") from None
-
-
 app = _build_app() if typer is not None else None
 
 
-def _click_exception_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
+def _click_exception_types() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
     """(ClickException classes, Abort classes) of click and of typer's vendored copy (typer >= 0.25)."""
-    errors: list[type] = []
-    aborts: list[type] = []
+    errors: list[type[BaseException]] = []
+    aborts: list[type[BaseException]] = []
     for modname in ("click.exceptions", "typer._click.exceptions"):
         try:
             import importlib
@@ -330,7 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click_errors as exc:  # usage errors: bad option, missing argument, bad value
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed
             return 2
-        return _error(exc.format_message().replace("\n", " "))
+        fmt_message = getattr(exc, "format_message", None)
+        message = fmt_message() if callable(fmt_message) else str(exc)
+        return _error(str(message).replace("\n", " "))
     except (CLIError, DataNotFoundError, ValueError, TypeError, FileNotFoundError, ConnectionError,
             NotImplementedError) as exc:
         if os.environ.get("DPSELECT_DEBUG"):

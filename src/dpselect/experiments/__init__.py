@@ -2,6 +2,12 @@
 
 One module per experiment (:mod:`.percentile`, :mod:`.tree`, :mod:`.forest`,
 :mod:`.tdt`, :mod:`.median`), each exposing ``tasks(quick, data_dir)``,
-``run_task(task, seed)``, ``plot(rows, out_dir)`` and ``claims(rows)``; the
-Dask runner that executes a grid deterministically is :mod:`.runner`.
+``run_task(task, seed)``, ``plot(rows, out_dir)`` and ``claims(rows)``.
+Shared infrastructure: :mod:`.runner` (the orchestrator: ``reproduce``,
+``reproduce_all``), :mod:`.tasks` (``Task``, ``Claim``, results),
+:mod:`.scheduler` (deterministic Dask execution), :mod:`.csvio`,
+:mod:`.report` and :mod:`.html` (markdown / self-contained HTML reports),
+:mod:`._data` (data directory, files read), :mod:`._progress`, and the
+scaffolding the experiment modules share: :mod:`._common` (task grids,
+means with spread, claim rows, accuracy figures) and :mod:`._plotting`.
 """

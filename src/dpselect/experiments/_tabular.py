@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .runner import require_file
+from ._data import require_file
 
 __all__ = ["Tabular", "load", "SKLEARN"]
 

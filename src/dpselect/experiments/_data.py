@@ -1,0 +1,69 @@
+"""Where the real datasets come from: ``--data-dir`` / ``DPSELECT_DATA``, and which files were read.
+
+Both the runner and the dataset loaders of the experiments import this small
+module (it imports nothing from the package), so they do not import each
+other.  :func:`require_file` records every file it hands out while a
+:func:`recording` block is open: the reports name exactly the files read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["DataNotFoundError", "recording", "require_file", "resolve_data_dir"]
+
+_RECORDERS: list[dict[Path, None]] = []
+
+
+class DataNotFoundError(FileNotFoundError):
+    """A real dataset (``--data-dir`` / ``DPSELECT_DATA``) is needed but missing."""
+
+
+def resolve_data_dir(data_dir: str | os.PathLike[str] | None) -> Path | None:
+    """--data-dir, else $DPSELECT_DATA, else None; an existing directory is required if given."""
+    if data_dir is None:
+        env = os.environ.get("DPSELECT_DATA")
+        if not env:
+            return None
+        data_dir, origin = env, "DPSELECT_DATA"
+    else:
+        origin = "--data-dir"
+    path = Path(data_dir).expanduser()
+    if not path.is_dir():
+        raise DataNotFoundError(f"{origin} {str(data_dir)!r} is not a directory")
+    return path
+
+
+def require_file(data_dir: Path | None, *candidates: str, what: str) -> Path:
+    """The first existing ``data_dir / candidate`` (DataNotFoundError naming what is missing)."""
+    if data_dir is None:
+        raise DataNotFoundError(
+            f"the full grid needs the real {what} data: pass --data-dir DIR (or set DPSELECT_DATA), "
+            "or use --quick for the embedded defaults"
+        )
+    for c in candidates:
+        p = Path(data_dir) / c
+        if p.is_file():
+            for files in _RECORDERS:
+                files.setdefault(p, None)
+            return p
+    raise DataNotFoundError(f"{what} data not found under {data_dir} (looked for {', '.join(candidates)})")
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[Path]]:
+    """Collect the files :func:`require_file` returns inside the block (in first-use order).
+
+    The list yielded is filled when the block ends.
+    """
+    files: dict[Path, None] = {}
+    out: list[Path] = []
+    _RECORDERS.append(files)
+    try:
+        yield out
+    finally:
+        _RECORDERS.remove(files)
+        out.extend(files)

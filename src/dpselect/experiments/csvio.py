@@ -1,0 +1,80 @@
+"""Deterministic CSV output of the experiments: ``results.csv`` and ``timings.csv``.
+
+Cells are written by :func:`format_value` (``repr`` of floats, so values
+round-trip exactly), columns in first-seen order, ``\\n`` line ends: a seed
+gives the same bytes whatever the scheduler.  Wall-clock measurements (columns
+ending in :data:`TIMING_SUFFIX`) are not deterministic and go to
+``timings.csv`` instead of ``results.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TIMING_SUFFIX", "columns", "format_value", "write_csv", "write_results"]
+
+#: Columns with this suffix are wall-clock times: written to timings.csv, not results.csv.
+TIMING_SUFFIX = "_seconds"
+
+
+def format_value(v: Any) -> str:
+    """Deterministic text for a CSV cell: repr of floats (round-trips), str of the rest."""
+    if v is None:
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "True" if v else "False"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return repr(f)
+    return str(v)
+
+
+def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Column names in first-seen order over the rows."""
+    cols: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            cols.setdefault(k, None)
+    return list(cols)
+
+
+def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str],
+              columns: Sequence[str] | None = None) -> Path:
+    """Write rows (dicts) as CSV with ``\\n`` line ends; columns in first-seen order."""
+    path = Path(path)
+    cols = list(columns) if columns is not None else _columns(rows)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow([format_value(r.get(c)) for c in cols])
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+_columns = columns
+
+
+def write_results(rows: Sequence[Mapping[str, Any]], out_dir: Path) -> tuple[list[Path], bool]:
+    """``results.csv`` without the timing columns, and ``timings.csv`` (the timed rows) if any: (files, timed?)."""
+    cols = columns(rows)
+    timing_cols = [c for c in cols if c.endswith(TIMING_SUFFIX)]
+    files = [write_csv(rows, out_dir / "results.csv", [c for c in cols if c not in timing_cols])]
+    if timing_cols:  # the rows that measured a run time, with all their columns
+        timed = [r for r in rows if any(c in r for c in timing_cols)]
+        files.append(write_csv(timed, out_dir / "timings.csv"))
+    return files, bool(timing_cols)

@@ -1,0 +1,157 @@
+"""Markdown reports of the reproductions: one per experiment and the combined ``OUT/report.md``.
+
+Every report says which data it used (the files read, or "embedded"),
+counts the claims as reproduced (✓), not reproduced (✗) and not evaluated
+(–), and the combined report defines the abbreviations its tables use.
+:mod:`.html` renders the same text as one self-contained ``report.html``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+
+from .tasks import Claim, ExperimentResult
+
+__all__ = ["ABBREVIATIONS", "abbreviations_used", "claim_counts", "claims_table", "combined_report",
+           "count_line", "data_line", "experiment_report"]
+
+#: Abbreviations of the reports (experiments may add their own with a module-level ``ABBREVIATIONS`` dict).
+ABBREVIATIONS: dict[str, str] = {
+    "DP": "differential privacy; (eps, delta)-DP is approximate DP, eps-DP (delta = 0) pure DP",
+    "eps": "epsilon, the privacy-loss budget",
+    "EM": "exponential mechanism (McSherry & Talwar 2007)",
+    "PF": "permute-and-flip (McKenna & Sheldon 2020)",
+    "RNM": "report noisy max",
+    "LD": "local dampening (Farias et al. 2020)",
+    "SNM": "smooth noisy max (Chaves et al.): report-noisy-max with noise scaled by smooth sensitivity",
+    "SNM-T": "smooth noisy max with Student's t noise",
+    "SNM-LAP": "smooth noisy max with Laplace noise",
+    "SNM-LLN": "smooth noisy max with Laplace-log-normal noise",
+    "SPS": "smooth private selection (Yamamoto & Shibuya)",
+    "AEE": "absolute expected error, E|output - true value| (exact, from the output distribution)",
+    "TDT": "transmission disequilibrium test (family-based genome-wide association)",
+    "SNP": "single-nucleotide polymorphism",
+    "Duff": "dataset-distance exponential mechanism for medians (Gillenwater & Muñoz Medina 2021)",
+    "SmoothSens": "smooth-sensitivity noise addition (Nissim, Raskhodnikova & Smith 2007)",
+    "LaplaceLN": "Laplace-log-normal noise with smooth sensitivity (Bun & Steinke 2019)",
+    "CV": "cross-validation",
+    "PTR": "propose-test-release",
+}
+
+
+def _md_escape(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
+    """Markdown table of claims: claim | ours | published | ✓/✗."""
+    head = ("| experiment " if experiment is not None else "") + "| claim | ours | published | ✓/✗ |"
+    sep = ("|---" if experiment is not None else "") + "|---|---|---|:-:|"
+    lines = [head, sep]
+    for c in claims:
+        text = _md_escape(c.text) + (f" <br>*{_md_escape(c.note)}*" if c.note else "")
+        pre = f"| {experiment} " if experiment is not None else ""
+        lines.append(f"{pre}| {text} | {_md_escape(c.ours)} | {_md_escape(c.published)} | {c.mark} |")
+    return "\n".join(lines)
+
+
+def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
+    """(reproduced ✓, not reproduced ✗, not evaluated –)."""
+    marks = [c.ok for c in claims]
+    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+
+
+def count_line(claims: Iterable[Claim]) -> str:
+    ok, bad, none = claim_counts(claims)
+    return (f"{ok + bad + none} claims: {ok} reproduced (✓), {bad} not reproduced (✗), "
+            f"{none} not evaluated (–).")
+
+
+def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
+    """Exactly which data files were read (or that only embedded data were used)."""
+    if files:
+        shown = []
+        for f in files:
+            try:
+                shown.append(str(Path(f).relative_to(data_dir)) if data_dir is not None else str(f))
+            except ValueError:
+                shown.append(str(f))
+        where = f" under `{data_dir}`" if data_dir is not None else ""
+        return f"files read{where}: " + ", ".join(f"`{s}`" for s in shown)
+    unused = f" (the data directory `{data_dir}` was not read by this experiment)" if data_dir is not None else ""
+    return "embedded data only (synthetic / generated in code / bundled with scikit-learn), no file read" + unused
+
+
+def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The abbreviations (of :data:`ABBREVIATIONS` and ``extra``) that occur in ``text`` as words."""
+    table = {**ABBREVIATIONS, **(extra or {})}
+    return {k: v for k, v in sorted(table.items(), key=lambda kv: kv[0].lower())
+            if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w])", text)}
+
+
+def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool, data_dir: Path | None, seed: int,
+                      figures: Sequence[Path], has_timings: bool) -> str:
+    """The markdown of ``OUT/NAME/report.md``."""
+    lines = [f"# {getattr(module, 'TITLE', res.name)}", ""]
+    desc = getattr(module, "DESCRIPTION", "")
+    if desc:
+        lines += [desc.strip(), ""]
+    lines += [
+        f"- grid: {'quick (reduced)' if quick else 'full'}; seed: {seed}; {res.n_tasks} tasks, "
+        f"{len(res.rows)} result rows; wall time {res.seconds:.1f} s",
+        f"- data: {data_line(res.data_files, data_dir)}",
+        "- files: `results.csv`" + (", `timings.csv`" if has_timings else "")
+        + "".join(f", `{f.name}`" for f in figures) + ", `report.html`",
+        "",
+        "## Claims",
+        "",
+        count_line(res.claims),
+        "",
+        claims_table(res.claims),
+        "",
+    ]
+    summary = getattr(module, "summary", None)
+    if summary is not None:
+        text = summary(res.rows)
+        if text:
+            lines += ["## Results", "", text.strip(), ""]
+    if figures:
+        lines += ["## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures] + [""]
+    notes_fn = getattr(module, "notes", None)
+    notes = list(notes_fn(quick, data_dir)) if notes_fn is not None else []
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    return "\n".join(lines)
+
+
+def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: int, seconds: float,
+                    data_dir: Path | None, extra_abbreviations: Mapping[str, str] | None = None) -> str:
+    """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations."""
+    all_claims = [c for r in results for c in r.claims]
+    lines = [
+        "# dpselect: reproduction report",
+        "",
+        f"All experiments, {'quick' if quick else 'full'} grid, seed {seed}, total wall time {seconds:.1f} s. "
+        "Per-experiment details, tables and figures: "
+        + ", ".join(f"[`{r.name}/report.md`]({r.name}/report.md)" for r in results) + ".",
+        "",
+        f"**Summary:** {count_line(all_claims)}",
+        "",
+        "| experiment | ✓ | ✗ | – | data |",
+        "|---|:-:|:-:|:-:|---|",
+    ]
+    for r in results:
+        ok, bad, none = claim_counts(r.claims)
+        lines.append(f"| {r.name} | {ok} | {bad} | {none} | {_md_escape(data_line(r.data_files, data_dir))} |")
+    lines += ["", "## Claims", "", "| experiment | claim | ours | published | ✓/✗ |", "|---|---|---|---|:-:|"]
+    for r in results:
+        lines += claims_table(r.claims, r.name).splitlines()[2:]
+    text = "\n".join(lines)
+    used = abbreviations_used(text, extra_abbreviations)
+    lines += ["", "✓ reproduced, ✗ not reproduced, – not evaluated (e.g. the real data were not given).", ""]
+    if used:
+        lines += ["## Abbreviations", ""] + [f"- **{k}**: {v}" for k, v in used.items()] + [""]
+    return "\n".join(lines)
