@@ -89,9 +89,9 @@ def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: 
 
     Neighbours: one record added to or removed from the node (add/remove).
     """
-    codes = np.asarray(codes, dtype=np.int64).reshape(len(np.asarray(y)), -1)
     y = np.asarray(y, dtype=np.int64)
     n_values = np.asarray(n_values, dtype=np.int64)
+    codes = np.asarray(codes, dtype=np.int64).reshape(y.size, n_values.size)
     kind = problem_kind(check_selection(selection), check_split_utility(split_utility))
     if split_utility == "info_gain" and n_max is None:
         raise ValueError("n_max (a public bound on the node size) is required for split_utility='info_gain'")
@@ -105,9 +105,9 @@ def node_neighbours(codes: Any, y: Any, n_values: Any, n_classes: int) -> list[t
     Additions range over every combination of attribute values and classes
     (prod(n_values) * n_classes of them); removals over the distinct records.
     """
-    codes = np.asarray(codes, dtype=np.int64).reshape(len(np.asarray(y)), -1)
     y = np.asarray(y, dtype=np.int64)
     n_values = np.asarray(n_values, dtype=np.int64)
+    codes = np.asarray(codes, dtype=np.int64).reshape(y.size, n_values.size)
     out = []
     grids = np.stack(np.meshgrid(*[np.arange(k) for k in n_values], indexing="ij"), -1).reshape(-1, n_values.size)
     for row in grids:
@@ -136,8 +136,8 @@ def binary_split_problem(codes: Any, y: Any, n_values: Any, is_continuous: Any, 
     does not depend on the records.
     """
     y = np.asarray(y, dtype=np.int64)
-    codes = np.asarray(codes, dtype=np.int64).reshape(y.size, -1)
     n_values = np.asarray(n_values, dtype=np.int64)
+    codes = np.asarray(codes, dtype=np.int64).reshape(y.size, n_values.size)
     p = n_values.size
     k = int(max(1, n_values.max()))
     kind = problem_kind(check_selection(selection), check_split_utility(split_utility))
