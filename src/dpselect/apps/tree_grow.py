@@ -137,7 +137,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
             noisy = np.bincount(loc, minlength=n_lvl) + gen.laplace(0.0, 1.0 / spec.eps_count, size=n_lvl)
-            t = 2 if spec.binary else np.where(~used, spec.n_values[None, :], 0).max(axis=1)
+            t = 2 if spec.binary else np.maximum(np.where(~used, spec.n_values[None, :], 0).max(axis=1), 1)
             stop |= noisy / (t * C) < math.sqrt(2.0) / spec.eps_count
         feat = np.full(n_lvl, -1, dtype=np.int64)
         cut = np.full(n_lvl, -1, dtype=np.int64)
