@@ -203,11 +203,12 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
     delta : delta of each leaf query for "snm_laplace" / "snm_lln" (the total,
         by parallel composition).
     classes : public class labels (None infers them with a PrivacyLeakWarning).
-    leaf_utility : "count" (default: the class counts, Delta = 1, monotone;
-        only with "em" or "pf", since a count's local sensitivity is 1 at
-        every distance) or "indicator" (the argmax indicator of
-        :mod:`~dpselect.apps.majority`, as Fletcher–Islam and SNM; the
-        indicator cannot tell a 1-0 count from a 100-0 one).
+    leaf_utility : "count" (the class counts, Delta = 1, monotone; only with
+        "em" or "pf", since a count's local sensitivity is 1 at every
+        distance) or "indicator" (the argmax indicator of
+        :mod:`~dpselect.apps.majority`, as Fletcher–Islam and SNM; it cannot
+        tell a 1-0 count from a 100-0 one).  None (default): "count" for
+        "em"/"pf", "indicator" for the other selections.
     n_records : public number of records for the shape rule (None: a noisy count).
     random_state : None, an int, or a numpy Generator (or RandomState).
 
@@ -230,7 +231,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         categorical_features: Any = None,
         delta: float = 1e-6,
         classes: Any = None,
-        leaf_utility: str = "count",
+        leaf_utility: Any = None,
         n_records: Any = None,
         random_state: Any = None,
     ) -> None:
@@ -273,12 +274,12 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
             return labels
         perm = np.argsort(-counts, axis=1, kind="stable")
         srt = np.take_along_axis(counts, perm, axis=1)
-        key = problem_key(srt) if self.leaf_utility == "indicator" else srt
+        key = problem_key(srt) if self.leaf_utility_ == "indicator" else srt
         _, first, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
         inv = inv.ravel()
         order = np.argsort(inv, kind="stable")
         sizes = np.bincount(inv, minlength=first.size)
-        draws = [np.asarray(mech.select(leaf_problem(srt[i], self.leaf_utility), size=int(k), rng=gen))
+        draws = [np.asarray(mech.select(leaf_problem(srt[i], self.leaf_utility_), size=int(k), rng=gen))
                  for i, k in zip(first, sizes)]
         pos = np.empty(L, dtype=np.int64)
         pos[order] = np.concatenate(draws)
@@ -291,9 +292,12 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         for name in ("n_estimators", "max_depth", "n_records"):
             if getattr(self, name) is not None:
                 check_int(getattr(self, name), name, minimum=1 if name != "max_depth" else 0)
-        if self.leaf_utility not in LEAF_UTILITIES:
-            raise ValueError(f"leaf_utility must be one of {LEAF_UTILITIES}, got {self.leaf_utility!r}")
-        if self.leaf_utility == "count" and self.selection not in ("em", "pf"):
+        leaf_utility = self.leaf_utility
+        if leaf_utility is None:
+            leaf_utility = "count" if self.selection in ("em", "pf") else "indicator"
+        if leaf_utility not in LEAF_UTILITIES:
+            raise ValueError(f"leaf_utility must be one of {LEAF_UTILITIES} or None, got {leaf_utility!r}")
+        if leaf_utility == "count" and self.selection not in ("em", "pf"):
             raise ValueError("leaf_utility='count' needs selection='em' or 'pf' (a count's local sensitivity is "
                              "always 1, so smooth-sensitivity mechanisms cannot improve on them)")
         schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
@@ -303,7 +307,8 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         need_count = self.n_records is None and (self.n_estimators is None or self.max_depth is None)
         eps_leaf = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
         mech = make_mechanism(self.selection, eps_leaf, delta)
-        zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), self.leaf_utility)
+        self.leaf_utility_ = leaf_utility
+        zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), leaf_utility)
         count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "Laplace noisy record count")
                       if need_count else None)
         self.privacy_ = forest_privacy(mech.privacy(zero_problem), count_priv)
