@@ -37,29 +37,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import median_time  # noqa: E402
-
 from dpselect.apps.forest import DPRandomForestClassifier  # noqa: E402
 from dpselect.apps.tree import DPDecisionTreeClassifier  # noqa: E402
-from dpselect.experiments._peers import available, make_peer  # noqa: E402
+from dpselect.experiments._peers import available, fit_score  # noqa: E402
 from dpselect.experiments._tabular import load  # noqa: E402
 
 DATASETS = ("breast_cancer", "digits", "wine", "iris", "adult", "nltcs", "acs", "mushroom")
 EPS = (0.1, 0.5, 1.0, 2.0, 5.0)
-OURS = ("tree", "forest")
-
-
-def _fit_score(name: str, eps: float, data, train, test, seed: int) -> float:
-    if name == "majority":
-        vals, counts = np.unique(data.y[train], return_counts=True)
-        return float(np.mean(data.y[test] == vals[np.argmax(counts)]))
-    if name in OURS:
-        cls = DPDecisionTreeClassifier if name == "tree" else DPRandomForestClassifier
-        model = cls(epsilon=eps, random_state=seed, **data.estimator_kwargs())
-        model.fit(data.X.iloc[train], data.y[train])
-        return float(model.score(data.X.iloc[test], data.y[test]))
-    model, tf = make_peer(name, eps, data, seed)
-    model.fit(tf(data.X.iloc[train]), data.y[train])
-    return float(np.mean(np.asarray(model.predict(tf(data.X.iloc[test]))) == data.y[test]))
+OURS = ("tree_default", "forest_default")
 
 
 def table(datasets, eps_grid, out: Path, folds: int = 5, models=None) -> None:
@@ -84,9 +69,7 @@ def table(datasets, eps_grid, out: Path, folds: int = 5, models=None) -> None:
                         continue
                     for k, (tr, te) in enumerate(splits):
                         t0 = time.perf_counter()
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            acc = _fit_score(name, eps, data, tr, te, seed=k)
+                        acc = fit_score(name, eps, data, tr, te, seed=k)
                         w.writerow([ds, name, eps, k, f"{acc:.4f}", f"{time.perf_counter() - t0:.3f}"])
                         fh.flush()
                     print(f"{ds:14s} eps={eps:<4} {name:20s} done", flush=True)

@@ -21,9 +21,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PEERS", "available", "make_peer"]
+__all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer"]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
+#: Our estimators at their defaults, the peers, and the majority-class rate (keys of :func:`fit_score`).
+COMPARED = ("tree_default", "forest_default", *PEERS, "majority")
+#: Report labels of :data:`COMPARED`.
+LABELS = {"tree_default": "tree (defaults)", "forest_default": "forest (defaults)",
+          "diffprivlib_tree": "diffprivlib DT", "diffprivlib_forest": "diffprivlib RF", "dp_ebm": "DP-EBM",
+          "majority": "majority rate"}
 
 
 def available() -> tuple[str, ...]:
@@ -42,6 +48,12 @@ def available() -> tuple[str, ...]:
     except Exception:  # pragma: no cover - depends on the environment
         pass
     return tuple(out)
+
+
+def compared() -> tuple[str, ...]:
+    """The models of :data:`COMPARED` that can run here (peers only when importable)."""
+    peers = available()
+    return tuple(m for m in COMPARED if m not in PEERS or m in peers)
 
 
 def _ordinal(X: Any, categorical: dict, bounds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,3 +92,29 @@ def make_peer(name: str, epsilon: float, data: Any, seed: int) -> tuple[Any, Any
                                                 n_jobs=1, random_state=seed)
         return model, (lambda X: X.astype({c: str for c in cats}))
     raise ValueError(f"unknown peer {name!r}; one of {PEERS}")
+
+
+def fit_score(name: str, epsilon: float, data: Any, train: np.ndarray, test: np.ndarray, seed: Any) -> float:
+    """Test accuracy of model ``name`` (one of :data:`COMPARED`) fitted on ``train`` rows of ``data``.
+
+    "tree_default" / "forest_default": our estimators at their defaults with
+    the public schema; "majority": the training majority class.
+    """
+    import warnings
+
+    if name == "majority":
+        vals, counts = np.unique(data.y[train], return_counts=True)
+        return float(np.mean(data.y[test] == vals[np.argmax(counts)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name in ("tree_default", "forest_default"):
+            from ..apps.forest import DPRandomForestClassifier
+            from ..apps.tree import DPDecisionTreeClassifier
+
+            cls = DPDecisionTreeClassifier if name == "tree_default" else DPRandomForestClassifier
+            model = cls(epsilon=epsilon, random_state=seed, **data.estimator_kwargs())
+            model.fit(data.X.iloc[train], data.y[train])
+            return float(model.score(data.X.iloc[test], data.y[test]))
+        peer, tf = make_peer(name, epsilon, data, seed)
+        peer.fit(tf(data.X.iloc[train]), data.y[train])
+        return float(np.mean(np.asarray(peer.predict(tf(data.X.iloc[test]))) == data.y[test]))
