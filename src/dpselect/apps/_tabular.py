@@ -192,7 +192,7 @@ def _infer_categories(values: np.ndarray) -> np.ndarray:
         return np.asarray(pd.unique(values), dtype=object)
 
 
-def _columns(estimator: Any, X: Any, reset: bool) -> tuple[list, list | None, int, int]:
+def _columns(estimator: Any, X: Any, reset: bool) -> tuple[list, list, int, int]:
     """Validated columns of X: (list of 1-D arrays, per-column declared categories or None, n, p)."""
     if is_dataframe(X):
         import pandas as pd
@@ -203,7 +203,8 @@ def _columns(estimator: Any, X: Any, reset: bool) -> tuple[list, list | None, in
         if p < 1:
             raise ValueError(f"Found array with {p} feature(s) (shape={X.shape}) while a minimum of 1 is required.")
         validate_data(estimator, X, reset=reset, skip_check_array=True)
-        cols, declared = [], []
+        cols: list = []
+        declared: list[Any] = []
         for j in range(p):
             s = X.iloc[:, j]
             if s.isna().any():
@@ -267,28 +268,28 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
             elif declared[j] is not None and not isinstance(declared[j], str):
                 dom = declared[j]
                 if dom.dtype != bool:  # a pandas category dtype: its categories usually came from the data
-                    leaked_dtype.append(names[j] if names else j)
+                    leaked_dtype.append(names[j] if names is not None else j)
             else:
                 dom = _infer_categories(cols[j])
-                leaked_cats.append(names[j] if names else j)
+                leaked_cats.append(names[j] if names is not None else j)
             if len(dom) < 1 or len(set(dom.tolist())) != len(dom):
                 raise ValueError(f"the categories of feature {j} must be non-empty and distinct")
             categories.append(dom)
     cont = np.flatnonzero(~is_cat)
     cat = np.flatnonzero(is_cat)
-    for j in cont:
+    for j in cont.tolist():
         if cols[j].dtype == object:
             raise ValueError(f"feature {j} is not numeric: declare it in categorical_features")
     raw_bounds = _resolve_bounds(bounds, cont, names, p)
     lo, hi, leaked_bounds = np.empty(cont.size), np.empty(cont.size), []
-    for i, j in enumerate(cont):
+    for i, j in enumerate(cont.tolist()):
         if raw_bounds[i] is None:
             v = cols[j]
             a, b = float(v.min()), float(v.max())
             if not a < b:
                 a, b = a - 0.5, b + 0.5
             lo[i], hi[i] = a, b
-            leaked_bounds.append(names[j] if names else int(j))
+            leaked_bounds.append(names[j] if names is not None else int(j))
         else:
             lo[i], hi[i] = _check_pair(raw_bounds[i], int(j))
     name = type(estimator).__name__

@@ -344,7 +344,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
 
         all_leaves = enumerate_leaves(schema, self.depth_, self._roots, DENSE_LEAF_LIMIT)
         self.dense_ = all_leaves is not None
-        if self.dense_:
+        if all_leaves is not None:
             pos = np.searchsorted(all_leaves, occupied)
             if occupied.size and not np.array_equal(all_leaves[np.minimum(pos, all_leaves.size - 1)], occupied):
                 raise RuntimeError("internal error: a training record reached a node outside the structure")
@@ -388,7 +388,8 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
             if not found.all():
                 miss = ~found
                 u = uniform(ids[miss], self._empty_salt)
-                lab[miss] = np.minimum(np.searchsorted(self._empty_cdf, u, side="right"), C - 1)
+                cdf = np.asarray(self._empty_cdf)  # set whenever leaves can be missing (sparse storage)
+                lab[miss] = np.minimum(np.searchsorted(cdf, u, side="right"), C - 1)
             votes[s0:s1] = np.bincount((smp[alive] - s0) * C + lab[alive], minlength=(s1 - s0) * C).reshape(-1, C)
         return votes
 

@@ -182,7 +182,8 @@ def problem_from_tables(tables: np.ndarray, n_values: np.ndarray, kind: str, ig_
         srt = np.sort(mo)[::-1]
         gap = int(srt[0] - srt[1]) if mo.size > 1 else 0
         ell = max(gap - 1, 0)
-        ls = StepProfile([0, ell], [0.0, 1.0]) if ell > 0 else StepProfile([0], [1.0])
+        ls = (StepProfile(np.array([0, ell]), np.array([0.0, 1.0])) if ell > 0
+              else StepProfile(np.array([0]), np.array([1.0])))
         return SelectionProblem(u, labels=labels, global_sensitivity=1.0, local_sensitivity=ls, monotone=False)
     q = info_gain(tables)
     if kind == "ig_score":

@@ -133,7 +133,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     n_lvl, first, n_leaves = 1, 0, 0
     for lvl in range(spec.depth + 1):
         cand_ok = binary_valid(live, spec.is_cont) if spec.binary else ~used
-        stop = ~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth)
+        stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
             noisy = np.bincount(loc, minlength=n_lvl) + gen.laplace(0.0, 1.0 / spec.eps_count, size=n_lvl)

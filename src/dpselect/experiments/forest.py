@@ -64,9 +64,9 @@ PUBLISHED_RAW = {
 
 def published(dataset: str, eps: float, selection: str) -> float | None:
     row = PUBLISHED_RAW.get(dataset, {}).get(eps)
-    if row is None or selection not in ("snm_lln", "snm_laplace", "snm_t"):
+    if not isinstance(row, tuple) or selection not in ("snm_lln", "snm_laplace", "snm_t"):
         return None
-    return row[("snm_lln", "snm_laplace", "snm_t").index(selection)]
+    return float(row[("snm_lln", "snm_laplace", "snm_t").index(selection)])
 
 
 def grid(quick: bool, real: bool) -> dict[str, Any]:
@@ -163,8 +163,8 @@ def claims(rows: list[dict]) -> list[Claim]:
             "SNM >= EM", float(np.mean(diffs)) >= 0.0,
             "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)",
         ))
-    pairs = [(means[(ds, e, "snm_t")], published(ds, e, "snm_t")) for ds, e in cells
-             if e >= 0.1 and (ds, e, "snm_t") in means and published(ds, e, "snm_t") is not None]
+    pairs = [(means[(ds, e, "snm_t")], pub) for ds, e in cells
+             if e >= 0.1 and (ds, e, "snm_t") in means and (pub := published(ds, e, "snm_t")) is not None]
     if pairs:
         gap = float(np.mean([a - b for a, b in pairs]))
         out.append(Claim(
