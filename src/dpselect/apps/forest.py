@@ -16,29 +16,33 @@ Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
   not parallel-composable under add/remove (adding a record can shift every
   chunk; SPEC §5.3 caveat (ii), errata 22).  With independent draws, adding
   or removing one record changes exactly one tree's data by that record.
-* **Private leaf labels.**  Each leaf's label is one private selection of the
-  majority class from the leaf's OWN class counts through
-  :mod:`dpselect.apps.majority` (argmax-indicator utility, tie set,
-  add/remove; smooth sensitivity e^{-beta max(g - 1, 0)} from the leaf's
-  gap g, SPEC §4.2).  Fletcher–Islam's EM with S = e^{-j eps} in place of the
-  global sensitivity is not DP (SNM Thm 7.2), and SNM's reproduction code
-  used one S computed on the whole dataset for every leaf (SPEC §5.3 caveat
-  (iii)); here every leaf uses its own counts.  Extension:
-  ``leaf_utility="count"`` selects with the class counts themselves as
-  utilities (global sensitivity 1, monotone under add/remove) through the
-  exponential mechanism or permute-and-flip, as diffprivlib does.
+* **Private leaf labels.**  Each leaf's label is one private selection from
+  the leaf's OWN class counts.  Default (``selection="pf"``,
+  ``leaf_utility`` None -> "count"): permute-and-flip with the counts as
+  utilities (global sensitivity 1, monotone under add/remove; SPEC §9.1),
+  which can tell a 1-0 leaf from a 100-0 one.  The seeds' leaf query is
+  ``leaf_utility="indicator"``: :mod:`dpselect.apps.majority`'s argmax
+  indicator (tie set; smooth sensitivity e^{-beta max(g - 1, 0)} from the
+  leaf's gap g, SPEC §4.2), the default for the smooth selections.
+  Fletcher–Islam's EM with S = e^{-j eps} in place of the global sensitivity
+  is not DP (SNM Thm 7.2), and SNM's reproduction code used one S computed
+  on the whole dataset for every leaf (SPEC §5.3 caveat (iii)).
 * **Accounting.**  Leaves of a tree partition its records and the trees'
   data are disjoint, so by parallel composition the whole forest costs what
-  one leaf query costs: every leaf query gets the full (epsilon, delta), and
-  ``privacy_`` is that one query's guarantee (the mechanism's own
-  ``privacy()`` on a |C|-candidate majority problem; data-independent).
-* **Depth** (Fletcher–Islam "Theorem 2", balls in bins): with m_c continuous
-  and m_k categorical attributes, d_c = the smallest d with
-  m_c ((m_c - 1)/m_c)^d <= m_c / 2 (= ceil(ln(1/2) / ln(1 - 1/m_c))), and the
-  default depth is floor(d_c + m_k / 2) (floor(m_k / 2) if m_c = 0), capped
-  at 15.  Note (SPEC §5.3): both public implementations' loops return
-  d_c + 1 (they increment after the test), one more than the formula; we
-  follow the formula.
+  one leaf query costs (:func:`dpselect.accounting.forest_privacy`); a
+  noisy record count used for the shape (5% of epsilon) adds sequentially.
+  ``privacy_`` is fixed before any randomness and ``fit`` charges
+  ``accountant`` with it first.
+* **Shape from public quantities.**  n = ``n_records`` or a noisy count.
+  Trees: round(sqrt(n)/2) clipped to [4, 32]; depth: min(Fletcher–Islam
+  depth, floor(log2(n/T)) + 2) (:func:`auto_n_estimators`,
+  :func:`auto_forest_depth`).  Fletcher–Islam "Theorem 2" (balls in bins):
+  with m_c continuous and m_k categorical attributes, d_c = the smallest d
+  with m_c ((m_c - 1)/m_c)^d <= m_c / 2, depth floor(d_c + m_k / 2)
+  (floor(m_k / 2) if m_c = 0), capped at 15 (both public implementations
+  return d_c + 1; we follow the formula, SPEC §5.3).  When n / (T 2^depth)
+  < 1/8 records per leaf (most leaves empty, voting at random) ``fit``
+  warns.
 * **Prediction.**  Every tree votes its leaf's label; ``predict_proba`` is the
   share of votes and ``predict`` its argmax (first class on ties).  A sample
   with a category outside a feature's public domain, at a node that splits
@@ -52,7 +56,6 @@ share one ``mech.select(problem, size=k)`` call.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -79,8 +82,11 @@ from .forest_structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
     SALT_LABEL,
+    auto_forest_depth,
+    auto_n_estimators,
     descend,
     enumerate_leaves,
+    fletcher_islam_depth,
     mix,
     root_ids,
     sort_unique,
@@ -104,48 +110,6 @@ RECORD_COUNT_SHARE = 0.05
 #: Expected records per leaf below which the fit warns that most leaves are empty.
 SPARSE_LEAVES = 1.0 / 8.0
 #: Largest number of leaves (counted level by level with the frontier) for which every leaf's label is stored.
-def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -> int:
-    """Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (SPEC §5.3).
-
-    d_c is the smallest d >= 0 with m_c ((m_c - 1)/m_c)^d <= m_c/2, i.e.
-    ceil(ln(1/2) / ln(1 - 1/m_c)) (d_c = 1 for m_c = 1).  The public codes'
-    loops return d_c + 1; we follow the formula.
-    """
-    m_c = check_int(n_continuous, "n_continuous", minimum=0)
-    m_k = check_int(n_categorical, "n_categorical", minimum=0)
-    if m_c == 0:
-        return min(cap, m_k // 2)
-    d_c, r = 0, 1.0
-    while r > 0.5:
-        d_c += 1
-        r *= (m_c - 1) / m_c
-    return min(cap, int(math.floor(d_c + m_k / 2)))
-
-
-def auto_n_estimators(n_records: float) -> int:
-    """Default number of trees: round(sqrt(n) / 2), clipped to [4, 32] (public inputs only).
-
-    More trees average away the random structure, but each sees only n / T
-    records, and a leaf needs a few records for its private label to carry
-    signal; T ~ sqrt(n)/2 keeps about 2 sqrt(n) records per tree (chosen by
-    measurement on scikit-learn's public bundled datasets, which are also
-    in the benchmark table: say so when quoting it).
-    """
-    return int(min(32, max(4, round(math.sqrt(max(n_records, 1.0)) / 2.0))))
-
-
-def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) -> int:
-    """Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only).
-
-    Random splits need depth to reach the informative attributes
-    (Fletcher–Islam's balls-in-bins depth), but beyond about four leaves per
-    record of a tree (log2(n/T) + 2 levels) the extra leaves are empty and
-    vote at random.
-    """
-    occupancy = int(math.floor(math.log2(max(n_records / n_estimators, 1.0)))) + 2
-    return max(0, min(fletcher_islam, occupancy))
-
-
 def problem_key(counts: np.ndarray) -> np.ndarray:
     """Rows (indicators u_r, per-class distances t*_r) that determine :func:`leaf_problem` (m >= 2).
 

@@ -30,13 +30,16 @@ nodes)^2 / 2^65: negligible.)
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
+
 __all__ = [
-    "DENSE_LEAF_LIMIT", "ROW_CHUNK", "SALT_LABEL", "child", "descend", "enumerate_leaves", "mix", "root_ids",
-    "sort_unique", "uniform",
+    "DENSE_LEAF_LIMIT", "ROW_CHUNK", "SALT_LABEL", "auto_forest_depth", "auto_n_estimators", "child", "descend",
+    "enumerate_leaves", "fletcher_islam_depth", "mix", "root_ids", "sort_unique", "uniform",
 ]
 
 DENSE_LEAF_LIMIT = 1 << 21
@@ -205,3 +208,44 @@ def root_ids(seed: np.ndarray, n_trees: int) -> np.ndarray:
     """The trees' root ids from a secret structure seed."""
     return mix(mix(seed[:1]) ^ mix(np.arange(n_trees, dtype=np.uint64) + _SALT_ROOT))
 
+
+def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -> int:
+    """Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (SPEC §5.3).
+
+    d_c is the smallest d >= 0 with m_c ((m_c - 1)/m_c)^d <= m_c/2, i.e.
+    ceil(ln(1/2) / ln(1 - 1/m_c)) (d_c = 1 for m_c = 1).  The public codes'
+    loops return d_c + 1; we follow the formula.
+    """
+    m_c = check_int(n_continuous, "n_continuous", minimum=0)
+    m_k = check_int(n_categorical, "n_categorical", minimum=0)
+    if m_c == 0:
+        return min(cap, m_k // 2)
+    d_c, r = 0, 1.0
+    while r > 0.5:
+        d_c += 1
+        r *= (m_c - 1) / m_c
+    return min(cap, int(math.floor(d_c + m_k / 2)))
+
+
+def auto_n_estimators(n_records: float) -> int:
+    """Default number of trees: round(sqrt(n) / 2), clipped to [4, 32] (public inputs only).
+
+    More trees average away the random structure, but each sees only n / T
+    records, and a leaf needs a few records for its private label to carry
+    signal; T ~ sqrt(n)/2 keeps about 2 sqrt(n) records per tree (chosen by
+    measurement on scikit-learn's public bundled datasets, which are also
+    in the benchmark table: say so when quoting it).
+    """
+    return int(min(32, max(4, round(math.sqrt(max(n_records, 1.0)) / 2.0))))
+
+
+def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) -> int:
+    """Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only).
+
+    Random splits need depth to reach the informative attributes
+    (Fletcher–Islam's balls-in-bins depth), but beyond about four leaves per
+    record of a tree (log2(n/T) + 2 levels) the extra leaves are empty and
+    vote at random.
+    """
+    occupancy = int(math.floor(math.log2(max(n_records / n_estimators, 1.0)))) + 2
+    return max(0, min(fletcher_islam, occupancy))
