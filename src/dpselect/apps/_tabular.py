@@ -87,8 +87,9 @@ def check_budget(estimator: Any) -> tuple[float, float]:
 
 def bin_codes(Xc: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
     """Equal-width bin codes over the public [lo, hi]; values outside go to the first/last bin."""
-    z = np.floor((Xc - lo) / (hi - lo) * n_bins)
-    return np.clip(z, 0, n_bins - 1).astype(np.int64)
+    z = (Xc - lo) * (n_bins / (hi - lo))
+    np.clip(z, 0, n_bins - 1, out=z)  # then truncation is the floor
+    return z.astype(np.int64)
 
 
 def is_dataframe(X: Any) -> bool:

@@ -92,6 +92,7 @@ from .forest_structure import (
     sort_unique,
     uniform,
 )
+from .tree_nodes import select_nodes
 
 __all__ = [
     "DPRandomForestClassifier",
@@ -236,6 +237,10 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         labels = np.zeros(L, dtype=np.int64)
         if L == 0 or C == 1:
             return labels
+        if self.leaf_utility_ == "count":  # a global-sensitivity selection: every leaf in one batched call
+            template = leaf_problem(np.zeros(C, dtype=np.int64), "count")
+            return select_nodes(mech, counts.astype(np.float64), np.ones(counts.shape, dtype=bool), template, gen,
+                                lambda i: leaf_problem(counts[i], "count"))
         perm = np.argsort(-counts, axis=1, kind="stable")
         srt = np.take_along_axis(counts, perm, axis=1)
         key = problem_key(srt) if self.leaf_utility_ == "indicator" else srt

@@ -323,6 +323,8 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _codes_matrix(self, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
         sch = self._schema
+        if not sch.cat.size:
+            return bin_codes(Xc, sch.lo, sch.hi, self.n_bins_)
         Z = np.empty((Xc.shape[0], sch.n_features), dtype=np.int64)
         if sch.cont.size:
             Z[:, sch.cont] = bin_codes(Xc, sch.lo, sch.hi, self.n_bins_)

@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..problem import SelectionProblem
-from .split_criteria import binary_candidates, binary_valid, cut_mask, problem_from_tables, split_scores
+from .split_criteria import (
+    binary_candidates,
+    binary_scores,
+    binary_valid,
+    cut_mask,
+    problem_from_tables,
+    split_scores,
+)
 from .tree_nodes import select_nodes
 
 __all__ = ["DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values"]
@@ -84,40 +91,71 @@ class GrowSpec:
     n_classes: int
 
 
-def _histograms(Z: np.ndarray, y: np.ndarray, node: np.ndarray, n_nodes: int, k: int, C: int) -> np.ndarray:
-    """Class counts per (node, feature, code): shape (n_nodes, p, k, C)."""
+def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
+    """Per record and feature, its cell (feature, code, class) in a node's flattened (p, k, C) table."""
     p = Z.shape[1]
-    idx = ((node[:, None] * p + np.arange(p)[None, :]) * k + Z) * C + y[:, None]
-    return np.bincount(idx.ravel(), minlength=n_nodes * p * k * C).reshape(n_nodes, p, k, C)
+    cells = (np.arange(p)[None, :] * k + Z) * C + y[:, None]
+    return cells.astype(np.int64, copy=False)  # int64: what bincount indexes with (no cast per level)
 
 
-def _choose(spec: GrowSpec, Z: np.ndarray, y: np.ndarray, node: np.ndarray, n_split: int,
-            cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Chosen candidate column of every splitting node (binary: f * k + b; multiway: f)."""
-    p = Z.shape[1]
-    k, C = int(spec.n_values.max()), spec.n_classes
+def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Chosen candidate column of every splitting node from its histogram (binary: f * k + b; multiway: f)."""
+    S = hist.shape[0]
     template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
-    chosen = np.empty(n_split, dtype=np.int64)
-    per_chunk = max(1, _TABLE_CELLS // (p * k * C * (2 if spec.binary else 1)))
-    for c0 in range(0, n_split, per_chunk):
-        c1 = min(n_split, c0 + per_chunk)
-        mask = (node >= c0) & (node < c1)
-        hist = _histograms(Z[mask], y[mask], node[mask] - c0, c1 - c0, k, C)
-        ok = cand_ok[c0:c1]
-        if spec.binary:
-            tabs, _ = binary_candidates(hist, np.ones(1, dtype=bool), spec.is_cont)
-            nv = 2
+    if spec.binary:
+        scores = binary_scores(hist, spec.is_cont, spec.split_utility).reshape(S, -1)
+    else:
+        scores = split_scores(hist, spec.split_utility).reshape(S, -1)
+
+    def problem_of(i: int) -> SelectionProblem:
+        ok = cand_ok[i]
+        if spec.binary:  # the stacked two-child tables, built only for per-node (smooth) selections
+            tabs, _ = binary_candidates(hist[i], ok, spec.is_cont)
+            t = tabs.reshape(-1, *tabs.shape[-2:])[ok.ravel()]
+            return problem_from_tables(t, np.full(t.shape[0], 2), spec.kind, spec.sensitivity)
+        return problem_from_tables(hist[i][ok], spec.n_values[ok], spec.kind, spec.sensitivity)
+
+    return select_nodes(spec.mech, scores, cand_ok.reshape(S, -1), template, gen, problem_of)
+
+
+def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int, splits: np.ndarray,
+                 prev: np.ndarray | None, cand_ok: np.ndarray,
+                 gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
+
+    Histograms (node, feature, code, class) come from one bincount.  For
+    binary trees whose whole level fits in memory only the "yes" children
+    are counted; a "no" child's histogram is its parent's minus its
+    sibling's (``prev``: the parents' histograms, in split order).
+    """
+    p = cells.shape[1]
+    k, C = int(spec.n_values.max()), spec.n_classes
+    stride = p * k * C
+    shape = (p, k, C)
+    if n_lvl * stride <= _TABLE_CELLS:
+        if spec.binary and prev is not None:
+            yes = (loc & 1) == 0  # children come in (yes, no) pairs at even offsets
+            idx = cells[yes] + ((loc[yes] >> 1) * stride)[:, None]
+            hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
+            hist = np.empty((n_lvl, *shape), dtype=np.int64)
+            hist[0::2], hist[1::2] = hy, prev - hy
         else:
-            tabs, nv = hist, None
-        scores = split_scores(tabs, spec.split_utility).reshape(c1 - c0, -1)
-
-        def problem_of(i: int, tabs: np.ndarray = tabs, ok: np.ndarray = ok) -> SelectionProblem:
-            t = tabs[i].reshape(-1, *tabs.shape[-2:])[ok[i].ravel()]
-            n_values = np.full(t.shape[0], 2) if nv else spec.n_values[ok[i]]
-            return problem_from_tables(t, n_values, spec.kind, spec.sensitivity)
-
-        chosen[c0:c1] = select_nodes(spec.mech, scores, ok.reshape(c1 - c0, -1), template, gen, problem_of)
-    return chosen
+            idx = cells + (loc * stride)[:, None]
+            hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
+        hist = hist[splits]
+        return _choose(spec, hist, cand_ok[splits], gen), hist
+    at = np.full(n_lvl, -1, dtype=np.int64)
+    at[splits] = np.arange(splits.size)
+    node = at[loc]
+    chosen = np.empty(splits.size, dtype=np.int64)
+    per_chunk = max(1, _TABLE_CELLS // stride)
+    for c0 in range(0, splits.size, per_chunk):  # bounded memory: chunks of splitting nodes
+        c1 = min(splits.size, c0 + per_chunk)
+        mask = (node >= c0) & (node < c1)
+        idx = cells[mask] + ((node[mask] - c0) * stride)[:, None]
+        hist = np.bincount(idx.ravel(), minlength=(c1 - c0) * stride).reshape(c1 - c0, *shape)
+        chosen[c0:c1] = _choose(spec, hist, cand_ok[splits[c0:c1]], gen)
+    return chosen, None
 
 
 def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator) -> DPTree:
@@ -125,6 +163,8 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     n, p = Z.shape
     C, k = spec.n_classes, int(spec.n_values.max())
     rows, loc = np.arange(n), np.zeros(n, dtype=np.int64)
+    cells = _cells(Z, y, k, C)  # of the active records, filtered with rows
+    prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
     used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
     parent = np.array([-1])
@@ -152,11 +192,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             n_leaves += leaves.size
         splits = np.flatnonzero(~stop)
         if splits.size:
-            at = np.full(n_lvl, -1, dtype=np.int64)
-            at[splits] = np.arange(splits.size)
-            in_split = at[loc] >= 0
-            chosen = _choose(spec, Z[rows[in_split]], y[rows[in_split]], at[loc[in_split]], splits.size,
-                             cand_ok[splits], gen)
+            chosen, prev = _split_level(spec, cells, loc, n_lvl, splits, prev, cand_ok, gen)
             if spec.binary:
                 feat[splits], cut[splits] = np.divmod(chosen, k)
                 nch[splits] = 2
@@ -168,8 +204,9 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             out[key].append(val)
         if not splits.size:
             break
-        keep = ~stop[loc]
-        rows, loc = rows[keep], loc[keep]
+        if leaves.size:
+            keep = ~stop[loc]
+            rows, loc, cells = rows[keep], loc[keep], cells[keep]
         f = feat[loc]
         code = Z[rows, f]
         if spec.binary:
