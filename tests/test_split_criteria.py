@@ -82,18 +82,24 @@ def test_live_codes_restrict_the_candidates():
     assert valid.sum() == 3 and tabs.shape == (3, 3, 2, C)
 
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s
+                                       for s in SELECTIONS])  # LLN's quadrature makes its audits > 10 s
 @pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
-def test_audit_binary_split_selection(selection, utility):
-    """Exact audit of the problem a binary node builds, over all add/remove neighbours of the node's data."""
+@pytest.mark.parametrize("splits", ["binary", "multiway"])
+def test_audit_split_selection(selection, utility, splits):
+    """Exact audit of the problem a node builds, over all add/remove neighbours of the node's data."""
     codes, y, nv, is_cont, C = _node_data()
     eps = 0.7
     delta = 1e-3 if selection in APPROX else 0.0
     mech = make_mechanism(selection, eps, delta)
-    kw = dict(selection=selection, split_utility=utility, n_max=50)
-    x = binary_split_problem(codes, y, nv, is_cont, C, **kw)
-    pairs = [(x, binary_split_problem(c, yy, nv, is_cont, C, **kw)) for c, yy in node_neighbours(codes, y, nv, C)]
-    rep = audit(mech, pairs)
+
+    def build(c, yy):
+        if splits == "binary":
+            return binary_split_problem(c, yy, nv, is_cont, C, selection=selection, split_utility=utility, n_max=50)
+        return split_problem(c, yy, nv, C, selection, utility, n_max=50)
+
+    x = build(codes, y)
+    rep = audit(mech, [(x, build(c, yy)) for c, yy in node_neighbours(codes, y, nv, C)])
     assert not rep.violates, str(rep)
     assert rep.claimed.epsilon <= eps * (1 + 1e-9)
     if delta == 0.0:
@@ -112,22 +118,6 @@ def test_audit_catches_an_understated_sensitivity():
     x = halved(codes, y)
     rep = audit(mech, [(x, halved(c, yy)) for c, yy in node_neighbours(codes, y, nv, C)])
     assert rep.violates and rep.max_loss > 0.7
-
-
-@pytest.mark.parametrize("selection", SELECTIONS)
-@pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
-def test_audit_multiway_split_selection(selection, utility):
-    codes, y, nv, _, C = _node_data()
-    eps = 0.7
-    delta = 1e-3 if selection in APPROX else 0.0
-    mech = make_mechanism(selection, eps, delta)
-    x = split_problem(codes, y, nv, C, selection, utility, n_max=50)
-    pairs = [(x, split_problem(c, yy, nv, C, selection, utility, n_max=50))
-             for c, yy in node_neighbours(codes, y, nv, C)]
-    rep = audit(mech, pairs)
-    assert not rep.violates, str(rep)
-    if delta == 0.0:
-        assert rep.max_loss <= eps * (1 + 1e-9)
 
 
 def test_root_selection_is_the_public_node_problem():
