@@ -100,6 +100,11 @@ def parallel_composition(parts: Any) -> Privacy:
     changes one part only (McSherry 2009, PINQ Thm 4; SPEC §5.2: the nodes of
     one tree level, the leaves of a tree, the trees of a forest).  The part
     with the largest epsilon names the source.
+
+    Examples
+    --------
+    >>> print(parallel_composition([Privacy(0.5), Privacy(0.2, 1e-6)]))
+    (0.5, 1e-06)-DP
     """
     parts = list(parts)
     if not parts:

@@ -184,6 +184,15 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
     spent), depth_, n_estimators_, n_records_,
     dense_ (whether every leaf's label is stored, see module docstring),
     n_leaves_ (total number of leaves when dense_, else None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(4000, 2)); y = (X[:, 0] > 0.5).astype(int)
+    >>> rf = DPRandomForestClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1], random_state=0).fit(X, y)
+    >>> bool(rf.score(X, y) > 0.8), round(rf.privacy_.epsilon, 12)
+    (True, 1.0)
     """
 
     def __init__(
