@@ -240,7 +240,8 @@ def _binary_sides(hist: np.ndarray, is_cont: np.ndarray) -> tuple[np.ndarray, np
     h = np.asarray(hist)
     cum = np.cumsum(h, axis=-2)
     below = cum - h  # counts with code < b
-    yes = np.where(np.asarray(is_cont, dtype=bool)[:, None, None], below, h)
+    cont = np.asarray(is_cont, dtype=bool)
+    yes = below if cont.all() else np.where(cont[:, None, None], below, h)
     return yes, cum[..., -1:, :] - yes
 
 

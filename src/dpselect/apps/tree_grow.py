@@ -94,8 +94,11 @@ class GrowSpec:
 def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
     """Per record and feature, its cell (feature, code, class) in a node's flattened (p, k, C) table."""
     p = Z.shape[1]
-    cells = (np.arange(p)[None, :] * k + Z) * C + y[:, None]
-    return cells.astype(np.int64, copy=False)  # int64: what bincount indexes with (no cast per level)
+    cells = np.array(Z, dtype=np.int64)  # int64: what bincount indexes with (no cast per level)
+    cells += np.arange(p)[None, :] * k
+    cells *= C
+    cells += y[:, None]
+    return cells
 
 
 def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -134,13 +137,14 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int,
     shape = (p, k, C)
     if n_lvl * stride <= _TABLE_CELLS:
         if spec.binary and prev is not None:
-            yes = (loc & 1) == 0  # children come in (yes, no) pairs at even offsets
-            idx = cells[yes] + ((loc[yes] >> 1) * stride)[:, None]
+            yes = np.flatnonzero((loc & 1) == 0)  # children come in (yes, no) pairs at even offsets
+            idx = cells.take(yes, axis=0)
+            idx += ((loc[yes] >> 1) * stride)[:, None]
             hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
             hist = np.empty((n_lvl, *shape), dtype=np.int64)
             hist[0::2], hist[1::2] = hy, prev - hy
         else:
-            idx = cells + (loc * stride)[:, None]
+            idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
         hist = hist[splits]
         return _choose(spec, hist, cand_ok[splits], gen), hist
@@ -205,8 +209,8 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         if not splits.size:
             break
         if leaves.size:
-            keep = ~stop[loc]
-            rows, loc, cells = rows[keep], loc[keep], cells[keep]
+            keep = np.flatnonzero(~stop[loc])
+            rows, loc, cells = rows[keep], loc[keep], cells.take(keep, axis=0)
         f = feat[loc]
         code = Z[rows, f]
         if spec.binary:
@@ -242,6 +246,9 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
 
 def goes_yes(code: np.ndarray, cut: np.ndarray, continuous: np.ndarray) -> np.ndarray:
     """Whether codes take child 0 of binary cuts: code < cut (continuous) or code == cut (categorical; -1 never)."""
+    continuous = np.asarray(continuous, dtype=bool)
+    if continuous.all():
+        return np.asarray(code < cut)
     return np.where(continuous, code < cut, code == cut)
 
 
