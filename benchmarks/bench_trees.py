@@ -1,110 +1,147 @@
-"""Benchmark: dpselect's private random forest vs diffprivlib's, side by side.
+"""Benchmark: dpselect's private tree and forest vs diffprivlib and DP-EBM (accuracy grid and fit time).
 
-Run by hand (diffprivlib 0.6 needs scikit-learn < 1.8, so use a throwaway venv)::
+Run by hand.  diffprivlib 0.6.6 needs scikit-learn < 1.7, so use a separate
+environment with the peers and dpselect's dependencies, e.g.::
 
-    python -m venv /tmp/dpl && /tmp/dpl/bin/pip install diffprivlib "scikit-learn<1.8" pandas -e .
-    /tmp/dpl/bin/python benchmarks/bench_trees.py            # add --quick for one repeat
+    python3 -m venv /work/venv-peers
+    /work/venv-peers/bin/pip install "scikit-learn<1.7" diffprivlib interpret-core pandas pyarrow \
+        scipy typer rich dask distributed matplotlib
+    PYTHONPATH=src DPSELECT_DATA=/work/shared/data /work/venv-peers/bin/python benchmarks/bench_trees.py \
+        --table --out trees.csv            # accuracy grid (see --datasets / --eps)
+    PYTHONPATH=src /work/venv-peers/bin/python benchmarks/bench_trees.py --timing
 
-Without diffprivlib only dpselect's rows are printed.
+Peers that are not importable are skipped (their columns stay empty).
 
-Workloads (same epsilon for every model, public feature bounds, public classes):
-  * synthetic: 100,000 training + 20,000 test records, 16 features uniform on
-    [0, 1] (so the bounds [0, 1] are public by construction), two classes
-    y = 1[x0 + x1 + x2/2 - x3/2 + 0.2 N(0,1) > 1];
-  * digits: scikit-learn's bundled 8x8 digits (1,797 records, 64 features with
-    public bounds [0, 16], 10 classes), 80/20 split.
-Reported: median fit wall time over the repeats, mean test accuracy.
-Target (issue): dpselect's forest fits no slower than diffprivlib's and is
-more accurate at epsilon = 1.
+* ``--table``: 5-fold stratified CV (shuffled, seed = the fold's repetition)
+  of our tree and forest at their defaults, diffprivlib's tree and forest at
+  theirs, DP-EBM (binary tasks only) and the majority-class rate, for each
+  dataset and epsilon.  The public schema (bounds, categories, classes) comes
+  from the whole file, as in the papers, and is given to every model.
+  Results are appended to ``--out`` (CSV) as they come and summarised as a
+  markdown table.
+* ``--timing``: fit time on 100,000 x 16 uniform records (bounds [0, 1] public
+  by construction), median of 3 after a warm-up, ours vs diffprivlib.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 
-from dpselect.apps.forest import DPRandomForestClassifier
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import median_time  # noqa: E402
+from dpselect.apps.forest import DPRandomForestClassifier  # noqa: E402
+from dpselect.apps.tree import DPDecisionTreeClassifier  # noqa: E402
+from dpselect.experiments._peers import available, fit_score  # noqa: E402
+from dpselect.experiments._tabular import load  # noqa: E402
 
-try:
-    from diffprivlib.models import RandomForestClassifier as DiffprivlibForest
-except Exception:  # pragma: no cover - optional comparison
-    DiffprivlibForest = None
-
-
-def synthetic(n_train: int = 100_000, n_test: int = 20_000, d: int = 16, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0.0, 1.0, size=(n_train + n_test, d))
-    z = X[:, 0] + X[:, 1] + 0.5 * X[:, 2] - 0.5 * X[:, 3] + 0.2 * rng.normal(size=n_train + n_test)
-    y = (z > 1.0).astype(int)
-    lo, hi = np.zeros(d), np.ones(d)
-    return X[:n_train], X[n_train:], y[:n_train], y[n_train:], (lo, hi), [0, 1]
+DATASETS = ("breast_cancer", "digits", "wine", "iris", "adult", "nltcs", "acs", "mushroom")
+EPS = (0.1, 0.5, 1.0, 2.0, 5.0)
+OURS = ("tree_default", "forest_default")
 
 
-def digits(seed: int = 0):
-    dg = load_digits()
-    Xtr, Xte, ytr, yte = train_test_split(dg.data, dg.target, test_size=0.2, random_state=seed, stratify=dg.target)
-    d = dg.data.shape[1]
-    return Xtr, Xte, ytr, yte, (np.zeros(d), np.full(d, 16.0)), list(range(10))
+def table(datasets, eps_grid, out: Path, folds: int = 5, models=None) -> None:
+    from sklearn.model_selection import StratifiedKFold
 
-
-def models(eps: float, bounds, classes, seed: int):
-    lo, hi = bounds
-    ours_bounds = np.column_stack([lo, hi])
-    out = {
-        "dpselect forest (32 trees, F-I depth, snm_t)": lambda: DPRandomForestClassifier(
-            epsilon=eps, bounds=ours_bounds, classes=classes, random_state=seed),
-        "dpselect forest (32 trees, F-I depth, em)": lambda: DPRandomForestClassifier(
-            epsilon=eps, selection="em", bounds=ours_bounds, classes=classes, random_state=seed),
-        "dpselect forest (10 trees, depth 5, snm_t)": lambda: DPRandomForestClassifier(
-            epsilon=eps, n_estimators=10, max_depth=5, bounds=ours_bounds, classes=classes, random_state=seed),
-        "dpselect forest (10 trees, depth 5, em)": lambda: DPRandomForestClassifier(
-            epsilon=eps, n_estimators=10, max_depth=5, selection="em", bounds=ours_bounds, classes=classes,
-            random_state=seed),
-        "dpselect forest (10 trees, depth 5, pf on counts)": lambda: DPRandomForestClassifier(
-            epsilon=eps, n_estimators=10, max_depth=5, selection="pf", leaf_utility="count", bounds=ours_bounds,
-            classes=classes, random_state=seed),
-        "dpselect forest (32 trees, F-I depth, pf on counts)": lambda: DPRandomForestClassifier(
-            epsilon=eps, selection="pf", leaf_utility="count", bounds=ours_bounds, classes=classes,
-            random_state=seed),
-    }
-    if DiffprivlibForest is not None:
-        out["diffprivlib RandomForestClassifier (10 trees, depth 5)"] = lambda: DiffprivlibForest(
-            n_estimators=10, epsilon=eps, bounds=(lo, hi), classes=classes, max_depth=5, random_state=seed)
-    return out
-
-
-def run(repeats: int, epsilons=(1.0, 0.1)) -> None:
-    for dname, loader in (("synthetic 100k x 16", synthetic), ("digits", digits)):
-        Xtr, Xte, ytr, yte, bounds, classes = loader()
-        for eps in epsilons:
-            print(f"\n{dname}, epsilon = {eps}  (n_train = {len(ytr)}, n_test = {len(yte)})")
-            print(f"  {'model':<58} {'fit s (median)':>14} {'accuracy':>9}")
-            for mname, make in models(eps, bounds, classes, 0).items():
-                times, accs = [], []
-                for r in range(repeats):
-                    clf = make()
-                    clf.set_params(random_state=r)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
+    peers = available()
+    names = list(models) if models else ["majority", *OURS, *peers]
+    data_dir = os.environ.get("DPSELECT_DATA")
+    new = not out.exists()
+    with out.open("a", newline="") as fh:
+        w = csv.writer(fh)
+        if new:
+            w.writerow(["dataset", "model", "epsilon", "fold", "accuracy", "fit_seconds"])
+        for ds in datasets:
+            data = load(ds, None if ds in ("breast_cancer", "digits", "wine", "iris") else data_dir)
+            splits = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(np.zeros(data.n), data.y))
+            for eps in eps_grid:
+                for name in names:
+                    if name == "dp_ebm" and len(data.classes) != 2:
+                        continue
+                    if name == "majority" and eps != eps_grid[0]:
+                        continue
+                    for k, (tr, te) in enumerate(splits):
                         t0 = time.perf_counter()
-                        clf.fit(Xtr, ytr)
-                        times.append(time.perf_counter() - t0)
-                        accs.append(float(np.mean(clf.predict(Xte) == yte)))
-                print(f"  {mname:<58} {np.median(times):>14.3f} {np.mean(accs):>9.3f}")
+                        acc = fit_score(name, eps, data, tr, te, seed=k)
+                        w.writerow([ds, name, eps, k, f"{acc:.4f}", f"{time.perf_counter() - t0:.3f}"])
+                        fh.flush()
+                    print(f"{ds:14s} eps={eps:<4} {name:20s} done", flush=True)
+    summarise(out)
+
+
+def summarise(path: Path) -> None:
+    rows = list(csv.DictReader(path.open()))
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["dataset"], float(r["epsilon"]), r["model"]), []).append(float(r["accuracy"]))
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    eps = sorted({float(r["epsilon"]) for r in rows})
+    print("| dataset | eps | " + " | ".join(models) + " |")
+    print("|---|---|" + "---|" * len(models))
+    for ds in datasets:
+        maj = [v for (d, _, m), v in cells.items() if d == ds and m == "majority"]
+        for e in eps:
+            vals = []
+            for m in models:
+                v = maj[0] if m == "majority" and maj else cells.get((ds, e, m))
+                vals.append(f"{np.mean(v):.3f}" if v else "n/a")
+            print(f"| {ds} | {e:g} | " + " | ".join(vals) + " |")
+
+
+def timing(repeat: int = 3) -> None:
+    rng = np.random.default_rng(0)
+    n, d = 100_000, 16
+    X = rng.uniform(0.0, 1.0, size=(n, d))
+    y = (X[:, 0] + X[:, 1] + 0.5 * X[:, 2] - 0.5 * X[:, 3] + 0.2 * rng.normal(size=n) > 1.0).astype(int)
+    lo, hi = np.zeros(d), np.ones(d)
+    models = {
+        "dpselect tree (defaults)": lambda: DPDecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                                                     random_state=0),
+        "dpselect forest (defaults)": lambda: DPRandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1],
+                                                                       random_state=0),
+    }
+    if "diffprivlib_tree" in available():
+        from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
+
+        models["diffprivlib tree"] = lambda: DecisionTreeClassifier(epsilon=1.0, bounds=(lo, hi), classes=[0, 1],
+                                                                    random_state=0)
+        models["diffprivlib forest"] = lambda: RandomForestClassifier(epsilon=1.0, bounds=(lo, hi),
+                                                                      classes=[0, 1], random_state=0)
+    print(f"fit on {n:,} x {d}, epsilon = 1, median of {repeat}:")
+    for name, make in models.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = median_time(lambda make=make: make().fit(X, y), repeat=repeat)
+            acc = make().fit(X, y).score(X, y)
+        print(f"  {name:28s} {t * 1e3:9.1f} ms   training accuracy {acc:.3f}")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="one repeat instead of three")
-    args = ap.parse_args()
-    if DiffprivlibForest is None:
-        print("diffprivlib is not importable: only dpselect's rows are shown")
-    run(1 if args.quick else 3)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--table", action="store_true")
+    ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--eps", default=",".join(str(e) for e in EPS))
+    ap.add_argument("--models", default="")
+    ap.add_argument("--out", default="bench_trees.csv")
+    ap.add_argument("--summarise", action="store_true", help="only print the table of an existing --out")
+    a = ap.parse_args()
+    if a.summarise:
+        summarise(Path(a.out))
+        return
+    if a.table:
+        table(a.datasets.split(","), tuple(float(e) for e in a.eps.split(",")), Path(a.out),
+              models=[m for m in a.models.split(",") if m])
+    if a.timing or not a.table:
+        timing()
 
 
 if __name__ == "__main__":

@@ -16,20 +16,32 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpselect._warnings import PrivacyLeakWarning
+from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import forest as forest_mod
 from dpselect.apps import majority
-from dpselect.apps.forest import DPRandomForestClassifier, fletcher_islam_depth, leaf_problem
-from dpselect.apps.tree import SELECTIONS, make_mechanism
-
+from dpselect.apps._tabular import SELECTIONS
+from dpselect.apps.forest import (
+    RECORD_COUNT_SHARE,
+    DPRandomForestClassifier,
+    auto_forest_depth,
+    auto_n_estimators,
+    fletcher_islam_depth,
+    leaf_problem,
+)
+from dpselect.mechanisms.registry import make_mechanism
+from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakWarning")
 
 
-@parametrize_with_checks([DPRandomForestClassifier(), DPRandomForestClassifier(selection="pf", n_estimators=4)])
+@parametrize_with_checks([DPRandomForestClassifier(),
+                          DPRandomForestClassifier(selection="snm_t", n_estimators=4, max_depth=3)])
 def test_sklearn_compatible(estimator, check):
-    check(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # sparse-leaf warnings on sklearn's tiny inputs
+        check(estimator)
 
 
 def _blobs(n=3000):
@@ -146,35 +158,91 @@ def test_problem_key_determines_the_majority_problem():
 def test_count_leaf_utility():
     X, y, b = _blobs()
     with pytest.raises(ValueError, match="leaf_utility"):
-        DPRandomForestClassifier(leaf_utility="count", bounds=b).fit(X, y)
+        DPRandomForestClassifier(leaf_utility="count", selection="snm_t", bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="leaf_utility"):
         DPRandomForestClassifier(leaf_utility="nope", selection="em", bounds=b).fit(X, y)
-    clf = DPRandomForestClassifier(leaf_utility="count", selection="pf", bounds=b, classes=[0, 1, 2],
-                                   n_estimators=16, max_depth=4, random_state=0).fit(X, y)
+    clf = DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4,
+                                   random_state=0).fit(X, y)
+    assert clf.leaf_utility_ == "count"  # the default with PF
     assert clf.privacy_.epsilon == 1.0 and clf.privacy_.delta == 0.0
     assert clf.score(X, y) > 0.85  # at eps = 1, where the indicator utility is far from it
-    for sel in ("em", "pf"):
-        mech = make_mechanism(sel, 0.5)
-        pairs = []
-        for counts in ([0, 0, 0], [3, 0, 1], [9, 2, 2], [12, 11, 3]):
-            x = leaf_problem(counts, "count")
-            for nb in majority.neighbours(counts, "add_remove"):
-                pairs.append((x, leaf_problem(nb, "count")))
-        rep = audit(mech, pairs)
-        assert not rep.violates and rep.max_loss <= 0.5 * (1 + 1e-9), str(rep)
+    assert DPRandomForestClassifier(selection="snm_t", n_estimators=2, max_depth=1, bounds=b,
+                                    random_state=0).fit(X, y).leaf_utility_ == "indicator"
+
+
+@pytest.mark.parametrize("sel", ["em", "pf"])
+def test_audit_count_leaf_labels(sel):
+    """Exact audit of the count leaf labels over all add/remove neighbours, with a negative control."""
+    mech = make_mechanism(sel, 0.5)
+    pairs, wrong = [], []
+    for counts in ([0, 0, 0], [3, 0, 1], [9, 2, 2], [12, 11, 3], [1, 1, 1]):
+        x = leaf_problem(counts, "count")
+        for nb in majority.neighbours(counts, "add_remove"):
+            pairs.append((x, leaf_problem(nb, "count")))
+            wrong.append((_as_sensitivity(x, 0.5), _as_sensitivity(leaf_problem(nb, "count"), 0.5)))
+    rep = audit(mech, pairs)
+    assert not rep.violates and rep.max_loss <= 0.5 * (1 + 1e-9), str(rep)
+    assert rep.max_loss > 0.25  # the bound is nearly attained
+    assert audit(mech, wrong).violates  # claiming Delta = 1/2 is caught
+
+
+def _as_sensitivity(problem, gs):
+    from dpselect.problem import SelectionProblem
+
+    return SelectionProblem(problem.scores, global_sensitivity=gs, monotone=True)
 
 
 @pytest.mark.parametrize("selection", ["snm_t", "snm_laplace", "snm_lln", "em"])
 def test_privacy_is_one_leaf_query(selection):
     X, y, b = _blobs(500)
     clf = DPRandomForestClassifier(epsilon=0.8, delta=1e-6, selection=selection, bounds=b, classes=[0, 1, 2],
-                                   random_state=0).fit(X, y)
+                                   n_estimators=8, max_depth=4, random_state=0).fit(X, y)
     mech = make_mechanism(selection, 0.8, 1e-6 if selection in ("snm_laplace", "snm_lln") else 0.0)
-    one = mech.privacy(leaf_problem([4, 1, 0]))
+    one = mech.privacy(leaf_problem([4, 1, 0], clf.leaf_utility_))
     assert math.isclose(clf.privacy_.epsilon, one.epsilon)
     assert clf.privacy_.delta == one.delta
     assert clf.privacy_.relation == "add_remove"
     assert clf.privacy_.epsilon <= 0.8 * (1 + 1e-9)
+
+
+def test_default_shape_spends_a_noisy_record_count():
+    X, y, b = _blobs(3000)
+    clf = DPRandomForestClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+    count = RECORD_COUNT_SHARE * 2.0
+    leaf = make_mechanism("pf", 2.0 - count).privacy(leaf_problem([1, 0, 0], "count"))
+    assert math.isclose(clf.privacy_.epsilon, Accountant.compose([leaf, Privacy(count)]).epsilon)
+    assert math.isclose(clf.privacy_.epsilon, 2.0)
+    assert abs(clf.n_records_ - 3000) < 200
+    assert clf.n_estimators_ == auto_n_estimators(clf.n_records_)
+    assert clf.depth_ == auto_forest_depth(clf.n_records_, clf.n_estimators_, fletcher_islam_depth(2, 0))
+    pub = DPRandomForestClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0)
+    # 27 = round(sqrt(3000) / 2); Fletcher-Islam depth for 2 continuous features: ceil(ln .5 / ln .5) = 1
+    assert pub.fit(X, y).privacy_.epsilon == 2.0 and pub.n_estimators_ == 27 and pub.depth_ == 1
+
+
+def test_shape_rules():
+    for n in (10, 150, 455, 1437, 39_000, 10**6):
+        assert auto_n_estimators(n) == min(32, max(4, round(math.sqrt(n) / 2)))
+        for T in (1, 8, 32):
+            for fi in (3, 15):
+                assert auto_forest_depth(n, T, fi) == min(fi, math.floor(math.log2(max(n / T, 1))) + 2)
+
+
+def test_mostly_empty_leaves_warn_and_accountant():
+    X, y, b = _blobs(500)
+    with pytest.warns(UserWarning, match="empty"):
+        DPRandomForestClassifier(n_estimators=32, max_depth=12, n_records=500, bounds=b, classes=[0, 1, 2],
+                                 random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+    acc = Accountant(1.5)
+    DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y, accountant=acc)
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=gen).fit(X, y, accountant=acc)
+    assert gen.bit_generator.state == state and math.isclose(acc.spent.epsilon, 1.0)
 
 
 def test_structure_is_data_independent():
@@ -238,7 +306,8 @@ def _forest_rows(datasets, epsilons, **params):
     for name, (X, y, b, classes) in datasets.items():
         for eps in epsilons:
             for col in COLUMNS:
-                kw = dict(selection="pf", leaf_utility="count") if col == "pf_count" else dict(selection=col)
+                kw = (dict(selection="pf", leaf_utility="count") if col == "pf_count"
+                      else dict(selection=col, leaf_utility="indicator"))
                 accs = []
                 for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
                     clf = DPRandomForestClassifier(epsilon=eps, bounds=b, classes=classes,
@@ -250,9 +319,10 @@ def _forest_rows(datasets, epsilons, **params):
     return rows
 
 
+@pytest.mark.slow
 def test_accuracy_bundled_datasets():
     epsilons = (0.1, 1.0)
-    rows = _forest_rows(_bundled(), epsilons, max_depth=6)
+    rows = _forest_rows(_bundled(), epsilons, max_depth=6, n_estimators=32)
     _print_table("Random forest (32 trees, depth 6), 5-fold accuracy; pf_count = PF on the counts", rows,
                  epsilons, COLUMNS)
     # breast cancer (majority class 0.627) at eps = 1: the global-sensitivity mechanisms, local dampening
@@ -285,7 +355,8 @@ def test_smooth_selection_wins_on_large_leaves():
     for sel in ("snm_t", "snm_laplace", "snm_lln", "sps", "em", "pf"):
         acc[sel] = np.mean([
             DPRandomForestClassifier(epsilon=1.0, n_estimators=8, max_depth=4, bounds=(0, 1), classes=[0, 1],
-                                     selection=sel, random_state=r).fit(X[:n], y[:n]).score(X[n:], y[n:])
+                                     selection=sel, leaf_utility="indicator", random_state=r)
+            .fit(X[:n], y[:n]).score(X[n:], y[n:])
             for r in range(4)
         ])
     print("\nlarge leaves, eps = 1:", {k: round(float(v), 3) for k, v in acc.items()})
@@ -293,11 +364,12 @@ def test_smooth_selection_wins_on_large_leaves():
     assert snm > max(acc["em"], acc["pf"]) + 0.05
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("DPSELECT_DATA"), reason="DPSELECT_DATA is not set")
 def test_accuracy_real_datasets():
     data = _real_datasets(os.environ["DPSELECT_DATA"])
     epsilons = (0.1, 1.0)
-    rows = _forest_rows(data, epsilons)
+    rows = _forest_rows(data, epsilons, n_estimators=32)
     _print_table("Random forest (32 trees, Fletcher-Islam depth), 5-fold accuracy; pf_count = PF on the counts",
                  rows, epsilons, COLUMNS)
     for name in data:

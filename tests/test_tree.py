@@ -1,4 +1,4 @@
-"""DPDecisionTreeClassifier (DiffP-ID3): scikit-learn conformance, privacy audits, accuracy."""
+"""DPDecisionTreeClassifier: scikit-learn conformance, inputs, privacy accounting, accuracy."""
 
 from __future__ import annotations
 
@@ -16,17 +16,10 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpselect._warnings import PrivacyLeakWarning
-from dpselect.analysis import audit
-from dpselect.apps.tree import (
-    SELECTIONS,
-    DPDecisionTreeClassifier,
-    info_gain,
-    info_gain_element_sensitivity,
-    info_gain_sensitivity,
-    make_mechanism,
-    node_neighbours,
-    split_problem,
-)
+from dpselect.accounting import Accountant, BudgetExceededError
+from dpselect.apps._tabular import SELECTIONS
+from dpselect.apps.tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
+from dpselect.apps.tree_grow import leaf_values
 
 # scikit-learn's generic checks fit on data without public bounds / classes:
 # the PrivacyLeakWarning that this triggers is expected there.
@@ -40,28 +33,34 @@ pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakW
 @parametrize_with_checks(
     [
         DPDecisionTreeClassifier(),
-        DPDecisionTreeClassifier(selection="em", split_utility="info_gain", n_max=10_000),
+        DPDecisionTreeClassifier(selection="em", split_utility="info_gain", splits="multiway", n_max=10_000,
+                                 max_depth=3, n_bins=8),
     ]
 )
 def test_sklearn_compatible(estimator, check):
-    check(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # single-leaf trees on sklearn's tiny inputs
+        check(estimator)
 
 
-def _blobs():
-    X, y = make_blobs(n_samples=600, centers=3, cluster_std=1.0, random_state=0)
+def _blobs(n=600):
+    X, y = make_blobs(n_samples=n, centers=3, cluster_std=1.0, random_state=0)
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
 @pytest.mark.parametrize("selection", SELECTIONS)
-def test_learns_easy_data_with_generous_budget(selection):
+@pytest.mark.parametrize("splits", ["binary", "multiway"])
+def test_learns_easy_data_with_generous_budget(selection, splits):
     X, y, b = _blobs()
     util = "info_gain" if selection == "ld" else "max_operator"
     clf = DPDecisionTreeClassifier(epsilon=50.0, max_depth=2, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                   selection=selection, split_utility=util, n_max=1000, random_state=0)
+                                   selection=selection, split_utility=util, splits=splits, n_max=1000,
+                                   n_records=600, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds/classes/n_max: no leak
         clf.fit(X, y)
-    assert clf.score(X, y) > 0.9
+    # the smooth selections pay the m-fold dilation of SPEC §3.1 over the 14 binary cuts (SPEC §9)
+    assert clf.score(X, y) > (0.6 if selection.startswith(("snm", "sps")) else 0.9)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
@@ -69,7 +68,7 @@ def test_learns_easy_data_with_generous_budget(selection):
 
 def test_random_state_reproducible():
     X, y, b = _blobs()
-    kw = dict(epsilon=5.0, max_depth=3, bounds=b, classes=[0, 1, 2])
+    kw = dict(epsilon=5.0, bounds=b, classes=[0, 1, 2])
     p1 = DPDecisionTreeClassifier(random_state=3, **kw).fit(X, y).predict_proba(X)
     p2 = DPDecisionTreeClassifier(random_state=3, **kw).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(p1, p2)
@@ -77,6 +76,9 @@ def test_random_state_reproducible():
     np.testing.assert_array_equal(p1, p3)
     p4 = DPDecisionTreeClassifier(random_state=4, **kw).fit(X, y).predict_proba(X)
     assert not np.array_equal(p1, p4)
+    r1 = DPDecisionTreeClassifier(random_state=np.random.RandomState(5), **kw).fit(X, y).predict_proba(X)
+    r2 = DPDecisionTreeClassifier(random_state=np.random.RandomState(5), **kw).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(r1, r2)
 
 
 def test_bad_inputs():
@@ -89,20 +91,18 @@ def test_bad_inputs():
     for eps in (0.0, -1.0, math.inf):
         with pytest.raises(ValueError, match="epsilon"):
             DPDecisionTreeClassifier(epsilon=eps, bounds=b).fit(X, y)
-    with pytest.raises(ValueError, match="selection"):
-        DPDecisionTreeClassifier(selection="nope", bounds=b).fit(X, y)
-    with pytest.raises(ValueError, match="split_utility"):
-        DPDecisionTreeClassifier(split_utility="gini", bounds=b).fit(X, y)
+    bad = [(dict(selection="nope"), "selection"), (dict(split_utility="gini"), "split_utility"),
+           (dict(splits="ternary"), "splits"), (dict(stopping="never"), "stopping"),
+           (dict(n_records=0), "n_records"), (dict(n_bins=1), "n_bins"), (dict(max_depth=-1), "max_depth"),
+           (dict(split_utility="info_gain", n_max=10), "n_max"),
+           (dict(selection="snm_laplace", delta=0.0), "delta")]
+    for kw, name in bad:
+        with pytest.raises((ValueError, TypeError), match=name):
+            DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], **kw).fit(X, y)
     with pytest.raises(ValueError, match="bounds"):
         DPDecisionTreeClassifier(bounds=(1.0, 1.0)).fit(X, y)
-    with pytest.raises(ValueError, match="bounds"):
-        DPDecisionTreeClassifier(bounds=np.zeros((5, 2))).fit(X, y)
     with pytest.raises(ValueError, match="not in classes"):
         DPDecisionTreeClassifier(bounds=b, classes=[0, 1]).fit(X, y)
-    with pytest.raises(ValueError, match="n_max"):
-        DPDecisionTreeClassifier(bounds=b, split_utility="info_gain", n_max=10).fit(X, y)
-    with pytest.raises(ValueError, match="delta"):
-        DPDecisionTreeClassifier(bounds=b, selection="snm_laplace", delta=0.0).fit(X, y)
     clf.fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         clf.predict(Xn)
@@ -120,162 +120,164 @@ def test_leak_warnings():
         DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], split_utility="info_gain").fit(X, y)
 
 
-def test_single_class_and_unseen_categories():
+def test_category_dtype_warns_unless_declared():
+    """Issue #17 item 4: astype('category') takes its categories from the data; a neighbour with a new
+    category would change the structure (3 vs 4 children), so it must warn; declared domains do not."""
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
-    n = 400
-    colour = pd.Categorical(rng.choice(["red", "green", "blue"], n), categories=["red", "green", "blue"])
+    s = rng.choice(["a", "b", "c"], 300)
+    y = (s == "a").astype(int)
+    df = pd.DataFrame({"s": s}).astype("category")
+    nb = pd.DataFrame({"s": np.append(s, "d")}).astype("category")  # one added record, new category
+    kw = dict(classes=[0, 1], splits="multiway", max_depth=1, n_records=300, random_state=0)
+    sizes = []
+    for data, yy in ((df, y), (nb, np.append(y, 0))):
+        with pytest.warns(PrivacyLeakWarning, match="category"):
+            clf = DPDecisionTreeClassifier(**kw).fit(data, yy)
+        sizes.append(int(clf.tree_.n_children[0]))
+    assert sizes == [3, 4]  # what the warning is about
+    declared = []
+    for data, yy in ((df, y), (nb, np.append(y, 0))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            clf = DPDecisionTreeClassifier(categorical_features={"s": ["a", "b", "c", "d"]}, **kw).fit(data, yy)
+        declared.append(int(clf.tree_.n_children[0]))
+    assert declared == [4, 4]
+    # bool columns have a public domain by type: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        DPDecisionTreeClassifier(**kw).fit(pd.DataFrame({"t": s == "a"}), y)
+
+
+def test_binary_cuts_and_unseen_categories():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 600
+    colour = rng.choice(["red", "green", "blue"], n)
     x = rng.uniform(0, 10, n)
-    y = np.where(np.asarray(colour) == "red", "a", "b")
+    y = np.where((colour == "red") | (x > 7.5), "a", "b")
     df = pd.DataFrame({"colour": colour, "x": x})
-    clf = DPDecisionTreeClassifier(epsilon=100.0, max_depth=1, bounds={"x": (0, 10)}, classes=["a", "b"],
-                                   random_state=0)
+    clf = DPDecisionTreeClassifier(epsilon=200.0, max_depth=2, n_bins=4, bounds={"x": (0, 10)},
+                                   categorical_features={"colour": ["red", "green", "blue"]},
+                                   classes=["a", "b"], random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(df, y)
     assert list(clf.feature_names_in_) == ["colour", "x"]
-    assert clf.tree_.feature[0] == 0  # splits on the colour
     assert clf.score(df, y) == 1.0
-    # an unseen category follows the child with the largest noisy count
-    test = pd.DataFrame({"colour": pd.Categorical(["purple"], categories=["purple"]), "x": [5.0]})
-    leaf = clf.apply(test)[0]
     tr = clf.tree_
-    assert leaf == tr.leaf[tr.default_child[0]]
-    assert tr.default_child[0] == 1 + int(np.argmax(tr.noisy_count[1:4]))
+    assert set(tr.n_children[tr.feature >= 0]) == {2}
+    # an unseen category takes the "!=" side of a categorical cut: same leaf as a known non-matching colour
+    cut_colour = tr.feature[0] == 0
+    test = pd.DataFrame({"colour": ["purple", "green"], "x": [5.0, 5.0]})
+    leaves = clf.apply(test)
+    if cut_colour:
+        assert leaves[0] == leaves[1]
     # a single class: every prediction is that class
-    one = DPDecisionTreeClassifier(bounds={"x": (0, 10)}, random_state=0).fit(df, np.full(n, "z"))
+    one = DPDecisionTreeClassifier(bounds={"x": (0, 10)}, categorical_features={"colour": ["red", "green", "blue"]},
+                                   random_state=0).fit(df, np.full(n, "z"))
     assert set(one.predict(df)) == {"z"}
 
 
-def test_object_columns_and_declared_categories():
-    pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"s": ["u", "v", "u", "w"] * 50, "x": np.arange(200.0)})
-    y = (df["s"] == "u").to_numpy().astype(int)
-    with pytest.warns(PrivacyLeakWarning, match="categories"):
-        DPDecisionTreeClassifier(bounds={"x": (0, 200)}, classes=[0, 1]).fit(df, y)
-    clf = DPDecisionTreeClassifier(bounds={"x": (0, 200)}, classes=[0, 1],
-                                   categorical_features={"s": ["u", "v", "w", "z"]}, random_state=0)
+def test_single_leaf_warns():
+    X, y, b = _blobs(60)
+    with pytest.warns(UserWarning, match="single leaf"):
+        DPDecisionTreeClassifier(epsilon=0.01, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        clf.fit(df, y)
-    assert clf._schema.n_categories.tolist() == [4]
-    with pytest.raises(ValueError, match="outside its declared categories"):
-        DPDecisionTreeClassifier(bounds={"x": (0, 200)}, classes=[0, 1],
-                                 categorical_features={"s": ["u", "v"]}).fit(df, y)
+        warnings.simplefilter("error", UserWarning)
+        DPDecisionTreeClassifier(epsilon=5.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
 
 
 # ---------------------------------------------------------------------------
-# privacy
+# shape rule, leaves, accounting
 # ---------------------------------------------------------------------------
 
-def _node_data():
-    # 6 records, 3 binary attributes, 2 classes (attribute 0 predicts the class)
-    codes = np.array([[0, 0, 1], [0, 1, 0], [0, 0, 0], [1, 1, 1], [1, 0, 0], [1, 0, 1]])
-    y = np.array([0, 0, 0, 1, 1, 0])
-    return codes, y, np.array([2, 2, 2]), 2
+def test_shape_rule_from_public_quantities():
+    for n, C, eps in ((455, 2, 0.95), (1437, 10, 0.95), (39_000, 2, 0.95), (50, 3, 0.1), (10**7, 2, 5.0)):
+        want = 0
+        for d in range(1, 13):  # independent statement of the rule: n / 2^d >= 4 (1 + ln C) (d + 1) / eps
+            if n / 2**d >= 4 * (1 + math.log(C)) * (d + 1) / eps:
+                want = d
+        assert auto_tree_depth(n, C, eps) == want
+        assert auto_n_bins(n, eps) in (8, 16, 32)
+    X, y, b = _blobs(3000)
+    clf = DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0)
+    clf.fit(X, y)
+    assert clf.depth_ == auto_tree_depth(3000, 3, 1.0) and clf.n_bins_ == auto_n_bins(3000, 1.0)
+    assert clf.stopping_ == "depth" and clf.n_records_ == 3000
+    # the shape depends on the public count only: same with different data of the same announced size
+    other = DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], n_records=3000,
+                                     random_state=0).fit(X[:100], y[:100])
+    assert (other.depth_, other.n_bins_) == (clf.depth_, clf.n_bins_)
 
 
-@pytest.mark.parametrize("selection", SELECTIONS)
-@pytest.mark.parametrize("split_utility", ["max_operator", "info_gain"])
-def test_audit_split_selection(selection, split_utility):
-    """Exact audit of the problem a depth-1 tree builds at its root, over all add/remove neighbours."""
-    codes, y, nv, C = _node_data()
-    eps = 0.7
-    delta = 1e-3 if selection in ("snm_laplace", "snm_lln") else 0.0
-    mech = make_mechanism(selection, eps, delta)
-    n_max = 50
-    x = split_problem(codes, y, nv, C, selection, split_utility, n_max=n_max)
-    pairs = [(x, split_problem(c, yy, nv, C, selection, split_utility, n_max=n_max))
-             for c, yy in node_neighbours(codes, y, nv, C)]
-    rep = audit(mech, pairs)
-    assert not rep.violates, str(rep)
-    assert rep.claimed.epsilon <= eps * (1 + 1e-9)
-    if delta == 0.0:
-        assert rep.max_loss <= eps * (1 + 1e-9)
+def test_leaf_fallback_is_post_processing_of_released_counts():
+    # root (0) with two leaves (1, 2); leaf 1 near-empty with a negative noisy count of class 1
+    arr = {"leaf": np.array([-1, 0, 1]), "parent": np.array([-1, 0, 0]), "depth": np.array([0, 1, 1])}
+    counts = np.array([[0.3, -0.4], [40.0, 100.0]])
+    mass, value = leaf_values(arr, counts, eps_leaf=1.0)
+    np.testing.assert_allclose(mass, [139.9, -0.1, 140.0])
+    root = np.clip(counts.sum(axis=0), 0, None)
+    np.testing.assert_allclose(value[0], root / root.sum())  # falls back to the parent's counts, not class 0
+    np.testing.assert_allclose(value[1], [40 / 140, 100 / 140])
+    X, y, b = _blobs(3000)
+    clf = DPDecisionTreeClassifier(epsilon=1.0, max_depth=8, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+    assert (clf.tree_.value.argmax(axis=1) != 0).any()
+    np.testing.assert_allclose(clf.tree_.value.sum(axis=1), 1.0)
 
 
-def test_split_problem_matches_the_tree():
-    """The tree's root selection is the public split_problem on the root's records."""
-    codes, y, nv, C = _node_data()
-    X = np.repeat(codes, 40, axis=0).astype(float)
-    yy = np.repeat(y, 40)
-    clf = DPDecisionTreeClassifier(epsilon=30.0, max_depth=1, n_bins=2, bounds=(0.0, 1.0), classes=[0, 1],
-                                   selection="em", random_state=0).fit(X, yy)
-    pr = split_problem(np.repeat(codes, 40, axis=0), yy, nv, C, "em")
-    np.testing.assert_array_equal(pr.scores, [200.0, 160.0, 160.0])  # MaxOp per attribute
-    assert clf.tree_.feature[0] == 0
+@pytest.mark.parametrize("selection", ["pf", "snm_laplace", "snm_t"])
+@pytest.mark.parametrize("splits,stopping", [("binary", "depth"), ("binary", "count"), ("multiway", "count")])
+def test_privacy_is_the_composition_of_what_was_spent(selection, splits, stopping):
+    X, y, b = _blobs(3000)
+    clf = DPDecisionTreeClassifier(epsilon=2.0, max_depth=2, n_bins=4, bounds=b, classes=[0, 1, 2],
+                                   selection=selection, splits=splits, stopping=stopping, delta=1e-6,
+                                   random_state=0).fit(X, y)
+    assert clf.tree_.max_depth == 2  # grew to full depth
+    assert clf.n_records_ is None  # shape given: no record count spent
+    spent = Accountant.compose(clf.level_privacy_)
+    assert math.isclose(spent.epsilon, clf.privacy_.epsilon, rel_tol=1e-9)
+    assert math.isclose(spent.delta, clf.privacy_.delta, rel_tol=1e-9, abs_tol=1e-18)
+    assert math.isclose(clf.privacy_.epsilon, 2.0, rel_tol=1e-9)
+    assert clf.privacy_.relation == "add_remove"
+    assert math.isclose(clf.epsilon_per_query_, 2.0 / (3 * (2 if stopping == "count" else 1)))
+    if selection == "snm_laplace":
+        assert 0 < clf.privacy_.delta <= 1e-6 * (1 + 1e-9)
+    else:
+        assert clf.privacy_.delta == 0.0
 
 
-def test_indicator_sensitivity_is_computed_at_the_node():
-    codes, y, nv, C = _node_data()
-    big = np.repeat(codes, 10, axis=0)
-    pr = split_problem(big, np.repeat(y, 10), nv, C, "snm_t")
-    mo = np.array([50.0, 40.0, 40.0])
-    np.testing.assert_array_equal(pr.scores, [1.0, 0.0, 0.0])
-    beta = 0.01
-    assert math.isclose(pr.smooth_sensitivity(beta), math.exp(-beta * (mo[0] - mo[1] - 1)))
+def test_privacy_includes_the_noisy_record_count():
+    X, y, b = _blobs(3000)
+    clf = DPDecisionTreeClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+    count = RECORD_COUNT_SHARE * 2.0
+    assert abs(clf.n_records_ - 3000) < 200  # a noisy count of scale 1/0.1
+    levels = Accountant.compose(clf.level_privacy_)
+    assert clf.tree_.max_depth == clf.depth_
+    assert math.isclose(levels.epsilon + count, clf.privacy_.epsilon, rel_tol=1e-9)
+    assert math.isclose(clf.privacy_.epsilon, 2.0, rel_tol=1e-9)
+    assert math.isclose(clf.epsilon_per_query_, (2.0 - count) / (clf.depth_ + 1))
+    # with a public count nothing is spent on it
+    pub = DPDecisionTreeClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0)
+    pub.fit(X, y)
+    assert math.isclose(Accountant.compose(pub.level_privacy_).epsilon, 2.0, rel_tol=1e-9)
 
 
-def test_info_gain_element_sensitivity_brute_force():
-    """delta(T, t, A) upper-bounds the exact LS over all node datasets within t steps (and equals LS at t=0)."""
-    rng = np.random.default_rng(1)
-    for _ in range(6):
-        tab = rng.integers(0, 4, size=(1, 2, 2))  # one attribute, 2 values, 2 classes
-
-        def moves(t):
-            """Tables one add/remove away: one cell +-1, staying non-negative."""
-            for j in range(2):
-                for c in range(2):
-                    for d in (1, -1):
-                        if t[0, j, c] + d >= 0:
-                            u = t.copy()
-                            u[0, j, c] += d
-                            yield u
-
-        def ls(t):
-            q0 = info_gain(t)[0]
-            return max(abs(info_gain(u)[0] - q0) for u in moves(t))
-
-        frontier = {tab.tobytes(): tab}
-        exact = [ls(tab)]
-        for step in range(1, 4):
-            new = {u.tobytes(): u for t in frontier.values() for u in moves(t)}
-            frontier.update(new)
-            exact.append(max(ls(t) for t in frontier.values()))
-        prof = info_gain_element_sensitivity(tab, horizon=3)[:, 0]
-        assert abs(prof[0] - exact[0]) < 1e-9
-        assert (prof >= np.array(exact) - 1e-9).all()
-        assert (np.diff(prof) >= 0).all()
-        assert prof.max() <= info_gain_sensitivity(tab.sum() + 3) + 1e-9
-
-
-def test_privacy_is_the_composition_of_what_was_spent():
+def test_accountant_charged_before_any_randomness():
     X, y, b = _blobs()
-    X = np.vstack([X] * 20)
-    y = np.tile(y, 20)
-    for selection in ("snm_laplace", "snm_t", "em"):
-        clf = DPDecisionTreeClassifier(epsilon=2.0, max_depth=2, n_bins=4, bounds=b, classes=[0, 1, 2],
-                                       selection=selection, delta=1e-6, random_state=0).fit(X, y)
-        assert clf.tree_.max_depth == 2  # grew to full depth
-        spent = sum(clf.level_privacy_[1:], clf.level_privacy_[0])
-        assert math.isclose(spent.epsilon, clf.privacy_.epsilon, rel_tol=1e-9)
-        assert math.isclose(spent.delta, clf.privacy_.delta, rel_tol=1e-9, abs_tol=1e-18)
-        assert math.isclose(clf.privacy_.epsilon, 2.0, rel_tol=1e-9)
-        assert clf.privacy_.relation == "add_remove"
-        assert clf.privacy_.delta <= 1e-6 * (1 + 1e-9)
-        assert math.isclose(clf.epsilon_per_query_, 2.0 / 6)
-        if selection != "snm_laplace":
-            assert clf.privacy_.delta == 0.0
-        else:
-            assert clf.privacy_.delta > 0
-    # a stump on data too small to split: spends less than the a-priori guarantee
-    clf = DPDecisionTreeClassifier(epsilon=0.1, bounds=b, classes=[0, 1, 2], random_state=0).fit(X[:50], y[:50])
-    assert clf.tree_.node_count == 1
-    assert sum(clf.level_privacy_[1:], clf.level_privacy_[0]).epsilon < clf.privacy_.epsilon
+    acc = Accountant(1.5)
+    DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y, accountant=acc)
+    assert math.isclose(acc.spent.epsilon, 1.0)
+    gen = np.random.default_rng(7)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], random_state=gen).fit(X, y, accountant=acc)
+    assert gen.bit_generator.state == state  # nothing was drawn
+    assert len(acc.charges) == 1
 
 
 # ---------------------------------------------------------------------------
-# accuracy (printed table; the SNM-vs-EM/PF comparison is reported, see below)
+# accuracy (printed; thresholds: the majority rate plus 5 binomial standard errors of the test folds)
 # ---------------------------------------------------------------------------
 
 def _cv_accuracy(make, X, y, folds=5, seed=0):
@@ -300,25 +302,6 @@ def _bundled():
     }
 
 
-TREE_PARAMS = dict(max_depth=2, n_bins=4)
-
-
-def _tree_table(datasets, epsilons, reps=1):
-    rows = {}
-    for name, (X, y, b, classes) in datasets.items():
-        for eps in epsilons:
-            for sel in SELECTIONS:
-                util = "info_gain" if sel == "ld" else "max_operator"
-
-                def make(i, sel=sel, util=util, eps=eps):
-                    return DPDecisionTreeClassifier(epsilon=eps, selection=sel, split_utility=util,
-                                                    n_max=len(X), bounds=b, classes=classes,
-                                                    random_state=1000 * i + 7, **TREE_PARAMS)
-
-                rows[(name, eps, sel)] = np.mean([_cv_accuracy(make, X, y, seed=r) for r in range(reps)])
-    return rows
-
-
 def _print_table(title, rows, epsilons, columns=SELECTIONS):
     names = sorted({k[0] for k in rows})
     print(f"\n{title}")
@@ -326,28 +309,6 @@ def _print_table(title, rows, epsilons, columns=SELECTIONS):
     for name in names:
         for eps in epsilons:
             print(f"{name:<14} {eps:>5} " + " ".join(f"{rows[(name, eps, s)]:>11.3f}" for s in columns))
-
-
-def test_accuracy_bundled_datasets():
-    epsilons = (0.1, 1.0)
-    rows = _tree_table(_bundled(), epsilons)
-    _print_table("DiffP-ID3, 5-fold accuracy (max_depth=2, n_bins=4; ld uses info_gain)", rows, epsilons)
-    # every configuration beats chance on digits at eps = 1 ...
-    for sel in SELECTIONS:
-        assert rows[("digits", 1.0, sel)] > 0.15
-    # ... and the trees learn something on breast cancer at eps = 1 (majority class: 0.63)
-    assert np.mean([rows[("breast_cancer", 1.0, s)] for s in SELECTIONS]) > 0.7
-    # What is true under the proven calibrations (see the report): the exponential mechanism on the
-    # monotone max-operator score is at least as accurate as the smooth mechanisms on its indicator.
-    snm = np.mean([rows[(n, e, s)] for n in ("breast_cancer", "digits") for e in epsilons
-                   for s in ("snm_t", "snm_lln", "snm_laplace")])
-    em_pf = np.mean([rows[(n, e, s)] for n in ("breast_cancer", "digits") for e in epsilons for s in ("em", "pf")])
-    print(f"mean accuracy: SNM variants {snm:.3f}, EM/PF {em_pf:.3f}")
-    # The paper's claim (SNM >= EM) does NOT hold under the proven calibration: the smoothing parameter is
-    # beta = (1 - kappa) eps' / (m L_d) with m = number of attributes, so S = e^{-beta max(k - 1, 0)} stays ~1
-    # unless the max-operator gap k is in the thousands, and the noise on the 0/1 indicator is ~S/A >> 1,
-    # while the exponential mechanism on the (monotone) max-operator score uses the gap directly.
-    assert em_pf > snm
 
 
 def _real_datasets(data_dir):
@@ -381,26 +342,41 @@ def _real_datasets(data_dir):
     return out
 
 
+
+
+def test_accuracy_bundled_datasets():
+    rows = {}
+    for name, (X, y, b, classes) in _bundled().items():
+        maj = np.bincount(y).max() / y.size
+        floor = maj + 5 * math.sqrt(maj * (1 - maj) / y.size)
+        for eps in (0.5, 1.0):
+            for sel in ("pf", "em", "snm_t"):
+                def make(i, sel=sel, eps=eps, b=b, classes=classes):
+                    return DPDecisionTreeClassifier(epsilon=eps, selection=sel, bounds=b, classes=classes,
+                                                    random_state=1000 * i + 7)
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    rows[(name, eps, sel)] = _cv_accuracy(make, X, y)
+            assert rows[(name, eps, "pf")] > floor  # the default beats the majority rate
+    _print_table("tree defaults, 5-fold accuracy", rows, (0.5, 1.0), columns=("pf", "em", "snm_t"))
+    # PF on the max operator (default) is at least as good as the seed's SNM on its indicator on average
+    pf = np.mean([v for k, v in rows.items() if k[2] == "pf"])
+    snm = np.mean([v for k, v in rows.items() if k[2] == "snm_t"])
+    assert pf >= snm
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("DPSELECT_DATA"), reason="DPSELECT_DATA is not set")
 def test_accuracy_real_datasets():
     data = _real_datasets(os.environ["DPSELECT_DATA"])
-    epsilons = (0.1, 1.0)
-    rows = {}
     for name, (X, y, b, classes) in data.items():
-        for eps in epsilons:
-            for sel in SELECTIONS:
-                util = "info_gain" if sel == "ld" else "max_operator"
-
-                def make(i, sel=sel, util=util, eps=eps, X=X, b=b, classes=classes):
-                    return DPDecisionTreeClassifier(epsilon=eps, selection=sel, split_utility=util, max_depth=5,
-                                                    n_max=len(X), bounds=b, classes=classes,
-                                                    random_state=1000 * i + 7)
-
-                accs = []
-                for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
-                    clf = make(i).fit(X.iloc[tr], y[tr])
-                    accs.append(clf.score(X.iloc[te], y[te]))
-                rows[(name, eps, sel)] = float(np.mean(accs))
-    _print_table("DiffP-ID3 on the paper datasets, 5-fold accuracy (max_depth=5, n_bins=20)", rows, epsilons)
-    for name in data:
-        assert max(rows[(name, 1.0, s)] for s in SELECTIONS) > 0.5
+        maj = np.bincount(y).max() / y.size
+        accs = []
+        for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+                clf = DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=classes, random_state=i)
+                accs.append(clf.fit(X.iloc[tr], y[tr]).score(X.iloc[te], y[te]))
+        print(name, np.mean(accs), maj)
+        assert np.mean(accs) > maj + 5 * math.sqrt(maj * (1 - maj) / y.size)

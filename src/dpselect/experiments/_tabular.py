@@ -143,5 +143,6 @@ def load(name: str, data_dir: str | None) -> Tabular:
     if name in SKLEARN and data_dir is None:
         return _sklearn(name)
     if data_dir is None:
-        require_file(None, what=name)
+        require_file(None, what=name)  # raises: the real datasets need a data directory
+        raise ValueError(f"dataset {name!r} needs a data directory")
     return _real(name, Path(data_dir))

@@ -14,6 +14,10 @@ own class counts, argmax-indicator utility).
 The splits depend only on the repetition index; the forests' randomness on
 the task seed.  Published accuracies (SNM's logs, summarised in
 ``snm_results/random_forest/DERIVED_rf_logs_summary.csv``) are embedded below.
+The seeds' leaf query is reproduced with ``leaf_utility="indicator"`` for
+every selection.  Next to it: our tree and forest at their defaults, the
+peers of :mod:`dpselect.experiments._peers` when importable (DP-EBM on
+binary tasks only) and the majority-class rate, on the same splits.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ._peers import LABELS, compared, fit_score
 from ._plotting import fmt, group, md_table, new_figure, save_figure
 from ._tabular import load
 from .runner import Claim, Task, require_file
@@ -35,7 +40,8 @@ REAL_DEPTHS = {"adult": 9, "compas": 5, "mushroom": 11, "pendigits": 12, "wall_f
 QUICK_DEPTHS = {"breast_cancer": 4, "digits": 6, "wine": 3, "iris": 3}
 SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps")
 QUICK_SELECTIONS = ("em", "pf", "snm_t")
-LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN", "sps": "SPS"}
+LABEL = {**LABELS, "em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
+         "sps": "SPS"}
 N_TREES = 32
 
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
@@ -58,17 +64,18 @@ PUBLISHED_RAW = {
 
 def published(dataset: str, eps: float, selection: str) -> float | None:
     row = PUBLISHED_RAW.get(dataset, {}).get(eps)
-    if row is None or selection not in ("snm_lln", "snm_laplace", "snm_t"):
+    if not isinstance(row, tuple) or selection not in ("snm_lln", "snm_laplace", "snm_t"):
         return None
-    return row[("snm_lln", "snm_laplace", "snm_t").index(selection)]
+    return float(row[("snm_lln", "snm_laplace", "snm_t").index(selection)])
 
 
 def grid(quick: bool, real: bool) -> dict[str, Any]:
+    extra = compared()
     if quick and not real:
-        return {"depths": QUICK_DEPTHS, "selections": QUICK_SELECTIONS, "eps": (0.1, 1.0, 10.0), "reps": 2}
+        return {"depths": QUICK_DEPTHS, "selections": QUICK_SELECTIONS + extra, "eps": (0.1, 1.0, 10.0), "reps": 2}
     if quick:
-        return {"depths": REAL_DEPTHS, "selections": QUICK_SELECTIONS, "eps": (0.1, 1.0), "reps": 1}
-    return {"depths": REAL_DEPTHS, "selections": SELECTIONS, "eps": (0.01, 0.05, 0.1, 1.0, 2.0), "reps": 10}
+        return {"depths": REAL_DEPTHS, "selections": QUICK_SELECTIONS + extra, "eps": (0.1, 1.0), "reps": 1}
+    return {"depths": REAL_DEPTHS, "selections": SELECTIONS + extra, "eps": (0.01, 0.05, 0.1, 1.0, 2.0), "reps": 10}
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
@@ -82,7 +89,7 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
         Task((ds, sel, eps, rep), {"dataset": ds, "data_dir": ddir, "depth": depth, "selection": sel,
                                    "epsilon": eps, "rep": rep})
         for ds, depth in g["depths"].items() for sel in g["selections"] for eps in g["eps"]
-        for rep in range(g["reps"])
+        for rep in range(g["reps"]) if sel != "dp_ebm" or len(load(ds, ddir).classes) == 2
     ]
 
 
@@ -94,9 +101,15 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     kw = task.kwargs
     data = load(kw["dataset"], kw["data_dir"])
     train, test = train_test_split(np.arange(data.n), test_size=0.2, random_state=kw["rep"])
+    if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
+        acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(np.random.default_rng(seed)
+                                                                               .integers(2**31)))
+        return [{"dataset": kw["dataset"], "selection": kw["selection"], "epsilon": kw["epsilon"], "rep": kw["rep"],
+                 "depth": kw["depth"], "n_trees": -1, "accuracy": acc, "eps_proven": kw["epsilon"],
+                 "delta_proven": float("nan")}]
     clf = DPRandomForestClassifier(epsilon=kw["epsilon"], n_estimators=N_TREES, max_depth=kw["depth"],
-                                   selection=kw["selection"], random_state=np.random.default_rng(seed),
-                                   **data.estimator_kwargs())
+                                   selection=kw["selection"], leaf_utility="indicator",
+                                   random_state=np.random.default_rng(seed), **data.estimator_kwargs())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(data.X.iloc[train], data.y[train])
@@ -122,7 +135,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     for k, ds in enumerate(datasets):
         ax = axes[k // ncols, k % ncols]
         for s in sels:
-            ax.plot(eps, [means[(ds, e, s)] for e in eps], marker=".", label=LABEL[s])
+            ax.plot(eps, [means.get((ds, e, s), np.nan) for e in eps], marker=".", label=LABEL[s])
         pub = [published(ds, e, "snm_t") for e in eps]
         if any(p is not None for p in pub):
             ax.plot(eps, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
@@ -150,8 +163,8 @@ def claims(rows: list[dict]) -> list[Claim]:
             "SNM >= EM", float(np.mean(diffs)) >= 0.0,
             "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)",
         ))
-    pairs = [(means[(ds, e, "snm_t")], published(ds, e, "snm_t")) for ds, e in cells
-             if e >= 0.1 and (ds, e, "snm_t") in means and published(ds, e, "snm_t") is not None]
+    pairs = [(means[(ds, e, "snm_t")], pub) for ds, e in cells
+             if e >= 0.1 and (ds, e, "snm_t") in means and (pub := published(ds, e, "snm_t")) is not None]
     if pairs:
         gap = float(np.mean([a - b for a, b in pairs]))
         out.append(Claim(
@@ -184,7 +197,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
     out = [
         "Every leaf query uses the full epsilon (parallel composition over leaves and over the trees' disjoint "
         "records; records are assigned to trees at random, SPEC §5.3 (ii)).",
-        "Feature domains, bounds and class sets are taken from the whole file and treated as public (as the papers do).",
+        "Feature domains, bounds and class sets are taken from the whole file and treated as public "
+        "(as the papers do).",
     ]
     if data_dir is None:
         out.append("No --data-dir: scikit-learn's bundled breast_cancer / digits / wine / iris replace the six "

@@ -13,7 +13,14 @@ The folds depend only on the repetition index (the same folds for every
 mechanism and epsilon); the mechanisms' randomness comes from the task seed.
 Published accuracies (SNM's logs ``new_ones.csv``: TStudentRLNM,
 SmoothLaplaceRLNM, LlnRLNM, 50 trials each) are embedded below for the
-comparison.
+comparison.  The seeds' algorithm is reproduced with ``splits="multiway",
+stopping="count"`` (DiffP-ID3).
+
+Next to it (first depth of the grid only, the depth being theirs): our tree
+and forest at their defaults ("tree_default", "forest_default": binary cuts,
+PF, public shape rule), diffprivlib's tree and forest and DP-EBM (binary
+tasks) when those packages are importable (optional; see
+:mod:`dpselect.experiments._peers`), and the majority-class rate.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ._peers import LABELS, compared, fit_score
 from ._plotting import fmt, group, md_table, new_figure, save_figure
 from ._tabular import load
 from .runner import Claim, Task, require_file
@@ -37,7 +45,7 @@ SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps", "ld")
 QUICK_SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln")
 SNM = ("snm_t", "snm_laplace", "snm_lln")
 LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
-         "sps": "SPS", "ld": "LD"}
+         "sps": "SPS", "ld": "LD", **LABELS}
 
 #: Published mean test accuracy (Chaves et al.'s logs, new_ones.csv; 5 x 10-fold CV):
 #: (dataset, depth, eps) -> {selection: accuracy}.
@@ -63,13 +71,14 @@ for (_ds, _d), _by_eps in _PUB_RAW.items():
 
 
 def grid(quick: bool, real: bool) -> dict[str, Any]:
+    extra = compared()
     if quick and not real:
-        return {"datasets": QUICK, "depths": (2, 5), "selections": QUICK_SELECTIONS, "eps": (0.5, 2.0, 8.0),
+        return {"datasets": QUICK, "depths": (2, 5), "selections": QUICK_SELECTIONS + extra, "eps": (0.5, 2.0, 8.0),
                 "reps": 1, "folds": 5, "n_bins": 5}
     if quick:
-        return {"datasets": REAL, "depths": (2, 5), "selections": QUICK_SELECTIONS, "eps": (0.05, 0.5, 2.0),
-                "reps": 1, "folds": 3, "n_bins": 20}
-    return {"datasets": REAL, "depths": (2, 5), "selections": SELECTIONS,
+        return {"datasets": REAL, "depths": (2, 5), "selections": QUICK_SELECTIONS + extra,
+                "eps": (0.05, 0.5, 2.0), "reps": 1, "folds": 3, "n_bins": 20}
+    return {"datasets": REAL, "depths": (2, 5), "selections": SELECTIONS + extra,
             "eps": (0.01, 0.05, 0.1, 0.5, 1.0, 2.0), "reps": 5, "folds": 10, "n_bins": 20}
 
 
@@ -84,8 +93,15 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
         Task((ds, depth, sel, eps, rep), {"dataset": ds, "data_dir": ddir, "depth": depth, "selection": sel,
                                           "epsilon": eps, "rep": rep, "folds": g["folds"], "n_bins": g["n_bins"]})
         for ds in g["datasets"] for depth in g["depths"] for sel in g["selections"] for eps in g["eps"]
-        for rep in range(g["reps"])
+        for rep in range(g["reps"]) if _runs(sel, depth == g["depths"][0], ds, ddir)
     ]
+
+
+def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None) -> bool:
+    """Reproduction cells run at every depth; compared models once, DP-EBM on binary tasks only."""
+    if selection in SELECTIONS:
+        return True
+    return first_depth and (selection != "dp_ebm" or len(load(dataset, data_dir).classes) == 2)
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:
@@ -99,9 +115,15 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     folds = KFold(n_splits=kw["folds"], shuffle=True, random_state=kw["rep"])
     rows = []
     for fold, (train, test) in enumerate(folds.split(np.arange(data.n))):
+        if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
+            acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(rng.integers(2**31)))
+            rows.append({"dataset": kw["dataset"], "depth": kw["depth"], "selection": kw["selection"],
+                         "epsilon": kw["epsilon"], "rep": kw["rep"], "fold": fold, "accuracy": acc,
+                         "n_leaves": -1, "eps_proven": kw["epsilon"], "delta_proven": float("nan")})
+            continue
         clf = DPDecisionTreeClassifier(epsilon=kw["epsilon"], max_depth=kw["depth"], selection=kw["selection"],
-                                       split_utility="max_operator", n_bins=kw["n_bins"], random_state=rng,
-                                       **data.estimator_kwargs())
+                                       split_utility="max_operator", splits="multiway", stopping="count",
+                                       n_bins=kw["n_bins"], random_state=rng, **data.estimator_kwargs())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             clf.fit(data.X.iloc[train], data.y[train])
@@ -129,7 +151,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
         for j, ds in enumerate(datasets):
             ax = axes[i, j]
             for s in sels:
-                ax.plot(eps, [means[(ds, d, e, s)] for e in eps], marker=".", label=LABEL[s])
+                ax.plot(eps, [means.get((ds, d, e, s), np.nan) for e in eps], marker=".", label=LABEL[s])
                 pub = [PUBLISHED.get((ds, d, e), {}).get(s) for e in eps]
                 if any(p is not None for p in pub):
                     ax.plot(eps, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
@@ -193,7 +215,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "Budget per query eps' = eps / (2 (d_eff + 1)) (SPEC errata 17); the smooth selections use the node's own "
         "records and the proven SPEC §3.1 accounting (the SNM code computed S once on the whole data with beta = eps, "
         "errata 21), so the published SNM numbers come from a less private algorithm.",
-        "Feature domains, bounds and class sets are taken from the whole file and treated as public (as the papers do).",
+        "Feature domains, bounds and class sets are taken from the whole file and treated as public "
+        "(as the papers do).",
     ]
     if data_dir is None:
         out.append("No --data-dir: scikit-learn's bundled breast_cancer / wine / iris replace NLTCS / ACS / Adult, "

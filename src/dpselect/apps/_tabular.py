@@ -1,0 +1,372 @@
+"""Public feature schema, encoding and bounds shared by the tree and forest estimators.
+
+Inputs (both estimators)
+------------------------
+* ``bounds``: public (lo, hi) of the continuous features: a pair of scalars
+  (all features), a dict {feature index or column name: (lo, hi)}, or an
+  array of shape (n_continuous, 2) or (n_features, 2).  Continuous features
+  without bounds get the training data's min/max with a PrivacyLeakWarning
+  (as diffprivlib does): that leaks.
+* Categorical features: ``bool`` columns (domain {False, True}), pandas
+  ``category`` columns, object/string columns and the features listed in
+  ``categorical_features`` (indices, names, a boolean mask, or a dict
+  {feature: categories} giving the public domain).  A domain that is not
+  declared in ``categorical_features`` is inferred -- from the values
+  (object columns) or from the pandas dtype's categories, which
+  ``astype("category")`` builds from the data -- with a PrivacyLeakWarning
+  (issue #17 item 4).  Training values outside a declared domain are a
+  ValueError.
+* ``classes``: the public class labels.  If None they are inferred from y
+  with a PrivacyLeakWarning (the set of labels present leaks).
+* NaN / inf in X is a ValueError.  At prediction time an unseen category gets
+  code -1 (each estimator documents what it does with it).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon, check_random_state
+from .._warnings import PrivacyLeakWarning
+
+try:  # scikit-learn is an optional dependency of dpselect (the "ml" extra)
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+except ImportError as _exc:  # pragma: no cover - exercised only without scikit-learn
+    raise ImportError(
+        "dpselect.apps.tree and dpselect.apps.forest need scikit-learn (>= 1.6): pip install scikit-learn"
+    ) from _exc
+
+__all__ = [
+    "BaseEstimator",
+    "ClassifierMixin",
+    "SELECTIONS",
+    "Schema",
+    "bin_codes",
+    "check_budget",
+    "check_is_fitted",
+    "encode_fit",
+    "encode_transform",
+    "encode_y",
+    "random_generator",
+]
+
+#: Selection mechanisms the estimators accept, by registry name (:mod:`dpselect.mechanisms.registry`).
+SELECTIONS = ("pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld")
+
+
+def random_generator(random_state: Any) -> np.random.Generator:
+    """``random_state`` -> Generator via :func:`dpselect._validation.check_random_state`.
+
+    A legacy ``numpy.random.RandomState`` (scikit-learn's convention) is
+    converted here by seeding a Generator from it; this small shim goes once
+    ``check_random_state`` accepts RandomState itself.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        random_state = np.random.SeedSequence(random_state.randint(0, 2**31 - 1, size=4).tolist())
+    return check_random_state(random_state, "random_state")
+
+
+def check_budget(estimator: Any) -> tuple[float, float]:
+    """(epsilon, delta) of an estimator, and its ``selection`` name, checked before any randomness."""
+    epsilon = check_epsilon(estimator.epsilon)
+    delta = check_delta(estimator.delta)
+    if estimator.selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}, got {estimator.selection!r}")
+    return epsilon, delta
+
+
+def bin_codes(Xc: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
+    """Equal-width bin codes over the public [lo, hi]; values outside go to the first/last bin."""
+    z = (Xc - lo) * (n_bins / (hi - lo))
+    np.clip(z, 0, n_bins - 1, out=z)  # then truncation is the floor
+    return z.astype(np.int64)
+
+
+def is_dataframe(X: Any) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+@dataclass
+class Schema:
+    """Fitted description of the (public) feature space."""
+
+    n_features: int
+    is_cat: np.ndarray  # (p,) bool
+    cont: np.ndarray  # indices of continuous features
+    cat: np.ndarray  # indices of categorical features
+    lo: np.ndarray  # (m_c,) public lower bounds
+    hi: np.ndarray  # (m_c,) public upper bounds
+    categories: list  # m_k public domains (1-D arrays)
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        return np.array([len(c) for c in self.categories], dtype=np.int64)
+
+
+def _feature_index(key: Any, names: list | None, p: int, what: str) -> int:
+    if isinstance(key, numbers.Integral) and not isinstance(key, (bool, np.bool_)):
+        j = int(key)
+        if not -p <= j < p:
+            raise ValueError(f"{what}: feature index {j} out of range for {p} features")
+        return j % p
+    if names is not None and key in names:
+        return names.index(key)
+    raise ValueError(f"{what}: unknown feature {key!r}")
+
+
+def _resolve_categorical(categorical_features: Any, names: list | None, p: int) -> dict:
+    """categorical_features -> {feature index: public categories or None}."""
+    if categorical_features is None:
+        return {}
+    if isinstance(categorical_features, dict):
+        return {_feature_index(k, names, p, "categorical_features"): v for k, v in categorical_features.items()}
+    if isinstance(categorical_features, str):
+        categorical_features = [categorical_features]
+    arr = np.asarray(categorical_features)
+    if arr.dtype == bool:
+        if arr.shape != (p,):
+            raise ValueError(f"categorical_features as a boolean mask must have length {p}, got {arr.shape}")
+        return {int(j): None for j in np.flatnonzero(arr)}
+    return {_feature_index(k, names, p, "categorical_features"): None for k in list(categorical_features)}
+
+
+def _resolve_bounds(bounds: Any, cont: np.ndarray, names: list | None, p: int) -> list:
+    """bounds -> list over continuous features of (lo, hi) or None (infer)."""
+    m_c = cont.size
+    if bounds is None:
+        return [None] * m_c
+    if isinstance(bounds, dict):
+        resolved = {_feature_index(k, names, p, "bounds"): v for k, v in bounds.items()}
+        return [resolved.get(int(j)) for j in cont]
+    arr = np.asarray(bounds, dtype=np.float64)
+    if arr.shape == (2,):
+        return [tuple(arr)] * m_c
+    if arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] in (m_c, p):
+        rows = arr if arr.shape[0] == m_c else arr[cont]
+        return [tuple(r) for r in rows]
+    raise ValueError(
+        f"bounds must be a (lo, hi) pair, a dict {{feature: (lo, hi)}} or an array of shape ({m_c}, 2) "
+        f"or ({p}, 2); got shape {arr.shape}"
+    )
+
+
+def _check_pair(b: Any, j: int) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in b)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds for feature {j} must be a (lo, hi) pair of numbers, got {b!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"bounds for feature {j} must be finite with lo < hi, got ({lo}, {hi})")
+    return lo, hi
+
+
+def _codes(values: np.ndarray, categories: np.ndarray) -> np.ndarray:
+    """Index of each value in the public domain, -1 if absent."""
+    try:
+        import pandas as pd
+
+        return np.asarray(pd.Index(categories).get_indexer(values), dtype=np.int64)
+    except ImportError:  # pragma: no cover - pandas absent: numeric domains only
+        cats = np.asarray(categories)
+        order = np.argsort(cats, kind="stable")
+        pos = np.clip(np.searchsorted(cats[order], values), 0, cats.size - 1)
+        hit = cats[order][pos] == values
+        return np.where(hit, order[pos], -1).astype(np.int64)
+
+
+def _infer_categories(values: np.ndarray) -> np.ndarray:
+    try:
+        return np.unique(values)
+    except TypeError:  # unorderable mix of types: order of appearance
+        import pandas as pd
+
+        return np.asarray(pd.unique(values), dtype=object)
+
+
+def _columns(estimator: Any, X: Any, reset: bool) -> tuple[list, list, int, int]:
+    """Validated columns of X: (list of 1-D arrays, per-column declared categories or None, n, p)."""
+    if is_dataframe(X):
+        import pandas as pd
+
+        n, p = X.shape
+        if n < 1:
+            raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+        if p < 1:
+            raise ValueError(f"Found array with {p} feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+        validate_data(estimator, X, reset=reset, skip_check_array=True)
+        cols: list = []
+        declared: list[Any] = []
+        for j in range(p):
+            s = X.iloc[:, j]
+            if s.isna().any():
+                raise ValueError("Input X contains NaN.")
+            dtype = s.dtype
+            if isinstance(dtype, pd.CategoricalDtype):
+                cols.append(np.asarray(s.astype(object)))
+                declared.append(np.asarray(dtype.categories))
+            elif pd.api.types.is_bool_dtype(dtype):
+                cols.append(s.to_numpy(dtype=bool))
+                declared.append(np.array([False, True]))
+            elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+                v = s.to_numpy(dtype=np.float64)
+                if not np.isfinite(v).all():
+                    raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
+                cols.append(v)
+                declared.append(None)
+            elif pd.api.types.is_complex_dtype(dtype):
+                raise ValueError("Complex data not supported")
+            else:  # object / string: categorical with a domain to be declared or inferred
+                cols.append(np.asarray(s.astype(object)))
+                declared.append("object")
+        return cols, declared, n, p
+    Xa = check_array(X, dtype=np.float64, ensure_all_finite=True, estimator=estimator)
+    validate_data(estimator, Xa, reset=reset, skip_check_array=True)
+    n, p = Xa.shape
+    return _ArrayColumns(Xa), [None] * p, n, p
+
+
+class _ArrayColumns(list):
+    """The columns of a 2-D float array (indexable like a list of columns, keeps the array)."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        super().__init__(a[:, j] for j in range(a.shape[1]))
+        self.array = a
+
+
+def _stack(cols: list, idx: np.ndarray, n: int) -> np.ndarray:
+    if not idx.size:
+        return np.empty((n, 0))
+    if isinstance(cols, _ArrayColumns):
+        return cols.array if idx.size == cols.array.shape[1] else cols.array[:, idx]
+    return np.column_stack([cols[j] for j in idx]).astype(np.float64, copy=False)
+
+
+def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -> tuple[Schema, np.ndarray, np.ndarray]:
+    """Fit the public feature schema; returns (schema, continuous values (n, m_c), categorical codes (n, m_k))."""
+    cols, declared, n, p = _columns(estimator, X, reset=True)
+    names = list(X.columns) if is_dataframe(X) else None
+    cat_spec = _resolve_categorical(categorical_features, names, p)
+    is_cat = np.zeros(p, dtype=bool)
+    categories: list = []
+    leaked_cats: list = []
+    leaked_dtype: list = []
+    for j in range(p):
+        if declared[j] is not None or j in cat_spec:
+            is_cat[j] = True
+            given = cat_spec.get(j)
+            if given is not None:
+                dom = np.asarray(list(given))
+            elif declared[j] is not None and not isinstance(declared[j], str):
+                dom = declared[j]
+                if dom.dtype != bool:  # a pandas category dtype: its categories usually came from the data
+                    leaked_dtype.append(names[j] if names is not None else j)
+            else:
+                dom = _infer_categories(cols[j])
+                leaked_cats.append(names[j] if names is not None else j)
+            if len(dom) < 1 or len(set(dom.tolist())) != len(dom):
+                raise ValueError(f"the categories of feature {j} must be non-empty and distinct")
+            categories.append(dom)
+    cont = np.flatnonzero(~is_cat)
+    cat = np.flatnonzero(is_cat)
+    for j in cont.tolist():
+        if cols[j].dtype == object:
+            raise ValueError(f"feature {j} is not numeric: declare it in categorical_features")
+    raw_bounds = _resolve_bounds(bounds, cont, names, p)
+    lo, hi, leaked_bounds = np.empty(cont.size), np.empty(cont.size), []
+    for i, j in enumerate(cont.tolist()):
+        if raw_bounds[i] is None:
+            v = cols[j]
+            a, b = float(v.min()), float(v.max())
+            if not a < b:
+                a, b = a - 0.5, b + 0.5
+            lo[i], hi[i] = a, b
+            leaked_bounds.append(names[j] if names is not None else int(j))
+        else:
+            lo[i], hi[i] = _check_pair(raw_bounds[i], int(j))
+    name = type(estimator).__name__
+    if leaked_bounds:
+        warnings.warn(
+            f"{name}: bounds of continuous features {leaked_bounds[:10]}{'...' if len(leaked_bounds) > 10 else ''} "
+            "were taken from the training data's min/max, which leaks private information; pass public "
+            "bounds=... to keep the differential-privacy guarantee.",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+    if leaked_cats:
+        warnings.warn(
+            f"{name}: the categories of features {leaked_cats[:10]} were inferred from the training data, "
+            "which leaks private information; declare the public domains (pandas categorical dtype or "
+            "categorical_features={feature: categories}).",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+    if leaked_dtype:
+        warnings.warn(
+            f"{name}: the categories of the pandas 'category' columns {leaked_dtype[:10]} were taken from their "
+            "dtype, which astype('category') builds from the training data (one added record with a new value "
+            "changes the released tree); declare the public domains with categorical_features={column: "
+            "categories} to keep the differential-privacy guarantee.",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+    schema = Schema(p, is_cat, cont, cat, lo, hi, categories)
+    Xc = _stack(cols, cont, n)
+    Xk = _cat_codes(cols, schema, n)
+    if (Xk < 0).any():
+        j = int(cat[np.flatnonzero((Xk < 0).any(axis=0))[0]])
+        raise ValueError(f"training values of feature {j} lie outside its declared categories")
+    return schema, Xc, Xk
+
+
+def _cat_codes(cols: list, schema: Schema, n: int) -> np.ndarray:
+    Xk = np.empty((n, schema.cat.size), dtype=np.int64)
+    for i, j in enumerate(schema.cat):
+        Xk[:, i] = _codes(cols[j], schema.categories[i])
+    return Xk
+
+
+def encode_transform(estimator: Any, X: Any, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
+    """Continuous values and categorical codes (-1 = unseen category) for prediction."""
+    cols, declared, n, p = _columns(estimator, X, reset=False)
+    for j in schema.cont:
+        if cols[j].dtype == object:
+            raise ValueError(f"feature {j} was continuous at fit time but is not numeric now")
+    return _stack(cols, schema.cont, n), _cat_codes(cols, schema, n)
+
+
+def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(classes_, y codes); warns when the classes are inferred from y."""
+    if y is None:
+        raise ValueError(
+            f"This {type(estimator).__name__} estimator requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity.")
+    if y.shape[0] != n:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {y.shape[0]}]")
+    check_classification_targets(y)
+    if estimator.classes is None:
+        classes = np.unique(y)
+        warnings.warn(
+            f"{type(estimator).__name__}: the classes were inferred from y, which leaks which labels occur; "
+            "pass the public label set as classes=... to keep the differential-privacy guarantee.",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+    else:
+        classes = np.unique(np.asarray(estimator.classes))
+        if classes.size != len(estimator.classes):
+            raise ValueError("classes must be distinct")
+    codes = _codes(y, classes)
+    if (codes < 0).any():
+        raise ValueError("y contains labels that are not in classes")
+    return classes, codes

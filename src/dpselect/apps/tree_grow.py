@@ -1,0 +1,290 @@
+"""Level-wise growth of a private tree, its released arrays, and the leaves' post-processing.
+
+One pass per level (vectorised over the level's nodes, never a Python loop
+over nodes on the default path): optional Laplace noisy node counts
+(DiffP-ID3 stopping), Laplace noisy class counts at the leaves, and ONE
+batched private selection (:func:`dpselect.apps.tree_nodes.select_nodes`)
+for all the level's splits.  The algorithm, budget and accounting are
+documented in :mod:`dpselect.apps.tree`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..problem import SelectionProblem
+from .split_criteria import (
+    binary_candidates,
+    binary_scores,
+    binary_valid,
+    cut_mask,
+    problem_from_tables,
+    split_scores,
+)
+from .tree_nodes import select_nodes
+
+__all__ = ["DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values"]
+
+_TABLE_CELLS = 1 << 22  # bound on contingency-table cells built at once
+
+
+@dataclass
+class DPTree:
+    """Arrays of a fitted private tree (every value here is released or post-processed).
+
+    Node i: ``feature[i]`` (-1 for a leaf); ``cut[i]`` the code b of a binary
+    split (continuous: "code < b" goes to child 0; categorical: "code == b"
+    goes to child 0), -1 for a multiway split (child = code); children
+    ``child_start[i] .. child_start[i] + n_children[i] - 1``;
+    ``default_child[i]`` (multiway: the child with the largest released mass,
+    used for unseen categories); ``noisy_count[i]`` (N_T, NaN without count
+    queries); ``depth[i]``; ``parent[i]``; ``leaf[i]`` (row of
+    ``leaf_counts``/``value``, -1 for internal nodes).  ``leaf_counts`` are
+    the leaves' noisy class counts, ``value`` the class probabilities after
+    the fallback of near-empty leaves (:func:`leaf_values`).
+    """
+
+    feature: np.ndarray
+    cut: np.ndarray
+    child_start: np.ndarray
+    n_children: np.ndarray
+    default_child: np.ndarray
+    noisy_count: np.ndarray
+    depth: np.ndarray
+    parent: np.ndarray
+    leaf: np.ndarray
+    leaf_counts: np.ndarray
+    value: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        return int(self.feature.size)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.leaf_counts.shape[0])
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+
+@dataclass
+class GrowSpec:
+    """What :func:`grow` needs: shape, budgets per query, the mechanism and the public schema."""
+
+    depth: int
+    binary: bool
+    count_queries: bool
+    eps_count: float
+    eps_leaf: float
+    mech: Any
+    kind: str
+    split_utility: str
+    sensitivity: float
+    n_values: np.ndarray  # (p,) public domain sizes (bins or categories)
+    is_cont: np.ndarray  # (p,) bool
+    n_classes: int
+
+
+def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
+    """Per record and feature, its cell (feature, code, class) in a node's flattened (p, k, C) table."""
+    p = Z.shape[1]
+    cells = np.array(Z, dtype=np.int64)  # int64: what bincount indexes with (no cast per level)
+    cells += np.arange(p)[None, :] * k
+    cells *= C
+    cells += y[:, None]
+    return cells
+
+
+def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Chosen candidate column of every splitting node from its histogram (binary: f * k + b; multiway: f)."""
+    S = hist.shape[0]
+    template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
+    if spec.binary:
+        scores = binary_scores(hist, spec.is_cont, spec.split_utility).reshape(S, -1)
+    else:
+        scores = split_scores(hist, spec.split_utility).reshape(S, -1)
+
+    def problem_of(i: int) -> SelectionProblem:
+        ok = cand_ok[i]
+        if spec.binary:  # the stacked two-child tables, built only for per-node (smooth) selections
+            tabs, _ = binary_candidates(hist[i], ok, spec.is_cont)
+            t = tabs.reshape(-1, *tabs.shape[-2:])[ok.ravel()]
+            return problem_from_tables(t, np.full(t.shape[0], 2), spec.kind, spec.sensitivity)
+        return problem_from_tables(hist[i][ok], spec.n_values[ok], spec.kind, spec.sensitivity)
+
+    return select_nodes(spec.mech, scores, cand_ok.reshape(S, -1), template, gen, problem_of)
+
+
+def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int, splits: np.ndarray,
+                 prev: np.ndarray | None, cand_ok: np.ndarray,
+                 gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
+
+    Histograms (node, feature, code, class) come from one bincount.  For
+    binary trees whose whole level fits in memory only the "yes" children
+    are counted; a "no" child's histogram is its parent's minus its
+    sibling's (``prev``: the parents' histograms, in split order).
+    """
+    p = cells.shape[1]
+    k, C = int(spec.n_values.max()), spec.n_classes
+    stride = p * k * C
+    shape = (p, k, C)
+    if n_lvl * stride <= _TABLE_CELLS:
+        if spec.binary and prev is not None:
+            yes = np.flatnonzero((loc & 1) == 0)  # children come in (yes, no) pairs at even offsets
+            idx = cells.take(yes, axis=0)
+            idx += ((loc[yes] >> 1) * stride)[:, None]
+            hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
+            hist = np.empty((n_lvl, *shape), dtype=np.int64)
+            hist[0::2], hist[1::2] = hy, prev - hy
+        else:
+            idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
+            hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
+        hist = hist[splits]
+        return _choose(spec, hist, cand_ok[splits], gen), hist
+    at = np.full(n_lvl, -1, dtype=np.int64)
+    at[splits] = np.arange(splits.size)
+    node = at[loc]
+    chosen = np.empty(splits.size, dtype=np.int64)
+    per_chunk = max(1, _TABLE_CELLS // stride)
+    for c0 in range(0, splits.size, per_chunk):  # bounded memory: chunks of splitting nodes
+        c1 = min(splits.size, c0 + per_chunk)
+        mask = (node >= c0) & (node < c1)
+        idx = cells[mask] + ((node[mask] - c0) * stride)[:, None]
+        hist = np.bincount(idx.ravel(), minlength=(c1 - c0) * stride).reshape(c1 - c0, *shape)
+        chosen[c0:c1] = _choose(spec, hist, cand_ok[splits[c0:c1]], gen)
+    return chosen, None
+
+
+def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator) -> DPTree:
+    """Grow the tree level by level on codes ``Z`` (n, p) and class codes ``y`` (n,)."""
+    n, p = Z.shape
+    C, k = spec.n_classes, int(spec.n_values.max())
+    rows, loc = np.arange(n), np.zeros(n, dtype=np.int64)
+    cells = _cells(Z, y, k, C)  # of the active records, filtered with rows
+    prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
+    live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
+    used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
+    parent = np.array([-1])
+    out: dict[str, list] = {key: [] for key in ("feature", "cut", "cstart", "nch", "noisy", "depth", "leaf", "parent")}
+    leaf_counts: list[np.ndarray] = []
+    n_lvl, first, n_leaves = 1, 0, 0
+    for lvl in range(spec.depth + 1):
+        cand_ok = binary_valid(live, spec.is_cont) if spec.binary else ~used
+        stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
+        noisy = np.full(n_lvl, np.nan)
+        if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
+            noisy = np.bincount(loc, minlength=n_lvl) + gen.laplace(0.0, 1.0 / spec.eps_count, size=n_lvl)
+            t = 2 if spec.binary else np.maximum(np.where(~used, spec.n_values[None, :], 0).max(axis=1), 1)
+            stop |= noisy / (t * C) < math.sqrt(2.0) / spec.eps_count
+        feat = np.full(n_lvl, -1, dtype=np.int64)
+        cut = np.full(n_lvl, -1, dtype=np.int64)
+        cstart = np.full(n_lvl, -1, dtype=np.int64)
+        nch = np.zeros(n_lvl, dtype=np.int64)
+        leaf_idx = np.full(n_lvl, -1, dtype=np.int64)
+        leaves = np.flatnonzero(stop)
+        if leaves.size:  # noisy class counts (the classes partition the leaf: one query of eps_leaf)
+            cc = np.bincount(loc * C + y[rows], minlength=n_lvl * C).reshape(n_lvl, C)[leaves]
+            leaf_counts.append(cc + gen.laplace(0.0, 1.0 / spec.eps_leaf, size=cc.shape))
+            leaf_idx[leaves] = n_leaves + np.arange(leaves.size)
+            n_leaves += leaves.size
+        splits = np.flatnonzero(~stop)
+        if splits.size:
+            chosen, prev = _split_level(spec, cells, loc, n_lvl, splits, prev, cand_ok, gen)
+            if spec.binary:
+                feat[splits], cut[splits] = np.divmod(chosen, k)
+                nch[splits] = 2
+            else:
+                feat[splits] = chosen
+                nch[splits] = spec.n_values[chosen]
+            cstart[splits] = first + n_lvl + np.cumsum(nch[splits]) - nch[splits]
+        for key, val in zip(out, (feat, cut, cstart, nch, noisy, np.full(n_lvl, lvl), leaf_idx, parent)):
+            out[key].append(val)
+        if not splits.size:
+            break
+        if leaves.size:
+            keep = np.flatnonzero(~stop[loc])
+            rows, loc, cells = rows[keep], loc[keep], cells.take(keep, axis=0)
+        f = feat[loc]
+        code = Z[rows, f]
+        if spec.binary:
+            branch = ~goes_yes(code, cut[loc], spec.is_cont[f])
+        else:
+            branch = code
+        loc = cstart[loc] - (first + n_lvl) + branch.astype(np.int64)
+        par = np.repeat(splits, nch[splits])
+        if spec.binary:
+            fs, bs = feat[splits], cut[splits]
+            yes = cut_mask(k, bs, spec.is_cont[fs])
+            live = live[par].copy()
+            rows2 = np.arange(par.size)
+            side = np.tile([True, False], splits.size)
+            live[rows2, fs.repeat(2)] &= np.where(side[:, None], yes.repeat(2, axis=0), ~yes.repeat(2, axis=0))
+        else:
+            used = used[par].copy()
+            used[np.arange(par.size), feat[par]] = True
+        parent = first + par
+        first += n_lvl
+        n_lvl = par.size
+    arr = {key: np.concatenate(v) for key, v in out.items()}
+    counts = np.vstack(leaf_counts) if leaf_counts else np.zeros((0, C))
+    mass, value = leaf_values(arr, counts, spec.eps_leaf)
+    default = np.full(arr["feature"].size, -1, dtype=np.int64)
+    multi = np.flatnonzero((arr["feature"] >= 0) & (arr["cut"] < 0))
+    for i in multi:  # multiway nodes only (unseen categories); the default binary path has none
+        s = arr["cstart"][i]
+        default[i] = s + int(np.argmax(mass[s:s + arr["nch"][i]]))
+    return DPTree(arr["feature"], arr["cut"], arr["cstart"], arr["nch"], default, arr["noisy"], arr["depth"],
+                  arr["parent"], arr["leaf"], counts, value)
+
+
+def goes_yes(code: np.ndarray, cut: np.ndarray, continuous: np.ndarray) -> np.ndarray:
+    """Whether codes take child 0 of binary cuts: code < cut (continuous) or code == cut (categorical; -1 never)."""
+    continuous = np.asarray(continuous, dtype=bool)
+    if continuous.all():
+        return np.asarray(code < cut)
+    return np.where(continuous, code < cut, code == cut)
+
+
+def leaf_values(arr: dict, counts: np.ndarray, eps_leaf: float) -> tuple[np.ndarray, np.ndarray]:
+    """Post-processing of the leaves' noisy class counts: (released mass per node, leaf probabilities).
+
+    Every node's aggregate is the sum of the noisy counts of the leaves below
+    it (a function of released values).  A node's aggregate is *usable* if
+    its total is at least twice its noise standard deviation
+    sqrt(2 C L)/eps_leaf (L leaves below, C classes).  A leaf predicts from
+    its nearest usable ancestor-or-self (the root if none is): near-empty
+    leaves fall back to their parent's (siblings') counts, never to a fixed
+    class.  Probabilities are the aggregate clipped at 0 and normalised
+    (one-hot on its argmax if nothing is positive).
+    """
+    leaf, parent, depth = arr["leaf"], arr["parent"], arr["depth"]
+    N, C = leaf.size, counts.shape[1]
+    agg = np.zeros((N, C))
+    nleaf = np.zeros(N)
+    is_leaf = leaf >= 0
+    agg[is_leaf] = counts[leaf[is_leaf]]
+    nleaf[is_leaf] = 1.0
+    for d in range(int(depth.max()), 0, -1):  # bottom-up, one vectorised step per level
+        nodes = np.flatnonzero(depth == d)
+        np.add.at(agg, parent[nodes], agg[nodes])
+        np.add.at(nleaf, parent[nodes], nleaf[nodes])
+    total = agg.sum(axis=1)
+    usable = total >= 2.0 * np.sqrt(2.0 * C * np.maximum(nleaf, 1.0)) / eps_leaf
+    src = np.arange(N)
+    for d in range(1, int(depth.max()) + 1):  # top-down
+        nodes = np.flatnonzero(depth == d)
+        src[nodes] = np.where(usable[nodes], nodes, src[parent[nodes]])
+    src[0] = 0
+    chosen = agg[src[is_leaf]][np.argsort(leaf[is_leaf])]
+    p = np.clip(chosen, 0.0, None)
+    s = p.sum(axis=1, keepdims=True)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(p.shape[0]), np.argmax(chosen, axis=1)] = 1.0
+    return total, np.where(s > 0, p / np.where(s > 0, s, 1.0), onehot)
