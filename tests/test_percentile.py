@@ -18,6 +18,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
 from dpselect.apps import percentile as pct
+from dpselect.apps._grid import stability
 
 from conftest import CachedMechanism, assert_frequencies_match, scores_and_profile
 
@@ -208,10 +209,13 @@ def test_private_percentile_returns_grid_values_and_matches_exact_probabilities(
     for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5), ReportNoisyMax(1.5, "laplace")):
         draws = mech.select(pr, size=100_000, rng=np.random.default_rng(1))
         assert_frequencies_match(draws, mech.probabilities(pr), n_se=5.0)
-    # the convenience function draws from the same law
-    outs = np.array([pct.private_percentile(data, 90, 1.5, grid, rng=s) for s in range(1500)])
+    # the convenience function draws from the law of its default, PF on the rank utility
+    outs = np.array([pct.private_percentile(data, 90, 0.5, grid, rng=s) for s in range(1500)])
     idx = np.searchsorted(grid, outs)
-    assert_frequencies_match(idx, ExponentialMechanism(1.5).probabilities(pr))
+    assert_frequencies_match(idx, PermuteAndFlip(0.5).probabilities(pct.problem(data, 90, grid, utility="rank")))
+    outs = np.array([pct.private_percentile(data, 90, 1.5, grid, mechanism="em", utility="indicator", rng=s)
+                     for s in range(1500)])
+    assert_frequencies_match(np.searchsorted(grid, outs), ExponentialMechanism(1.5).probabilities(pr))
 
 
 def test_exact_audit_on_raw_neighbours():
@@ -298,7 +302,7 @@ def test_dpbench_stability_table(capsys):
             assert pr.local_sensitivity(t) == 1.0 and (t == 0 or pr.local_sensitivity(t - 1) == 0.0)
             assert t == (min(2 * jl + n % 2, 2 * jg + 1 - n % 2) if p == 50 else min(jl, jg))
             kc = math.floor(p * x.size / 100) + 1  # code: 0-indexed floor(p n/100)
-            vc, jlc, jgc = pct._stability(hx, kc)
+            vc, jlc, jgc = stability(hx, kc)
             kp, vp, jlp, jgp = pct.percentile_stability(x, p, np.arange(hx.size))
             rows.append((name, p, n, v, jl, jg, t, vc, jlc, jgc, vp, jlp, jgp))
             if p == 50:

@@ -65,7 +65,7 @@ def distance_problem(
     if (d < 0).any():
         raise ValueError("distances must be >= 0")
     return SelectionProblem(
-        -d,
+        0.0 - d,  # not -d: no negative zeros
         labels=labels,
         global_sensitivity=1.0,
         monotone=monotone,
