@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import dpselect
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
@@ -454,3 +455,77 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
         rep = audit(CachedMechanism(mech, scores_and_profile), pairs)
         assert not rep.violates, str(rep)
         assert rep.max_loss > 0.05  # informative: some pair moves the output law
+
+
+# ---------------------------------------------------------------------------
+# the rank utility as the default (issue #11)
+# ---------------------------------------------------------------------------
+
+def _sorted_rank_distances(x, grid, k):
+    """Independent d_j: distance of rank k from the ranks held by grid point j, from the sorted snapped data."""
+    xs = np.sort(x)
+    first = np.searchsorted(xs, grid, side="left") + 1
+    last = np.searchsorted(xs, grid, side="right")
+    return np.maximum(0, np.maximum(first - k, k - last)).astype(float)
+
+
+def test_issue_11_figure_rank_utility_vs_em_indicator():
+    """N(0, 1), n = 1e5, 1001-point grid on [-5, 5], p = 90, eps = 1: E|err| 2.66 (EM, indicator) vs ~1e-3."""
+    grid = np.linspace(-5, 5, 1001)
+    eps, m = 1.0, grid.size
+    ind, em_rank, pf_rank = [], [], []
+    for seed in range(10):
+        x = np.random.default_rng(seed).normal(size=100_000)
+        xs = grid[pct._snap(x, grid)]
+        k = math.floor(90 * x.size / 100)
+        truth = np.sort(xs)[k - 1]
+        assert pct.true_percentile(x, 90, grid) == truth
+        err = np.abs(grid - truth)
+        # EM on the indicator, closed form: e^{eps/2} on the true point, 1 elsewhere
+        w = np.where(err == 0, math.exp(eps / 2), 1.0)
+        ind.append(w @ err / w.sum())
+        assert expected_error(ExponentialMechanism(eps), pct.problem(x, 90, grid),
+                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(ind[-1], rel=1e-9)
+        # EM on the rank utility, closed form on independently computed distances
+        d = _sorted_rank_distances(xs, grid, k)
+        rank_prob = pct.problem(x, 90, grid, utility="rank")
+        np.testing.assert_array_equal(rank_prob.scores, -d)
+        w = np.exp(-eps * (d - d.min()) / 2)
+        em_rank.append(w @ err / w.sum())
+        assert expected_error(ExponentialMechanism(eps), rank_prob,
+                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(em_rank[-1], rel=1e-6,
+                                                                                          abs=1e-300)
+        pf_rank.append(PermuteAndFlip(eps).probabilities(rank_prob) @ err)
+    assert 2.655 <= min(ind) and max(ind) <= 2.675 and m == 1001  # the issue: 2.66
+    assert np.mean(em_rank) < 1e-3 and np.mean(pf_rank) < 1e-3
+    assert np.mean(pf_rank) <= np.mean(em_rank)  # PF is the default: never worse here
+    assert np.mean(ind) / np.mean(pf_rank) > 1000
+
+
+def test_private_percentile_default_accountant_and_conventions():
+    grid = np.linspace(0, 10, 21)
+    data = np.random.default_rng(4).uniform(0, 10, size=40)
+    acc = dpselect.Accountant(1.0)
+    gen = np.random.default_rng(9)
+    out = pct.private_percentile(data, 50, 0.7, grid, rng=gen, accountant=acc)
+    assert out in grid and acc.spent.epsilon == pytest.approx(0.7) and acc.spent.relation == "add_remove"
+    state = gen.bit_generator.state
+    with pytest.raises(dpselect.accounting.BudgetExceededError):
+        pct.private_percentile(data, 50, 0.7, grid, rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state and acc.spent.epsilon == pytest.approx(0.7)
+    # same seed -> same value as the default mechanism on the default problem, for both conventions
+    for conv in pct.RANK_CONVENTIONS:
+        pr = pct.problem(data, 50, grid, utility="rank", rank_convention=conv)
+        for s in range(5):
+            assert pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv) == \
+                grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
+    assert pct.rank(50, 10, convention="code") == 6 and pct.rank(100, 10, convention="code") == 10
+    assert pct.rank(0, 10, convention="code") == 1 and pct.rank(99, 100, convention="code") == 100
+    with pytest.raises(ValueError, match="rank_convention"):
+        pct.problem(data, 50, grid, rank_convention="excel")
+    with pytest.raises(ValueError, match="utility"):
+        pct.private_percentile(data, 50, 1.0, grid, utility="count")
+    with pytest.raises(TypeError):
+        pct.private_percentile(data, 50, 1.0, grid, "pf")  # keyword-only after grid
+    with pytest.raises(TypeError, match="accountant"):
+        pct.private_percentile(data, 50, 1.0, grid, accountant=1.0)
