@@ -82,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print("| data | n | seed | p | eps | " + " | ".join(MECHS) + " |")
     print("|---" * (5 + len(MECHS)) + "|")
-    for di, name in enumerate(datasets):
+    for name in datasets:
         full = pct.load_dpbench(name)
-        for si, n in enumerate(sizes):
+        for n in sizes:
             seed = 20201 + 10 * DATASETS.index(name) + SIZES.index(n)
             h = subsample(full, n, seed)
             for p in PS:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _timing import median_time
 
+from _timing import median_time
 from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.apps import percentile as pct
 from dpselect.problem import SelectionProblem

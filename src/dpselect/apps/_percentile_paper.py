@@ -18,7 +18,7 @@ from .._validation import check_array_1d, check_counts, check_positive, check_re
 from .._warnings import PrivacyLeakWarning
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
-from ._grid import check_grid, check_p, raw_values, rank
+from ._grid import check_grid, check_p, rank, raw_values
 
 __all__ = ["DPBENCH_NAMES", "load_dpbench", "neighbours", "paper_problem"]
 
@@ -48,7 +48,7 @@ def paper_problem(
     position floor(p n / 100) (clamped to n - 1 for p = 100, where the code
     indexes out of range); ``"paper"`` uses Def. 5.1's 1-indexed rank
     max(1, floor(p n / 100)).  ``beta=None`` gives the profile
-    ``StepProfile([0, 2j+1], [0, 1])`` (S = exp(-(2j+1) beta') for whatever
+    ``StepProfile(np.array([0, 2j+1]), np.array([0, 1]))`` (S = exp(-(2j+1) beta') for whatever
     beta' a mechanism asks for); a float fixes S = exp(-(2j+1) beta) whatever
     beta' is asked (as the authors' code, which picks its own beta).
     """
@@ -78,7 +78,7 @@ def paper_problem(
         u,
         labels=x.tolist(),
         global_sensitivity=1.0,
-        local_sensitivity=StepProfile([0, t], [0.0, 1.0]),
+        local_sensitivity=StepProfile(np.array([0, t]), np.array([0.0, 1.0])),
         max_distance=t + 1,
         monotone=False,
         relation="add_remove",

@@ -223,11 +223,11 @@ def _profiles(n: np.ndarray, tie_rule: str, relation: str) -> tuple[StepProfile,
     tstar = _global_tstar(n, tie_rule, relation)
     tr = _candidate_tstar(n, tie_rule, relation)
     if math.isinf(tstar):
-        ls = StepProfile([0], [0.0])
+        ls = StepProfile(np.array([0]), np.array([0.0]))
     elif tstar == 0:
-        ls = StepProfile([0], [1.0])
+        ls = StepProfile(np.array([0]), np.array([1.0]))
     else:
-        ls = StepProfile([0, int(tstar)], [0.0, 1.0])
+        ls = StepProfile(np.array([0, int(tstar)]), np.array([0.0, 1.0]))
     finite = tr[np.isfinite(tr)]
     bps = np.unique(np.concatenate([[0.0], finite])).astype(np.int64)
     values = (bps[:, None] >= tr[None, :]).astype(np.float64)

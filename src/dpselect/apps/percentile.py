@@ -12,28 +12,38 @@ C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
 Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)
 --------------------------------------------------------------------------------------
-u(x, j) = -d_j with (SPEC §9.1, "inverse sensitivity", Asi & Duchi 2020)
+u(x, j) = -d_j, d_j a 1-Lipschitz lower bound on d(x, Y_j), the number of
+neighbour steps after which j is the percentile value (SPEC §9.1, "inverse
+sensitivity", Asi & Duchi 2020).  Any function that moves by at most 1 per
+neighbour step and is <= 0 on Y_j is such a bound; d_j is the largest of
+these (and 0):
 
-    d_j = max(0, L_j + 1 - k, k - C_j),
+* a_j = L_j + 1 - k and b_j = k - C_j, the distance of the target rank k
+  from the block of ranks of point j (both relations).  For an empty bin
+  max(a_j, b_j) = |k - (L_j + 1/2)| + 1/2 >= 1: the bin sits half a rank
+  between its neighbours' blocks and needs one record (SPEC §9.1 prints a
+  value half a step smaller; both are valid, this one is tighter).  Each
+  slack moves by at most 1 per step: adding (removing) a record changes L_j,
+  C_j by 0 or +1 (-1) and k by 0 or +1 (-1) (k(n + 1) - k(n) is 0 or 1 in
+  both conventions); replacing a record keeps n and k and moves L_j, C_j by
+  at most 1.  Under replace this is the exact distance.
+* add/remove only, q = p/100 = P/Q in lowest terms, w = max(P, Q - P): k
+  moves with n, so a removal below j lowers the slack a_j by only 1 - q and
+  an addition above by q.  Q L_j - P n moves by at most w per step, so
+  (paper ranks) psi_a = min(L_j, ceil((Q (L_j + 1) - P n)/w)) and
+  psi_b = ceil((P n - Q (C_j + 1) + 1)/w), (code ranks) psi_a =
+  ceil((Q L_j - P n)/w) and psi_b = ceil((P n - Q C_j + 1[p < 100])/w) are
+  1-Lipschitz (a ceiling keeps an integer lower bound integer and
+  1-Lipschitz) and <= 0 on Y_j (from L_j + 1 <= k <= C_j and floor(q n) <=
+  q n < floor(q n) + 1).  For p = 50 they double the slopes.  Integer
+  arithmetic throughout (Python integers where int64 could overflow).
 
-the distance of the target rank k from the block of ranks of point j.  For
-an empty bin (h_j = 0) this is max(L_j + 1 - k, k - L_j) = |k - (L_j + 1/2)|
-+ 1/2 >= 1: the bin sits half a rank between its neighbours' blocks and needs
-one record added.  (SPEC §9.1 prints the empty-bin value half a step
-smaller; both are valid, this one is the tighter bound.)
-
-*Sensitivity 1 under both relations, both rank conventions.*  Each slack
-a_j = L_j + 1 - k and b_j = k - C_j moves by at most 1 per neighbour step:
-adding (removing) a record changes L_j, C_j by 0 or +1 (-1) and k by 0 or
-+1 (-1) (k(n + 1) - k(n) is 0 or 1 in both conventions); replacing a record
-keeps n and k and moves L_j and C_j by at most 1.  So d_j is 1-Lipschitz in
-the neighbour metric, and it is 0 exactly when j is the percentile value,
-hence d_j <= d(x, Y_j), the distance to the datasets where j is optimal.
-Checked by breadth-first search on small histograms
-(``tests/test_distance.py``): max |Delta d| = 1, d equals the exact distance
-under replace in every state and lower-bounds it under add/remove (where k
-moves with n).  The utility is not monotone (scores move in opposite
-directions), so EM uses P ∝ exp(eps u / 2) and PF the same scale.
+d_j = 0 exactly when j is the percentile value.  Checked by breadth-first
+search on small histograms (``tests/test_distance.py``): max |Delta d| = 1
+under both relations and conventions, d is exact under replace, and exact
+under add/remove in ~95-100% of the states (the rest: lower bound).  The
+utility is not monotone (scores move in opposite directions), so EM uses
+P ∝ exp(eps u / 2) and PF the same scale; eps-DP under ``relation``.
 
 Indicator utility (``utility="indicator"``, Chaves et al. Def. 5.1 corrected)
 --------------------------------------------------------------------------
@@ -63,6 +73,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -126,30 +137,59 @@ def _counts_and_rank(
     return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
 
-def _rank_distances(h: np.ndarray, k: int) -> np.ndarray:
-    """d_j = max(0, L_j + 1 - k, k - C_j) for every bin (module docstring); O(m), float64."""
+def _ceil_div(a: Any, b: int) -> Any:
+    return -((-a) // b)
+
+
+def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: str) -> np.ndarray:
+    """d_j of the module docstring for every bin; O(m), exact integer arithmetic, float64 result."""
     c = np.cumsum(h)
-    low = c - h + 1 - k
-    return np.maximum(np.maximum(low, k - c), 0).astype(np.float64)
+    low = c - h
+    d = np.maximum(np.maximum(low + 1 - k, k - c), 0)
+    if relation == "replace":
+        return d.astype(np.float64)
+    n = int(c[-1])
+    q = Fraction(p) / 100
+    P, Q = q.numerator, q.denominator
+    w = max(P, Q - P)
+    if Q * (n + 2) >= 2**62:  # exact Python integers (object arrays) where int64 could overflow
+        low, c = low.astype(object), c.astype(object)
+    if convention == "paper":
+        psi_a = np.minimum(low, _ceil_div(Q * (low + 1) - P * n, w))
+        psi_b = _ceil_div(P * n - Q * (c + 1) + 1, w)
+    else:
+        psi_a = _ceil_div(Q * low - P * n, w)
+        psi_b = _ceil_div(P * n - Q * c + (1 if P < Q else 0), w)
+    return np.maximum(d, np.maximum(psi_a, psi_b)).astype(np.float64)
 
 
 def rank_distances(
-    data: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
+    data: Any,
+    p: float,
+    grid: Any,
+    *,
+    histogram: bool = False,
+    relation: str = "add_remove",
+    rank_convention: str = "paper",
 ) -> np.ndarray:
-    """Per grid point j, d_j = max(0, L_j + 1 - k, k - C_j): distance of rank k from j's ranks.
+    """Per grid point j, a 1-Lipschitz lower bound d_j on the steps after which j is the p-th percentile.
 
-    A 1-Lipschitz lower bound on the number of add/remove (or replace) steps
-    after which j is the p-th percentile; exact under replace (module
+    d_j = max(0, L_j + 1 - k, k - C_j) under replace (exact); under
+    add/remove also the slope-corrected terms psi_a, psi_b (module
     docstring, SPEC §9.1).  Vectorised, O(len(grid)).
 
     Examples
     --------
     >>> from dpselect.apps.percentile import rank_distances
-    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4])  # k = 3: the first 2
+    >>> grid = [0, 1, 2, 3, 4]
+    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid, relation="replace")  # k = 3: the first 2
     array([3., 1., 0., 3., 3.])
+    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid)  # add/remove: k moves with n
+    array([5., 1., 0., 5., 5.])
     """
+    relation = check_relation(relation)
     h, _, _, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
-    return _rank_distances(h, k)
+    return _rank_distances(h, k, float(p), str(rank_convention), relation)
 
 
 def percentile_stability(
@@ -170,7 +210,9 @@ def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str, convention: str)
 
 
 def _profile(tstar: int) -> StepProfile:
-    return StepProfile([0], [1.0]) if tstar == 0 else StepProfile([0, tstar], [0.0, 1.0])
+    if tstar == 0:
+        return StepProfile(np.array([0]), np.array([1.0]))
+    return StepProfile(np.array([0, tstar]), np.array([0.0, 1.0]))
 
 
 def problem(
@@ -195,7 +237,7 @@ def problem(
     relation : "add_remove" (default) or "replace".
     utility : "indicator" (default here, for the seed papers' smooth
         mechanisms: scores 1[j = percentile], ``local_sensitivity``
-        ``StepProfile([0, t*], [0, 1])`` with t* of SPEC §4.3) or "rank"
+        ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of SPEC §4.3) or "rank"
         (scores -d_j of :func:`rank_distances`, global sensitivity 1, built by
         :func:`~dpselect.mechanisms.distance.distance_problem`; the accurate
         choice for EM / PF, the default of :func:`private_percentile`).
@@ -209,16 +251,17 @@ def problem(
     >>> from dpselect.apps import percentile as pct
     >>> prob = pct.problem([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4], utility="rank")
     >>> prob.scores
-    array([-3., -1.,  0., -3., -3.])
+    array([-5., -1.,  0., -5., -5.])
     >>> dpselect.PermuteAndFlip(2.0).probabilities(prob).round(3)
-    array([0.021, 0.175, 0.761, 0.021, 0.021])
+    array([0.003, 0.183, 0.808, 0.003, 0.003])
     """
     relation = check_relation(relation)
     utility = _check_utility(utility)
     h, g, g_orig, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
     labels = g_orig.tolist()
     if utility == "rank":
-        return distance_problem(_rank_distances(h, k), relation=relation, labels=labels)
+        d = _rank_distances(h, k, float(p), str(rank_convention), relation)
+        return distance_problem(d, relation=relation, labels=labels)
     v, j_l, j_g = stability(h, k)
     tstar = _tstar(float(p), int(h.sum()), j_l, j_g, relation, str(rank_convention))
     scores = np.zeros(g.size)
