@@ -462,12 +462,17 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
 # the rank utility as the default (issue #11)
 # ---------------------------------------------------------------------------
 
-def _sorted_rank_distances(x, grid, k):
-    """Independent d_j: distance of rank k from the ranks held by grid point j, from the sorted snapped data."""
+def _sorted_rank_distances(x, grid, k, P, Q):
+    """Independent add/remove rank distance (paper ranks, p = 100 P/Q) from the sorted snapped data:
+    max(0, L + 1 - k, k - C, min(L, ceil((Q(L+1) - P n)/w)), ceil((P n - Q(C+1) + 1)/w)), w = max(P, Q - P)."""
     xs = np.sort(x)
-    first = np.searchsorted(xs, grid, side="left") + 1
-    last = np.searchsorted(xs, grid, side="right")
-    return np.maximum(0, np.maximum(first - k, k - last)).astype(float)
+    n = xs.size
+    low = np.searchsorted(xs, grid, side="left")   # records below the grid point
+    c = np.searchsorted(xs, grid, side="right")    # records at or below
+    w = max(P, Q - P)
+    psi_a = np.minimum(low, -((P * n - Q * (low + 1)) // w))
+    psi_b = -((Q * (c + 1) - 1 - P * n) // w)
+    return np.maximum.reduce([np.zeros(grid.size, dtype=np.int64), low + 1 - k, k - c, psi_a, psi_b]).astype(float)
 
 
 def test_issue_11_figure_rank_utility_vs_em_indicator():
@@ -488,7 +493,7 @@ def test_issue_11_figure_rank_utility_vs_em_indicator():
         assert expected_error(ExponentialMechanism(eps), pct.problem(x, 90, grid),
                               loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(ind[-1], rel=1e-9)
         # EM on the rank utility, closed form on independently computed distances
-        d = _sorted_rank_distances(xs, grid, k)
+        d = _sorted_rank_distances(xs, grid, k, 9, 10)
         rank_prob = pct.problem(x, 90, grid, utility="rank")
         np.testing.assert_array_equal(rank_prob.scores, -d)
         w = np.exp(-eps * (d - d.min()) / 2)
@@ -544,3 +549,28 @@ def test_paper_problem_reports_no_guarantee():
         assert math.isinf(mech.privacy(pr).epsilon), type(mech).__name__
     # a grid problem of the same data keeps its finite guarantee
     assert ExponentialMechanism(1.0).privacy(pct.problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0
+
+
+def test_experiment_rank_baseline_column_and_best_sound_claim():
+    from dpselect.experiments import percentile as exp
+    from dpselect.experiments.runner import Task
+
+    h = exp.synthetic_histogram("PATENT")
+    grid = np.arange(exp.GRID_SIZE)
+    loss = pct.absolute_error_loss(grid, pct.true_percentile(h, 99, grid, histogram=True))
+    rows = []
+    for mech in ("PF-rank", "SNM-T (paper)"):
+        task = Task(("PATENT-like", 99, mech), {"dataset": "PATENT", "source": "synthetic", "p": 99,
+                                                 "mechanism": mech, "epsilons": [0.5, 5.0]})
+        rows += exp.run_task(task, np.random.SeedSequence(0))
+    rank_prob = pct.problem(h, 99, grid, histogram=True, utility="rank")
+    for r in rows:
+        if r["mechanism"] == "PF-rank":
+            assert r["aee"] == pytest.approx(expected_error(PermuteAndFlip(r["epsilon"]), rank_prob, loss=loss),
+                                             rel=1e-12)
+            assert r["eps_proven"] == r["epsilon"] and r["delta_proven"] == 0.0
+    claim = exp.claims(rows)[0]
+    assert claim.text.startswith("Best sound mechanism (PF-rank")
+    by = {(r["epsilon"], r["mechanism"]): r["aee"] for r in rows}
+    wins = sum(by[(e, "PF-rank")] < by[(e, "SNM-T (paper)")] for e in (0.5, 5.0))
+    assert claim.ours.startswith(f"PF-rank AEE lower in {wins}/2 settings") and claim.ok == (wins * 2 > 2)

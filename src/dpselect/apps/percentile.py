@@ -50,8 +50,8 @@ Indicator utility (``utility="indicator"``, Chaves et al. Def. 5.1 corrected)
 u_p(x, r) = 1 if r is the grid value of rank k, else 0; global sensitivity 1.
 It carries almost no signal: with n = 10^5 N(0, 1) records, a 1001-point grid
 on [-5, 5], p = 90 and eps = 1, EM on it has an expected absolute error of
-2.66, PF on the rank utility 3.6e-4 on average over 30 seeded data sets
-(median 5e-10; ``tests/test_percentile.py``).
+2.66, PF on the rank utility 2.6e-4 on average over 30 seeded data sets
+(median 8e-11; ``tests/test_percentile.py``).
 It is kept for the smooth-sensitivity mechanisms of the seed papers
 (SNM, SPS, local dampening), which need its local-sensitivity profile.
 Let v be the grid value at rank k, j_l (j_g) the copies of v at ranks < k
