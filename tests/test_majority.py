@@ -288,6 +288,19 @@ def test_exact_audit_classic_mechanisms():
 # private_argmax
 # ---------------------------------------------------------------------------
 
+def _random_pairs(rel, *, seed, n_vectors, high, **kwargs):
+    """(problem(x), problem(y)) for all neighbours y of random count vectors x (2-4 classes, counts < high)."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(n_vectors):
+        c = rng.integers(0, high, size=int(rng.integers(2, 5)))
+        if rel == "replace" and c.sum() == 0:
+            c[0] = 1
+        x = majority.problem(c, relation=rel, **kwargs)
+        pairs += [(x, majority.problem(y, relation=rel, **kwargs)) for y in majority.neighbours(c, rel)]
+    return pairs
+
+
 def _pf_by_permutations(scores, scale):
     """Permute-and-flip from its definition (McKenna & Sheldon 2020): visit candidates in a uniformly
     random order, accept r with probability exp((u_r - u*)/scale); exact over all m! orders."""
@@ -336,14 +349,7 @@ def test_count_utility_problem(rel):
 @pytest.mark.parametrize("rel", RELS)
 def test_count_utility_exact_audit_with_negative_control(rel):
     """PF / EM on counts: loss <= eps on all neighbours; treating replace as monotone is caught."""
-    rng = np.random.default_rng(3)
-    pairs = []
-    for _ in range(40):
-        c = rng.integers(0, 7, size=int(rng.integers(2, 5)))
-        if rel == "replace" and c.sum() == 0:
-            c[0] = 1
-        x = majority.problem(c, relation=rel, utility="count")
-        pairs += [(x, majority.problem(y, relation=rel, utility="count")) for y in majority.neighbours(c, rel)]
+    pairs = _random_pairs(rel, seed=3, n_vectors=40, high=7, utility="count")
     for mech in (PermuteAndFlip(0.7), ExponentialMechanism(0.7)):
         rep = audit(CachedMechanism(mech), pairs)
         assert not rep.violates and rep.max_loss <= 0.7 * (1 + 1e-9), str(rep)
@@ -451,14 +457,7 @@ def test_local_dampening_audit_uses_exact_candidate_profiles(rule, rel):
     LocalDampening = getattr(dpselect.mechanisms, "LocalDampening", None)
     if LocalDampening is None:
         pytest.skip("LocalDampening not available")
-    rng = np.random.default_rng(7)
-    pairs = []
-    for _ in range(30):
-        c = rng.integers(0, 6, size=int(rng.integers(2, 5)))
-        if rel == "replace" and c.sum() == 0:
-            c[0] = 1
-        x = majority.problem(c, relation=rel, tie_rule=rule)
-        pairs += [(x, majority.problem(y, relation=rel, tie_rule=rule)) for y in majority.neighbours(c, rel)]
+    pairs = _random_pairs(rel, seed=7, n_vectors=30, high=6, tie_rule=rule)
     for eps in (0.5, 2.0):
         rep = audit(LocalDampening(eps), pairs)
         assert not rep.violates, str(rep)
