@@ -20,7 +20,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
 from dpselect.apps import percentile as pct
-from dpselect.apps._grid import stability
+from dpselect.apps._grid import bin_counts, snap, stability
 
 # ---------------------------------------------------------------------------
 # brute force over (L, E, G) states (modelled on spec-checks/percentile_bfs.py)
@@ -145,7 +145,7 @@ def test_paper_s_is_too_small_at_p50():
 def test_snapping_and_rank():
     grid = [0.0, 1.0, 2.0, 4.0]
     # 0.5 is half-way -> lower point 0; 3.0 is half-way between 2 and 4 -> 2; 3.1 -> 4
-    h = pct._bin_counts(np.array([0.5, 0.49, 0.51, 3.0, 3.1, 4.0]), np.asarray(grid), False)
+    h = bin_counts(np.array([0.5, 0.49, 0.51, 3.0, 3.1, 4.0]), np.asarray(grid), False)
     np.testing.assert_array_equal(h, [2, 1, 1, 2])
     assert pct.rank(0, 10) == 1 and pct.rank(100, 10) == 10 and pct.rank(50, 1) == 1
     assert pct.rank(50, 7) == 3 and pct.rank(90, 10) == 9 and pct.rank(99, 100) == 99
@@ -164,7 +164,7 @@ def test_histogram_path_equals_raw_path():
         data = rng.uniform(grid[0], grid[-1], size=n)
         if rng.random() < 0.5:  # many duplicates on grid points
             data = rng.choice(grid, size=n)
-        h = np.bincount(pct._snap(data, grid), minlength=G)
+        h = np.bincount(snap(data, grid), minlength=G)
         p = float(rng.choice([0, 3.5, 25, 50, 90, 99, 100, rng.uniform(0, 100)]))
         for rel in ("add_remove", "replace"):
             a = pct.problem(data, p, grid, relation=rel)
@@ -174,7 +174,7 @@ def test_histogram_path_equals_raw_path():
             assert a.relation == b.relation == rel
         assert pct.percentile_stability(data, p, grid) == pct.percentile_stability(h, p, grid, histogram=True)
         # against a direct sort of the snapped records
-        snapped = np.sort(grid[pct._snap(data, grid)])
+        snapped = np.sort(grid[snap(data, grid)])
         k = max(1, math.floor(p * n / 100))
         assert pct.true_percentile(data, p, grid) == snapped[k - 1]
         kk, v, jl, jg = pct.percentile_stability(data, p, grid)
@@ -482,7 +482,7 @@ def test_issue_11_figure_rank_utility_vs_em_indicator():
     ind, em_rank, pf_rank = [], [], []
     for seed in range(10):
         x = np.random.default_rng(seed).normal(size=100_000)
-        xs = grid[pct._snap(x, grid)]
+        xs = grid[snap(x, grid)]
         k = math.floor(90 * x.size / 100)
         truth = np.sort(xs)[k - 1]
         assert pct.true_percentile(x, 90, grid) == truth

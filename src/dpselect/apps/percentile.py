@@ -91,7 +91,6 @@ from ._grid import (
     check_p,
     check_rank_convention,
     rank,
-    snap,
     stability,
 )
 from ._percentile_paper import DPBENCH_NAMES, load_dpbench, neighbours, paper_problem
@@ -114,11 +113,6 @@ __all__ = [
 
 #: Utilities of :func:`problem`: the rank distance (SPEC §9.1) and the paper's indicator (SPEC §4.3).
 UTILITIES = ("rank", "indicator")
-
-# kept for callers of the previous private names
-_bin_counts = bin_counts
-_snap = snap
-
 
 def _check_utility(utility: Any) -> str:
     if utility not in UTILITIES:
