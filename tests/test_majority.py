@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 
 import dpselect
+from conftest import CachedMechanism, assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax, StepProfile
 from dpselect.analysis import audit
 from dpselect.apps import majority
-
-from conftest import CachedMechanism, assert_frequencies_match
 
 M = 3
 CAP = 8  # states with every count < CAP are checked
@@ -117,7 +116,7 @@ def test_global_tstar_matches_bfs(rule, rel):
         bf = glob.get(c, math.inf)
         if rel == "add_remove":
             assert bf <= B - CAP  # the shortest path stayed inside the box
-        t = majority.distance_to_instability(c, rule, rel)
+        t = majority.distance_to_instability(c, tie_rule=rule, relation=rel)
         if t != bf:
             bad.append((c, t, bf))
     assert not bad, bad[:10]
@@ -130,10 +129,10 @@ def test_candidate_tstar_matches_bfs(rule, rel):
     bad = []
     for c in _small_states():
         bf = np.array([per[r].get(c, math.inf) for r in range(M)])
-        lib = majority.candidate_distances(c, rule, rel)
+        lib = majority.candidate_distances(c, tie_rule=rule, relation=rel)
         if not np.array_equal(lib, bf):
             bad.append((c, lib.tolist(), bf.tolist()))
-        assert lib.min() == majority.distance_to_instability(c, rule, rel)
+        assert lib.min() == majority.distance_to_instability(c, tie_rule=rule, relation=rel)
     assert not bad, bad[:10]
 
 
@@ -191,8 +190,8 @@ def test_spec_examples_and_paper_s_is_not_an_upper_bound():
     assert majority.distance_to_instability([9, 4, 1]) == 4
     assert majority.distance_to_instability([9, 4, 1], relation="replace") == 2
     # T2: winner index 0 with M = 9 - 4 + 1 = 6 -> AR 5, RO 2
-    assert majority.distance_to_instability([9, 4, 1], "first") == 5
-    assert majority.distance_to_instability([9, 4, 1], "first", "replace") == 2
+    assert majority.distance_to_instability([9, 4, 1], tie_rule="first") == 5
+    assert majority.distance_to_instability([9, 4, 1], tie_rule="first", relation="replace") == 2
     # T2 on a tie: lower index wins with margin 1 -> t* = 0
     pr = majority.problem([3, 3], tie_rule="first")
     np.testing.assert_array_equal(pr.scores, [1.0, 0.0])
@@ -224,9 +223,9 @@ def test_large_candidate_sets_are_vectorised():
     counts = rng.integers(0, 50, size=3000)
     for rel in RELS:
         for rule in RULES:
-            tr = majority.candidate_distances(counts, rule, rel)
+            tr = majority.candidate_distances(counts, tie_rule=rule, relation=rel)
             assert tr.shape == (3000,) and np.isfinite(tr).all()
-            assert tr.min() == majority.distance_to_instability(counts, rule, rel)
+            assert tr.min() == majority.distance_to_instability(counts, tie_rule=rule, relation=rel)
 
 
 def test_candidate_tstar_random_vs_bfs_more_classes():
@@ -237,7 +236,7 @@ def test_candidate_tstar_random_vs_bfs_more_classes():
         c = tuple(int(v) for v in rng.integers(0, 6, size=m))
         for rule in RULES:
             for rel in RELS:
-                lib = majority.candidate_distances(c, rule, rel)
+                lib = majority.candidate_distances(c, tie_rule=rule, relation=rel)
                 for r in range(m):
                     seen = {c: 0}
                     q = deque([c])
@@ -289,14 +288,106 @@ def test_exact_audit_classic_mechanisms():
 # private_argmax
 # ---------------------------------------------------------------------------
 
-def test_private_argmax_labels_indices_and_instances():
+def _random_pairs(rel, *, seed, n_vectors, high, **kwargs):
+    """(problem(x), problem(y)) for all neighbours y of random count vectors x (2-4 classes, counts < high)."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(n_vectors):
+        c = rng.integers(0, high, size=int(rng.integers(2, 5)))
+        if rel == "replace" and c.sum() == 0:
+            c[0] = 1
+        x = majority.problem(c, relation=rel, **kwargs)
+        pairs += [(x, majority.problem(y, relation=rel, **kwargs)) for y in majority.neighbours(c, rel)]
+    return pairs
+
+
+def _pf_by_permutations(scores, scale):
+    """Permute-and-flip from its definition (McKenna & Sheldon 2020): visit candidates in a uniformly
+    random order, accept r with probability exp((u_r - u*)/scale); exact over all m! orders."""
+    scores = np.asarray(scores, dtype=float)
+    accept = np.exp((scores - scores.max()) / scale)
+    out = np.zeros(scores.size)
+    perms = list(itertools.permutations(range(scores.size)))
+    for order in perms:
+        reach = 1.0
+        for r in order:
+            out[r] += reach * accept[r] / len(perms)
+            reach *= 1.0 - accept[r]
+    return out
+
+
+def test_issue_11_figure_private_argmax_default_vs_em_indicator():
+    """Issue #11, first table: votes [22, 8, 17, 4, 0], eps = 1: P[best] 0.29 (EM, indicator) vs 0.997 (PF, counts)."""
+    counts = [22, 8, 17, 4, 0]
+    em_ind = ExponentialMechanism(1.0).probabilities(majority.problem(counts))
+    assert em_ind[0] == pytest.approx(math.exp(0.5) / (math.exp(0.5) + 4), rel=1e-12)  # closed form
+    assert round(em_ind[0], 2) == 0.29
+    default = majority.problem(counts, utility="count")
+    assert default.monotone and default.global_sensitivity == 1.0
+    pf = PermuteAndFlip(1.0).probabilities(default)
+    np.testing.assert_allclose(pf, _pf_by_permutations(counts, 1.0), rtol=1e-10, atol=1e-15)  # scale 1/eps
+    assert round(pf[0], 3) == 0.997
+    # the default of private_argmax draws from exactly that law
+    draws = np.array([majority.private_argmax(counts, 1.0, rng=s) for s in range(3000)])
+    assert_frequencies_match(draws, pf)
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_count_utility_problem(rel):
+    c = [3, 0, 7, 7]
+    pr = majority.problem(c, utility="count", relation=rel, labels=list("abcd"))
+    np.testing.assert_array_equal(pr.scores, [3, 0, 7, 7])
+    assert pr.monotone == (rel == "add_remove") and pr.relation == rel and pr.labels == list("abcd")
+    # replace moves one count up and another down: not monotone, EM keeps the 2/eps scale
+    em = ExponentialMechanism(1.2).probabilities(pr)
+    w = np.exp(np.array(c) * 1.2 / (1.0 if rel == "add_remove" else 2.0))
+    np.testing.assert_allclose(em, w / w.sum(), rtol=1e-12)
+    with pytest.raises(ValueError, match="utility"):
+        majority.problem(c, utility="votes")
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_count_utility_exact_audit_with_negative_control(rel):
+    """PF / EM on counts: loss <= eps on all neighbours; treating replace as monotone is caught."""
+    pairs = _random_pairs(rel, seed=3, n_vectors=40, high=7, utility="count")
+    for mech in (PermuteAndFlip(0.7), ExponentialMechanism(0.7)):
+        rep = audit(CachedMechanism(mech), pairs)
+        assert not rep.violates and rep.max_loss <= 0.7 * (1 + 1e-9), str(rep)
+        assert rep.claimed.relation == rel
+    if rel == "replace":  # negative control: the halved (monotone) scale is not private under replace
+        wrong = [(dpselect.SelectionProblem(x.scores, monotone=True, relation=rel),
+                  dpselect.SelectionProblem(y.scores, monotone=True, relation=rel)) for x, y in pairs]
+        for mech in (PermuteAndFlip(0.7), ExponentialMechanism(0.7)):
+            rep = audit(mech, wrong)
+            assert rep.violates and rep.max_loss > 0.7 * 1.2, str(rep)
+
+
+@pytest.mark.parametrize("name", ["em", "pf", "rnm_laplace", "rnm_gumbel", "snm_laplace", "snm_t", "snm_lln",
+                                  "sps", "ld"])
+@pytest.mark.parametrize("utility", ["count", "indicator"])
+def test_private_argmax_equals_the_named_mechanism_on_the_problem(name, utility):
+    counts = [9, 3, 8, 0]
+    eps = 1.0
+    delta = 1e-6 if name in dpselect.mechanisms.registry.APPROXIMATE_NAMES else 0.0
+    pr = majority.problem(counts, utility=utility, labels=["w", "x", "y", "z"])
+    mech = dpselect.mechanisms.registry.make_mechanism(name, eps, delta)
+    for s in range(4):
+        expect = pr.labels[int(mech.select(pr, rng=s))]
+        got = majority.private_argmax(counts, eps, mechanism=name, utility=utility, delta=delta, rng=s,
+                                      labels=["w", "x", "y", "z"])
+        assert got == expect
+    # without labels the index is returned, the same draw
+    assert majority.private_argmax(counts, eps, mechanism=name, utility=utility, delta=delta, rng=7) == \
+        int(mech.select(pr, rng=7))
+
+
+def test_private_argmax_instances_and_errors():
     counts = [100, 3, 2]
-    assert majority.private_argmax(counts, 5.0, rng=1, labels=["x", "y", "z"]) in ("x", "y", "z")
-    for name in ("em", "pf", "rnm_laplace"):
-        out = majority.private_argmax(counts, 2.0, mechanism=name, rng=0)
-        assert isinstance(out, int) and 0 <= out < 3
-    assert majority.private_argmax(counts, None, mechanism=PermuteAndFlip(1.0), rng=0) in (0, 1, 2)
-    assert majority.private_argmax(counts, 1.0, mechanism=PermuteAndFlip(1.0), rng=0) in (0, 1, 2)
+    pr = majority.problem(counts, utility="count")
+    pf = PermuteAndFlip(0.05)
+    for s in range(3):
+        assert majority.private_argmax(counts, None, mechanism=pf, rng=s) == int(pf.select(pr, rng=s))
+        assert majority.private_argmax(counts, 0.05, mechanism=pf, rng=s) == int(pf.select(pr, rng=s))
     with pytest.raises(ValueError, match="epsilon"):
         majority.private_argmax(counts, 2.0, mechanism=PermuteAndFlip(1.0))
     with pytest.raises(ValueError, match="mechanism"):
@@ -307,19 +398,33 @@ def test_private_argmax_labels_indices_and_instances():
         majority.private_argmax(counts, -1.0)
     with pytest.raises(ValueError, match="delta"):
         majority.private_argmax(counts, 1.0, delta=1.5)
+    with pytest.raises(ValueError, match="utility"):
+        majority.private_argmax(counts, 1.0, utility="rank")
+    with pytest.raises(TypeError):
+        majority.private_argmax(counts, 1.0, "pf")  # keyword-only after epsilon
 
 
-@pytest.mark.parametrize("name", ["snm_laplace", "snm_t", "snm_lln", "sps", "ld"])
-def test_smooth_names_resolve(name):
-    out = majority.private_argmax([5, 1, 0], 1.0, mechanism=name, delta=1e-6, rng=0)
-    assert out in (0, 1, 2)
+def test_private_argmax_charges_the_accountant_before_drawing():
+    acc = dpselect.Accountant(1.0)
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    majority.private_argmax([5, 1, 0], 0.6, accountant=acc, rng=gen)
+    assert acc.spent.epsilon == pytest.approx(0.6) and acc.spent.relation == "add_remove"
+    state = gen.bit_generator.state
+    with pytest.raises(dpselect.accounting.BudgetExceededError):
+        majority.private_argmax([5, 1, 0], 0.6, accountant=acc, rng=gen)
+    assert gen.bit_generator.state == state  # refused before any randomness was drawn
+    assert acc.spent.epsilon == pytest.approx(0.6)
+    with pytest.raises(TypeError, match="accountant"):
+        majority.private_argmax([5, 1, 0], 0.6, accountant=0.6)
 
 
 def test_private_argmax_frequencies_match_exact_probabilities():
     counts = [6, 5, 5, 1]
     pr = majority.problem(counts)
     mech = ExponentialMechanism(1.3)
-    draws = np.array([majority.private_argmax(counts, 1.3, rng=s) for s in range(2000)])
+    draws = np.array([majority.private_argmax(counts, 1.3, mechanism="em", utility="indicator", rng=s)
+                      for s in range(2000)])
     assert_frequencies_match(draws, mech.probabilities(pr))
 
 
@@ -352,14 +457,7 @@ def test_local_dampening_audit_uses_exact_candidate_profiles(rule, rel):
     LocalDampening = getattr(dpselect.mechanisms, "LocalDampening", None)
     if LocalDampening is None:
         pytest.skip("LocalDampening not available")
-    rng = np.random.default_rng(7)
-    pairs = []
-    for _ in range(30):
-        c = rng.integers(0, 6, size=int(rng.integers(2, 5)))
-        if rel == "replace" and c.sum() == 0:
-            c[0] = 1
-        x = majority.problem(c, relation=rel, tie_rule=rule)
-        pairs += [(x, majority.problem(y, relation=rel, tie_rule=rule)) for y in majority.neighbours(c, rel)]
+    pairs = _random_pairs(rel, seed=7, n_vectors=30, high=6, tie_rule=rule)
     for eps in (0.5, 2.0):
         rep = audit(LocalDampening(eps), pairs)
         assert not rep.violates, str(rep)

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import dpselect
+from conftest import CachedMechanism, assert_frequencies_match, scores_and_profile
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
 from dpselect.apps import percentile as pct
-
-from conftest import CachedMechanism, assert_frequencies_match, scores_and_profile
+from dpselect.apps._grid import bin_counts, snap, stability
 
 # ---------------------------------------------------------------------------
 # brute force over (L, E, G) states (modelled on spec-checks/percentile_bfs.py)
@@ -144,7 +145,7 @@ def test_paper_s_is_too_small_at_p50():
 def test_snapping_and_rank():
     grid = [0.0, 1.0, 2.0, 4.0]
     # 0.5 is half-way -> lower point 0; 3.0 is half-way between 2 and 4 -> 2; 3.1 -> 4
-    h = pct._bin_counts(np.array([0.5, 0.49, 0.51, 3.0, 3.1, 4.0]), np.asarray(grid), False)
+    h = bin_counts(np.array([0.5, 0.49, 0.51, 3.0, 3.1, 4.0]), np.asarray(grid), False)
     np.testing.assert_array_equal(h, [2, 1, 1, 2])
     assert pct.rank(0, 10) == 1 and pct.rank(100, 10) == 10 and pct.rank(50, 1) == 1
     assert pct.rank(50, 7) == 3 and pct.rank(90, 10) == 9 and pct.rank(99, 100) == 99
@@ -163,7 +164,7 @@ def test_histogram_path_equals_raw_path():
         data = rng.uniform(grid[0], grid[-1], size=n)
         if rng.random() < 0.5:  # many duplicates on grid points
             data = rng.choice(grid, size=n)
-        h = np.bincount(pct._snap(data, grid), minlength=G)
+        h = np.bincount(snap(data, grid), minlength=G)
         p = float(rng.choice([0, 3.5, 25, 50, 90, 99, 100, rng.uniform(0, 100)]))
         for rel in ("add_remove", "replace"):
             a = pct.problem(data, p, grid, relation=rel)
@@ -173,7 +174,7 @@ def test_histogram_path_equals_raw_path():
             assert a.relation == b.relation == rel
         assert pct.percentile_stability(data, p, grid) == pct.percentile_stability(h, p, grid, histogram=True)
         # against a direct sort of the snapped records
-        snapped = np.sort(grid[pct._snap(data, grid)])
+        snapped = np.sort(grid[snap(data, grid)])
         k = max(1, math.floor(p * n / 100))
         assert pct.true_percentile(data, p, grid) == snapped[k - 1]
         kk, v, jl, jg = pct.percentile_stability(data, p, grid)
@@ -208,10 +209,13 @@ def test_private_percentile_returns_grid_values_and_matches_exact_probabilities(
     for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5), ReportNoisyMax(1.5, "laplace")):
         draws = mech.select(pr, size=100_000, rng=np.random.default_rng(1))
         assert_frequencies_match(draws, mech.probabilities(pr), n_se=5.0)
-    # the convenience function draws from the same law
-    outs = np.array([pct.private_percentile(data, 90, 1.5, grid, rng=s) for s in range(1500)])
+    # the convenience function draws from the law of its default, PF on the rank utility
+    outs = np.array([pct.private_percentile(data, 90, 0.5, grid, rng=s) for s in range(1500)])
     idx = np.searchsorted(grid, outs)
-    assert_frequencies_match(idx, ExponentialMechanism(1.5).probabilities(pr))
+    assert_frequencies_match(idx, PermuteAndFlip(0.5).probabilities(pct.problem(data, 90, grid, utility="rank")))
+    outs = np.array([pct.private_percentile(data, 90, 1.5, grid, mechanism="em", utility="indicator", rng=s)
+                     for s in range(1500)])
+    assert_frequencies_match(np.searchsorted(grid, outs), ExponentialMechanism(1.5).probabilities(pr))
 
 
 def test_exact_audit_on_raw_neighbours():
@@ -298,7 +302,7 @@ def test_dpbench_stability_table(capsys):
             assert pr.local_sensitivity(t) == 1.0 and (t == 0 or pr.local_sensitivity(t - 1) == 0.0)
             assert t == (min(2 * jl + n % 2, 2 * jg + 1 - n % 2) if p == 50 else min(jl, jg))
             kc = math.floor(p * x.size / 100) + 1  # code: 0-indexed floor(p n/100)
-            vc, jlc, jgc = pct._stability(hx, kc)
+            vc, jlc, jgc = stability(hx, kc)
             kp, vp, jlp, jgp = pct.percentile_stability(x, p, np.arange(hx.size))
             rows.append((name, p, n, v, jl, jg, t, vc, jlc, jgc, vp, jlp, jgp))
             if p == 50:
@@ -307,9 +311,11 @@ def test_dpbench_stability_table(capsys):
                     ppr = pct.paper_problem(h, 50)
                 assert ppr.smooth_sensitivity(1.0) == pytest.approx(math.exp(-(2 * paper_j[name] + 1)))
     with capsys.disabled():
-        print("\n dataset  p   n           v_bin  j_l    j_g    t*      | sorted-counts: code x  j_l j_g | paper-rank x j_l j_g")
+        print("\n dataset  p   n           v_bin  j_l    j_g    t*      | sorted-counts: code x  j_l j_g "
+              "| paper-rank x j_l j_g")
         for r in rows:
-            print(" {:7s} {:2d}  {:<10d}  {:5d}  {:5d}  {:5d}  {:6d}  | {:>8d} {:3d} {:3d} | {:>8d} {:3d} {:3d}".format(*r))
+            print(" {:7s} {:2d}  {:<10d}  {:5d}  {:5d}  {:5d}  {:6d}  | {:>8d} {:3d} {:3d} "
+                  "| {:>8d} {:3d} {:3d}".format(*r))
     # the published j for p = 50 (HEPTH 2, PATENT 0, INCOME 10) come from the code's rank convention
     assert paper_j == {"HEPTH": 2, "PATENT": 0, "INCOME": 10}
 
@@ -450,3 +456,121 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
         rep = audit(CachedMechanism(mech, scores_and_profile), pairs)
         assert not rep.violates, str(rep)
         assert rep.max_loss > 0.05  # informative: some pair moves the output law
+
+
+# ---------------------------------------------------------------------------
+# the rank utility as the default (issue #11)
+# ---------------------------------------------------------------------------
+
+def _sorted_rank_distances(x, grid, k, P, Q):
+    """Independent add/remove rank distance (paper ranks, p = 100 P/Q) from the sorted snapped data:
+    max(0, L + 1 - k, k - C, min(L, ceil((Q(L+1) - P n)/w)), ceil((P n - Q(C+1) + 1)/w)), w = max(P, Q - P)."""
+    xs = np.sort(x)
+    n = xs.size
+    low = np.searchsorted(xs, grid, side="left")   # records below the grid point
+    c = np.searchsorted(xs, grid, side="right")    # records at or below
+    w = max(P, Q - P)
+    psi_a = np.minimum(low, -((P * n - Q * (low + 1)) // w))
+    psi_b = -((Q * (c + 1) - 1 - P * n) // w)
+    return np.maximum.reduce([np.zeros(grid.size, dtype=np.int64), low + 1 - k, k - c, psi_a, psi_b]).astype(float)
+
+
+def test_issue_11_figure_rank_utility_vs_em_indicator():
+    """N(0, 1), n = 1e5, 1001-point grid on [-5, 5], p = 90, eps = 1: E|err| 2.66 (EM, indicator) vs ~1e-3."""
+    grid = np.linspace(-5, 5, 1001)
+    eps, m = 1.0, grid.size
+    ind, em_rank, pf_rank = [], [], []
+    for seed in range(10):
+        x = np.random.default_rng(seed).normal(size=100_000)
+        xs = grid[snap(x, grid)]
+        k = math.floor(90 * x.size / 100)
+        truth = np.sort(xs)[k - 1]
+        assert pct.true_percentile(x, 90, grid) == truth
+        err = np.abs(grid - truth)
+        # EM on the indicator, closed form: e^{eps/2} on the true point, 1 elsewhere
+        w = np.where(err == 0, math.exp(eps / 2), 1.0)
+        ind.append(w @ err / w.sum())
+        assert expected_error(ExponentialMechanism(eps), pct.problem(x, 90, grid),
+                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(ind[-1], rel=1e-9)
+        # EM on the rank utility, closed form on independently computed distances
+        d = _sorted_rank_distances(xs, grid, k, 9, 10)
+        rank_prob = pct.problem(x, 90, grid, utility="rank")
+        np.testing.assert_array_equal(rank_prob.scores, -d)
+        w = np.exp(-eps * (d - d.min()) / 2)
+        em_rank.append(w @ err / w.sum())
+        assert expected_error(ExponentialMechanism(eps), rank_prob,
+                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(em_rank[-1], rel=1e-6,
+                                                                                          abs=1e-300)
+        pf_rank.append(PermuteAndFlip(eps).probabilities(rank_prob) @ err)
+    assert 2.655 <= min(ind) and max(ind) <= 2.675 and m == 1001  # the issue: 2.66
+    assert np.mean(em_rank) < 1e-3 and np.mean(pf_rank) < 1e-3
+    assert np.mean(pf_rank) <= np.mean(em_rank)  # PF is the default: never worse here
+    assert np.mean(ind) / np.mean(pf_rank) > 1000
+
+
+def test_private_percentile_default_accountant_and_conventions():
+    grid = np.linspace(0, 10, 21)
+    data = np.random.default_rng(4).uniform(0, 10, size=40)
+    acc = dpselect.Accountant(1.0)
+    gen = np.random.default_rng(9)
+    out = pct.private_percentile(data, 50, 0.7, grid, rng=gen, accountant=acc)
+    assert out in grid and acc.spent.epsilon == pytest.approx(0.7) and acc.spent.relation == "add_remove"
+    state = gen.bit_generator.state
+    with pytest.raises(dpselect.accounting.BudgetExceededError):
+        pct.private_percentile(data, 50, 0.7, grid, rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state and acc.spent.epsilon == pytest.approx(0.7)
+    # same seed -> same value as the default mechanism on the default problem, for both conventions
+    for conv in pct.RANK_CONVENTIONS:
+        pr = pct.problem(data, 50, grid, utility="rank", rank_convention=conv)
+        for s in range(5):
+            assert pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv) == \
+                grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
+    assert pct.rank(50, 10, convention="code") == 6 and pct.rank(100, 10, convention="code") == 10
+    assert pct.rank(0, 10, convention="code") == 1 and pct.rank(99, 100, convention="code") == 100
+    with pytest.raises(ValueError, match="rank_convention"):
+        pct.problem(data, 50, grid, rank_convention="excel")
+    with pytest.raises(ValueError, match="utility"):
+        pct.private_percentile(data, 50, 1.0, grid, utility="count")
+    with pytest.raises(TypeError):
+        pct.private_percentile(data, 50, 1.0, grid, "pf")  # keyword-only after grid
+    with pytest.raises(TypeError, match="accountant"):
+        pct.private_percentile(data, 50, 1.0, grid, accountant=1.0)
+
+
+@pytest.mark.xfail(strict=True, reason="issue #17 item 5 needs SelectionProblem(private=False) honoured by every "
+                                       "mechanism's privacy() (problem.py / mechanisms, not owned here): see the "
+                                       "distance helper's report; remove this marker with that patch")
+def test_paper_problem_reports_no_guarantee():
+    """The paper's problem is not DP whatever the noise (data-dependent candidates): privacy() must say so."""
+    with pytest.warns(PrivacyLeakWarning):
+        pr = pct.paper_problem([1.0, 3.0, 3.0, 3.0, 5.0, 9.0], 50)
+    for mech in (ExponentialMechanism(1.0), PermuteAndFlip(1.0), dpselect.SmoothNoisyMax(1.0, noise="student_t"),
+                 dpselect.LocalDampening(1.0)):
+        assert math.isinf(mech.privacy(pr).epsilon), type(mech).__name__
+    # a grid problem of the same data keeps its finite guarantee
+    assert ExponentialMechanism(1.0).privacy(pct.problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0
+
+
+def test_experiment_rank_baseline_column_and_best_sound_claim():
+    from dpselect.experiments import percentile as exp
+    from dpselect.experiments.runner import Task
+
+    h = exp.synthetic_histogram("PATENT")
+    grid = np.arange(exp.GRID_SIZE)
+    loss = pct.absolute_error_loss(grid, pct.true_percentile(h, 99, grid, histogram=True))
+    rows = []
+    for mech in ("PF-rank", "SNM-T (paper)"):
+        task = Task(("PATENT-like", 99, mech), {"dataset": "PATENT", "source": "synthetic", "p": 99,
+                                                 "mechanism": mech, "epsilons": [0.5, 5.0]})
+        rows += exp.run_task(task, np.random.SeedSequence(0))
+    rank_prob = pct.problem(h, 99, grid, histogram=True, utility="rank")
+    for r in rows:
+        if r["mechanism"] == "PF-rank":
+            assert r["aee"] == pytest.approx(expected_error(PermuteAndFlip(r["epsilon"]), rank_prob, loss=loss),
+                                             rel=1e-12)
+            assert r["eps_proven"] == r["epsilon"] and r["delta_proven"] == 0.0
+    claim = exp.claims(rows)[0]
+    assert claim.text.startswith("Best sound mechanism (PF-rank")
+    by = {(r["epsilon"], r["mechanism"]): r["aee"] for r in rows}
+    wins = sum(by[(e, "PF-rank")] < by[(e, "SNM-T (paper)")] for e in (0.5, 5.0))
+    assert claim.ours.startswith(f"PF-rank AEE lower in {wins}/2 settings") and claim.ok == (wins * 2 > 2)

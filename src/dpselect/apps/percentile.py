@@ -1,82 +1,104 @@
-"""Percentile selection over a public grid (Chaves et al. §5, corrected by SPEC.md §4.3).
+"""Percentile selection over a public grid: the rank-distance utility and the paper's indicator.
 
-Utility
--------
-The candidates are a **public, data-independent grid** ``grid`` (sorted,
-strictly increasing, finite).  SNM's Def. 5.1 uses the data positions as
-candidates and outputs a data value — a data-dependent output space, which is
-not differentially private whatever the noise (SPEC errata 16); that variant
-is only available as :func:`paper_problem`, which warns.
+Candidates are a **public, data-independent grid** ``grid`` (sorted,
+strictly increasing, finite).  Records are snapped to the nearest grid point
+(half-way values go to the lower one; values outside ``[grid[0], grid[-1]]``
+are rejected) and reduced to per-bin counts h (``histogram=True`` takes the
+counts directly, e.g. the DPBench files).  With n records the target rank k
+follows one of two conventions (``rank_convention``, see :func:`rank`):
+"paper" k = max(1, floor(p n / 100)) (default) or "code"
+k = min(floor(p n / 100) + 1, n).  Write L_j = sum_{i<j} h_i and
+C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
-Records are snapped to the nearest grid point (a value exactly half-way
-between two grid points goes to the **lower** one); values outside
-``[grid[0], grid[-1]]`` are rejected.  With n records, the rank is
+Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)
+--------------------------------------------------------------------------------------
+u(x, j) = -d_j, d_j a 1-Lipschitz lower bound on d(x, Y_j), the number of
+neighbour steps after which j is the percentile value (SPEC §9.1, "inverse
+sensitivity", Asi & Duchi 2020).  Any function that moves by at most 1 per
+neighbour step and is <= 0 on Y_j is such a bound; d_j is the largest of
+these (and 0):
 
-    k = max(1, floor(p n / 100))            (1-indexed, the paper's convention;
-                                             p = 0 gives k = 1, the minimum)
+* a_j = L_j + 1 - k and b_j = k - C_j, the distance of the target rank k
+  from the block of ranks of point j (both relations).  For an empty bin
+  max(a_j, b_j) = |k - (L_j + 1/2)| + 1/2 >= 1: the bin sits half a rank
+  between its neighbours' blocks and needs one record (SPEC §9.1 prints a
+  value half a step smaller; both are valid, this one is tighter).  Each
+  slack moves by at most 1 per step: adding (removing) a record changes L_j,
+  C_j by 0 or +1 (-1) and k by 0 or +1 (-1) (k(n + 1) - k(n) is 0 or 1 in
+  both conventions); replacing a record keeps n and k and moves L_j, C_j by
+  at most 1.  Under replace this is the exact distance.
+* add/remove only, q = p/100 = P/Q in lowest terms, w = max(P, Q - P): k
+  moves with n, so a removal below j lowers the slack a_j by only 1 - q and
+  an addition above by q.  Q L_j - P n moves by at most w per step, so
+  (paper ranks) psi_a = min(L_j, ceil((Q (L_j + 1) - P n)/w)) and
+  psi_b = ceil((P n - Q (C_j + 1) + 1)/w), (code ranks) psi_a =
+  ceil((Q L_j - P n)/w) and psi_b = ceil((P n - Q C_j + 1[p < 100])/w) are
+  1-Lipschitz (a ceiling keeps an integer lower bound integer and
+  1-Lipschitz) and <= 0 on Y_j (from L_j + 1 <= k <= C_j and floor(q n) <=
+  q n < floor(q n) + 1).  For p = 50 they double the slopes.  Integer
+  arithmetic throughout (Python integers where int64 could overflow).
 
-and u_p(x, r) = 1 if r is the grid value of the record of rank k, else 0.
-Global sensitivity 1; ``monotone=False``.
+d_j = 0 exactly when j is the percentile value.  Checked by breadth-first
+search on small histograms (``tests/test_distance.py``): max |Delta d| = 1
+under both relations and conventions, d is exact under replace, and exact
+under add/remove in ~95-100% of the states (the rest: lower bound).  The
+utility is not monotone (scores move in opposite directions), so EM uses
+P ∝ exp(eps u / 2) and PF the same scale; eps-DP under ``relation``.
 
-Everything is computed from the per-bin counts (``np.cumsum`` +
-``np.searchsorted``); raw records are first reduced to counts, so
-``histogram=True`` (counts per grid bin, e.g. the DPBench files with 20M
-records) and raw data share one implementation.
-
-Stability and local sensitivity
--------------------------------
-Let v be the grid value at rank k, j_l the number of copies of v at ranks
-< k and j_g the number at ranks > k (:func:`percentile_stability`).  LS is 0
-or 1, so LS(x, t) = 1[t >= t*] and S*_beta = exp(-beta t*), with t* the
-distance to the nearest dataset where one more step can change the
+Indicator utility (``utility="indicator"``, Chaves et al. Def. 5.1 corrected)
+--------------------------------------------------------------------------
+u_p(x, r) = 1 if r is the grid value of rank k, else 0; global sensitivity 1.
+It carries almost no signal: with n = 10^5 N(0, 1) records, a 1001-point grid
+on [-5, 5], p = 90 and eps = 1, EM on it has an expected absolute error of
+2.66, PF on the rank utility 2.6e-4 on average over 30 seeded data sets
+(median 8e-11; ``tests/test_percentile.py``).
+It is kept for the smooth-sensitivity mechanisms of the seed papers
+(SNM, SPS, local dampening), which need its local-sensitivity profile.
+Let v be the grid value at rank k, j_l (j_g) the copies of v at ranks < k
+(> k) (:func:`percentile_stability`).  LS is 0 or 1, so S*_beta = exp(-beta
+t*), t* the distance to the nearest dataset where one more step changes the
 percentile value (SPEC.md §4.3):
 
-* add_remove, p = 50: t* = min(2 j_l + 1[n odd], 2 j_g + 1[n even]) — the
-  exact value over unconstrained add/remove sequences (checked by BFS);
-* add_remove, other p: t* = min(j_l, j_g).  Each step moves both slacks by at
-  most one, so this is a valid lower bound on the true t*, i.e.
-  exp(-beta min(j_l, j_g)) is a beta-smooth **upper bound** on LS, not
-  necessarily the exact smooth sensitivity (the true t* can be one larger);
-* replace: t* = floor(min(j_l, j_g) / 2) (SPEC.md §4.3; valid lower bound).
+* add_remove, p = 50: t* = min(2 j_l + 1[n odd], 2 j_g + 1[n even]) (paper
+  ranks; code ranks swap the parities) — exact (BFS);
+* add_remove, other p: t* = min(j_l, j_g), a valid lower bound (each step
+  moves both slacks by at most one);
+* replace: t* = floor(min(j_l, j_g) / 2) (valid lower bound).
 
-(When v is an end point of the grid, records cannot be added beyond it, so
-the true t* can be larger still; the formulas stay valid lower bounds
-because the grid-restricted neighbour graph is a subgraph of the
-unconstrained one.)  The per-candidate profile is the same profile for every
-candidate (a valid per-candidate upper bound).
-
-Sources: Chaves et al., Smooth Noisy Max, §5 (Def. 5.1, Prop. 5.3/5.4);
-SPEC.md §4.3 and errata 14 (S = e^{-(2j+1) beta} is invalid), 15 (j = min,
-not max) and 16 (public grid).
+Sources: Chaves et al., Smooth Noisy Max §5 (Def. 5.1, Prop. 5.3/5.4); SPEC.md
+§4.3, §9.1 and errata 14–16.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import warnings
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._validation import (
-    check_array_1d,
-    check_counts,
-    check_positive,
-    check_probability_in,
-    check_random_state,
-    check_relation,
-)
-from .._warnings import PrivacyLeakWarning
+from .._validation import check_random_state, check_relation
+from ..accounting import Accountant, charge
+from ..mechanisms.distance import distance_problem
+from ..mechanisms.registry import resolve_mechanism
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
-from ..mechanisms.registry import resolve_mechanism
+from ._grid import (
+    RANK_CONVENTIONS,
+    bin_counts,
+    check_grid,
+    check_p,
+    check_rank_convention,
+    rank,
+    stability,
+)
+from ._percentile_paper import DPBENCH_NAMES, load_dpbench, neighbours, paper_problem
 
 __all__ = [
     "DPBENCH_NAMES",
+    "RANK_CONVENTIONS",
+    "UTILITIES",
     "absolute_error_loss",
     "load_dpbench",
     "neighbours",
@@ -85,108 +107,117 @@ __all__ = [
     "private_percentile",
     "problem",
     "rank",
+    "rank_distances",
     "true_percentile",
 ]
 
-#: The DPBench 1-D histograms used by Chaves et al. (4096 bins each).
-DPBENCH_NAMES = ("HEPTH", "INCOME", "PATENT")
+#: Utilities of :func:`problem`: the rank distance (SPEC §9.1) and the paper's indicator (SPEC §4.3).
+UTILITIES = ("rank", "indicator")
+
+def _check_utility(utility: Any) -> str:
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    return str(utility)
 
 
-# --------------------------------------------------------------------------
-# validation and the shared counts representation
-# --------------------------------------------------------------------------
-
-def _check_p(p: Any) -> float:
-    return check_probability_in(p, "p", 0.0, 100.0, closed=True)
-
-
-def _check_grid(grid: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(float64 grid, original array) — finite, 1-D, non-empty, strictly increasing."""
-    g = check_array_1d(grid, "grid")
-    if g.size > 1 and not (np.diff(g) > 0).all():
-        raise ValueError("grid must be strictly increasing")
-    return g, np.asarray(grid)
+def _counts_and_rank(
+    data: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(counts h, float grid, original grid, rank k), every argument validated."""
+    p = check_p(p)
+    g, g_orig = check_grid(grid)
+    convention = check_rank_convention(rank_convention)
+    h = bin_counts(data, g, histogram)
+    return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
 
-def _snap(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """Index of the nearest grid point for each value (ties -> the lower point)."""
-    if grid.size == 1:
-        return np.zeros(values.size, dtype=np.int64)
-    hi = np.clip(np.searchsorted(grid, values, side="left"), 1, grid.size - 1)
-    lo = hi - 1
-    return np.where(grid[hi] - values < values - grid[lo], hi, lo).astype(np.int64)
+def _ceil_div(a: Any, b: int) -> Any:
+    return -((-a) // b)
 
 
-def _raw_values(data: Any, grid: np.ndarray) -> np.ndarray:
-    x = check_array_1d(data, "data")  # non-empty (n >= 1), no NaN / inf
-    lo, hi = grid[0], grid[-1]
-    if (x < lo).any() or (x > hi).any():
-        raise ValueError(f"data must lie within the grid range [{lo!r}, {hi!r}]")
-    return x
+def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: str) -> np.ndarray:
+    """d_j of the module docstring for every bin; O(m), exact integer arithmetic, float64 result."""
+    c = np.cumsum(h)
+    low = c - h
+    d = np.maximum(np.maximum(low + 1 - k, k - c), 0)
+    if relation == "replace":
+        return d.astype(np.float64)
+    n = int(c[-1])
+    q = Fraction(p) / 100
+    P, Q = q.numerator, q.denominator
+    w = max(P, Q - P)
+    if Q * (n + 2) >= 2**62:  # exact Python integers (object arrays) where int64 could overflow
+        low, c = low.astype(object), c.astype(object)
+    if convention == "paper":
+        psi_a = np.minimum(low, _ceil_div(Q * (low + 1) - P * n, w))
+        psi_b = _ceil_div(P * n - Q * (c + 1) + 1, w)
+    else:
+        psi_a = _ceil_div(Q * low - P * n, w)
+        psi_b = _ceil_div(P * n - Q * c + (1 if P < Q else 0), w)
+    return np.maximum(d, np.maximum(psi_a, psi_b)).astype(np.float64)
 
 
-def _bin_counts(data: Any, grid: np.ndarray, histogram: bool) -> np.ndarray:
-    """Counts per grid point (int64, length len(grid), total >= 1)."""
-    if not isinstance(histogram, (bool, np.bool_)):
-        raise TypeError(f"histogram must be a bool, got {type(histogram).__name__}")
-    if histogram:
-        h = check_counts(data, "data")
-        if h.size != grid.size:
-            raise ValueError(f"data must hold one count per grid point ({grid.size}), got {h.size}")
-        if int(h.sum()) == 0:
-            raise ValueError("data must hold at least one record (all counts are 0)")
-        return h
-    x = _raw_values(data, grid)
-    return np.bincount(_snap(x, grid), minlength=grid.size).astype(np.int64)
+def rank_distances(
+    data: Any,
+    p: float,
+    grid: Any,
+    *,
+    histogram: bool = False,
+    relation: str = "add_remove",
+    rank_convention: str = "paper",
+) -> np.ndarray:
+    """Per grid point j, a 1-Lipschitz lower bound d_j on the steps after which j is the p-th percentile.
+
+    d_j = max(0, L_j + 1 - k, k - C_j) under replace (exact); under
+    add/remove also the slope-corrected terms psi_a, psi_b (module
+    docstring, SPEC §9.1).  Vectorised, O(len(grid)).
+
+    Examples
+    --------
+    >>> from dpselect.apps.percentile import rank_distances
+    >>> grid = [0, 1, 2, 3, 4]
+    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid, relation="replace")  # k = 3: the first 2
+    array([3., 1., 0., 3., 3.])
+    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid)  # add/remove: k moves with n
+    array([5., 1., 0., 5., 5.])
+    """
+    relation = check_relation(relation)
+    h, _, _, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    return _rank_distances(h, k, float(p), str(rank_convention), relation)
 
 
-def rank(p: float, n: int) -> int:
-    """k = max(1, floor(p n / 100)), computed exactly for the given float p (1-indexed)."""
-    p = _check_p(p)
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    return max(1, math.floor(Fraction(p) * int(n) / 100))
-
-
-def _stability(h: np.ndarray, k: int) -> tuple[int, int, int]:
-    """(v_index, j_l, j_g) for the record of rank k (1-indexed) in the counts h."""
-    cum = np.cumsum(h)
-    v = int(np.searchsorted(cum, k, side="left"))
-    below = int(cum[v - 1]) if v > 0 else 0
-    return v, k - 1 - below, below + int(h[v]) - k
-
-
-def percentile_stability(data: Any, p: float, grid: Any, histogram: bool = False) -> tuple[int, int, int, int]:
+def percentile_stability(
+    data: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
+) -> tuple[int, int, int, int]:
     """(k, v_index, j_l, j_g): rank, grid index of the percentile value, copies of it below / above rank k."""
-    p = _check_p(p)
-    g, _ = _check_grid(grid)
-    h = _bin_counts(data, g, histogram)
-    k = rank(p, int(h.sum()))
-    return (k, *_stability(h, k))
+    h, _, _, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    return (k, *stability(h, k))
 
 
-def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str) -> int:
+def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str, convention: str) -> int:
     if relation == "replace":
         return min(j_l, j_g) // 2
     if p == 50:
-        return min(2 * j_l + n % 2, 2 * j_g + 1 - n % 2)
+        odd = n % 2 if convention == "paper" else 1 - n % 2
+        return min(2 * j_l + odd, 2 * j_g + 1 - odd)
     return min(j_l, j_g)
 
 
 def _profile(tstar: int) -> StepProfile:
-    return StepProfile([0], [1.0]) if tstar == 0 else StepProfile([0, tstar], [0.0, 1.0])
+    if tstar == 0:
+        return StepProfile(np.array([0]), np.array([1.0]))
+    return StepProfile(np.array([0, tstar]), np.array([0.0, 1.0]))
 
-
-# --------------------------------------------------------------------------
-# problems and the estimator
-# --------------------------------------------------------------------------
 
 def problem(
     data: Any,
     p: float,
     grid: Any,
+    *,
     histogram: bool = False,
     relation: str = "add_remove",
+    utility: str = "indicator",
+    rank_convention: str = "paper",
 ) -> SelectionProblem:
     """Percentile :class:`~dpselect.problem.SelectionProblem` over a public grid.
 
@@ -198,24 +229,40 @@ def problem(
     grid : public candidate values, finite and strictly increasing.
     histogram : whether ``data`` are per-grid-point counts.
     relation : "add_remove" (default) or "replace".
+    utility : "indicator" (default here, for the seed papers' smooth
+        mechanisms: scores 1[j = percentile], ``local_sensitivity``
+        ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of SPEC §4.3) or "rank"
+        (scores -d_j of :func:`rank_distances`, global sensitivity 1, built by
+        :func:`~dpselect.mechanisms.distance.distance_problem`; the accurate
+        choice for EM / PF, the default of :func:`private_percentile`).
+    rank_convention : "paper" or "code" (:func:`rank`).
 
-    Scores are the indicator of the grid point of rank k (module docstring);
-    ``local_sensitivity`` is ``StepProfile([0, t*], [0, 1])`` (constant 1 if
-    t* = 0) with t* from SPEC.md §4.3; labels are the grid values.
+    Labels are the grid values.  Neighbour relation: ``relation``.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.apps import percentile as pct
+    >>> prob = pct.problem([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4], utility="rank")
+    >>> prob.scores
+    array([-5., -1.,  0., -5., -5.])
+    >>> dpselect.PermuteAndFlip(2.0).probabilities(prob).round(3)
+    array([0.003, 0.183, 0.808, 0.003, 0.003])
     """
-    p = _check_p(p)
-    g, g_orig = _check_grid(grid)
     relation = check_relation(relation)
-    h = _bin_counts(data, g, histogram)
-    n = int(h.sum())
-    k = rank(p, n)
-    v, j_l, j_g = _stability(h, k)
-    tstar = _tstar(p, n, j_l, j_g, relation)
+    utility = _check_utility(utility)
+    h, g, g_orig, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    labels = g_orig.tolist()
+    if utility == "rank":
+        d = _rank_distances(h, k, float(p), str(rank_convention), relation)
+        return distance_problem(d, relation=relation, labels=labels)
+    v, j_l, j_g = stability(h, k)
+    tstar = _tstar(float(p), int(h.sum()), j_l, j_g, relation, str(rank_convention))
     scores = np.zeros(g.size)
     scores[v] = 1.0
     return SelectionProblem(
         scores,
-        labels=g_orig.tolist(),
+        labels=labels,
         global_sensitivity=1.0,
         local_sensitivity=_profile(tstar),
         max_distance=tstar + 1,
@@ -224,9 +271,11 @@ def problem(
     )
 
 
-def true_percentile(data: Any, p: float, grid: Any, histogram: bool = False) -> Any:
+def true_percentile(
+    data: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
+) -> Any:
     """The (non-private) grid value of rank k — what :func:`private_percentile` estimates."""
-    _, v, _, _ = percentile_stability(data, p, grid, histogram)
+    _, v, _, _ = percentile_stability(data, p, grid, histogram=histogram, rank_convention=rank_convention)
     return np.asarray(grid)[v].item()
 
 
@@ -235,24 +284,52 @@ def private_percentile(
     p: float,
     epsilon: float | None,
     grid: Any,
-    mechanism: Any = "em",
+    *,
+    mechanism: Any = "pf",
+    utility: str = "rank",
     delta: float = 0.0,
     histogram: bool = False,
-    rng: Any = None,
-    *,
     relation: str = "add_remove",
+    rank_convention: str = "paper",
+    rng: Any = None,
+    accountant: Accountant | None = None,
 ) -> Any:
     """Privately select the p-th percentile from the public ``grid``; returns a grid value.
 
-    ``mechanism`` is a name ("em", "pf", "rnm_laplace", "rnm_gumbel",
-    "rnm_exponential", or — once implemented — "snm_laplace", "snm_t",
-    "snm_lln", "sps", "ld") or a mechanism instance; see
-    :func:`dpselect.apps.majority.private_argmax`.  The guarantee is
-    ``mech.privacy(problem(data, p, grid, ...))``.
+    Default: permute-and-flip on the rank-distance utility (SPEC §9.1), the
+    most accurate sound choice the library measures (``tests/test_percentile.py``,
+    ``benchmarks/accuracy_percentile.py``); the guarantee is eps-DP under
+    ``relation``.  ``utility="indicator"`` with ``mechanism="em"`` is the
+    previous default (Chaves et al.'s utility; near-uniform output), and the
+    seed papers' smooth mechanisms ("snm_laplace", "snm_t", "snm_lln", "sps",
+    "ld") are meant for ``utility="indicator"``.
+
+    Parameters
+    ----------
+    data, p, grid, histogram, relation, rank_convention : see :func:`problem`.
+    epsilon : privacy budget (None when ``mechanism`` is an instance).
+    mechanism : a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
+        or a mechanism instance.
+    utility : "rank" (default) or "indicator".
+    delta : for the approximate-DP mechanisms only.
+    rng : None, an int seed or a numpy Generator.
+    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+        ``mech.privacy(problem)`` before any randomness is drawn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.apps.percentile import private_percentile
+    >>> x = np.random.default_rng(0).normal(size=10_000)
+    >>> grid = np.linspace(-5, 5, 1001)
+    >>> round(private_percentile(x, 90, 1.0, grid, rng=1), 2)
+    1.28
     """
-    prob = problem(data, p, grid, histogram=histogram, relation=relation)
+    prob = problem(data, p, grid, histogram=histogram, relation=relation, utility=utility,
+                   rank_convention=rank_convention)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
+    charge(accountant, mech.privacy(prob))
     idx = int(mech.select(prob, rng=gen))
     return np.asarray(grid)[idx].item()
 
@@ -263,7 +340,7 @@ def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], 
     ``expected_error(mech, problem(data, p, grid), loss=absolute_error_loss(grid,
     true_percentile(data, p, grid)))`` is the expected absolute error.
     """
-    g, _ = _check_grid(grid)
+    g, _ = check_grid(grid)
     t = float(true_value)
     if not math.isfinite(t):
         raise ValueError(f"true_value must be finite, got {true_value!r}")
@@ -275,131 +352,3 @@ def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], 
         return err
 
     return loss
-
-
-# --------------------------------------------------------------------------
-# the paper's (non-private) variant, for reproducing its numbers only
-# --------------------------------------------------------------------------
-
-def paper_problem(data: Any, p: float, beta: float | None = None, *, rank_convention: str = "code") -> SelectionProblem:
-    """Chaves et al.'s percentile problem — NOT differentially private.
-
-    Candidates are the sorted data values themselves (a data-dependent output
-    space, SPEC errata 16); every position holding the percentile value
-    scores 1 (as in the authors' code); the smooth sensitivity is the paper's
-    S = exp(-(2j + 1) beta), j = min(j_l, j_g) (Prop. 5.4, invalid per
-    errata 14).  Only for reproducing the published numbers; emits a
-    :class:`~dpselect._warnings.PrivacyLeakWarning`.  A mechanism's
-    ``privacy()`` on this problem is meaningless (it describes the
-    calibration, not a guarantee: the output space itself leaks the data).
-
-    ``rank_convention="code"`` (default) uses the authors' code: 0-indexed
-    position floor(p n / 100) (clamped to n - 1 for p = 100, where the code
-    indexes out of range); ``"paper"`` uses Def. 5.1's 1-indexed rank
-    max(1, floor(p n / 100)).  ``beta=None`` gives the profile
-    ``StepProfile([0, 2j+1], [0, 1])`` (S = exp(-(2j+1) beta') for whatever
-    beta' a mechanism asks for); a float fixes S = exp(-(2j+1) beta) whatever
-    beta' is asked (as the authors' code, which picks its own beta).
-    """
-    p = _check_p(p)
-    x = np.sort(check_array_1d(data, "data"))
-    if rank_convention not in ("code", "paper"):
-        raise ValueError(f"rank_convention must be 'code' or 'paper', got {rank_convention!r}")
-    if beta is not None:
-        beta = check_positive(beta, "beta")
-    n = x.size
-    if rank_convention == "code":
-        pos = min(math.floor(Fraction(p) * n / 100), n - 1)
-    else:
-        pos = rank(p, n) - 1
-    u = (x == x[pos]).astype(np.float64)
-    j = min(int(u[:pos].sum()), int(u[pos + 1:].sum()))
-    warnings.warn(
-        "paper_problem reproduces Chaves et al.'s percentile selection, which is NOT differentially "
-        "private: its candidates are the data values (SPEC errata 16) and S = exp(-(2j+1) beta) is not a "
-        "smooth upper bound (errata 14). Use percentile.problem with a public grid instead.",
-        PrivacyLeakWarning,
-        stacklevel=2,
-    )
-    t = 2 * j + 1
-    smooth_bound = None if beta is None else (lambda _b, _s=math.exp(-t * beta): _s)
-    return SelectionProblem(
-        u,
-        labels=x.tolist(),
-        global_sensitivity=1.0,
-        local_sensitivity=StepProfile([0, t], [0.0, 1.0]),
-        max_distance=t + 1,
-        monotone=False,
-        relation="add_remove",
-        smooth_bound=smooth_bound,
-    )
-
-
-# --------------------------------------------------------------------------
-# neighbours (audits) and data loading
-# --------------------------------------------------------------------------
-
-def neighbours(data: Any, grid: Any, p: float | None = None, relation: str = "add_remove") -> list[np.ndarray]:
-    """Neighbouring raw datasets of a small dataset, for exact audits.
-
-    add_remove: remove any one record (one dataset per distinct value;
-    removing the last record would leave an empty dataset, for which no
-    problem exists, so it is skipped) and add one record at any grid value.
-    replace: replace one record (one per distinct value) by any grid value.
-    Exact duplicates are listed once.  ``p`` is only validated (the set of
-    neighbours does not depend on it).
-    """
-    if p is not None:
-        _check_p(p)
-    g, _ = _check_grid(grid)
-    relation = check_relation(relation)
-    x = _raw_values(data, g)
-    out: list[np.ndarray] = []
-    seen: set[bytes] = set()
-
-    def emit(y: np.ndarray) -> None:
-        key = np.sort(y).tobytes()
-        if key not in seen:
-            seen.add(key)
-            out.append(y)
-
-    first = np.unique(x, return_index=True)[1]
-    if relation == "add_remove":
-        if x.size > 1:
-            for i in first:
-                emit(np.delete(x, i))
-        for gv in g:
-            emit(np.append(x, gv))
-    else:
-        for i in first:
-            for gv in g:
-                if gv != x[i]:
-                    y = x.copy()
-                    y[i] = gv
-                    emit(y)
-    return out
-
-
-def load_dpbench(name: str, data_dir: str | os.PathLike[str] | None = None) -> np.ndarray:
-    """Load a DPBench 1-D histogram ``{HEPTH,INCOME,PATENT}.n4096.npy`` (int64 counts, 4096 bins).
-
-    ``data_dir`` (or the environment variable ``DPSELECT_DATA``) may be the
-    data root (containing ``dpbench_1d/``) or that folder itself.  Use with
-    ``problem(counts, p, np.arange(4096), histogram=True)``.
-    """
-    if not isinstance(name, str) or name.upper() not in DPBENCH_NAMES:
-        raise ValueError(f"name must be one of {DPBENCH_NAMES}, got {name!r}")
-    fname = f"{name.upper()}.n4096.npy"
-    if data_dir is None:
-        data_dir = os.environ.get("DPSELECT_DATA")
-        if not data_dir:
-            raise FileNotFoundError(
-                f"cannot locate {fname}: pass data_dir or set the DPSELECT_DATA environment variable "
-                "to the data root (containing dpbench_1d/) or to the dpbench_1d folder"
-            )
-    root = Path(data_dir)
-    tried = [root / "dpbench_1d" / fname, root / fname]
-    for path in tried:
-        if path.is_file():
-            return check_counts(np.load(path, allow_pickle=False), "DPBench histogram")
-    raise FileNotFoundError(f"{fname} not found; tried {', '.join(str(t) for t in tried)}")

@@ -18,13 +18,15 @@ turns them into an ordinary :class:`~dpselect.problem.SelectionProblem` with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from .._validation import check_array_1d, check_relation
 from ..problem import SelectionProblem
 
-__all__ = ["distance_problem"]
+__all__ = ["distance_problem", "max_utility_change"]
 
 
 def distance_problem(
@@ -65,9 +67,39 @@ def distance_problem(
     if (d < 0).any():
         raise ValueError("distances must be >= 0")
     return SelectionProblem(
-        -d,
+        0.0 - d,  # not -d: no negative zeros
         labels=labels,
         global_sensitivity=1.0,
         monotone=monotone,
         relation=check_relation(relation),
     )
+
+
+def max_utility_change(pairs: Iterable[tuple[Any, Any]]) -> float:
+    """max over neighbour pairs (x, y) and candidates r of |u(x, r) - u(y, r)|.
+
+    The empirical sensitivity of a utility (e.g. a distance oracle) over the
+    given pairs: every application's tests check that it is <= 1 on all
+    neighbours of small datasets before relying on ``global_sensitivity=1``
+    (SPEC §9.1).  Each element of a pair is a
+    :class:`~dpselect.problem.SelectionProblem` (its scores are used) or a
+    1-D array of utilities (or of distances: the change is the same).
+
+    Examples
+    --------
+    >>> from dpselect.mechanisms.distance import max_utility_change
+    >>> max_utility_change([([0, 2, 3], [1, 2, 2]), ([0, 1], [0, 0])])
+    1.0
+    """
+    worst = 0.0
+    n = 0
+    for x, y in pairs:
+        ux = check_array_1d(getattr(x, "scores", x), "pairs")
+        uy = check_array_1d(getattr(y, "scores", y), "pairs")
+        if ux.shape != uy.shape:
+            raise ValueError(f"pairs must hold utilities of equal length, got {ux.size} and {uy.size}")
+        worst = max(worst, float(np.abs(ux - uy).max()))
+        n += 1
+    if n == 0:
+        raise ValueError("pairs must not be empty")
+    return worst

@@ -1,0 +1,106 @@
+"""Shared helpers of :mod:`dpselect.apps.percentile`: the public grid, per-bin counts, ranks.
+
+Records are snapped to the nearest grid point (a value exactly half-way
+between two grid points goes to the lower one) and reduced to per-bin counts
+h; everything downstream works on h (``np.cumsum`` + ``np.searchsorted``).
+
+Rank conventions (1-indexed rank k of the percentile record among n):
+
+* ``"paper"`` (Chaves et al. Def. 5.1): k = max(1, floor(p n / 100));
+* ``"code"`` (the authors' code: 0-indexed position floor(p n / 100), clamped
+  to the last record for p = 100): k = min(floor(p n / 100) + 1, n).
+
+Both are computed exactly for the given float p (``fractions.Fraction``), and
+in both k(n + 1) - k(n) is 0 or 1, which the distance utility's sensitivity
+argument uses (:func:`dpselect.apps.percentile.rank_distances`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_array_1d, check_counts, check_probability_in
+
+__all__ = ["RANK_CONVENTIONS", "rank"]
+
+#: The rank conventions (module docstring).
+RANK_CONVENTIONS = ("paper", "code")
+
+
+def check_p(p: Any) -> float:
+    return check_probability_in(p, "p", 0.0, 100.0, closed=True)
+
+
+def check_rank_convention(convention: Any) -> str:
+    if convention not in RANK_CONVENTIONS:
+        raise ValueError(f"rank_convention must be one of {RANK_CONVENTIONS}, got {convention!r}")
+    return str(convention)
+
+
+def check_grid(grid: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 grid, original array) — finite, 1-D, non-empty, strictly increasing."""
+    g = check_array_1d(grid, "grid")
+    if g.size > 1 and not (np.diff(g) > 0).all():
+        raise ValueError("grid must be strictly increasing")
+    return g, np.asarray(grid)
+
+
+def snap(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Index of the nearest grid point for each value (ties -> the lower point)."""
+    if grid.size == 1:
+        return np.zeros(values.size, dtype=np.int64)
+    hi = np.clip(np.searchsorted(grid, values, side="left"), 1, grid.size - 1)
+    lo = hi - 1
+    return np.where(grid[hi] - values < values - grid[lo], hi, lo).astype(np.int64)
+
+
+def raw_values(data: Any, grid: np.ndarray) -> np.ndarray:
+    x = check_array_1d(data, "data")  # non-empty (n >= 1), no NaN / inf
+    lo, hi = grid[0], grid[-1]
+    if (x < lo).any() or (x > hi).any():
+        raise ValueError(f"data must lie within the grid range [{lo!r}, {hi!r}]")
+    return x
+
+
+def bin_counts(data: Any, grid: np.ndarray, histogram: bool) -> np.ndarray:
+    """Counts per grid point (int64, length len(grid), total >= 1)."""
+    if not isinstance(histogram, (bool, np.bool_)):
+        raise TypeError(f"histogram must be a bool, got {type(histogram).__name__}")
+    if histogram:
+        h = check_counts(data, "data")
+        if h.size != grid.size:
+            raise ValueError(f"data must hold one count per grid point ({grid.size}), got {h.size}")
+        if int(h.sum()) == 0:
+            raise ValueError("data must hold at least one record (all counts are 0)")
+        return h
+    x = raw_values(data, grid)
+    return np.bincount(snap(x, grid), minlength=grid.size).astype(np.int64)
+
+
+def rank(p: float, n: int, *, convention: str = "paper") -> int:
+    """The 1-indexed rank k of the p-th percentile among n records (module docstring).
+
+    Examples
+    --------
+    >>> from dpselect.apps.percentile import rank
+    >>> rank(50, 10), rank(50, 10, convention="code"), rank(100, 10, convention="code")
+    (5, 6, 10)
+    """
+    p = check_p(p)
+    convention = check_rank_convention(convention)
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    f = math.floor(Fraction(p) * int(n) / 100)
+    return max(1, f) if convention == "paper" else min(f + 1, int(n))
+
+
+def stability(h: np.ndarray, k: int) -> tuple[int, int, int]:
+    """(v_index, j_l, j_g) for the record of rank k (1-indexed) in the counts h."""
+    cum = np.cumsum(h)
+    v = int(np.searchsorted(cum, k, side="left"))
+    below = int(cum[v - 1]) if v > 0 else 0
+    return v, k - 1 - below, below + int(h[v]) - k
