@@ -3,9 +3,10 @@
 from .base import Mechanism, NoisyMaxMechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
-from .release import SmoothSensitivityRelease
 from .registry import MECHANISM_NAMES, make_mechanism, resolve_mechanism
-from .smooth import SmoothNoisyMax, SmoothPrivateSelection
+from .release import SmoothSensitivityRelease
+from .snm import SmoothNoisyMax
+from .sps import SmoothPrivateSelection
 
 __all__ = [
     "MECHANISM_NAMES",

@@ -17,7 +17,8 @@ from .._validation import check_delta, check_epsilon
 from .base import Mechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
-from .smooth import SmoothNoisyMax, SmoothPrivateSelection
+from .snm import SmoothNoisyMax
+from .sps import SmoothPrivateSelection
 
 __all__ = ["APPROXIMATE_NAMES", "MECHANISM_NAMES", "make_mechanism", "resolve_mechanism"]
 
