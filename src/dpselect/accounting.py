@@ -274,6 +274,41 @@ __all__ += [  # section 3 (kept here so each section's names stay with it)
 # ---------------------------------------------------------------------------
 
 
+def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float:
+    """Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (SPEC §9.2).
+
+    With L̂ = ln S(x) + (beta/eps1)(Z + ln(1/(2 delta))), Z ~ Lap(1), the bad
+    event L̂ < ln S(x) has probability exactly delta.
+    """
+    beta = check_positive(beta, "beta")
+    epsilon1 = check_epsilon(epsilon1, "epsilon1")
+    d = _require_delta_positive(delta)
+    if d >= 0.5:
+        raise ValueError(f"delta must be < 1/2 for the sensitivity bound, got {delta!r}")
+    return (beta / epsilon1) * -math.log(2.0 * d)
+
+
+def sensitivity_bound_privacy(
+    epsilon1: float, epsilon2: float, delta: float, *, relation: str | None = None
+) -> Privacy:
+    """Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP (SPEC §9.2).
+
+    eps1 pays for the Laplace release of ln S(x) (beta-Lipschitz, scale
+    beta/eps1), delta is the probability that the released bound is below
+    S(x), eps2 pays for EM / PF / Laplace RNM at the released sensitivity.
+    The proof is in :class:`dpselect.mechanisms.sensitivity_bound.PrivateSensitivityBound`.
+    """
+    return Privacy(
+        check_epsilon(epsilon1, "epsilon1") + check_epsilon(epsilon2, "epsilon2"),
+        _require_delta_positive(delta),
+        relation,
+        "private sensitivity bound + fixed-scale selection (generalized PTR; SPEC §9.2)",
+    )
+
+
+__all__ += ["sensitivity_bound_privacy", "sensitivity_bound_shift"]  # section 4 (sensitivity bound)
+
+
 # ---------------------------------------------------------------------------
 # 5. Decision trees and forests (SPEC §5)
 #    (owned by the trees work)
