@@ -163,7 +163,13 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     def g(b: float) -> float:  # same sign as q expm1(b) - m b - eps_d
         return log_q + _log_expm1(b) - math.log(eps_d + m * b)
 
-    beta = cap if g(cap) <= 0.0 else optimize.brentq(g, cap * 1e-300, cap, xtol=1e-300, rtol=1e-15, maxiter=500)
+    if g(cap) <= 0.0:
+        beta = cap
+    else:
+        lo = cap * 1e-12  # g -> -inf as beta -> 0 (log expm1(beta) ~ log beta)
+        while g(lo) > 0.0:
+            lo *= 1e-12
+        beta = optimize.brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
     log_delta = math.log(d)
     for _ in range(200):
         if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:
@@ -213,11 +219,17 @@ def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
     (each coordinate is Bun & Steinke's §3.1.1 mechanism with shift <= S, so
     s = A; the argmax is post-processing).
     """
-    m = check_int(m, "m", minimum=1)
+    x = _lln_coordinate_epsilon(beta, sigma, a)
+    return 0.5 * check_int(m, "m", minimum=1) * x * x  # x * x: inf (not OverflowError) beyond the float range
+
+
+def _lln_coordinate_epsilon(beta: float, sigma: float, a: float) -> float:
+    """Bun & Steinke's per-coordinate CDP level eps_c = beta/sigma + e^{3 sigma^2/2} A (inf on overflow)."""
     beta = check_positive(beta, "beta", allow_zero=True)
     sigma = check_positive(sigma, "sigma")
     a = check_positive(a, "a")
-    return 0.5 * m * (beta / sigma + math.exp(1.5 * sigma * sigma) * a) ** 2
+    log_growth = 1.5 * sigma * sigma
+    return beta / sigma + (math.exp(log_growth) * a if log_growth < 709.0 else math.inf)
 
 
 def lln_selection_privacy(
@@ -227,12 +239,18 @@ def lln_selection_privacy(
 
     The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
     """
-    rho = lln_selection_rho(m, beta, sigma, a)
+    m = check_int(m, "m", minimum=1)
+    d = _require_delta_positive(delta)
+    x = _lln_coordinate_epsilon(beta, sigma, a)
+    rho = 0.5 * m * x * x
+    # rho + 2 sqrt(rho ln(1/delta)) written as x (m x / 2 + sqrt(2 m ln(1/delta))): no under/overflow in x^2
+    eps = x * (0.5 * m * x + math.sqrt(2.0 * m * -math.log(d)))
+    exact_rho = rho if (0.0 < rho < math.inf) else None  # an underflowed or infinite rho is not reported
     return Privacy(
-        zcdp_to_dp(rho, delta), check_delta(delta), relation,
+        eps, d, relation,
         "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 zCDP (SPEC §3.1), "
         "converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)",
-        rho,
+        exact_rho,
     )
 
 

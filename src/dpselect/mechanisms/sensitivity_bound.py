@@ -193,9 +193,9 @@ class PrivateSensitivityBound(Mechanism):
         distinct = np.unique(u)
         if distinct.size == 1:
             return np.full(u.size, -math.log(u.size))
-        gap = float(distinct[-1] - distinct[-2])
+        gap = float(distinct[-1]) - float(distinct[-2])  # Python floats: inf, not an overflow warning
         # below l_q every loser has probability < e^-750 (scale <= 2 Ŝ/eps2, P[loser] <= e^{-gap/scale})
-        l_q = math.log(self.epsilon2 * gap / (2.0 * 750.0))
+        l_q = math.log(self.epsilon2 / 1500.0) + math.log(gap)
         lo = max(l_q, loc - _TAIL * scale)
         hi = min(cap, loc + _TAIL * scale)
         if lo >= hi:  # the Laplace mass sits (up to 2e-18) where the integrand is constant

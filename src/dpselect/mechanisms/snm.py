@@ -159,12 +159,15 @@ def _lln(c: _Config, a: float, beta: float, sigma: float, source: str) -> SNMPar
 
 
 def _lln_proven(c: _Config) -> SNMParameters:
-    eps_c = math.sqrt(2.0 * accounting.dp_to_zcdp(c.epsilon, c.delta) / c.m)
+    # eps_c = sqrt(2 rho / m) with rho = dp_to_zcdp(eps, delta) = (eps / (sqrt(L + eps) + sqrt(L)))^2, L = ln 1/delta,
+    # written without squaring (no underflow at tiny eps)
+    big_l = -math.log(c.delta)
+    eps_c = math.sqrt(2.0 / c.m) * c.epsilon / (math.sqrt(big_l + c.epsilon) + math.sqrt(big_l))
     s = c.sigma if c.sigma is not None else math.sqrt((1.0 - c.kappa) / (5.0 * c.kappa))
     beta = s * (1.0 - c.kappa) * eps_c
     a = c.kappa * eps_c * math.exp(-1.5 * s * s)
     if not a > 0.0:
-        raise ValueError(f"sigma={s!r} is too large: e^(3 sigma^2/2) overflows the noise scale")
+        raise ValueError(f"sigma={s!r} is too large for epsilon={c.epsilon!r}: the noise scale underflows")
     return _lln(c, a, beta, s, "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
                 "zCDP (SPEC §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)")
 
