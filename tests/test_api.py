@@ -65,7 +65,6 @@ def test_keyword_only_options():
     kw = inspect.Parameter.KEYWORD_ONLY
     assert kinds(dpselect.SmoothSensitivityRelease.release)["rng"] == kw
     assert kinds(dpselect.SmoothSensitivityRelease.release)["size"] == kw
-    assert kinds(dpselect.LocalDampening.select)["rng"] == kw
     assert kinds(dpselect.PrivateSensitivityBound)["delta"] == kw
     assert kinds(dpselect.SmoothNoisyMax)["noise"] == kw
     assert kinds(dpselect.SmoothPrivateSelection)["gamma"] == kw

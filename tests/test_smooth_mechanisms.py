@@ -788,3 +788,24 @@ def test_local_dampening_huge_epsilon_is_not_uniform():
     probs = LocalDampening(1e308).probabilities(p)
     np.testing.assert_array_equal(probs, [1.0, 0.0, 0.0])
     assert LocalDampening(1e308).select(p, size=50, rng=1).tolist() == [0] * 50
+
+
+def test_docstring_figures_majority():
+    """The figures quoted in the SNM / SPS / LD docstrings (issue #11: say what to use instead, with the figure)."""
+    c = [22, 8, 17, 4, 0]
+    ind = _problem(c)
+    counts = SelectionProblem(c, monotone=True)
+    got = {
+        "pf_counts": accuracy(PermuteAndFlip(1.0), counts),
+        "em_indicator": accuracy(ExponentialMechanism(1.0), ind),
+        "snm_t": accuracy(SmoothNoisyMax(1.0), ind),
+        "snm_laplace": accuracy(SmoothNoisyMax(1.0, 1e-6, noise="laplace"), ind),
+        "sps": accuracy(SmoothPrivateSelection(1.0), ind),
+        "ld": accuracy(LocalDampening(1.0), ind),
+    }
+    want = {"pf_counts": 0.997, "em_indicator": 0.292, "snm_t": 0.246, "snm_laplace": 0.257, "sps": 0.250, "ld": 0.834}
+    assert {k: round(v, 3) for k, v in got.items()} == want
+    # PF on the counts, independently: P[r] = p_r ∫_0^1 prod_{s != r} (1 - p_s t) dt with p = e^{eps (u - u*)}
+    p = np.exp(np.asarray(c, float) - max(c))
+    best = p[0] * integrate.quad(lambda t: np.prod(1 - p[1:] * t), 0, 1)[0]
+    assert got["pf_counts"] == pytest.approx(best, rel=1e-9)

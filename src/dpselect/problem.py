@@ -41,7 +41,7 @@ class Labels(tuple):  # noqa: SLOT001 - a plain tuple subclass
     def __eq__(self, other: object) -> bool:
         if isinstance(other, list):
             other = tuple(other)
-        return tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         return not self == other

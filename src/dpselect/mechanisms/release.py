@@ -133,6 +133,7 @@ def _make_noise(noise: str, gamma: float, df: float, sigma: float | None) -> Any
         return PolynomialTail(gamma)
     if noise == "student_t":
         return StudentT(df)
+    assert sigma is not None  # set in __post_init__ for noise="lln"
     return LaplaceLogNormal(sigma)
 
 
