@@ -112,6 +112,11 @@ def _t_constants(df: float) -> tuple[float, float]:
     return float(t.shift_constant), float(t.dilation_constant)
 
 
+def _target(c: _Config, eps: float) -> float:
+    """The proven calibrations split eps exactly (kappa eps + (1 - kappa) eps): report eps, not its rounding."""
+    return c.epsilon if abs(eps - c.epsilon) <= 1e-12 * c.epsilon else eps
+
+
 def _pure(c: _Config, a: float, beta: float, source: str) -> SNMParameters:
     ls, ld = _t_constants(c.df)
     eps = accounting.smooth_rnm_epsilon(a, beta, c.m, ls, ld, monotone=c.monotone)
@@ -122,8 +127,8 @@ def _t_proven(c: _Config) -> SNMParameters:
     ls, ld = _t_constants(c.df)
     a = c.kappa * c.epsilon / ((1.0 if c.monotone else 2.0) * ls)
     beta = (1.0 - c.kappa) * c.epsilon / (c.m * ld)
-    # eps_total = slide A L_s + m beta L_d = kappa eps + (1 - kappa) eps, up to rounding: report the formula
-    return _pure(c, a, beta, "smooth report-noisy-max, Student's t (SPEC §3.1; Bun-Steinke Thm 31 constants)")
+    p = _pure(c, a, beta, "smooth report-noisy-max, Student's t (SPEC §3.1; Bun-Steinke Thm 31 constants)")
+    return p._replace(epsilon=_target(c, p.epsilon))  # slide A L_s + m beta L_d = kappa eps + (1 - kappa) eps
 
 
 def _t_paper(c: _Config) -> SNMParameters:
@@ -140,8 +145,9 @@ def _laplace_proven(c: _Config) -> SNMParameters:
     eps_d = (1.0 - c.kappa) * c.epsilon
     beta = accounting.laplace_selection_beta(c.m, eps_d, c.delta)
     a = c.kappa * c.epsilon / (1.0 if c.monotone else 2.0)
-    return _laplace(c, a, beta, eps_d, "smooth report-noisy-max, Laplace (SPEC §3.1: (2A + eps_d, "
-                    "P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))")
+    p = _laplace(c, a, beta, eps_d, "smooth report-noisy-max, Laplace (SPEC §3.1: (2A + eps_d, "
+                 "P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))")
+    return p._replace(epsilon=_target(c, p.epsilon))  # 2A + eps_d = kappa eps + (1 - kappa) eps
 
 
 def _laplace_paper(c: _Config) -> SNMParameters:
@@ -168,8 +174,9 @@ def _lln_proven(c: _Config) -> SNMParameters:
     a = c.kappa * eps_c * math.exp(-1.5 * s * s)
     if not a > 0.0:
         raise ValueError(f"sigma={s!r} is too large for epsilon={c.epsilon!r}: the noise scale underflows")
-    return _lln(c, a, beta, s, "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
-                "zCDP (SPEC §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)")
+    p = _lln(c, a, beta, s, "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
+             "zCDP (SPEC §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)")
+    return p._replace(epsilon=_target(c, p.epsilon))  # rho is dp_to_zcdp(eps, delta) by construction
 
 
 def _lln_paper(c: _Config) -> SNMParameters:
