@@ -108,3 +108,22 @@ def test_random_state_is_converted_deterministically():
         check_random_state(-5)
     with pytest.raises(TypeError, match="rng"):
         check_random_state("seed")
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda e: dpselect.PermuteAndFlip(e),
+        lambda e: dpselect.SmoothNoisyMax(e),
+        lambda e: dpselect.SmoothNoisyMax(e, 1e-6, noise="laplace"),
+        lambda e: dpselect.SmoothPrivateSelection(e),
+        lambda e: dpselect.LocalDampening(e),
+        lambda e: dpselect.SmoothSensitivityRelease(e),
+        lambda e: dpselect.PrivateSensitivityBound(e, 1.0),
+    ],
+)
+def test_subnormal_epsilon_is_named(factory):
+    """Issue #13 item 7: PermuteAndFlip(epsilon=1e-320) used to fail later with "scale must be finite"."""
+    with pytest.raises(ValueError, match=r"epsilon1? must be at least"):
+        factory(1e-320)
+    factory(1e-300)  # the smallest normal floats are fine

@@ -81,8 +81,18 @@ def check_positive(value: Any, name: str, *, allow_inf: bool = False, allow_zero
 
 
 def check_epsilon(value: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
-    """Privacy parameter epsilon: finite and > 0 (``+inf`` only if allowed)."""
-    return check_positive(value, name, allow_inf=allow_inf)
+    """Privacy parameter epsilon: finite and > 0 (``+inf`` only if allowed), and a normal float.
+
+    Subnormal values (below 2.2e-308) are rejected: noise scales 1/epsilon
+    overflow and calibrations lose all precision there.
+    """
+    x = check_positive(value, name, allow_inf=allow_inf)
+    if x < _SMALLEST_NORMAL:
+        raise ValueError(f"{name} must be at least {_SMALLEST_NORMAL:.4g} (the smallest normal float), got {x!r}")
+    return x
+
+
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
 def check_delta(value: Any, name: str = "delta") -> float:
