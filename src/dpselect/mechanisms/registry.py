@@ -71,6 +71,11 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any)
     >>> make_mechanism("psb_pf", 1.5, 1e-6).epsilon1
     0.5
     """
+    return _make(name, epsilon, delta, 3, kwargs)
+
+
+def _make(name: str, epsilon: Any, delta: Any, stacklevel: int, kwargs: dict[str, Any]) -> Mechanism:
+    """make_mechanism's body; ``stacklevel`` points the delta warning at the caller's code."""
     if name not in _REGISTRY:
         raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {name!r}")
     epsilon = check_epsilon(epsilon)
@@ -82,7 +87,7 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any)
                 f"delta={delta!r} is not used: {name!r} is pure epsilon-DP (its guarantee ({epsilon:g}, 0) meets "
                 f"any delta); the approximate mechanisms are {APPROXIMATE_NAMES}",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=stacklevel,
             )
         return cls(epsilon, **fixed, **kwargs)
     if cls is PrivateSensitivityBound:
@@ -100,7 +105,7 @@ def resolve_mechanism(mechanism: Any, epsilon: Any = None, delta: float = 0.0, *
     """
     delta = check_delta(delta)
     if isinstance(mechanism, str):
-        return make_mechanism(mechanism, epsilon, delta, **kwargs)
+        return _make(mechanism, epsilon, delta, 3, kwargs)
     if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
         raise TypeError(
             f"mechanism must be one of {MECHANISM_NAMES} or an object with select() and privacy(), "
