@@ -103,6 +103,13 @@ def smooth_rnm_epsilon(
 
     noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
     constants (SPEC §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
+
+    Examples
+    --------
+    >>> import math
+    >>> ls, ld = 4 / (2 * math.sqrt(3)), 4.0          # Student's t_3 (Bun-Steinke constants)
+    >>> round(smooth_rnm_epsilon(0.2165, 0.025, 5, ls, ld), 3)   # SNM-t proven, eps = 1, m = 5
+    1.0
     """
     a = check_positive(a, "a")
     beta = check_positive(beta, "beta", allow_zero=True)
@@ -123,6 +130,12 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     Computed with ``scipy.special.gammaincc`` (log space; where it underflows,
     the conservative upper bound x^(m-1) e^-x / (Gamma(m) (1 - (m-1)/x)) on
     the regularised tail).  beta = 0 (fixed scale) gives -inf.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(laplace_selection_log_delta(1, 0.2, 0.3), 6) == round(-0.5 / math.expm1(0.2), 6)   # m = 1: e^-x
+    True
     """
     m = check_int(m, "m", minimum=1)
     beta = check_positive(beta, "beta", allow_zero=True)
@@ -238,6 +251,12 @@ def lln_selection_privacy(
     """rho-zCDP of :func:`lln_selection_rho`, converted to (rho + 2 sqrt(rho ln 1/delta), delta) (SPEC §2.5).
 
     The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
+
+    Examples
+    --------
+    >>> p = lln_selection_privacy(5, 0.1, 0.5, 0.05, 1e-6)   # x = 0.1/0.5 + e^0.375 0.05; rho = 5 x^2 / 2
+    >>> round(p.rho, 6), round(p.epsilon, 4)
+    (0.185981, 3.3919)
     """
     m = check_int(m, "m", minimum=1)
     d = _require_delta_positive(delta)
@@ -259,6 +278,12 @@ def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
 
     Holds for two-sided and one-sided polynomial-tail noise with
     alpha' = alpha(k eps), beta' = beta(l eps).
+
+    Examples
+    --------
+    >>> k, l = sps_split(0.5, 5)      # SPEC §3.2's worked example: k = 1/2, l = 1/5
+    >>> sps_epsilon(k, l, 5, 1.0)
+    1.0
     """
     k = check_positive(k, "k")
     l = check_positive(l, "l")  # noqa: E741 - the paper's name
@@ -315,6 +340,11 @@ def sensitivity_bound_privacy(
     beta/eps1), delta is the probability that the released bound is below
     S(x), eps2 pays for EM / PF / Laplace RNM at the released sensitivity.
     The proof is in :class:`dpselect.mechanisms.sensitivity_bound.PrivateSensitivityBound`.
+
+    Examples
+    --------
+    >>> print(sensitivity_bound_privacy(0.5, 1.0, 1e-6, relation="add_remove"))
+    (1.5, 1e-06)-DP [add_remove]
     """
     return Privacy(
         check_epsilon(epsilon1, "epsilon1") + check_epsilon(epsilon2, "epsilon2"),
