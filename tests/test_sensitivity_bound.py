@@ -303,3 +303,17 @@ def test_checks_before_randomness():
     with pytest.raises(ValueError, match="size"):
         mech.select(SelectionProblem([1.0, 0.0]), size=0, rng=gen)
     assert gen.bit_generator.state == state
+
+
+def test_far_losers_keep_their_log_probability():
+    """A loser with standardised gap 2500 even at Ŝ = GS: log P = log P[L̂ >= ln GS] - 2500 (to 1e-9).
+
+    The law must not round it to the noiseless argmax (-inf): the exact cap term carries it.
+    """
+    p = SelectionProblem([1000.0, 0.0], global_sensitivity=1.0, local_sensitivity=1.0)
+    mech = PrivateSensitivityBound(0.2, 5.0, delta=1e-9, beta=1.0, selector="em")
+    loc, scale, cap = mech.bound_distribution(p)
+    log_above = math.log1p(-0.5 * math.exp(-(loc - cap) / scale))  # loc > cap here
+    got = mech.log_probabilities(p)
+    assert got[1] == pytest.approx(log_above - 2500.0, abs=1e-9)
+    assert got[0] == pytest.approx(0.0, abs=1e-12)
