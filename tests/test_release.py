@@ -19,7 +19,7 @@ from scipy import integrate, special, stats
 
 from dpselect.privacy import Privacy
 from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
-from dpselect.mechanisms.release import ErrorDistribution
+from dpselect.analysis import ErrorDistribution, error_distribution
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.noise import LaplaceLogNormal, laplace_smooth_delta, nrs_laplace_parameters
 
@@ -72,7 +72,7 @@ def _pure_max_loss(mech):
 @pytest.mark.parametrize("k", KS)
 @pytest.mark.parametrize("eps", [0.3, 2.0])
 def test_pure_release_audit(cfg, k, eps):
-    mech = SmoothSensitivityRelease(eps, k=k, **cfg)
+    mech = SmoothSensitivityRelease(eps, kappa=k / 2, **cfg)
     assert mech.privacy() == Privacy(eps, 0.0, "add_remove", mech.privacy().source)
     loss = _pure_max_loss(mech)
     assert loss <= eps + 1e-9, (cfg, k, eps, loss)
@@ -85,13 +85,13 @@ def test_pure_parameters_follow_ys_thm1():
         ls = (g - 1) ** ((g - 1) / g)
         ld = max(1.0, g - 1)
         for k in KS:
-            a, b = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=g, k=k).parameters()
+            a, b = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=g, kappa=k / 2).parameters()
             assert a == pytest.approx(k / (2 * ls)) and b == pytest.approx((2 - k) / (2 * ld))
             assert ls * a + ld * b == pytest.approx(1.0)  # SPEC §2.1 Lipschitz form
     a, b = SmoothSensitivityRelease(0.6, noise="polynomial", gamma=2, admissible_method="nrs").parameters()
     assert a == pytest.approx(0.1) and b == pytest.approx(0.1)  # Duff Prop. 3: eps/(2(gamma+1))
     d = 3.0
-    a, b = SmoothSensitivityRelease(1.0, noise="student_t", df=d, k=0.5).parameters()
+    a, b = SmoothSensitivityRelease(1.0, noise="student_t", df=d, kappa=0.25).parameters()
     assert (d + 1) / (2 * math.sqrt(d)) * a + (d + 1) * b == pytest.approx(1.0)  # BS19 Thm 31
 
 
@@ -157,7 +157,7 @@ def test_hockey_laplace_matches_quadrature():
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0, 20.0, 50.0])
 @pytest.mark.parametrize("delta", [1e-6, 1e-3])
 def test_laplace_release_audit(k, eps, delta):
-    mech = SmoothSensitivityRelease(eps, delta, noise="laplace", k=k)
+    mech = SmoothSensitivityRelease(eps, delta, noise="laplace", kappa=k / 2)
     alpha, beta = mech.parameters()
     assert alpha == pytest.approx(k * eps / 2)
     assert eps >= alpha + beta
@@ -209,7 +209,7 @@ def _lln_logpdf(z, sigma):
 @pytest.mark.parametrize("k,eps", [(0.5, 0.5), (1.0, 0.5), (1.5, 0.5), (1.0, 2.0)])
 def test_lln_release_audit(k, eps):
     delta = 1e-6
-    mech = SmoothSensitivityRelease(eps, delta, noise="lln", k=k)
+    mech = SmoothSensitivityRelease(eps, delta, noise="lln", kappa=k / 2)
     alpha, beta = mech.parameters()
     sigma = mech.sigma
     rho = mech.zcdp_rho
@@ -264,7 +264,7 @@ SAMPLING_CONFIGS = [
 def test_sampling_matches_error_distribution(cfg, finite_var):
     mech = SmoothSensitivityRelease(0.8, **cfg)
     S = lambda beta: 0.3 + math.exp(-beta)  # noqa: E731 - a closed-form "smooth sensitivity"
-    dist = mech.error_distribution(S)
+    dist = error_distribution(mech, S)
     assert isinstance(dist, ErrorDistribution)
     assert dist.scale == pytest.approx(S(mech.beta) / mech.alpha) == pytest.approx(mech.scale(S))
     out = mech.release(1.5, S, rng=np.random.default_rng(7), size=100_000)
@@ -301,26 +301,26 @@ def test_sampling_matches_error_distribution(cfg, finite_var):
 
 def test_expected_abs_error_closed_forms():
     # Laplace: E|Z| = 1, clipped: (1 - e^{-u})/2 per side
-    lap = SmoothSensitivityRelease(1.0, 1e-6).error_distribution(2.0)
+    lap = error_distribution(SmoothSensitivityRelease(1.0, 1e-6, noise="laplace"), 2.0)
     s = lap.scale
     assert lap.expected_abs_error() == pytest.approx(s)
     assert lap.expected_abs_error(within=(-s, 3 * s)) == pytest.approx(s * (1 - math.exp(-1) + 1 - math.exp(-3)) / 2)
     # Cauchy: int_0^U sf = U/2 - (U arctan U - ln(1+U^2)/2)/pi
-    cau = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=2).error_distribution(1.0)
+    cau = error_distribution(SmoothSensitivityRelease(1.0, noise="polynomial", gamma=2), 1.0)
     g = lambda U: U / 2 - (U * math.atan(U) - 0.5 * math.log1p(U * U)) / math.pi  # noqa: E731
     for lo, hi in ((-3.0, 7.0), (-1e4, 1e5)):
         want = cau.scale * (g(-lo / cau.scale) + g(hi / cau.scale))
         assert cau.expected_abs_error(within=(lo, hi)) == pytest.approx(want, rel=1e-8)
     # polynomial gamma = 4: E|Z| = 1/sqrt(2) (YS Lemma 4); Student t3: 2 sqrt(3)/pi; LLN: e^{sigma^2/2}
-    assert SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4).error_distribution(1.0).mean_abs_noise == pytest.approx(
+    assert error_distribution(SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4), 1.0).mean_abs_noise == pytest.approx(
         1 / math.sqrt(2)
     )
-    assert SmoothSensitivityRelease(1.0, noise="student_t", df=3).error_distribution(1.0).mean_abs_noise == pytest.approx(
+    assert error_distribution(SmoothSensitivityRelease(1.0, noise="student_t", df=3), 1.0).mean_abs_noise == pytest.approx(
         2 * math.sqrt(3) / math.pi
     )
-    assert math.isinf(SmoothSensitivityRelease(1.0, noise="student_t", df=1).error_distribution(1.0).mean_abs_noise)
+    assert math.isinf(error_distribution(SmoothSensitivityRelease(1.0, noise="student_t", df=1), 1.0).mean_abs_noise)
     lln = SmoothSensitivityRelease(1.0, 1e-6, noise="lln", sigma=0.7)
-    assert lln.error_distribution(1.0).mean_abs_noise == pytest.approx(math.exp(0.245))
+    assert error_distribution(lln, 1.0).mean_abs_noise == pytest.approx(math.exp(0.245))
 
 
 def test_callable_sensitivity_is_evaluated_at_beta():
@@ -339,7 +339,7 @@ def test_callable_sensitivity_is_evaluated_at_beta():
 
 _bad_k = st.one_of(
     st.floats(max_value=0.0, allow_nan=False),
-    st.floats(min_value=2.0, allow_nan=False),
+    st.floats(min_value=1.0, allow_nan=False),
     st.just(float("nan")),
 )
 _bad_s = st.one_of(
@@ -350,10 +350,24 @@ _bad_s = st.one_of(
 
 @settings(max_examples=60, deadline=None)
 @given(k=_bad_k, noise=st.sampled_from(["laplace", "student_t", "polynomial", "lln"]))
-def test_bad_k(k, noise):
+def test_bad_kappa(k, noise):
     delta = 1e-6 if noise in ("laplace", "lln") else 0.0
-    with pytest.raises(ValueError, match=r"\bk\b"):
-        SmoothSensitivityRelease(1.0, delta, noise=noise, k=k)
+    with pytest.raises(ValueError, match=r"\bkappa\b"):
+        SmoothSensitivityRelease(1.0, delta, noise=noise, kappa=k)
+
+
+def test_deprecated_k_and_exact_spellings():
+    """YS's k = 2 kappa and calibration="exact" still work for one release, with a DeprecationWarning."""
+    with pytest.warns(DeprecationWarning, match="kappa"):
+        old = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, k=0.6)
+    new = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, kappa=0.3)
+    assert old.parameters() == new.parameters() and old.kappa == 0.3 and new.k == pytest.approx(0.6)
+    with pytest.warns(DeprecationWarning, match="proven"):
+        ex = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", calibration="exact")
+    assert ex.calibration == "proven"
+    with pytest.warns(DeprecationWarning):
+        with pytest.raises(ValueError, match=r"\bk\b"):
+            SmoothSensitivityRelease(1.0, noise="polynomial", k=2.0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -366,7 +380,7 @@ def test_bad_sensitivity(s, as_callable):
     for call in (
         lambda: mech.release(1.0, arg, rng=gen),
         lambda: mech.scale(arg),
-        lambda: mech.error_distribution(arg),
+        lambda: error_distribution(mech, arg),
     ):
         with pytest.raises(ValueError, match="sensitivity"):
             call()
@@ -466,14 +480,17 @@ def test_median_baselines_release_and_parameters():
     assert abs(np.abs(out - med).mean() - mb.expected_abs_error_smooth_sens_pure(x, 0.6, bounds, clip=True)) < 0.01
     v = mb.smooth_sens_approx(x, 1.0, 1e-6, bounds, rng=np.random.default_rng(3), size=40_000)
     exact = mb.expected_abs_error_smooth_sens_approx(x, 1.0, 1e-6, bounds)
-    s = smooth_sensitivity_median(x, SmoothSensitivityRelease(1.0, 1e-6, relation="replace").beta, bounds)
+    s = smooth_sensitivity_median(x, SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", relation="replace").beta, bounds)
     assert exact == pytest.approx(s / 0.5)
     assert abs(np.abs(v - med).mean() - exact) <= 5 * np.abs(v - med).std() / 200
     w = mb.laplace_ln(x, 1.0, bounds, rng=4, size=40_000)
     exact = mb.expected_abs_error_laplace_ln(x, 1.0, bounds)
     assert abs(np.abs(w - med).mean() - exact) <= 5 * np.abs(w - med).std() / 200
     assert isinstance(mb.laplace_ln(x, 1.0, bounds, rng=4), float)
-    assert mb.laplace_ln_mechanism(1.0).privacy() == Privacy(1.0, 1e-6, "replace", mb.laplace_ln_mechanism(1.0).privacy().source)
+    lln = mb.laplace_ln_mechanism(1.0)
+    # the zCDP level is carried (so the accountant composes in rho) and converts back to (1, 1e-6)
+    assert lln.privacy() == Privacy(1.0, 1e-6, "replace", lln.privacy().source, lln.zcdp_rho)
+    assert lln.zcdp_rho + 2 * math.sqrt(lln.zcdp_rho * math.log(1e6)) == pytest.approx(1.0, rel=1e-12)
     with pytest.raises(ValueError, match="bounds"):
         mb.smooth_sens_pure(x, 1.0, (1.0, 0.0))
     with pytest.raises(ValueError, match="x"):
@@ -531,7 +548,7 @@ def test_tdt_release_statistic_end_to_end_audit():
     c = np.array([3, 1, 30])
     out = release_statistic(b, c, n, eps, 0, rng=0, size=50_000)
     s0 = float(tdt.smooth_upper_bound(b, c, n, mech.beta)[0])
-    assert stats.kstest(out - float(tdt.tdt_statistic(20, 3)), mech.error_distribution(s0).cdf).pvalue > 1e-3
+    assert stats.kstest(out - float(tdt.tdt_statistic(20, 3)), error_distribution(mech, s0).cdf).pvalue > 1e-3
     with pytest.raises(ValueError, match="index"):
         release_statistic(b, c, n, eps, 3)
 

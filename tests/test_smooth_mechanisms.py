@@ -29,11 +29,9 @@ from dpselect import noise as nz
 from dpselect.analysis import accuracy, audit, output_distribution
 from dpselect.apps import majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
-from dpselect.mechanisms.smooth import (
-    SmoothNoisyMax,
-    SmoothPrivateSelection,
-    laplace_selection_log_delta,
-)
+from dpselect.accounting import laplace_selection_log_delta
+from dpselect.mechanisms.snm import SmoothNoisyMax
+from dpselect.mechanisms.sps import SmoothPrivateSelection
 
 slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")
 
@@ -576,9 +574,20 @@ def test_local_dampening_negative_utilities_audit():
     np.testing.assert_allclose(d, [18.5, -17.5, -29.5, -24.5])  # u = +-1/2: D = +-(t*_r + 1/2)
 
 
-def test_local_dampening_shifted_not_implemented():
-    with pytest.raises(NotImplementedError):
+def test_local_dampening_has_no_shifted_parameter():
+    """Shifted LD is not offered (SPEC §9.3); the parameter that could only raise is gone."""
+    with pytest.raises(TypeError, match="shifted"):
         LocalDampening(1.0, shifted=True)
+
+
+def test_local_dampening_constant_candidates_sample_through_engine():
+    """Candidates whose positive score can never change win uniformly; the draw goes through noisy_max."""
+    prof = StepProfile([0], np.array([[0.0, 0.0, 1.0]]))
+    p = SelectionProblem([2.0, 2.0, 5.0], candidate_local_sensitivity=prof)
+    ld = LocalDampening(1.0)
+    np.testing.assert_allclose(ld.probabilities(p), [0.5, 0.5, 0.0])
+    draws = ld.select(p, size=4000, rng=3)
+    assert_frequencies_match(draws, ld.probabilities(p))
 
 
 def test_local_dampening_large_m_is_vectorised():
@@ -648,7 +657,7 @@ def test_bad_problem_and_rng_rejected_before_randomness():
     noise=st.sampled_from(["laplace", "student_t", "lln"]),
 )
 def test_hypothesis_snm_validation(eps, delta, kappa, df, noise):
-    ok_eps = math.isfinite(eps) and eps > 0
+    ok_eps = math.isfinite(eps) and eps >= np.finfo(float).tiny  # subnormal epsilons are rejected by name
     ok_delta = 0.0 <= delta < 1.0 and ((delta == 0.0) == (noise == "student_t"))
     ok_kappa = 0.0 < kappa < 1.0
     ok_df = df > 0
@@ -669,7 +678,7 @@ def test_hypothesis_snm_validation(eps, delta, kappa, df, noise):
     kappa=st.floats(min_value=-0.5, max_value=1.5),
 )
 def test_hypothesis_sps_validation(eps, gamma, kappa):
-    if eps > 0 and gamma > 1 and 0 < kappa < 1:
+    if eps >= np.finfo(float).tiny and gamma > 1 and 0 < kappa < 1:
         SmoothPrivateSelection(eps, gamma=gamma, kappa=kappa)
     else:
         with pytest.raises(ValueError) as info:
@@ -698,3 +707,105 @@ def test_slow_audit_other_epsilons(eps):
         proxy = mech if isinstance(mech, LocalDampening) else _Cached(mech)
         rep = audit(proxy, pairs)
         assert not rep.violates, (mech, str(rep))
+
+
+# --------------------------------------------------------------------------- defaults, table, extremes
+
+
+def test_every_class_constructs_with_its_defaults():
+    """SmoothNoisyMax(eps) is pure (student_t); SPS and LD too (issue #13 item 5)."""
+    p = _problem([22, 8, 17, 4, 0])
+    for mech in (SmoothNoisyMax(1.0), SmoothPrivateSelection(1.0), LocalDampening(1.0)):
+        assert mech.privacy(p).delta == 0.0 and mech.privacy(p).epsilon == pytest.approx(1.0, rel=1e-12)
+    assert SmoothNoisyMax(1.0).noise == "student_t"
+    with pytest.raises(TypeError):
+        SmoothNoisyMax(1.0, 0.0, "laplace")  # noise is keyword-only
+    with pytest.raises(TypeError):
+        SmoothPrivateSelection(1.0, 4.0)  # gamma is keyword-only
+
+
+def test_snm_calibration_table_covers_every_noise_and_calibration():
+    from dpselect.mechanisms import snm
+
+    assert set(snm._TABLE) == set(itertools.product(snm.NOISES, snm.CALIBRATIONS))
+    p = SelectionProblem(np.zeros(5))
+    # the previous session's worked figures (SPEC §3.1/§3.3 at eps = 1, m = 5)
+    t = SmoothNoisyMax(1.0).parameters(p)
+    assert (round(t.alpha, 4), t.beta, t.epsilon) == (0.2165, 0.025, pytest.approx(1.0))
+    assert SmoothNoisyMax(1.0, calibration="paper").privacy(p).epsilon == pytest.approx(3.0)
+    lap = SmoothNoisyMax(1.0, 1e-6, noise="laplace", calibration="paper").privacy(p)
+    assert (round(lap.epsilon, 3), lap.delta) == (1.149, 1e-6)
+    lln = SmoothNoisyMax(1.0, 1e-6, noise="lln", calibration="paper").privacy(p)
+    assert (round(lln.epsilon, 2), lln.delta) == (11.89, 1e-6) and lln.rho is not None
+
+
+EXTREME_EPS = [1e-300, 1e-5, 1.0, 1e4, 1e300]
+
+
+def _extreme_mechs(eps):
+    return [
+        SmoothNoisyMax(eps),
+        SmoothNoisyMax(eps, DELTA, noise="laplace"),
+        SmoothNoisyMax(eps, DELTA, noise="lln"),
+        SmoothNoisyMax(eps, calibration="paper"),
+        SmoothNoisyMax(eps, DELTA, noise="laplace", calibration="paper"),
+        SmoothNoisyMax(eps, DELTA, noise="lln", calibration="paper"),
+        SmoothPrivateSelection(eps),
+        SmoothPrivateSelection(eps, one_sided=False),
+        LocalDampening(eps),
+    ]
+
+
+_EXTREME_SCORES = [([3.0, 1.0, 0.0], 0.5), ([1e308, -1e308, 0.0], 1.0), ([1e308, 1e308, -1e308], 1.0)]
+# the engine's heavy-tail quadrature at astronomically large gaps takes seconds (issue #17): those cases are slow
+_EXTREME_CASES = [
+    pytest.param(e, sc, ls, marks=() if (sc[0] == 3.0 and e in (1e-5, 1e4)) else slow)
+    for e in EXTREME_EPS for sc, ls in _EXTREME_SCORES
+]
+
+
+@pytest.mark.parametrize("eps,scores,ls", _EXTREME_CASES)
+def test_extreme_scores_and_epsilons(eps, scores, ls):
+    """|scores| up to 1e308 and eps from 1e-300 to 1e300: a law that sums to 1, no warning, a valid guarantee.
+
+    (issue #13 item 2; issue #17 item 5: Laplace SNM used to raise OverflowError for eps >= 1e4,
+    LD at huge eps used to return a uniform-ish law.)  The overflowing gaps must be won by the top.
+    """
+    p = SelectionProblem(scores, local_sensitivity=ls)
+    top = p.optimal()
+    for mech in _extreme_mechs(eps):
+        probs = mech.probabilities(p)  # RuntimeWarnings are errors in this suite
+        assert np.isfinite(probs).all() and probs.sum() == pytest.approx(1.0, abs=1e-9), (mech, probs)
+        if abs(scores[0]) > 1e300 or eps >= 1e4:
+            assert probs[top].sum() == pytest.approx(1.0, abs=1e-9), (mech, probs)
+            assert top[mech.select(p, rng=0)]
+        assert mech.privacy(p).epsilon >= eps * (1 - 1e-9)  # never a guarantee stronger than the budget
+
+
+def test_local_dampening_huge_epsilon_is_not_uniform():
+    """eps = 1e308: eps D / 2 used to overflow to +inf for several candidates (uniform among them)."""
+    p = _problem([10, 5, 3])
+    probs = LocalDampening(1e308).probabilities(p)
+    np.testing.assert_array_equal(probs, [1.0, 0.0, 0.0])
+    assert LocalDampening(1e308).select(p, size=50, rng=1).tolist() == [0] * 50
+
+
+def test_docstring_figures_majority():
+    """The figures quoted in the SNM / SPS / LD docstrings (issue #11: say what to use instead, with the figure)."""
+    c = [22, 8, 17, 4, 0]
+    ind = _problem(c)
+    counts = SelectionProblem(c, monotone=True)
+    got = {
+        "pf_counts": accuracy(PermuteAndFlip(1.0), counts),
+        "em_indicator": accuracy(ExponentialMechanism(1.0), ind),
+        "snm_t": accuracy(SmoothNoisyMax(1.0), ind),
+        "snm_laplace": accuracy(SmoothNoisyMax(1.0, 1e-6, noise="laplace"), ind),
+        "sps": accuracy(SmoothPrivateSelection(1.0), ind),
+        "ld": accuracy(LocalDampening(1.0), ind),
+    }
+    want = {"pf_counts": 0.997, "em_indicator": 0.292, "snm_t": 0.246, "snm_laplace": 0.257, "sps": 0.250, "ld": 0.834}
+    assert {k: round(v, 3) for k, v in got.items()} == want
+    # PF on the counts, independently: P[r] = p_r ∫_0^1 prod_{s != r} (1 - p_s t) dt with p = e^{eps (u - u*)}
+    p = np.exp(np.asarray(c, float) - max(c))
+    best = p[0] * integrate.quad(lambda t: np.prod(1 - p[1:] * t), 0, 1)[0]
+    assert got["pf_counts"] == pytest.approx(best, rel=1e-9)

@@ -2,10 +2,31 @@
 
 Classic global-sensitivity mechanisms (exponential mechanism, permute-and-flip,
 report-noisy-max) and instance-based ones (smooth sensitivity, local
-dampening, dataset-distance utilities, propose-test-release) behind one
+dampening, dataset-distance utilities, a private sensitivity bound) behind one
 interface, with exact output distributions and privacy audits.
 See DESIGN.md and SPEC.md for the contract and the mathematics.
+
+Subpackages ``dpselect.apps`` (applications), ``dpselect.analysis`` (exact
+accuracy, error laws, audits), ``dpselect.noise`` and ``dpselect.accounting``
+are reachable as attributes after ``import dpselect``; the heavier ones are
+imported on first access, so ``import dpselect`` stays cheap.
+
+Examples
+--------
+>>> import dpselect
+>>> p = dpselect.SelectionProblem([22, 8, 17, 4, 0], monotone=True)
+>>> mech = dpselect.PermuteAndFlip(1.0)
+>>> round(float(dpselect.analysis.accuracy(mech, p)), 3)
+0.997
+>>> dpselect.apps.majority.__name__
+'dpselect.apps.majority'
 """
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
 
 from .accounting import Accountant, BudgetExceededError
 from .mechanisms import (
@@ -14,34 +35,58 @@ from .mechanisms import (
     Mechanism,
     NoisyMaxMechanism,
     PermuteAndFlip,
+    PrivateSensitivityBound,
     ReportNoisyMax,
     SmoothNoisyMax,
     SmoothPrivateSelection,
-    SmoothSensitivityRelease,
 )
 from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
+from .mechanisms.release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
 from .privacy import Privacy
 from .problem import SelectionProblem
 from .sensitivity import StepProfile
 
 __version__ = "0.1.0"
 
+#: Subpackages imported on first attribute access (PEP 562).
+_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "datasets", "experiments", "mechanisms", "noise", "noisy_max")
+
 __all__ = [
+    # core objects
     "Accountant",
     "BudgetExceededError",
+    "Privacy",
+    "SelectionProblem",
+    "StepProfile",
+    # selection mechanisms
     "MECHANISM_NAMES",
+    "make_mechanism",
     "ExponentialMechanism",
     "LocalDampening",
-    "SmoothNoisyMax",
-    "SmoothPrivateSelection",
-    "SmoothSensitivityRelease",
-    "make_mechanism",
     "Mechanism",
     "NoisyMaxMechanism",
     "PermuteAndFlip",
-    "Privacy",
+    "PrivateSensitivityBound",
     "ReportNoisyMax",
-    "SelectionProblem",
-    "StepProfile",
+    "SmoothNoisyMax",
+    "SmoothPrivateSelection",
+    # numeric release (not a selection mechanism)
+    "SmoothSensitivityRelease",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        if name == "apps":  # every application module, so that dpselect.apps.<name> works at once
+            for info in pkgutil.iter_modules(module.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f".apps.{info.name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'dpselect' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

@@ -23,8 +23,10 @@ __all__ = [
     "check_finite_float",
     "check_int",
     "check_positive",
+    "check_pair",
     "check_probability_in",
     "check_random_state",
+    "check_real",
     "check_relation",
     "check_scores",
     "check_size",
@@ -39,6 +41,22 @@ def _real(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
+
+
+def check_real(value: Any, name: str) -> float:
+    """A real number (any float, NaN and inf included; not bool, not complex)."""
+    return _real(value, name)
+
+
+def check_pair(value: Any, name: str) -> tuple[float, float]:
+    """A pair (lo, hi) of finite reals with lo <= hi (e.g. bounds, a clipping range)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (lo, hi)")
+    lo = check_finite_float(value[0], f"{name}[0]")
+    hi = check_finite_float(value[1], f"{name}[1]")
+    if not lo <= hi:
+        raise ValueError(f"{name} must satisfy lo <= hi, got ({lo!r}, {hi!r})")
+    return lo, hi
 
 
 def check_finite_float(value: Any, name: str) -> float:
@@ -63,8 +81,18 @@ def check_positive(value: Any, name: str, *, allow_inf: bool = False, allow_zero
 
 
 def check_epsilon(value: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
-    """Privacy parameter epsilon: finite and > 0 (``+inf`` only if allowed)."""
-    return check_positive(value, name, allow_inf=allow_inf)
+    """Privacy parameter epsilon: finite and > 0 (``+inf`` only if allowed), and a normal float.
+
+    Subnormal values (below 2.2e-308) are rejected: noise scales 1/epsilon
+    overflow and calibrations lose all precision there.
+    """
+    x = check_positive(value, name, allow_inf=allow_inf)
+    if x < _SMALLEST_NORMAL:
+        raise ValueError(f"{name} must be at least {_SMALLEST_NORMAL:.4g} (the smallest normal float), got {x!r}")
+    return x
+
+
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
 def check_delta(value: Any, name: str = "delta") -> float:
@@ -133,10 +161,20 @@ def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
 
 
 def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndarray:
-    """Non-negative integer counts (int64). Floats with integral values are accepted."""
+    """Non-negative integer counts (int64). Floats with integral values are accepted.
+
+    Counts that do not fit in int64 (>= 2**63) are rejected with a ValueError
+    naming the argument (never a silent wrap-around or a cast warning).  The
+    messages never quote the (private) values.
+    """
     arr = np.asarray(counts)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)):
+    if arr.dtype == object:
+        flat = arr.ravel()
+        if flat.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):
+            raise ValueError(f"{name} must fit in a 64-bit integer (each count < 2**63)")
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real numeric counts, got dtype {arr.dtype}")
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0:
@@ -148,10 +186,15 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
             raise ValueError(f"{name} must hold integers")
     elif not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be integer counts, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
     if (arr < 0).any():
         raise ValueError(f"{name} must be non-negative")
-    return arr
+    if np.issubdtype(arr.dtype, np.unsignedinteger):
+        too_big = (arr > np.uint64(np.iinfo(np.int64).max)).any()
+    else:  # signed ints always fit; a float >= 2**63 (exact as a float) cannot be cast
+        too_big = np.issubdtype(arr.dtype, np.floating) and (arr >= float(2**63)).any()
+    if too_big:
+        raise ValueError(f"{name} must fit in a 64-bit integer (each count < 2**63)")
+    return arr.astype(np.int64)
 
 
 def check_relation(relation: Any, name: str = "relation") -> str:
@@ -162,7 +205,13 @@ def check_relation(relation: Any, name: str = "relation") -> str:
 
 
 def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
-    """None, an int seed, a SeedSequence or a Generator -> Generator."""
+    """None, an int seed, a SeedSequence, a Generator or a RandomState -> Generator.
+
+    A legacy ``numpy.random.RandomState`` (scikit-learn's ``random_state``) is
+    converted deterministically: the Generator is seeded with 128 bits drawn
+    from it, so the same RandomState state gives the same Generator (and the
+    RandomState advances, as scikit-learn's helpers do when they consume it).
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None:
@@ -171,8 +220,12 @@ def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
         raise TypeError(f"{name} must be None, an int seed or a numpy Generator, got bool")
     if isinstance(rng, numbers.Integral):
         if int(rng) < 0:
-            raise ValueError(f"{name} seed must be non-negative, got {rng}")
+            raise ValueError(f"{name} seed must be a non-negative integer, got {rng}")
         return np.random.default_rng(int(rng))
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise TypeError(f"{name} must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    if isinstance(rng, np.random.RandomState):
+        return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
+    raise TypeError(
+        f"{name} must be None, an int seed, a numpy Generator or RandomState, got {type(rng).__name__}"
+    )

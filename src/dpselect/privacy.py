@@ -55,7 +55,7 @@ class Privacy:
         """True for pure epsilon-DP (delta == 0)."""
         return self.delta == 0.0
 
-    def __add__(self, other: "Privacy") -> "Privacy":
+    def __add__(self, other: Privacy) -> Privacy:
         if not isinstance(other, Privacy):
             return NotImplemented
         if self.relation is not None and other.relation is not None and self.relation != other.relation:
@@ -71,7 +71,7 @@ class Privacy:
         rho = self.rho + other.rho if self.rho is not None and other.rho is not None else None
         return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho)
 
-    def __radd__(self, other: object) -> "Privacy":
+    def __radd__(self, other: object) -> Privacy:
         if other == 0:  # lets sum([...]) work
             return self
         return NotImplemented

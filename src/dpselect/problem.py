@@ -9,6 +9,11 @@ bound.  It holds no privacy parameters.
 
 Sensitivities are only meaningful within one neighbour relation
 (``relation``: "add_remove" or "replace", SPEC.md §1).
+
+A problem is immutable once built (attributes cannot be rebound, ``scores``
+is a read-only array, ``labels`` a tuple), like the mechanisms: its
+validation (e.g. global_sensitivity > 0) would otherwise not bind what a
+mechanism later reads.
 """
 
 from __future__ import annotations
@@ -23,6 +28,25 @@ from ._validation import check_int, check_positive, check_relation, check_scores
 from .sensitivity import StepProfile, smooth_sensitivity_scan
 
 __all__ = ["SelectionProblem"]
+
+
+class Labels(tuple):  # noqa: SLOT001 - a plain tuple subclass
+    """Candidate names: an immutable tuple that also compares equal to a list of the same names.
+
+    (Problems used to store a list; comparing with a list keeps working.)
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
 ProfileLike = float | StepProfile | Callable[[int], Any] | None
 
@@ -56,7 +80,23 @@ class SelectionProblem:
     candidate_smooth_bound : optional callable beta -> array S(x, r).
     beta_max : the largest beta for which ``smooth_bound`` is valid (Thm 4/5
         constraint); asking for a larger beta raises ValueError.
+
+    The problem is immutable: setting or deleting an attribute raises
+    ``AttributeError``; ``scores`` is read-only; ``labels`` is a tuple.
+
+    Examples
+    --------
+    >>> from dpselect import SelectionProblem
+    >>> p = SelectionProblem([3.0, 1.0, 2.0], labels=["a", "b", "c"])
+    >>> p.n_candidates, p.labels
+    (3, ('a', 'b', 'c'))
+    >>> p.global_sensitivity = -5
+    Traceback (most recent call last):
+    ...
+    AttributeError: SelectionProblem is immutable: cannot set 'global_sensitivity' (build a new problem)
     """
+
+    _frozen: bool = False
 
     def __init__(
         self,
@@ -78,10 +118,12 @@ class SelectionProblem:
         self.scores: np.ndarray = scores
         m = scores.size
         if labels is not None:
-            labels = list(labels)
+            if isinstance(labels, (str, bytes)):
+                raise TypeError("labels must be a sequence of names, not a string")
+            labels = Labels(labels)
             if len(labels) != m:
                 raise ValueError(f"labels must have length {m} (one per score), got {len(labels)}")
-        self.labels: list[Any] | None = labels
+        self.labels: tuple[Any, ...] | None = labels
         self.global_sensitivity: float = check_positive(global_sensitivity, "global_sensitivity")
         if not isinstance(monotone, (bool, np.bool_)):
             raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
@@ -107,7 +149,7 @@ class SelectionProblem:
             ls = check_positive(local_sensitivity, "local_sensitivity", allow_zero=True)
             if ls > gs * (1 + 1e-12):
                 raise ValueError("local_sensitivity exceeds global_sensitivity")
-            local_sensitivity = StepProfile([0], [ls])
+            local_sensitivity = StepProfile(np.array([0]), np.array([ls]))
         self._ls = local_sensitivity
 
         if isinstance(candidate_local_sensitivity, StepProfile):
@@ -127,6 +169,15 @@ class SelectionProblem:
                 raise TypeError(f"{name} must be callable")
         self._smooth_bound = smooth_bound
         self._candidate_smooth_bound = candidate_smooth_bound
+        self._frozen = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._frozen:
+            raise AttributeError(f"SelectionProblem is immutable: cannot set {name!r} (build a new problem)")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"SelectionProblem is immutable: cannot delete {name!r}")
 
     # ------------------------------------------------------------------ basics
     @property

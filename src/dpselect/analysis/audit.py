@@ -91,8 +91,8 @@ class AuditReport:
 def audit(
     mech: Any,
     pairs: Iterable[tuple[Any, Any]],
-    claimed: Privacy | None = None,
     *,
+    claimed: Privacy | None = None,
     tol: float = 1e-8,
     floor: float = 1e-300,
 ) -> AuditReport:

@@ -28,6 +28,7 @@ def accuracy(mech: Any, problem: SelectionProblem) -> float:
 def expected_error(
     mech: Any,
     problem: SelectionProblem,
+    *,
     loss: Callable[[np.ndarray], Any] | None = None,
 ) -> float:
     """E[loss(r)] under the mechanism's output law; default loss u* - u(x, r).

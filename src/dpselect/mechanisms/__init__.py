@@ -1,13 +1,24 @@
-"""Selection mechanisms: one module per family (see DESIGN.md)."""
+"""Selection mechanisms: one module per family (see DESIGN.md).
+
+Selection mechanisms (``select`` / ``probabilities`` / ``privacy`` on a
+:class:`~dpselect.problem.SelectionProblem`): classic (EM, PF, RNM), snm,
+sps, dampening, sensitivity_bound; by name through the registry.
+
+Numeric releases (not selection mechanisms): :class:`SmoothSensitivityRelease`
+adds noise to one real number (module ``release``).
+"""
 
 from .base import Mechanism, NoisyMaxMechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
-from .release import SmoothSensitivityRelease
 from .registry import MECHANISM_NAMES, make_mechanism, resolve_mechanism
-from .smooth import SmoothNoisyMax, SmoothPrivateSelection
+from .release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
+from .sensitivity_bound import PrivateSensitivityBound
+from .snm import SmoothNoisyMax
+from .sps import SmoothPrivateSelection
 
 __all__ = [
+    # selection mechanisms
     "MECHANISM_NAMES",
     "make_mechanism",
     "resolve_mechanism",
@@ -16,8 +27,10 @@ __all__ = [
     "Mechanism",
     "NoisyMaxMechanism",
     "PermuteAndFlip",
+    "PrivateSensitivityBound",
     "ReportNoisyMax",
     "SmoothNoisyMax",
     "SmoothPrivateSelection",
+    # numeric release (not a selection mechanism)
     "SmoothSensitivityRelease",
 ]

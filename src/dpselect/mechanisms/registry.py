@@ -3,21 +3,30 @@
 Names: "em" (ExponentialMechanism), "pf" (PermuteAndFlip), "rnm_laplace",
 "rnm_gumbel", "rnm_exponential" (ReportNoisyMax), "snm_laplace", "snm_t",
 "snm_lln" (SmoothNoisyMax, proven calibration), "sps"
-(SmoothPrivateSelection) and "ld" (LocalDampening).  ``delta`` is passed only
-to the approximate-DP mechanisms ("snm_laplace", "snm_lln", which need
-delta > 0); every other mechanism is pure epsilon-DP and so meets any delta.
+(SmoothPrivateSelection), "ld" (LocalDampening), "psb_pf", "psb_em"
+(PrivateSensitivityBound with PF / EM; epsilon1 = epsilon/3 for the bound,
+epsilon2 = 2 epsilon/3 for the selection, as in SPEC §9.2's check).
+
+``delta`` is used only by the approximate-DP mechanisms (``APPROXIMATE_NAMES``:
+"snm_laplace", "snm_lln", "psb_pf", "psb_em"), which need delta > 0.  Every
+other mechanism is pure epsilon-DP (its guarantee (eps, 0) meets any delta):
+a delta > 0 given with a pure name is not used, and a ``UserWarning`` says
+so (it is never silently dropped).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .._validation import check_delta, check_epsilon
 from .base import Mechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
-from .smooth import SmoothNoisyMax, SmoothPrivateSelection
+from .sensitivity_bound import PrivateSensitivityBound
+from .snm import SmoothNoisyMax
+from .sps import SmoothPrivateSelection
 
 __all__ = ["APPROXIMATE_NAMES", "MECHANISM_NAMES", "make_mechanism", "resolve_mechanism"]
 
@@ -33,7 +42,12 @@ _REGISTRY: dict[str, tuple[type, dict[str, Any], bool]] = {
     "snm_lln": (SmoothNoisyMax, {"noise": "lln"}, True),
     "sps": (SmoothPrivateSelection, {}, False),
     "ld": (LocalDampening, {}, False),
+    "psb_pf": (PrivateSensitivityBound, {"selector": "pf"}, True),
+    "psb_em": (PrivateSensitivityBound, {"selector": "em"}, True),
 }
+
+#: Share of epsilon spent on the private sensitivity bound by the "psb_*" names (SPEC §9.2's check: 0.5 of 1.5).
+PSB_BOUND_SHARE = 1.0 / 3.0
 
 MECHANISM_NAMES: tuple[str, ...] = tuple(_REGISTRY)
 
@@ -45,15 +59,41 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any)
     """The mechanism called ``name`` with budget ``epsilon`` (and ``delta`` where it applies).
 
     Extra keyword arguments go to the mechanism's constructor (e.g.
-    ``kappa=0.3`` for the smooth ones).
+    ``kappa=0.3`` for the smooth ones).  A delta > 0 with a pure mechanism is
+    not used and triggers a ``UserWarning``; approximate mechanisms need
+    delta > 0 (their constructors say so).
+
+    Examples
+    --------
+    >>> from dpselect import make_mechanism
+    >>> make_mechanism("pf", 1.0)
+    PermuteAndFlip(epsilon=1.0)
+    >>> make_mechanism("psb_pf", 1.5, 1e-6).epsilon1
+    0.5
     """
+    return _make(name, epsilon, delta, 3, kwargs)
+
+
+def _make(name: str, epsilon: Any, delta: Any, stacklevel: int, kwargs: dict[str, Any]) -> Mechanism:
+    """make_mechanism's body; ``stacklevel`` points the delta warning at the caller's code."""
     if name not in _REGISTRY:
         raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {name!r}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     cls, fixed, takes_delta = _REGISTRY[name]
-    extra = {"delta": delta} if takes_delta else {}
-    return cls(epsilon=epsilon, **fixed, **extra, **kwargs)
+    if not takes_delta:
+        if delta > 0.0:
+            warnings.warn(
+                f"delta={delta!r} is not used: {name!r} is pure epsilon-DP (its guarantee ({epsilon:g}, 0) meets "
+                f"any delta); the approximate mechanisms are {APPROXIMATE_NAMES}",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+        return cls(epsilon, **fixed, **kwargs)
+    if cls is PrivateSensitivityBound:
+        e1 = PSB_BOUND_SHARE * epsilon
+        return cls(e1, epsilon - e1, delta=delta, **fixed, **kwargs)
+    return cls(epsilon, delta, **fixed, **kwargs)
 
 
 def resolve_mechanism(mechanism: Any, epsilon: Any = None, delta: float = 0.0, **kwargs: Any) -> Any:
@@ -65,7 +105,7 @@ def resolve_mechanism(mechanism: Any, epsilon: Any = None, delta: float = 0.0, *
     """
     delta = check_delta(delta)
     if isinstance(mechanism, str):
-        return make_mechanism(mechanism, epsilon, delta, **kwargs)
+        return _make(mechanism, epsilon, delta, 3, kwargs)
     if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
         raise TypeError(
             f"mechanism must be one of {MECHANISM_NAMES} or an object with select() and privacy(), "

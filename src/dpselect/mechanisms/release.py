@@ -1,5 +1,16 @@
 """Numeric releases with smooth sensitivity (NRS07 framework; SPEC.md §2, §3.2).
 
+**A numeric release, not a selection mechanism**: it adds noise to one real
+number; it has no ``select``/``probabilities`` and is not a
+:class:`~dpselect.mechanisms.base.Mechanism`.  The law of its error is
+:func:`dpselect.analysis.error_distribution`.
+
+Vocabulary shared with the selection mechanisms: ``kappa`` in (0, 1) is the
+share of the budget spent on the sliding (shift) term (Yamamoto & Shibuya's
+k = 2 kappa), and ``calibration`` is ``"proven"`` (SPEC's sound calibration,
+default) or ``"paper"`` (a paper's own parameters; ``privacy()`` then says
+what they actually guarantee).
+
 ``SmoothSensitivityRelease`` releases one real-valued statistic f(x) as
 
     A(x) = f(x) + (S(x) / alpha') * Z,        Z ~ h (iid of everything else),
@@ -10,10 +21,10 @@ computed **at the mechanism's beta'** (``mech.beta``), and (alpha', beta')
 come from the noise law h and the budget as follows.
 
 Pure noise (``noise="polynomial"`` or ``"student_t"``) -- epsilon-DP
-    alpha' = alpha(k eps),  beta' = beta((2 - k) eps),  k in (0, 2),
+    alpha' = alpha(k eps),  beta' = beta((2 - k) eps),  k = 2 kappa in (0, 2),
     with (alpha(.), beta(.)) the noise's admissibility pair
     (``noise.admissible``): Yamamoto & Shibuya IPCCC'24 Thm 1 (SPEC.md §3.2).
-    k = 1 is NRS07's even split (half of the budget to the sliding property,
+    kappa = 1/2 (k = 1) is NRS07's even split (half of the budget to the sliding property,
     half to the dilation property).  In the Lipschitz form of SPEC.md §2.1 the
     privacy loss is at most L_s alpha' + L_d beta' = k eps/2 + (2 - k) eps/2.
 
@@ -38,8 +49,8 @@ Laplace (``noise="laplace"``, delta > 0 required) -- (eps, delta)-DP
 
         eps >= alpha' + beta'   and   exp(-(eps - alpha' + beta')/(e^beta' - 1)) <= delta.
 
-    We take alpha' = k eps / 2 and beta' the **largest** beta satisfying both
-    (``noise.Laplace().admissible(eps, delta, alpha_fraction=k/2)``).
+    We take alpha' = kappa eps and beta' the **largest** beta satisfying both
+    (``noise.Laplace().admissible(eps, delta, alpha_fraction=kappa)``).
     ``calibration="paper"`` uses the NRS07 formula instead and ``privacy()``
     then reports what the exact condition actually guarantees for it: epsilon
     and max(delta, exp(-(eps - alpha + beta)/(e^beta - 1))).
@@ -55,17 +66,17 @@ Laplace log-normal (``noise="lln"``, delta > 0 required) -- (eps, delta)-DP
     Calibration to a target (eps, delta): rho* = (sqrt(ln(1/delta) + eps) -
     sqrt(ln(1/delta)))^2 solves rho + 2 sqrt(rho ln(1/delta)) = eps; with
     eps_c = sqrt(2 rho*) the budget is split as
-    e^{3 sigma^2/2} alpha' = k eps_c / 2 and beta'/sigma = (2 - k) eps_c / 2.
-    Default ``sigma = sqrt((2 - k) / (5 k))``: for the beta' this split
+    e^{3 sigma^2/2} alpha' = kappa eps_c and beta'/sigma = (1 - kappa) eps_c.
+    Default ``sigma = sqrt((1 - kappa) / (5 kappa))``: for the beta' this split
     produces, it is exactly the variance-optimal sigma of SPEC.md §2.5 (the
     root of 5 (eps_c/beta') sigma^3 - 5 sigma^2 - 1 = 0), and it does not
-    depend on the data (k = 1: sigma = 1/sqrt(5)).
+    depend on the data (kappa = 1/2: sigma = 1/sqrt(5)).
     ``calibration="paper"`` treats ``epsilon`` as Bun & Steinke's CDP
     parameter (rho = eps^2/2, their own statement of the guarantee; we
     assume, unverified, that the Duff paper's LaplaceLN baseline did the
     same); ``privacy()`` then reports the converted (eps', delta).
 
-Every hyper-parameter (k, gamma, df, sigma, the calibration) must be chosen
+Every hyper-parameter (kappa, gamma, df, sigma, the calibration) must be chosen
 independently of the private data (SPEC.md §1).
 
 Neighbour relation: the guarantee holds under the relation in which S is a
@@ -77,41 +88,41 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import integrate
 
 from .._validation import (
     check_delta,
     check_epsilon,
     check_finite_float,
+    check_pair,
     check_positive,
     check_probability_in,
     check_random_state,
     check_relation,
     check_size,
 )
+from ..accounting import dp_to_zcdp, zcdp_to_dp
 from ..noise import (
     Laplace,
     LaplaceLogNormal,
     PolynomialTail,
     StudentT,
-    dp_to_zcdp,
     laplace_smooth_delta,
     nrs_laplace_parameters,
-    zcdp_to_dp,
 )
 from ..privacy import Privacy
 
-__all__ = ["ErrorDistribution", "SmoothSensitivityRelease"]
+__all__ = ["SmoothSensitivityRelease"]
 
 #: Noise families accepted by ``SmoothSensitivityRelease``.
 NOISES = ("laplace", "student_t", "polynomial", "lln")
 #: Families giving pure epsilon-DP.
 PURE_NOISES = ("student_t", "polynomial")
-_CALIBRATIONS = ("exact", "paper")
+_CALIBRATIONS = ("proven", "paper")
 _ADMISSIBLE_METHODS = ("ys", "nrs")
 
 
@@ -122,189 +133,69 @@ def _make_noise(noise: str, gamma: float, df: float, sigma: float | None) -> Any
         return PolynomialTail(gamma)
     if noise == "student_t":
         return StudentT(df)
+    assert sigma is not None  # set in __post_init__ for noise="lln"
     return LaplaceLogNormal(sigma)
 
 
-def _as_float_array(t: Any, name: str) -> np.ndarray:
-    arr = np.asarray(t)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must be numeric")
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be real")
-    return arr.astype(np.float64, copy=False)
-
-
-def _real_or_raise(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
-
-
-def _out(arr: np.ndarray) -> Any:
-    arr = np.asarray(arr, dtype=np.float64)
-    return float(arr) if arr.ndim == 0 else arr
-
-
-# ---------------------------------------------------------------------------
-# the error law
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ErrorDistribution:
-    """Law of the release error E = A(x) - f(x) = scale * Z (scaled, symmetric noise).
-
-    Computable before any privacy budget is spent (it depends on the data
-    only through S(x), so *publishing* it is not private -- it is for the
-    analyst's own planning on data they may look at, or on public proxies).
-
-    Attributes
-    ----------
-    noise : the standard noise law h (a ``dpselect.noise`` object).
-    scale : S(x) / alpha'.
-    """
-
-    noise: Any
-    scale: float
-
-    @property
-    def mean_abs_noise(self) -> float:
-        """E|Z| of the standard law (inf when infinite, e.g. polynomial gamma <= 2)."""
-        return float(self.noise.mean_abs())
-
-    def pdf(self, t: Any) -> Any:
-        """Density of the error at t: h(t/scale)/scale."""
-        t = _as_float_array(t, "t")
-        return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
-
-    def logpdf(self, t: Any) -> Any:
-        """log density of the error at t."""
-        t = _as_float_array(t, "t")
-        return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
-
-    def cdf(self, t: Any) -> Any:
-        """P(E <= t)."""
-        t = _as_float_array(t, "t")
-        return _out(self.noise.cdf(t / self.scale))
-
-    def sf(self, t: Any) -> Any:
-        """P(E > t)."""
-        t = _as_float_array(t, "t")
-        return _out(self.noise.sf(t / self.scale))
-
-    def ppf(self, q: Any) -> Any:
-        """Quantile function of the (signed) error."""
-        q = _as_float_array(q, "q")
-        if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
-            raise ValueError("q must be in [0, 1]")
-        return _out(self.scale * np.asarray(self.noise.ppf(q)))
-
-    def quantile(self, q: Any) -> Any:
-        """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2)."""
-        q = _as_float_array(q, "q")
-        if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
-            raise ValueError("q must be in [0, 1]")
-        return _out(self.scale * np.asarray(self.noise.isf((1.0 - q) / 2.0)))
-
-    def interval(self, coverage: float) -> tuple[float, float]:
-        """Central interval (-h, h) with P(|E| <= h) = coverage."""
-        coverage = check_probability_in(coverage, "coverage", 0.0, 1.0)
-        h = float(self.quantile(coverage))
-        return (-h, h)
-
-    def _integrated_sf(self, u: float) -> float:
-        """G(u) = int_0^u P(Z > v) dv = E[min(Z^+, u)], for the standard noise."""
-        if u <= 0:
-            return 0.0
-        sf = self.noise.sf
-        first = min(u, 1.0)
-        total, _ = integrate.quad(lambda v: float(sf(v)), 0.0, first, limit=200, epsabs=0, epsrel=1e-11)
-        if u > 1.0:
-            # log substitution v = e^w: smooth integrand for heavy and light tails alike
-            tail, _ = integrate.quad(
-                lambda w: float(sf(math.exp(w))) * math.exp(w), 0.0, math.log(u), limit=400, epsabs=0, epsrel=1e-11
-            )
-            total += tail
-        return total
-
-    def expected_abs_error(self, within: tuple[float, float] | None = None) -> float:
-        """E|E| = scale * E|Z| (inf when the noise has no mean).
-
-        ``within=(lo, hi)`` with lo <= 0 <= hi gives E|clip(E, lo, hi)|, the
-        expected absolute error after clipping the release to
-        [f(x) + lo, f(x) + hi] (post-processing, e.g. to the data bounds):
-        scale * (G(hi/scale) + G(-lo/scale)), G(u) = int_0^u P(Z > v) dv.
-        """
-        if within is None:
-            return self.scale * self.mean_abs_noise
-        if isinstance(within, (str, bytes)) or not hasattr(within, "__len__") or len(within) != 2:
-            raise ValueError("within must be a pair (lo, hi) with lo <= 0 <= hi")
-        lo_raw, hi_raw = (_real_or_raise(v, f"within[{i}]") for i, v in enumerate(within))
-        if not (lo_raw <= 0.0 <= hi_raw):  # also rejects NaN
-            raise ValueError(f"within must satisfy lo <= 0 <= hi, got ({lo_raw!r}, {hi_raw!r})")
-        lo, hi = -lo_raw, hi_raw  # distances to the two clipping points
-        if math.isinf(lo) or math.isinf(hi):
-            if math.isinf(self.mean_abs_noise):
-                return math.inf
-            # one side unbounded: E[Z^+] = E|Z|/2 on that side
-            left = self.scale * self.mean_abs_noise / 2 if math.isinf(lo) else self.scale * self._integrated_sf(lo / self.scale)
-            right = self.scale * self.mean_abs_noise / 2 if math.isinf(hi) else self.scale * self._integrated_sf(hi / self.scale)
-            return left + right
-        return self.scale * (self._integrated_sf(hi / self.scale) + self._integrated_sf(lo / self.scale))
-
-    def sample(self, size: Any = None, rng: Any = None) -> Any:
-        """Draws of the error (float for size=None)."""
-        size = check_size(size)
-        gen = check_random_state(rng)
-        z = np.asarray(self.noise.sample(1 if size is None else size, gen), dtype=np.float64)
-        return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
-
-
-# ---------------------------------------------------------------------------
-# the mechanism
-# ---------------------------------------------------------------------------
+_DEPRECATED_CALIBRATION = {"exact": "proven"}
 
 
 @dataclass(frozen=True)
 class SmoothSensitivityRelease:
-    """Release f(x) + (S(x)/alpha') Z with a beta'-smooth bound S (see module docstring).
+    """Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth.
+
+    See the module docstring for the calibrations and their sources
+    (YS Thm 1; SPEC.md §2.2-§2.5, §3.2).
 
     Parameters
     ----------
     epsilon : target epsilon > 0.
-    delta : target delta; 0 for the pure noises ("polynomial", "student_t"),
+    delta : target delta; 0 for the pure noises ("student_t", "polynomial"),
         in (0, 1) for "laplace" and "lln".
-    noise : "laplace" | "student_t" | "polynomial" | "lln".
+    noise : "student_t" (default; pure epsilon-DP), "polynomial", "laplace"
+        or "lln".
     gamma : tail exponent of the polynomial noise, > 1 (2 = Cauchy).
     df : degrees of freedom of the Student t noise, > 0.
-    k : budget split in (0, 2): the sliding part gets k eps / 2, the
-        dilation (smoothness) part (2 - k) eps / 2 (YS Thm 1; k = 1 is NRS's
-        even split).  Must be data-independent.
-    sigma : LLN shape, > 0 (default sqrt((2 - k)/(5 k)), see module docstring).
+    kappa : budget split in (0, 1): the sliding part gets kappa eps, the
+        dilation (smoothness) part (1 - kappa) eps (YS Thm 1 with
+        k = 2 kappa; kappa = 1/2 is NRS's even split).  Must be
+        data-independent.  Same name and meaning as in the selection
+        mechanisms.
+    sigma : LLN shape, > 0 (default sqrt((1 - kappa)/(5 kappa)), see module docstring).
     relation : neighbour relation in which S is beta'-smooth ("add_remove" or "replace").
     admissible_method : polynomial only: "ys" (YS Thm 6, corrected; default)
         or "nrs" (alpha = beta = eps/(2 (gamma + 1)), NRS07 / Duff Prop. 3).
-    calibration : "exact" (default) or "paper" (laplace: NRS07 formula; lln:
+    calibration : "proven" (default) or "paper" (laplace: NRS07 formula; lln:
         epsilon is the CDP parameter); ``privacy()`` always reports what is
-        actually guaranteed.
+        actually guaranteed.  ``"exact"`` is the deprecated spelling of "proven".
+    tuned_on_data : mark parameters chosen from the private data (a paper's
+        baseline): ``privacy()`` then reports no guarantee.
+    k : deprecated: YS's split k = 2 kappa in (0, 2); use ``kappa``.
 
-    Example
-    -------
-    >>> mech = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4)
-    >>> mech.release(3.2, lambda beta: 0.5 * math.exp(-beta))   # doctest: +SKIP
+    Examples
+    --------
+    >>> import dpselect
+    >>> rel = dpselect.SmoothSensitivityRelease(1.0)
+    >>> print(rel.privacy())
+    1-DP [add_remove]
+    >>> round(rel.alpha, 4), round(rel.beta, 4)   # t_3: eps sqrt(3)/4 * 1, eps/(2*4) * 1
+    (0.433, 0.125)
+    >>> out = rel.release(3.2, 0.5, rng=0)
     """
 
     epsilon: float
     delta: float = 0.0
-    noise: str = "laplace"
+    _: KW_ONLY
+    noise: str = "student_t"
     gamma: float = 2.0
     df: float = 3.0
-    k: float = 1.0
+    kappa: float = 0.5
     sigma: float | None = None
     relation: str = "add_remove"
     admissible_method: str = "ys"
-    calibration: str = "exact"
+    calibration: str = "proven"
     tuned_on_data: bool = False
+    k: float | None = None
     _alpha: float = field(init=False, repr=False, compare=False)
     _beta: float = field(init=False, repr=False, compare=False)
     _noise: Any = field(init=False, repr=False, compare=False)
@@ -315,8 +206,17 @@ class SmoothSensitivityRelease:
         set_("delta", check_delta(self.delta))
         if self.noise not in NOISES:
             raise ValueError(f"noise must be one of {NOISES}, got {self.noise!r}")
-        set_("k", check_probability_in(self.k, "k", 0.0, 2.0))
+        if self.k is not None:
+            warnings.warn("k is deprecated: pass kappa = k / 2 (the sliding share of the budget, in (0, 1))",
+                          DeprecationWarning, stacklevel=3)
+            set_("kappa", check_probability_in(self.k, "k", 0.0, 2.0) / 2.0)
+        set_("kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
+        set_("k", 2.0 * self.kappa)  # YS's k, kept readable
         set_("relation", check_relation(self.relation))
+        if self.calibration in _DEPRECATED_CALIBRATION:
+            warnings.warn(f"calibration={self.calibration!r} is deprecated: use "
+                          f"{_DEPRECATED_CALIBRATION[self.calibration]!r}", DeprecationWarning, stacklevel=3)
+            set_("calibration", _DEPRECATED_CALIBRATION[self.calibration])
         if self.calibration not in _CALIBRATIONS:
             raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
         if self.admissible_method not in _ADMISSIBLE_METHODS:
@@ -326,14 +226,15 @@ class SmoothSensitivityRelease:
         if self.noise in PURE_NOISES:
             if self.delta > 0:
                 raise ValueError(
-                    f"noise={self.noise!r} gives pure epsilon-DP: delta must be 0, got {self.delta!r}"
+                    f"noise={self.noise!r} gives pure epsilon-DP: delta must be 0, got {self.delta!r}; "
+                    "pass noise='laplace' or 'lln' for an (eps, delta) release"
                 )
-            if self.calibration != "exact":
+            if self.calibration != "proven":
                 raise ValueError("calibration='paper' applies to noise='laplace' or 'lln' only")
         elif self.delta == 0:
             raise ValueError(
                 f"noise={self.noise!r} needs delta > 0 (it is not pure DP); "
-                "use noise='polynomial' or 'student_t' for delta = 0"
+                "use noise='student_t' or 'polynomial' for delta = 0"
             )
         if self.noise == "polynomial":
             g = check_positive(self.gamma, "gamma")
@@ -344,7 +245,7 @@ class SmoothSensitivityRelease:
             set_("df", check_positive(self.df, "df"))
         if self.noise == "lln":
             if self.sigma is None:
-                set_("sigma", math.sqrt((2.0 - self.k) / (5.0 * self.k)))
+                set_("sigma", math.sqrt((1.0 - self.kappa) / (5.0 * self.kappa)))
             else:
                 set_("sigma", check_positive(self.sigma, "sigma"))
         elif self.sigma is not None:
@@ -352,34 +253,34 @@ class SmoothSensitivityRelease:
         noise_obj = _make_noise(self.noise, self.gamma, self.df, self.sigma)
         alpha, beta = self._calibrate(noise_obj)
         if not (alpha > 0 and beta > 0 and math.isfinite(alpha) and math.isfinite(beta)):
-            raise ValueError(f"calibration failed: alpha={alpha!r}, beta={beta!r}")  # pragma: no cover
+            raise ValueError(
+                f"epsilon={self.epsilon!r} is outside the range this calibration can represent "
+                f"(alpha={alpha!r}, beta={beta!r})"
+            )
         set_("_alpha", float(alpha))
         set_("_beta", float(beta))
         set_("_noise", noise_obj)
 
     # ------------------------------------------------------------ calibration
     def _calibrate(self, noise_obj: Any) -> tuple[float, float]:
-        eps, k = self.epsilon, self.k
-        if self.noise in PURE_NOISES:
-            if self.noise == "polynomial":
-                alpha = noise_obj.admissible(k * eps, method=self.admissible_method)[0]
-                beta = noise_obj.admissible((2.0 - k) * eps, method=self.admissible_method)[1]
-            else:
-                alpha = noise_obj.admissible(k * eps)[0]
-                beta = noise_obj.admissible((2.0 - k) * eps)[1]
+        eps, kappa = self.epsilon, self.kappa
+        if self.noise in PURE_NOISES:  # YS Thm 1 with k = 2 kappa
+            kw = {"method": self.admissible_method} if self.noise == "polynomial" else {}
+            alpha = noise_obj.admissible(2.0 * kappa * eps, **kw)[0]
+            beta = noise_obj.admissible(2.0 * (1.0 - kappa) * eps, **kw)[1]
             return alpha, beta
         if self.noise == "laplace":
             if self.calibration == "paper":
                 # NRS07 (SNM Cor 4.4, dp_multiq): valid only for moderate eps (SPEC §2.2)
                 return nrs_laplace_parameters(eps, self.delta)
-            # exact SPEC §2.2 condition, alpha = k eps/2, largest admissible beta
-            return noise_obj.admissible(eps, self.delta, alpha_fraction=k / 2.0)
-        # lln: split eps_c = beta/sigma + e^{3 sigma^2/2} alpha as (2 - k)/2 : k/2
+            # exact SPEC §2.2 condition, alpha = kappa eps, largest admissible beta
+            return noise_obj.admissible(eps, self.delta, alpha_fraction=kappa)
+        # lln: split eps_c = beta/sigma + e^{3 sigma^2/2} alpha as (1 - kappa) : kappa
         sigma = self.sigma
         assert sigma is not None
         eps_c = eps if self.calibration == "paper" else math.sqrt(2.0 * dp_to_zcdp(eps, self.delta))
-        alpha = (k / 2.0) * eps_c * math.exp(-1.5 * sigma * sigma)
-        beta = ((2.0 - k) / 2.0) * eps_c * sigma
+        alpha = kappa * eps_c * math.exp(-1.5 * sigma * sigma)
+        beta = (1.0 - kappa) * eps_c * sigma
         return alpha, beta
 
     def parameters(self) -> tuple[float, float]:
@@ -425,18 +326,18 @@ class SmoothSensitivityRelease:
                 if self.noise == "polynomial"
                 else f"Student t df={self.df:g}, BS19 Thm 31"
             )
-            return Privacy(eps, 0.0, rel, f"smooth-sensitivity release, YS Thm 1 (k={self.k:g}; {what})")
+            return Privacy(eps, 0.0, rel, f"smooth-sensitivity release, YS Thm 1 (kappa={self.kappa:g}; {what})")
         if self.noise == "laplace":
-            if self.calibration == "exact":
+            if self.calibration == "proven":
                 return Privacy(eps, delta, rel, "smooth-sensitivity Laplace release, exact condition (SPEC §2.2)")
             e2 = max(eps, self._alpha + self._beta)
             d2 = max(delta, laplace_smooth_delta(e2, self._alpha, self._beta))
-            return Privacy(e2, d2, rel, "smooth-sensitivity Laplace release, NRS07 parameters; guarantee from SPEC §2.2")
+            return Privacy(e2, d2, rel, "smooth-sensitivity Laplace release, NRS07 parameters (SPEC §2.2)")
         rho = self.zcdp_rho
         assert rho is not None
-        e2 = eps if self.calibration == "exact" else zcdp_to_dp(rho, delta)
+        e2 = eps if self.calibration == "proven" else zcdp_to_dp(rho, delta)
         return Privacy(
-            e2, delta, rel, f"smooth-sensitivity LLN release, rho={rho:.6g}-zCDP (BS19 §3.1.1) -> (eps, delta) (SPEC §2.5)"
+            e2, delta, rel, f"smooth-sensitivity LLN release, rho={rho:.6g}-zCDP (BS19 §3.1.1; SPEC §2.5)", rho
         )
 
     # ---------------------------------------------------------------- release
@@ -457,18 +358,27 @@ class SmoothSensitivityRelease:
         """Noise scale S(x)/alpha' (``sensitivity``: callable beta -> S or S at ``self.beta``)."""
         return self._sensitivity(sensitivity) / self._alpha
 
-    def error_distribution(self, sensitivity: Any) -> ErrorDistribution:
-        """The law of release - f(x) for this S(x) (see :class:`ErrorDistribution`)."""
-        return ErrorDistribution(self._noise, self.scale(sensitivity))
+    def error_distribution(self, sensitivity: Any) -> Any:
+        """Deprecated: use :func:`dpselect.analysis.error_distribution` (``(release, sensitivity)``)."""
+        warnings.warn(
+            "SmoothSensitivityRelease.error_distribution is deprecated: use "
+            "dpselect.analysis.error_distribution(release, sensitivity)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from ..analysis.error_distribution import error_distribution  # deprecated path only
+
+        return error_distribution(self, sensitivity)
 
     def expected_abs_error(self, sensitivity: Any) -> float:
-        """E|release - f(x)| = (S(x)/alpha') E|Z|."""
-        return self.error_distribution(sensitivity).expected_abs_error()
+        """E|release - f(x)| = (S(x)/alpha') E|Z| (inf when the noise has no mean)."""
+        return self.scale(sensitivity) * float(self._noise.mean_abs())
 
     def release(
         self,
         value: Any,
         sensitivity: Any,
+        *,
         rng: Any = None,
         size: Any = None,
         clip: tuple[float, float] | None = None,
@@ -481,7 +391,7 @@ class SmoothSensitivityRelease:
         sensitivity : a callable beta -> S_beta(x) (called with ``self.beta``,
             e.g. ``problem.smooth_sensitivity``), or the float S_{beta'}(x)
             already computed at ``self.beta``.  Must be finite and > 0.
-        rng : None, int seed or numpy Generator.
+        rng : None, int seed, numpy Generator or RandomState (keyword-only).
         size : None (one float) or the number of independent releases
             (ndarray; each costs the full privacy budget).
         clip : optional (lo, hi): clip the output to [lo, hi] (post-processing).
@@ -489,16 +399,10 @@ class SmoothSensitivityRelease:
         v = check_finite_float(value, "value")
         s = self._sensitivity(sensitivity)
         size = check_size(size)
-        if clip is not None:
-            if isinstance(clip, (str, bytes)) or not hasattr(clip, "__len__") or len(clip) != 2:
-                raise ValueError("clip must be a pair (lo, hi)")
-            lo = check_finite_float(clip[0], "clip[0]")
-            hi = check_finite_float(clip[1], "clip[1]")
-            if not lo <= hi:
-                raise ValueError(f"clip must satisfy lo <= hi, got ({lo!r}, {hi!r})")
+        bounds = None if clip is None else check_pair(clip, "clip")
         gen = check_random_state(rng)
         z = np.asarray(self._noise.sample(1 if size is None else size, gen), dtype=np.float64).reshape(-1)
         out = v + (s / self._alpha) * z
-        if clip is not None:
-            out = np.clip(out, lo, hi)
+        if bounds is not None:
+            out = np.clip(out, *bounds)
         return float(out[0]) if size is None else out

@@ -1,0 +1,186 @@
+"""Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; SPEC.md §3.2).
+
+argmax_r { u(x, r) + (max_r S(x, r)/alpha') Z_r } with polynomial-tail noise
+P_gamma (one- or two-sided), alpha' = alpha(k eps), beta' = beta(l eps):
+(k + m l / 2) eps-DP (YS Thm 2; one-sided: the supplement's corrected Thm 3;
+SPEC.md §3.2, errata 1-2).  The privacy formula is
+:func:`dpselect.accounting.sps_epsilon`; sampling and the exact law are
+:mod:`dpselect.noisy_max`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import accounting
+from .._validation import check_epsilon, check_positive, check_probability_in
+from ..noise import PolynomialTail
+from ..privacy import Privacy
+from ..problem import SelectionProblem
+from .base import NoisyMaxMechanism, check_problem
+from .snm import noise_scale
+
+__all__ = ["SPSParameters", "SmoothPrivateSelection"]
+
+
+class SPSParameters(NamedTuple):
+    """Calibration of :class:`SmoothPrivateSelection` for one problem.
+
+    k, l : budget split (guarantee (k + m l / 2) eps).
+    alpha : alpha' = alpha(k eps); the noise scale is max_r S(x, r) / alpha'.
+    beta : beta' = beta(l eps), the smoothing parameter of S(., r).
+    """
+
+    k: float
+    l: float
+    alpha: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class SmoothPrivateSelection(NoisyMaxMechanism):
+    """Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; SPEC.md §3.2).
+
+    argmax_r { u(x, r) + (max_r S(x, r) / alpha') Z_r },  Z_r iid P_gamma
+    (density proportional to 1/(1+|z|^gamma)), restricted to z >= 0 and
+    renormalised when ``one_sided`` (YS Def. 12), S(., r) =
+    ``problem.candidate_smooth_sensitivity(beta')``.
+
+    **Not the default for selection.**  The noise of all m candidates is
+    rescaled by S(x), so SPS pays the m-fold dilation (k + m l/2, SPEC §3.1)
+    and loses to PF/EM on a dataset-distance utility (SPEC §9.1).  TDT top
+    SNP, m = 20 simulated SNPs, N = 150 families, exact P[best] averaged over
+    40 panels (``apps.tdt.accuracy_table(ms=(20,), rng=0)``): sound SPS
+    (case IV, Thm 5 bound, one-sided) 0.096 at eps = 3 and 0.526 at eps = 9,
+    against 0.77 and 0.99 for PF on the neighbour-distance utility (SPEC
+    §9.1's measurement; Justice 2020 example at eps = 9: 0.97 vs SPS 0.47).
+    Majority counts [22, 8, 17, 4, 0], eps = 1: SPS on the argmax indicator
+    0.250 vs PF on the counts 0.997.  Use the neighbour-distance default of
+    ``apps.tdt``; SPS stays available to reproduce Yamamoto & Shibuya.
+
+    Parameters
+    ----------
+    epsilon : privacy budget unit (> 0).
+    gamma : tail exponent of the noise (> 1).
+    one_sided : use the one-sided noise (default, YS's recommended variant).
+    kappa : share of the budget for the sliding (shift) term, in (0, 1) — the
+        same name and meaning as in :class:`SmoothNoisyMax`: k = kappa,
+        l = 2 (1 - kappa)/m, so k + m l / 2 = 1.
+    k, l : Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
+        k is the sliding share (kappa's role), l the per-candidate dilation
+        share; the guarantee is then (k + m l / 2) eps, which need not be
+        eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
+
+    alpha' = alpha(k eps), beta' = beta(l eps) with (alpha(e), beta(e)) =
+    ``PolynomialTail(gamma).admissible(e)`` = (e / (2 (gamma-1)^{(gamma-1)/gamma}),
+    e / (2 max(1, gamma-1))) — YS Thm 6 with the corrected beta (SPEC errata 1).
+    Worked example (SPEC §3.2): eps = 1, gamma = 4, kappa = 1/2, m = 5:
+    alpha' = 0.1097, beta' = 0.0333.
+
+    **Guarantee: (k + m l / 2) eps-DP for both sidedness settings** (YS Thm 2;
+    for one-sided noise the supplement's correction of Thm 3, SPEC errata 2);
+    with the defaults this is exactly eps.
+
+    If the problem's smooth bound is only valid up to ``problem.beta_max``
+    (YS Thm 4/5, SPEC §4.1) and beta' exceeds it: with l defaulted, l is
+    reduced so that beta(l eps) = beta_max and, with k defaulted too,
+    k = 1 - m l / 2 (SPEC §3.2 "Choosing k, l"; the total stays eps); with l
+    fixed by the user a ValueError is raised.  :meth:`parameters` reports the
+    (k, l, alpha', beta') actually used.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+    >>> mech = dpselect.SmoothPrivateSelection(1.0)
+    >>> [round(v, 4) for v in mech.parameters(p)]
+    [0.5, 0.2, 0.1097, 0.0333]
+    >>> print(mech.privacy(p))
+    1-DP [add_remove]
+    """
+
+    epsilon: float
+    _: KW_ONLY
+    gamma: float = 4.0
+    one_sided: bool = True
+    kappa: float = 0.5
+    k: float | None = None
+    l: float | None = None  # noqa: E741 - the paper's name
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        gamma = check_positive(self.gamma, "gamma")
+        if gamma <= 1.0:
+            raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
+        object.__setattr__(self, "gamma", gamma)
+        if not isinstance(self.one_sided, (bool, np.bool_)):
+            raise TypeError(f"one_sided must be a bool, got {type(self.one_sided).__name__}")
+        object.__setattr__(self, "one_sided", bool(self.one_sided))
+        object.__setattr__(self, "kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
+        if self.k is not None:
+            object.__setattr__(self, "k", check_positive(self.k, "k"))
+        if self.l is not None:
+            object.__setattr__(self, "l", check_positive(self.l, "l"))
+        if self.k is not None and self.l is None and self.k >= 1.0:
+            raise ValueError(f"k must be < 1 when l is not given (l defaults to 2 (1 - k)/m), got {self.k!r}")
+
+    def _noise(self) -> Any:
+        h = PolynomialTail(self.gamma)
+        return h.one_sided() if self.one_sided else h
+
+    def parameters(self, problem: SelectionProblem) -> SPSParameters:
+        """(k, l, alpha', beta') used on this problem (after the beta_max adjustment)."""
+        check_problem(problem)
+        return _sps_parameters(
+            self.epsilon, self.gamma, self.kappa, self.k, self.l, problem.n_candidates, float(problem.beta_max)
+        )
+
+    def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+        """(noise scale max_r S(x, r)/alpha', noise law)."""
+        params = self.parameters(problem)
+        s = float(problem.candidate_smooth_sensitivity(params.beta).max())
+        return noise_scale(s, params.alpha), self._noise()
+
+    def privacy(self, problem: SelectionProblem) -> Privacy:
+        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; SPEC §3.2), under problem.relation."""
+        params = self.parameters(problem)
+        side = "one-sided" if self.one_sided else "two-sided"
+        return Privacy(
+            accounting.sps_epsilon(params.k, params.l, problem.n_candidates, self.epsilon),
+            0.0,
+            problem.relation,
+            f"smooth private selection, {side} P_{self.gamma:g} (Yamamoto-Shibuya Thm 2 / YS-supp Thm 3; "
+            "SPEC §3.2)",
+        )
+
+
+@lru_cache(maxsize=1024)
+def _sps_parameters(
+    epsilon: float, gamma: float, kappa: float, k: float | None, l: float | None, m: int, beta_max: float  # noqa: E741
+) -> SPSParameters:
+    h = PolynomialTail(gamma)
+    if l is None:  # k + m l / 2 = 1 (k < 1 was checked)
+        k_used, l_used = accounting.sps_split(kappa if k is None else k, m)
+    else:
+        k_used, l_used = (kappa if k is None else k), l
+    beta = float(h.admissible(l_used * epsilon)[1])
+    if beta > beta_max:
+        if l is not None:
+            raise ValueError(
+                f"l={l!r} gives beta' = {beta:.6g} > beta_max = {beta_max:.6g} of this problem's smooth bound "
+                "(YS Thm 4/5); choose l <= beta_max / (beta(1) epsilon) or leave l unset"
+            )
+        beta_unit = float(h.admissible(1.0)[1])  # beta(e) = e * beta(1) (linear in e)
+        l_used = beta_max / (beta_unit * epsilon)
+        beta = float(h.admissible(l_used * epsilon)[1])
+        while beta > beta_max:  # rounding
+            l_used *= 1.0 - 1e-12
+            beta = float(h.admissible(l_used * epsilon)[1])
+        if k is None:
+            k_used = 1.0 - m * l_used / 2.0
+    alpha = float(h.admissible(k_used * epsilon)[0])
+    return SPSParameters(k_used, l_used, alpha, beta)
