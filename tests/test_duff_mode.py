@@ -126,4 +126,4 @@ def test_duff_mode_exact_audit_on_library_em(eps, monotone):
         bad = audit(cached, _mode_pairs(cands, monotone, relation="replace"))
         assert bad.violates and bad.max_loss > 1.05 * eps
     # ... and the replace-one guarantee is 2 eps (group privacy of two add/remove steps)
-    assert not audit(cached, _mode_pairs(cands, monotone, relation="replace"), Privacy(2 * eps)).violates
+    assert not audit(cached, _mode_pairs(cands, monotone, relation="replace"), claimed=Privacy(2 * eps)).violates

@@ -429,77 +429,6 @@ def test_delta_rules_and_other_checks():
 
 
 # ---------------------------------------------------------------------------
-# median baselines (Duff §6)
-# ---------------------------------------------------------------------------
-
-
-def test_median_baselines_against_duff():
-    from dpselect.apps import median
-    from dpselect.apps import median_baselines as mb
-
-    x = np.clip(np.random.default_rng(2024).standard_normal(1000), -10, 10)
-    bounds = (-10.0, 10.0)
-    rows = []
-    for eps in (0.1, 0.5, 1.0, 2.0):
-        duff = median.expected_absolute_error(x, eps, bounds)
-        pure = mb.expected_abs_error_smooth_sens_pure(x, eps, bounds)
-        pure_c = mb.expected_abs_error_smooth_sens_pure(x, eps, bounds, clip=True)
-        approx = mb.expected_abs_error_smooth_sens_approx(x, eps, 1e-6, bounds)
-        with pytest.warns(PrivacyLeakWarning):
-            approx_p = mb.expected_abs_error_smooth_sens_approx(x, eps, 1e-6, bounds, tuning="paper")
-        lln = mb.expected_abs_error_laplace_ln(x, eps, bounds)
-        lln_p = mb.expected_abs_error_laplace_ln(x, eps, bounds, calibration="paper")
-        lln_c = mb.expected_abs_error_laplace_ln(x, eps, bounds, clip=True)
-        rows.append((eps, duff, pure, pure_c, approx, approx_p, lln, lln_p, lln_c))
-        assert math.isinf(pure)  # Cauchy has no mean
-        assert approx_p <= approx * (1 + 1e-9)  # the data-dependent tuning can only help
-        # issue acceptance: Duff below LaplaceLN at every epsilon (paper: 4-15x)
-        assert duff < lln and duff < lln_p and duff < lln_c
-    print("\neps   Duff      SS_eps(clip)  SS_eps,d   SS_eps,d(paper)  LLN       LLN(paper)")
-    for eps, duff, pure, pure_c, approx, approx_p, lln, lln_p, lln_c in rows:
-        print(
-            f"{eps:<5} {duff:.3e} {pure_c:.3e} ({pure_c / duff:6.1f}x) {approx:.3e} ({approx / duff:6.1f}x) "
-            f"{approx_p:.3e} ({approx_p / duff:6.1f}x) {lln:.3e} ({lln / duff:7.1f}x) {lln_p:.3e} ({lln_p / duff:5.1f}x)"
-        )
-    # issue acceptance: Duff below SmoothSens_eps by a factor >= 20 at eps = 0.1 (paper: 187x)
-    eps, duff, pure, pure_c = rows[0][:4]
-    assert pure_c >= 20 * duff
-
-
-def test_median_baselines_release_and_parameters():
-    from dpselect.apps import median_baselines as mb
-    from dpselect.apps.median import smooth_sensitivity_median
-
-    x = np.random.default_rng(1).uniform(0, 1, 301)
-    bounds = (0.0, 1.0)
-    med = np.sort(x)[150]
-    m = mb.smooth_sens_pure_mechanism(0.6)
-    assert m.parameters() == pytest.approx((0.1, 0.1)) and m.privacy().relation == "replace"
-    out = mb.smooth_sens_pure(x, 0.6, bounds, rng=0, size=20_000, clip=True)
-    assert out.min() >= 0 and out.max() <= 1
-    assert abs(np.abs(out - med).mean() - mb.expected_abs_error_smooth_sens_pure(x, 0.6, bounds, clip=True)) < 0.01
-    v = mb.smooth_sens_approx(x, 1.0, 1e-6, bounds, rng=np.random.default_rng(3), size=40_000)
-    exact = mb.expected_abs_error_smooth_sens_approx(x, 1.0, 1e-6, bounds)
-    s = smooth_sensitivity_median(x, SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", relation="replace").beta, bounds)
-    assert exact == pytest.approx(s / 0.5)
-    assert abs(np.abs(v - med).mean() - exact) <= 5 * np.abs(v - med).std() / 200
-    w = mb.laplace_ln(x, 1.0, bounds, rng=4, size=40_000)
-    exact = mb.expected_abs_error_laplace_ln(x, 1.0, bounds)
-    assert abs(np.abs(w - med).mean() - exact) <= 5 * np.abs(w - med).std() / 200
-    assert isinstance(mb.laplace_ln(x, 1.0, bounds, rng=4), float)
-    lln = mb.laplace_ln_mechanism(1.0)
-    # the zCDP level is carried (so the accountant composes in rho) and converts back to (1, 1e-6)
-    assert lln.privacy() == Privacy(1.0, 1e-6, "replace", lln.privacy().source, lln.zcdp_rho)
-    assert lln.zcdp_rho + 2 * math.sqrt(lln.zcdp_rho * math.log(1e6)) == pytest.approx(1.0, rel=1e-12)
-    with pytest.raises(ValueError, match="bounds"):
-        mb.smooth_sens_pure(x, 1.0, (1.0, 0.0))
-    with pytest.raises(ValueError, match="x"):
-        mb.smooth_sens_pure(x + 5, 1.0, bounds)
-    with pytest.raises(ValueError, match="tuning"):
-        mb.smooth_sens_approx(x, 1.0, 1e-6, bounds, tuning="best")
-
-
-# ---------------------------------------------------------------------------
 # TDT release
 # ---------------------------------------------------------------------------
 
@@ -572,19 +501,3 @@ def test_tdt_select_and_release_privacy_adds_up():
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
     picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s)[0] for s in range(20)]
     assert np.mean(np.array(picks) == 0) > 0.5
-
-
-def test_paper_tuned_baseline_reports_no_guarantee():
-    """SmoothSens_{eps,delta} with (alpha, beta) tuned on the data is not DP: privacy() must not claim it."""
-    import math
-    import warnings
-
-    from dpselect.apps import median_baselines as mb
-
-    x = np.random.default_rng(0).normal(size=200)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tuned = mb.smooth_sens_approx_mechanism(x, 1.0, 1e-6, (-10, 10), tuning="paper")
-    assert math.isinf(tuned.privacy().epsilon)
-    fixed = mb.smooth_sens_approx_mechanism(x, 1.0, 1e-6, (-10, 10), tuning="fixed")
-    assert fixed.privacy().epsilon == 1.0

@@ -64,7 +64,7 @@ import numpy as np
 from .._validation import check_int
 from .._warnings import PrivacyLeakWarning
 from ..accounting import Accountant, charge, forest_privacy
-from ..mechanisms.registry import make_mechanism
+from ..mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from . import majority
@@ -284,7 +284,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         C = int(classes.size)
         need_count = self.n_records is None and (self.n_estimators is None or self.max_depth is None)
         eps_leaf = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
-        mech = make_mechanism(self.selection, eps_leaf, delta)
+        mech = make_mechanism(self.selection, eps_leaf, delta if self.selection in APPROXIMATE_NAMES else 0.0)
         self.leaf_utility_ = leaf_utility
         zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), leaf_utility)
         count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "Laplace noisy record count")

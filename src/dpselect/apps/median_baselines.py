@@ -37,7 +37,7 @@ Baselines
       to reproduce the paper's numbers.
 * :func:`laplace_ln` -- LaplaceLN (Bun & Steinke 2019, §3.1.1; SPEC.md §2.5):
   Laplace-log-normal noise, rho-zCDP with rho = (beta/sigma + e^{3 sigma^2/2}
-  alpha)^2/2.  ``calibration="exact"`` (default): calibrated so that the
+  alpha)^2/2.  ``calibration="proven"`` (default): calibrated so that the
   converted guarantee rho + 2 sqrt(rho ln(1/delta)) equals eps;
   ``calibration="paper"``: epsilon is BS's CDP parameter (rho = eps^2/2; the
   reported (eps', delta) is then larger than eps).  That the Duff paper used
@@ -93,6 +93,7 @@ import numpy as np
 from .._validation import check_delta, check_epsilon
 from .._warnings import PrivacyLeakWarning
 from ..accounting import Accountant, charge
+from ..analysis.error_distribution import error_distribution
 from ..mechanisms.release import SmoothSensitivityRelease
 from .order_stats import _check_bounds, _lower_median_index, _smooth_sens_sorted, _sorted_padded
 
@@ -146,7 +147,7 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
     """The one exact-error path: E|release - y_m| for the (clipped) release of ``make``."""
     d = _Data(x, bounds, clip)
     mech = make(d.ext, d.a, d.b)
-    dist = mech.error_distribution(d.smooth_sensitivity(mech.beta))
+    dist = error_distribution(mech, d.smooth_sensitivity(mech.beta))
     if not d.clip:
         return dist.expected_abs_error()
     return dist.expected_abs_error(within=(d.a - d.median, d.b - d.median))
@@ -160,7 +161,7 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
 def smooth_sens_pure_mechanism(epsilon: float) -> SmoothSensitivityRelease:
     """SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop. 3), replace-one, epsilon-DP."""
     return SmoothSensitivityRelease(
-        epsilon, noise="polynomial", gamma=2, k=1.0, admissible_method="nrs", relation=_RELATION
+        epsilon, noise="polynomial", gamma=2, kappa=0.5, admissible_method="nrs", relation=_RELATION
     )
 
 
@@ -261,7 +262,7 @@ def _approx_release(ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any) -> S
         raise ValueError(f"tuning must be one of {_TUNINGS}, got {tuning!r}")
     k = _paper_k(ext, epsilon, delta) if tuning == "paper" else 1.0
     return SmoothSensitivityRelease(
-        epsilon, delta, noise="laplace", k=k, relation=_RELATION, tuned_on_data=tuning == "paper"
+        epsilon, delta, noise="laplace", kappa=k / 2.0, relation=_RELATION, tuned_on_data=tuning == "paper"
     )
 
 
@@ -326,11 +327,11 @@ def expected_abs_error_smooth_sens_approx(
 
 
 def laplace_ln_mechanism(
-    epsilon: float, *, delta: float = DEFAULT_LLN_DELTA, sigma: float | None = None, calibration: str = "exact"
+    epsilon: float, *, delta: float = DEFAULT_LLN_DELTA, sigma: float | None = None, calibration: str = "proven"
 ) -> SmoothSensitivityRelease:
     """LaplaceLN release (SPEC §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta)."""
     return SmoothSensitivityRelease(
-        epsilon, delta, noise="lln", k=1.0, sigma=sigma, relation=_RELATION, calibration=calibration
+        epsilon, delta, noise="lln", kappa=0.5, sigma=sigma, relation=_RELATION, calibration=calibration
     )
 
 
@@ -341,7 +342,7 @@ def laplace_ln(
     bounds: Any,
     delta: float = DEFAULT_LLN_DELTA,
     sigma: float | None = None,
-    calibration: str = "exact",
+    calibration: str = "proven",
     rng: Any = None,
     size: Any = None,
     clip: bool = True,
@@ -359,7 +360,7 @@ def expected_abs_error_laplace_ln(
     bounds: Any,
     delta: float = DEFAULT_LLN_DELTA,
     sigma: float | None = None,
-    calibration: str = "exact",
+    calibration: str = "proven",
     clip: bool = True,
 ) -> float:
     """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})."""
