@@ -32,7 +32,7 @@ def main() -> None:
     mech = dpselect.PermuteAndFlip(EPSILON)
     for utility in ("rank", "indicator"):
         problem = percentile.problem(salaries, P, GRID, utility=utility)
-        error = expected_error(mech, problem, loss)
+        error = expected_error(mech, problem, loss=loss)
         print(f"{utility}: exact expected error {error:.4g}; guarantee {mech.privacy(problem)}")
 
 

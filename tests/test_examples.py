@@ -71,7 +71,7 @@ def test_private_percentile() -> None:
     errors = {}
     for utility in ("rank", "indicator"):
         line = value(out, utility)
-        errors[utility] = float(number(r"exact expected error ([\d.]+)", line))
+        errors[utility] = float(number(r"exact expected error ([-+\d.eE]+)", line))
         assert line.endswith("guarantee 1-DP [add_remove]")
     # 20,000 records, eps = 1: the rank distance puts nearly all mass within a few grid steps
     # (500 each) of the truth; the indicator is close to uniform over the 401 grid points.

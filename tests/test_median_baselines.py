@@ -131,7 +131,8 @@ def test_parameters_and_guarantees():
     m = mb.smooth_sens_pure_mechanism(0.6)
     assert m.parameters() == pytest.approx((0.1, 0.1)) and m.privacy().relation == "replace"
     lln = mb.laplace_ln_mechanism(1.0)
-    assert lln.privacy() == Privacy(1.0, 1e-6, "replace", lln.privacy().source)
+    assert lln.privacy() == Privacy(1.0, 1e-6, "replace", lln.privacy().source, lln.zcdp_rho)
+    assert lln.zcdp_rho is not None and 0 < lln.zcdp_rho < 1.0  # carried for the accountant's rho composition
     x = np.random.default_rng(0).normal(size=200)
     with pytest.warns(PrivacyLeakWarning):
         tuned = mb.smooth_sens_approx_mechanism(x, 1.0, delta=1e-6, bounds=BOUNDS, tuning="paper")
