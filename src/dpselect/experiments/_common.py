@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._plotting import accuracy_panel, figure_legend, fmt, group, md_table, new_figure, save_figure
+from ._plotting import accuracy_panel, figure_legend, fmt, group, log_axis, md_table, new_figure, save_figure
 from .tasks import Claim, Task
 
 __all__ = ["Stat", "accuracy_figure", "claim_at_least", "claim_matches_published", "majority_accuracy",
@@ -76,14 +76,18 @@ def accuracy_figure(
     rows: Sequence[Mapping[str, Any]], path: Path, *, panels: Sequence[str], x: str, series: str,
     value: str = "accuracy", labels: Mapping[Any, str] | None = None, majority: str | None = "majority_accuracy",
     published: Callable[[tuple, Any, Any], float | None] | None = None, title: Callable[[tuple], str] | None = None,
-    ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy",
+    ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy", log_y: bool = False,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
-    """A grid of accuracy panels, one per value of the ``panels`` columns, written to ``path``.
+    """A grid of panels (accuracy, or any error with ``log_y``), one per value of the ``panels`` columns.
 
     Each panel: mean of ``value`` against ``x`` for every ``series`` value,
     error bars = spread over the rows (repetitions / folds), the mean of the
-    ``majority`` column as the majority-class line, and ``published(panel,
-    series, x)`` values (if given) as dotted grey curves.
+    ``majority`` column (if present) as the majority-class line, and
+    ``published(panel, series, x)`` values (if given) as dotted curves in the
+    series' colour.  ``log_y``: log y axis by :func:`log_axis` (exact zeros
+    drawn at a labelled 0).  ``styles``: matplotlib keywords per series label.
+    Written to ``path`` with one legend below the panels.
     """
     stats = stats_by(rows, [*panels, series, x], value)
     keys = list(dict.fromkeys(tuple(r[p] for p in panels) for r in rows))
@@ -92,24 +96,29 @@ def accuracy_figure(
     ncols = max(1, min(ncols, len(keys)))
     nrows = -(-len(keys) // ncols)
     fig, axes = new_figure(nrows, ncols)
+    name = (lambda s: (labels or {}).get(s, str(s)))
     for k, key in enumerate(keys):
         ax = axes[k // ncols, k % ncols]
         data = {}
         for s in sers:
             st = [stats.get((*key, s, xv)) for xv in xs]
-            data[(labels or {}).get(s, str(s))] = ([np.nan if t is None else t.mean for t in st],
-                                                   [0.0 if t is None else t.spread for t in st])
+            if any(t is not None for t in st):
+                data[name(s)] = ([np.nan if t is None else t.mean for t in st],
+                                 [0.0 if t is None else t.spread for t in st])
         maj = None
         if majority is not None:
             vals = [float(r[majority]) for r in rows if tuple(r[p] for p in panels) == key and majority in r]
             maj = float(np.mean(vals)) if vals else None
-        accuracy_panel(ax, xs, data, majority=maj)
+        accuracy_panel(ax, xs, data, majority=maj, styles=styles)
+        colours = {lab: h[0].get_color() for h, lab in zip(*ax.get_legend_handles_labels()) if hasattr(h, "lines")}
         if published is not None:
             for s in sers:
                 pub = [published(key, s, xv) for xv in xs]
                 if any(p is not None for p in pub):
-                    ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
-                            label=f"{(labels or {}).get(s, s)} (published)")
+                    ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", linewidth=1.2,
+                            color=colours.get(name(s), "gray"), label=f"{name(s)} (published)")
+        if log_y:
+            log_axis(ax, "y", [v for mean, _ in data.values() for v in mean])
         ax.set_title(title(key) if title is not None else ", ".join(map(str, key)), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)

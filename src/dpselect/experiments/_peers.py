@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ._common import majority_accuracy
+
 __all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer"]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
@@ -103,8 +105,7 @@ def fit_score(name: str, epsilon: float, data: Any, train: np.ndarray, test: np.
     import warnings
 
     if name == "majority":
-        vals, counts = np.unique(data.y[train], return_counts=True)
-        return float(np.mean(data.y[test] == vals[np.argmax(counts)]))
+        return majority_accuracy(data.y[train], data.y[test])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name in ("tree_default", "forest_default"):

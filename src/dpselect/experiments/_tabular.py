@@ -139,8 +139,8 @@ def _real(name: str, data_dir: Path) -> Tabular:
 
 @functools.lru_cache(maxsize=16)
 def load(name: str, data_dir: str | None) -> Tabular:
-    """A dataset by name (scikit-learn's bundled ones need no data_dir)."""
-    if name in SKLEARN and data_dir is None:
+    """A dataset by name: scikit-learn's bundled ones whatever ``data_dir`` (they never come from it)."""
+    if name in SKLEARN:
         return _sklearn(name)
     if data_dir is None:
         require_file(None, what=name)  # raises: the real datasets need a data directory
