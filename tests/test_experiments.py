@@ -12,6 +12,12 @@ from dpselect.experiments import runner  # noqa: E402
 from dpselect.experiments.runner import Claim, Task  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _no_data_dir(monkeypatch):
+    """These tests run the embedded-data grids: a DPSELECT_DATA of the environment must not switch them."""
+    monkeypatch.delenv("DPSELECT_DATA", raising=False)
+
+
 def tiny_mixed_grid() -> list[tuple[str, list[Task]]]:
     """Exact (percentile) and randomised (tree, tdt, median) tasks, small enough for a unit test."""
     pct = [Task(("HEPTH-like", 50, mech), {"dataset": "HEPTH", "source": "synthetic", "p": 50, "mechanism": mech,
