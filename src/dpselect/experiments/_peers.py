@@ -23,7 +23,7 @@ import numpy as np
 
 from ._common import majority_accuracy
 
-__all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer"]
+__all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer", "supports"]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
 #: Our estimators at their defaults, the peers, and the majority-class rate (keys of :func:`fit_score`).
@@ -56,6 +56,11 @@ def compared() -> tuple[str, ...]:
     """The models of :data:`COMPARED` that can run here (peers only when importable)."""
     peers = available()
     return tuple(m for m in COMPARED if m not in PEERS or m in peers)
+
+
+def supports(name: str, data: Any) -> bool:
+    """Whether model ``name`` runs on ``data``: DP-EBM handles binary classification only."""
+    return name != "dp_ebm" or len(data.classes) == 2
 
 
 def _ordinal(X: Any, categorical: dict, bounds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

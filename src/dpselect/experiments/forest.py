@@ -38,9 +38,9 @@ from ._common import (
     task_grid,
 )
 from ._data import require_file
-from ._peers import LABELS, compared, fit_score
+from ._peers import LABELS, compared, fit_score, supports
 from ._plotting import fmt
-from ._tabular import load
+from ._tabular import load, load_all
 from .tasks import Claim, Task
 
 TITLE = "Private random forests (Chaves et al., Smooth Noisy Max, Fig. 5)"
@@ -92,12 +92,10 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     if data_dir is None and not quick:
         require_file(None, what="forest (Adult, COMPAS, Mushroom, Pendigits, Wall-following, Wine)")
     g = grid(quick, data_dir is not None)
-    ddir = str(data_dir) if data_dir is not None else None
-    for ds in g["depths"]:
-        load(ds, ddir)
+    ddir = load_all(g["depths"], data_dir)
     axes = {"dataset": g["depths"], "selection": g["selections"], "epsilon": g["eps"], "rep": range(g["reps"])}
     return [t for t in task_grid(axes, lambda p: {"depth": g["depths"][p["dataset"]]}, data_dir=ddir)
-            if t.kwargs["selection"] != "dp_ebm" or len(load(t.kwargs["dataset"], ddir).classes) == 2]
+            if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))]
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:

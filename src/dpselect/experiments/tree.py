@@ -41,9 +41,9 @@ from ._common import (
     task_grid,
 )
 from ._data import require_file
-from ._peers import LABELS, compared, fit_score
+from ._peers import LABELS, compared, fit_score, supports
 from ._plotting import fmt
-from ._tabular import load
+from ._tabular import load, load_all
 from .tasks import Claim, Task
 
 TITLE = "Private decision trees (Chaves et al., Smooth Noisy Max, Fig. 4)"
@@ -96,9 +96,7 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     if data_dir is None and not quick:
         require_file(None, what="NLTCS / ACS / Adult")
     g = grid(quick, data_dir is not None)
-    ddir = str(data_dir) if data_dir is not None else None
-    for ds in g["datasets"]:
-        load(ds, ddir)  # fail early (missing file) in the client, not on a worker
+    ddir = load_all(g["datasets"], data_dir)
     axes = {"dataset": g["datasets"], "depth": g["depths"], "selection": g["selections"], "epsilon": g["eps"],
             "rep": range(g["reps"])}
     return [t for t in task_grid(axes, data_dir=ddir, folds=g["folds"], n_bins=g["n_bins"])
@@ -109,7 +107,7 @@ def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None)
     """Reproduction cells run at every depth; compared models once, DP-EBM on binary tasks only."""
     if selection in SELECTIONS:
         return True
-    return first_depth and (selection != "dp_ebm" or len(load(dataset, data_dir).classes) == 2)
+    return first_depth and supports(selection, load(dataset, data_dir))
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:
