@@ -119,11 +119,12 @@ def test_median_figure_has_error_bars_over_datasets(tmp_path, figures):
 
 def test_percentile_exact_zero_is_drawn_at_zero(tmp_path, figures):
     rows = [{"dataset": "HEPTH-like", "p": 50, "mechanism": m, "epsilon": e, "aee": v}
-            for m in ("EM", "PF") for e, v in ((1.0, 3.0), (10.0, 0.02), (100.0, 0.0))]
+            for m in ("PF", "EM") for e, v in ((1.0, 3.0), (10.0, 0.02), (30.0, 1e-150), (100.0, 0.0))]
     percentile.plot(rows, tmp_path)
     ax = figures[0].axes[0]
-    assert ax.get_yscale() == "symlog"
+    assert [c.get_label() for c in ax.containers] == ["EM", "PF"]  # the order of MECHANISMS
+    assert ax.get_yscale() == "symlog" and ax.yaxis.get_transform().linthresh == percentile.LINEAR_BELOW
     ticks = {t.get_text(): t.get_position()[1] for t in ax.get_yticklabels() if t.get_text()}
-    assert ticks["0"] == 0.0
+    assert ticks["0"] == 0.0 and min(v for v in ticks.values() if v > 0) == pytest.approx(1e-6)
     ys = np.concatenate([c.lines[0].get_ydata() for c in ax.containers])
-    assert (ys == 0.0).sum() == 2  # not floored at 1e-6
+    assert (ys == 0.0).sum() == 2 and (ys == 1e-150).sum() == 2  # neither floored nor moved

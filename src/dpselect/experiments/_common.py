@@ -77,6 +77,7 @@ def accuracy_figure(
     value: str = "accuracy", labels: Mapping[Any, str] | None = None, majority: str | None = "majority_accuracy",
     published: Callable[[tuple, Any, Any], float | None] | None = None, title: Callable[[tuple], str] | None = None,
     ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy", log_y: bool = False,
+    linear_below: float | None = None,
     styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
     """A grid of panels (accuracy, or any error with ``log_y``), one per value of the ``panels`` columns.
@@ -86,17 +87,21 @@ def accuracy_figure(
     ``majority`` column (if present) as the majority-class line, and
     ``published(panel, series, x)`` values (if given) as dotted curves in the
     series' colour.  ``log_y``: log y axis by :func:`log_axis` (exact zeros
-    drawn at a labelled 0).  ``styles``: matplotlib keywords per series label.
+    drawn at a labelled 0; linear below ``linear_below`` if given).  ``styles``: matplotlib keywords per series label.
     Written to ``path`` with one legend below the panels.
     """
     stats = stats_by(rows, [*panels, series, x], value)
     keys = list(dict.fromkeys(tuple(r[p] for p in panels) for r in rows))
     sers = list(dict.fromkeys(r[series] for r in rows))
+    if labels:  # the order of ``labels``, whatever the row order
+        sers.sort(key=lambda s: list(labels).index(s) if s in labels else len(labels))
     xs = sorted({r[x] for r in rows})
     ncols = max(1, min(ncols, len(keys)))
     nrows = -(-len(keys) // ncols)
     fig, axes = new_figure(nrows, ncols)
     name = (lambda s: (labels or {}).get(s, str(s)))
+    # one colour per series in every panel (a panel without some series does not shift the others' colours)
+    styles = {name(s): {"color": f"C{i % 10}", **dict((styles or {}).get(name(s), {}))} for i, s in enumerate(sers)}
     for k, key in enumerate(keys):
         ax = axes[k // ncols, k % ncols]
         data = {}
@@ -118,7 +123,7 @@ def accuracy_figure(
                     ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", linewidth=1.2,
                             color=colours.get(name(s), "gray"), label=f"{name(s)} (published)")
         if log_y:
-            log_axis(ax, "y", [v for mean, _ in data.values() for v in mean])
+            log_axis(ax, "y", [v for mean, _ in data.values() for v in mean], linear_below=linear_below)
         ax.set_title(title(key) if title is not None else ", ".join(map(str, key)), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)

@@ -50,8 +50,8 @@ REAL_DEPTHS = {"adult": 9, "compas": 5, "mushroom": 11, "pendigits": 12, "wall_f
 QUICK_DEPTHS = {"breast_cancer": 4, "digits": 6, "wine": 3, "iris": 3}
 SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps")
 QUICK_SELECTIONS = ("em", "pf", "snm_t")
-LABEL = {**LABELS, "em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
-         "sps": "SPS"}
+LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN", "sps": "SPS",
+         **LABELS}
 N_TREES = 32
 
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
@@ -157,7 +157,7 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 
 def summary(rows: list[dict]) -> str:
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
+    sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:2], "majority_accuracy")
     return ("Mean test accuracy ± standard deviation over the repetitions (random 80/20 splits):\n\n"

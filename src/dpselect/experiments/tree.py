@@ -184,7 +184,7 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 
 def summary(rows: list[dict]) -> str:
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
+    sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["depth"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:3], "majority_accuracy")
     return ("Mean test accuracy ± standard deviation over the folds and repetitions (cross-validated):\n\n"
