@@ -1,15 +1,17 @@
 """Scaffolding shared by the experiments: task grids, means with spread, claim rows, tables, accuracy figures.
 
-The tree, forest and median reproductions used to repeat each of these; they
-are meant to call the helpers here instead:
+The tree, forest, median and percentile reproductions build on these (they
+used to repeat each of them):
 
 * :func:`task_grid` -- the cartesian product of named axes as :class:`Task`\\ s;
 * :func:`stats_by` -- mean, spread (standard deviation over repetitions) and
   count of a column per group;
 * :func:`majority_accuracy` -- the accuracy of always predicting the
   training majority class (the reference line of accuracy plots);
-* :func:`accuracy_figure` -- a grid of accuracy panels with error bars, the
-  majority-class line, optional published curves and one legend outside;
+* :func:`accuracy_figure` -- a grid of accuracy (or, with ``log_y``, error)
+  panels with error bars, the majority-class line, optional published curves
+  in the series' colours, one colour per series across panels and one legend
+  outside;
 * :func:`claim_at_least` / :func:`claim_matches_published` -- the two kinds of
   claim rows ("A is at least as accurate as B on average", "our value
   matches the published one"), with a "not evaluated" row when the grid has

@@ -166,10 +166,10 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     The axis is logarithmic above :data:`LINEAR_BELOW` and linear below it:
     AEEs of 1e-150 bins sit next to 0 instead of stretching the axis.
     """
+    ylabel = f"AEE (grid bins; linear below 1e{round(np.log10(LINEAR_BELOW))})"
     return [accuracy_figure(rows, out_dir / "fig2_percentile_aee.png", panels=("dataset", "p"), x="epsilon",
                             series="mechanism", value="aee", majority=None, log_y=True, linear_below=LINEAR_BELOW,
-                            ncols=len({r["p"] for r in rows}), ylabel=f"AEE (grid bins; linear below 1e{round(np.log10(LINEAR_BELOW))})",
-                            labels={m: m for m in MECHANISMS},
+                            ncols=len({r["p"] for r in rows}), ylabel=ylabel, labels={m: m for m in MECHANISMS},
                             styles={m: {"linestyle": "--"} for m in MECHANISMS if "paper" in m},
                             title=lambda k: f"{k[0]}, p = {k[1]}")]
 
