@@ -23,7 +23,8 @@ import numpy as np
 
 from ._common import majority_accuracy
 
-__all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer", "supports"]
+__all__ = ["COMPARED", "LABELS", "PEERS", "PEER_ABBREVIATIONS", "available", "compared", "fit_score", "make_peer",
+           "supports"]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
 #: Our estimators at their defaults, the peers, and the majority-class rate (keys of :func:`fit_score`).
@@ -32,6 +33,13 @@ COMPARED = ("tree_default", "forest_default", *PEERS, "majority")
 LABELS = {"tree_default": "tree (defaults)", "forest_default": "forest (defaults)",
           "diffprivlib_tree": "diffprivlib DT", "diffprivlib_forest": "diffprivlib RF", "dp_ebm": "DP-EBM",
           "majority": "majority rate"}
+
+#: Abbreviations of :data:`LABELS` (for the reports' abbreviation lists).
+PEER_ABBREVIATIONS = {
+    "DP-EBM": "differentially private explainable boosting machine (interpret's DPExplainableBoostingClassifier)",
+    "DT": "decision tree (diffprivlib DT: diffprivlib's DecisionTreeClassifier)",
+    "RF": "random forest (diffprivlib RF: diffprivlib's RandomForestClassifier)",
+}
 
 
 def available() -> tuple[str, ...]:

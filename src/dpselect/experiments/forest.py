@@ -38,7 +38,7 @@ from ._common import (
     task_grid,
 )
 from ._data import require_file
-from ._peers import LABELS, compared, fit_score, supports
+from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
 from ._plotting import fmt
 from ._tabular import load, load_all
 from .tasks import Claim, Task
@@ -53,6 +53,11 @@ QUICK_SELECTIONS = ("em", "pf", "snm_t")
 LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN", "sps": "SPS",
          **LABELS}
 N_TREES = 32
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    **PEER_ABBREVIATIONS,
+    "COMPAS": "Correctional Offender Management Profiling for Alternative Sanctions (recidivism scores)",
+}
 
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
 #: "default" is Fletcher-Islam's original (non-DP) leaf query.

@@ -66,6 +66,13 @@ RANK_UTILITY = ("PF-rank", "EM-rank")
 #: The sound mechanism the library recommends, and the paper's proposal, for the claim row.
 BEST_SOUND, PAPERS = "PF-rank", ("SNM-T (paper)", "SNM-T", "SNM-LAP")
 GRID_SIZE = 4096
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    "PF-rank": "permute-and-flip on the rank-distance utility (minus the distance in ranks to the target "
+               "percentile; the library's default for percentiles)",
+    "EM-rank": "exponential mechanism on the rank-distance utility",
+    "DPBench": "the benchmark of Hay et al. 2016 (1-D histograms HEPTH, PATENT, INCOME with 4096 bins)",
+}
 #: The AEE axis is logarithmic down to this value and linear below it (down to an exact 0).
 LINEAR_BELOW = 1e-6
 

@@ -41,7 +41,7 @@ from ._common import (
     task_grid,
 )
 from ._data import require_file
-from ._peers import LABELS, compared, fit_score, supports
+from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
 from ._plotting import fmt
 from ._tabular import load, load_all
 from .tasks import Claim, Task
@@ -56,6 +56,14 @@ QUICK_SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln")
 SNM = ("snm_t", "snm_laplace", "snm_lln")
 LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
          "sps": "SPS", "ld": "LD", **LABELS}
+
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    **PEER_ABBREVIATIONS,
+    "ACS": "American Community Survey (US Census; SNM's tree benchmark extract)",
+    "ID3": "Quinlan's Iterative Dichotomiser 3 (greedy information-gain trees); DiffP-ID3 is its private version",
+    "NLTCS": "National Long Term Care Survey (binary disability indicators)",
+}
 
 #: Published mean test accuracy (Chaves et al.'s logs, new_ones.csv; 5 x 10-fold CV):
 #: (dataset, depth, eps) -> {selection: accuracy}.
