@@ -63,6 +63,11 @@ METHODS = (
 #: methods whose stated guarantee holds (the paper tunings are not DP as stated / use another epsilon)
 SOUND = ("Duff", "SmoothSens_eps", "SmoothSens_eps,delta (fixed)", "LaplaceLN (eps,delta)")
 PAPER_METHOD = "Duff"
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    "SmoothSens_eps": "smooth sensitivity + Cauchy noise, eps-DP (Nissim, Raskhodnikova & Smith 2007)",
+    "SmoothSens_eps,delta": "smooth sensitivity + Laplace noise, (eps, delta)-DP (Nissim, Raskhodnikova & Smith 2007)",
+}
 
 
 def epsilons(quick: bool) -> list[float]:
