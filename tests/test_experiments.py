@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,12 @@ pytest.importorskip("matplotlib")
 
 from dpselect.experiments import runner  # noqa: E402
 from dpselect.experiments.runner import Claim, Task  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_data_dir(monkeypatch):
+    """These tests run the embedded-data grids: a DPSELECT_DATA of the environment must not switch them."""
+    monkeypatch.delenv("DPSELECT_DATA", raising=False)
 
 
 def tiny_mixed_grid() -> list[tuple[str, list[Task]]]:
@@ -281,6 +289,11 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
     assert f"**Summary:** {len(claims)} claims: {ok} reproduced (✓), {bad} not reproduced (✗), " \
            f"{none} not evaluated (–)." in text
     assert "## Abbreviations" in text and "- **EM**: exponential mechanism" in text
+    # terms of the experiments' own reports (shown in report.html) are defined too, and only terms used
+    assert "- **PF-rank**: permute-and-flip on the rank-distance utility" in text
+    pages = "\n".join((tmp_path / n / "report.md").read_text(encoding="utf-8") for n in runner.EXPERIMENTS)
+    for term in re.findall(r"^- \*\*(.+?)\*\*:", text.split("## Abbreviations", 1)[1], flags=re.M):
+        assert re.search(rf"(?<![\w-]){re.escape(term)}(?!\w)", text.split("## Abbreviations")[0] + pages), term
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     n_png = sum(len(list((tmp_path / n).glob("*.png"))) for n in runner.EXPERIMENTS)
     assert page.count('src="data:image/png;base64,') == n_png > 0

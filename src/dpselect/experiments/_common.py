@@ -1,15 +1,17 @@
 """Scaffolding shared by the experiments: task grids, means with spread, claim rows, tables, accuracy figures.
 
-The tree, forest and median reproductions used to repeat each of these; they
-are meant to call the helpers here instead:
+The tree, forest, median and percentile reproductions build on these (they
+used to repeat each of them):
 
 * :func:`task_grid` -- the cartesian product of named axes as :class:`Task`\\ s;
 * :func:`stats_by` -- mean, spread (standard deviation over repetitions) and
   count of a column per group;
 * :func:`majority_accuracy` -- the accuracy of always predicting the
   training majority class (the reference line of accuracy plots);
-* :func:`accuracy_figure` -- a grid of accuracy panels with error bars, the
-  majority-class line, optional published curves and one legend outside;
+* :func:`accuracy_figure` -- a grid of accuracy (or, with ``log_y``, error)
+  panels with error bars, the majority-class line, optional published curves
+  in the series' colours, one colour per series across panels and one legend
+  outside;
 * :func:`claim_at_least` / :func:`claim_matches_published` -- the two kinds of
   claim rows ("A is at least as accurate as B on average", "our value
   matches the published one"), with a "not evaluated" row when the grid has
@@ -26,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._plotting import accuracy_panel, figure_legend, fmt, group, md_table, new_figure, save_figure
+from ._plotting import accuracy_panel, figure_legend, fmt, group, log_axis, md_table, new_figure, save_figure
 from .tasks import Claim, Task
 
 __all__ = ["Stat", "accuracy_figure", "claim_at_least", "claim_matches_published", "majority_accuracy",
@@ -76,40 +78,54 @@ def accuracy_figure(
     rows: Sequence[Mapping[str, Any]], path: Path, *, panels: Sequence[str], x: str, series: str,
     value: str = "accuracy", labels: Mapping[Any, str] | None = None, majority: str | None = "majority_accuracy",
     published: Callable[[tuple, Any, Any], float | None] | None = None, title: Callable[[tuple], str] | None = None,
-    ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy",
+    ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy", log_y: bool = False,
+    linear_below: float | None = None,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
-    """A grid of accuracy panels, one per value of the ``panels`` columns, written to ``path``.
+    """A grid of panels (accuracy, or any error with ``log_y``), one per value of the ``panels`` columns.
 
     Each panel: mean of ``value`` against ``x`` for every ``series`` value,
     error bars = spread over the rows (repetitions / folds), the mean of the
-    ``majority`` column as the majority-class line, and ``published(panel,
-    series, x)`` values (if given) as dotted grey curves.
+    ``majority`` column (if present) as the majority-class line, and
+    ``published(panel, series, x)`` values (if given) as dotted curves in the
+    series' colour.  ``log_y``: log y axis by :func:`log_axis` (exact zeros
+    drawn at a labelled 0; linear below ``linear_below`` if given).  ``styles``: matplotlib keywords per series label.
+    Written to ``path`` with one legend below the panels.
     """
     stats = stats_by(rows, [*panels, series, x], value)
     keys = list(dict.fromkeys(tuple(r[p] for p in panels) for r in rows))
     sers = list(dict.fromkeys(r[series] for r in rows))
+    if labels:  # the order of ``labels``, whatever the row order
+        sers.sort(key=lambda s: list(labels).index(s) if s in labels else len(labels))
     xs = sorted({r[x] for r in rows})
     ncols = max(1, min(ncols, len(keys)))
     nrows = -(-len(keys) // ncols)
     fig, axes = new_figure(nrows, ncols)
+    name = (lambda s: (labels or {}).get(s, str(s)))
+    # one colour per series in every panel (a panel without some series does not shift the others' colours)
+    styles = {name(s): {"color": f"C{i % 10}", **dict((styles or {}).get(name(s), {}))} for i, s in enumerate(sers)}
     for k, key in enumerate(keys):
         ax = axes[k // ncols, k % ncols]
         data = {}
         for s in sers:
             st = [stats.get((*key, s, xv)) for xv in xs]
-            data[(labels or {}).get(s, str(s))] = ([np.nan if t is None else t.mean for t in st],
-                                                   [0.0 if t is None else t.spread for t in st])
+            if any(t is not None for t in st):
+                data[name(s)] = ([np.nan if t is None else t.mean for t in st],
+                                 [0.0 if t is None else t.spread for t in st])
         maj = None
         if majority is not None:
             vals = [float(r[majority]) for r in rows if tuple(r[p] for p in panels) == key and majority in r]
             maj = float(np.mean(vals)) if vals else None
-        accuracy_panel(ax, xs, data, majority=maj)
+        accuracy_panel(ax, xs, data, majority=maj, styles=styles)
+        colours = {lab: h[0].get_color() for h, lab in zip(*ax.get_legend_handles_labels()) if hasattr(h, "lines")}
         if published is not None:
             for s in sers:
                 pub = [published(key, s, xv) for xv in xs]
                 if any(p is not None for p in pub):
-                    ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
-                            label=f"{(labels or {}).get(s, s)} (published)")
+                    ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", linewidth=1.2,
+                            color=colours.get(name(s), "gray"), label=f"{name(s)} (published)")
+        if log_y:
+            log_axis(ax, "y", [v for mean, _ in data.values() for v in mean], linear_below=linear_below)
         ax.set_title(title(key) if title is not None else ", ".join(map(str, key)), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)

@@ -21,7 +21,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPARED", "LABELS", "PEERS", "available", "compared", "fit_score", "make_peer"]
+from ._common import majority_accuracy
+
+__all__ = ["COMPARED", "LABELS", "PEERS", "PEER_ABBREVIATIONS", "available", "compared", "fit_score", "make_peer",
+           "supports"]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
 #: Our estimators at their defaults, the peers, and the majority-class rate (keys of :func:`fit_score`).
@@ -30,6 +33,13 @@ COMPARED = ("tree_default", "forest_default", *PEERS, "majority")
 LABELS = {"tree_default": "tree (defaults)", "forest_default": "forest (defaults)",
           "diffprivlib_tree": "diffprivlib DT", "diffprivlib_forest": "diffprivlib RF", "dp_ebm": "DP-EBM",
           "majority": "majority rate"}
+
+#: Abbreviations of :data:`LABELS` (for the reports' abbreviation lists).
+PEER_ABBREVIATIONS = {
+    "DP-EBM": "differentially private explainable boosting machine (interpret's DPExplainableBoostingClassifier)",
+    "DT": "decision tree (diffprivlib DT: diffprivlib's DecisionTreeClassifier)",
+    "RF": "random forest (diffprivlib RF: diffprivlib's RandomForestClassifier)",
+}
 
 
 def available() -> tuple[str, ...]:
@@ -54,6 +64,11 @@ def compared() -> tuple[str, ...]:
     """The models of :data:`COMPARED` that can run here (peers only when importable)."""
     peers = available()
     return tuple(m for m in COMPARED if m not in PEERS or m in peers)
+
+
+def supports(name: str, data: Any) -> bool:
+    """Whether model ``name`` runs on ``data``: DP-EBM handles binary classification only."""
+    return name != "dp_ebm" or len(data.classes) == 2
 
 
 def _ordinal(X: Any, categorical: dict, bounds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -103,8 +118,7 @@ def fit_score(name: str, epsilon: float, data: Any, train: np.ndarray, test: np.
     import warnings
 
     if name == "majority":
-        vals, counts = np.unique(data.y[train], return_counts=True)
-        return float(np.mean(data.y[test] == vals[np.argmax(counts)]))
+        return majority_accuracy(data.y[train], data.y[test])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name in ("tree_default", "forest_default"):

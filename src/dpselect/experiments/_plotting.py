@@ -89,17 +89,21 @@ def save_figure(fig: Any, path: Path, *, tidy: bool = True) -> Path:
 def tidy_figure(fig: Any) -> None:
     """The report conventions applied to any figure, whoever drew it.
 
-    * every log-scaled axis is relabelled by :func:`log_axis` from the data of
-      its lines (round decades, or the values themselves for a short epsilon
+    * every log-scaled axis not yet labelled by :func:`log_axis` is labelled
+      by it from the data of its lines (round decades, or the values themselves for a short epsilon
       grid; minor ticks unlabelled), so tick labels never overlap;
     * legends drawn inside panels are replaced by one figure legend below the
       panels (:func:`figure_legend`), so no legend covers a curve.
     """
+    from matplotlib.ticker import FuncFormatter
+
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
     for ax in axes:
         for axis in ("x", "y"):
             if (ax.get_xscale() if axis == "x" else ax.get_yscale()) != "log":
                 continue
+            if isinstance((ax.xaxis if axis == "x" else ax.yaxis).get_major_formatter(), FuncFormatter):
+                continue  # already labelled by log_axis from the plotted values (not the dodged positions)
             data = [np.asarray(ln.get_xdata() if axis == "x" else ln.get_ydata(), dtype=float) for ln in ax.lines]
             values = np.concatenate(data) if data else np.array([])
             limits = ax.get_xlim() if axis == "x" else ax.get_ylim()
@@ -134,14 +138,18 @@ def decade_ticks(lo_exp: int, hi_exp: int, max_ticks: int = 7) -> list[int]:
     return list(range(first, hi_exp + 1, step))
 
 
-def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None) -> None:
+def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None,
+             linear_below: float | None = None) -> None:
     """Log scale labelled at round decades only; exact zeros in ``values`` get their own "0" tick.
 
     ``values`` are the data plotted on that axis (optional).  Minor ticks stay
     unlabelled, so labels never overlap.  If the values contain exact zeros,
     the axis becomes symmetric-log with a linear stretch (about a tenth of the
     axis) below the smallest positive decade, and 0 is a labelled tick: zeros
-    are shown as zeros, not floored at some small number.
+    are shown as zeros, not floored at some small number.  ``linear_below``
+    (a power of ten): the same symmetric-log axis, linear below that value
+    (values of 1e-150 are drawn next to 0, where they belong, instead of
+    stretching the axis over 150 decades; nothing is moved or floored).
     """
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
@@ -150,11 +158,15 @@ def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None) ->
     axis_obj = ax.xaxis if axis == "x" else ax.yaxis
     setter = ax.set_xscale if axis == "x" else ax.set_yscale
     positive = arr[arr > 0]
+    linear = linear_below is not None and positive.size > 0 and bool((positive < linear_below).any())
     if positive.size:
         lo_exp = int(np.floor(np.log10(positive.min())))
-        hi_exp = int(np.ceil(np.log10(positive.max())))
+        if linear and linear_below is not None:
+            lo_exp = int(np.floor(np.log10(linear_below)))
+            positive = positive[positive >= linear_below]
+        hi_exp = int(np.ceil(np.log10(positive.max()))) if positive.size else lo_exp + 1
         ticks = [10.0**k for k in decade_ticks(lo_exp, hi_exp)]
-    if positive.size and (arr == 0).any():
+    if linear or (positive.size and (arr == 0).any()):
         lo, hi = 10.0**lo_exp, 10.0**hi_exp
         setter("symlog", linthresh=lo, linscale=max(0.5, 0.12 * (hi_exp - lo_exp)))
         if ticks[0] > lo and len(ticks) > 1 and np.log10(ticks[0] / lo) < 0.5 * np.log10(ticks[1] / ticks[0]):

@@ -17,6 +17,7 @@ knowledge (the papers' own assumption; documented in the reports).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ import numpy as np
 
 from ._data import require_file
 
-__all__ = ["Tabular", "load", "SKLEARN"]
+__all__ = ["SKLEARN", "Tabular", "load", "load_all"]
 
 SKLEARN = ("breast_cancer", "digits", "wine", "iris")
 
@@ -139,10 +140,18 @@ def _real(name: str, data_dir: Path) -> Tabular:
 
 @functools.lru_cache(maxsize=16)
 def load(name: str, data_dir: str | None) -> Tabular:
-    """A dataset by name (scikit-learn's bundled ones need no data_dir)."""
-    if name in SKLEARN and data_dir is None:
+    """A dataset by name: scikit-learn's bundled ones whatever ``data_dir`` (they never come from it)."""
+    if name in SKLEARN:
         return _sklearn(name)
     if data_dir is None:
         require_file(None, what=name)  # raises: the real datasets need a data directory
         raise ValueError(f"dataset {name!r} needs a data directory")
     return _real(name, Path(data_dir))
+
+
+def load_all(names: Iterable[str], data_dir: Path | None) -> str | None:
+    """Load every dataset now (a missing file fails in the client, not on a worker); ``data_dir`` as tasks carry it."""
+    ddir = str(data_dir) if data_dir is not None else None
+    for name in names:
+        load(name, ddir)
+    return ddir

@@ -28,10 +28,20 @@ from typing import Any
 
 import numpy as np
 
-from ._peers import LABELS, compared, fit_score
-from ._plotting import fmt, group, md_table, new_figure, save_figure
-from ._tabular import load
-from .runner import Claim, Task, require_file
+from ._common import (
+    accuracy_figure,
+    claim_at_least,
+    claim_matches_published,
+    majority_accuracy,
+    means_table,
+    stats_by,
+    task_grid,
+)
+from ._data import require_file
+from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
+from ._plotting import fmt
+from ._tabular import load, load_all
+from .tasks import Claim, Task
 
 TITLE = "Private random forests (Chaves et al., Smooth Noisy Max, Fig. 5)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -40,9 +50,14 @@ REAL_DEPTHS = {"adult": 9, "compas": 5, "mushroom": 11, "pendigits": 12, "wall_f
 QUICK_DEPTHS = {"breast_cancer": 4, "digits": 6, "wine": 3, "iris": 3}
 SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps")
 QUICK_SELECTIONS = ("em", "pf", "snm_t")
-LABEL = {**LABELS, "em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
-         "sps": "SPS"}
+LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN", "sps": "SPS",
+         **LABELS}
 N_TREES = 32
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    **PEER_ABBREVIATIONS,
+    "COMPAS": "Correctional Offender Management Profiling for Alternative Sanctions (recidivism scores)",
+}
 
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
 #: "default" is Fletcher-Islam's original (non-DP) leaf query.
@@ -82,15 +97,10 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     if data_dir is None and not quick:
         require_file(None, what="forest (Adult, COMPAS, Mushroom, Pendigits, Wall-following, Wine)")
     g = grid(quick, data_dir is not None)
-    ddir = str(data_dir) if data_dir is not None else None
-    for ds in g["depths"]:
-        load(ds, ddir)
-    return [
-        Task((ds, sel, eps, rep), {"dataset": ds, "data_dir": ddir, "depth": depth, "selection": sel,
-                                   "epsilon": eps, "rep": rep})
-        for ds, depth in g["depths"].items() for sel in g["selections"] for eps in g["eps"]
-        for rep in range(g["reps"]) if sel != "dp_ebm" or len(load(ds, ddir).classes) == 2
-    ]
+    ddir = load_all(g["depths"], data_dir)
+    axes = {"dataset": g["depths"], "selection": g["selections"], "epsilon": g["eps"], "rep": range(g["reps"])}
+    return [t for t in task_grid(axes, lambda p: {"depth": g["depths"][p["dataset"]]}, data_dir=ddir)
+            if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))]
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:
@@ -101,11 +111,13 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     kw = task.kwargs
     data = load(kw["dataset"], kw["data_dir"])
     train, test = train_test_split(np.arange(data.n), test_size=0.2, random_state=kw["rep"])
+    row = {"dataset": kw["dataset"], "selection": kw["selection"], "epsilon": kw["epsilon"], "rep": kw["rep"],
+           "depth": kw["depth"]}
+    majority = majority_accuracy(data.y[train], data.y[test])
     if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
         acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(np.random.default_rng(seed)
                                                                                .integers(2**31)))
-        return [{"dataset": kw["dataset"], "selection": kw["selection"], "epsilon": kw["epsilon"], "rep": kw["rep"],
-                 "depth": kw["depth"], "n_trees": -1, "accuracy": acc, "eps_proven": kw["epsilon"],
+        return [{**row, "n_trees": -1, "accuracy": acc, "majority_accuracy": majority, "eps_proven": kw["epsilon"],
                  "delta_proven": float("nan")}]
     clf = DPRandomForestClassifier(epsilon=kw["epsilon"], n_estimators=N_TREES, max_depth=kw["depth"],
                                    selection=kw["selection"], leaf_utility="indicator",
@@ -114,83 +126,49 @@ def run_task(task: Task, seed: Any) -> list[dict]:
         warnings.simplefilter("ignore")
         clf.fit(data.X.iloc[train], data.y[train])
         acc = float(clf.score(data.X.iloc[test], data.y[test]))
-    return [{"dataset": kw["dataset"], "selection": kw["selection"], "epsilon": kw["epsilon"], "rep": kw["rep"],
-             "depth": kw["depth"], "n_trees": N_TREES, "accuracy": acc, "eps_proven": clf.privacy_.epsilon,
-             "delta_proven": clf.privacy_.delta}]
+    return [{**row, "n_trees": N_TREES, "accuracy": acc, "majority_accuracy": majority,
+             "eps_proven": clf.privacy_.epsilon, "delta_proven": clf.privacy_.delta}]
 
 
-def _means(rows: list[dict]) -> dict[tuple, float]:
-    return {k: float(np.mean([r["accuracy"] for r in g]))
-            for k, g in group(rows, "dataset", "epsilon", "selection").items()}
+_KEYS = ("dataset", "epsilon", "selection")
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    means = _means(rows)
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
-    eps = sorted({r["epsilon"] for r in rows})
-    ncols = min(3, len(datasets))
-    nrows = -(-len(datasets) // ncols)
-    fig, axes = new_figure(nrows, ncols)
-    for k, ds in enumerate(datasets):
-        ax = axes[k // ncols, k % ncols]
-        for s in sels:
-            ax.plot(eps, [means.get((ds, e, s), np.nan) for e in eps], marker=".", label=LABEL[s])
-        pub = [published(ds, e, "snm_t") for e in eps]
-        if any(p is not None for p in pub):
-            ax.plot(eps, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
-                    label="SNM-T (published)")
-        ax.set_xscale("log")
-        ax.set_title(f"{ds} (depth {next(r['depth'] for r in rows if r['dataset'] == ds)})")
-        ax.set_xlabel("epsilon")
-        ax.set_ylabel("test accuracy")
-    for k in range(len(datasets), nrows * ncols):
-        axes[k // ncols, k % ncols].axis("off")
-    axes[0, 0].legend(fontsize=7)
-    return [save_figure(fig, out_dir / "fig5_forest_accuracy.png")]
+    """Accuracy vs epsilon per dataset; the majority rate is the dashed line (not a series)."""
+    depth = {r["dataset"]: r["depth"] for r in rows}
+    return [accuracy_figure([r for r in rows if r["selection"] != "majority"], out_dir / "fig5_forest_accuracy.png",
+                            panels=("dataset",), x="epsilon", series="selection", labels=LABEL,
+                            published=lambda k, s, e: published(k[0], e, s) if s == "snm_t" else None,
+                            title=lambda k: f"{k[0]} (depth {depth[k[0]]})")]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
-    means = _means(rows)
+    means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
     cells = sorted({(ds, e) for (ds, e, s) in means if s == "em"})
-    out = []
     diffs = [means[(ds, e, "snm_t")] - means[(ds, e, "em")] for ds, e in cells if (ds, e, "snm_t") in means]
-    if diffs:
-        out.append(Claim(
-            "SNM-T leaf labels give forests at least as accurate as the exponential mechanism on average "
-            "(Chaves et al. Fig. 5)",
-            f"mean accuracy difference SNM-T - EM = {fmt(float(np.mean(diffs)))} over {len(diffs)} cells",
-            "SNM >= EM", float(np.mean(diffs)) >= 0.0,
-            "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)",
-        ))
     pairs = [(means[(ds, e, "snm_t")], pub) for ds, e in cells
              if e >= 0.1 and (ds, e, "snm_t") in means and (pub := published(ds, e, "snm_t")) is not None]
-    if pairs:
-        gap = float(np.mean([a - b for a, b in pairs]))
-        out.append(Claim(
+    return [
+        claim_at_least(
+            "SNM-T leaf labels give forests at least as accurate as the exponential mechanism on average "
+            "(Chaves et al. Fig. 5)", diffs, "accuracy difference SNM-T - EM", "SNM >= EM",
+            "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)"),
+        claim_matches_published(
             "SNM-T forest accuracy at eps >= 0.1 matches the published value (mean difference within 0.05)",
-            f"mean (ours - published) = {fmt(gap)} over {len(pairs)} cells", "Fig. 5 / SNM logs",
-            abs(gap) <= 0.05,
+            pairs, 0.05, "Fig. 5 / SNM logs", "needs --data-dir with the six forest datasets",
             "our leaves use their own smooth sensitivity and the proven accounting; SNM's code used one S for all "
-            "leaves (SPEC §5.3 (iii))",
-        ))
-    else:
-        out.append(Claim(
-            "SNM-T forest accuracy at eps >= 0.1 matches the published value (mean difference within 0.05)",
-            "not evaluated (needs --data-dir with the six forest datasets)", "Fig. 5 / SNM logs", None,
-        ))
-    return out
+            "leaves (SPEC §5.3 (iii))", statistic="mean"),
+    ]
 
 
 def summary(rows: list[dict]) -> str:
-    means = _means(rows)
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
-    table = []
-    for (ds, e) in sorted({(ds, e) for (ds, e, s) in means}):
-        p = published(ds, e, "snm_t")
-        table.append([ds, fmt(e)] + [means.get((ds, e, s)) for s in sels] + [p if p is not None else "–"])
-    return ("Mean test accuracy (random 80/20 splits):\n\n"
-            + md_table(["dataset", "epsilon"] + [LABEL[s] for s in sels] + ["SNM-T published"], table))
+    sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
+    cells = sorted({(r["dataset"], r["epsilon"]) for r in rows})
+    majority = stats_by(rows, _KEYS[:2], "majority_accuracy")
+    return ("Mean test accuracy ± standard deviation over the repetitions (random 80/20 splits):\n\n"
+            + means_table(stats_by(rows, _KEYS, "accuracy"), cells, sels, ["dataset", "epsilon"],
+                          column_labels=LABEL, extra_header=["SNM-T published", "majority class"],
+                          extra=lambda k: [fmt(published(k[0], k[1], "snm_t")), fmt(majority[k].mean)]))
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:

@@ -38,8 +38,9 @@ import numpy as np
 
 from ..apps import duff
 from ..apps import median_baselines as mb
-from ._plotting import fmt, group, md_table, nearest, new_figure, save_figure
-from .runner import Claim, Task
+from ._common import accuracy_figure, means_table, stats_by, task_grid
+from ._plotting import fmt, nearest
+from .tasks import Claim, Task
 
 TITLE = "Private median (Gillenwater & Muñoz Medina, Duff, Fig. 1)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -62,6 +63,11 @@ METHODS = (
 #: methods whose stated guarantee holds (the paper tunings are not DP as stated / use another epsilon)
 SOUND = ("Duff", "SmoothSens_eps", "SmoothSens_eps,delta (fixed)", "LaplaceLN (eps,delta)")
 PAPER_METHOD = "Duff"
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    "SmoothSens_eps": "smooth sensitivity + Cauchy noise, eps-DP (Nissim, Raskhodnikova & Smith 2007)",
+    "SmoothSens_eps,delta": "smooth sensitivity + Laplace noise, (eps, delta)-DP (Nissim, Raskhodnikova & Smith 2007)",
+}
 
 
 def epsilons(quick: bool) -> list[float]:
@@ -70,11 +76,7 @@ def epsilons(quick: bool) -> list[float]:
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     reps = 3 if quick else 50
-    return [
-        Task((dist, rep), {"distribution": dist, "rep": rep, "n": N, "epsilons": epsilons(quick)})
-        for dist in DISTRIBUTIONS
-        for rep in range(reps)
-    ]
+    return task_grid({"distribution": DISTRIBUTIONS, "rep": range(reps)}, n=N, epsilons=epsilons(quick))
 
 
 def sample(distribution: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -118,28 +120,19 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     return rows
 
 
+_KEYS = ("distribution", "epsilon", "method")
+
+
 def _means(rows: list[dict]) -> dict[tuple, float]:
-    return {k: float(np.mean([r["expected_abs_error"] for r in g]))
-            for k, g in group(rows, "distribution", "epsilon", "method").items()}
+    return {k: st.mean for k, st in stats_by(rows, _KEYS, "expected_abs_error").items()}
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    means = _means(rows)
-    dists = list(dict.fromkeys(r["distribution"] for r in rows))
-    eps = sorted({r["epsilon"] for r in rows})
-    fig, axes = new_figure(1, len(dists))
-    for j, d in enumerate(dists):
-        ax = axes[0, j]
-        for m in METHODS:
-            ax.plot(eps, [means[(d, e, m)] for e in eps], marker=".", label=m,
-                    linestyle="--" if "fixed" in m or "(eps,delta)" in m else "-")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(f"{d}, n = {N}")
-        ax.set_xlabel("epsilon")
-        ax.set_ylabel("expected |error|")
-    axes[0, 0].legend(fontsize=7)
-    return [save_figure(fig, out_dir / "fig1_median_error.png")]
+    """Mean exact error vs epsilon per distribution, error bars = spread over the sampled datasets."""
+    styles = {m: {"linestyle": "--"} for m in METHODS if "fixed" in m or "(eps,delta)" in m}
+    return [accuracy_figure(rows, out_dir / "fig1_median_error.png", panels=("distribution",), x="epsilon",
+                            series="method", value="expected_abs_error", majority=None, log_y=True, styles=styles,
+                            title=lambda k: f"{k[0]}, n = {N}", ylabel="expected |error|")]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
@@ -210,16 +203,14 @@ def _best_sound_claim(means: dict[tuple, float], best: dict[tuple[str, float], s
 
 
 def summary(rows: list[dict]) -> str:
-    means = _means(rows)
+    stats = stats_by(rows, _KEYS, "expected_abs_error")
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0])
-    best = _best_sound(means)
-    table = []
-    for d in dict.fromkeys(r["distribution"] for r in rows):
-        for e in eps_show:
-            table.append([d, fmt(e)] + [means[(d, e, m)] for m in METHODS] + [best[(d, e)]])
+    best = _best_sound({k: st.mean for k, st in stats.items()})
+    cells = [(d, e) for d in dict.fromkeys(r["distribution"] for r in rows) for e in eps_show]
     reps = len({r["rep"] for r in rows})
-    return (f"Mean over {reps} datasets of the exact expected absolute error:\n\n"
-            + md_table(["distribution", "epsilon"] + list(METHODS) + ["best sound"], table))
+    return (f"Exact expected absolute error, mean ± standard deviation over {reps} sampled datasets:\n\n"
+            + means_table(stats, cells, METHODS, ["distribution", "epsilon"], extra=lambda k: [best[k]],
+                          extra_header=["best sound"]))
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:

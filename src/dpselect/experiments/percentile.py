@@ -38,8 +38,10 @@ from ..mechanisms import (
 )
 from ..mechanisms.dampening import dampened_utilities
 from ..problem import SelectionProblem
-from ._plotting import fmt, group, md_table, nearest, new_figure, save_figure
-from .runner import Claim, Task, require_file
+from ._common import accuracy_figure, means_table, stats_by, task_grid
+from ._data import require_file
+from ._plotting import fmt, nearest
+from .tasks import Claim, Task
 
 TITLE = "Percentile selection (Chaves et al., Smooth Noisy Max, Fig. 2)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -64,6 +66,15 @@ RANK_UTILITY = ("PF-rank", "EM-rank")
 #: The sound mechanism the library recommends, and the paper's proposal, for the claim row.
 BEST_SOUND, PAPERS = "PF-rank", ("SNM-T (paper)", "SNM-T", "SNM-LAP")
 GRID_SIZE = 4096
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    "PF-rank": "permute-and-flip on the rank-distance utility (minus the distance in ranks to the target "
+               "percentile; the library's default for percentiles)",
+    "EM-rank": "exponential mechanism on the rank-distance utility",
+    "DPBench": "the benchmark of Hay et al. 2016 (1-D histograms HEPTH, PATENT, INCOME with 4096 bins)",
+}
+#: The AEE axis is logarithmic down to this value and linear below it (down to an exact 0).
+LINEAR_BELOW = 1e-6
 
 
 def epsilons(quick: bool) -> list[float]:
@@ -73,19 +84,15 @@ def epsilons(quick: bool) -> list[float]:
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     if data_dir is None and not quick:
         require_file(None, what="DPBench (dpbench_1d/*.n4096.npy)")
-    out = []
+    sources = {}  # task name -> (dataset, source)
     for ds in DATASETS:
         if data_dir is not None:
-            source = str(require_file(data_dir, f"dpbench_1d/{ds}.n4096.npy", f"{ds}.n4096.npy",
-                                      what=f"DPBench {ds}"))
-            name = ds
+            sources[ds] = (ds, str(require_file(data_dir, f"dpbench_1d/{ds}.n4096.npy", f"{ds}.n4096.npy",
+                                                what=f"DPBench {ds}")))
         else:
-            source, name = "synthetic", f"{ds}-like"
-        for p in PERCENTILES:
-            for mech in MECHANISMS:
-                out.append(Task((name, p, mech), {"dataset": ds, "source": source, "p": p, "mechanism": mech,
-                                                  "epsilons": epsilons(quick)}))
-    return out
+            sources[f"{ds}-like"] = (ds, "synthetic")
+    return task_grid({"name": sources, "p": PERCENTILES, "mechanism": MECHANISMS},
+                     lambda pt: dict(zip(("dataset", "source"), sources[pt["name"]])), epsilons=epsilons(quick))
 
 
 @functools.lru_cache(maxsize=8)
@@ -161,21 +168,17 @@ def run_task(task: Task, seed: Any) -> list[dict]:
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    ps = sorted({r["p"] for r in rows})
-    fig, axes = new_figure(len(datasets), len(ps))
-    for (ds, p, mech), g in group(rows, "dataset", "p", "mechanism").items():
-        ax = axes[datasets.index(ds), ps.index(p)]
-        x = [r["epsilon"] for r in g]
-        y = [max(r["aee"], 1e-6) for r in g]
-        ax.plot(x, y, marker=".", label=mech, linestyle="--" if "paper" in mech else "-")
-        ax.set_title(f"{ds}, p = {p}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("epsilon")
-        ax.set_ylabel("AEE (bins; floor 1e-6)")
-    axes[0, 0].legend(fontsize=7)
-    return [save_figure(fig, out_dir / "fig2_percentile_aee.png")]
+    """Exact AEE vs epsilon per (dataset, p); exact zeros (the true percentile selected surely) drawn at 0.
+
+    The axis is logarithmic above :data:`LINEAR_BELOW` and linear below it:
+    AEEs of 1e-150 bins sit next to 0 instead of stretching the axis.
+    """
+    ylabel = f"AEE (grid bins; linear below 1e{round(np.log10(LINEAR_BELOW))})"
+    return [accuracy_figure(rows, out_dir / "fig2_percentile_aee.png", panels=("dataset", "p"), x="epsilon",
+                            series="mechanism", value="aee", majority=None, log_y=True, linear_below=LINEAR_BELOW,
+                            ncols=len({r["p"] for r in rows}), ylabel=ylabel, labels={m: m for m in MECHANISMS},
+                            styles={m: {"linestyle": "--"} for m in MECHANISMS if "paper" in m},
+                            title=lambda k: f"{k[0]}, p = {k[1]}")]
 
 
 def _compare(
@@ -226,14 +229,10 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 def summary(rows: list[dict]) -> str:
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0, 100.0])
-    mechs = list(MECHANISMS)
-    by = {(r["dataset"], r["p"], r["epsilon"], r["mechanism"]): r["aee"] for r in rows}
-    table = []
-    for ds in dict.fromkeys(r["dataset"] for r in rows):
-        for p in PERCENTILES:
-            for e in eps_show:
-                table.append([ds, str(p), fmt(e)] + [by.get((ds, p, e, m)) for m in mechs])
-    return "Exact AEE (grid bins) at selected epsilons:\n\n" + md_table(["dataset", "p", "epsilon"] + mechs, table)
+    cells = [(ds, p, e) for ds in dict.fromkeys(r["dataset"] for r in rows) for p in PERCENTILES for e in eps_show]
+    stats = stats_by(rows, ("dataset", "p", "epsilon", "mechanism"), "aee")
+    return ("Exact AEE (grid bins) at selected epsilons:\n\n"
+            + means_table(stats, cells, list(MECHANISMS), ["dataset", "p", "epsilon"]))
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:

@@ -128,8 +128,13 @@ def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool,
 
 
 def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: int, seconds: float,
-                    data_dir: Path | None, extra_abbreviations: Mapping[str, str] | None = None) -> str:
-    """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations."""
+                    data_dir: Path | None, extra_abbreviations: Mapping[str, str] | None = None,
+                    also_scan: Sequence[str] = ()) -> str:
+    """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations.
+
+    The abbreviations listed are those used in this report or in ``also_scan``
+    (the experiments' reports, which the combined ``report.html`` shows too).
+    """
     all_claims = [c for r in results for c in r.claims]
     lines = [
         "# dpselect: reproduction report",
@@ -150,7 +155,7 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
     for r in results:
         lines += claims_table(r.claims, r.name).splitlines()[2:]
     text = "\n".join(lines)
-    used = abbreviations_used(text, extra_abbreviations)
+    used = abbreviations_used("\n".join([text, *also_scan]), extra_abbreviations)
     lines += ["", "✓ reproduced, ✗ not reproduced, – not evaluated (e.g. the real data were not given).", ""]
     if used:
         lines += ["## Abbreviations", ""] + [f"- **{k}**: {v}" for k, v in used.items()] + [""]

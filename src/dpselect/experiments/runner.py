@@ -101,13 +101,14 @@ def reproduce_all(
     extra: dict[str, str] = {}
     for name in EXPERIMENTS:
         extra.update(getattr(load_experiment(name), "ABBREVIATIONS", {}) or {})
+    reports = [(r.out_dir / "report.md").read_text(encoding="utf-8") for r in results]
     text = _report.combined_report(
         results, quick=bool(kwargs.get("quick")), seed=int(kwargs.get("seed", 0)),
         seconds=time.perf_counter() - t0, data_dir=resolve_data_dir(kwargs.get("data_dir")),
-        extra_abbreviations=extra,
+        extra_abbreviations=extra, also_scan=reports,
     )
     root = Path(out)
     (root / "report.md").write_text(text, encoding="utf-8")
-    parts = [(text, root)] + [((r.out_dir / "report.md").read_text(encoding="utf-8"), r.out_dir) for r in results]
+    parts = [(text, root)] + [(page, r.out_dir) for page, r in zip(reports, results)]
     _html.write_html(root / "report.html", "dpselect: reproduction report", parts)
     return results

@@ -31,10 +31,20 @@ from typing import Any
 
 import numpy as np
 
-from ._peers import LABELS, compared, fit_score
-from ._plotting import fmt, group, md_table, new_figure, save_figure
-from ._tabular import load
-from .runner import Claim, Task, require_file
+from ._common import (
+    accuracy_figure,
+    claim_at_least,
+    claim_matches_published,
+    majority_accuracy,
+    means_table,
+    stats_by,
+    task_grid,
+)
+from ._data import require_file
+from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
+from ._plotting import fmt
+from ._tabular import load, load_all
+from .tasks import Claim, Task
 
 TITLE = "Private decision trees (Chaves et al., Smooth Noisy Max, Fig. 4)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -46,6 +56,14 @@ QUICK_SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln")
 SNM = ("snm_t", "snm_laplace", "snm_lln")
 LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
          "sps": "SPS", "ld": "LD", **LABELS}
+
+#: Abbreviations of this report (collected in the combined report).
+ABBREVIATIONS = {
+    **PEER_ABBREVIATIONS,
+    "ACS": "American Community Survey (US Census; SNM's tree benchmark extract)",
+    "ID3": "Quinlan's Iterative Dichotomiser 3 (greedy information-gain trees); DiffP-ID3 is its private version",
+    "NLTCS": "National Long Term Care Survey (binary disability indicators)",
+}
 
 #: Published mean test accuracy (Chaves et al.'s logs, new_ones.csv; 5 x 10-fold CV):
 #: (dataset, depth, eps) -> {selection: accuracy}.
@@ -86,22 +104,18 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     if data_dir is None and not quick:
         require_file(None, what="NLTCS / ACS / Adult")
     g = grid(quick, data_dir is not None)
-    ddir = str(data_dir) if data_dir is not None else None
-    for ds in g["datasets"]:
-        load(ds, ddir)  # fail early (missing file) in the client, not on a worker
-    return [
-        Task((ds, depth, sel, eps, rep), {"dataset": ds, "data_dir": ddir, "depth": depth, "selection": sel,
-                                          "epsilon": eps, "rep": rep, "folds": g["folds"], "n_bins": g["n_bins"]})
-        for ds in g["datasets"] for depth in g["depths"] for sel in g["selections"] for eps in g["eps"]
-        for rep in range(g["reps"]) if _runs(sel, depth == g["depths"][0], ds, ddir)
-    ]
+    ddir = load_all(g["datasets"], data_dir)
+    axes = {"dataset": g["datasets"], "depth": g["depths"], "selection": g["selections"], "epsilon": g["eps"],
+            "rep": range(g["reps"])}
+    return [t for t in task_grid(axes, data_dir=ddir, folds=g["folds"], n_bins=g["n_bins"])
+            if _runs(t.kwargs["selection"], t.kwargs["depth"] == g["depths"][0], t.kwargs["dataset"], ddir)]
 
 
 def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None) -> bool:
     """Reproduction cells run at every depth; compared models once, DP-EBM on binary tasks only."""
     if selection in SELECTIONS:
         return True
-    return first_depth and (selection != "dp_ebm" or len(load(dataset, data_dir).classes) == 2)
+    return first_depth and supports(selection, load(dataset, data_dir))
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:
@@ -115,11 +129,13 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     folds = KFold(n_splits=kw["folds"], shuffle=True, random_state=kw["rep"])
     rows = []
     for fold, (train, test) in enumerate(folds.split(np.arange(data.n))):
+        row = {"dataset": kw["dataset"], "depth": kw["depth"], "selection": kw["selection"],
+               "epsilon": kw["epsilon"], "rep": kw["rep"], "fold": fold}
+        majority = majority_accuracy(data.y[train], data.y[test])
         if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
             acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(rng.integers(2**31)))
-            rows.append({"dataset": kw["dataset"], "depth": kw["depth"], "selection": kw["selection"],
-                         "epsilon": kw["epsilon"], "rep": kw["rep"], "fold": fold, "accuracy": acc,
-                         "n_leaves": -1, "eps_proven": kw["epsilon"], "delta_proven": float("nan")})
+            rows.append({**row, "accuracy": acc, "majority_accuracy": majority, "n_leaves": -1,
+                         "eps_proven": kw["epsilon"], "delta_proven": float("nan")})
             continue
         clf = DPDecisionTreeClassifier(epsilon=kw["epsilon"], max_depth=kw["depth"], selection=kw["selection"],
                                        split_utility="max_operator", splits="multiway", stopping="count",
@@ -128,86 +144,61 @@ def run_task(task: Task, seed: Any) -> list[dict]:
             warnings.simplefilter("ignore")
             clf.fit(data.X.iloc[train], data.y[train])
             acc = float(clf.score(data.X.iloc[test], data.y[test]))
-        rows.append({"dataset": kw["dataset"], "depth": kw["depth"], "selection": kw["selection"],
-                     "epsilon": kw["epsilon"], "rep": kw["rep"], "fold": fold, "accuracy": acc,
-                     "n_leaves": int(clf.tree_.n_leaves), "eps_proven": clf.privacy_.epsilon,
-                     "delta_proven": clf.privacy_.delta})
+        rows.append({**row, "accuracy": acc, "majority_accuracy": majority, "n_leaves": int(clf.tree_.n_leaves),
+                     "eps_proven": clf.privacy_.epsilon, "delta_proven": clf.privacy_.delta})
     return rows
 
 
-def _means(rows: list[dict]) -> dict[tuple, float]:
-    return {k: float(np.mean([r["accuracy"] for r in g]))
-            for k, g in group(rows, "dataset", "depth", "epsilon", "selection").items()}
+_KEYS = ("dataset", "depth", "epsilon", "selection")
+
+
+def _published(key: tuple, selection: str, eps: float) -> float | None:
+    """Published accuracy of ``selection`` in panel ``key`` = (dataset, depth) at ``eps`` (None if not published)."""
+    return PUBLISHED.get((key[0], key[1], eps), {}).get(selection)
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    means = _means(rows)
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    depths = sorted({r["depth"] for r in rows})
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
-    eps = sorted({r["epsilon"] for r in rows})
-    fig, axes = new_figure(len(depths), len(datasets))
-    for i, d in enumerate(depths):
-        for j, ds in enumerate(datasets):
-            ax = axes[i, j]
-            for s in sels:
-                ax.plot(eps, [means.get((ds, d, e, s), np.nan) for e in eps], marker=".", label=LABEL[s])
-                pub = [PUBLISHED.get((ds, d, e), {}).get(s) for e in eps]
-                if any(p is not None for p in pub):
-                    ax.plot(eps, [np.nan if p is None else p for p in pub], linestyle=":", color="gray",
-                            label=f"{LABEL[s]} (published)" if s == "snm_t" else None)
-            ax.set_xscale("log")
-            ax.set_title(f"{ds}, depth {d}")
-            ax.set_xlabel("epsilon")
-            ax.set_ylabel("test accuracy")
-    axes[0, 0].legend(fontsize=7)
-    return [save_figure(fig, out_dir / "fig4_tree_accuracy.png")]
+    """Accuracy vs epsilon per (dataset, depth); the majority rate is the dashed line (not a series)."""
+    depths = {r["depth"] for r in rows}
+    shown = [r for r in rows if r["selection"] != "majority"]
+    return [accuracy_figure(shown, out_dir / "fig4_tree_accuracy.png", panels=("dataset", "depth"), x="epsilon",
+                            series="selection", labels=LABEL, published=_published, ncols=len(depths),
+                            title=lambda k: f"{k[0]}, depth {k[1]}")]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
-    means = _means(rows)
+    means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
     cells = sorted({(ds, d, e) for (ds, d, e, s) in means if s == "em"})
     out = []
     for snm in SNM:
         diffs = [means[(ds, d, e, snm)] - max(means[(ds, d, e, "em")], means[(ds, d, e, "pf")])
                  for ds, d, e in cells if (ds, d, e, snm) in means and (ds, d, e, "pf") in means]
-        if diffs:
-            out.append(Claim(
-                f"{LABEL[snm]} trees are at least as accurate as EM/PF trees on average (Chaves et al. Fig. 4)",
-                f"mean accuracy difference vs best of EM/PF = {diffs and fmt(float(np.mean(diffs)))} "
-                f"over {len(diffs)} (dataset, depth, eps) cells",
-                "SNM >= EM/PF on average", float(np.mean(diffs)) >= 0.0,
-                "our EM/PF use the monotone max-operator with Delta = 1 (noise Delta/eps'), a stronger baseline "
-                "than Friedman-Schuster's",
-            ))
+        out.append(claim_at_least(
+            f"{LABEL[snm]} trees are at least as accurate as EM/PF trees on average (Chaves et al. Fig. 4)",
+            diffs, "accuracy difference vs best of EM/PF",
+            "SNM >= EM/PF on average",
+            "our EM/PF use the monotone max-operator with Delta = 1 (noise Delta/eps'), a stronger baseline "
+            "than Friedman-Schuster's",
+        ))
     for snm in ("snm_t", "snm_lln"):
         pairs = [(means[(ds, d, e, snm)], PUBLISHED[(ds, d, e)][snm]) for ds, d, e in cells
                  if e >= 0.5 and (ds, d, e) in PUBLISHED and (ds, d, e, snm) in means]
-        if pairs:
-            gap = max(abs(a - b) for a, b in pairs)
-            out.append(Claim(
-                f"{LABEL[snm]} accuracy at eps >= 0.5 matches the published value (within 0.02)",
-                f"max |ours - published| = {fmt(gap)} over {len(pairs)} cells",
-                f"{fmt(min(b for _, b in pairs))}-{fmt(max(b for _, b in pairs))}", gap <= 0.02,
-            ))
-        else:
-            out.append(Claim(
-                f"{LABEL[snm]} accuracy at eps >= 0.5 matches the published value (within 0.02)",
-                "not evaluated (needs --data-dir: NLTCS / ACS / Adult)", "0.80-0.94", None,
-            ))
+        pub = f"{fmt(min(b for _, b in pairs))}-{fmt(max(b for _, b in pairs))}" if pairs else "0.80-0.94"
+        out.append(claim_matches_published(
+            f"{LABEL[snm]} accuracy at eps >= 0.5 matches the published value (within 0.02)",
+            pairs, 0.02, pub, "needs --data-dir: NLTCS / ACS / Adult",
+        ))
     return out
 
 
 def summary(rows: list[dict]) -> str:
-    means = _means(rows)
-    sels = list(dict.fromkeys(r["selection"] for r in rows))
-    table = []
-    for (ds, d, e) in sorted({(ds, d, e) for (ds, d, e, s) in means}, key=lambda k: (k[0], k[1], k[2])):
-        pub = PUBLISHED.get((ds, d, e), {})
-        table.append([ds, str(d), fmt(e)] + [means.get((ds, d, e, s)) for s in sels]
-                     + [pub.get("snm_t", "–")])
-    return ("Mean test accuracy (cross-validated):\n\n"
-            + md_table(["dataset", "depth", "epsilon"] + [LABEL[s] for s in sels] + ["SNM-T published"], table))
+    sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
+    cells = sorted({(r["dataset"], r["depth"], r["epsilon"]) for r in rows})
+    majority = stats_by(rows, _KEYS[:3], "majority_accuracy")
+    return ("Mean test accuracy ± standard deviation over the folds and repetitions (cross-validated):\n\n"
+            + means_table(stats_by(rows, _KEYS, "accuracy"), cells, sels, ["dataset", "depth", "epsilon"],
+                          column_labels=LABEL, extra_header=["SNM-T published", "majority class"],
+                          extra=lambda k: [fmt(_published(k[:2], "snm_t", k[2])), fmt(majority[k].mean)]))
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
