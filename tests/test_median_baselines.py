@@ -88,7 +88,8 @@ def test_unclipped_errors_closed_forms():
     x = np.random.default_rng(1).uniform(0, 1, 301)
     bounds = (0.0, 1.0)
     assert math.isinf(mb.expected_abs_error_smooth_sens_pure(x, 1.0, bounds=bounds, clip=False))  # Cauchy
-    s = smooth_sensitivity_median(x, SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", relation="replace").beta, bounds=bounds)
+    beta = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", relation="replace").beta
+    s = smooth_sensitivity_median(x, beta, bounds=bounds)
     exact = mb.expected_abs_error_smooth_sens_approx(x, 1.0, delta=1e-6, bounds=bounds, clip=False)
     assert exact == pytest.approx(s / 0.5)  # (S/alpha) E|Lap(1)|, alpha = eps/2
     lln = mb.laplace_ln_mechanism(1.0)

@@ -9,6 +9,7 @@ pdf_x(o) = alpha'/S(x) h((o - f(x)) alpha'/S(x)).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -17,11 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
-from dpselect.privacy import Privacy
-from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
 from dpselect.analysis import ErrorDistribution, error_distribution
-from dpselect._warnings import PrivacyLeakWarning
+from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
 from dpselect.noise import LaplaceLogNormal, laplace_smooth_delta, nrs_laplace_parameters
+from dpselect.privacy import Privacy
 
 PURE_CONFIGS = [
     dict(noise="polynomial", gamma=2),
@@ -312,10 +312,10 @@ def test_expected_abs_error_closed_forms():
         want = cau.scale * (g(-lo / cau.scale) + g(hi / cau.scale))
         assert cau.expected_abs_error(within=(lo, hi)) == pytest.approx(want, rel=1e-8)
     # polynomial gamma = 4: E|Z| = 1/sqrt(2) (YS Lemma 4); Student t3: 2 sqrt(3)/pi; LLN: e^{sigma^2/2}
-    assert error_distribution(SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4), 1.0).mean_abs_noise == pytest.approx(
-        1 / math.sqrt(2)
-    )
-    assert error_distribution(SmoothSensitivityRelease(1.0, noise="student_t", df=3), 1.0).mean_abs_noise == pytest.approx(
+    poly4 = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4)
+    assert error_distribution(poly4, 1.0).mean_abs_noise == pytest.approx(1 / math.sqrt(2))
+    t3 = SmoothSensitivityRelease(1.0, noise="student_t", df=3)
+    assert error_distribution(t3, 1.0).mean_abs_noise == pytest.approx(
         2 * math.sqrt(3) / math.pi
     )
     assert math.isinf(error_distribution(SmoothSensitivityRelease(1.0, noise="student_t", df=1), 1.0).mean_abs_noise)
@@ -424,7 +424,7 @@ def test_delta_rules_and_other_checks():
         mech.release(0.0, np.array([1.0, 2.0]))
     with pytest.raises(TypeError, match="sensitivity"):
         mech.release(0.0, "1.0")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         mech.k = 0.5  # frozen
 
 

@@ -18,9 +18,9 @@ import os
 import mpmath as mp
 import numpy as np
 import pytest
-from conftest import CachedMechanism, assert_frequencies_match
 
 import dpselect
+from conftest import CachedMechanism, assert_frequencies_match
 from dpselect import Accountant, BudgetExceededError, Privacy, SelectionProblem
 from dpselect.accounting import sensitivity_bound_privacy, sensitivity_bound_shift
 from dpselect.analysis import audit

@@ -12,11 +12,11 @@ import os
 
 import numpy as np
 import pytest
-from conftest import assert_frequencies_match
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+from conftest import assert_frequencies_match
 from dpselect import (
     ExponentialMechanism,
     PermuteAndFlip,
@@ -26,10 +26,10 @@ from dpselect import (
     noisy_max,
 )
 from dpselect import noise as nz
+from dpselect.accounting import laplace_selection_log_delta
 from dpselect.analysis import accuracy, audit, output_distribution
 from dpselect.apps import majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
-from dpselect.accounting import laplace_selection_log_delta
 from dpselect.mechanisms.snm import SmoothNoisyMax
 from dpselect.mechanisms.sps import SmoothPrivateSelection
 
