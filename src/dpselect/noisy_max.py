@@ -37,7 +37,7 @@ from scipy.special import logsumexp
 
 from ._validation import check_positive, check_random_state, check_size
 
-__all__ = ["sample_argmax", "log_probabilities", "probabilities"]
+__all__ = ["sample_argmax", "log_probabilities", "probabilities", "standardised"]
 
 _CHUNK_ELEMENTS = 1 << 22  # bound on temporaries (elements) in sampling and quadrature
 _NODES_PER_PANEL = 12
@@ -48,14 +48,19 @@ _Y_CAP = 1e250
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
 
 
-def _standardised(scores: np.ndarray, scale: float) -> np.ndarray:
+def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
     """a_r = (u_r - max u) / b: shift-invariant, so huge scores cannot overflow.
 
     With a tiny (e.g. subnormal) scale the gaps may overflow to -inf, which is
     the right limit: such candidates can never win.
     """
+    top = scores.max()
     with np.errstate(over="ignore"):
-        return (scores - scores.max()) / scale
+        a = (scores - top) / scale
+        wide = np.isinf(a)  # the difference itself may overflow (e.g. 1e308 - (-1e308)): halve first
+        if wide.any():
+            a[wide] = (scores[wide] * 0.5 - top * 0.5) / scale * 2.0
+    return a
 
 
 def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None = None, rng: Any = None) -> Any:
@@ -68,7 +73,7 @@ def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None
     scale = check_positive(scale, "scale")
     size = check_size(size)
     gen = check_random_state(rng)
-    a = _standardised(scores, scale)
+    a = standardised(scores, scale)
     m = a.size
     if size is None:
         z = np.asarray(noise.sample(m, gen), dtype=np.float64)
@@ -211,7 +216,7 @@ def _logsumexp_rows(term: np.ndarray) -> np.ndarray:
 def log_probabilities(scores: np.ndarray, scale: float, noise: Any) -> np.ndarray:
     """Exact log Pr[argmax_r (scores_r + scale Z_r) = r] for every candidate (module docstring)."""
     scale = check_positive(scale, "scale")
-    a = _standardised(scores, scale)
+    a = standardised(scores, scale)
     m = a.size
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
     if values.size == 1:
