@@ -44,6 +44,18 @@ def half_width(noise: Any) -> float:
 
 
 @lru_cache(maxsize=256)
+def refine_start(noise: Any) -> float:
+    """Smallest panel next to a score: the mode's half-width for spiky laws, and h 2^-30 for
+    laws whose density is not analytic on either side of the mode (|z|^gamma with gamma not
+    an even integer, LLN), where Gauss-Legendre needs geometric panels towards the mode."""
+    h = 0.5 * float(noise.width)
+    start = min(half_width(noise), h)
+    if not getattr(noise, "analytic_mode", True):
+        start = min(start, h * 2.0**-30)
+    return start
+
+
+@lru_cache(maxsize=256)
 def profile(noise: Any, side: int) -> np.ndarray:
     """Panel edges 0 = o_0 < o_1 < ... (>= 1.7e308) for distances from a score on ``side`` (+1/-1).
 
@@ -56,7 +68,7 @@ def profile(noise: Any, side: int) -> np.ndarray:
     if side < 0 and np.isfinite(noise.support[0]):
         return np.zeros(1)
     h = 0.5 * float(noise.width)
-    spike = min(half_width(noise), h)
+    spike = refine_start(noise)
     lo = spike * 2.0**-4
     with np.errstate(over="ignore"):
         d = lo * 2.0 ** (np.arange(0, int(8 * (np.log2(_BIG) - np.log2(lo))) + 2) / 8.0)
@@ -80,10 +92,10 @@ def profile(noise: Any, side: int) -> np.ndarray:
         i = min(int(np.searchsorted(d, o, side="right")) - 1, slope.size - 1)
         length = max(o, h)
         if i >= 0 and not gone[i] and slope[i] > 0:
-            length = min(length, _NATS_PER_PANEL / slope[i])
+            length = min(length, _NATS_PER_PANEL / float(slope[i]))
             j = min(int(np.searchsorted(d, o + length, side="right")) - 1, slope.size - 1)
             if slope[j] > 0:
-                length = min(length, _NATS_PER_PANEL / slope[j])
+                length = min(length, _NATS_PER_PANEL / float(slope[j]))
             length = max(length, 1e-3 * h)
         o = min(float(o) + float(length), _BIG)  # Python floats: inf without a warning
         out.append(o)
@@ -126,7 +138,7 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     ``counts`` their multiplicities.
     """
     h = 0.5 * float(noise.width)
-    spike = half_width(noise)
+    spike = refine_start(noise)
     m = float(counts.sum())
     with np.errstate(all="ignore"):  # light tails: nothing beyond 4 ilogsf(-800) matters (e^-800)
         tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
@@ -150,7 +162,7 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
         pieces_e.append(edge)
 
     # interior: uniform panels of length <= h across each cluster (above y_lo)
-    a_in = np.maximum(a, y_lo)
+    a_in = np.minimum(np.maximum(a, y_lo), b)
     n_in = np.ceil((b - a_in) / h).astype(np.int64) + 1
     c, j = _ragged(n_in)
     span = (a_in - b)[c]

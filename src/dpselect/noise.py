@@ -172,6 +172,21 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
     return None if n is None else (n,)
 
 
+#: Smallest tail exponent kappa (P[|Z| > z] ~ z^-kappa: df for Student t, gamma - 1 for
+#: P_gamma) admitted for smooth-sensitivity calibration: with kappa >= 1/2 a draw exceeds
+#: the largest double with probability ~1e-154, so the sampler never overflows and the
+#: exact law (which integrates up to 1.7e308 plus a closed-form tail) stays exact.
+MIN_TAIL_EXPONENT = 0.5
+
+
+def _check_tail_exponent(kappa: float, name: str, value: float) -> None:
+    if kappa < MIN_TAIL_EXPONENT:
+        raise ValueError(
+            f"{name}={value!r} gives a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for smooth-sensitivity "
+            f"calibration: draws beyond the largest double are not negligible (use a tail exponent "
+            f">= {MIN_TAIL_EXPONENT}: df >= 0.5 or gamma >= 1.5)")
+
+
 def _require_pure(delta: Any, law: str) -> None:
     if check_delta(delta) != 0.0:
         raise ValueError(f"delta must be 0: {law} noise is pure (epsilon, 0)-admissible, got delta={delta!r}")
@@ -198,6 +213,9 @@ class NoiseDistribution(ABC):
     shift_constant: ClassVar[float | None] = None
     #: L_d of SPEC §2.1: privacy loss per unit of log-scale change (None: not pure).
     dilation_constant: ClassVar[float | None] = None
+    #: Whether the density is analytic on each side of the mode 0 (quadrature needs no
+    #: geometric refinement towards the scores; False for |z|^gamma cusps and LLN).
+    analytic_mode: ClassVar[bool] = True
 
     @abstractmethod
     def _logpdf(self, z: Array) -> Array: ...
@@ -439,6 +457,10 @@ class OneSided(NoiseDistribution):
         return m2 - m1 * m1 if math.isfinite(m2) else _INF
 
     @property
+    def analytic_mode(self) -> bool:  # type: ignore[override]
+        return self.parent.analytic_mode
+
+    @property
     def shift_constant(self) -> float | None:
         return self.parent.shift_constant
 
@@ -662,7 +684,13 @@ class StudentT(_Symmetric):
 
     def admissible(self, epsilon: Any, delta: Any = 0.0) -> tuple[float, float]:
         """alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)): pure, BS19 Theorem 31
-        (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), SPEC §2.4.  delta must be 0."""
+        (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), SPEC §2.4.  delta must be 0.
+
+        Requires df >= 1/2 (:data:`MIN_TAIL_EXPONENT`): heavier tails put mass
+        beyond the largest double (P[|Z| > 1.8e308] ~ 1.8e308^-df), which the
+        sampler cannot draw and the exact law cannot integrate.
+        """
+        _check_tail_exponent(self.df, "df", self.df)
         return self._lipschitz_admissible(epsilon, delta)
 
 
@@ -688,6 +716,11 @@ class PolynomialTail(_Symmetric):
         if not g > 1.0:
             raise ValueError(f"gamma must be > 1, got {g!r}")
         object.__setattr__(self, "gamma", g)
+
+    @property
+    def analytic_mode(self) -> bool:  # type: ignore[override]
+        """|z|^gamma is analytic at 0 only for even integer gamma."""
+        return self.gamma % 2.0 == 0.0
 
     @property
     def c_gamma(self) -> float:
@@ -740,7 +773,11 @@ class PolynomialTail(_Symmetric):
         * ``"ys"``: Yamamoto-Shibuya Thm 6 corrected (SPEC §2.3, errata 1):
           alpha = eps/(2 (gamma-1)^{(gamma-1)/gamma}), beta = eps/(2 max(1, gamma-1)).
         * ``"nrs"``: NRS07 (SPEC §2.3): alpha = beta = eps/(2 (gamma+1)) (conservative).
+
+        Requires gamma >= 3/2 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
+        :meth:`StudentT.admissible`).
         """
+        _check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
         if method == "ys":
             return self._lipschitz_admissible(epsilon, delta)
         if method == "nrs":
@@ -784,6 +821,7 @@ class LaplaceLogNormal(_Symmetric):
     """
 
     sigma: float
+    analytic_mode: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
