@@ -18,6 +18,7 @@ the same direction between neighbours) the noise is halved.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -226,7 +227,7 @@ class PermuteAndFlip(NoisyMaxMechanism):
         return _pure(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; SPEC §2.6)")
 
 
-_RNM_NOISE = {"gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
+_RNM_NOISE: dict[str, Callable[[], Any]] = {"gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
 
 
 @dataclass(frozen=True)
