@@ -110,12 +110,23 @@ def _ragged(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float) -> float:
-    """A y_lo >= -y_far with G(y_lo) <= -750, or -y_far (the closed form covers the rest)."""
+    """A y_lo >= -y_far with G(y_lo) <= -750 + L, or -y_far (the closed form covers the rest).
+
+    Below y_lo every group's integrand integrates to at most P[max <= y_lo] <= e^{-750 + L},
+    L a lower bound on the smallest group probability: with q >= 0 such that
+    F(q)^{m-1} >= e^{-1}, P_k >= P[Z_k > q - a_k] F(q)^{m-1}, so L = log sf(q - a_min) - 1.
+    The cut is thus relative to the least likely candidate (whose own neighbourhood
+    matters for heavy tails), not absolute.
+    """
     lo_support = noise.support[0]
     if np.isfinite(lo_support):
         return float(values[-1] + lo_support)
+    m = float(counts.sum())
     with np.errstate(all="ignore"):
-        far = float(noise.ilogcdf(_LOG_FLOOR / counts[-1]))
+        q = max(0.0, float(noise.ilogcdf(-1.0 / (m - 1.0))))
+        L = min(0.0, float(noise.logsf(q - values[0])) - 1.0)
+        floor = _LOG_FLOOR + L
+        far = float(noise.ilogcdf(floor / counts[-1])) if np.isfinite(floor) else -np.inf
     if not far > -y_far:
         far = -y_far
     if far >= -1e-12:
@@ -127,7 +138,7 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
     pts = np.concatenate([[far], pts[pts > far]])
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         G = counts @ noise.logcdf(pts[None, :] - values[:, None])
-    ok = np.nonzero(G <= _LOG_FLOOR)[0]
+    ok = np.nonzero(G <= floor)[0]
     return float(pts[ok[-1]]) if ok.size else far
 
 
@@ -140,9 +151,11 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     h = 0.5 * float(noise.width)
     spike = refine_start(noise)
     m = float(counts.sum())
-    with np.errstate(all="ignore"):  # light tails: nothing beyond 4 ilogsf(-800) matters (e^-800)
-        tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
-    y_far = min(_FAR * max(1.0, -float(values[0])), _BIG, tail)
+    y_far = min(_FAR * max(1.0, -float(values[0])), _BIG)
+    if getattr(noise, "log_concave", False):  # f(G + y)/f(G) <= f(y)/f(0): beyond 4 ilogsf(-800), < e^-800
+        with np.errstate(all="ignore"):
+            tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
+        y_far = min(y_far, tail)
     y_lo = _lower_end(values, counts, noise, y_far)
     # clusters of scores with gaps <= 4h share an anchor (their top score)
     brk = np.flatnonzero(np.diff(values) > 4.0 * h)

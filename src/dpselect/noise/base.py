@@ -45,6 +45,9 @@ class NoiseDistribution(ABC):
     #: Whether the density is analytic on each side of the mode 0 (quadrature needs no
     #: geometric refinement towards the scores; False for |z|^gamma cusps and LLN).
     analytic_mode: ClassVar[bool] = True
+    #: Whether the density is log-concave (Laplace, Gumbel, exponential): then
+    #: f(G + y)/f(G) <= f(y)/f(0), which lets quadrature cut the upper tail early.
+    log_concave: ClassVar[bool] = False
 
     @abstractmethod
     def _logpdf(self, z: Array) -> Array: ...
@@ -288,6 +291,10 @@ class OneSided(NoiseDistribution):
     @property
     def analytic_mode(self) -> bool:  # type: ignore[override]
         return self.parent.analytic_mode
+
+    @property
+    def log_concave(self) -> bool:  # type: ignore[override]
+        return self.parent.log_concave
 
     @property
     def shift_constant(self) -> float | None:  # type: ignore[override]

@@ -26,6 +26,7 @@ class Laplace(_Symmetric):
     """
 
     shift_constant: ClassVar[float] = 1.0
+    log_concave: ClassVar[bool] = True
 
     def _fold_logpdf(self, a: Array) -> Array:
         return -a
@@ -99,6 +100,8 @@ class Gumbel(NoiseDistribution):
     Sampler ``rng.gumbel``; Var = pi^2/6.  EM noise (SPEC §2.6); not admissible
     for smooth scales.
     """
+
+    log_concave: ClassVar[bool] = True
 
     def _logpdf(self, z: Array) -> Array:
         return np.where(z == -_INF, -_INF, -z - np.exp(-z))
