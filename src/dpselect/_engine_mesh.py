@@ -151,12 +151,12 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     h = 0.5 * float(noise.width)
     spike = refine_start(noise)
     m = float(counts.sum())
-    y_far = min(_FAR * max(1.0, -float(values[0])), _BIG)
+    y_far = y_far_lo = min(_FAR * max(1.0, -float(values[0])), _BIG)
     if getattr(noise, "log_concave", False):  # f(G + y)/f(G) <= f(y)/f(0): beyond 4 ilogsf(-800), < e^-800
         with np.errstate(all="ignore"):
             tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
         y_far = min(y_far, tail)
-    y_lo = _lower_end(values, counts, noise, y_far)
+    y_lo = _lower_end(values, counts, noise, y_far_lo)
     # clusters of scores with gaps <= 4h share an anchor (their top score)
     brk = np.flatnonzero(np.diff(values) > 4.0 * h)
     first = np.concatenate([[0], brk + 1])
@@ -211,6 +211,6 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     anchor = np.repeat(b[owner], _NODES_PER_PANEL)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         far_up = np.log(-np.expm1(m * float(noise.logcdf(y_far)))) - np.log(m)
-        far_lo = m * float(noise.logcdf(-y_far)) - np.log(m) if y_lo <= -y_far else -np.inf
+        far_lo = m * float(noise.logcdf(-y_far_lo)) - np.log(m) if y_lo <= -y_far_lo else -np.inf
     far = np.full(values.size, float(np.logaddexp(far_up, far_lo)))
     return anchor, w, logw, far

@@ -33,17 +33,27 @@ Y = min(2^56 max(1, |min a|), 1.7e308) above the top score all arguments y - a_s
 equal y to relative 2^-56 and every candidate's integral is (1 - F(Y)^m)/m in
 closed form; likewise F(-Y)^m/m below -Y when the noisy maximum's log-CDF there
 is not below -750.  Everything is accumulated in log space and the result is
-renormalised (the correction is the quadrature error).  Measured accuracy
-(tests/test_engine_exact.py): |error in log Pr| <= 1e-9 (relative 1e-9 of log Pr
-where |log Pr| > 1) against closed forms and 40-digit mpmath references for
-gap/scale up to 1e300 (Cauchy), 1e12 (t_3, P_4, P_1.5, LLN).  Standardised gaps that overflow
-(gap/scale > 1.8e308) give the limit Pr = 0; for light tails and for power tails
-with exponent >= 1 that limit is exact to below 1e-300.
+renormalised (the correction is the quadrature error).  The region below the
+point where the noisy maximum's log-CDF falls under -750 + L is dropped, L a lower
+bound on the least likely candidate's log-probability, so the cut is relative.
 
-Sampling.  Noises with polynomial tails (Student t, polynomial tail) are
-sampled in log space (sign and log|Z|, never inf) and compared on a per-draw
-common scale, so draws of |Z| beyond the largest double and gaps that overflow
-still decide the argmax exactly as the real-valued mechanism would.
+Measured accuracy (tests/test_engine_exact.py), |error in log Pr| against
+independent references: <= 2e-13 for Cauchy (closed form) at gap/scale 1e2 - 1e300;
+<= 4e-15 for t_3, P_4, P_1.5 (both sidednesses, 60-digit mpmath) at 10 - 1e12 and
+for LLN (2-D reference) at 10 - 1e12 (log Pr down to -1410); relative 1e-16 of
+log Pr for Laplace, Gumbel and exponential at gaps up to 1e300.  The test bound
+is 1e-9 max(1, |log Pr|).  Unnormalised mass defect <= 1e-14 for P_1.1 - P_1.5,
+t_0.5 and LLN(1.2).  Not covered: gap/scale in (1e300, 1.8e308] for power tails
+(the far region's arguments then differ from y by up to 1e-8 relative, and a
+~1e-29-level mass beyond 1.8e308 is approximated), and gaps that overflow
+(gap/scale > 1.8e308), which give the limit Pr = 0: exact for light tails and
+LLN, within ~(1.8e308)^-kappa (< 1e-30 for kappa >= 0.1) for power tails.
+
+Sampling agrees with the law everywhere: power tails too heavy for floating
+point (tail exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` = 0.1, e.g.
+Student t with df = 0.01 or P_1.01, whose draws overflow to inf 1e-3 - 1e-2 of
+the time) are rejected with a ValueError by :func:`check_noise`; for the laws
+admitted, a draw beyond the largest double has probability below ~1e-29.
 """
 
 from __future__ import annotations
@@ -55,10 +65,24 @@ from scipy.special import logsumexp
 
 from . import _engine_mesh as mesh
 from ._validation import check_positive, check_random_state, check_size
+from .noise import MIN_TAIL_EXPONENT
 
-__all__ = ["sample_argmax", "log_probabilities", "probabilities", "standardised"]
+__all__ = ["check_noise", "sample_argmax", "log_probabilities", "probabilities", "standardised"]
 
 _CHUNK_ELEMENTS = 1 << 22  # bound on temporaries (elements) in sampling and quadrature
+
+
+def check_noise(noise: Any) -> Any:
+    """Reject power tails too heavy for floating point (issue #17 item 2): with a tail
+    exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` draws overflow and the law's mass
+    lies beyond the largest double."""
+    kappa = float(getattr(noise, "tail_exponent", np.inf))
+    if kappa < MIN_TAIL_EXPONENT:
+        raise ValueError(
+            f"noise {noise!r} has a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point "
+            f"(draws overflow, the law's mass lies beyond 1.8e308): use df >= {MIN_TAIL_EXPONENT} "
+            f"or gamma >= {1 + MIN_TAIL_EXPONENT}")
+    return noise
 
 
 def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
@@ -77,49 +101,27 @@ def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
     return a
 
 
-def _log_gaps(scores: np.ndarray, scale: float) -> np.ndarray:
-    """log|a_r| = log(max u - u_r) - log b, finite even where a_r overflows (-inf at the maximum)."""
-    top = scores.max()
-    with np.errstate(over="ignore", divide="ignore"):
-        d = top - scores
-        wide = np.isinf(d)
-        out = np.log(d)
-        out[wide] = np.log(top * 0.5 - scores[wide] * 0.5) + np.log(2.0)
-    return out - np.log(scale)
-
-
 def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None = None, rng: Any = None) -> Any:
     """Draw argmax_r (scores_r + scale * Z_r), Z_r iid ``noise``; ``size`` batched draws.
 
     ``scores`` must already be validated (finite 1-D float array).  Memory is
     bounded by drawing the (size, m) noise matrix in row chunks; there is no
-    Python loop over draws or candidates.  Polynomial-tailed noises are drawn in
-    log space (module docstring).
+    Python loop over draws or candidates.
     """
     scale = check_positive(scale, "scale")
     size = check_size(size)
+    check_noise(noise)
     gen = check_random_state(rng)
     m = scores.size
     n_draws = 1 if size is None else size
     out = np.empty(n_draws, dtype=np.int64)
     rows = max(1, _CHUNK_ELEMENTS // m)
-    if getattr(noise, "power_tail", False):
-        lg = _log_gaps(scores, scale)
-        lg_max = float(lg.max())
-        for start in range(0, n_draws, rows):
-            n = min(rows, n_draws - start)
-            sign, logabs = noise.sample_log_abs((n, m), gen)
-            ref = np.maximum(logabs.max(axis=1), lg_max)[:, None]  # per-draw common scale e^ref
-            with np.errstate(under="ignore"):
-                val = sign * np.exp(logabs - ref) - np.exp(lg[None, :] - ref)
-            out[start : start + n] = np.argmax(val, axis=1)
-    else:
-        a = standardised(scores, scale)
-        for start in range(0, n_draws, rows):
-            n = min(rows, n_draws - start)
-            z = np.asarray(noise.sample((n, m), gen), dtype=np.float64)
-            z += a
-            out[start : start + n] = np.argmax(z, axis=1)
+    a = standardised(scores, scale)
+    for start in range(0, n_draws, rows):
+        n = min(rows, n_draws - start)
+        z = np.asarray(noise.sample((n, m), gen), dtype=np.float64)
+        z += a
+        out[start : start + n] = np.argmax(z, axis=1)
     return int(out[0]) if size is None else out
 
 
@@ -158,6 +160,7 @@ def _logsumexp_rows(term: np.ndarray) -> np.ndarray:
 def log_probabilities(scores: np.ndarray, scale: float, noise: Any) -> np.ndarray:
     """Exact log Pr[argmax_r (scores_r + scale Z_r) = r] for every candidate (module docstring)."""
     scale = check_positive(scale, "scale")
+    check_noise(noise)
     a = standardised(scores, scale)
     m = a.size
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)

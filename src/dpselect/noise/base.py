@@ -48,6 +48,8 @@ class NoiseDistribution(ABC):
     #: Whether the density is log-concave (Laplace, Gumbel, exponential): then
     #: f(G + y)/f(G) <= f(y)/f(0), which lets quadrature cut the upper tail early.
     log_concave: ClassVar[bool] = False
+    #: kappa with P[|Z| > z] ~ z^-kappa (inf for tails lighter than every power).
+    tail_exponent: ClassVar[float] = _INF
 
     @abstractmethod
     def _logpdf(self, z: Array) -> Array: ...
@@ -295,6 +297,10 @@ class OneSided(NoiseDistribution):
     @property
     def log_concave(self) -> bool:  # type: ignore[override]
         return self.parent.log_concave
+
+    @property
+    def tail_exponent(self) -> float:  # type: ignore[override]
+        return self.parent.tail_exponent
 
     @property
     def shift_constant(self) -> float | None:  # type: ignore[override]

@@ -78,6 +78,11 @@ class StudentT(_Symmetric):
         return self.df / (self.df - 2) if self.df > 2 else _INF
 
     @property
+    def tail_exponent(self) -> float:  # type: ignore[override]
+        """kappa with P[|Z| > z] ~ z^-kappa: df."""
+        return self.df
+
+    @property
     def shift_constant(self) -> float:  # type: ignore[override]
         return (self.df + 1) / (2.0 * math.sqrt(self.df))
 
@@ -89,9 +94,9 @@ class StudentT(_Symmetric):
         """alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)): pure, BS19 Theorem 31
         (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), SPEC §2.4.  delta must be 0.
 
-        Requires df >= 1/2 (:data:`MIN_TAIL_EXPONENT`): heavier tails put mass
-        beyond the largest double (P[|Z| > 1.8e308] ~ 1.8e308^-df), which the
-        sampler cannot draw and the exact law cannot integrate.
+        Requires df >= 0.1 (:data:`MIN_TAIL_EXPONENT`, checked again by the engine):
+        heavier tails put mass beyond the largest double (P[|Z| > 1.8e308] ~
+        1.8e308^-df), which the sampler cannot draw and the exact law cannot integrate.
         """
         _check_tail_exponent(self.df, "df", self.df)
         return self._lipschitz_admissible(epsilon, delta)
@@ -119,6 +124,11 @@ class PolynomialTail(_Symmetric):
         if not g > 1.0:
             raise ValueError(f"gamma must be > 1, got {g!r}")
         object.__setattr__(self, "gamma", g)
+
+    @property
+    def tail_exponent(self) -> float:  # type: ignore[override]
+        """kappa with P[|Z| > z] ~ z^-kappa: gamma - 1."""
+        return self.gamma - 1.0
 
     @property
     def analytic_mode(self) -> bool:  # type: ignore[override]
@@ -177,7 +187,7 @@ class PolynomialTail(_Symmetric):
           alpha = eps/(2 (gamma-1)^{(gamma-1)/gamma}), beta = eps/(2 max(1, gamma-1)).
         * ``"nrs"``: NRS07 (SPEC §2.3): alpha = beta = eps/(2 (gamma+1)) (conservative).
 
-        Requires gamma >= 3/2 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
+        Requires gamma >= 1.1 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
         :meth:`StudentT.admissible`).
         """
         _check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
