@@ -20,6 +20,7 @@ _LOG_FLOOR = -750.0
 _BIG = 1.7e308
 _NATS_PER_PANEL = 4.0  # 12-point Gauss-Legendre on e^{c x} over a 4-nat change: error ~3e-17
 _NEGLIGIBLE = 800.0  # below e^-800 of the mode a law's tail is not refined any further
+_NEGLIGIBLE_LOG_CONCAVE = 80.0
 _FAR = 2.0**56  # beyond 2^56 |a_min| all arguments y - a_s agree to relative 2^-56
 
 
@@ -63,7 +64,8 @@ def profile(noise: Any, side: int) -> np.ndarray:
     interquartile width), then panels of length min(max(o, h), 4 / slope), slope
     the largest rate of change of log f and log F on the panel, so that neither
     varies by more than 4 nats per panel; once log f has dropped 800 nats below
-    its mode (and log F below -800 on the left) the panels double (ratio 2).
+    its mode (and log F below -800 on the left; 80 nats for log-concave laws, whose
+    integrands all decay at least as fast away from a cluster) the panels double.
     """
     if side < 0 and np.isfinite(noise.support[0]):
         return np.zeros(1)
@@ -81,7 +83,10 @@ def profile(noise: Any, side: int) -> np.ndarray:
     slope = np.nan_to_num(slope, nan=0.0, posinf=0.0)
     slope = np.maximum(slope, np.concatenate([slope[1:], [0.0]]))  # cover the next interval too
     lp0 = float(noise.logpdf(0.0))
-    gone = (lp0 - lp[:-1] > _NEGLIGIBLE) & ((side > 0) | (lc[:-1] < -_NEGLIGIBLE))
+    # log-concave laws: every integrand decays at least as fast as the anchor's own factor
+    # away from a cluster, so 80 nats suffice; otherwise the tail is refined down to e^-800
+    cut = _NEGLIGIBLE_LOG_CONCAVE if getattr(noise, "log_concave", False) else _NEGLIGIBLE
+    gone = (lp0 - lp[:-1] > cut) & ((side > 0) | (lc[:-1] < -cut))
     out = [0.0]
     o = spike
     while o < h:
