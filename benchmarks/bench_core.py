@@ -17,11 +17,10 @@ scores <= 1 s.
 
 from __future__ import annotations
 
-
 import numpy as np
-from _timing import median_time
 
 import dpselect
+from _timing import median_time
 from dpselect.analysis import output_distribution
 
 

@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.analysis import accuracy, audit, expected_error, output_distribution
-
-from conftest import assert_frequencies_match
 
 
 def _random_problems(n, seed, monotone=False):

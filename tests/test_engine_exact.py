@@ -18,6 +18,7 @@ import pytest
 from scipy.special import lambertw, logsumexp
 
 import dpselect
+from conftest import assert_frequencies_match
 from dpselect import noisy_max
 from dpselect.analysis import audit
 from dpselect.apps import majority
@@ -29,9 +30,6 @@ from dpselect.noise import (
     PolynomialTail,
     StudentT,
 )
-
-from conftest import assert_frequencies_match
-
 
 slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")
 
