@@ -92,6 +92,11 @@ def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
 
     Source: SPEC §2.2 [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34]: the privacy
     loss is at most alpha + max(beta, |z|(e^beta - 1) - beta).
+
+    Examples
+    --------
+    >>> laplace_smooth_delta(1.0, 0.5, laplace_smooth_beta(1.0, 1e-6, 0.5)) <= 1e-6
+    True
     """
     eps, a = check_epsilon(epsilon), check_positive(alpha, "alpha")
     b = check_positive(beta, "beta", allow_zero=True)
@@ -112,6 +117,11 @@ def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     so the delta condition is solved by brentq and capped at r, then nudged down
     (nextafter) until :func:`laplace_smooth_delta` certifies delta.  delta must be > 0
     and alpha < epsilon.
+
+    Examples
+    --------
+    >>> round(laplace_smooth_beta(1.0, 1e-6, 0.5), 6)
+    0.038218
     """
     eps = check_epsilon(epsilon)
     d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
@@ -142,6 +152,11 @@ def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
     WARNING: for reproductions only.  It is NOT a valid (epsilon, delta)
     guarantee in general: with delta = 1e-6 it fails for epsilon >= 20 (SPEC
     §2.2 [NUM nrs_lap.py], errata 30).  Use :func:`laplace_smooth_beta`.
+
+    Examples
+    --------
+    >>> [round(v, 6) for v in nrs_laplace_parameters(1.0, 1e-6)]
+    [0.5, 0.034462]
     """
     eps = check_epsilon(epsilon)
     d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
@@ -151,7 +166,13 @@ def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
 def lln_zcdp_rho(sigma: Any, alpha: Any, beta: Any) -> float:
     """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: Laplace-log-normal noise LLN(sigma)
     of scale S(x)/alpha with S beta-smooth is rho-zCDP (Bun & Steinke 2019 §3.1.1,
-    SPEC §2.5; one coordinate)."""
+    SPEC §2.5; one coordinate).
+
+    Examples
+    --------
+    >>> round(lln_zcdp_rho(0.5, 0.2, 0.1), 6)
+    0.12054
+    """
     s = check_positive(sigma, "sigma")
     a = check_positive(alpha, "alpha")
     b = check_positive(beta, "beta", allow_zero=True)
