@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.analysis import accuracy, audit, expected_error, output_distribution
-
-from conftest import assert_frequencies_match
 
 
 def _random_problems(n, seed, monotone=False):
@@ -210,3 +209,55 @@ def test_subnormal_scale_is_the_argmax_limit():
     np.testing.assert_allclose(np.exp(lp), [0.5, 0.0, 0.5], atol=1e-12)
     draws = noisy_max.sample_argmax(scores, 5e-324, Laplace(), size=200, rng=0)
     assert set(np.unique(draws)) == {0, 2}
+
+
+# ----------------------------------------------------------------------------- PF's O(m) exact law (issue #11 item 5)
+def _pf_cases(seed):
+    rng = np.random.default_rng(seed)
+    for trial in range(40):
+        m = int(rng.integers(65, 4097)) if trial % 2 else int(rng.integers(2, 65))
+        kind = trial % 5
+        if kind == 0:
+            s = rng.normal(size=m) * rng.choice([0.01, 1.0, 10.0, 100.0])
+        elif kind == 1:
+            s = rng.integers(0, 5, size=m).astype(float)  # heavy ties
+        elif kind == 2:
+            s = -rng.exponential(size=m) * rng.choice([1e-6, 1e-3, 1.0, 1e3])
+        elif kind == 3:
+            s = np.r_[0.0, -rng.uniform(0, 1e-9, size=m - 1)]  # every p within 1e-9 of 1
+        else:
+            s = rng.uniform(-1e6, 1e6, size=m)
+        yield s, float(rng.choice([0.1, 1.0, 2.0, 50.0]))
+
+
+def test_pf_power_sum_law_equals_the_polynomial_closed_form():
+    from dpselect.mechanisms.classic import _pf_fast_log_probabilities, _pf_log_probabilities
+
+    for scores, scale in _pf_cases(7):
+        exact = _pf_log_probabilities(scores, scale)  # Gauss-Legendre, exact for the degree-(m-1) polynomial
+        fast = _pf_fast_log_probabilities(scores, scale)
+        fin = np.isfinite(exact)
+        np.testing.assert_array_equal(fin, np.isfinite(fast))
+        assert np.all(np.abs(fast[fin] - exact[fin]) <= 1e-9 * np.maximum(1.0, np.abs(exact[fin])))
+
+
+def test_pf_large_m_equals_exponential_noisy_max():
+    rng = np.random.default_rng(3)
+    for scores in (rng.normal(size=5000) * 3, np.r_[np.zeros(3000), -rng.exponential(size=2500)]):
+        pr = SelectionProblem(scores)
+        p_pf = PermuteAndFlip(1.0).probabilities(pr)
+        p_rnm = ReportNoisyMax(1.0, "exponential").probabilities(pr)
+        np.testing.assert_allclose(p_pf, p_rnm, rtol=1e-9, atol=1e-15)
+        assert abs(p_pf.sum() - 1) < 1e-12
+
+
+def test_pf_tiny_epsilon_is_a_clear_error():
+    pr = SelectionProblem([1.0, 0.0])
+    for mech in (PermuteAndFlip, ExponentialMechanism, lambda e: ReportNoisyMax(e, "laplace")):
+        with pytest.raises(ValueError, match="epsilon=1e-320 is too small"):
+            mech(1e-320).probabilities(pr)
+        with pytest.raises(ValueError, match="epsilon"):
+            mech(1e-320).select(pr, rng=0)
+    # just above the limit the law is the near-uniform one, exactly
+    p = PermuteAndFlip(2.0 / 1.7e308).probabilities(pr)
+    np.testing.assert_allclose(p, [0.5, 0.5], rtol=1e-12)

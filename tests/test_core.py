@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,7 +29,7 @@ def test_privacy_composes_and_validates():
         Privacy("1")
     with pytest.raises(ValueError, match="relation"):
         Privacy(1.0, relation="swap")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         p.epsilon = 3  # frozen
 
 

@@ -17,6 +17,8 @@ the same direction between neighbours) the noise is halved.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -33,13 +35,30 @@ from .base import NoisyMaxMechanism, check_problem
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
 
-_PF_CLOSED_FORM_MAX_M = 4096
+_PF_CLOSED_FORM_MAX_M = 64
+
+
+_TINY = float(np.nextafter(0.0, 1.0))
 
 
 def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
-    """2 Delta u / eps, or Delta u / eps for monotone utilities."""
+    """2 Delta u / eps, or Delta u / eps for monotone utilities.
+
+    A scale that overflows (epsilon far below Delta u / 1e308) is rejected with an
+    error naming epsilon.  A scale that underflows (epsilon above ~1e308 Delta u)
+    is floored at the smallest positive double: the gaps then overflow to -inf
+    and the output is uniform over the maximal scores, which is the exact limit
+    for these light-tailed noises (Gumbel, exponential, Laplace: a candidate
+    1e308 noise units behind wins with probability below e^-1e308).
+    """
     factor = 1.0 if problem.monotone else 2.0
-    return factor * problem.global_sensitivity / epsilon
+    scale = factor * problem.global_sensitivity / epsilon
+    if math.isinf(scale):
+        raise ValueError(
+            f"epsilon={epsilon!r} is too small for global_sensitivity={problem.global_sensitivity!r}: "
+            f"the noise scale {factor:g} * global_sensitivity / epsilon overflows (use epsilon >= "
+            f"{factor * problem.global_sensitivity / 1.7e308:.3g})")
+    return max(scale, _TINY)
 
 
 def _pure(epsilon: float, problem: SelectionProblem, source: str) -> Privacy:
@@ -65,8 +84,7 @@ class ExponentialMechanism(NoisyMaxMechanism):
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Closed form: log-softmax of u / eta."""
         check_problem(problem)
-        a = problem.scores / _global_scale(self.epsilon, problem)
-        a = a - a.max()
+        a = noisy_max.standardised(problem.scores, _global_scale(self.epsilon, problem))
         return a - logsumexp(a)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
@@ -89,7 +107,7 @@ def _pf_log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
     which Gauss–Legendre with ceil(m/2) nodes computes exactly.  Ties share one
     evaluation; cost O(K m) for K distinct scores.
     """
-    a = (scores - scores.max()) / scale
+    a = noisy_max.standardised(scores, scale)
     m = a.size
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
     if values.size == 1:
@@ -102,6 +120,79 @@ def _pf_log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
     logint = logsumexp(total[None, :] - log1m + logw[None, :], axis=1)
     group = values + logint
     return group[inverse] - logsumexp(group + np.log(counts))
+
+
+_TAYLOR_TERMS = 18  # (p t)^k <= 0.1^18: truncation far below double rounding
+_GL16 = np.polynomial.legendre.leggauss(16)
+
+
+def _pf_mesh(S: float, t_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Composite 16-point Gauss-Legendre nodes and log-weights on [0, t_max].
+
+    Panels are at most 4/S long (the integrand decays like e^{-S t} near 0, S =
+    sum_s p_s) and, when t_max = 1, also halve geometrically towards t = 1,
+    where the factors 1 - p_s t with p_s ~ 1 vanish.
+    """
+    edges = [np.linspace(0.0, t_max, int(np.ceil(S * t_max / 4.0)) + 1)]
+    if t_max == 1.0:
+        edges.append(1.0 - 2.0 ** -np.arange(1.0, 45.0))  # last node stays < 1
+    e = np.unique(np.concatenate(edges))
+    half, mid = 0.5 * np.diff(e), 0.5 * (e[1:] + e[:-1])
+    x, w = _GL16
+    return (mid[:, None] + half[:, None] * x).ravel(), (np.log(half)[:, None] + np.log(w)).ravel()
+
+
+def _pf_group_log_probabilities(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """log P[a given member of group k wins] for PF, distinct standardised ``values`` (max 0).
+
+    P[r] = p_r J(p_r), J(p) = int_0^1 Phi(t) / (1 - p t) dt, Phi(t) = prod_s (1 - p_s t)^{c_s},
+    p = e^{values}.  Since -log Phi(t) >= S t (S = sum_s c_s p_s) the integrand is below
+    e^{-80} Phi(0) beyond t_max = min(1, 80/S), where the integral is cut (relative error
+    < e^{-80} S).  Groups with p t_max <= 0.1 ("small": all but at most 800 of them)
+    enter log Phi through their power sums M_k = sum c_s p_s^k (log(1 - x) =
+    -sum x^k / k) and get J(p) = sum_k p^k mu_k, mu_k = int Phi t^k (Horner); the
+    others are evaluated directly on the nodes.  18 terms: truncation <= 0.1^18
+    relative.  Cost O(18 K + 800 Q) for K groups and Q <= ~1,400 nodes.
+    """
+    p = np.exp(values)
+    S = float(counts @ p)
+    t_max = min(1.0, 80.0 / S)
+    t, logw = _pf_mesh(S, t_max)
+    small = p * t_max <= 0.1
+    ps, cs = p[small], counts[small]
+    powers = np.empty((_TAYLOR_TERMS, ps.size))  # row k-1: p^k
+    powers[0] = ps
+    for k in range(1, _TAYLOR_TERMS):
+        np.multiply(powers[k - 1], ps, out=powers[k])
+    M = powers @ cs
+    ks = np.arange(1, _TAYLOR_TERMS + 1)
+    T = -(np.power.outer(t, ks) @ (M / ks))  # log Phi from the small groups
+    big = np.flatnonzero(~small)
+    log1m = np.log1p(-p[big, None] * t[None, :])  # (B, Q)
+    T += counts[big] @ log1m
+    lw = T + logw
+    shift = float(lw.max())
+    W = np.exp(lw - shift)
+    mu = np.power.outer(t, np.arange(_TAYLOR_TERMS + 1)).T @ W  # mu_k = sum_j W_j t_j^k
+    out = np.empty(values.size)
+    J = np.full(ps.size, mu[-1])
+    for k in range(_TAYLOR_TERMS - 1, -1, -1):
+        J *= ps
+        J += mu[k]
+    out[small] = np.log(J)
+    out[big] = logsumexp(lw[None, :] - log1m, axis=1) - shift
+    return values + out + shift
+
+
+def _pf_fast_log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
+    """Permute-and-flip's exact law in O(18 m) (see :func:`_pf_group_log_probabilities`)."""
+    a = noisy_max.standardised(scores, scale)
+    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
+    if values.size == 1:
+        return np.full(a.size, -np.log(a.size))
+    c = counts.astype(np.float64)
+    group = _pf_group_log_probabilities(values, c)
+    return group[inverse] - logsumexp(group + np.log(c))
 
 
 @dataclass(frozen=True)
@@ -123,19 +214,20 @@ class PermuteAndFlip(NoisyMaxMechanism):
         return _global_scale(self.epsilon, problem), Exponential()
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Closed form for m <= 4096 candidates, the noisy-max integral beyond."""
+        """Exact law: the degree-(m-1) polynomial integral for m <= 64 candidates, the
+        O(18 m) power-sum evaluation of the same integral beyond (equal to ~1e-15)."""
         check_problem(problem)
         scale = _global_scale(self.epsilon, problem)
         if problem.n_candidates <= _PF_CLOSED_FORM_MAX_M:
             return _pf_log_probabilities(problem.scores, scale)
-        return noisy_max.log_probabilities(problem.scores, scale, Exponential())
+        return _pf_fast_log_probabilities(problem.scores, scale)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
         return _pure(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; SPEC §2.6)")
 
 
-_RNM_NOISE = {"gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
+_RNM_NOISE: dict[str, Callable[[], Any]] = {"gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
 
 
 @dataclass(frozen=True)

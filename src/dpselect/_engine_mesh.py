@@ -1,0 +1,221 @@
+"""Quadrature mesh of the noisy-max engine (see :mod:`dpselect.noisy_max`).
+
+Nodes are returned as (anchor, offset) pairs: the point y = anchor + offset is
+never formed, every argument y - a_s is computed as offset + (anchor - a_s), so
+panels of width ~1 next to a score at a_s = -1e300 are resolved exactly.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+__all__ = ["nodes", "half_width", "profile"]
+
+_NODES_PER_PANEL = 12
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
+_LOG_FLOOR = -750.0
+_BIG = 1.7e308
+_NATS_PER_PANEL = 4.0  # 12-point Gauss-Legendre on e^{c x} over a 4-nat change: error ~3e-17
+_NEGLIGIBLE = 800.0  # below e^-800 of the mode a law's tail is not refined any further
+_NEGLIGIBLE_LOG_CONCAVE = 80.0
+_FAR = 2.0**56  # beyond 2^56 |a_min| all arguments y - a_s agree to relative 2^-56
+
+
+@lru_cache(maxsize=256)
+def half_width(noise: Any) -> float:
+    """The z > 0 where the density has fallen to half its value at the mode 0 (by bisection).
+
+    Every law here has its mode at 0 and a density non-increasing on [0, inf).
+    Heavy-tailed or spiky laws (polynomial tails with gamma near 1, LLN with a
+    large sigma) have a half-width far below their interquartile width, so
+    panels sized by the latter would not resolve the mode.  Cached per
+    (immutable, hashable) noise law.
+    """
+    target = float(noise.logpdf(0.0)) - np.log(2.0)
+    lo, hi = 0.0, float(noise.width)
+    while float(noise.logpdf(hi)) > target and hi < 1e300:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if float(noise.logpdf(mid)) > target else (lo, mid)
+    return hi
+
+
+@lru_cache(maxsize=256)
+def refine_start(noise: Any) -> float:
+    """Smallest panel next to a score: the mode's half-width for spiky laws, and h 2^-30 for
+    laws whose density is not analytic on either side of the mode (|z|^gamma with gamma not
+    an even integer, LLN), where Gauss-Legendre needs geometric panels towards the mode."""
+    h = 0.5 * float(noise.width)
+    start = min(half_width(noise), h)
+    if not getattr(noise, "analytic_mode", True):
+        start = min(start, h * 2.0**-30)
+    return start
+
+
+@lru_cache(maxsize=256)
+def profile(noise: Any, side: int) -> np.ndarray:
+    """Panel edges 0 = o_0 < o_1 < ... (>= 1.7e308) for distances from a score on ``side`` (+1/-1).
+
+    Near 0: geometric refinement from the mode's half-width up to h (half the
+    interquartile width), then panels of length min(max(o, h), 4 / slope), slope
+    the largest rate of change of log f and log F on the panel, so that neither
+    varies by more than 4 nats per panel; once log f has dropped 800 nats below
+    its mode (and log F below -800 on the left; 80 nats for log-concave laws, whose
+    integrands all decay at least as fast away from a cluster) the panels double.
+    """
+    if side < 0 and np.isfinite(noise.support[0]):
+        return np.zeros(1)
+    h = 0.5 * float(noise.width)
+    spike = refine_start(noise)
+    lo = spike * 2.0**-4
+    with np.errstate(over="ignore"):
+        d = lo * 2.0 ** (np.arange(0, int(8 * (np.log2(_BIG) - np.log2(lo))) + 2) / 8.0)
+    d[-1] = np.inf
+    with np.errstate(all="ignore"):
+        lp = np.asarray(noise.logpdf(side * d), dtype=float)
+        lc = np.asarray(noise.logcdf(side * d), dtype=float)
+        dd = np.diff(d)
+        slope = np.maximum(np.abs(np.diff(lp)), np.abs(np.diff(lc))) / dd
+    slope = np.nan_to_num(slope, nan=0.0, posinf=0.0)
+    slope = np.maximum(slope, np.concatenate([slope[1:], [0.0]]))  # cover the next interval too
+    lp0 = float(noise.logpdf(0.0))
+    # log-concave laws: every integrand decays at least as fast as the anchor's own factor
+    # away from a cluster, so 80 nats suffice; otherwise the tail is refined down to e^-800
+    cut = _NEGLIGIBLE_LOG_CONCAVE if getattr(noise, "log_concave", False) else _NEGLIGIBLE
+    gone = (lp0 - lp[:-1] > cut) & ((side > 0) | (lc[:-1] < -cut))
+    out = [0.0]
+    o = spike
+    while o < h:
+        out.append(o)
+        o *= 2.0
+    o = out[-1]
+    while o < _BIG:
+        i = min(int(np.searchsorted(d, o, side="right")) - 1, slope.size - 1)
+        length = max(o, h)
+        if i >= 0 and not gone[i] and slope[i] > 0:
+            length = min(length, _NATS_PER_PANEL / float(slope[i]))
+            j = min(int(np.searchsorted(d, o + length, side="right")) - 1, slope.size - 1)
+            if slope[j] > 0:
+                length = min(length, _NATS_PER_PANEL / float(slope[j]))
+            length = max(length, 1e-3 * h)
+        o = min(float(o) + float(length), _BIG)  # Python floats: inf without a warning
+        out.append(o)
+    return np.asarray(out)
+
+
+def _ragged(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, index) pairs enumerating range(n[i]) for every i, without a Python loop."""
+    owner = np.repeat(np.arange(n.size), n)
+    starts = np.repeat(np.cumsum(n) - n, n)
+    return owner, np.arange(owner.size) - starts
+
+
+def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float) -> float:
+    """A y_lo >= -y_far with G(y_lo) <= -750 + L, or -y_far (the closed form covers the rest).
+
+    Below y_lo every group's integrand integrates to at most P[max <= y_lo] <= e^{-750 + L},
+    L a lower bound on the smallest group probability: with q >= 0 such that
+    F(q)^{m-1} >= e^{-1}, P_k >= P[Z_k > q - a_k] F(q)^{m-1}, so L = log sf(q - a_min) - 1.
+    The cut is thus relative to the least likely candidate (whose own neighbourhood
+    matters for heavy tails), not absolute.
+    """
+    lo_support = noise.support[0]
+    if np.isfinite(lo_support):
+        return float(values[-1] + lo_support)
+    m = float(counts.sum())
+    with np.errstate(all="ignore"):
+        q = max(0.0, float(noise.ilogcdf(-1.0 / (m - 1.0))))
+        L = min(0.0, float(noise.logsf(q - values[0])) - 1.0)
+        floor = _LOG_FLOOR + L
+        far = float(noise.ilogcdf(floor / counts[-1])) if np.isfinite(floor) else -np.inf
+    if not far > -y_far:
+        far = -y_far
+    if far >= -1e-12:
+        return far
+    step = min(float(noise.width), -far) * 1e-3
+    n = int(np.ceil(np.log2(-far) - np.log2(step))) + 1
+    with np.errstate(over="ignore"):
+        pts = np.append(-step * (2.0 ** np.arange(n, 0, -1) - 1.0), 0.0)
+    pts = np.concatenate([[far], pts[pts > far]])
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        G = counts @ noise.logcdf(pts[None, :] - values[:, None])
+    ok = np.nonzero(G <= floor)[0]
+    return float(pts[ok[-1]]) if ok.size else far
+
+
+def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarray, ...]:
+    """(anchor, offset, log-weight) of every node, and each group's log closed-form far tails.
+
+    ``values`` are the distinct finite standardised scores (ascending, max 0),
+    ``counts`` their multiplicities.
+    """
+    h = 0.5 * float(noise.width)
+    spike = refine_start(noise)
+    m = float(counts.sum())
+    y_far = y_far_lo = min(_FAR * max(1.0, -float(values[0])), _BIG)
+    if getattr(noise, "log_concave", False):  # f(G + y)/f(G) <= f(y)/f(0): beyond 4 ilogsf(-800), < e^-800
+        with np.errstate(all="ignore"):
+            tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
+        y_far = min(y_far, tail)
+    y_lo = _lower_end(values, counts, noise, y_far_lo)
+    # clusters of scores with gaps <= 4h share an anchor (their top score)
+    brk = np.flatnonzero(np.diff(values) > 4.0 * h)
+    first = np.concatenate([[0], brk + 1])
+    last = np.concatenate([brk, [values.size - 1]])
+    a, b = values[first], values[last]
+    rlim = np.append(0.5 * (a[1:] - b[:-1]), y_far)
+    llim = np.concatenate([[np.inf], 0.5 * (a[1:] - b[:-1])])
+    keep = b + rlim > y_lo
+    first, last, a, b, rlim, llim = (x[keep] for x in (first, last, a, b, rlim, llim))
+    llim = np.minimum(llim, np.maximum(a - y_lo, 0.0))
+    C = a.size
+    pieces_c, pieces_e = [], []
+
+    def add(owner: np.ndarray, edge: np.ndarray) -> None:
+        pieces_c.append(owner)
+        pieces_e.append(edge)
+
+    # interior: uniform panels of length <= h across each cluster (above y_lo)
+    a_in = np.minimum(np.maximum(a, y_lo), b)
+    n_in = np.ceil((b - a_in) / h).astype(np.int64) + 1
+    c, j = _ragged(n_in)
+    span = (a_in - b)[c]
+    add(c, np.where(n_in[c] > 1, span - span * j / np.maximum(n_in[c] - 1, 1), 0.0))
+    # every score is a breakpoint; spiky laws also refine geometrically around each score
+    cl, j = _ragged(last - first + 1)
+    local = values[first[cl] + j] - b[cl]
+    add(cl, local)
+    if spike < h:
+        offs = spike * 2.0 ** np.arange(int(np.ceil(np.log2(h / spike))))
+        sides = offs if np.isfinite(noise.support[0]) else np.concatenate([offs, -offs])
+        add(np.repeat(cl, sides.size), (local[:, None] + sides[None, :]).ravel())
+    # right and left profiles out to the half-gaps (the top cluster to y_far, the bottom to y_lo)
+    for side, lim, base in ((1, rlim, np.zeros(C)), (-1, llim, a - b)):
+        prof = profile(noise, side)
+        n = np.searchsorted(prof, lim, side="left")
+        c, j = _ragged(n)
+        add(c, base[c] + side * prof[j])
+        ok = lim > 0
+        add(np.flatnonzero(ok), base[ok] + side * lim[ok])
+    cid = np.concatenate(pieces_c)
+    e = np.concatenate(pieces_e)
+    lo_b, hi_b = np.maximum((a - b) - llim, y_lo - b), rlim  # clip everything to each cluster's cell
+    e = np.clip(e, lo_b[cid], hi_b[cid])
+    order = np.lexsort((e, cid))
+    cid, e = cid[order], e[order]
+    same = (cid[1:] == cid[:-1]) & (e[1:] > e[:-1])
+    left, right, owner = e[:-1][same], e[1:][same], cid[:-1][same]
+    half = 0.5 * right - 0.5 * left
+    mid = left + half
+    w = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
+    logw = (np.log(half)[:, None] + np.log(_GL_W)[None, :]).ravel()
+    anchor = np.repeat(b[owner], _NODES_PER_PANEL)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        far_up = np.log(-np.expm1(m * float(noise.logcdf(y_far)))) - np.log(m)
+        far_lo = m * float(noise.logcdf(-y_far_lo)) - np.log(m) if y_lo <= -y_far_lo else -np.inf
+    far = np.full(values.size, float(np.logaddexp(far_up, far_lo)))
+    return anchor, w, logw, far

@@ -1,0 +1,128 @@
+"""Laplace, exponential (one-sided Laplace) and Gumbel noise (SPEC §2.2, §2.6)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import special
+
+from dpselect._validation import check_epsilon, check_probability_in
+
+from ..accounting import laplace_smooth_beta
+from ._special import _INF, Array, _log1mexp, _require_approx
+from .base import NoiseDistribution, OneSided, _Symmetric
+
+
+@dataclass(frozen=True)
+class Laplace(_Symmetric):
+    """Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0).
+
+    Sampler ``rng.laplace``; Var = 2.  L_s = 1, dilation not pure (SPEC §2.2).
+    ``one_sided()`` is the Exp(1) law (same formulas as :class:`Exponential`,
+    but with Laplace's ``admissible``).
+    """
+
+    shift_constant: ClassVar[float] = 1.0
+    log_concave: ClassVar[bool] = True
+
+    def _fold_logpdf(self, a: Array) -> Array:
+        return -a
+
+    def _fold_logsf(self, a: Array) -> Array:
+        return -a
+
+    def _fold_logcdf(self, a: Array) -> Array:
+        return _log1mexp(a)
+
+    def _fold_inv(self, w: Array, upper: bool) -> Array:
+        return -w if upper else -_log1mexp(-w)
+
+    def _fold_sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
+        return rng.standard_exponential(shape)
+
+    def _sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
+        return rng.laplace(size=shape)
+
+    def mean_abs(self) -> float:
+        return 1.0
+
+    def var(self) -> float:
+        return 2.0
+
+    def admissible(self, epsilon: Any, delta: Any = 0.0, alpha_fraction: Any = 0.5) -> tuple[float, float]:
+        """(alpha, beta) from the EXACT sufficient condition of SPEC §2.2 [DERIVED; Duff
+        Prop. 2 quoting Bun-Steinke Thm 34, plus errata 26]: noise scale S(x)/alpha with
+        S beta-smooth is (epsilon, delta)-DP whenever
+
+            epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
+
+        alpha = alpha_fraction * epsilon; beta is the largest value satisfying both:
+        (r + beta)/(e^beta - 1) with r = epsilon - alpha is strictly decreasing in
+        beta, so the delta condition is solved by brentq and capped at r, then
+        nudged down (nextafter) until ``laplace_smooth_delta`` certifies delta
+        (:func:`dpselect.accounting.laplace_smooth_beta`).
+        delta must be > 0.  (Not NRS's beta = eps/(2 ln(2/delta)), which fails for
+        epsilon >= 20, SPEC errata 30; see :func:`nrs_laplace_parameters`.)
+        """
+        eps = check_epsilon(epsilon)
+        d = _require_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+        alpha = check_probability_in(alpha_fraction, "alpha_fraction", 0.0, 1.0) * eps
+        return alpha, laplace_smooth_beta(eps, d, alpha)
+
+
+@dataclass(frozen=True)
+class Exponential(OneSided):
+    """Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0.
+
+    Sampler ``rng.standard_exponential``; mean 1, Var 1 (PF noise, SPEC §2.2/§2.6).
+    It is literally the one-sided Laplace (``OneSided(Laplace())``), but as
+    report-noisy-max noise it is not admissible for smooth scales (SPEC §2.6).
+    """
+
+    parent: _Symmetric = field(default_factory=Laplace, init=False, repr=False)
+    shift_constant: ClassVar[None] = None
+    dilation_constant: ClassVar[None] = None
+
+    def admissible(self, epsilon: Any, delta: Any = 0.0, **kwargs: Any) -> tuple[float, float]:
+        """Not admissible: raises NotImplementedError (SPEC §2.6)."""
+        return NoiseDistribution.admissible(self, epsilon, delta)
+
+
+
+# ----------------------------------------------------------------------------- Gumbel
+@dataclass(frozen=True)
+class Gumbel(NoiseDistribution):
+    """Standard Gumbel: h(z) = exp(-z - e^{-z}), F(z) = exp(-e^{-z}).
+
+    Sampler ``rng.gumbel``; Var = pi^2/6.  EM noise (SPEC §2.6); not admissible
+    for smooth scales.
+    """
+
+    log_concave: ClassVar[bool] = True
+
+    def _logpdf(self, z: Array) -> Array:
+        return np.where(z == -_INF, -_INF, -z - np.exp(-z))
+
+    def _logcdf(self, z: Array) -> Array:
+        return -np.exp(-z)
+
+    def _logsf(self, z: Array) -> Array:
+        return np.where(z > 700.0, -z, _log1mexp(np.exp(-z)))  # log(1 - exp(-e^{-z})) ~ -z - e^{-z}/2
+
+    def _ilogcdf(self, w: Array) -> Array:
+        return -np.log(-w)
+
+    def _ilogsf(self, w: Array) -> Array:
+        return np.where(w < -700.0, -w, -np.log(-_log1mexp(-w)))
+
+    def _sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
+        return rng.gumbel(size=shape)
+
+    def mean_abs(self) -> float:
+        return float(np.euler_gamma + 2.0 * special.exp1(1.0))  # E G + 2 int_1^inf e^{-t}/t dt
+
+    def var(self) -> float:
+        return math.pi**2 / 6.0
