@@ -1,0 +1,92 @@
+"""Privacy accounting: every conversion and composition rule in one place.
+
+Each rule is a pure function returning a number or a :class:`~dpselect.privacy.Privacy`
+and cites the SPEC.md section (shipped in the documentation's *Mathematics*
+page) that proves it.  :class:`Accountant` tracks a budget across calls.
+
+Modules (one family of rules each):
+
+* ``conversions`` — zCDP <-> (epsilon, delta) (SPEC §2.5) and the noise
+  admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5);
+* ``selection`` — smooth report-noisy-max and Smooth Private Selection
+  (SPEC §3.1, §3.2);
+* ``ptr`` — propose-test-release, stable histograms and the private
+  sensitivity bound (SPEC §6.2, §6.3, §9.2);
+* ``trees`` — decision trees and forests (SPEC §5);
+* ``accountant`` — :class:`Accountant`, the budget across calls.
+
+Every public name is importable from ``dpselect.accounting``.
+"""
+
+from __future__ import annotations
+
+from .accountant import (
+    Accountant,
+    BudgetExceededError,
+    charge,
+)
+from .conversions import (
+    dp_to_zcdp,
+    laplace_smooth_beta,
+    laplace_smooth_delta,
+    lln_zcdp_rho,
+    nrs_laplace_parameters,
+    zcdp_to_dp,
+)
+from .ptr import (
+    ptr_mode_privacy,
+    ptr_privacy,
+    sensitivity_bound_privacy,
+    sensitivity_bound_shift,
+    stable_histogram_privacy,
+)
+from .selection import (
+    laplace_selection_beta,
+    laplace_selection_eps_d,
+    laplace_selection_log_delta,
+    laplace_selection_privacy,
+    lln_selection_privacy,
+    lln_selection_rho,
+    smooth_rnm_epsilon,
+    sps_epsilon,
+    sps_split,
+)
+from .trees import (
+    forest_privacy,
+    parallel_composition,
+    tree_privacy,
+    tree_query_epsilon,
+)
+
+__all__ = [
+    "Accountant",
+    "BudgetExceededError",
+    "charge",
+    "dp_to_zcdp",
+    "forest_privacy",
+    "laplace_selection_beta",
+    "laplace_selection_eps_d",
+    "laplace_selection_log_delta",
+    "laplace_selection_privacy",
+    "laplace_smooth_beta",
+    "laplace_smooth_delta",
+    "lln_selection_privacy",
+    "lln_selection_rho",
+    "lln_zcdp_rho",
+    "nrs_laplace_parameters",
+    "parallel_composition",
+    "ptr_mode_privacy",
+    "ptr_privacy",
+    "sensitivity_bound_privacy",
+    "sensitivity_bound_shift",
+    "smooth_rnm_epsilon",
+    "sps_epsilon",
+    "sps_split",
+    "stable_histogram_privacy",
+    "tree_privacy",
+    "tree_query_epsilon",
+    "zcdp_to_dp",
+]
+
+# Documented (and shown in tracebacks) under their public path.
+Accountant.__module__ = BudgetExceededError.__module__ = __name__

@@ -1,0 +1,144 @@
+"""zCDP <-> (epsilon, delta) conversions (SPEC §2.5).
+
+Also the noise admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import optimize
+
+from .._validation import check_delta, check_epsilon, check_positive
+
+
+def _require_delta_positive(delta: Any) -> float:
+    d = check_delta(delta)
+    if d <= 0.0:
+        raise ValueError(f"delta must be > 0 to convert zCDP to (epsilon, delta)-DP, got {delta!r}")
+    return d
+
+
+def zcdp_to_dp(rho: Any, delta: Any) -> float:
+    """epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP.
+
+    epsilon = rho + 2 sqrt(rho ln(1/delta))  (Bun & Steinke 2016, Prop. 1.3;
+    SPEC §2.5).  ``delta`` must be > 0.
+    """
+    r = check_positive(rho, "rho", allow_zero=True)
+    d = _require_delta_positive(delta)
+    return r + 2.0 * math.sqrt(r * -math.log(d))
+
+
+def dp_to_zcdp(epsilon: Any, delta: Any) -> float:
+    """Largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``.
+
+    rho = (sqrt(L + eps) - sqrt(L))^2 = (eps / (sqrt(L + eps) + sqrt(L)))^2 with
+    L = ln(1/delta) (the inverse of SPEC §2.5's conversion).
+    """
+    eps = check_epsilon(epsilon)
+    L = -math.log(_require_delta_positive(delta))
+    return (eps / (math.sqrt(L + eps) + math.sqrt(L))) ** 2
+
+
+def _require_delta_approx(delta: Any, why: str) -> float:
+    d = check_delta(delta)
+    if d == 0.0:
+        raise ValueError(f"delta must be > 0: {why}, got delta={delta!r}")
+    return d
+
+
+def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
+    """Smallest delta certified by SPEC §2.2's exact condition for Laplace noise of scale
+    S(x)/alpha with S beta-smooth: exp(-(epsilon - alpha + beta)/(e^beta - 1)), or 1.0
+    when epsilon < alpha + beta (0.0 when beta = 0: fixed scale, pure).
+
+    Source: SPEC §2.2 [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34]: the privacy
+    loss is at most alpha + max(beta, |z|(e^beta - 1) - beta).
+
+    Examples
+    --------
+    >>> laplace_smooth_delta(1.0, 0.5, laplace_smooth_beta(1.0, 1e-6, 0.5)) <= 1e-6
+    True
+    """
+    eps, a = check_epsilon(epsilon), check_positive(alpha, "alpha")
+    b = check_positive(beta, "beta", allow_zero=True)
+    if eps < a + b:
+        return 1.0
+    if b == 0.0:
+        return 0.0
+    return math.exp(-(eps - a + b) * math.exp(-b) / -math.expm1(-b))
+
+
+def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
+    """Largest beta with which Laplace noise of scale S(x)/alpha, S beta-smooth, is
+    (epsilon, delta)-DP by SPEC §2.2's exact condition
+
+        epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
+
+    (r + beta)/(e^beta - 1) with r = epsilon - alpha is strictly decreasing in beta,
+    so the delta condition is solved by brentq and capped at r, then nudged down
+    (nextafter) until :func:`laplace_smooth_delta` certifies delta.  delta must be > 0
+    and alpha < epsilon.
+
+    Examples
+    --------
+    >>> round(laplace_smooth_beta(1.0, 1e-6, 0.5), 6)
+    0.038218
+    """
+    eps = check_epsilon(epsilon)
+    d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    alpha = check_positive(alpha, "alpha")
+    if not alpha < eps:
+        raise ValueError(f"alpha must be < epsilon, got alpha={alpha!r}, epsilon={eps!r}")
+    r, log_l = eps - alpha, math.log(-math.log(d))
+
+    def psi(b: float) -> float:  # log[(r + b)/(e^b - 1)] - log ln(1/delta), decreasing
+        log_expm1 = b + math.log1p(-math.exp(-b)) if b > 1.0 else math.log(math.expm1(b))
+        return math.log(r + b) - log_expm1 - log_l
+
+    lo = math.log1p(r * math.exp(-log_l))  # r/(e^lo - 1) = ln(1/delta), so psi(lo) > 0
+    hi = 2.0 * lo + 1.0
+    while psi(hi) >= 0.0:
+        hi *= 2.0
+    beta = min(optimize.brentq(psi, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps), r)
+    for _ in range(64):
+        if laplace_smooth_delta(eps, alpha, beta) <= d:
+            break
+        beta = float(np.nextafter(beta, 0.0))
+    return beta
+
+
+def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
+    """NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta))).
+
+    WARNING: for reproductions only.  It is NOT a valid (epsilon, delta)
+    guarantee in general: with delta = 1e-6 it fails for epsilon >= 20 (SPEC
+    §2.2 [NUM nrs_lap.py], errata 30).  Use :func:`laplace_smooth_beta`.
+
+    Examples
+    --------
+    >>> [round(v, 6) for v in nrs_laplace_parameters(1.0, 1e-6)]
+    [0.5, 0.034462]
+    """
+    eps = check_epsilon(epsilon)
+    d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
+
+
+def lln_zcdp_rho(sigma: Any, alpha: Any, beta: Any) -> float:
+    """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: Laplace-log-normal noise LLN(sigma)
+    of scale S(x)/alpha with S beta-smooth is rho-zCDP (Bun & Steinke 2019 §3.1.1,
+    SPEC §2.5; one coordinate).
+
+    Examples
+    --------
+    >>> round(lln_zcdp_rho(0.5, 0.2, 0.1), 6)
+    0.12054
+    """
+    s = check_positive(sigma, "sigma")
+    a = check_positive(alpha, "alpha")
+    b = check_positive(beta, "beta", allow_zero=True)
+    return 0.5 * (b / s + math.exp(1.5 * s**2) * a) ** 2

@@ -1,0 +1,98 @@
+"""Propose-test-release, stable histograms and the private sensitivity bound (SPEC §6.2, §6.3, §9.2)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .._validation import check_epsilon, check_positive, check_probability_in, check_relation
+from ..privacy import Privacy
+from .conversions import _require_delta_positive
+
+
+def _ptr_delta(delta: Any) -> float:
+    """PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon)."""
+    return check_probability_in(delta, "delta", 0.0, 1.0)
+
+
+def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:
+    """Generic propose-test-release: (2 epsilon, delta/2)-DP (SPEC §6.2, errata 27).
+
+    The test ``gamma + Lap(1/epsilon) > ln(1/delta)/epsilon`` is epsilon-DP
+    (gamma has sensitivity 1); when gamma(D) >= 1 the Laplace release
+    ``f(D) + Lap(b/epsilon)`` costs another epsilon; when gamma(D) = 0 the test
+    passes with probability exactly P[Lap(1/epsilon) > ln(1/delta)/epsilon] =
+    delta/2.  ``relation``: the neighbour relation in which gamma is measured.
+
+    Examples
+    --------
+    >>> print(ptr_privacy(0.5, 1e-6))
+    (1, 5e-07)-DP
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (SPEC §6.2)")
+
+
+def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+    """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
+
+    Under the relation whose distance to instability is used (SPEC §6.2,
+    errata 28; the derivation is in :mod:`dpselect.apps.ptr`).  The bound is
+    attained (exact audit in the tests).
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    return Privacy(eps, d / 2.0, check_relation(relation), "PTR mode, no release noise (SPEC §6.2, errata 28)")
+
+
+def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+    """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one (SPEC §6.3).
+
+    A new bin with count 1 survives the threshold 1 + ln(1/delta)/epsilon with
+    probability exactly delta/2; a replacement moves two bins.
+    """
+    eps = check_epsilon(epsilon)
+    d = _ptr_delta(delta)
+    rel = check_relation(relation)
+    src = "stable histogram (SPEC §6.3)"
+    return Privacy(eps, d / 2.0, rel, src) if rel == "add_remove" else Privacy(2.0 * eps, d, rel, src)
+
+
+def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float:
+    """Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (SPEC §9.2).
+
+    With L̂ = ln S(x) + (beta/eps1)(Z + ln(1/(2 delta))), Z ~ Lap(1), the bad
+    event L̂ < ln S(x) has probability exactly delta.
+    """
+    beta = check_positive(beta, "beta")
+    epsilon1 = check_epsilon(epsilon1, "epsilon1")
+    d = _require_delta_positive(delta)
+    if d >= 0.5:
+        raise ValueError(f"delta must be < 1/2 for the sensitivity bound, got {delta!r}")
+    return (beta / epsilon1) * -math.log(2.0 * d)
+
+
+def sensitivity_bound_privacy(
+    epsilon1: float, epsilon2: float, delta: float, *, relation: str | None = None
+) -> Privacy:
+    """Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP (SPEC §9.2).
+
+    eps1 pays for the Laplace release of ln S(x) (beta-Lipschitz, scale
+    beta/eps1), delta is the probability that the released bound is below
+    S(x), eps2 pays for EM / PF / Laplace RNM at the released sensitivity.
+    The proof is in :class:`dpselect.mechanisms.sensitivity_bound.PrivateSensitivityBound`.
+
+    Examples
+    --------
+    >>> print(sensitivity_bound_privacy(0.5, 1.0, 1e-6, relation="add_remove"))
+    (1.5, 1e-06)-DP [add_remove]
+    """
+    return Privacy(
+        check_epsilon(epsilon1, "epsilon1") + check_epsilon(epsilon2, "epsilon2"),
+        _require_delta_positive(delta),
+        relation,
+        "private sensitivity bound + fixed-scale selection (generalized PTR; SPEC §9.2)",
+    )
+
+

@@ -1,0 +1,237 @@
+"""Smooth report-noisy-max and Smooth Private Selection guarantees (SPEC §3.1, §3.2)."""
+
+from __future__ import annotations
+
+import math
+
+from scipy import optimize, special
+
+from .._validation import check_epsilon, check_int, check_positive, check_probability_in
+from ..privacy import Privacy
+from .conversions import _require_delta_positive
+
+# ---------------------------------------------------------------------------
+# 3. Smooth report-noisy-max / Smooth Private Selection (SPEC §3.1, §3.2)
+#    (owned by the mechanisms work)
+#
+#    Mechanism: argmax_r { u(x, r) + (S(x)/A) Z_r }, Z_r iid h, S a beta-smooth
+#    upper bound on max_r LS_u(x, r), m candidates.  Every coordinate's noise is
+#    dilated between neighbours (the step the SNM paper's proof omits), so the
+#    dilation costs m times the one-dimensional price.
+# ---------------------------------------------------------------------------
+
+
+def _log_expm1(x: float) -> float:
+    """log(e^x - 1) for x > 0 without overflow."""
+    return x + math.log1p(-math.exp(-x)) if x > 1.0 else math.log(math.expm1(x))
+
+
+def _sliding_factor(monotone: bool) -> float:
+    """2 (candidate and competitors move in opposite directions), 1 for monotone utilities (SPEC §3.1)."""
+    return 1.0 if monotone else 2.0
+
+
+def smooth_rnm_epsilon(
+    a: float, beta: float, m: int, shift_constant: float, dilation_constant: float, *, monotone: bool = False
+) -> float:
+    """epsilon of smooth report-noisy-max with a pure noise law (SPEC §3.1):
+
+        eps_total = 2 A L_s + m beta L_d      (A L_s for monotone utilities),
+
+    noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
+    constants (SPEC §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
+
+    Examples
+    --------
+    >>> import math
+    >>> ls, ld = 4 / (2 * math.sqrt(3)), 4.0          # Student's t_3 (Bun-Steinke constants)
+    >>> round(smooth_rnm_epsilon(0.2165, 0.025, 5, ls, ld), 3)   # SNM-t proven, eps = 1, m = 5
+    1.0
+    """
+    a = check_positive(a, "a")
+    beta = check_positive(beta, "beta", allow_zero=True)
+    m = check_int(m, "m", minimum=1)
+    ls = check_positive(shift_constant, "shift_constant")
+    ld = check_positive(dilation_constant, "dilation_constant")
+    return _sliding_factor(monotone) * a * ls + m * beta * ld
+
+
+def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
+    """log delta_d of the m-fold Laplace dilation (SPEC §3.1, [DERIVED]).
+
+    With noise scale S(x)/A, S beta-smooth, the dilation of all m Laplace
+    coordinates costs (eps_d, delta_d) for any eps_d >= m beta, with
+
+        delta_d = P[Gamma(m, 1) > (eps_d + m beta) / (e^beta - 1)].
+
+    Computed with ``scipy.special.gammaincc`` (log space; where it underflows,
+    the conservative upper bound x^(m-1) e^-x / (Gamma(m) (1 - (m-1)/x)) on
+    the regularised tail).  beta = 0 (fixed scale) gives -inf.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(laplace_selection_log_delta(1, 0.2, 0.3), 6) == round(-0.5 / math.expm1(0.2), 6)   # m = 1: e^-x
+    True
+    """
+    m = check_int(m, "m", minimum=1)
+    beta = check_positive(beta, "beta", allow_zero=True)
+    eps_d = check_positive(eps_d, "eps_d", allow_zero=True, allow_inf=True)
+    if beta == 0.0 or math.isinf(eps_d):
+        return -math.inf
+    log_thr = math.log(eps_d + m * beta) - _log_expm1(beta)
+    if log_thr > 700.0:
+        return -math.inf
+    thr = math.exp(log_thr)
+    q = float(special.gammaincc(m, thr))
+    if q > 0.0:
+        return math.log(q)
+    return (m - 1) * log_thr - thr - math.lgamma(m) - math.log1p(-(m - 1) / thr)
+
+
+def _gamma_upper_quantile(m: int, delta: float) -> float:
+    """q with P[Gamma(m, 1) > q] = delta."""
+    return float(special.gammainccinv(m, delta))
+
+
+def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
+    """Largest beta with m beta <= eps_d and delta_d(beta) <= delta (SPEC §3.1).
+
+    delta_d(beta) <= delta  <=>  (eps_d + m beta)/(e^beta - 1) >= q, q the
+    Gamma(m, 1) upper delta-quantile  <=>  q (e^beta - 1) - m beta <= eps_d.
+    The left side is convex in beta and 0 at beta = 0, so the feasible set is
+    an interval [0, beta*]; beta* is found by Brent's method on the
+    equivalent log-space condition (no overflow for huge eps_d) and then
+    certified (nudged down if rounding requires) on the exact tail.
+    """
+    m = check_int(m, "m", minimum=1)
+    eps_d = check_epsilon(eps_d, "eps_d")
+    d = _require_delta_positive(delta)
+    cap = eps_d / m
+    log_q = math.log(_gamma_upper_quantile(m, d))
+
+    def g(b: float) -> float:  # same sign as q expm1(b) - m b - eps_d
+        return log_q + _log_expm1(b) - math.log(eps_d + m * b)
+
+    if g(cap) <= 0.0:
+        beta = cap
+    else:
+        lo = cap * 1e-12  # g -> -inf as beta -> 0 (log expm1(beta) ~ log beta)
+        while g(lo) > 0.0:
+            lo *= 1e-12
+        beta = optimize.brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
+    log_delta = math.log(d)
+    for _ in range(200):
+        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:
+            return beta
+        beta *= 1.0 - 1e-9
+    raise RuntimeError("could not calibrate the Laplace smoothing parameter")  # pragma: no cover
+
+
+def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
+    """Smallest eps_d >= m beta with delta_d <= delta for a given beta (SPEC §3.1); inf if it overflows."""
+    m = check_int(m, "m", minimum=1)
+    beta = check_positive(beta, "beta")
+    d = _require_delta_positive(delta)
+    log_q = math.log(_gamma_upper_quantile(m, d))
+    log_need = log_q + _log_expm1(beta)
+    if log_need > 700.0:
+        return math.inf
+    eps_d = max(m * beta, math.exp(log_need) - m * beta)
+    log_delta = math.log(d)
+    for _ in range(200):
+        if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:
+            return eps_d
+        eps_d *= 1.0 + 1e-9
+    raise RuntimeError("could not find eps_d for the Laplace dilation")  # pragma: no cover
+
+
+def laplace_selection_privacy(
+    a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: str | None = None
+) -> Privacy:
+    """(2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise (SPEC §3.1; A + eps_d if monotone)."""
+    a = check_positive(a, "a")
+    eps_d = check_positive(eps_d, "eps_d", allow_inf=True)
+    if eps_d < m * beta:
+        raise ValueError(f"eps_d must be >= m beta = {m * beta!r}, got {eps_d!r}")
+    delta_d = math.exp(laplace_selection_log_delta(m, beta, eps_d))
+    return Privacy(
+        _sliding_factor(monotone) * a + eps_d, delta_d, relation,
+        "smooth report-noisy-max, Laplace (SPEC §3.1: (2A + eps_d, P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))",
+    )
+
+
+def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
+    """rho-zCDP of releasing all m LLN-noised scores (SPEC §3.1, §2.5):
+
+        rho = m (beta/sigma + e^{3 sigma^2/2} A)^2 / 2
+
+    (each coordinate is Bun & Steinke's §3.1.1 mechanism with shift <= S, so
+    s = A; the argmax is post-processing).
+    """
+    x = _lln_coordinate_epsilon(beta, sigma, a)
+    return 0.5 * check_int(m, "m", minimum=1) * x * x  # x * x: inf (not OverflowError) beyond the float range
+
+
+def _lln_coordinate_epsilon(beta: float, sigma: float, a: float) -> float:
+    """Bun & Steinke's per-coordinate CDP level eps_c = beta/sigma + e^{3 sigma^2/2} A (inf on overflow)."""
+    beta = check_positive(beta, "beta", allow_zero=True)
+    sigma = check_positive(sigma, "sigma")
+    a = check_positive(a, "a")
+    log_growth = 1.5 * sigma * sigma
+    return beta / sigma + (math.exp(log_growth) * a if log_growth < 709.0 else math.inf)
+
+
+def lln_selection_privacy(
+    m: int, beta: float, sigma: float, a: float, delta: float, *, relation: str | None = None
+) -> Privacy:
+    """rho-zCDP of :func:`lln_selection_rho`, converted to (rho + 2 sqrt(rho ln 1/delta), delta) (SPEC §2.5).
+
+    The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
+
+    Examples
+    --------
+    >>> p = lln_selection_privacy(5, 0.1, 0.5, 0.05, 1e-6)   # x = 0.1/0.5 + e^0.375 0.05; rho = 5 x^2 / 2
+    >>> round(p.rho, 6), round(p.epsilon, 4)
+    (0.185981, 3.3919)
+    """
+    m = check_int(m, "m", minimum=1)
+    d = _require_delta_positive(delta)
+    x = _lln_coordinate_epsilon(beta, sigma, a)
+    rho = 0.5 * m * x * x
+    # rho + 2 sqrt(rho ln(1/delta)) written as x (m x / 2 + sqrt(2 m ln(1/delta))): no under/overflow in x^2
+    eps = x * (0.5 * m * x + math.sqrt(2.0 * m * -math.log(d)))
+    exact_rho = rho if (0.0 < rho < math.inf) else None  # an underflowed or infinite rho is not reported
+    return Privacy(
+        eps, d, relation,
+        "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 zCDP (SPEC §3.1), "
+        "converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)",
+        exact_rho,
+    )
+
+
+def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
+    """Smooth Private Selection: (k + m l / 2) epsilon-DP (YS Thm 2; YS-supp Thm 3; SPEC §3.2).
+
+    Holds for two-sided and one-sided polynomial-tail noise with
+    alpha' = alpha(k eps), beta' = beta(l eps).
+
+    Examples
+    --------
+    >>> k, l = sps_split(0.5, 5)      # SPEC §3.2's worked example: k = 1/2, l = 1/5
+    >>> sps_epsilon(k, l, 5, 1.0)
+    1.0
+    """
+    k = check_positive(k, "k")
+    l = check_positive(l, "l")  # noqa: E741 - the paper's name
+    m = check_int(m, "m", minimum=1)
+    return (k + m * l / 2.0) * check_epsilon(epsilon)
+
+
+def sps_split(kappa: float, m: int) -> tuple[float, float]:
+    """The default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (SPEC §3.2 "Choosing k, l")."""
+    kappa = check_probability_in(kappa, "kappa", 0.0, 1.0)
+    m = check_int(m, "m", minimum=1)
+    return kappa, 2.0 * (1.0 - kappa) / m
+
+

@@ -1,0 +1,79 @@
+"""Decision trees and forests: parallel and sequential composition over nodes and levels (SPEC §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._validation import check_epsilon
+from ..privacy import Privacy
+
+
+def parallel_composition(parts: Any) -> Privacy:
+    """Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta).
+
+    Under add/remove one record lies in at most one part, so a neighbour
+    changes one part only (McSherry 2009, PINQ Thm 4; SPEC §5.2: the nodes of
+    one tree level, the leaves of a tree, the trees of a forest).  The part
+    with the largest epsilon names the source.
+
+    Examples
+    --------
+    >>> print(parallel_composition([Privacy(0.5), Privacy(0.2, 1e-6)]))
+    (0.5, 1e-06)-DP
+    """
+    parts = list(parts)
+    if not parts:
+        raise ValueError("parts must not be empty")
+    worst = max(parts, key=lambda q: q.epsilon)
+    relations = {q.relation for q in parts if q.relation is not None}
+    if len(relations) > 1:
+        raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
+    return Privacy(worst.epsilon, max(q.delta for q in parts), relations.pop() if relations else None,
+                   worst.source)
+
+
+def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> float:
+    """Budget of one query of a level-wise private tree with ``levels`` levels (root .. leaves).
+
+    Every record meets one node per level; a level costs one split selection
+    or one leaf query, plus (``count_queries``, DiffP-ID3) a Laplace noisy
+    count of the node.  Splitting ``epsilon`` evenly gives epsilon / levels
+    (data-independent stopping) or epsilon / (2 levels) (DiffP-ID3:
+    eps' = eps / (2 (d + 1)), SPEC §5.2 / errata 17).
+    """
+    eps = check_epsilon(epsilon)
+    if not isinstance(levels, int) or levels < 1:
+        raise ValueError(f"levels must be an int >= 1, got {levels!r}")
+    return eps / (levels * (2 if count_queries else 1))
+
+
+def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Privacy:
+    """Guarantee of a level-wise private tree: sequential over levels, each level parallel over its nodes.
+
+    ``level_costs``: one Privacy per level, already the parallel composition
+    (:func:`parallel_composition`) over the level's nodes; levels compose
+    sequentially (adaptively: a level's partition is a function of the
+    released levels above).  ``record_count``: the noisy record count used to
+    choose the shape, composed sequentially in front (SPEC §5.2).
+    """
+    parts = ([record_count] if record_count is not None else []) + list(level_costs)
+    if not parts:
+        raise ValueError("level_costs must not be empty")
+    total = parts[0]
+    for q in parts[1:]:
+        total = total + q
+    return Privacy(total.epsilon, total.delta, "add_remove",
+                   f"{len(parts)} sequential parts, parallel within each (SPEC §5.2)")
+
+
+def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> Privacy:
+    """Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records.
+
+    Parallel composition over leaves and trees leaves ONE leaf query
+    (SPEC §5.3, with records assigned to trees by independent draws);
+    ``record_count`` (the noisy count used for the shape) adds sequentially.
+    """
+    parts = ([record_count] if record_count is not None else []) + [leaf_query]
+    return tree_privacy(parts[1:], parts[0]) if record_count is not None else Privacy(
+        leaf_query.epsilon, leaf_query.delta, "add_remove",
+        f"one leaf query (parallel over leaves and disjoint trees; SPEC §5.3): {leaf_query.source}")
