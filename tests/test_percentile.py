@@ -537,15 +537,13 @@ def test_private_percentile_default_accountant_and_conventions():
         pct.private_percentile(data, 50, 1.0, grid, accountant=1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #17 item 5 needs SelectionProblem(private=False) honoured by every "
-                                       "mechanism's privacy() (problem.py / mechanisms, not owned here): see the "
-                                       "distance helper's report; remove this marker with that patch")
 def test_paper_problem_reports_no_guarantee():
     """The paper's problem is not DP whatever the noise (data-dependent candidates): privacy() must say so."""
     with pytest.warns(PrivacyLeakWarning):
         pr = pct.paper_problem([1.0, 3.0, 3.0, 3.0, 5.0, 9.0], 50)
-    for mech in (ExponentialMechanism(1.0), PermuteAndFlip(1.0), dpselect.SmoothNoisyMax(1.0, noise="student_t"),
-                 dpselect.LocalDampening(1.0)):
+    for mech in (ExponentialMechanism(1.0), PermuteAndFlip(1.0), dpselect.ReportNoisyMax(1.0, noise="laplace"),
+                 dpselect.SmoothNoisyMax(1.0, noise="student_t"), dpselect.SmoothPrivateSelection(1.0),
+                 dpselect.LocalDampening(1.0), dpselect.PrivateSensitivityBound(0.5, 0.5)):
         assert math.isinf(mech.privacy(pr).epsilon), type(mech).__name__
     # a grid problem of the same data keeps its finite guarantee
     assert ExponentialMechanism(1.0).privacy(pct.problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0

@@ -80,6 +80,9 @@ class SelectionProblem:
     candidate_smooth_bound : optional callable beta -> array S(x, r).
     beta_max : the largest beta for which ``smooth_bound`` is valid (Thm 4/5
         constraint); asking for a larger beta raises ValueError.
+    private : False when the problem is not differentially private whatever
+        the mechanism (e.g. a data-dependent candidate set, SPEC errata 16);
+        every mechanism's ``privacy()`` then reports no guarantee (epsilon = inf).
 
     The problem is immutable: setting or deleting an attribute raises
     ``AttributeError``; ``scores`` is read-only; ``labels`` is a tuple.
@@ -112,6 +115,7 @@ class SelectionProblem:
         smooth_bound: Callable[[float], float] | None = None,
         candidate_smooth_bound: Callable[[float], Any] | None = None,
         beta_max: float = math.inf,
+        private: bool = True,
     ) -> None:
         scores = check_scores(scores).copy()
         scores.setflags(write=False)
@@ -128,6 +132,9 @@ class SelectionProblem:
         if not isinstance(monotone, (bool, np.bool_)):
             raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
         self.monotone: bool = bool(monotone)
+        if not isinstance(private, (bool, np.bool_)):
+            raise TypeError(f"private must be a bool, got {type(private).__name__}")
+        self.private: bool = bool(private)
         self.relation: str = check_relation(relation)
         self.max_distance: int | None = (
             None if max_distance is None else check_int(max_distance, "max_distance", minimum=0)

@@ -83,6 +83,7 @@ def paper_problem(
         monotone=False,
         relation="add_remove",
         smooth_bound=smooth_bound,
+        private=False,
     )
 
 

@@ -2,7 +2,7 @@
 
 A mechanism is a small immutable configuration object (a frozen dataclass)::
 
-    mech.select(problem, size=None, rng=None)  -> int | ndarray[int]
+    mech.select(problem, *, size=None, rng=None)  -> int | ndarray[int]
     mech.probabilities(problem)                -> ndarray (exact, sums to 1)
     mech.log_probabilities(problem)            -> ndarray (log of the above)
     mech.privacy(problem)                      -> Privacy
@@ -14,6 +14,7 @@ sampling of argmax_r (u_r + b Z_r) and the exact output distribution.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -24,7 +25,7 @@ from .._validation import check_random_state, check_size
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 
-__all__ = ["Mechanism", "NoisyMaxMechanism", "check_problem"]
+__all__ = ["Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
 
 
 def check_problem(problem: Any, name: str = "problem") -> SelectionProblem:
@@ -34,11 +35,26 @@ def check_problem(problem: Any, name: str = "problem") -> SelectionProblem:
     return problem
 
 
+def no_guarantee(problem: SelectionProblem) -> Privacy | None:
+    """``Privacy(inf)`` for a problem built as not private (``private=False``), else None.
+
+    Every mechanism's ``privacy()`` starts with this check: a problem whose
+    candidate set or scores are not differentially private (e.g. data points
+    as candidates, SPEC errata 16) has no guarantee whatever the noise.
+    """
+    if problem.private:
+        return None
+    return Privacy(
+        math.inf, 0.0, problem.relation,
+        "no guarantee: the problem itself is not differentially private (SPEC errata 16)",
+    )
+
+
 class Mechanism(ABC):
     """Abstract selection mechanism (see module docstring)."""
 
     @abstractmethod
-    def select(self, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
         """One index (``size=None``) or an array of ``size`` independent draws."""
 
     @abstractmethod
@@ -61,7 +77,7 @@ class NoisyMaxMechanism(Mechanism):
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
         """(scale b, noise law h) for this problem."""
 
-    def select(self, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
         check_problem(problem)
         size = check_size(size)
         gen = check_random_state(rng)

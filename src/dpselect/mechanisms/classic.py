@@ -31,7 +31,7 @@ from .._validation import check_epsilon
 from ..noise import Exponential, Gumbel, Laplace
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import NoisyMaxMechanism, check_problem
+from .base import NoisyMaxMechanism, check_problem, no_guarantee
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
 
@@ -62,7 +62,7 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
 
 
 def _pure(epsilon: float, problem: SelectionProblem, source: str) -> Privacy:
-    return Privacy(epsilon, 0.0, problem.relation, source)
+    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source)
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ from .._validation import check_epsilon, check_random_state, check_size
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import Mechanism, check_problem
+from .base import Mechanism, check_problem, no_guarantee
 
 __all__ = ["LocalDampening", "dampened_utilities"]
 
@@ -213,7 +213,7 @@ class LocalDampening(Mechanism):
         out[idx] = a - logsumexp(a)
         return out
 
-    def select(self, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
         check_problem(problem)
         size = check_size(size)
         gen = check_random_state(rng)
@@ -224,7 +224,7 @@ class LocalDampening(Mechanism):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return Privacy(
+        return no_guarantee(problem) or Privacy(
             self.epsilon, 0.0, problem.relation,
             "local dampening (Farias et al. 2020) [RECON]; SPEC §5.1",
         )

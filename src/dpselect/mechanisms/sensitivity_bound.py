@@ -28,7 +28,7 @@ from .. import accounting
 from .._validation import check_delta, check_epsilon, check_positive, check_random_state, check_size
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import Mechanism, check_problem
+from .base import Mechanism, check_problem, no_guarantee
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 
 __all__ = ["PrivateSensitivityBound", "SELECTORS"]
@@ -246,7 +246,7 @@ class PrivateSensitivityBound(Mechanism):
         return self.conditional_log_probabilities(problem, math.exp(level))
 
     # -------------------------------------------------------------- sampling
-    def select(self, problem: SelectionProblem, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
         """Draw L̂, then the selector at Ŝ (one bound per draw: each draw costs the full budget)."""
         check_problem(problem)
         size = check_size(size)
@@ -267,7 +267,7 @@ class PrivateSensitivityBound(Mechanism):
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(eps1 + eps2, delta)-DP under ``problem.relation`` (SPEC §9.2)."""
         check_problem(problem)
-        return accounting.sensitivity_bound_privacy(self.epsilon1, self.epsilon2, self.delta, relation=problem.relation)
+        return no_guarantee(problem) or accounting.sensitivity_bound_privacy(self.epsilon1, self.epsilon2, self.delta, relation=problem.relation)
 
 
 def _laplace_log_cdf(t: float, loc: float, scale: float) -> float:

@@ -29,7 +29,7 @@ from .._validation import check_delta, check_epsilon, check_positive, check_prob
 from ..noise import Laplace, LaplaceLogNormal, StudentT
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import NoisyMaxMechanism, check_problem
+from .base import NoisyMaxMechanism, check_problem, no_guarantee
 
 __all__ = ["SNMParameters", "SmoothNoisyMax", "noise_scale"]
 
@@ -343,4 +343,4 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee SPEC.md §3.1 proves for this calibration (never the paper's claim)."""
         params = self.parameters(problem)
-        return Privacy(params.epsilon, params.delta, problem.relation, params.source, params.rho)
+        return no_guarantee(problem) or Privacy(params.epsilon, params.delta, problem.relation, params.source, params.rho)

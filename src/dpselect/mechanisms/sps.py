@@ -21,7 +21,7 @@ from .._validation import check_epsilon, check_positive, check_probability_in
 from ..noise import PolynomialTail
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import NoisyMaxMechanism, check_problem
+from .base import NoisyMaxMechanism, check_problem, no_guarantee
 from .snm import noise_scale
 
 __all__ = ["SPSParameters", "SmoothPrivateSelection"]
@@ -149,7 +149,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; SPEC §3.2), under problem.relation."""
         params = self.parameters(problem)
         side = "one-sided" if self.one_sided else "two-sided"
-        return Privacy(
+        return no_guarantee(problem) or Privacy(
             accounting.sps_epsilon(params.k, params.l, problem.n_candidates, self.epsilon),
             0.0,
             problem.relation,
