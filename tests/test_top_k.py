@@ -144,7 +144,7 @@ def _panel(b, c):
     return SelectionProblem(np.asarray(tdt.tdt_statistic(b, c)), labels=list(zip(map(int, b), map(int, c))))
 
 
-@pytest.mark.parametrize("mechanism", ["nd_pf", "nd_em", "em"])
+@pytest.mark.parametrize("mechanism", [pytest.param("nd_pf", marks=pytest.mark.slow), "nd_em", "em"])
 def test_select_top_snps_exact_audit_all_neighbours(mechanism):
     n, eps, k = 6, 2.0, 2
     b, c = np.array([0, 9, 0]), np.array([0, 1, 0])  # corners keep the neighbour set small (6 x 16 x 6 - 1)
