@@ -67,7 +67,7 @@ def bf_bfs(sources, n: int) -> dict:
     return dist
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bf_space(n: int):
     """states, b array, c array, exact LS dict."""
     states = bf_states(n)

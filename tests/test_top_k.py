@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_frequencies_match
 
+from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
@@ -101,7 +101,7 @@ def test_select_top_k_validation_and_reproducibility():
 # exact audits of select_top_snps over one-family neighbours
 # ---------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pf_law(eps, distances):
     return PermuteAndFlip(eps).probabilities(SelectionProblem(-np.array(distances, dtype=float)))
 

@@ -319,12 +319,12 @@ if app is not None:
     @app.command("tdt")
     def tdt_command(
         file: Path = typer.Argument(..., help="PLINK 1 fileset (prefix, or the .bed/.bim/.fam path) of trios"),
-        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split evenly over the k rounds"),
+        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
         k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
         mechanism: str = typer.Option("nd_pf", "--mechanism",
-                                      help="nd_pf (default), nd_em, or a registry name on the chi2 scores (sps, em, ...)"),
-        scheduler: Optional[str] = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
-        seed: Optional[int] = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+                                      help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
+        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
+        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
         chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
     ) -> None:
         """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).

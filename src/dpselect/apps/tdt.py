@@ -145,7 +145,8 @@ def _ls_profile(b: np.ndarray, c: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     uniq, inverse = pairs[0], np.asarray(pairs[1]).ravel()
     w = 2 * n + 1
     sb = np.repeat(np.arange(w, dtype=np.int64), w - np.arange(w))
-    sc = np.arange(sb.size, dtype=np.int64) - np.repeat(np.cumsum(w - np.arange(w)) - (w - np.arange(w)), w - np.arange(w))
+    lengths = w - np.arange(w)
+    sc = np.arange(sb.size, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     ls = exact_local_sensitivity(sb, sc, n)
     prof = np.empty((uniq.shape[0], n + 1), dtype=np.float64)
     rows = max(1, _PROFILE_CHUNK_ELEMENTS // sb.size)

@@ -35,8 +35,8 @@ D(k) already.  hi_r is non-decreasing and D non-increasing in k, so d_r is
 a crossing point.  D(k) is computed level by level until it reaches 0,
 evaluating lo only on the prefix of the SNPs sorted by chi2 that can matter
 (lo_s(k) <= chi2_s); then each d_r is found by bisection over the levels.
-Cost O(m log m) to sort plus O(m log K), K the number of levels (at most N).  Distances are compared in floating point on the exact
-correctly-rounded chi2 values, which orders distinct fractions correctly for
+Cost O(m log m) to sort plus O(m log K), K the number of levels (at most N).
+Distances are compared in floating point on the exact correctly-rounded chi2 values, which orders distinct fractions correctly for
 N < 80,000.  Checked against breadth-first search and against SPEC's
 spec-check in ``tests/test_tdt_math.py``.
 """
