@@ -116,15 +116,15 @@ def _chunk_counts(bed: str, n_ind: int, n_snp: int, rows: np.ndarray, start: int
     from bed_reader import open_bed
 
     with open_bed(bed, iid_count=n_ind, sid_count=n_snp, count_A1=True) as reader:
-        g = reader.read(index=np.s_[:, start:stop], dtype="int8", num_threads=1)
-    kid, fa, mo = (g[rows[:, j]].astype(np.int64) for j in range(3))
+        g = reader.read(index=(rows.T.ravel(), np.s_[start:stop]), dtype="int8", order="C", num_threads=1)
+    kid, fa, mo = g.reshape(3, rows.shape[0], stop - start)  # int8, missing = -127
     called = (kid >= 0) & (fa >= 0) & (mo >= 0)
-    het = (fa == 1).astype(np.int64) + (mo == 1)
-    x = kid - (fa == 2) - (mo == 2)
+    het = (fa == 1).view(np.int8) + (mo == 1).view(np.int8)
+    x = kid - (fa == 2).view(np.int8) - (mo == 2).view(np.int8)
     ok = called & (x >= 0) & (x <= het)
-    b = np.where(ok, x, 0).sum(axis=0)
-    c = np.where(ok, het - x, 0).sum(axis=0)
-    return np.stack([b, c, (called & ~ok).sum(axis=0)])
+    b = np.where(ok, x, 0).sum(axis=0, dtype=np.int64)
+    c = np.where(ok, het - x, 0).sum(axis=0, dtype=np.int64)
+    return np.stack([b, c, (called & ~ok).sum(axis=0, dtype=np.int64)])
 
 
 def transmission_counts(path: Any, *, affected_only: bool = True, chunk_snps: int = 10_000,
@@ -211,7 +211,7 @@ def _pack(g: np.ndarray) -> np.ndarray:
 
 
 def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, effect: float = 0.7,
-                   missing_rate: float = 0.0, error_rate: float = 0.0, chunk_snps: int = 20_000,
+                   missing_rate: float = 0.0, error_rate: float = 0.0, chunk_snps: int | None = None,
                    rng: Any = None) -> np.ndarray:
     """Write a PLINK 1 fileset of ``n_trios`` affected trios with Mendelian transmission.
 
@@ -221,9 +221,9 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
     allele 1 with probability ``effect`` (transmission distortion).  Calls go
     missing independently with ``missing_rate``; with ``error_rate`` a child's
     call is replaced by a uniform genotype (some become Mendel errors).  The
-    ``.bed`` is written SNP-major in chunks of ``chunk_snps`` (bed-reader's
-    ``to_bed`` needs the whole matrix in memory), readable by PLINK and
-    bed-reader.
+    ``.bed`` is written SNP-major in chunks of ``chunk_snps`` (default about
+    2 * 10^6 / n_trios SNPs, ~100 MB of work arrays; bed-reader's ``to_bed``
+    needs the whole matrix in memory), readable by PLINK and bed-reader.
 
     Returns the indices of the causal SNPs (``causal``: a count, placed at
     random, or explicit indices).
@@ -234,7 +234,7 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
     effect = check_probability_in(effect, "effect", 0.0, 1.0, closed=True)
     missing_rate = check_probability_in(missing_rate, "missing_rate", 0.0, 1.0, closed=True)
     error_rate = check_probability_in(error_rate, "error_rate", 0.0, 1.0, closed=True)
-    chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
+    chunk = max(1, 2_000_000 // n_trios) if chunk_snps is None else check_int(chunk_snps, "chunk_snps", minimum=1)
     gen = check_random_state(rng)
     if np.isscalar(causal):
         k = check_int(causal, "causal", minimum=0)

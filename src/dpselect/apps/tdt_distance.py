@@ -32,12 +32,14 @@ the parity) is exact: O(1) per table and level.
 
 The max may include r itself: if r attains D(k) then hi_r(k) >= lo_r(k) =
 D(k) already.  hi_r is non-decreasing and D non-increasing in k, so d_r is
-a crossing point.  D(k) is computed level by level until it reaches 0,
-evaluating lo only on the prefix of the SNPs sorted by chi2 that can matter
-(lo_s(k) <= chi2_s); then each d_r is found by bisection over the levels.
-Cost O(m log m) to sort plus O(m log K), K the number of levels (at most N).
-Distances are compared in floating point on the exact correctly-rounded chi2 values, which orders distinct fractions correctly for
-N < 80,000.  Checked against breadth-first search and against SPEC's
+a crossing point, found level by level.  d_r depends on SNP r only through
+(|b_r - c_r|, b_r + c_r), so the levels run over the distinct pairs (at most
+min(m, (N+1)(2N+1)), a few thousand on real panels); D(k) is evaluated only
+on the prefix of the pairs sorted by chi2 that can matter (lo_s(k) <=
+chi2_s).  Cost O(m log m) for the grouping plus O(u K) for u distinct pairs
+and K levels (K = the largest distance, at most N).
+Values are compared in floating point on correctly rounded chi2 fractions,
+which orders distinct fractions correctly for N < 80,000.  Checked against breadth-first search and against SPEC's
 spec-check in ``tests/test_tdt_math.py``.
 """
 
@@ -73,7 +75,7 @@ def reach_max(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
     a = d0 + 4 * k
     mid = (a + s0) // 2
     best = np.zeros(np.broadcast_shapes(d0.shape, s0.shape, k.shape), dtype=np.float64)
-    for s in (s0, s0 - 1, s0 + 1, mid, mid + 1, s_lo, s_lo + 1, s_hi - 1, s_hi):
+    for s in (s0, mid, mid + 1):  # max at s0 for s <= s0; unimodal with peak (a + s0)/2 above
         s = np.clip(s, s_lo, s_hi)
         np.maximum(best, _chi(np.minimum(s, a - np.abs(s - s0)), s), out=best)
     return best
@@ -92,43 +94,37 @@ def reach_min(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
     return best
 
 
-def _level_maxima(d0: np.ndarray, s0: np.ndarray, chi: np.ndarray, n: int) -> np.ndarray:
-    """D(k) = max over all SNPs of lo_s(k) for k = 0, 1, ... until D(k) = 0 (or k = N).
+def _level_max(d0: np.ndarray, s0: np.ndarray, chi: np.ndarray, order: np.ndarray, k: int, n: int) -> float:
+    """D(k) = max over all tables of lo(k), evaluated on the smallest prefix (by chi2) that can matter.
 
-    lo_s(k) <= chi2_s, so at each level only the prefix of the SNPs sorted by
-    chi2 down to the running maximum is evaluated (doubling the prefix).
+    lo_s(k) <= chi2_s, so tables below the running maximum cannot raise it.
     """
-    order = np.argsort(-chi, kind="stable")
     m = order.size
-    levels = []
-    for k in range(n + 1):
-        p = 1
-        while True:
-            top = float(reach_min(d0[order[:p]], s0[order[:p]], k, n).max())
-            if p == m or chi[order[p]] <= top:
-                break
-            p = min(2 * p, m)
-        levels.append(top)
-        if top == 0.0:
-            break
-    return np.array(levels)
+    p = 1
+    while True:
+        top = float(reach_min(d0[order[:p]], s0[order[:p]], k, n).max())
+        if p == m or chi[order[p]] <= top:
+            return top
+        p = min(2 * p, m)
 
 
 def _distances(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
-    """d_r = min{k : hi_r(k) >= D(k)}: bisection per SNP on the monotone crossing."""
-    d0 = np.abs(b - c)
-    s0 = b + c
-    levels = _level_maxima(d0, s0, _chi(d0, s0), n)
-    lo = np.zeros(b.size, dtype=np.int64)
-    hi = np.full(b.size, levels.size - 1, dtype=np.int64)  # hi_r(K) >= D(K): D(K) = 0 or K = N (hi = 2N)
-    while True:
-        open_ = np.flatnonzero(lo < hi)
-        if open_.size == 0:
-            return lo
-        mid = (lo[open_] + hi[open_]) // 2
-        good = reach_max(d0[open_], s0[open_], mid, n) >= levels[mid]
-        hi[open_[good]] = mid[good]
-        lo[open_[~good]] = mid[~good] + 1
+    """d_r = min{k : hi_r(k) >= D(k)}, settled level by level on the distinct (|b - c|, b + c) pairs."""
+    width = 2 * n + 1
+    keys, inverse = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True)
+    d0, s0 = keys // width, keys % width
+    chi = _chi(d0, s0)
+    order = np.argsort(-chi, kind="stable")
+    dist = np.zeros(keys.size, dtype=np.int64)
+    active = np.arange(keys.size)
+    k = 0
+    while active.size:
+        level = _level_max(d0, s0, chi, order, k, n)
+        done = reach_max(d0[active], s0[active], k, n) >= level
+        dist[active[done]] = k
+        active = active[~done]
+        k += 1
+    return dist[np.asarray(inverse).ravel()]
 
 
 def neighbour_distances(b: Any, c: Any, n_families: int) -> np.ndarray:
