@@ -541,3 +541,23 @@ def test_tdt_real_example():
     # the example panel is usable as a selection problem
     b, c, n = tdt_real_example(rng=1)
     assert tdt.problem(b, c, n).n_candidates == 6
+
+
+def test_release_functions_charge_accountant_before_drawing():
+    from dpselect.apps.tdt_release import release_statistic, select_and_release
+
+    b, c = simulate_tdt(4, 60, rng=3)
+    acc = Accountant(3.0)
+    idx, _, total = select_and_release(b, c, 60, 1.0, 1.0, accountant=acc, rng=0)
+    assert total.epsilon == pytest.approx(2.0) and acc.spent.epsilon == pytest.approx(2.0)
+    # the default selection is ND-PF: the same draw as select_top_snp with the same generator state
+    assert idx == tdt.select_top_snp(b, c, 60, 1.0, rng=0)
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        release_statistic(b, c, 60, 0.6, 0, size=2, accountant=acc, rng=gen)  # 1.2 > 1.0 left
+    assert gen.bit_generator.state == state
+    release_statistic(b, c, 60, 0.5, 0, size=2, accountant=acc, rng=gen)
+    assert acc.spent.epsilon == pytest.approx(3.0)
+    with pytest.raises(TypeError):
+        release_statistic(b, c, 60, 0.5, 0, "polynomial")  # keyword-only after index
