@@ -43,6 +43,7 @@ import numpy as np
 
 from .._validation import check_int, check_random_state
 from ..accounting import Accountant, charge
+from ..mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ..mechanisms.registry import resolve_mechanism
 from ..mechanisms.top_k import is_gumbel_mechanism, select_top_k
 from ..privacy import Privacy
@@ -160,7 +161,7 @@ def _ls_profile(b: np.ndarray, c: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     return prof.T.copy(), inverse
 
 
-def problem(b: Any, c: Any, n_families: int, *, bound: str = "thm5", threshold: float = 6,
+def problem(b: Any, c: Any, n_families: int, *, bound: str | None = "thm5", threshold: float = 6,
             labels: Any = None) -> SelectionProblem:
     """SelectionProblem of top-SNP selection on the chi2 scores (YS §V; the seeds' mechanisms).
 
@@ -172,19 +173,28 @@ def problem(b: Any, c: Any, n_families: int, *, bound: str = "thm5", threshold: 
     ``beta_max`` lazily from :func:`beta_max` (larger beta raises);
     ``candidate_local_sensitivity(t)`` the exact per-SNP LS at distance t
     (computed lazily, only local dampening uses it).  ``threshold``:
-    6 <= T < GS.  For the accurate default use
+    6 <= T < GS.  ``bound=None`` leaves the Thm 4/5 bounds out (no beta_max
+    scan, O(N^2) once per N; smooth sensitivities then come from the exact
+    LS profile): what the global-sensitivity mechanisms get from
+    :func:`select_top_snp`.  For the accurate default use
     :func:`distance_utility_problem`.
     """
     n = check_n(n_families)
     b, c = _panel(b, c, n)
+    if bound is None:
+        return _chi2_problem(b, c, n, labels, None, 0.0)
     bound = check_bound(bound)
-    thr = check_threshold(threshold, n) if bound == "thm5" else 0.0
+    return _chi2_problem(b, c, n, labels, bound, check_threshold(threshold, n) if bound == "thm5" else 0.0)
+
+
+def _chi2_problem(b: np.ndarray, c: np.ndarray, n: int, labels: Any, bound: str | None,
+                  thr: float) -> SelectionProblem:
     b, c = b.copy(), c.copy()
     b.setflags(write=False)
     c.setflags(write=False)
 
     def candidate_smooth_bound(beta: float) -> np.ndarray:
-        return np.atleast_1d(smooth_upper_bound(b, c, n, beta, bound, thr))
+        return np.atleast_1d(smooth_upper_bound(b, c, n, beta, str(bound), thr))
 
     @functools.cache
     def profile() -> tuple[np.ndarray, np.ndarray]:
@@ -203,9 +213,9 @@ def problem(b: Any, c: Any, n_families: int, *, bound: str = "thm5", threshold: 
         max_distance=n,
         monotone=False,
         relation="replace",
-        smooth_bound=lambda beta: float(candidate_smooth_bound(beta).max()),
-        candidate_smooth_bound=candidate_smooth_bound,
-        beta_max=_beta_max(n, bound, thr),
+        smooth_bound=None if bound is None else (lambda beta: float(candidate_smooth_bound(beta).max())),
+        candidate_smooth_bound=None if bound is None else candidate_smooth_bound,
+        beta_max=math.inf if bound is None else _beta_max(n, bound, thr),
     )
 
 
@@ -221,10 +231,15 @@ def _resolve(mechanism: Any, epsilon: float | None, utility: str | None, kwargs:
     return resolve_mechanism(mechanism, epsilon, **kwargs), utility
 
 
-def _build(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, labels: Any) -> SelectionProblem:
+def _build(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, labels: Any,
+           mech: Any = None) -> SelectionProblem:
     if utility == "distance":
         return distance_utility_problem(b, c, n, labels=labels)
-    return problem(b, c, n, bound=bound, threshold=threshold, labels=labels)
+    if isinstance(mech, (ExponentialMechanism, PermuteAndFlip, ReportNoisyMax)):
+        bound_or_none: str | None = None  # global sensitivity only: skip the beta_max scan
+    else:
+        bound_or_none = bound
+    return problem(b, c, n, bound=bound_or_none, threshold=threshold, labels=labels)
 
 
 def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, mechanism: Any = "nd_pf",
@@ -257,7 +272,7 @@ def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, me
     """
     n = check_n(n_families)
     mech, util = _resolve(mechanism, epsilon, utility, mechanism_kwargs)
-    prob = _build(util, b, c, n, bound, threshold, labels)
+    prob = _build(util, b, c, n, bound, threshold, labels, mech)
     charge(accountant, mech.privacy(prob))
     index = int(mech.select(prob, rng=check_random_state(rng)))
     return prob.labels[index] if prob.labels is not None else index
@@ -308,7 +323,7 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
     if labels is not None and len(labels) != b.size:
         raise ValueError(f"labels must have length {b.size} (one per SNP), got {len(labels)}")
     mech, util = _resolve(mechanism, None if epsilon is None else epsilon / k, utility, {})
-    full = _build(util, b, c, n, bound, threshold, None)
+    full = _build(util, b, c, n, bound, threshold, None, mech)
     gen = check_random_state(rng)
     if is_gumbel_mechanism(mech, full):
         rounds = [mech.privacy(full)] * k
@@ -318,14 +333,14 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
         method = "gumbel_top_k"
     else:
         # each round's guarantee depends only on the public number of SNPs left
-        rounds = [mech.privacy(_build(util, b[: b.size - j], c[: b.size - j], n, bound, threshold, None))
+        rounds = [mech.privacy(_build(util, b[: b.size - j], c[: b.size - j], n, bound, threshold, None, mech))
                   for j in range(k)]
         total = sum(rounds[1:], rounds[0])
         charge(accountant, total)
         remaining = np.arange(b.size)
         chosen = []
         for _ in range(k):
-            sub = _build(util, b[remaining], c[remaining], n, bound, threshold, None)
+            sub = _build(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
             pick = int(mech.select(sub, rng=gen))
             chosen.append(int(remaining[pick]))
             remaining = np.delete(remaining, pick)

@@ -160,7 +160,7 @@ def select_and_release(
     epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
     n = check_int(n_families, "n_families", minimum=1)
     mech, utility = tdt._resolve(mechanism, epsilon_select, None, {})
-    problem = tdt._build(utility, b, c, n, "thm5", threshold, None)
+    problem = tdt._build(utility, b, c, n, "thm5", threshold, None, mech)
     rel = release_mechanism(n, epsilon_release, noise, gamma, k, threshold=threshold)
     total = mech.privacy(problem) + rel.privacy()
     charge(accountant, total)
