@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 
@@ -17,9 +18,11 @@ import numpy as np
 import pytest
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy
+from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import accuracy, audit
 from dpselect.apps import tdt
 from dpselect.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
+from dpselect.experiments import tdt as tdt_exp
 from dpselect.mechanisms.smooth import SmoothPrivateSelection
 
 N_AUDIT = 20
@@ -55,11 +58,11 @@ def test_problem_wiring(bound):
 
 def test_problem_threshold_labels_and_validation():
     b, c = [40, 10, 3], [5, 12, 30]
-    prob = tdt.problem(b, c, 30, threshold=4, labels=["rs1", "rs2", "rs3"])
+    prob = tdt.problem(b, c, 30, threshold=7, labels=["rs1", "rs2", "rs3"])
     assert prob.labels == ["rs1", "rs2", "rs3"]
-    assert prob.beta_max == tdt.beta_max(30, "thm5", 4)
+    assert prob.beta_max == tdt.beta_max(30, "thm5", 7)
     np.testing.assert_array_equal(
-        prob.candidate_smooth_sensitivity(0.01), tdt.smooth_upper_bound(b, c, 30, 0.01, "thm5", 4)
+        prob.candidate_smooth_sensitivity(0.01), tdt.smooth_upper_bound(b, c, 30, 0.01, "thm5", 7)
     )
     with pytest.raises(ValueError, match="1-D"):
         tdt.problem([[1, 2]], [[1, 2]], 30)
@@ -109,7 +112,7 @@ def test_smooth_bounds_against_exact_smooth_sensitivity():
     n = 20
     b, c = simulate_tdt(6, n, rng=11)
     b, c = np.r_[b, 12, 0, 2], np.r_[c, 1, 0, 9]
-    prob4, prob5 = tdt.problem(b, c, n, "thm4"), tdt.problem(b, c, n, "thm5")
+    prob4, prob5 = tdt.problem(b, c, n, bound="thm4"), tdt.problem(b, c, n, bound="thm5")
     ts = np.arange(n + 1)
     prof = np.stack([prob5.candidate_local_sensitivity(int(t)) for t in ts])
     for beta in (prob4.beta_max, prob4.beta_max / 3):
@@ -129,29 +132,52 @@ def test_select_top_snp_names_instances_labels():
     b, c = simulate_tdt(8, n, rng=5)
     prob = tdt.problem(b, c, n)
     em = ExponentialMechanism(3.0)
-    assert tdt.select_top_snp(b, c, n, 3.0, "em", rng=7) == em.select(prob, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, "pf", rng=7) == PermuteAndFlip(3.0).select(prob, rng=7)
+    nd = tdt.distance_utility_problem(b, c, n)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(prob, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", rng=7) == PermuteAndFlip(3.0).select(prob, rng=7)
     sps = SmoothPrivateSelection(3.0, one_sided=False)
-    assert tdt.select_top_snp(b, c, n, 3.0, "sps", rng=7, one_sided=False) == sps.select(prob, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, rng=7) == SmoothPrivateSelection(3.0).select(prob, rng=7)
-    assert tdt.select_top_snp(b, c, n, None, sps, rng=7) == sps.select(prob, rng=7)
-    idx = tdt.select_top_snp(b, c, n, 3.0, "sps", rng=2, bound="thm4")
-    assert idx == SmoothPrivateSelection(3.0).select(tdt.problem(b, c, n, "thm4"), rng=2)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", rng=7, one_sided=False) == sps.select(prob, rng=7)
+    # the default: permute-and-flip on the neighbour-distance utility
+    assert tdt.select_top_snp(b, c, n, 3.0, rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_em", rng=7) == em.select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, None, mechanism=em, utility="distance", rng=7) == em.select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, None, mechanism=sps, rng=7) == sps.select(prob, rng=7)
+    idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", rng=2, bound="thm4")
+    assert idx == SmoothPrivateSelection(3.0).select(tdt.problem(b, c, n, bound="thm4"), rng=2)
     labels = [f"rs{i}" for i in range(8)]
-    assert tdt.select_top_snp(b, c, n, 3.0, "em", rng=7, labels=labels) == labels[em.select(prob, rng=7)]
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7, labels=labels) == labels[em.select(prob, rng=7)]
     # a clear winner is found at a large epsilon
     b2, c2 = b.copy(), c.copy()
     b2[3], c2[3] = 200, 60
     draws = [tdt.select_top_snp(b2, c2, n, 50.0, rng=s) for s in range(20)]
     assert draws == [3] * 20
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        tdt.select_top_snp(b, c, n, 3.0, "laplace")
+        tdt.select_top_snp(b, c, n, 3.0, mechanism="laplace")
     with pytest.raises(ValueError, match="disagrees"):
-        tdt.select_top_snp(b, c, n, 2.0, em)
+        tdt.select_top_snp(b, c, n, 2.0, mechanism=em)
     with pytest.raises(TypeError, match="only accepted with a mechanism name"):
-        tdt.select_top_snp(b, c, n, 3.0, em, gamma=4)
+        tdt.select_top_snp(b, c, n, 3.0, mechanism=em, gamma=4)
     with pytest.raises(TypeError, match="mechanism"):
-        tdt.select_top_snp(b, c, n, 3.0, object())
+        tdt.select_top_snp(b, c, n, 3.0, mechanism=object())
+    with pytest.raises(ValueError, match="utility"):
+        tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_pf", utility="chi2")
+    with pytest.raises(ValueError, match="utility"):
+        tdt.select_top_snp(b, c, n, 3.0, mechanism=em, utility="counts")
+    with pytest.raises(TypeError):
+        tdt.select_top_snp(b, c, n, 3.0, "em")  # keyword-only mechanism
+
+
+def test_select_top_snp_charges_accountant_before_drawing():
+    b, c = simulate_tdt(5, 150, rng=1)
+    acc = Accountant(2.5)
+    tdt.select_top_snp(b, c, 150, 2.0, accountant=acc, rng=0)
+    assert acc.spent.epsilon == pytest.approx(2.0)
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        tdt.select_top_snp(b, c, 150, 1.0, accountant=acc, rng=gen)
+    assert gen.bit_generator.state == state  # nothing drawn
+    assert acc.spent.epsilon == pytest.approx(2.0)
 
 
 # ---------------------------------------------------------------------------
@@ -173,8 +199,10 @@ class _CachedX:
 
 
 def _pairs(b, c, n, bound, nbrs):
-    x = tdt.problem(b, c, n, bound)
-    return x, [(x, tdt.problem(bn, cn, n, bound)) for bn, cn in nbrs]
+    build = ((lambda bb, cc: tdt.distance_utility_problem(bb, cc, n)) if bound == "distance"
+             else (lambda bb, cc: tdt.problem(bb, cc, n, bound=bound)))
+    x = build(b, c)
+    return x, [(x, build(bn, cn)) for bn, cn in nbrs]
 
 
 def _audit_sps(b, c, n, nbrs, epsilon, bound="thm5"):
@@ -240,7 +268,7 @@ def test_paper_one_sided_sps_audit_reported():
     b, c = np.array([9, 3]), np.array([1, 4])
     x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.neighbours(b, c, N_AUDIT))
     eps = 1.0
-    mech = tdt.paper_one_sided_sps(eps, 2, x.beta_max)
+    mech = tdt_exp.paper_one_sided_sps(eps, 2, x.beta_max)
     params = mech.parameters(x)
     assert params.k + (2 - 1) * params.l / 2 == pytest.approx(1.0)
     assert mech.privacy(x).epsilon == pytest.approx((params.k + params.l) * eps)
@@ -264,11 +292,100 @@ def test_em_pf_audit_all_neighbours(panel):
         assert rep.max_loss <= 2.0
 
 
+@pytest.mark.parametrize("panel", ["random m=2", "corner m=3", "tie m=2"])
+def test_neighbour_distance_em_pf_exact_audit_all_neighbours(panel):
+    """PF / EM on the neighbour-distance utility: loss <= eps on every one-family neighbour."""
+    n = 12
+    if panel == "random m=2":
+        b, c = simulate_tdt(2, n, rng=77)
+    elif panel == "corner m=3":
+        b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
+    else:
+        b, c = np.array([8, 4]), np.array([4, 8])  # tied statistics
+    x, pairs = _pairs(b, c, n, "distance", tdt.neighbours(b, c, n))
+    for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5)):
+        rep = audit(mech, pairs)
+        assert rep.claimed.epsilon == 1.5 and rep.claimed.relation == "replace"
+        assert not rep.violates and rep.max_loss <= 1.5 * (1 + 1e-9), str(rep)
+        assert rep.max_loss > 0.3  # the neighbours do move the utility
+        # negative control: the same selection with a quarter of the noise is caught
+        cheat = type(mech)(6.0)
+        assert audit(cheat, pairs, claimed=Privacy(1.5, 0.0, "replace")).violates
+
+
+def _pf_by_permutations(scores, epsilon):
+    """Permute-and-flip output law by enumerating all orders (independent of the library)."""
+    scores = np.asarray(scores, float)
+    m = scores.size
+    top = scores.max()
+    accept = np.exp(epsilon * (scores - top) / 2.0)
+    out = np.zeros(m)
+    for perm in itertools.permutations(range(m)):
+        reach = 1.0
+        for r in perm:
+            out[r] += reach * accept[r]
+            reach *= 1 - accept[r]
+    return out / math.factorial(m)
+
+
+def _distances_by_levels(b, c, n):
+    """Neighbour distances from Lemma 3 balls over all states (independent of tdt_distance)."""
+    w = 2 * n + 1
+    sb = np.repeat(np.arange(w), w - np.arange(w))
+    sc = np.concatenate([np.arange(w - i) for i in range(w)])
+    chi = np.where(sb + sc > 0, (sb - sc) ** 2 / np.maximum(sb + sc, 1), 0.0)
+    d = [tdt.table_distance(bi, ci, sb, sc) for bi, ci in zip(b, c)]
+    out = []
+    for r in range(len(b)):
+        k = 0
+        while chi[d[r] <= k].max() < max(chi[d[s] <= k].min() for s in range(len(b)) if s != r):
+            k += 1
+        out.append(k)
+    return np.array(out)
+
+
+def test_issue11_justice2020_figures_exact():
+    """Issue #11: Justice et al. 2020 example, eps = 9: SPS 0.47, EM 0.43, ND-PF 0.97 (mean over tables)."""
+    eps = 9.0
+    nd_pf, em, sps = [], [], []
+    for seed in range(20):
+        b, c, n = tdt_real_example(rng=seed)
+        chi = np.asarray(tdt.tdt_statistic(b, c))
+        best = chi == chi.max()
+        dist = _distances_by_levels(b, c, n)
+        np.testing.assert_array_equal(dist, tdt.neighbour_distances(b, c, n))
+        nd_pf.append(_pf_by_permutations(-dist, eps)[best].sum())
+        w = np.exp(eps * (chi - chi.max()) / (2 * tdt.global_sensitivity(n)))
+        em.append((w / w.sum())[best].sum())
+        sps.append(accuracy(SmoothPrivateSelection(eps), tdt.problem(b, c, n)))
+        assert accuracy(PermuteAndFlip(eps), tdt.distance_utility_problem(b, c, n)) == pytest.approx(nd_pf[-1])
+    print(f"Justice 2020, eps = 9, 20 table sets: ND-PF {np.mean(nd_pf):.3f}, EM {np.mean(em):.3f}, "
+          f"SPS {np.mean(sps):.3f}")
+    assert np.mean(nd_pf) == pytest.approx(0.97, abs=0.02)
+    assert np.mean(em) == pytest.approx(0.43, abs=0.03)
+    assert np.mean(sps) == pytest.approx(0.47, abs=0.04)
+
+
+def test_issue11_simulated_20_snps_nd_pf_beats_sps():
+    """20 SNPs, N = 150, eps = 3 (YS's null simulation): ND-PF is many times more accurate than sound SPS."""
+    nd_pf, sps = [], []
+    for seed in range(8):
+        b, c = simulate_tdt(20, 150, rng=seed)
+        chi = np.asarray(tdt.tdt_statistic(b, c))
+        nd = tdt.distance_utility_problem(b, c, 150)
+        np.testing.assert_array_equal(-nd.scores, _distances_by_levels(b, c, 150))
+        nd_pf.append(accuracy(PermuteAndFlip(3.0), nd))
+        sps.append(accuracy(SmoothPrivateSelection(3.0), tdt.problem(b, c, 150)))
+        assert chi[nd.scores == 0].min() == chi.max()
+    print(f"m = 20, N = 150, eps = 3: ND-PF {np.mean(nd_pf):.3f} vs SPS {np.mean(sps):.3f}")
+    assert np.mean(nd_pf) > 5 * np.mean(sps)
+
+
 # ---------------------------------------------------------------------------
 # accuracy table (YS Fig. 1)
 # ---------------------------------------------------------------------------
 
-ALL_MECHS = ["em", "pf"] + [name for name, _, _ in tdt.SPS_CASES.values()]
+ALL_MECHS = ["nd_pf", "em", "pf", "ld"] + [name for name, _, _ in tdt_exp.SPS_CASES.values()]
 
 
 def _by_cell(rows, accounting):
@@ -289,12 +406,13 @@ def _format(rows, accounting):
 
 @pytest.fixture(scope="module")
 def table_rows():
-    return tdt.accuracy_table(n_reps=3, rng=2024, accounting="both")
+    return tdt_exp.accuracy_table(n_reps=3, rng=2024, accounting="both")
 
 
+@pytest.mark.slow
 def test_accuracy_table_structure(table_rows):
     rows = table_rows
-    assert len(rows) == 2 * 4 * 7 * 6
+    assert len(rows) == 2 * 4 * 7 * 8
     assert {r["accounting"] for r in rows} == {"proven", "paper"}
     assert {r["mechanism"] for r in rows} == set(ALL_MECHS)
     assert {r["m"] for r in rows} == {5, 10, 15, 20}
@@ -311,27 +429,31 @@ def test_accuracy_table_structure(table_rows):
     # accuracy is monotone in epsilon for the global-sensitivity mechanisms
     for acc_name in ("proven", "paper"):
         for m in (5, 10, 15, 20):
-            for mech in ("em", "pf"):
+            for mech in ("nd_pf", "em", "pf"):
                 accs = [r["accuracy"] for r in rows if (r["accounting"], r["m"], r["mechanism"]) == (acc_name, m, mech)]
                 assert np.all(np.diff(accs) > 0)
 
 
 def test_accuracy_table_is_exact_mean_over_panels():
-    rows = tdt.accuracy_table(ms=(5,), epsilons=(6.0,), n_reps=2, rng=9)
+    rows = tdt_exp.accuracy_table(ms=(5,), epsilons=(6.0,), n_reps=2, rng=9)
     gen = np.random.default_rng(9)
     panels = [simulate_tdt(5, 150, gen) for _ in range(2)]
-    probs = {bound: [tdt.problem(b, c, 150, bound) for b, c in panels] for bound in ("thm4", "thm5")}
+    probs = {bound: [tdt.problem(b, c, 150, bound=bound) for b, c in panels] for bound in ("thm4", "thm5")}
+    nd = [tdt.distance_utility_problem(b, c, 150) for b, c in panels]
     by_name = {r["mechanism"]: r for r in rows}
     assert by_name["em"]["accuracy"] == pytest.approx(np.mean([accuracy(ExponentialMechanism(6.0), p)
                                                                for p in probs["thm5"]]), rel=1e-12)
     sps = SmoothPrivateSelection(6.0, one_sided=True)
     assert by_name["sps_thm4_one_sided"]["accuracy"] == pytest.approx(
         np.mean([accuracy(sps, p) for p in probs["thm4"]]), rel=1e-12)
+    assert by_name["nd_pf"]["accuracy"] == pytest.approx(np.mean([accuracy(PermuteAndFlip(6.0), p)
+                                                                  for p in nd]), rel=1e-12)
     assert by_name["sps_thm5_one_sided"]["case"] == "IV" and by_name["em"]["case"] == ""
     with pytest.raises(ValueError, match="accounting"):
-        tdt.accuracy_table(accounting="claimed")
+        tdt_exp.accuracy_table(accounting="claimed")
 
 
+@pytest.mark.slow
 def test_accuracy_ordering_paper_and_proven(table_rows):
     print()
     print(_format(table_rows, "paper"))
@@ -348,6 +470,9 @@ def test_accuracy_ordering_paper_and_proven(table_rows):
             assert a["sps_thm4_two_sided"] < a["pf"] and a["sps_thm4_one_sided"] < a["pf"], (acc_name, m, eps, a)
             # one-sided noise beats two-sided noise
             assert a["sps_thm5_one_sided"] > a["sps_thm5_two_sided"], (acc_name, m, eps, a)
+        for (m, eps), a in _by_cell(table_rows, acc_name).items():
+            # the library's default beats every other column, at every (m, eps)
+            assert a["nd_pf"] > max(v for k, v in a.items() if k != "nd_pf"), (acc_name, m, eps, a)
     # the paper's accounting only changes the one-sided cases, giving them slightly more budget
     proven, paper = _by_cell(table_rows, "proven"), _by_cell(table_rows, "paper")
     for cell, accs in paper.items():
@@ -416,3 +541,23 @@ def test_tdt_real_example():
     # the example panel is usable as a selection problem
     b, c, n = tdt_real_example(rng=1)
     assert tdt.problem(b, c, n).n_candidates == 6
+
+
+def test_release_functions_charge_accountant_before_drawing():
+    from dpselect.apps.tdt_release import release_statistic, select_and_release
+
+    b, c = simulate_tdt(4, 60, rng=3)
+    acc = Accountant(3.0)
+    idx, _, total = select_and_release(b, c, 60, 1.0, 1.0, accountant=acc, rng=0)
+    assert total.epsilon == pytest.approx(2.0) and acc.spent.epsilon == pytest.approx(2.0)
+    # the default selection is ND-PF: the same draw as select_top_snp with the same generator state
+    assert idx == tdt.select_top_snp(b, c, 60, 1.0, rng=0)
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        release_statistic(b, c, 60, 0.6, 0, size=2, accountant=acc, rng=gen)  # 1.2 > 1.0 left
+    assert gen.bit_generator.state == state
+    release_statistic(b, c, 60, 0.5, 0, size=2, accountant=acc, rng=gen)
+    assert acc.spent.epsilon == pytest.approx(3.0)
+    with pytest.raises(TypeError):
+        release_statistic(b, c, 60, 0.5, 0, "polynomial")  # keyword-only after index

@@ -8,6 +8,7 @@ arithmetic, and breadth-first search on the (b, c) lattice.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import deque
 from fractions import Fraction
@@ -15,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpselect.apps import tdt
+from dpselect.apps import tdt, tdt_distance
 from dpselect.sensitivity import (
     distance_to_instability_bound,
     thm4_beta_max,
@@ -66,7 +67,7 @@ def bf_bfs(sources, n: int) -> dict:
     return dist
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bf_space(n: int):
     """states, b array, c array, exact LS dict."""
     states = bf_states(n)
@@ -178,13 +179,15 @@ def test_gs_and_unstable_distance_match_multisource_bfs(n):
     gs = max(ls.values())
     gd = bf_bfs([s for s in states if ls[s] == gs], n)
     np.testing.assert_array_equal(tdt.gs_distance(b, c, n), [gd[s] for s in states])
-    for threshold in (6, 3, 4.5):
+    for threshold in (6, 6.5, 7):
         if threshold >= gs:
             continue
         ud = bf_bfs([s for s in states if ls[s] > threshold], n)
         np.testing.assert_array_equal(
             tdt.unstable_distance(b, c, n, threshold=threshold), [ud[s] for s in states]
         )
+    with pytest.raises(ValueError, match="threshold must be >= 6"):
+        tdt.unstable_distance(b, c, n, threshold=4.5)
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +263,7 @@ def test_thm4_bound_is_exact_smooth_sensitivity():
         assert s[i] == pytest.approx(s_star, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_panel_max_bound_is_smooth_over_neighbours():
     # S(x) = max_r S(x, r) over a 3-SNP panel, all (over-approximated) neighbours
     n = 20
@@ -360,7 +364,227 @@ def test_bad_inputs():
         tdt.beta_max(30, bound="thm6")
     with pytest.raises(ValueError, match="threshold"):
         tdt.beta_max(4, bound="thm5")  # GS = 6: U = {LS > 6} empty
-    with pytest.raises(ValueError, match="n_families"):
-        tdt.gs_distance([1], [1], tdt.MAX_TABLE_FAMILIES + 1)
+    with pytest.raises(ValueError, match="threshold must be >= 6"):
+        tdt.problem([1], [2], 30, threshold=3)
+    # no state-space table: any N works
+    assert tdt.gs_distance([1], [1], 10**7).tolist() == [10**7 - 1]  # to (2, 2N - 2): ceil((2N - 2)/2)
     with pytest.raises(ValueError, match="1-D"):
         tdt.neighbours([[1]], [[1]], 5)
+
+
+# ---------------------------------------------------------------------------
+# closed forms vs a vectorised breadth-first search over the whole state space
+# (the reference the library used to ship; kept here for tests only)
+# ---------------------------------------------------------------------------
+
+def _state_arrays(n: int):
+    w = 2 * n + 1
+    sb = np.repeat(np.arange(w, dtype=np.int64), w - np.arange(w))
+    sc = np.arange(sb.size, dtype=np.int64) - np.repeat(np.cumsum(w - np.arange(w)) - (w - np.arange(w)),
+                                                        w - np.arange(w))
+    return sb, sc
+
+
+def _index(n: int, b, c):
+    w = 2 * n + 1
+    return b * w - (b * (b - 1)) // 2 + c
+
+
+def _bfs_reference(n: int, sources: np.ndarray) -> np.ndarray:
+    """Multi-source BFS on the move graph (every state, by index)."""
+    sb, sc = _state_arrays(n)
+    dist = np.full(sb.size, -1, dtype=np.int64)
+    frontier = np.flatnonzero(sources)
+    dist[frontier] = 0
+    k = 0
+    while frontier.size:
+        fb, fc = sb[frontier], sc[frontier]
+        nxt = []
+        for db, dc in BF_MOVES:
+            b2, c2 = fb + db, fc + dc
+            ok = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
+            nxt.append(_index(n, b2[ok], c2[ok]))
+        cand = np.unique(np.concatenate(nxt))
+        frontier = cand[dist[cand] < 0]
+        k += 1
+        dist[frontier] = k
+    assert (dist >= 0).all()
+    return dist
+
+
+def _exact_ls_above(n: int, sb, sc, num_t: int, den_t: int):
+    """(LS == GS, LS > num_t/den_t) decided in exact integer arithmetic, and float LS."""
+    gs_num, gs_den = (2, 1) if n == 1 else (8 * (n - 1), n)
+    p1, q1 = (sb - sc) ** 2, np.maximum(sb + sc, 1)
+    in_g = np.zeros(sb.size, bool)
+    above = np.zeros(sb.size, bool)
+    for db, dc in BF_MOVES:
+        b2, c2 = sb + db, sc + dc
+        ok = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
+        q2 = np.maximum(b2 + c2, 1)
+        num, den = np.abs(p1 * q2 - (b2 - c2) ** 2 * q1), q1 * q2
+        in_g |= ok & (num * gs_den == gs_num * den)
+        above |= ok & (num * den_t > num_t * den)
+    return in_g, above
+
+
+def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=None):
+    sb, sc = _state_arrays(n)
+    gs = tdt.global_sensitivity(n)
+    ls = tdt.local_sensitivity(sb, sc, n)
+    in_g, _ = _exact_ls_above(n, sb, sc, 6, 1)
+    gd = _bfs_reference(n, in_g)
+    idx = np.arange(sb.size) if sample is None else sample
+    np.testing.assert_array_equal(tdt.gs_distance(sb[idx], sc[idx], n), gd[idx])
+    ls_g = np.where(in_g, gs, ls)
+    if sample is None:
+        assert tdt.beta_max(n, "thm4") == thm4_beta_max(gs, ls_g, gd)
+    for num_t, den_t in thresholds:
+        t = num_t / den_t
+        if t >= gs:
+            continue
+        _, in_u = _exact_ls_above(n, sb, sc, num_t, den_t)
+        ud = _bfs_reference(n, in_u)
+        np.testing.assert_array_equal(tdt.unstable_distance(sb[idx], sc[idx], n, threshold=t), ud[idx])
+        if sample is None:
+            assert tdt.beta_max(n, "thm5", t) == thm5_beta_max(gs, ls, ud)
+
+
+@pytest.mark.parametrize("n", list(range(1, 13)) + [30, 77])
+def test_closed_forms_equal_bfs_every_state(n):
+    _check_against_bfs(n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [150, 233, 300])
+def test_closed_forms_equal_bfs_every_state_large(n):
+    _check_against_bfs(n)
+
+
+@pytest.mark.slow
+def test_closed_forms_equal_bfs_random_states_n2000():
+    n = 2000
+    rng = np.random.default_rng(2000)
+    sb, _ = _state_arrays(n)
+    _check_against_bfs(n, thresholds=((6, 1),), sample=rng.integers(0, sb.size, size=20_000))
+
+
+# ---------------------------------------------------------------------------
+# neighbour-distance utility (SPEC §9.1)
+# ---------------------------------------------------------------------------
+
+def _ball_extremes(n: int):
+    """{state: (hi_k, lo_k) for k = 0..n+1} by BFS from every state (exact Fractions)."""
+    states = bf_states(n)
+    out = {}
+    for s in states:
+        dist = bf_bfs([s], n)
+        out[s] = [(max(bf_chi(*y) for y in states if dist[y] <= k), min(bf_chi(*y) for y in states if dist[y] <= k))
+                  for k in range(n + 2)]
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_reach_extremes_equal_bfs(n):
+    for (b, c), ext in _ball_extremes(n).items():
+        ks = np.arange(n + 2)
+        hi = tdt_distance.reach_max(abs(b - c), b + c, ks, n)
+        lo = tdt_distance.reach_min(abs(b - c), b + c, ks, n)
+        np.testing.assert_array_equal(hi, [float(h) for h, _ in ext])
+        np.testing.assert_array_equal(lo, [float(x) for _, x in ext])
+
+
+def _nd_brute(panel, n, ext):
+    """d_r = min k with hi_r(k) >= max_{s != r} lo_s(k), from BFS balls (exact)."""
+    out = []
+    for r, t in enumerate(panel):
+        k = 0
+        while True:
+            others = [ext[u][k][1] for s, u in enumerate(panel) if s != r]
+            if not others or ext[t][k][0] >= max(others):
+                break
+            k += 1
+        out.append(k)
+    return out
+
+
+@pytest.mark.slow
+def test_neighbour_distances_equal_bfs_and_sensitivity_one_exhaustive_n4():
+    n = 4
+    ext = _ball_extremes(n)
+    states = bf_states(n)
+    util = {}
+    for x in itertools.product(states, repeat=2):
+        got = tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n)
+        assert got.tolist() == _nd_brute(x, n, ext), x
+        util[x] = got
+    worst = 0
+    for x, ux in util.items():
+        for b2, c2 in tdt.neighbours([t[0] for t in x], [t[1] for t in x], n):
+            uy = util[tuple(zip(b2.tolist(), c2.tolist()))]
+            worst = max(worst, int(np.abs(ux - uy).max()))
+    assert worst == 1  # attained, never exceeded
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_neighbour_distance_sensitivity_one_exhaustive_small_n(n):
+    states = bf_states(n)
+    util = {x: tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n)
+            for x in itertools.product(states, repeat=2)}
+    for x, ux in util.items():
+        for b2, c2 in tdt.neighbours([t[0] for t in x], [t[1] for t in x], n):
+            assert np.abs(ux - util[tuple(zip(b2.tolist(), c2.tolist()))]).max() <= 1
+
+
+@pytest.mark.slow
+def test_neighbour_distances_random_n40_m4_against_brute_force_and_lipschitz():
+    n = 40
+    rng = np.random.default_rng(40)
+    states = bf_states(n)
+    moves = [(0, 0)] + BF_MOVES
+    ext = {}
+    worst = 0
+    for _ in range(150):
+        x = [states[i] for i in rng.integers(0, len(states), size=4)]
+        y = []
+        for b, c in x:
+            while True:
+                db, dc = moves[rng.integers(len(moves))]
+                if b + db >= 0 and c + dc >= 0 and b + db + c + dc <= 2 * n:
+                    y.append((b + db, c + dc))
+                    break
+        ux = tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n)
+        uy = tdt.neighbour_distances([t[0] for t in y], [t[1] for t in y], n)
+        worst = max(worst, int(np.abs(ux - uy).max()))
+        for t in x[:1]:
+            if t not in ext:
+                ext[t] = None
+    assert worst <= 1
+    # distances against the Lemma-3 brute force on a few panels
+    sb, sc = _state_arrays(n)
+    chi = np.where(sb + sc > 0, (sb - sc) ** 2 / np.maximum(sb + sc, 1), 0.0)
+    for _ in range(20):
+        x = [states[i] for i in rng.integers(0, len(states), size=4)]
+        d = [tdt.table_distance(b, c, sb, sc) for b, c in x]
+        expect = []
+        for r in range(4):
+            k = 0
+            while not chi[d[r] <= k].max() >= max(chi[d[s] <= k].min() for s in range(4) if s != r):
+                k += 1
+            expect.append(k)
+        assert tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n).tolist() == expect
+
+
+def test_neighbour_distances_large_panel_and_validation():
+    rng = np.random.default_rng(0)
+    n = 500
+    s = rng.binomial(2 * n, 2 / 3, size=200_000)
+    b = rng.binomial(s, 0.5)
+    b[7] = s[7]  # one strong signal
+    d = tdt.neighbour_distances(b, s - b, n)
+    assert d[7] == 0 and (d[np.arange(d.size) != 7] > 0).all()
+    assert tdt.neighbour_distances([3], [1], 5).tolist() == [0]
+    with pytest.raises(ValueError, match="1-D"):
+        tdt.neighbour_distances([[1, 2]], [[1, 2]], 5)
+    with pytest.raises(ValueError, match="n_families"):
+        tdt.neighbour_distances([6], [5], 5)

@@ -273,6 +273,50 @@ def _error(msg: str) -> int:
     return 2
 
 
+# ---------------------------------------------------------------------- tdt (GWAS top-k)
+if app is not None:
+
+    @app.command("tdt")
+    def tdt_command(
+        file: Path = typer.Argument(..., help="PLINK 1 fileset (prefix, or the .bed/.bim/.fam path) of trios"),
+        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
+        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+        mechanism: str = typer.Option("nd_pf", "--mechanism",
+                                      help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
+        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
+        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+        chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
+    ) -> None:
+        """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
+
+        Prints the selected SNP ids and the guarantee only: the counts and
+        statistics are private and never printed.
+        """
+        from .apps.gwas import transmission_counts
+        from .apps.tdt import select_top_snps
+
+        if not np.isfinite(epsilon) or epsilon <= 0:
+            raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
+        if k < 1:
+            raise ValueError(f"--k must be >= 1, got {k}")
+        if seed is not None and seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {seed}")
+        if chunk_snps < 1:
+            raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
+        if file.is_dir():
+            raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
+        counts = transmission_counts(file, chunk_snps=chunk_snps, scheduler=scheduler)
+        if k > counts.b.size:
+            raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
+        out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
+                              labels=list(counts.snp_ids))
+        for rank, snp in enumerate(out.labels or [], start=1):
+            typer.echo(f"{rank}\t{snp}")
+        typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
+                   f"{counts.n_families} trios, {counts.b.size} SNPs")
+        typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpselect`` console script; returns the exit status."""
     if app is None:  # pragma: no cover

@@ -19,8 +19,8 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
   keeps eps-DP and lowers the noise (alpha' grows).  k* depends only on
   (N, eps, noise), never on the data.
 * :func:`select_and_release` selects one SNP with a selection mechanism
-  (epsilon_select; default YS's Smooth Private Selection on
-  :func:`dpselect.apps.tdt.problem`) and then releases its statistic
+  (epsilon_select; default PF on the neighbour-distance utility, as
+  :func:`dpselect.apps.tdt.select_top_snp`) and then releases its statistic
   (epsilon_release); by sequential (adaptive) composition the total is
   (epsilon_select + epsilon_release)-DP (Privacy ``+``).
 """
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_epsilon, check_int, check_random_state
-from ..mechanisms.registry import resolve_mechanism
+from ..accounting import Accountant, charge
 from ..mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
 from ..privacy import Privacy
 from . import tdt
@@ -83,11 +83,12 @@ def release_statistic(
     n_families: int,
     epsilon: float,
     index: int,
+    *,
     noise: str = "polynomial",
     gamma: float = 4,
     k: float = 1.0,
     rng: Any = None,
-    *,
+    accountant: Accountant | None = None,
     df: float = 3,
     threshold: float = 6,
     size: Any = None,
@@ -105,6 +106,7 @@ def release_statistic(
     rng : None, int seed or numpy Generator.
     size : None (one release) or a number of independent releases (each
         costs epsilon; for studying the error distribution).
+    accountant : charged with ``size`` (or 1) times epsilon before any draw.
 
     Returns the released value (float, or ndarray for ``size``; not clipped at 0).
     """
@@ -117,6 +119,8 @@ def release_statistic(
         raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {idx}")
     mech = release_mechanism(n, epsilon, noise, gamma, k, df=df, threshold=threshold)
     bounds = np.atleast_1d(tdt.smooth_upper_bound(b, c, n, mech.beta, "thm5", threshold))
+    draws = 1 if size is None else check_int(size, "size", minimum=1)
+    charge(accountant, Privacy(mech.privacy().epsilon * draws, 0.0, _RELATION, "TDT release (YS Thm 1)"))
     return mech.release(float(scores[idx]), float(bounds[idx]), rng=rng, size=size)
 
 
@@ -126,9 +130,10 @@ def select_and_release(
     n_families: int,
     epsilon_select: float,
     epsilon_release: float,
-    mechanism: Any = "sps",
-    rng: Any = None,
     *,
+    mechanism: Any = "nd_pf",
+    rng: Any = None,
+    accountant: Accountant | None = None,
     noise: str = "polynomial",
     gamma: float = 4,
     k: float = 1.0,
@@ -138,9 +143,12 @@ def select_and_release(
 
     Parameters
     ----------
-    mechanism : a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
-        (default "sps": YS's one-sided P_4 smooth private selection) or a
-        mechanism instance (its ``epsilon`` must equal ``epsilon_select``).
+    mechanism : "nd_pf" (default: PF on the neighbour-distance utility, as
+        :func:`dpselect.apps.tdt.select_top_snp`), "nd_em", a name of
+        :data:`dpselect.mechanisms.registry.MECHANISM_NAMES` on the chi2
+        scores (e.g. "sps", YS's smooth private selection), or a mechanism
+        instance (its ``epsilon`` must equal ``epsilon_select``).
+    accountant : charged with the total before any randomness is drawn.
     noise, gamma, k : of the release (see :func:`release_statistic`).
 
     The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
@@ -151,11 +159,13 @@ def select_and_release(
     epsilon_select = check_epsilon(epsilon_select, "epsilon_select")
     epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
     n = check_int(n_families, "n_families", minimum=1)
-    problem = tdt.problem(b, c, n, "thm5", threshold)
-    mech = resolve_mechanism(mechanism, epsilon_select)
+    mech, utility = tdt._resolve(mechanism, epsilon_select, None, {})
+    problem = tdt._build(utility, b, c, n, "thm5", threshold, None, mech)
     rel = release_mechanism(n, epsilon_release, noise, gamma, k, threshold=threshold)
-    privacy_select = mech.privacy(problem)
+    total = mech.privacy(problem) + rel.privacy()
+    charge(accountant, total)
     gen = check_random_state(rng)
     index = int(mech.select(problem, rng=gen))
-    value = release_statistic(b, c, n, epsilon_release, index, noise, gamma, k, gen, threshold=threshold)
-    return index, value, privacy_select + rel.privacy()
+    value = release_statistic(b, c, n, epsilon_release, index, noise=noise, gamma=gamma, k=k, rng=gen,
+                              threshold=threshold)
+    return index, value, total

@@ -1,5 +1,9 @@
 """Yamamoto & Shibuya (IPCCC 2024): private top-SNP selection by the TDT statistic.
 
+* Baselines next to the paper's mechanisms: ND-PF (permute-and-flip on the
+  neighbour-distance utility, SPEC §9.1 -- the library's default and the best
+  sound mechanism measured) and local dampening (LD); claim rows compare
+  ND-PF with the paper's SPS.
 * Fig. 1 / Fig. 2 -- exact accuracy (probability of returning the SNP with the
   largest chi2_TDT) of EM, PF and Smooth Private Selection in the paper's four
   cases (I: Thm 4 bound, two-sided; II: Thm 4, one-sided; III: Thm 5,
@@ -16,9 +20,10 @@
   the one-off state-space tables for N are built before timing.  Times go to
   ``timings.csv`` (not deterministic).
 * Table II -- the real-data example of the EnhancedSPS follow-up: the six
-  significant SNPs of Justice et al. (2020) (N = 215 trios), tables
-  regenerated from the published statistics (``datasets.tdt_real_example``;
-  a fresh draw per repetition), exact accuracies of EM, PF and SPS cases.
+  significant SNPs of Justice et al. (2020) (N = 215 trios): with a data
+  directory, the notebooks' printed tables (``tdt_justice2020/``, one table
+  set per repetition); otherwise tables regenerated from the published
+  statistics (``datasets.tdt_real_example``); exact accuracies.
 """
 
 from __future__ import annotations
@@ -29,20 +34,132 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_epsilon, check_int, check_random_state
 from ..analysis import accuracy
 from ..apps import tdt as tdt_app
-from ..datasets import simulate_tdt, tdt_real_example
-from ..mechanisms import ExponentialMechanism, PermuteAndFlip, SmoothPrivateSelection
+from ..datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
+from ..mechanisms import ExponentialMechanism, LocalDampening, Mechanism, PermuteAndFlip, SmoothPrivateSelection
+from ..noise import PolynomialTail
+from ..problem import SelectionProblem
 from ._plotting import fmt, group, md_table, new_figure, save_figure
-from .runner import Claim, Task
+from .runner import Claim, Task, require_file
 
 TITLE = "Private top-SNP selection by TDT (Yamamoto & Shibuya, IPCCC 2024)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 N_FAMILIES = 150
-MECH_ORDER = ("em", "pf", "sps_thm4_two_sided", "sps_thm4_one_sided", "sps_thm5_two_sided", "sps_thm5_one_sided")
-CASE = {"em": "EM", "pf": "PF", "sps_thm4_two_sided": "SPS I", "sps_thm4_one_sided": "SPS II",
-        "sps_thm5_two_sided": "SPS III", "sps_thm5_one_sided": "SPS IV"}
+MECH_ORDER = ("nd_pf", "em", "pf", "ld", "sps_thm4_two_sided", "sps_thm4_one_sided", "sps_thm5_two_sided",
+              "sps_thm5_one_sided")
+CASE = {"nd_pf": "ND-PF", "em": "EM", "pf": "PF", "ld": "LD", "sps_thm4_two_sided": "SPS I",
+        "sps_thm4_one_sided": "SPS II", "sps_thm5_two_sided": "SPS III", "sps_thm5_one_sided": "SPS IV"}
+SPS_NAMES = ("sps_thm4_two_sided", "sps_thm4_one_sided", "sps_thm5_two_sided", "sps_thm5_one_sided")
+REAL_CSV = "tdt_justice2020/enhancedsps_example_bc.csv"
+
+#: YS's four SPS cases: case -> (mechanism name, bound, one_sided).
+SPS_CASES: dict[str, tuple[str, str, bool]] = {
+    "I": ("sps_thm4_two_sided", "thm4", False),
+    "II": ("sps_thm4_one_sided", "thm4", True),
+    "III": ("sps_thm5_two_sided", "thm5", False),
+    "IV": ("sps_thm5_one_sided", "thm5", True),
+}
+
+_ACCOUNTINGS = ("proven", "paper")
+
+
+def paper_one_sided_sps(epsilon: float, m: int, beta_max: float, gamma: float = 4.0,
+                        kappa: float = 0.5) -> SmoothPrivateSelection:
+    """One-sided SPS with the split of YS Thm 3 as published: k + (m-1) l / 2 = 1.
+
+    l = min(2 (1 - kappa)/(m - 1), beta_max / (beta(1) eps)) (shrunk by 1e-12)
+    and k = 1 - (m - 1) l / 2.  The paper claims eps-DP; YS-supp retracts the
+    proof (SPEC §3.2, errata 2) and ``privacy()`` reports the proven
+    (k + m l / 2) eps.  For reproducing the paper's accounting only.
+    """
+    epsilon = check_epsilon(epsilon)
+    m = check_int(m, "m", minimum=2)
+    beta_unit = float(PolynomialTail(gamma).admissible(1.0)[1])  # beta(e) = e beta(1)
+    l = min(2.0 * (1.0 - kappa) / (m - 1), beta_max / (beta_unit * epsilon) * (1.0 - 1e-12))
+    k = 1.0 - (m - 1) * l / 2.0
+    return SmoothPrivateSelection(epsilon, gamma=gamma, one_sided=True, k=k, l=l)
+
+
+def _mechanisms(eps: float, m: int, n: int, accounting: str, gamma: float = 4.0, kappa: float = 0.5,
+                threshold: float = 6) -> list[tuple[str, str, str, Mechanism]]:
+    """(name, case, problem kind, mechanism): kind is "distance" or the SPS bound of the chi2 problem."""
+    mech: Mechanism
+    out: list[tuple[str, str, str, Mechanism]] = [
+        ("nd_pf", "", "distance", PermuteAndFlip(eps)),
+        ("em", "", "thm5", ExponentialMechanism(eps)),
+        ("pf", "", "thm5", PermuteAndFlip(eps)),
+        ("ld", "", "thm5", LocalDampening(eps)),
+    ]
+    for case, (name, bound, one_sided) in SPS_CASES.items():
+        if accounting == "paper" and one_sided:
+            mech = paper_one_sided_sps(eps, m, tdt_app.beta_max(n, bound, threshold), gamma, kappa)
+        else:
+            mech = SmoothPrivateSelection(eps, gamma=gamma, one_sided=one_sided, kappa=kappa)
+        out.append((name, case, bound, mech))
+    return out
+
+
+def _problems(b: np.ndarray, c: np.ndarray, n: int, threshold: float = 6) -> dict[str, SelectionProblem]:
+    out = {bound: tdt_app.problem(b, c, n, bound=bound, threshold=threshold) for bound in ("thm4", "thm5")}
+    out["distance"] = tdt_app.distance_utility_problem(b, c, n)
+    return out
+
+
+def accuracy_table(ms: Any = (5, 10, 15, 20), epsilons: Any = (3, 6, 9, 12, 15, 18, 21), n_families: int = 150,
+                   n_reps: int = 40, *, rng: Any = None, accounting: str = "proven", gamma: float = 4.0,
+                   kappa: float = 0.5, threshold: float = 6) -> list[dict[str, Any]]:
+    """Exact top-SNP accuracy of ND-PF, EM, PF, LD and SPS cases (I)-(IV) (YS §V-B, Fig. 1).
+
+    For each m, ``n_reps`` panels from :func:`dpselect.datasets.simulate_tdt`
+    (N = ``n_families``); on each the accuracy (probability of an SNP with
+    the largest chi2) is computed exactly from the output distribution
+    (:func:`dpselect.analysis.accuracy`) and averaged; the same panels serve
+    every epsilon and mechanism.  "nd_pf" is permute-and-flip on the
+    neighbour-distance utility (the library's default; distance 0 exactly on
+    the optimal SNPs, so accuracy has the same meaning).  accounting:
+    "proven" (every mechanism at the same proven epsilon), "paper" (the
+    one-sided SPS cases with YS's published Thm 3 split), or "both".
+    Rows: m, epsilon, mechanism, case, accuracy, accounting, epsilon_proven.
+    """
+    if accounting not in _ACCOUNTINGS + ("both",):
+        raise ValueError(f"accounting must be one of {_ACCOUNTINGS + ('both',)}, got {accounting!r}")
+    accountings = _ACCOUNTINGS if accounting == "both" else (accounting,)
+    n = check_int(n_families, "n_families", minimum=1)
+    n_reps = check_int(n_reps, "n_reps", minimum=1)
+    ms = [check_int(m, "m", minimum=2) for m in np.atleast_1d(ms).tolist()]
+    epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilons).tolist()]
+    gen = check_random_state(rng)
+    rows: dict[str, list[dict[str, Any]]] = {a: [] for a in accountings}
+    for m in ms:
+        problems = [_problems(b, c, n, threshold) for b, c in (simulate_tdt(m, n, gen) for _ in range(n_reps))]
+        memo: dict[tuple[Mechanism, str], float] = {}
+        for eps in epsilons:
+            for acc_name in accountings:
+                for name, case, kind, mech in _mechanisms(eps, m, n, acc_name, gamma, kappa, threshold):
+                    if (mech, kind) not in memo:
+                        memo[(mech, kind)] = float(np.mean([accuracy(mech, p[kind]) for p in problems]))
+                    rows[acc_name].append({"m": m, "epsilon": eps, "mechanism": name, "case": case,
+                                           "accuracy": memo[(mech, kind)], "accounting": acc_name,
+                                           "epsilon_proven": mech.privacy(problems[0][kind]).epsilon})
+    return [row for a in accountings for row in rows[a]]
+
+
+def real_tables(data_dir: Path | None, rep: int, rng: Any) -> tuple[np.ndarray, np.ndarray, int, str]:
+    """(b, c, N, source) of the Justice et al. 2020 example: the notebooks' printed tables if
+    ``data_dir`` is given (table set ``rep`` mod 7), else regenerated from the statistics."""
+    if data_dir is None:
+        b, c, n = tdt_real_example(rng)
+        return b, c, n, "regenerated"
+    path = require_file(data_dir, REAL_CSV, what="TDT (Justice et al. 2020 example)")
+    table = np.genfromtxt(path, delimiter=",", names=True)
+    sets = np.unique(table["notebook_epsilon"])
+    pick = table[table["notebook_epsilon"] == sets[rep % sets.size]]
+    pick = pick[np.argsort(pick["snp_index"])]
+    return (pick["b"].astype(np.int64), pick["c"].astype(np.int64), JUSTICE2020_N_FAMILIES,
+            f"{REAL_CSV} (notebook eps = {sets[rep % sets.size]:g})")
 
 
 def grid(quick: bool) -> dict[str, Any]:
@@ -63,19 +180,8 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     for m in g["runtime_ms"]:
         out.append(Task(("runtime", m, 0), {"kind": "runtime", "m": m, "repeats": 3}))
     for rep in range(g["real_reps"]):
-        out.append(Task(("real", 6, rep), {"kind": "real", "rep": rep, "epsilons": g["eps"]}))
-    return out
-
-
-def _real_mechanisms(eps: float, m: int, n: int, accounting: str) -> list[tuple[str, str, Any]]:
-    out: list[tuple[str, str, Any]] = [("em", "thm5", ExponentialMechanism(eps)), ("pf", "thm5", PermuteAndFlip(eps))]
-    for name, bound, one_sided in (("sps_thm4_two_sided", "thm4", False), ("sps_thm4_one_sided", "thm4", True),
-                                   ("sps_thm5_two_sided", "thm5", False), ("sps_thm5_one_sided", "thm5", True)):
-        if accounting == "paper" and one_sided:
-            mech = tdt_app.paper_one_sided_sps(eps, m, tdt_app.beta_max(n, bound))
-        else:
-            mech = SmoothPrivateSelection(eps, one_sided=one_sided)
-        out.append((name, bound, mech))
+        out.append(Task(("real", 6, rep), {"kind": "real", "rep": rep, "epsilons": g["eps"],
+                                           "data_dir": None if data_dir is None else str(data_dir)}))
     return out
 
 
@@ -84,7 +190,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     rng = np.random.default_rng(seed)
     kind = kw["kind"]
     if kind == "accuracy":
-        rows = tdt_app.accuracy_table(ms=(kw["m"],), epsilons=kw["epsilons"], n_families=N_FAMILIES,
+        rows = accuracy_table(ms=(kw["m"],), epsilons=kw["epsilons"], n_families=N_FAMILIES,
                                       n_reps=kw["n_reps"], rng=rng, accounting="both")
         return [{"table": "fig1", "m": r["m"], "chunk": kw["chunk"], "n_reps": kw["n_reps"], "epsilon": r["epsilon"],
                  "accounting": r["accounting"], "mechanism": r["mechanism"], "case": r["case"],
@@ -101,24 +207,24 @@ def run_task(task: Task, seed: Any) -> list[dict]:
             times, picks = [], []
             for _ in range(kw["repeats"]):
                 t0 = time.perf_counter()
-                prob = tdt_app.problem(b, c, N_FAMILIES)
+                prob = tdt_app.problem(b, c, N_FAMILIES)  # the Thm 5 bounds are evaluated by SPS's select
                 picks.append(int(mech.select(prob, rng=rng)))
                 times.append(time.perf_counter() - t0)
             rows.append({"table": "table1", "m": m, "mechanism": mech_name, "epsilon": 10.0,
                          "selected_first": picks[0], "median_seconds": float(np.median(times))})
         return rows
     # real-data example
-    b, c, n = tdt_real_example(rng)
-    m = b.size
-    problems = {bound: tdt_app.problem(b, c, n, bound) for bound in ("thm4", "thm5")}
+    data_dir = kw.get("data_dir")
+    b, c, n, source = real_tables(None if data_dir is None else Path(data_dir), kw["rep"], rng)
+    problems = _problems(b, c, n)
     rows = []
     for eps in kw["epsilons"]:
         for accounting in ("proven", "paper"):
-            for name, bound, mech in _real_mechanisms(eps, m, n, accounting):
-                prob = problems[bound]
-                rows.append({"table": "table2", "m": m, "rep": kw["rep"], "epsilon": eps, "accounting": accounting,
-                             "mechanism": name, "accuracy": accuracy(mech, prob),
-                             "epsilon_proven": mech.privacy(prob).epsilon,
+            for name, _, kind, selector in _mechanisms(eps, b.size, n, accounting):
+                prob = problems[kind]
+                rows.append({"table": "table2", "m": b.size, "rep": kw["rep"], "epsilon": eps,
+                             "accounting": accounting, "mechanism": name, "accuracy": accuracy(selector, prob),
+                             "epsilon_proven": selector.privacy(prob).epsilon, "source": source,
                              "b": " ".join(map(str, b)), "c": " ".join(map(str, c))})
     return rows
 
@@ -133,8 +239,9 @@ def _fig1_means(rows: list[dict]) -> dict[tuple, float]:
 
 
 def _real_means(rows: list[dict]) -> dict[tuple, float]:
+    table2 = [r for r in rows if r["table"] == "table2"]
     return {k: float(np.mean([r["accuracy"] for r in g]))
-            for k, g in group([r for r in rows if r["table"] == "table2"], "accounting", "epsilon", "mechanism").items()}
+            for k, g in group(table2, "accounting", "epsilon", "mechanism").items()}
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
@@ -197,12 +304,38 @@ def claims(rows: list[dict]) -> list[Claim]:
                 "SPS Thm 5 > EM, PF for eps >= 9 (YS Fig. 1)", all(wins), note,
             ))
     # Thm 5 (distance to instability) beats Thm 4 (exact smooth sensitivity at tiny beta)
-    cells = [(a, m, e) for (a, m, e, mech) in means if mech == "em" and a == "proven"]
-    if cells:
-        wins = [means[(a, m, e, "sps_thm5_one_sided")] >= means[(a, m, e, "sps_thm4_one_sided")] for a, m, e in cells]
+    runs = [(a, m, e) for (a, m, e, mech) in means if mech == "em" and a == "proven"]
+    if runs:
+        wins = [means[(a, m, e, "sps_thm5_one_sided")] >= means[(a, m, e, "sps_thm4_one_sided")] for a, m, e in runs]
         out.append(Claim(
             "The Thm 5 bound gives higher accuracy than the Thm 4 bound (case IV vs II)",
             f"{sum(wins)}/{len(wins)} cells", "Thm 5 better (YS §V-B)", all(wins),
+        ))
+    return out + _best_sound_claims(means, _real_means(rows))
+
+
+def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> list[Claim]:
+    """ND-PF (the library's default) vs the paper's mechanism, simulated panels and Table II."""
+    out = []
+    cells = sorted({(m, e) for (a, m, e, mech) in means if a == "proven" and mech == "nd_pf"})
+    if cells:
+        gaps = [means[("proven", m, e, "nd_pf")] - means[("proven", m, e, "sps_thm5_one_sided")] for m, e in cells]
+        out.append(Claim(
+            "Best sound mechanism vs the paper's mechanism: PF on the neighbour-distance utility vs SPS IV",
+            f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
+            f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
+            "paper: SPS IV (no distance-utility baseline)", None,
+            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)",
+        ))
+    eps_r = sorted({e for (a, e, mech) in real if a == "proven"})
+    if eps_r:
+        wins = [real[("proven", e, "nd_pf")] > max(real[("proven", e, x)] for x in SPS_NAMES) for e in eps_r]
+        out.append(Claim(
+            "Table II (Justice et al. 2020 example): ND-PF beats every SPS case",
+            f"{sum(wins)}/{len(wins)} epsilons; at eps = {fmt(eps_r[-1])}: ND-PF "
+            f"{fmt(real[('proven', eps_r[-1], 'nd_pf')])} vs best SPS "
+            f"{fmt(max(real[('proven', eps_r[-1], x)] for x in SPS_NAMES))}",
+            "paper: SPS cases only", all(wins), "proven accounting",
         ))
     return out
 
@@ -212,7 +345,7 @@ def summary(rows: list[dict]) -> str:
     parts = []
     for accounting in ("paper", "proven"):
         table = []
-        for (a, m, e, mech) in sorted({k for k in means if k[0] == accounting and k[3] == "em"}):
+        for (a, m, e, _) in sorted({k for k in means if k[0] == accounting and k[3] == "em"}):
             table.append([str(m), fmt(e)] + [means[(a, m, e, x)] for x in MECH_ORDER])
         if table:
             parts.append(f"Fig. 1/2 -- mean exact accuracy, {accounting} accounting:\n\n"
@@ -242,5 +375,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "Under the paper's accounting the one-sided cases' proven guarantee is slightly above epsilon "
         "(column epsilon_proven of results.csv; YS-supp retracts Thm 3).",
         "The mapping 'Fig. 1 = accuracy vs epsilon, Fig. 2 = accuracy vs m' is ours (same computations).",
-        "The real-data tables are regenerated from the published statistics (only chi2 values are published).",
+        "Table II: " + ("the EnhancedSPS notebooks' printed tables from " + str(data_dir) if data_dir is not None
+                        else "tables regenerated from the published statistics (only chi2 values are published); "
+                             "--data-dir uses the notebooks' printed tables") + ".",
+        "ND-PF = permute-and-flip on the neighbour-distance utility (SPEC §9.1), select_top_snp's default.",
     ]

@@ -1,0 +1,398 @@
+"""TDT sensitivities in closed form (Yamamoto & Shibuya §V; SPEC.md §4.4).
+
+A table is ``(b, c)`` with ``b, c >= 0`` and ``b + c <= 2N`` (N families);
+chi2(b, c) = (b - c)^2 / (b + c).  One family replaced moves a table by one
+*table-level move* ``(db, dc)``, ``|db|, |dc|, |db + dc| <= 2`` (:data:`MOVES`),
+and the path metric of these moves (YS-supp Lemma 3) is the hexagonal norm
+
+    d((b, c), (b', c')) = ceil(max(|db|, |dc|, |db + dc|) / 2).
+
+Closed forms (no state-space table, no breadth-first search):
+
+* ``G = {LS = GS}``: for N >= 5 only the swap moves (-+2, +-2) reach GS
+  (Lemma 2: every other move changes chi2 by <= 6 < GS), and
+  8 |b - c -+ 2| / (b + c) = 8 (N - 1)/N forces b + c = 2N, so
+  G = {(2N, 0), (2N - 2, 2), (0, 2N), (2, 2N - 2)}; N <= 4 enumerates its
+  <= 45 states.  gd = min over G of the Lemma 3 distance: O(1) per table.
+* ``U = {LS > T}`` for 6 <= T < GS: only swaps exceed 6, and a swap changes
+  chi2 by the *linear* fraction 8 |b - c -+ 2| / (b + c), so U is the union
+  of four half-planes (Lemma 2 for T = 6):
+  ``(8 - T) b - (8 + T) c > 16``, ``c >= 2 and (8 - T) b - (8 + T) c > -16``
+  and the same with b and c swapped.  The distance to one half-plane is
+  the least k whose hexagon of radius 2k (clipped to the state space) holds
+  a point of it; the hexagon's maximum of the linear form sits at an integer
+  vertex (all edges are b, c or b + c = integer), found greedily, and k by
+  bisection: O(log N) per table, vectorised.
+* ``beta_max`` (a number per N, not per SNP): the theorems' minimum over all
+  states, streamed row block by row block from the closed forms above
+  (O(N^2) time once per (N, bound, T), O(N) memory, cached).
+
+Every closed form is checked against breadth-first search on the move graph
+for every state at N <= 300 in ``tests/test_tdt_math.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_counts, check_int, check_positive
+from ..sensitivity import distance_to_instability_bound
+
+__all__ = [
+    "MOVES",
+    "tdt_statistic",
+    "global_sensitivity",
+    "local_sensitivity",
+    "table_distance",
+    "lemma2_region",
+    "gs_distance",
+    "unstable_distance",
+    "beta_max",
+    "smooth_upper_bound",
+]
+
+#: The 18 non-zero table-level moves (db, dc) of one family replacement.
+MOVES: tuple[tuple[int, int], ...] = tuple(
+    (db, dc) for db in range(-2, 3) for dc in range(-2, 3) if abs(db + dc) <= 2 and (db, dc) != (0, 0)
+)
+
+#: Smallest threshold T of Theorem 5 with a closed form (above 6 only the swap moves count).
+MIN_THRESHOLD = 6.0
+
+_BOUNDS = ("thm4", "thm5")
+
+#: States processed at once by the beta_max scan.
+_SCAN_BLOCK = 1 << 20
+
+
+# ---------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------
+
+def _counts(x: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x)
+    except ValueError:
+        raise ValueError(f"{name} must be a rectangular array of counts") from None
+    return check_counts(arr, name, ndim=arr.ndim)
+
+
+def check_n(n_families: Any) -> int:
+    """N >= 1 families."""
+    return check_int(n_families, "n_families", minimum=1)
+
+
+def check_tables(b: Any, c: Any, n_families: int | None = None,
+                 names: tuple[str, str] = ("b", "c")) -> tuple[np.ndarray, np.ndarray]:
+    """Validated int64 (b, c) of the same shape, b + c <= 2N when N is given."""
+    b = _counts(b, names[0])
+    c = _counts(c, names[1])
+    if b.shape != c.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must have the same shape, got {b.shape} and {c.shape}")
+    if n_families is not None and (b + c > 2 * n_families).any():
+        raise ValueError(
+            f"{names[0]} + {names[1]} must be <= 2 * n_families = {2 * n_families}, got {int((b + c).max())}"
+        )
+    return b, c
+
+
+def check_threshold(threshold: Any, n: int) -> float:
+    """Theorem 5's T: MIN_THRESHOLD <= T < GS(N)."""
+    t = check_positive(threshold, "threshold", allow_zero=True)
+    gs = global_sensitivity(n)
+    if t >= gs:
+        raise ValueError(
+            f"threshold must be < global_sensitivity(n_families) = {gs!r} (otherwise "
+            f"U = {{LS > threshold}} is empty), got {t!r}"
+        )
+    if t < MIN_THRESHOLD:
+        raise ValueError(
+            f"threshold must be >= {MIN_THRESHOLD} (above 6 only the swap moves reach LS > threshold, "
+            f"which gives the closed form; YS use 6), got {t!r}"
+        )
+    return t
+
+
+def check_bound(bound: Any) -> str:
+    """'thm4' or 'thm5'."""
+    if bound not in _BOUNDS:
+        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    return str(bound)
+
+
+# ---------------------------------------------------------------------------
+# statistic and local sensitivity
+# ---------------------------------------------------------------------------
+
+def chi2(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """(b - c)^2 / (b + c) (0 at b = c = 0) of validated integer arrays."""
+    s = b + c
+    d = (b - c).astype(np.float64)
+    out = np.zeros(s.shape, dtype=np.float64)
+    np.divide(d * d, s, out=out, where=s > 0)
+    return out
+
+
+def tdt_statistic(b: Any, c: Any) -> Any:
+    """TDT chi-square ``(b - c)^2 / (b + c)`` (0 when ``b = c = 0``), vectorised.
+
+    Examples
+    --------
+    >>> from dpselect.apps.tdt import tdt_statistic
+    >>> float(tdt_statistic(30, 10))
+    10.0
+    """
+    b, c = check_tables(b, c)
+    return chi2(b, c)[()]
+
+
+def global_sensitivity(n_families: int) -> float:
+    """GS = 8(N - 1)/N for N >= 2 (Wang et al., quoted by YS §V; SPEC §4.4); 2 for N = 1."""
+    n = check_n(n_families)
+    return 2.0 if n == 1 else 8.0 * (n - 1) / n
+
+
+def _gs_fraction(n: int) -> tuple[int, int]:
+    return (2, 1) if n == 1 else (8 * (n - 1), n)
+
+
+def _move_fractions(b: np.ndarray, c: np.ndarray, n: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(valid, num, den) per move with |chi2(b, c) - chi2(b', c')| = num / den exactly."""
+    p1 = (b - c) ** 2
+    q1 = np.maximum(b + c, 1)
+    for db, dc in MOVES:
+        b2 = b + db
+        c2 = c + dc
+        valid = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
+        yield valid, np.abs(p1 * (np.maximum(b2 + c2, 1)) - (b2 - c2) ** 2 * q1), q1 * np.maximum(b2 + c2, 1)
+
+
+def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
+    """LS of validated tables from exact integer fractions (float chi2 differences for N > 500000)."""
+    ls = np.zeros(b.shape, dtype=np.float64)
+    if n <= 500_000:  # p q <= 8 N^3 fits in int64
+        for valid, num, den in _move_fractions(b, c, n):
+            np.maximum(ls, np.where(valid, num / den, 0.0), out=ls)
+        return ls
+    here = chi2(b, c)
+    for db, dc in MOVES:
+        b2, c2 = b + db, c + dc
+        valid = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
+        diff = np.abs(here - chi2(np.maximum(b2, 0), np.maximum(c2, 0)))
+        np.maximum(ls, np.where(valid, diff, 0.0), out=ls)
+    return ls
+
+
+def local_sensitivity(b: Any, c: Any, n_families: int) -> Any:
+    """Exact local sensitivity ``max over legal moves |chi2(b, c) - chi2(b', c')|`` of each table."""
+    n = check_n(n_families)
+    b, c = check_tables(b, c, n)
+    return exact_local_sensitivity(b, c, n)[()]
+
+
+def hex_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
+    """Lemma 3 distance ceil(max(|db|, |dc|, |db + dc|)/2) of integer arrays (no validation)."""
+    db = np.subtract(b1, b2)
+    dc = np.subtract(c1, c2)
+    h = np.maximum(np.maximum(np.abs(db), np.abs(dc)), np.abs(db + dc))
+    return (h + 1) // 2
+
+
+def table_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
+    """YS-supp Lemma 3: path distance between tables in the move graph.
+
+    ``ceil(|(b1+c1) - (b2+c2)| / 2)`` if ``(b1-b2)(c1-c2) >= 0`` else
+    ``ceil(max(|b1-b2|, |c1-c2|) / 2)`` (= ceil(hexagonal norm / 2)); the two
+    tables broadcast against each other.
+    """
+    b1, c1 = check_tables(b1, c1, names=("b1", "c1"))
+    b2, c2 = check_tables(b2, c2, names=("b2", "c2"))
+    try:
+        np.broadcast_shapes(b1.shape, b2.shape)
+    except ValueError:
+        raise ValueError(
+            f"(b1, c1) with shape {b1.shape} and (b2, c2) with shape {b2.shape} do not broadcast"
+        ) from None
+    return np.asarray(hex_distance(b1, c1, b2, c2))[()]
+
+
+def lemma2_region(b: Any, c: Any) -> Any:
+    """YS-supp Lemma 2's ``LS > 6`` region, in exact integer arithmetic.
+
+    ``7c < b - 8`` or ``b >= 2 and 7b < c + 8`` or ``7b < c - 8`` or
+    ``c >= 2 and 7c < b + 8`` (independent of N; SPEC §4.4).
+    """
+    b, c = check_tables(b, c)
+    return ((7 * c < b - 8) | ((b >= 2) & (7 * b < c + 8)) | (7 * b < c - 8) | ((c >= 2) & (7 * c < b + 8)))[()]
+
+
+# ---------------------------------------------------------------------------
+# distances to G = {LS = GS} and U = {LS > T}
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=64)
+def _gs_states(n: int) -> tuple[tuple[int, int], ...]:
+    if n >= 5:
+        return ((2 * n, 0), (2 * n - 2, 2), (0, 2 * n), (2, 2 * n - 2))
+    sb = np.array([b for b in range(2 * n + 1) for _ in range(2 * n + 1 - b)], dtype=np.int64)
+    sc = np.array([c for b in range(2 * n + 1) for c in range(2 * n + 1 - b)], dtype=np.int64)
+    gs_num, gs_den = _gs_fraction(n)
+    hit = np.zeros(sb.size, dtype=bool)
+    for valid, num, den in _move_fractions(sb, sc, n):
+        hit |= valid & (num * gs_den == gs_num * den)
+    return tuple((int(b), int(c)) for b, c in zip(sb[hit], sc[hit]))
+
+
+def gs_dist(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
+    """gd of validated tables: min Lemma 3 distance to the states of G."""
+    out = np.full(b.shape, np.iinfo(np.int64).max, dtype=np.int64)
+    for gb, gc in _gs_states(n):
+        np.minimum(out, hex_distance(b, c, gb, gc), out=out)
+    return out
+
+
+def _halfplane_distance(b: np.ndarray, c: np.ndarray, n: int, t: float, c_min: int, k_rhs: int) -> np.ndarray:
+    """Least k with a state y, d(x, y) <= k, c_y >= c_min and (8-T) b_y - (8+T) c_y > k_rhs (N + 1 if none)."""
+    s = b + c
+    lo = np.zeros(b.shape, dtype=np.int64)
+    hi = np.full(b.shape, n + 1, dtype=np.int64)
+
+    def reachable(k: np.ndarray) -> np.ndarray:
+        c_y = np.maximum(c - 2 * k, c_min)
+        b_y = np.minimum(b + 2 * k, np.minimum(s + 2 * k, 2 * n) - c_y)
+        b_min = np.maximum(np.maximum(b - 2 * k, s - 2 * k - c_y), 0)
+        ok = (c_y <= c + 2 * k) & (b_y >= b_min)
+        return ok & ((8.0 - t) * b_y - (8.0 + t) * c_y > k_rhs)
+
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        good = reachable(mid)
+        hi = np.where(open_ & good, mid, hi)
+        lo = np.where(open_ & ~good, mid + 1, lo)
+
+
+def unstable_dist(b: np.ndarray, c: np.ndarray, n: int, t: float) -> np.ndarray:
+    """ud of validated tables for a checked threshold t >= 6 (module docstring)."""
+    parts = [
+        _halfplane_distance(x, y, n, t, c_min, rhs)
+        for x, y in ((b, c), (c, b))
+        for c_min, rhs in ((0, 16), (2, -16))
+    ]
+    return np.minimum.reduce(parts)
+
+
+def gs_distance(b: Any, c: Any, n_families: int) -> Any:
+    """gd: distance (Lemma 3 metric) from each table to ``G = {LS = GS}``, O(1) per table.
+
+    Examples
+    --------
+    >>> from dpselect.apps.tdt import gs_distance
+    >>> int(gs_distance(296, 0, 150))
+    2
+    """
+    n = check_n(n_families)
+    b, c = check_tables(b, c, n)
+    return gs_dist(b, c, n)[()]
+
+
+def unstable_distance(b: Any, c: Any, n_families: int, threshold: float = 6) -> Any:
+    """ud: distance (Lemma 3 metric) from each table to ``U = {LS > threshold}``, O(log N) per table.
+
+    ``6 <= threshold < global_sensitivity(n_families)``; for T = 6, U is
+    Lemma 2's region (:func:`lemma2_region`).
+
+    Examples
+    --------
+    >>> from dpselect.apps.tdt import unstable_distance
+    >>> int(unstable_distance(9, 0, 150)), int(unstable_distance(8, 0, 150))
+    (0, 1)
+    """
+    n = check_n(n_families)
+    b, c = check_tables(b, c, n)
+    t = check_threshold(threshold, n)
+    return unstable_dist(b, c, n, t)[()]
+
+
+# ---------------------------------------------------------------------------
+# beta_max and the smooth upper bounds
+# ---------------------------------------------------------------------------
+
+def _state_blocks(n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """All (2N+1)(2N+2)/2 states, streamed in blocks of whole rows of constant b."""
+    rows = max(1, _SCAN_BLOCK // (2 * n + 1))
+    for start in range(0, 2 * n + 1, rows):
+        bs = np.arange(start, min(start + rows, 2 * n + 1), dtype=np.int64)
+        lengths = 2 * n + 1 - bs
+        b = np.repeat(bs, lengths)
+        c = np.arange(b.size, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        yield b, c
+
+
+@functools.lru_cache(maxsize=64)
+def _beta_max(n: int, bound: str, threshold: float) -> float:
+    gs = global_sensitivity(n)
+    best = math.inf
+    for b, c in _state_blocks(n):
+        ls = exact_local_sensitivity(b, c, n)
+        dist = gs_dist(b, c, n) if bound == "thm4" else unstable_dist(b, c, n, threshold)
+        keep = (dist > 0) & (ls > 0)
+        if keep.any():
+            ratio = np.maximum(np.log(gs / ls[keep]), 0.0) / dist[keep]
+            best = min(best, float(ratio.min()))
+    return best
+
+
+def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> float:
+    """Largest beta for which the Theorem 4 / Theorem 5 bound is valid.
+
+    thm4: ``min over states with LS != GS of ln(GS/LS)/gd`` (then
+    ``GS e^{-beta gd}`` is exactly the beta-smooth sensitivity); thm5:
+    ``min over states outside U of ln(GS/LS)/ud`` (then ``GS e^{-beta ud}``
+    is a beta-smooth upper bound).  The minimum runs over the whole state
+    space with the closed forms of LS, gd and ud (streamed, O(N^2) once per
+    argument set, cached).  SPEC §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
+    thm5, T = 6: 0.1457 (N = 30), 0.0337 (N = 150).
+
+    Examples
+    --------
+    >>> from dpselect.apps.tdt import beta_max
+    >>> round(beta_max(30, "thm5"), 4)
+    0.1456
+    """
+    n = check_n(n_families)
+    bound = check_bound(bound)
+    t = check_threshold(threshold, n) if bound == "thm5" else 0.0
+    return _beta_max(n, bound, t)
+
+
+def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
+                       bound: str = "thm5", threshold: float = 6) -> Any:
+    """beta-smooth upper bound S(x, r) = GS exp(-beta dist) on each SNP's local sensitivity.
+
+    dist = gd (bound="thm4", YS Thm 4: the exact smooth sensitivity) or ud
+    with ``U = {LS > threshold}`` (bound="thm5", YS Thm 5).  ValueError if
+    ``beta > beta_max(n_families, bound, threshold)``.  One family change moves
+    every table by one move, so each S(., r) and max_r S(x, r) are beta-smooth
+    for the panel (SPEC §4.4).
+    """
+    n = check_n(n_families)
+    b, c = check_tables(b, c, n)
+    bound = check_bound(bound)
+    t = check_threshold(threshold, n) if bound == "thm5" else 0.0
+    beta = check_positive(beta, "beta")
+    bmax = _beta_max(n, bound, t)
+    if beta > bmax:
+        raise ValueError(
+            f"beta = {beta!r} exceeds beta_max = {bmax!r} for bound={bound!r}, "
+            f"n_families={n}" + (f", threshold={t!r}" if bound == "thm5" else "")
+        )
+    dist = gs_dist(b, c, n) if bound == "thm4" else unstable_dist(b, c, n, t)
+    return distance_to_instability_bound(global_sensitivity(n), dist, beta)
