@@ -21,8 +21,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _timing import median_time
 
+from _timing import median_time
 from dpselect.apps import tdt
 from dpselect.apps.tdt_sensitivity import _beta_max
 from dpselect.datasets import simulate_tdt

@@ -438,15 +438,15 @@ def test_tdt_release_beta_handling():
     from dpselect.apps.tdt_release import release_mechanism
 
     bmax = tdt.beta_max(30, "thm5")
-    # gamma = 4, eps = 1, k = 1 gives beta' = 1/6 > beta_max(30) = 0.1457: k is moved up
-    m = release_mechanism(30, 1.0, "polynomial", 4, 1.0)
+    # gamma = 4, eps = 1, k = 2 kappa = 1 gives beta' = 1/6 > beta_max(30) = 0.1457: k is moved up
+    m = release_mechanism(30, 1.0, "polynomial", 4, 0.5)
     assert m.beta <= bmax and m.beta == pytest.approx(bmax, rel=1e-9)
-    assert m.k == pytest.approx(2 - bmax / (1 / 6), rel=1e-9) and m.k > 1
+    assert 2 * m.kappa == pytest.approx(2 - bmax / (1 / 6), rel=1e-9) and m.kappa > 0.5
     assert m.privacy() == Privacy(1.0, 0.0, "replace", m.privacy().source)
     # small epsilon: beta' = eps/6 < beta_max, k unchanged
-    m2 = release_mechanism(30, 0.1, "polynomial", 4, 0.7)
-    assert m2.k == 0.7 and m2.beta == pytest.approx(1.3 * 0.1 / 6)
-    m3 = release_mechanism(30, 1.0, "student_t", k=1.0)
+    m2 = release_mechanism(30, 0.1, "polynomial", 4, 0.35)
+    assert m2.kappa == 0.35 and m2.beta == pytest.approx(1.3 * 0.1 / 6)
+    m3 = release_mechanism(30, 1.0, "student_t", kappa=0.5)
     assert m3.beta <= bmax
     with pytest.raises(ValueError, match="noise"):
         release_mechanism(30, 1.0, "laplace")

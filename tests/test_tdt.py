@@ -23,7 +23,7 @@ from dpselect.analysis import accuracy, audit
 from dpselect.apps import tdt
 from dpselect.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.experiments import tdt as tdt_exp
-from dpselect.mechanisms.smooth import SmoothPrivateSelection
+from dpselect.mechanisms.sps import SmoothPrivateSelection
 
 N_AUDIT = 20
 

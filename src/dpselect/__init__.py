@@ -4,7 +4,8 @@ Classic global-sensitivity mechanisms (exponential mechanism, permute-and-flip,
 report-noisy-max) and instance-based ones (smooth sensitivity, local
 dampening, dataset-distance utilities, a private sensitivity bound) behind one
 interface, with exact output distributions and privacy audits.
-See DESIGN.md and SPEC.md for the contract and the mathematics.
+See the documentation: *Architecture* (the contract) and *The mathematics*
+(every guarantee, cited as "SPEC §N").
 
 Subpackages ``dpselect.apps`` (applications), ``dpselect.analysis`` (exact
 accuracy, error laws, audits), ``dpselect.noise`` and ``dpselect.accounting``
@@ -25,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from typing import Any
 
 from .accounting import Accountant, BudgetExceededError
@@ -42,6 +42,7 @@ from .mechanisms import (
 )
 from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 from .mechanisms.release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
+from .mechanisms.top_k import select_top_k
 from .privacy import Privacy
 from .problem import SelectionProblem
 from .sensitivity import StepProfile
@@ -70,6 +71,7 @@ __all__ = [
     "ReportNoisyMax",
     "SmoothNoisyMax",
     "SmoothPrivateSelection",
+    "select_top_k",
     # numeric release (not a selection mechanism)
     "SmoothSensitivityRelease",
     "__version__",
@@ -78,11 +80,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
-        module = importlib.import_module(f".{name}", __name__)
-        if name == "apps":  # every application module, so that dpselect.apps.<name> works at once
-            for info in pkgutil.iter_modules(module.__path__):
-                if not info.name.startswith("_"):
-                    importlib.import_module(f".apps.{info.name}", __name__)
+        module = importlib.import_module(f".{name}", __name__)  # dpselect.apps reaches its own modules lazily
         globals()[name] = module
         return module
     raise AttributeError(f"module 'dpselect' has no attribute {name!r}")

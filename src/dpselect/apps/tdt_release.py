@@ -8,12 +8,14 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
   (:func:`dpselect.apps.tdt.smooth_upper_bound`, U = {LS > threshold}) and
   pure noise (polynomial-tail by default, YS's choice) through
   :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`:
-  alpha' = alpha(k eps), beta' = beta((2 - k) eps) (YS Thm 1) => eps-DP.
+  alpha' = alpha(k eps), beta' = beta((2 - k) eps) (YS Thm 1) => eps-DP,
+  with YS's split k = 2 kappa (``kappa`` in (0, 1) is the sliding share of
+  the budget, the library's one name for it).
   One family change moves SNP r's table by one table-level move, so S(., r)
   is a beta'-smooth upper bound on the local sensitivity of chi2_r.
 * Theorem 5 only holds for beta' <= beta_max(N) (a public function of N,
-  :func:`dpselect.apps.tdt.beta_max`).  If the requested split k gives
-  beta' > beta_max, the split is moved towards the noise scale: k is
+  :func:`dpselect.apps.tdt.beta_max`).  If the requested split gives
+  beta' > beta_max, the split is moved towards the noise scale: k = 2 kappa is
   increased to k* = 2 - (2 - k) beta_max / beta' so that
   beta((2 - k*) eps) = beta_max (beta(.) is linear for the pure noises), which
   keeps eps-DP and lowers the noise (alpha' grows).  k* depends only on
@@ -47,7 +49,7 @@ def release_mechanism(
     epsilon: float,
     noise: str = "polynomial",
     gamma: float = 4,
-    k: float = 1.0,
+    kappa: float = 0.5,
     *,
     df: float = 3,
     threshold: float = 6,
@@ -55,20 +57,22 @@ def release_mechanism(
     """The calibrated release for one TDT statistic, with beta' <= beta_max(N) (Thm 5).
 
     Returns a :class:`SmoothSensitivityRelease` (relation "replace"); its
-    ``k`` is the requested k, or the k* of the module docstring when the
-    requested k would give beta' > beta_max.
+    ``kappa`` is the requested kappa, or k*/2 with k* of the module docstring
+    when the requested split would give beta' > beta_max.
     """
     n = check_int(n_families, "n_families", minimum=1)
     if noise not in PURE_NOISES:
         raise ValueError(f"noise must be one of {PURE_NOISES} (pure epsilon-DP, YS Thm 1), got {noise!r}")
-    mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, k=k, relation=_RELATION)
+    mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, kappa=kappa, relation=_RELATION)
     bmax = tdt.beta_max(n, "thm5", threshold)
     if mech.beta <= bmax:
         return mech
     # beta((2 - k) eps) is linear in (2 - k): solve beta((2 - k*) eps) = beta_max
-    k_star = 2.0 - (2.0 - mech.k) * bmax / mech.beta
+    k_star = 2.0 - (2.0 - 2.0 * mech.kappa) * bmax / mech.beta
     for _ in range(64):
-        mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, k=k_star, relation=_RELATION)
+        mech = SmoothSensitivityRelease(
+            epsilon, noise=noise, gamma=gamma, df=df, kappa=k_star / 2.0, relation=_RELATION
+        )
         if mech.beta <= bmax:
             return mech
         k_star = 2.0 - (2.0 - k_star) * (1.0 - 1e-12)  # float rounding: nudge towards 2
@@ -86,7 +90,7 @@ def release_statistic(
     *,
     noise: str = "polynomial",
     gamma: float = 4,
-    k: float = 1.0,
+    kappa: float = 0.5,
     rng: Any = None,
     accountant: Accountant | None = None,
     df: float = 3,
@@ -102,7 +106,7 @@ def release_statistic(
     epsilon : budget of this release.
     index : the SNP to release (0-based).  Must be chosen independently of
         the data or by a private selection (see :func:`select_and_release`).
-    noise, gamma, k, df : noise law and split (see :func:`release_mechanism`).
+    noise, gamma, kappa, df : noise law and budget split (see :func:`release_mechanism`).
     rng : None, int seed or numpy Generator.
     size : None (one release) or a number of independent releases (each
         costs epsilon; for studying the error distribution).
@@ -117,7 +121,7 @@ def release_statistic(
     idx = check_int(index, "index", minimum=0)
     if idx >= scores.size:
         raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {idx}")
-    mech = release_mechanism(n, epsilon, noise, gamma, k, df=df, threshold=threshold)
+    mech = release_mechanism(n, epsilon, noise, gamma, kappa, df=df, threshold=threshold)
     bounds = np.atleast_1d(tdt.smooth_upper_bound(b, c, n, mech.beta, "thm5", threshold))
     draws = 1 if size is None else check_int(size, "size", minimum=1)
     charge(accountant, Privacy(mech.privacy().epsilon * draws, 0.0, _RELATION, "TDT release (YS Thm 1)"))
@@ -136,7 +140,7 @@ def select_and_release(
     accountant: Accountant | None = None,
     noise: str = "polynomial",
     gamma: float = 4,
-    k: float = 1.0,
+    kappa: float = 0.5,
     threshold: float = 6,
 ) -> tuple[int, float, Privacy]:
     """Privately select the top SNP, then release its chi2; returns (index, value, total Privacy).
@@ -149,7 +153,7 @@ def select_and_release(
         scores (e.g. "sps", YS's smooth private selection), or a mechanism
         instance (its ``epsilon`` must equal ``epsilon_select``).
     accountant : charged with the total before any randomness is drawn.
-    noise, gamma, k : of the release (see :func:`release_statistic`).
+    noise, gamma, kappa : of the release (see :func:`release_statistic`).
 
     The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
     ``threshold``, relation "replace").  The total guarantee is
@@ -161,11 +165,11 @@ def select_and_release(
     n = check_int(n_families, "n_families", minimum=1)
     mech, utility = tdt._resolve(mechanism, epsilon_select, None, {})
     problem = tdt._build(utility, b, c, n, "thm5", threshold, None, mech)
-    rel = release_mechanism(n, epsilon_release, noise, gamma, k, threshold=threshold)
+    rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold)
     total = mech.privacy(problem) + rel.privacy()
     charge(accountant, total)
     gen = check_random_state(rng)
     index = int(mech.select(problem, rng=gen))
-    value = release_statistic(b, c, n, epsilon_release, index, noise=noise, gamma=gamma, k=k, rng=gen,
+    value = release_statistic(b, c, n, epsilon_release, index, noise=noise, gamma=gamma, kappa=kappa, rng=gen,
                               threshold=threshold)
     return index, value, total

@@ -267,7 +267,9 @@ class PrivateSensitivityBound(Mechanism):
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(eps1 + eps2, delta)-DP under ``problem.relation`` (SPEC §9.2)."""
         check_problem(problem)
-        return no_guarantee(problem) or accounting.sensitivity_bound_privacy(self.epsilon1, self.epsilon2, self.delta, relation=problem.relation)
+        return no_guarantee(problem) or accounting.sensitivity_bound_privacy(
+            self.epsilon1, self.epsilon2, self.delta, relation=problem.relation
+        )
 
 
 def _laplace_log_cdf(t: float, loc: float, scale: float) -> float:

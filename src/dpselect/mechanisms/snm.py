@@ -343,4 +343,5 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee SPEC.md §3.1 proves for this calibration (never the paper's claim)."""
         params = self.parameters(problem)
-        return no_guarantee(problem) or Privacy(params.epsilon, params.delta, problem.relation, params.source, params.rho)
+        guarantee = Privacy(params.epsilon, params.delta, problem.relation, params.source, params.rho)
+        return no_guarantee(problem) or guarantee
