@@ -115,15 +115,11 @@ def test_extreme_scores_and_epsilons_give_distributions(scores, eps, gs, monoton
     assert p[draw] > 0
 
 
-_LD_XFAIL = pytest.mark.xfail(reason="mechanisms/dampening.py (not the engine) overflows for eps ~1e292 "
-                                     "(RuntimeWarning in multiply); owned by the mechanisms work", strict=False)
-
-
 @pytest.mark.parametrize("make", [
     lambda e: SmoothNoisyMax(e, noise="student_t"),
     lambda e: SmoothPrivateSelection(e),
     lambda e: SmoothPrivateSelection(e, one_sided=False),
-    pytest.param(lambda e: LocalDampening(e), marks=_LD_XFAIL),
+    lambda e: LocalDampening(e),
 ], ids=["snm_t", "sps", "sps_two_sided", "ld"])
 @settings(max_examples=40, deadline=None)
 @given(scores=huge_scores, eps=huge_eps)

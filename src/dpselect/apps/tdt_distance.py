@@ -166,6 +166,6 @@ def distance_utility_problem(b: Any, c: Any, n_families: int, *, labels: Any = N
     >>> from dpselect.apps.tdt import distance_utility_problem
     >>> p = distance_utility_problem([40, 30, 20], [10, 20, 20], 100)
     >>> p.scores.tolist(), p.global_sensitivity, p.relation
-    ([-0.0, -3.0, -4.0], 1.0, 'replace')
+    ([0.0, -3.0, -4.0], 1.0, 'replace')
     """
     return distance_problem(neighbour_distances(b, c, n_families), relation="replace", labels=labels)

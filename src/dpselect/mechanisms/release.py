@@ -111,6 +111,7 @@ from ..noise import (
     LaplaceLogNormal,
     PolynomialTail,
     StudentT,
+    check_tail_exponent,
     laplace_smooth_delta,
     nrs_laplace_parameters,
 )
@@ -240,9 +241,11 @@ class SmoothSensitivityRelease:
             g = check_positive(self.gamma, "gamma")
             if not g > 1:
                 raise ValueError(f"gamma must be > 1, got {g!r}")
+            check_tail_exponent(g - 1.0, "gamma", g)
             set_("gamma", g)
         if self.noise == "student_t":
             set_("df", check_positive(self.df, "df"))
+            check_tail_exponent(self.df, "df", self.df)
         if self.noise == "lln":
             if self.sigma is None:
                 set_("sigma", math.sqrt((1.0 - self.kappa) / (5.0 * self.kappa)))

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import accounting
 from .._validation import check_delta, check_epsilon, check_positive, check_probability_in
-from ..noise import Laplace, LaplaceLogNormal, StudentT
+from ..noise import Laplace, LaplaceLogNormal, StudentT, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
@@ -302,6 +302,8 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         object.__setattr__(self, "df", check_positive(self.df, "df"))
+        if self.noise == "student_t":
+            check_tail_exponent(self.df, "df", self.df)
         if self.sigma is not None:
             object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
         object.__setattr__(self, "kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import accounting
 from .._validation import check_epsilon, check_positive, check_probability_in
-from ..noise import PolynomialTail
+from ..noise import PolynomialTail, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
@@ -116,6 +116,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         gamma = check_positive(self.gamma, "gamma")
         if gamma <= 1.0:
             raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
+        check_tail_exponent(gamma - 1.0, "gamma", gamma)
         object.__setattr__(self, "gamma", gamma)
         if not isinstance(self.one_sided, (bool, np.bool_)):
             raise TypeError(f"one_sided must be a bool, got {type(self.one_sided).__name__}")

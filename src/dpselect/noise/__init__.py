@@ -27,7 +27,7 @@ support, which for a symmetric unimodal parent are the parent's constants.
 """
 
 from ..accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
-from ._special import MIN_TAIL_EXPONENT
+from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
 from .base import NoiseDistribution, OneSided
 from .heavy import PolynomialTail, StudentT
 from .laplace import Exponential, Gumbel, Laplace
@@ -43,6 +43,7 @@ __all__ = [
     "LaplaceLogNormal",
     "PolynomialTail",
     "MIN_TAIL_EXPONENT",
+    "check_tail_exponent",
     "laplace_smooth_delta",
     "nrs_laplace_parameters",
     "zcdp_to_dp",

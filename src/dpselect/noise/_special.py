@@ -129,7 +129,8 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
 MIN_TAIL_EXPONENT = 0.1
 
 
-def _check_tail_exponent(kappa: float, name: str, value: float) -> None:
+def check_tail_exponent(kappa: float, name: str, value: float) -> None:
+    """Raise ValueError (naming ``name``) if a power tail z^-kappa is too heavy for floats (kappa < 0.1)."""
     if kappa < MIN_TAIL_EXPONENT:
         raise ValueError(
             f"{name}={value!r} gives a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point: "

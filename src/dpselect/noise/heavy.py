@@ -16,11 +16,11 @@ from ._special import (
     LOG2,
     Array,
     _beta_args,
-    _check_tail_exponent,
     _ibeta_tail_logx,
     _log1mexp,
     _log_ibeta,
     _require_pure,
+    check_tail_exponent,
 )
 from .base import _Symmetric
 
@@ -98,7 +98,7 @@ class StudentT(_Symmetric):
         heavier tails put mass beyond the largest double (P[|Z| > 1.8e308] ~
         1.8e308^-df), which the sampler cannot draw and the exact law cannot integrate.
         """
-        _check_tail_exponent(self.df, "df", self.df)
+        check_tail_exponent(self.df, "df", self.df)
         return self._lipschitz_admissible(epsilon, delta)
 
 
@@ -190,7 +190,7 @@ class PolynomialTail(_Symmetric):
         Requires gamma >= 1.1 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
         :meth:`StudentT.admissible`).
         """
-        _check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
+        check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
         if method == "ys":
             return self._lipschitz_admissible(epsilon, delta)
         if method == "nrs":
