@@ -147,12 +147,12 @@ def percentile() -> Task:
     rank = PLUGINS["percentile_rank"](data, p, grid)
     rows = [
         Row("PF on the rank distance",
-            None if rank is None else analysis.expected_error(dpselect.PermuteAndFlip(eps), rank, loss)),
+            None if rank is None else analysis.expected_error(dpselect.PermuteAndFlip(eps), rank, loss=loss)),
         Row("EM on the rank distance",
-            None if rank is None else analysis.expected_error(dpselect.ExponentialMechanism(eps), rank, loss)),
-        Row("EM on the indicator", analysis.expected_error(dpselect.ExponentialMechanism(eps), indicator, loss)),
+            None if rank is None else analysis.expected_error(dpselect.ExponentialMechanism(eps), rank, loss=loss)),
+        Row("EM on the indicator", analysis.expected_error(dpselect.ExponentialMechanism(eps), indicator, loss=loss)),
         Row("Local dampening on the indicator",
-            analysis.expected_error(dpselect.LocalDampening(epsilon=eps), indicator, loss)),
+            analysis.expected_error(dpselect.LocalDampening(epsilon=eps), indicator, loss=loss)),
     ]
     return Task("Percentile over a public grid",
                 f"p = {p:g}, n = {data.size:,} draws of N(0, 1), 1001-point grid on [-5, 5], ε = {eps:g}",
@@ -211,7 +211,7 @@ def median() -> Task:
 
 
 def split() -> Task:
-    from dpselect.apps import tree as app
+    from dpselect.apps import tree_nodes as app
 
     rng = np.random.default_rng(SEED)
     n, n_attr, n_values, n_classes, eps = 400, 8, 3, 2, 0.05
