@@ -72,7 +72,7 @@ class SelectionProblem:
         be constant for t >= max_distance.  Required for callable profiles.
     monotone : whether, for all neighbours x ~ y, either u(y, r) >= u(x, r)
         for all r or u(y, r) <= u(x, r) for all r (e.g. counts under
-        add/remove).  Enables halved noise where SPEC.md allows it.
+        add/remove).  Enables halved noise where SPEC §2.6/§3.1 allows it.
     relation : "add_remove" (default) or "replace" (SPEC.md §1).
     smooth_bound : optional callable beta -> S(x), a beta-smooth upper bound on
         LS (e.g. from Yamamoto–Shibuya Thm 4/5) used instead of the exact
@@ -81,6 +81,8 @@ class SelectionProblem:
     beta_max : the largest beta for which ``smooth_bound`` is valid (Thm 4/5
         constraint); asking for a larger beta raises ValueError.
 
+    Notes
+    -----
     The problem is immutable: setting or deleting an attribute raises
     ``AttributeError``; ``scores`` is read-only; ``labels`` is a tuple.
 

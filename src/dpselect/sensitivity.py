@@ -44,6 +44,8 @@ class StepProfile:
         ``(len(breakpoints), m)`` for a per-candidate profile (each column
         non-decreasing); then ``__call__`` returns an array of length m.
 
+    Notes
+    -----
     ``smooth(beta) = max_i exp(-beta * breakpoints[i]) * values[i]`` is the exact
     beta-smooth sensitivity of the profile (module docstring).
     """

@@ -257,6 +257,8 @@ def problem(
         mechanisms) or "count" (the accurate choice for EM / PF, the default
         of :func:`private_argmax`).
 
+    Notes
+    -----
     The indicator problem has global sensitivity 1, ``monotone=False``
     (indicators move in opposite directions, SPEC.md §3.1), the exact
     local-sensitivity profile ``LS(t) = 1[t >= t*]`` (so
@@ -337,6 +339,8 @@ def private_argmax(
     accountant : optional :class:`~dpselect.accounting.Accountant`, charged
         ``mech.privacy(problem)`` before any randomness is drawn.
 
+    Notes
+    -----
     The privacy guarantee is ``mech.privacy(problem(counts, ...))``.
 
     Examples

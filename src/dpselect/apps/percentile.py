@@ -237,6 +237,8 @@ def problem(
         choice for EM / PF, the default of :func:`private_percentile`).
     rank_convention : "paper" or "code" (:func:`rank`).
 
+    Notes
+    -----
     Labels are the grid values.  Neighbour relation: ``relation``.
 
     Examples

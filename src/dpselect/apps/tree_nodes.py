@@ -87,6 +87,8 @@ def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: 
     selection, split_utility : as in :class:`DPDecisionTreeClassifier`.
     n_max : public bound on the node size (required for "info_gain").
 
+    Notes
+    -----
     Neighbours: one record added to or removed from the node (add/remove).
     """
     y = np.asarray(y, dtype=np.int64)

@@ -75,6 +75,8 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         share; the guarantee is then (k + m l / 2) eps, which need not be
         eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
 
+    Notes
+    -----
     alpha' = alpha(k eps), beta' = beta(l eps) with (alpha(e), beta(e)) =
     ``PolynomialTail(gamma).admissible(e)`` = (e / (2 (gamma-1)^{(gamma-1)/gamma}),
     e / (2 max(1, gamma-1))) — YS Thm 6 with the corrected beta (SPEC errata 1).
