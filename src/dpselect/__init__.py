@@ -4,7 +4,7 @@ Classic global-sensitivity mechanisms (exponential mechanism, permute-and-flip,
 report-noisy-max) and instance-based ones (smooth sensitivity, local
 dampening, dataset-distance utilities, a private sensitivity bound) behind one
 interface, with exact output distributions and privacy audits.
-See DESIGN.md and SPEC.md for the contract and the mathematics.
+See the documentation: *Architecture* (the contract) and *The mathematics* (every guarantee, cited as "SPEC §N").
 
 Subpackages ``dpselect.apps`` (applications), ``dpselect.analysis`` (exact
 accuracy, error laws, audits), ``dpselect.noise`` and ``dpselect.accounting``

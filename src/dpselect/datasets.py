@@ -1,7 +1,7 @@
 """Datasets: synthetic generators and loaders for the reproduced papers' data.
 
 This module holds everything that *produces data* for the applications and
-experiments (DESIGN.md):
+experiments (see the documentation's Architecture page):
 
 * synthetic generators that follow a paper's simulation protocol exactly
   (:func:`simulate_tdt`);

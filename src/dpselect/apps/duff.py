@@ -148,7 +148,7 @@ def duff_median(
     return _sample_median(ext, epsilon, size, gen, method)
 
 
-#: DESIGN.md's convenience name.
+#: The documented convenience name.
 private_median = duff_median
 
 def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
