@@ -143,8 +143,10 @@ def error_distribution(release: Any, sensitivity: Any) -> ErrorDistribution:
 
     Parameters
     ----------
-    release : a :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.
-    sensitivity : a callable beta -> S_beta(x) (called with ``release.beta``)
+    release
+        a :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.
+    sensitivity
+        a callable beta -> S_beta(x) (called with ``release.beta``)
         or the float S at ``release.beta``.
 
     Examples

@@ -93,13 +93,18 @@ class PrivateSensitivityBound(Mechanism):
 
     Parameters
     ----------
-    epsilon1 : budget of the sensitivity bound (> 0).
-    epsilon2 : budget of the selection (> 0).
-    delta : failure probability of the bound, in (0, 1/2) (default 1e-6).
-    beta : smoothness of S (> 0; any value is valid, no 1/m).  ``None``
+    epsilon1
+        budget of the sensitivity bound (> 0).
+    epsilon2
+        budget of the selection (> 0).
+    delta
+        failure probability of the bound, in (0, 1/2) (default 1e-6).
+    beta
+        smoothness of S (> 0; any value is valid, no 1/m).  ``None``
         (default) uses beta = eps1 / ln(1/(2 delta)), which makes the upward
         shift of L̂ exactly one unit (Ŝ ≈ e^{1 + Z} S(x)); data-independent.
-    selector : "pf" (default), "em" or "rnm_laplace".
+    selector
+        "pf" (default), "em" or "rnm_laplace".
 
     Notes
     -----

@@ -225,17 +225,24 @@ class SmoothNoisyMax(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon : target privacy budget (> 0).
-    delta : 0 for ``noise="student_t"`` (pure); > 0 for ``"laplace"`` and ``"lln"``.
-    noise : "student_t" (default: pure epsilon-DP), "laplace" or "lln"
+    epsilon
+        target privacy budget (> 0).
+    delta
+        0 for ``noise="student_t"`` (pure); > 0 for ``"laplace"`` and ``"lln"``.
+    noise
+        "student_t" (default: pure epsilon-DP), "laplace" or "lln"
         (Laplace-log-normal, Bun & Steinke 2019).
-    df : degrees of freedom d of Student's t (> 0).
-    sigma : LLN shape parameter; ``None`` chooses it (see Notes).
-    kappa : share of the budget for the sliding (shift) term, in (0, 1);
+    df
+        degrees of freedom d of Student's t (> 0).
+    sigma
+        LLN shape parameter; ``None`` chooses it (see Notes).
+    kappa
+        share of the budget for the sliding (shift) term, in (0, 1);
         the rest pays for the m-fold dilation.  Must not depend on the data.
         (The same name and meaning as in :class:`SmoothPrivateSelection` and
         :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.)
-    calibration : "proven" (default) or "paper".
+    calibration
+        "proven" (default) or "paper".
 
     Notes
     -----

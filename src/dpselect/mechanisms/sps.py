@@ -64,13 +64,18 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon : privacy budget unit (> 0).
-    gamma : tail exponent of the noise (> 1).
-    one_sided : use the one-sided noise (default, YS's recommended variant).
-    kappa : share of the budget for the sliding (shift) term, in (0, 1) — the
+    epsilon
+        privacy budget unit (> 0).
+    gamma
+        tail exponent of the noise (> 1).
+    one_sided
+        use the one-sided noise (default, YS's recommended variant).
+    kappa
+        share of the budget for the sliding (shift) term, in (0, 1) — the
         same name and meaning as in :class:`SmoothNoisyMax`: k = kappa,
         l = 2 (1 - kappa)/m, so k + m l / 2 = 1.
-    k, l : Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
+    k, l
+        Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
         k is the sliding share (kappa's role), l the per-candidate dilation
         share; the guarantee is then (k + m l / 2) eps, which need not be
         eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
