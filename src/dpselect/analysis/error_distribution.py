@@ -37,8 +37,10 @@ class ErrorDistribution:
 
     Attributes
     ----------
-    noise : the standard noise law h (a ``dpselect.noise`` object).
-    scale : S(x) / alpha'.
+    noise
+        the standard noise law h (a ``dpselect.noise`` object).
+    scale
+        S(x) / alpha'.
     """
 
     noise: Any

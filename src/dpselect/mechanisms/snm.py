@@ -57,14 +57,23 @@ def noise_scale(sensitivity: float, alpha: float) -> float:
 class SNMParameters(NamedTuple):
     """Calibration of :class:`SmoothNoisyMax` for one candidate-set size.
 
-    alpha : A; the noise scale is S_beta(x) / A (the paper's "2S/alpha" has A
+    Attributes
+    ----------
+    alpha
+        A; the noise scale is S_beta(x) / A (the paper's "2S/alpha" has A
         equal to half the paper's alpha).
-    beta : smoothing parameter at which S is computed.
-    sigma : LLN shape parameter (None for the other noises).
-    eps_d, delta_d : Laplace dilation budget (SPEC.md §3.1; None otherwise).
-    rho : zCDP parameter of the LLN release (None otherwise).
-    epsilon, delta : the guarantee (SPEC.md §3.1), never the paper's claim.
-    source : where the guarantee comes from.
+    beta
+        smoothing parameter at which S is computed.
+    sigma
+        LLN shape parameter (None for the other noises).
+    eps_d, delta_d
+        Laplace dilation budget (SPEC.md §3.1; None otherwise).
+    rho
+        zCDP parameter of the LLN release (None otherwise).
+    epsilon, delta
+        the guarantee (SPEC.md §3.1), never the paper's claim.
+    source
+        where the guarantee comes from.
     """
 
     alpha: float

@@ -30,9 +30,14 @@ __all__ = ["SPSParameters", "SmoothPrivateSelection"]
 class SPSParameters(NamedTuple):
     """Calibration of :class:`SmoothPrivateSelection` for one problem.
 
-    k, l : budget split (guarantee (k + m l / 2) eps).
-    alpha : alpha' = alpha(k eps); the noise scale is max_r S(x, r) / alpha'.
-    beta : beta' = beta(l eps), the smoothing parameter of S(., r).
+    Attributes
+    ----------
+    k, l
+        budget split (guarantee (k + m l / 2) eps).
+    alpha
+        alpha' = alpha(k eps); the noise scale is max_r S(x, r) / alpha'.
+    beta
+        beta' = beta(l eps), the smoothing parameter of S(., r).
     """
 
     k: float
