@@ -1,7 +1,7 @@
 """Datasets: synthetic generators and loaders for the reproduced papers' data.
 
 This module holds everything that *produces data* for the applications and
-experiments (DESIGN.md):
+experiments (see the documentation's Architecture page):
 
 * synthetic generators that follow a paper's simulation protocol exactly
   (:func:`simulate_tdt`);
@@ -42,9 +42,12 @@ def simulate_tdt(m: int, n_families: int = 150, rng: Any = None) -> tuple[np.nda
 
     Parameters
     ----------
-    m : number of SNPs (>= 1).
-    n_families : N (>= 1); 2N parents.
-    rng : None, int seed or numpy Generator.
+    m
+        number of SNPs (>= 1).
+    n_families
+        N (>= 1); 2N parents.
+    rng
+        None, int seed or numpy Generator.
 
     Returns
     -------
@@ -91,7 +94,8 @@ def tdt_real_example(rng: Any = None) -> tuple[np.ndarray, np.ndarray, int]:
 
     Parameters
     ----------
-    rng : None, int seed or numpy Generator.
+    rng
+        None, int seed or numpy Generator.
 
     Returns
     -------

@@ -25,12 +25,17 @@ class Privacy:
 
     Parameters
     ----------
-    epsilon : float >= 0 (``inf`` means "no guarantee", e.g. a deliberately
+    epsilon
+        float >= 0 (``inf`` means "no guarantee", e.g. a deliberately
         non-private configuration; 0 is the guarantee of releasing nothing).
-    delta : float in [0, 1).
-    relation : "add_remove", "replace" or None.
-    source : where the guarantee comes from (theorem / SPEC section).
-    rho : if not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
+    delta
+        float in [0, 1).
+    relation
+        "add_remove", "replace" or None.
+    source
+        where the guarantee comes from (theorem / SPEC section).
+    rho
+        if not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
         (epsilon, delta) is that rho converted (SPEC §2.5).  The accountant
         (:class:`dpselect.accounting.Accountant`) composes such guarantees in
         rho and converts once, which is never worse than adding epsilons.

@@ -56,34 +56,47 @@ class SelectionProblem:
 
     Parameters
     ----------
-    scores : 1-D array of finite floats, length >= 1: u(x, r) for each candidate.
-    labels : optional sequence naming the candidates (same length).
-    global_sensitivity : Delta u > 0 (max over neighbours x ~ y and r of
+    scores
+        1-D array of finite floats, length >= 1: u(x, r) for each candidate.
+    labels
+        optional sequence naming the candidates (same length).
+    global_sensitivity
+        Delta u > 0 (max over neighbours x ~ y and r of
         |u(x, r) - u(y, r)|).
-    local_sensitivity : LS_u(x, t) as a function of the distance t.  ``None``
+    local_sensitivity
+        LS_u(x, t) as a function of the distance t.  ``None``
         means constant ``global_sensitivity``; a float means that constant; a
         :class:`~dpselect.sensitivity.StepProfile` gives the exact closed form of
         the smooth sensitivity; any callable ``t -> float`` (called with one
         Python int at a time) is scanned over ``t = 0..max_distance``.
-    candidate_local_sensitivity : per-candidate version, t -> array of length m
+    candidate_local_sensitivity
+        per-candidate version, t -> array of length m
         (a 2-D StepProfile or a callable); used by local dampening and by SPS's
         S(x, r).  Defaults to ``local_sensitivity`` broadcast to every candidate.
-    max_distance : largest t that needs examining: the profile is promised to
+    max_distance
+        largest t that needs examining: the profile is promised to
         be constant for t >= max_distance.  Required for callable profiles.
-    monotone : whether, for all neighbours x ~ y, either u(y, r) >= u(x, r)
+    monotone
+        whether, for all neighbours x ~ y, either u(y, r) >= u(x, r)
         for all r or u(y, r) <= u(x, r) for all r (e.g. counts under
-        add/remove).  Enables halved noise where SPEC.md allows it.
-    relation : "add_remove" (default) or "replace" (SPEC.md §1).
-    smooth_bound : optional callable beta -> S(x), a beta-smooth upper bound on
+        add/remove).  Enables halved noise where SPEC §2.6/§3.1 allows it.
+    relation
+        "add_remove" (default) or "replace" (SPEC.md §1).
+    smooth_bound
+        optional callable beta -> S(x), a beta-smooth upper bound on
         LS (e.g. from Yamamoto–Shibuya Thm 4/5) used instead of the exact
         smooth sensitivity.
-    candidate_smooth_bound : optional callable beta -> array S(x, r).
-    beta_max : the largest beta for which ``smooth_bound`` is valid (Thm 4/5
+    candidate_smooth_bound
+        optional callable beta -> array S(x, r).
+    beta_max
+        the largest beta for which ``smooth_bound`` is valid (Thm 4/5
         constraint); asking for a larger beta raises ValueError.
     private : False when the problem is not differentially private whatever
         the mechanism (e.g. a data-dependent candidate set, SPEC errata 16);
         every mechanism's ``privacy()`` then reports no guarantee (epsilon = inf).
 
+    Notes
+    -----
     The problem is immutable: setting or deleting an attribute raises
     ``AttributeError``; ``scores`` is read-only; ``labels`` is a tuple.
 

@@ -39,11 +39,15 @@ class StepProfile:
 
     Parameters
     ----------
-    breakpoints : increasing integers starting at 0.
-    values : non-negative, non-decreasing, same length.  May be 2-D with shape
+    breakpoints
+        increasing integers starting at 0.
+    values
+        non-negative, non-decreasing, same length.  May be 2-D with shape
         ``(len(breakpoints), m)`` for a per-candidate profile (each column
         non-decreasing); then ``__call__`` returns an array of length m.
 
+    Notes
+    -----
     ``smooth(beta) = max_i exp(-beta * breakpoints[i]) * values[i]`` is the exact
     beta-smooth sensitivity of the profile (module docstring).
     """
@@ -158,11 +162,14 @@ def distance_to_instability_bound(global_sensitivity: float, distance: Any, beta
 
     Parameters
     ----------
-    global_sensitivity : float > 0
+    global_sensitivity
+        float > 0
         GS of the utility.
-    distance : array_like of float
+    distance
+        array_like of float
         Values ``l(x) >= 0`` (any shape).  ``+inf`` is accepted and gives 0.
-    beta : float > 0
+    beta
+        float > 0
         Smoothing parameter.
 
     Returns

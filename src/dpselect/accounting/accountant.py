@@ -23,8 +23,10 @@ class Accountant:
 
     Parameters
     ----------
-    epsilon : float > 0, the total epsilon budget (``inf`` for "track only").
-    delta : float in [0, 1), the total delta budget.
+    epsilon
+        float > 0, the total epsilon budget (``inf`` for "track only").
+    delta
+        float in [0, 1), the total delta budget.
 
     Notes
     -----

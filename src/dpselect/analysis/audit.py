@@ -64,12 +64,20 @@ def hockey_stick(logp: np.ndarray, logq: np.ndarray, epsilon: float) -> float:
 class AuditReport:
     """Result of :func:`audit`.
 
-    max_loss : exact max over pairs and outputs of |log p_x(r) / p_y(r)|.
-    delta_at_claimed : max hockey-stick divergence at the claimed epsilon.
-    worst_pair : index of the pair with the largest loss (-1 if no pairs).
-    claimed : the guarantee audited (the mechanism's own ``privacy`` if not given).
-    violates : whether some pair breaks the claim (beyond ``tol``).
-    n_pairs : number of pairs audited.
+    Attributes
+    ----------
+    max_loss
+        exact max over pairs and outputs of |log p_x(r) / p_y(r)|.
+    delta_at_claimed
+        max hockey-stick divergence at the claimed epsilon.
+    worst_pair
+        index of the pair with the largest loss (-1 if no pairs).
+    claimed
+        the guarantee audited (the mechanism's own ``privacy`` if not given).
+    violates
+        whether some pair breaks the claim (beyond ``tol``).
+    n_pairs
+        number of pairs audited.
     """
 
     max_loss: float

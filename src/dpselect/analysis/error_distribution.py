@@ -37,8 +37,10 @@ class ErrorDistribution:
 
     Attributes
     ----------
-    noise : the standard noise law h (a ``dpselect.noise`` object).
-    scale : S(x) / alpha'.
+    noise
+        the standard noise law h (a ``dpselect.noise`` object).
+    scale
+        S(x) / alpha'.
     """
 
     noise: Any
@@ -143,8 +145,10 @@ def error_distribution(release: Any, sensitivity: Any) -> ErrorDistribution:
 
     Parameters
     ----------
-    release : a :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.
-    sensitivity : a callable beta -> S_beta(x) (called with ``release.beta``)
+    release
+        a :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.
+    sensitivity
+        a callable beta -> S_beta(x) (called with ``release.beta``)
         or the float S at ``release.beta``.
 
     Examples

@@ -105,14 +105,21 @@ def duff_median(
 
     Parameters
     ----------
-    x : 1-D array of finite floats in ``bounds`` (n >= 1).
-    epsilon : privacy parameter (> 0); the release is epsilon-DP under
+    x
+        1-D array of finite floats in ``bounds`` (n >= 1).
+    epsilon
+        privacy parameter (> 0); the release is epsilon-DP under
         **add/remove** (SPEC.md §6.1).
-    bounds : public ``(a, b)`` with ``a < b``.
-    rng : None, int seed or ``numpy.random.Generator``.
-    size : None (one float) or number of iid draws (array).
-    method : "auto" | "race" | "inverse" -- how the interval is chosen (same law).
-    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+    bounds
+        public ``(a, b)`` with ``a < b``.
+    rng
+        None, int seed or ``numpy.random.Generator``.
+    size
+        None (one float) or number of iid draws (array).
+    method
+        "auto" | "race" | "inverse" -- how the interval is chosen (same law).
+    accountant
+        optional :class:`~dpselect.accounting.Accountant`, charged
         ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
 
     Returns
@@ -148,7 +155,7 @@ def duff_median(
     return _sample_median(ext, epsilon, size, gen, method)
 
 
-#: DESIGN.md's convenience name.
+#: The documented convenience name.
 private_median = duff_median
 
 def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

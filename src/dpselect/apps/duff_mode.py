@@ -123,17 +123,24 @@ def duff_mode(
 
     Parameters
     ----------
-    x : 1-D numeric values (may be empty when ``candidates`` is given).
-    epsilon : privacy parameter (> 0).
-    candidates : the **public** output space (distinct values).  If None the
+    x
+        1-D numeric values (may be empty when ``candidates`` is given).
+    epsilon
+        privacy parameter (> 0).
+    candidates
+        the **public** output space (distinct values).  If None the
         distinct values of x are used and a :class:`PrivacyLeakWarning` is
         emitted (data-dependent output space: not DP).
-    monotone : True (default): P(v) ∝ exp(epsilon (n_v - n_max)), the
+    monotone
+        True (default): P(v) ∝ exp(epsilon (n_v - n_max)), the
         monotone-utility EM; False: the Duff paper's exp(epsilon (n_v - n_max) / 2),
         which needs twice the epsilon for the same law.  Both are epsilon-DP.
-    rng : None, int seed or ``numpy.random.Generator``.
-    size : None (one value) or number of iid draws.
-    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+    rng
+        None, int seed or ``numpy.random.Generator``.
+    size
+        None (one value) or number of iid draws.
+    accountant
+        optional :class:`~dpselect.accounting.Accountant`, charged
         before any randomness is drawn.
 
     Returns

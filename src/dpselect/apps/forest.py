@@ -156,26 +156,37 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : privacy budget (> 0); every leaf query uses all of it (less
+    epsilon
+        privacy budget (> 0); every leaf query uses all of it (less
         the noisy record count's share when the shape rule needs one).
-    n_estimators : number of trees (>= 1); None chooses it (shape rule).
-    max_depth : depth of every tree; None chooses it (shape rule).
-    selection : leaf-label mechanism: "pf" (default), "em", "snm_t",
+    n_estimators
+        number of trees (>= 1); None chooses it (shape rule).
+    max_depth
+        depth of every tree; None chooses it (shape rule).
+    selection
+        leaf-label mechanism: "pf" (default), "em", "snm_t",
         "snm_lln", "snm_laplace", "sps" or "ld".
-    bounds : public bounds of the continuous features (see
+    bounds
+        public bounds of the continuous features (see
         :mod:`dpselect.apps.tree`; inferred with a PrivacyLeakWarning if None).
-    categorical_features : indices / names / mask / {feature: categories}.
-    delta : delta of each leaf query for "snm_laplace" / "snm_lln" (the total,
+    categorical_features
+        indices / names / mask / {feature: categories}.
+    delta
+        delta of each leaf query for "snm_laplace" / "snm_lln" (the total,
         by parallel composition).
-    classes : public class labels (None infers them with a PrivacyLeakWarning).
-    leaf_utility : "count" (the class counts, Delta = 1, monotone; only with
+    classes
+        public class labels (None infers them with a PrivacyLeakWarning).
+    leaf_utility
+        "count" (the class counts, Delta = 1, monotone; only with
         "em" or "pf", since a count's local sensitivity is 1 at every
         distance) or "indicator" (the argmax indicator of
         :mod:`~dpselect.apps.majority`, as Fletcher–Islam and SNM; it cannot
         tell a 1-0 count from a 100-0 one).  None (default): "count" for
         "em"/"pf", "indicator" for the other selections.
-    n_records : public number of records for the shape rule (None: a noisy count).
-    random_state : None, an int, or a numpy Generator (or RandomState).
+    n_records
+        public number of records for the shape rule (None: a noisy count).
+    random_state
+        None, an int, or a numpy Generator (or RandomState).
 
     Attributes
     ----------

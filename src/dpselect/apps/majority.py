@@ -248,15 +248,22 @@ def problem(
 
     Parameters
     ----------
-    counts : 1-D non-negative integer counts, one per candidate class (m >= 1).
-    relation : "add_remove" (default) or "replace" (module docstring).
-    tie_rule : "tieset" (all tied maxima score 1) or "first" (lowest index
+    counts
+        1-D non-negative integer counts, one per candidate class (m >= 1).
+    relation
+        "add_remove" (default) or "replace" (module docstring).
+    tie_rule
+        "tieset" (all tied maxima score 1) or "first" (lowest index
         wins); used by the indicator utility only.
-    labels : optional names of the candidates.
-    utility : "indicator" (default here, for the seed papers' smooth
+    labels
+        optional names of the candidates.
+    utility
+        "indicator" (default here, for the seed papers' smooth
         mechanisms) or "count" (the accurate choice for EM / PF, the default
         of :func:`private_argmax`).
 
+    Notes
+    -----
     The indicator problem has global sensitivity 1, ``monotone=False``
     (indicators move in opposite directions, SPEC.md §3.1), the exact
     local-sensitivity profile ``LS(t) = 1[t >= t*]`` (so
@@ -321,22 +328,33 @@ def private_argmax(
 
     Parameters
     ----------
-    counts : non-negative integer counts, one per class.
-    epsilon : privacy budget (may be None when ``mechanism`` is an instance,
+    counts
+        non-negative integer counts, one per class.
+    epsilon
+        privacy budget (may be None when ``mechanism`` is an instance,
         whose own epsilon is then used).
-    mechanism : "pf" (default), "em", "rnm_laplace" (also "rnm_gumbel",
+    mechanism
+        "pf" (default), "em", "rnm_laplace" (also "rnm_gumbel",
         "rnm_exponential"), a smooth mechanism name ("snm_laplace", "snm_t",
         "snm_lln", "sps", "ld"; meant for ``utility="indicator"``), or any
         mechanism instance.
-    utility : "count" (default) or "indicator" (see :func:`problem`).
-    delta : for mechanisms that take it (smooth Laplace / LLN); pure
+    utility
+        "count" (default) or "indicator" (see :func:`problem`).
+    delta
+        for mechanisms that take it (smooth Laplace / LLN); pure
         mechanisms satisfy any delta.
-    rng : None, an int seed or a numpy Generator.
-    labels : names of the classes; the chosen label is returned (else the index).
-    tie_rule, relation : see :func:`problem`.
-    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+    rng
+        None, an int seed or a numpy Generator.
+    labels
+        names of the classes; the chosen label is returned (else the index).
+    tie_rule, relation
+        see :func:`problem`.
+    accountant
+        optional :class:`~dpselect.accounting.Accountant`, charged
         ``mech.privacy(problem)`` before any randomness is drawn.
 
+    Notes
+    -----
     The privacy guarantee is ``mech.privacy(problem(counts, ...))``.
 
     Examples

@@ -3,8 +3,8 @@
 The code lives in :mod:`dpselect.apps.duff` (Duff median, mode and mean,
 add/remove) and :mod:`dpselect.apps.order_stats` (NRS local / smooth
 sensitivity of order statistics, replace-one); this module re-exports their
-public names so that ``dpselect.apps.median.private_median`` (DESIGN.md's
-name) and existing imports keep working.  Signatures: data (and epsilon)
+public names so that ``dpselect.apps.median.private_median`` (the
+documented convenience name) and existing imports keep working.  Signatures: data (and epsilon)
 positional, everything else keyword-only.
 
 Examples

@@ -223,20 +223,29 @@ def problem(
 
     Parameters
     ----------
-    data : raw values (1-D, finite, within ``[grid[0], grid[-1]]``), or with
+    data
+        raw values (1-D, finite, within ``[grid[0], grid[-1]]``), or with
         ``histogram=True`` non-negative integer counts, one per grid point.
-    p : percentile in [0, 100].
-    grid : public candidate values, finite and strictly increasing.
-    histogram : whether ``data`` are per-grid-point counts.
-    relation : "add_remove" (default) or "replace".
-    utility : "indicator" (default here, for the seed papers' smooth
+    p
+        percentile in [0, 100].
+    grid
+        public candidate values, finite and strictly increasing.
+    histogram
+        whether ``data`` are per-grid-point counts.
+    relation
+        "add_remove" (default) or "replace".
+    utility
+        "indicator" (default here, for the seed papers' smooth
         mechanisms: scores 1[j = percentile], ``local_sensitivity``
         ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of SPEC §4.3) or "rank"
         (scores -d_j of :func:`rank_distances`, global sensitivity 1, built by
         :func:`~dpselect.mechanisms.distance.distance_problem`; the accurate
         choice for EM / PF, the default of :func:`private_percentile`).
-    rank_convention : "paper" or "code" (:func:`rank`).
+    rank_convention
+        "paper" or "code" (:func:`rank`).
 
+    Notes
+    -----
     Labels are the grid values.  Neighbour relation: ``relation``.
 
     Examples
@@ -306,14 +315,21 @@ def private_percentile(
 
     Parameters
     ----------
-    data, p, grid, histogram, relation, rank_convention : see :func:`problem`.
-    epsilon : privacy budget (None when ``mechanism`` is an instance).
-    mechanism : a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
+    data, p, grid, histogram, relation, rank_convention
+        see :func:`problem`.
+    epsilon
+        privacy budget (None when ``mechanism`` is an instance).
+    mechanism
+        a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
         or a mechanism instance.
-    utility : "rank" (default) or "indicator".
-    delta : for the approximate-DP mechanisms only.
-    rng : None, an int seed or a numpy Generator.
-    accountant : optional :class:`~dpselect.accounting.Accountant`, charged
+    utility
+        "rank" (default) or "indicator".
+    delta
+        for the approximate-DP mechanisms only.
+    rng
+        None, an int seed or a numpy Generator.
+    accountant
+        optional :class:`~dpselect.accounting.Accountant`, charged
         ``mech.privacy(problem)`` before any randomness is drawn.
 
     Examples

@@ -146,13 +146,19 @@ def propose_test_release(
 
     Parameters
     ----------
-    value : f(D), a finite float.
-    distance_to_instability : gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0;
+    value
+        f(D), a finite float.
+    distance_to_instability
+        gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0;
         ``inf`` allowed); must have sensitivity 1 in the neighbour relation used.
-    bound : proposed bound b >= 0 on the local sensitivity (chosen publicly).
-    epsilon, delta : epsilon > 0, 0 < delta < 1.
-    rng : None, int seed or ``numpy.random.Generator``.
-    accountant : charged :func:`ptr_privacy` before any randomness is drawn.
+    bound
+        proposed bound b >= 0 on the local sensitivity (chosen publicly).
+    epsilon, delta
+        epsilon > 0, 0 < delta < 1.
+    rng
+        None, int seed or ``numpy.random.Generator``.
+    accountant
+        charged :func:`ptr_privacy` before any randomness is drawn.
 
     Examples
     --------

@@ -156,19 +156,32 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : total privacy budget (> 0).
-    max_depth : depth limit d (>= 0); None chooses it from public quantities.
-    selection : "pf" (default), "em", "snm_t", "snm_lln", "snm_laplace", "sps" or "ld".
-    split_utility : "max_operator" (default) or "info_gain".
-    splits : "binary" (default) or "multiway" (DiffP-ID3).
-    stopping : "auto" (default), "depth" (data-independent) or "count" (noisy node counts).
-    n_bins : equal-width bins per continuous feature (>= 2); None chooses it.
-    bounds, categorical_features : public schema (:mod:`dpselect.apps._tabular`).
-    delta : total delta of "snm_laplace"/"snm_lln" (unused by pure selections).
-    n_max : public upper bound on the number of records ("info_gain" sensitivity).
-    n_records : public number of records for the shape rule (None: a noisy count).
-    classes : public class labels (None infers them with a PrivacyLeakWarning).
-    random_state : None, an int, a numpy Generator (or RandomState).
+    epsilon
+        total privacy budget (> 0).
+    max_depth
+        depth limit d (>= 0); None chooses it from public quantities.
+    selection
+        "pf" (default), "em", "snm_t", "snm_lln", "snm_laplace", "sps" or "ld".
+    split_utility
+        "max_operator" (default) or "info_gain".
+    splits
+        "binary" (default) or "multiway" (DiffP-ID3).
+    stopping
+        "auto" (default), "depth" (data-independent) or "count" (noisy node counts).
+    n_bins
+        equal-width bins per continuous feature (>= 2); None chooses it.
+    bounds, categorical_features
+        public schema (:mod:`dpselect.apps._tabular`).
+    delta
+        total delta of "snm_laplace"/"snm_lln" (unused by pure selections).
+    n_max
+        public upper bound on the number of records ("info_gain" sensitivity).
+    n_records
+        public number of records for the shape rule (None: a noisy count).
+    classes
+        public class labels (None infers them with a PrivacyLeakWarning).
+    random_state
+        None, an int, a numpy Generator (or RandomState).
 
     Attributes
     ----------

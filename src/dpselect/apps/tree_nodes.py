@@ -79,14 +79,22 @@ def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: 
 
     Parameters
     ----------
-    codes : (n, m) integer codes of the node's records for its m candidate
+    codes
+        (n, m) integer codes of the node's records for its m candidate
         attributes (code of attribute A in 0..n_values[A]-1).
-    y : (n,) class codes in 0..n_classes-1.
-    n_values : (m,) public domain sizes.
-    n_classes : public number of classes.
-    selection, split_utility : as in :class:`DPDecisionTreeClassifier`.
-    n_max : public bound on the node size (required for "info_gain").
+    y
+        (n,) class codes in 0..n_classes-1.
+    n_values
+        (m,) public domain sizes.
+    n_classes
+        public number of classes.
+    selection, split_utility
+        as in :class:`DPDecisionTreeClassifier`.
+    n_max
+        public bound on the node size (required for "info_gain").
 
+    Notes
+    -----
     Neighbours: one record added to or removed from the node (add/remove).
     """
     y = np.asarray(y, dtype=np.int64)

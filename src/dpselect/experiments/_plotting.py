@@ -219,8 +219,12 @@ def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Seque
 
     The series are dodged by a few percent along a log x axis so that error bars stay visible.
 
-    series : label -> (means, spreads) over ``x`` (NaN means: no point).
-    majority : accuracy of always predicting the majority class (a
+    Parameters
+    ----------
+    series
+        label -> (means, spreads) over ``x`` (NaN means: no point).
+    majority
+        accuracy of always predicting the majority class (a
         horizontal dashed line labelled "majority class"), if known.
     """
     n = len(series)

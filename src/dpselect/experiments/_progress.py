@@ -24,7 +24,10 @@ def format_duration(seconds: float) -> str:
 class Progress:
     """Counts finished tasks; shows a bar (terminal) or plain lines (``enabled`` None: decide from stderr).
 
-    enabled : True / False forces reporting on / off; None reports on a
+    Parameters
+    ----------
+    enabled
+        True / False forces reporting on / off; None reports on a
         terminal with a bar and elsewhere with plain lines.
     """
 

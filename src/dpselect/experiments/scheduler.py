@@ -60,15 +60,24 @@ def execute(
 ) -> list[dict]:
     """Run ``tasks`` of experiment ``module_name`` on Dask and return the rows in task order.
 
-    client : a ``dask.distributed.Client`` to use (e.g. on a ``LocalCluster``);
-    scheduler : otherwise, a dask.distributed scheduler address
+    Parameters
+    ----------
+    client
+        a ``dask.distributed.Client`` to use (e.g. on a ``LocalCluster``);
+    scheduler
+        otherwise, a dask.distributed scheduler address
         ("tcp://host:8786") to connect to, or a local dask scheduler name
         ("processes", "threads", "synchronous");
-    workers : number of local worker processes (default: all cores; 1 runs
+    workers
+        number of local worker processes (default: all cores; 1 runs
         synchronously in this process);
-    progress : True / False forces progress reports on stderr on / off; None
+    progress
+        True / False forces progress reports on stderr on / off; None
         (default) shows a bar on a terminal and a plain line every few seconds
         elsewhere.
+
+    Notes
+    -----
     Every row gets a leading ``task`` column (the task's key joined by "/").
     """
     ordered = sorted_tasks(tasks)

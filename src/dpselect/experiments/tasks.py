@@ -34,9 +34,13 @@ EXPERIMENTS = ("percentile", "median", "tdt", "tree", "forest")
 class Task:
     """One unit of work of an experiment grid.
 
-    key : a tuple of str / int / float naming the task uniquely within its
+    Parameters
+    ----------
+    key
+        a tuple of str / int / float naming the task uniquely within its
         experiment; tasks are ordered by it (seeds are assigned in that order).
-    kwargs : the task's parameters (picklable), read by ``run_task``.
+    kwargs
+        the task's parameters (picklable), read by ``run_task``.
     """
 
     key: tuple

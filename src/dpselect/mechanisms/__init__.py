@@ -1,4 +1,4 @@
-"""Selection mechanisms: one module per family (see DESIGN.md).
+"""Selection mechanisms: one module per family (see the documentation's Architecture page).
 
 Selection mechanisms (``select`` / ``probabilities`` / ``privacy`` on a
 :class:`~dpselect.problem.SelectionProblem`): classic (EM, PF, RNM), snm,

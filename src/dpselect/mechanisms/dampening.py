@@ -175,7 +175,8 @@ class LocalDampening(Mechanism):
 
     Parameters
     ----------
-    epsilon : privacy budget (> 0).
+    epsilon
+        privacy budget (> 0).
 
     Examples
     --------

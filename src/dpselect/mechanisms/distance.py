@@ -40,13 +40,17 @@ def distance_problem(
 
     Parameters
     ----------
-    distances : 1-D array of finite, non-negative floats: d_r = d(x, Y_r) (or a
+    distances
+        1-D array of finite, non-negative floats: d_r = d(x, Y_r) (or a
         1-Lipschitz lower bound of it that is 0 on Y_r), one per candidate,
         measured in the metric of ``relation``.
-    relation : "add_remove" or "replace" (keyword-only, required: a distance is
+    relation
+        "add_remove" or "replace" (keyword-only, required: a distance is
         only meaningful in one neighbour metric).
-    labels : optional names of the candidates.
-    monotone : True when, for every pair of neighbours, all distances move in
+    labels
+        optional names of the candidates.
+    monotone
+        True when, for every pair of neighbours, all distances move in
         the same direction (e.g. negated counts under add/remove); EM and PF
         may then use half the noise (SPEC §2.6, §9.1).
 

@@ -150,28 +150,40 @@ class SmoothSensitivityRelease:
 
     Parameters
     ----------
-    epsilon : target epsilon > 0.
-    delta : target delta; 0 for the pure noises ("student_t", "polynomial"),
+    epsilon
+        target epsilon > 0.
+    delta
+        target delta; 0 for the pure noises ("student_t", "polynomial"),
         in (0, 1) for "laplace" and "lln".
-    noise : "student_t" (default; pure epsilon-DP), "polynomial", "laplace"
+    noise
+        "student_t" (default; pure epsilon-DP), "polynomial", "laplace"
         or "lln".
-    gamma : tail exponent of the polynomial noise, > 1 (2 = Cauchy).
-    df : degrees of freedom of the Student t noise, > 0.
-    kappa : budget split in (0, 1): the sliding part gets kappa eps, the
+    gamma
+        tail exponent of the polynomial noise, > 1 (2 = Cauchy).
+    df
+        degrees of freedom of the Student t noise, > 0.
+    kappa
+        budget split in (0, 1): the sliding part gets kappa eps, the
         dilation (smoothness) part (1 - kappa) eps (YS Thm 1 with
         k = 2 kappa; kappa = 1/2 is NRS's even split).  Must be
         data-independent.  Same name and meaning as in the selection
         mechanisms.
-    sigma : LLN shape, > 0 (default sqrt((1 - kappa)/(5 kappa)), see module docstring).
-    relation : neighbour relation in which S is beta'-smooth ("add_remove" or "replace").
-    admissible_method : polynomial only: "ys" (YS Thm 6, corrected; default)
+    sigma
+        LLN shape, > 0 (default sqrt((1 - kappa)/(5 kappa)), see module docstring).
+    relation
+        neighbour relation in which S is beta'-smooth ("add_remove" or "replace").
+    admissible_method
+        polynomial only: "ys" (YS Thm 6, corrected; default)
         or "nrs" (alpha = beta = eps/(2 (gamma + 1)), NRS07 / Duff Prop. 3).
-    calibration : "proven" (default) or "paper" (laplace: NRS07 formula; lln:
+    calibration
+        "proven" (default) or "paper" (laplace: NRS07 formula; lln:
         epsilon is the CDP parameter); ``privacy()`` always reports what is
         actually guaranteed.  ``"exact"`` is the deprecated spelling of "proven".
-    tuned_on_data : mark parameters chosen from the private data (a paper's
+    tuned_on_data
+        mark parameters chosen from the private data (a paper's
         baseline): ``privacy()`` then reports no guarantee.
-    k : deprecated: YS's split k = 2 kappa in (0, 2); use ``kappa``.
+    k
+        deprecated: YS's split k = 2 kappa in (0, 2); use ``kappa``.
 
     Examples
     --------
@@ -390,14 +402,19 @@ class SmoothSensitivityRelease:
 
         Parameters
         ----------
-        value : f(x), finite.
-        sensitivity : a callable beta -> S_beta(x) (called with ``self.beta``,
+        value
+            f(x), finite.
+        sensitivity
+            a callable beta -> S_beta(x) (called with ``self.beta``,
             e.g. ``problem.smooth_sensitivity``), or the float S_{beta'}(x)
             already computed at ``self.beta``.  Must be finite and > 0.
-        rng : None, int seed, numpy Generator or RandomState (keyword-only).
-        size : None (one float) or the number of independent releases
+        rng
+            None, int seed, numpy Generator or RandomState (keyword-only).
+        size
+            None (one float) or the number of independent releases
             (ndarray; each costs the full privacy budget).
-        clip : optional (lo, hi): clip the output to [lo, hi] (post-processing).
+        clip
+            optional (lo, hi): clip the output to [lo, hi] (post-processing).
         """
         v = check_finite_float(value, "value")
         s = self._sensitivity(sensitivity)

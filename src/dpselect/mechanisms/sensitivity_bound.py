@@ -87,19 +87,27 @@ class PrivateSensitivityBound(Mechanism):
     argument is symmetric.)  The formula is
     :func:`dpselect.accounting.sensitivity_bound_privacy`.  Audited exactly on
     all add/remove neighbours of small universes (tests/test_sensitivity_bound.py,
-    after ``spec-checks/gptr_exact.py``), where dropping the shift
-    ln(1/(2 delta)) or plugging S(x) straight into EM are caught as violations.
+    after the exact check of SPEC §9.2 (see §8 of the mathematics page)),
+    where dropping the shift ln(1/(2 delta)) or plugging S(x) straight into
+    EM are caught as violations.
 
     Parameters
     ----------
-    epsilon1 : budget of the sensitivity bound (> 0).
-    epsilon2 : budget of the selection (> 0).
-    delta : failure probability of the bound, in (0, 1/2) (default 1e-6).
-    beta : smoothness of S (> 0; any value is valid, no 1/m).  ``None``
+    epsilon1
+        budget of the sensitivity bound (> 0).
+    epsilon2
+        budget of the selection (> 0).
+    delta
+        failure probability of the bound, in (0, 1/2) (default 1e-6).
+    beta
+        smoothness of S (> 0; any value is valid, no 1/m).  ``None``
         (default) uses beta = eps1 / ln(1/(2 delta)), which makes the upward
         shift of L̂ exactly one unit (Ŝ ≈ e^{1 + Z} S(x)); data-independent.
-    selector : "pf" (default), "em" or "rnm_laplace".
+    selector
+        "pf" (default), "em" or "rnm_laplace".
 
+    Notes
+    -----
     Exact output distribution: the selector's law is a function of Ŝ only, so
     P[r] = ∫ f(l) q_r(min(e^l, GS)) dl with f the Laplace density of L̂.
     Above ln GS the integrand is constant (the exact mass P[L̂ >= ln GS] times

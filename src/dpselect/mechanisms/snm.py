@@ -57,14 +57,23 @@ def noise_scale(sensitivity: float, alpha: float) -> float:
 class SNMParameters(NamedTuple):
     """Calibration of :class:`SmoothNoisyMax` for one candidate-set size.
 
-    alpha : A; the noise scale is S_beta(x) / A (the paper's "2S/alpha" has A
+    Attributes
+    ----------
+    alpha
+        A; the noise scale is S_beta(x) / A (the paper's "2S/alpha" has A
         equal to half the paper's alpha).
-    beta : smoothing parameter at which S is computed.
-    sigma : LLN shape parameter (None for the other noises).
-    eps_d, delta_d : Laplace dilation budget (SPEC.md §3.1; None otherwise).
-    rho : zCDP parameter of the LLN release (None otherwise).
-    epsilon, delta : the guarantee (SPEC.md §3.1), never the paper's claim.
-    source : where the guarantee comes from.
+    beta
+        smoothing parameter at which S is computed.
+    sigma
+        LLN shape parameter (None for the other noises).
+    eps_d, delta_d
+        Laplace dilation budget (SPEC.md §3.1; None otherwise).
+    rho
+        zCDP parameter of the LLN release (None otherwise).
+    epsilon, delta
+        the guarantee (SPEC.md §3.1), never the paper's claim.
+    source
+        where the guarantee comes from.
     """
 
     alpha: float
@@ -225,18 +234,27 @@ class SmoothNoisyMax(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon : target privacy budget (> 0).
-    delta : 0 for ``noise="student_t"`` (pure); > 0 for ``"laplace"`` and ``"lln"``.
-    noise : "student_t" (default: pure epsilon-DP), "laplace" or "lln"
+    epsilon
+        target privacy budget (> 0).
+    delta
+        0 for ``noise="student_t"`` (pure); > 0 for ``"laplace"`` and ``"lln"``.
+    noise
+        "student_t" (default: pure epsilon-DP), "laplace" or "lln"
         (Laplace-log-normal, Bun & Steinke 2019).
-    df : degrees of freedom d of Student's t (> 0).
-    sigma : LLN shape parameter; ``None`` chooses it (see below).
-    kappa : share of the budget for the sliding (shift) term, in (0, 1);
+    df
+        degrees of freedom d of Student's t (> 0).
+    sigma
+        LLN shape parameter; ``None`` chooses it (see Notes).
+    kappa
+        share of the budget for the sliding (shift) term, in (0, 1);
         the rest pays for the m-fold dilation.  Must not depend on the data.
         (The same name and meaning as in :class:`SmoothPrivateSelection` and
         :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.)
-    calibration : "proven" (default) or "paper".
+    calibration
+        "proven" (default) or "paper".
 
+    Notes
+    -----
     ``calibration="proven"`` (SPEC.md §3.1, smooth report-noisy-max theorem;
     every candidate's noise is dilated):
 

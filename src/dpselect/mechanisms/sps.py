@@ -30,9 +30,14 @@ __all__ = ["SPSParameters", "SmoothPrivateSelection"]
 class SPSParameters(NamedTuple):
     """Calibration of :class:`SmoothPrivateSelection` for one problem.
 
-    k, l : budget split (guarantee (k + m l / 2) eps).
-    alpha : alpha' = alpha(k eps); the noise scale is max_r S(x, r) / alpha'.
-    beta : beta' = beta(l eps), the smoothing parameter of S(., r).
+    Attributes
+    ----------
+    k, l
+        budget split (guarantee (k + m l / 2) eps).
+    alpha
+        alpha' = alpha(k eps); the noise scale is max_r S(x, r) / alpha'.
+    beta
+        beta' = beta(l eps), the smoothing parameter of S(., r).
     """
 
     k: float
@@ -64,17 +69,24 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon : privacy budget unit (> 0).
-    gamma : tail exponent of the noise (> 1).
-    one_sided : use the one-sided noise (default, YS's recommended variant).
-    kappa : share of the budget for the sliding (shift) term, in (0, 1) — the
+    epsilon
+        privacy budget unit (> 0).
+    gamma
+        tail exponent of the noise (> 1).
+    one_sided
+        use the one-sided noise (default, YS's recommended variant).
+    kappa
+        share of the budget for the sliding (shift) term, in (0, 1) — the
         same name and meaning as in :class:`SmoothNoisyMax`: k = kappa,
         l = 2 (1 - kappa)/m, so k + m l / 2 = 1.
-    k, l : Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
+    k, l
+        Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
         k is the sliding share (kappa's role), l the per-candidate dilation
         share; the guarantee is then (k + m l / 2) eps, which need not be
         eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
 
+    Notes
+    -----
     alpha' = alpha(k eps), beta' = beta(l eps) with (alpha(e), beta(e)) =
     ``PolynomialTail(gamma).admissible(e)`` = (e / (2 (gamma-1)^{(gamma-1)/gamma}),
     e / (2 max(1, gamma-1))) — YS Thm 6 with the corrected beta (SPEC errata 1).
