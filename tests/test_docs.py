@@ -81,10 +81,7 @@ def test_every_spec_citation_in_the_sources_resolves_on_the_mathematics_page() -
 # Parameters section shows up as parameters named "The", "Returns", ...).  They are
 # being rewritten on other branches; remove an entry once its module passes (the
 # xfail is strict, so a module that passes while listed fails the test).
-MALFORMED_DOCSTRINGS = frozenset({
-    "dpselect/apps/tdt.py",
-    "dpselect/apps/tdt_release.py",
-})
+MALFORMED_DOCSTRINGS: frozenset[str] = frozenset()
 
 
 def _module_files() -> list[str]:

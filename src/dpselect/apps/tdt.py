@@ -261,8 +261,11 @@ def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, me
     labels : optional SNP names; the label is returned instead of the index.
     **mechanism_kwargs : passed to the named mechanism (e.g. ``gamma=`` for SPS).
 
-    Returns the index (or label) of the selected SNP.  Guarantee
-    ``mech.privacy(problem)``: epsilon-DP under family replacement.
+    Returns
+    -------
+    int or label
+        The index (or label) of the selected SNP.  Guarantee
+        ``mech.privacy(problem)``: epsilon-DP under family replacement.
 
     Examples
     --------

@@ -112,7 +112,10 @@ def release_statistic(
         costs epsilon; for studying the error distribution).
     accountant : charged with ``size`` (or 1) times epsilon before any draw.
 
-    Returns the released value (float, or ndarray for ``size``; not clipped at 0).
+    Returns
+    -------
+    float or ndarray
+        The released value (an array for ``size``; not clipped at 0).
     """
     n = check_int(n_families, "n_families", minimum=1)
     scores = np.atleast_1d(np.asarray(tdt.tdt_statistic(b, c), dtype=np.float64))
@@ -155,6 +158,8 @@ def select_and_release(
     accountant : charged with the total before any randomness is drawn.
     noise, gamma, kappa : of the release (see :func:`release_statistic`).
 
+    Notes
+    -----
     The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
     ``threshold``, relation "replace").  The total guarantee is
     ``mechanism.privacy(problem) + release.privacy()`` (sequential, adaptive
