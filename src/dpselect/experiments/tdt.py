@@ -231,7 +231,7 @@ _REAL_KEYS = ("accounting", "epsilon", "mechanism")
 #: the reference series of every accuracy figure: a uniformly random SNP is the top one with probability >= 1/m
 CHANCE = "chance"
 _LABELS = {**CASE, CHANCE: "chance (uniform pick, 1/m)"}
-_STYLES = {_LABELS[CHANCE]: {"color": "0.35", "linestyle": "--", "marker": "", "capsize": 0}}
+_STYLES = {_LABELS[CHANCE]: {"color": "0.35", "linestyle": "--", "marker": "", "capsize": 0, "dodge": False}}
 
 
 def _table(rows: list[dict], name: str) -> list[dict]:
@@ -280,7 +280,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
         files.append(accuracy_figure(
             real, out_dir / "table2_tdt_real_example.png", panels=("accounting",), x="epsilon", series="mechanism",
             labels=_LABELS, majority=None, styles=_STYLES, ncols=2,
-            title=lambda k: f"Justice et al. 2020 example, m = 6, N = 215 ({k[0]} accounting)",
+            title=lambda k: f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting",
             ylabel="accuracy (top SNP)"))
     return files
 
