@@ -378,4 +378,7 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
                         else "tables regenerated from the published statistics (only chi2 values are published); "
                              "--data-dir uses the notebooks' printed tables") + ".",
         "ND-PF = permute-and-flip on the neighbour-distance utility (SPEC §9.1), select_top_snp's default.",
+        f"Figures: error bars = standard deviation over the panel chunks (each the mean of "
+        f"{grid(quick)['reps_per_chunk']} panels) or over the Table II table sets; the dashed line is chance, "
+        "1/m (a uniformly random SNP; the accuracy is higher only when several SNPs tie for the top).",
     ]
