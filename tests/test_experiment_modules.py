@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
-from dpselect.experiments import _common, forest, median, percentile, runner, tree  # noqa: E402
+from dpselect.experiments import _common, forest, median, percentile, runner, tdt, tree  # noqa: E402
 from dpselect.experiments._plotting import tidy_figure  # noqa: E402
 from dpselect.experiments._tabular import SKLEARN, load  # noqa: E402
 from dpselect.experiments.tasks import Task  # noqa: E402
@@ -128,3 +128,71 @@ def test_percentile_exact_zero_is_drawn_at_zero(tmp_path, figures):
     assert ticks["0"] == 0.0 and min(v for v in ticks.values() if v > 0) == pytest.approx(1e-6)
     ys = np.concatenate([c.lines[0].get_ydata() for c in ax.containers])
     assert (ys == 0.0).sum() == 2 and (ys == 1e-150).sum() == 2  # neither floored nor moved
+
+
+def test_tdt_task_grid_keeps_the_keys_order_and_kwargs():
+    """The shared task grid gives the keys (hence seeds, spawned in key order) of the hand-written grid."""
+    g = tdt.grid(True)
+    out = tdt.tasks(True, None)
+    expected = ([("accuracy", m, c) for m in g["ms"] for c in range(g["chunks"])]
+                + [("runtime", m, 0) for m in g["runtime_ms"]] + [("real", 6, r) for r in range(g["real_reps"])])
+    assert [t.key for t in out] == expected
+    acc, rt, real = out[0].kwargs, out[len(g["ms"]) * g["chunks"]].kwargs, out[-1].kwargs
+    assert (acc["kind"], acc["n_reps"], tuple(acc["epsilons"])) == ("accuracy", g["reps_per_chunk"], g["eps"])
+    assert (rt["kind"], rt["repeats"]) == ("runtime", 3)
+    assert (real["kind"], real["rep"], real["data_dir"]) == ("real", g["real_reps"] - 1, None)
+
+
+def _tdt_rows() -> list[dict]:
+    """Two chunks per cell, accuracies base -/+ 0.05 (spread sqrt(0.005)); ND-PF 0.9, the others below."""
+    rows = []
+    base = {mech: 0.9 if mech == "nd_pf" else 0.2 + 0.05 * i for i, mech in enumerate(tdt.MECH_ORDER)}
+    for acc in ("proven", "paper"):
+        for m in (5, 10):
+            for chunk, d in enumerate((-0.05, 0.05)):
+                for eps in (3.0, 9.0):
+                    for mech in tdt.MECH_ORDER:
+                        rows.append({"table": "fig1", "m": m, "chunk": chunk, "n_reps": 2, "epsilon": eps,
+                                     "accounting": acc, "mechanism": mech, "case": "", "accuracy": base[mech] + d,
+                                     "epsilon_proven": eps})
+                        if m == 5:
+                            rows.append({"table": "table2", "m": 6, "rep": chunk, "epsilon": eps, "accounting": acc,
+                                         "mechanism": mech, "accuracy": base[mech] + d, "epsilon_proven": eps,
+                                         "source": "regenerated"})
+    return rows
+
+
+def test_tdt_figures_have_error_bars_and_the_chance_line(tmp_path, figures):
+    rows = _tdt_rows()
+    tdt.plot(rows, tmp_path)
+    fig1, fig2, table2 = figures
+    ax = fig1.axes[0]
+    assert ax.get_title() == "m = 5 (paper accounting)"  # paper accounting first whatever the row order
+    labels = [c.get_label() for c in ax.containers]
+    assert labels == [tdt.CASE[x] for x in tdt.MECH_ORDER] + ["chance (uniform pick, 1/m)"]
+    nd = ax.containers[0].lines[2][0].get_segments()  # ND-PF at eps 3: mean 0.9 +- sd of (0.85, 0.95)
+    assert nd[0][:, 1] == pytest.approx([0.9 - np.sqrt(0.005), 0.9 + np.sqrt(0.005)])
+    chance = ax.containers[-1].lines[0]
+    assert list(chance.get_xdata()) == [3.0, 9.0] and list(chance.get_ydata()) == pytest.approx([0.2, 0.2])
+    assert ax.get_xscale() == "log" and [t.get_text() for t in ax.get_xticklabels()] == ["3", "9"]
+    assert fig1.axes[1].get_title() == "m = 10 (paper accounting)"
+    assert list(fig1.axes[1].containers[-1].lines[0].get_ydata()) == pytest.approx([0.1, 0.1])
+    # Fig. 2 (x = m): the chance curve falls as 1/m; Table II: one panel per accounting, chance 1/6
+    assert list(fig2.axes[0].containers[-1].lines[0].get_ydata()) == pytest.approx([0.2, 0.1])
+    assert list(table2.axes[0].containers[-1].lines[0].get_ydata()) == pytest.approx([1 / 6, 1 / 6])
+    for fig in figures:
+        assert len(fig.legends) == 1 and all(a.get_legend() is None for a in fig.axes)
+        assert all(c.has_yerr for a in fig.axes for c in a.containers)
+
+
+def test_tdt_summary_and_claims_cover_every_table():
+    rows = _tdt_rows()
+    text = tdt.summary(rows)
+    assert text.count("| m | epsilon | ND-PF | EM |") == 2  # Fig. 1/2 tables, both accountings
+    assert "| paper | 3 | 0.9 ± 0.071 |" in text and "spread over 2 table sets (regenerated)" in text
+    claims = {c.text: c for c in tdt.claims(rows)}
+    nd = claims["Best sound mechanism vs the paper's mechanism: PF on the neighbour-distance utility vs SPS IV"]
+    assert "ND-PF higher in 4/4 (m, eps) cells" in nd.ours
+    assert claims["Table II (Justice et al. 2020 example): ND-PF beats every SPS case"].ok is True
+    assert claims["The Thm 5 bound gives higher accuracy than the Thm 4 bound (case IV vs II)"].ok is True
+    assert len(claims) == 7  # 2 accountings x (SPS IV, SPS III) vs EM/PF + Thm 5 vs 4 + ND-PF + Table II

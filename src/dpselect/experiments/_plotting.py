@@ -217,7 +217,8 @@ def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Seque
                    | None = None) -> None:
     """Mean accuracy per series with error bars (spread over repetitions) and the majority-class line.
 
-    The series are dodged by a few percent along a log x axis so that error bars stay visible.
+    The series are dodged by a few percent along a log x axis so that error bars stay visible
+    (except those whose style has ``"dodge": False``).
 
     Parameters
     ----------
@@ -231,7 +232,9 @@ def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Seque
     for i, (label, (mean, spread)) in enumerate(series.items()):
         kw = {"marker": ".", "capsize": 2.5, "elinewidth": 0.8, **dict((styles or {}).get(label, {}))}
         # dodge the series slightly along x so that their error bars do not hide each other
-        shift = 10.0 ** (0.012 * (i - (n - 1) / 2)) if log_x else 1.0
+        # (style key "dodge": False keeps a reference series at its true x)
+        dodge = bool(kw.pop("dodge", True))
+        shift = 10.0 ** (0.012 * (i - (n - 1) / 2)) if log_x and dodge else 1.0
         ax.errorbar([v * shift for v in x], list(mean), yerr=list(spread), label=label, **kw)
     if majority is not None and np.isfinite(majority):
         ax.axhline(majority, color="0.35", linestyle="--", linewidth=1.0, label="majority class")

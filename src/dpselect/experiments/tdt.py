@@ -41,7 +41,8 @@ from ..datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
 from ..mechanisms import ExponentialMechanism, LocalDampening, Mechanism, PermuteAndFlip, SmoothPrivateSelection
 from ..noise import PolynomialTail
 from ..problem import SelectionProblem
-from ._plotting import fmt, group, md_table, new_figure, save_figure
+from ._common import accuracy_figure, means_table, stats_by, task_grid
+from ._plotting import fmt, md_table
 from .runner import Claim, Task, require_file
 
 TITLE = "Private top-SNP selection by TDT (Yamamoto & Shibuya, IPCCC 2024)"
@@ -171,18 +172,14 @@ def grid(quick: bool) -> dict[str, Any]:
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
+    """Simulated-panel chunks, run-time sizes and real-data repetitions (keys ("accuracy", m, chunk), ...)."""
     g = grid(quick)
-    out = []
-    for m in g["ms"]:
-        for chunk in range(g["chunks"]):
-            out.append(Task(("accuracy", m, chunk), {"kind": "accuracy", "m": m, "chunk": chunk,
-                                                     "n_reps": g["reps_per_chunk"], "epsilons": g["eps"]}))
-    for m in g["runtime_ms"]:
-        out.append(Task(("runtime", m, 0), {"kind": "runtime", "m": m, "repeats": 3}))
-    for rep in range(g["real_reps"]):
-        out.append(Task(("real", 6, rep), {"kind": "real", "rep": rep, "epsilons": g["eps"],
-                                           "data_dir": None if data_dir is None else str(data_dir)}))
-    return out
+    real_dir = None if data_dir is None else str(data_dir)
+    return (task_grid({"kind": ["accuracy"], "m": g["ms"], "chunk": range(g["chunks"])},
+                      n_reps=g["reps_per_chunk"], epsilons=g["eps"])
+            + task_grid({"kind": ["runtime"], "m": g["runtime_ms"], "rep": [0]}, repeats=3)
+            + task_grid({"kind": ["real"], "m": [6], "rep": range(g["real_reps"])}, epsilons=g["eps"],
+                        data_dir=real_dir))
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:
@@ -229,58 +226,62 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     return rows
 
 
+_FIG1_KEYS = ("accounting", "m", "epsilon", "mechanism")
+_REAL_KEYS = ("accounting", "epsilon", "mechanism")
+#: the reference series of every accuracy figure: a uniformly random SNP is the top one with probability >= 1/m
+CHANCE = "chance"
+_LABELS = {**CASE, CHANCE: "chance (uniform pick, 1/m)"}
+_STYLES = {_LABELS[CHANCE]: {"color": "0.35", "linestyle": "--", "marker": "", "capsize": 0, "dodge": False}}
+
+
+def _table(rows: list[dict], name: str) -> list[dict]:
+    return [r for r in rows if r["table"] == name]
+
+
 def _fig1_means(rows: list[dict]) -> dict[tuple, float]:
-    """{(accounting, m, eps, mechanism): mean accuracy over all panels}."""
-    out = {}
-    for k, g in group([r for r in rows if r["table"] == "fig1"], "accounting", "m", "epsilon", "mechanism").items():
-        w = np.array([r["n_reps"] for r in g], dtype=float)
-        out[k] = float(np.dot(w, [r["accuracy"] for r in g]) / w.sum())
-    return out
+    """{(accounting, m, eps, mechanism): mean accuracy over the panel chunks (equal sizes: over all panels)}."""
+    return {k: st.mean for k, st in stats_by(_table(rows, "fig1"), _FIG1_KEYS, "accuracy").items()}
 
 
 def _real_means(rows: list[dict]) -> dict[tuple, float]:
-    table2 = [r for r in rows if r["table"] == "table2"]
-    return {k: float(np.mean([r["accuracy"] for r in g]))
-            for k, g in group(table2, "accounting", "epsilon", "mechanism").items()}
+    return {k: st.mean for k, st in stats_by(_table(rows, "table2"), _REAL_KEYS, "accuracy").items()}
+
+
+def _with_chance(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    """``rows`` sorted (paper accounting first, then m, epsilon) plus one "chance" row (accuracy 1/m) per cell."""
+    order = {"paper": 0, "proven": 1}
+    out = sorted(rows, key=lambda r: (order[r["accounting"]], r["m"], r["epsilon"]))
+    cells = dict.fromkeys(tuple(r[k] for k in keys) for r in out)
+    return out + [{**dict(zip(keys, c)), "mechanism": CHANCE, "accuracy": 1.0 / c[keys.index("m")]} for c in cells]
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    means = _fig1_means(rows)
-    ms = sorted({k[1] for k in means})
-    eps = sorted({k[2] for k in means})
+    """Mean exact accuracy, error bars = spread over the panel chunks (Fig. 1/2) or the table sets (Table II).
+
+    The dashed "chance" line is 1/m, the accuracy of a uniformly random SNP
+    when the top SNP is unique (the reference line: a private selection
+    should beat it).
+    """
     files = []
-    for fig_name, outer, inner, xlabel in (("fig1_tdt_accuracy_vs_eps.png", ms, eps, "epsilon"),
-                                           ("fig2_tdt_accuracy_vs_m.png", eps, ms, "m (SNPs)")):
-        fig, axes = new_figure(2, len(outer), 3.4, 3.0)
-        for i, acc_name in enumerate(("paper", "proven")):
-            for j, o in enumerate(outer):
-                ax = axes[i, j]
-                for mech in MECH_ORDER:
-                    if xlabel == "epsilon":
-                        ys = [means.get((acc_name, o, x, mech)) for x in inner]
-                        title = f"m = {o} ({acc_name} accounting)"
-                    else:
-                        ys = [means.get((acc_name, x, o, mech)) for x in inner]
-                        title = f"eps = {fmt(o)} ({acc_name})"
-                    ax.plot(inner, ys, marker=".", label=CASE[mech])
-                ax.set_title(title, fontsize=9)
-                ax.set_xlabel(xlabel)
-                ax.set_ylabel("accuracy")
-                ax.set_ylim(0, 1)
-        axes[0, 0].legend(fontsize=7)
-        files.append(save_figure(fig, out_dir / fig_name))
-    real = _real_means(rows)
+    fig1 = _with_chance(_table(rows, "fig1"), ("accounting", "m", "epsilon"))
+    if fig1:
+        n_ms = len({r["m"] for r in fig1})
+        n_eps = len({r["epsilon"] for r in fig1})
+        files.append(accuracy_figure(
+            fig1, out_dir / "fig1_tdt_accuracy_vs_eps.png", panels=("accounting", "m"), x="epsilon",
+            series="mechanism", labels=_LABELS, majority=None, styles=_STYLES, ncols=n_ms,
+            title=lambda k: f"m = {k[1]} ({k[0]} accounting)", ylabel="accuracy (top SNP)"))
+        files.append(accuracy_figure(
+            fig1, out_dir / "fig2_tdt_accuracy_vs_m.png", panels=("accounting", "epsilon"), x="m",
+            series="mechanism", labels=_LABELS, majority=None, styles=_STYLES, ncols=n_eps,
+            title=lambda k: f"eps = {fmt(k[1])} ({k[0]})", xlabel="m (SNPs)", ylabel="accuracy (top SNP)"))
+    real = _with_chance(_table(rows, "table2"), ("accounting", "m", "epsilon"))
     if real:
-        eps_r = sorted({k[1] for k in real})
-        fig, axes = new_figure(1, 1)
-        ax = axes[0, 0]
-        for mech in MECH_ORDER:
-            ax.plot(eps_r, [real[("paper", e, mech)] for e in eps_r], marker=".", label=CASE[mech])
-        ax.set_xlabel("epsilon")
-        ax.set_ylabel("accuracy")
-        ax.set_title("Justice et al. 2020 example (m = 6, N = 215)", fontsize=9)
-        ax.legend(fontsize=7)
-        files.append(save_figure(fig, out_dir / "table2_tdt_real_example.png"))
+        files.append(accuracy_figure(
+            real, out_dir / "table2_tdt_real_example.png", panels=("accounting",), x="epsilon", series="mechanism",
+            labels=_LABELS, majority=None, styles=_STYLES, ncols=2,
+            title=lambda k: f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting",
+            ylabel="accuracy (top SNP)"))
     return files
 
 
@@ -341,30 +342,28 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
 
 
 def summary(rows: list[dict]) -> str:
-    means = _fig1_means(rows)
     parts = []
+    fig1 = _table(rows, "fig1")
     for accounting in ("paper", "proven"):
-        table = []
-        for (a, m, e, _) in sorted({k for k in means if k[0] == accounting and k[3] == "em"}):
-            table.append([str(m), fmt(e)] + [means[(a, m, e, x)] for x in MECH_ORDER])
-        if table:
-            parts.append(f"Fig. 1/2 -- mean exact accuracy, {accounting} accounting:\n\n"
-                         + md_table(["m", "epsilon"] + [CASE[x] for x in MECH_ORDER], table))
-    rt = [r for r in rows if r["table"] == "table1"]
+        sub = [r for r in fig1 if r["accounting"] == accounting]
+        if sub:
+            stats = stats_by(sub, ("m", "epsilon", "mechanism"), "accuracy")
+            cells = sorted({(r["m"], r["epsilon"]) for r in sub})
+            parts.append(f"Fig. 1/2 -- mean exact accuracy ± spread over the panel chunks, {accounting} accounting "
+                         "(chance: 1/m):\n\n" + means_table(stats, cells, MECH_ORDER, ["m", "epsilon"], CASE))
+    rt = _table(rows, "table1")
     if rt:
         table = [[str(r["m"]), CASE[r["mechanism"]], f"{r['median_seconds'] * 1e3:.2f} ms"] for r in rt]
         parts.append("Table I -- time of one private selection (problem with Thm 5 bounds + one draw, N = 150, "
                      "median of 3; machine-dependent):\n\n" + md_table(["m", "mechanism", "time"], table))
-    real = _real_means(rows)
+    real = _table(rows, "table2")
     if real:
-        table = []
-        for a in ("paper", "proven"):
-            for e in sorted({k[1] for k in real}):
-                table.append([a, fmt(e)] + [real[(a, e, x)] for x in MECH_ORDER])
-        reps = len({r["rep"] for r in rows if r["table"] == "table2"})
-        parts.append(f"Table II -- real-data example (Justice et al. 2020, m = 6, N = 215), mean exact accuracy over "
-                     f"{reps} regenerated table sets:\n\n" + md_table(["accounting", "epsilon"]
-                                                                      + [CASE[x] for x in MECH_ORDER], table))
+        stats = stats_by(real, _REAL_KEYS, "accuracy")
+        cells = [(a, e) for a in ("paper", "proven") for e in sorted({r["epsilon"] for r in real})]
+        reps = len({r["rep"] for r in real})
+        parts.append(f"Table II -- real-data example (Justice et al. 2020, m = 6, N = 215), mean exact accuracy ± "
+                     f"spread over {reps} table sets ({real[0]['source'].split(' (')[0]}):\n\n"
+                     + means_table(stats, cells, MECH_ORDER, ["accounting", "epsilon"], CASE))
     return "\n\n".join(parts)
 
 
@@ -379,4 +378,7 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
                         else "tables regenerated from the published statistics (only chi2 values are published); "
                              "--data-dir uses the notebooks' printed tables") + ".",
         "ND-PF = permute-and-flip on the neighbour-distance utility (SPEC §9.1), select_top_snp's default.",
+        f"Figures: error bars = standard deviation over the panel chunks (each the mean of "
+        f"{grid(quick)['reps_per_chunk']} panels) or over the Table II table sets; the dashed line is chance, "
+        "1/m (a uniformly random SNP; the accuracy is higher only when several SNPs tie for the top).",
     ]
