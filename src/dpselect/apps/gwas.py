@@ -173,8 +173,13 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     import dask.array as da
 
     if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
-        from .gwas_vcf import vcf_transmission_counts
-
+        try:
+            from .gwas_vcf import vcf_transmission_counts
+        except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
+            if exc.name != "cyvcf2":
+                raise
+            raise ImportError("path: VCF/BCF input needs cyvcf2: pip install 'dpselect[vcf]' "
+                              "(or cyvcf2>=0.30), or convert the file with plink --vcf") from exc
         return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
                                        chunk_snps=chunk_snps, scheduler=scheduler)
     if pedigree is not None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cyvcf2 import VCF
 
 from .._validation import check_int
 from .gwas import TransmissionCounts, _count_trios, trios
@@ -63,16 +64,12 @@ def read_pedigree(pedigree: Any) -> np.ndarray:
     fam = np.array([r[:6] for r in rows], dtype=object)
     ids, counts = np.unique(fam[:, 1].astype(str), return_counts=True)
     if (counts > 1).any():
-        raise ValueError(f"pedigree: individual id {ids[counts > 1][0]!r} occurs more than once; the "
+        raise ValueError(f"pedigree: individual id {str(ids[counts > 1][0])!r} occurs more than once; the "
                          "individual ids are matched to the VCF sample names and must be unique")
     return fam
 
 
 def _open(path: Path, samples: list[str]) -> Any:
-    try:
-        from cyvcf2 import VCF
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("VCF/BCF input needs cyvcf2: pip install 'dpselect[vcf]' (or cyvcf2>=0.30)") from exc
     if not path.is_file():
         raise FileNotFoundError(f"path: {str(path)!r} is not a file")
     try:
@@ -123,7 +120,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
         raise ValueError(f"pedigree: {str(pedigree)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the pedigree)")
     ids = fam[:, 1].astype(str)
-    vcf = _open(Path(path), list(ids))
+    vcf = _open(Path(path), [str(x) for x in ids])
     try:
         position = {s: j for j, s in enumerate(vcf.samples)}
         cols = np.array([position[s] for s in ids[rows.T.ravel()]], dtype=np.int64)  # children, fathers, mothers
@@ -134,8 +131,13 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
             if len(v.ALT) > 1:
                 skipped += 1
                 continue
-            buf[filled] = _alt_dosage(v.genotype.array()[cols])
-            snp_ids.append(v.ID if v.ID is not None else f"{v.CHROM}:{v.POS}")
+            sid = v.ID if v.ID is not None else f"{v.CHROM}:{v.POS}"
+            try:
+                gt = v.genotype.array()
+            except Exception as exc:  # cyvcf2 raises a bare Exception without a GT field
+                raise ValueError(f"path: variant {sid!r} of {str(path)!r} has no GT (genotype) field") from exc
+            buf[filled] = _alt_dosage(gt[cols])
+            snp_ids.append(sid)
             filled += 1
             if filled == chunk:
                 parts.append(_count_chunk(buf, n))
