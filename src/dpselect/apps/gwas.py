@@ -20,7 +20,9 @@ Mendelian error, contributes nothing and is counted in ``mendel_errors``.
 
 The chunks are Dask tasks: the default threaded scheduler streams a cohort
 larger than memory, and ``scheduler="tcp://..."`` runs the same graph on a
-``dask.distributed`` cluster.  VCF input is not implemented.
+``dask.distributed`` cluster.  VCF/BCF input (with a pedigree file; allele 1
+= ALT) is read sequentially by :mod:`dpselect.apps.gwas_vcf` into the same
+counting kernel.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ __all__ = ["TransmissionCounts", "transmission_counts", "simulate_trios", "trios
 
 _MAGIC = bytes((0x6C, 0x1B, 0x01))
 _FAM_COLUMNS = 6
+#: Path endings read as VCF/BCF (with a pedigree file) by :mod:`dpselect.apps.gwas_vcf`.
+VCF_SUFFIXES = (".vcf", ".vcf.gz", ".bcf")
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,13 @@ def _chunk_counts(bed: str, n_ind: int, n_snp: int, rows: np.ndarray, start: int
 
     with open_bed(bed, iid_count=n_ind, sid_count=n_snp, count_A1=True) as reader:
         g = reader.read(index=(rows.T.ravel(), np.s_[start:stop]), dtype="int8", order="C", num_threads=1)
-    kid, fa, mo = g.reshape(3, rows.shape[0], stop - start)  # int8, missing = -127
+    return _count_trios(g.reshape(3, rows.shape[0], stop - start))  # int8, missing = -127
+
+
+def _count_trios(g: np.ndarray) -> np.ndarray:
+    """Counting kernel: (3, n_trios, k) int8 allele-1 copies (child, father, mother; < 0 = missing) -> (3, k)
+    int64 rows b, c and Mendel errors (shared by the PLINK and VCF readers)."""
+    kid, fa, mo = g
     called = (kid >= 0) & (fa >= 0) & (mo >= 0)
     het = (fa == 1).view(np.int8) + (mo == 1).view(np.int8)
     x = kid - (fa == 2).view(np.int8) - (mo == 2).view(np.int8)
@@ -127,18 +137,23 @@ def _chunk_counts(bed: str, n_ind: int, n_snp: int, rows: np.ndarray, start: int
     return np.stack([b, c, (called & ~ok).sum(axis=0, dtype=np.int64)])
 
 
-def transmission_counts(path: Any, *, affected_only: bool = True, chunk_snps: int = 10_000,
-                        scheduler: Any = None) -> TransmissionCounts:
-    """TDT transmission counts of every SNP of a PLINK 1 fileset (module docstring for the rules).
+def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
+                        chunk_snps: int = 10_000, scheduler: Any = None) -> TransmissionCounts:
+    """TDT transmission counts of every SNP of a PLINK 1 fileset or a VCF/BCF (module docstring for the rules).
 
     Parameters
     ----------
-    path : the fileset prefix (or the ``.bed`` / ``.bim`` / ``.fam`` path).
+    path : the fileset prefix (or the ``.bed`` / ``.bim`` / ``.fam`` path), or a
+        ``.vcf`` / ``.vcf.gz`` / ``.bcf`` file (read by :mod:`dpselect.apps.gwas_vcf`;
+        allele 1 = ALT, as PLINK's VCF import).
+    pedigree : for VCF/BCF only (required there): a PLINK-style ``.fam`` / ``.ped``
+        file whose individual ids are the VCF sample names.
     affected_only : keep trios whose child has phenotype 2 (default) or all trios.
     chunk_snps : SNPs per Dask task; peak memory is about
         (#individuals x chunk_snps) bytes per concurrent task.
     scheduler : None (Dask's threaded scheduler), a Dask scheduler name, or a
         ``dask.distributed`` address ("tcp://host:port") or ``Client``.
+        VCF/BCF parsing is sequential: only None is accepted there.
 
     Returns
     -------
@@ -157,6 +172,18 @@ def transmission_counts(path: Any, *, affected_only: bool = True, chunk_snps: in
     import dask
     import dask.array as da
 
+    if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
+        try:
+            from .gwas_vcf import vcf_transmission_counts
+        except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
+            if exc.name != "cyvcf2":
+                raise
+            raise ImportError("path: VCF/BCF input needs cyvcf2: pip install 'dpselect[vcf]' "
+                              "(or cyvcf2>=0.30), or convert the file with plink --vcf") from exc
+        return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
+                                       chunk_snps=chunk_snps, scheduler=scheduler)
+    if pedigree is not None:
+        raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
     prefix = _prefix(path)
     chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
     fam = _read_table(prefix.with_suffix(".fam"), _FAM_COLUMNS, ".fam")

@@ -1,0 +1,189 @@
+"""VCF/BCF + pedigree -> TDT counts (dpselect.apps.gwas_vcf) against the per-trio reference and the PLINK reader."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2 (pip install cyvcf2)")
+from bed_reader import open_bed  # noqa: E402
+
+from dpselect.apps.gwas import simulate_trios, transmission_counts  # noqa: E402
+from test_gwas import _reference  # noqa: E402
+
+HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n"
+          '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+          "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
+
+
+def _line(chrom, pos, sid, ref, alt, calls):
+    return f"{chrom}\t{pos}\t{sid}\t{ref}\t{alt}\t.\t.\t.\tGT\t" + "\t".join(calls) + "\n"
+
+
+def write_vcf(prefix, out, *, rng=0, multiallelic=False):
+    """Write the genotypes of a PLINK fileset as a text VCF (REF = .bim A2, ALT = .bim A1).
+
+    Calls are written in random spellings (unphased / phased, both orders; a
+    missing call as ``./.``, ``.``, ``./1`` or ``.|0``), and with
+    ``multiallelic`` an extra tri-allelic site follows every third SNP.
+    Samples are written in reverse .fam order (the reader must match names).
+    """
+    gen = np.random.default_rng(rng)
+    with open_bed(str(prefix) + ".bed", count_A1=True) as bed:
+        g, iid = bed.read(dtype="float64"), list(bed.iid)
+        sid, a1, a2, pos = bed.sid, bed.allele_1, bed.allele_2, bed.bp_position
+    order = np.arange(len(iid))[::-1]
+    spell = {0: ["0/0", "0|0"], 1: ["0/1", "1/0", "0|1", "1|0"], 2: ["1/1", "1|1"], -1: ["./.", ".", "./1", ".|0"]}
+    lines = [HEADER + "\t".join(iid[i] for i in order) + "\n"]
+    for j in range(g.shape[1]):
+        codes = np.nan_to_num(g[order, j], nan=-1).astype(int)
+        lines.append(_line(1, pos[j], sid[j], a2[j], a1[j], [gen.choice(spell[k]) for k in codes]))
+        if multiallelic and j % 3 == 0:
+            lines.append(_line(1, pos[j], f"multi{j}", "C", "A,T", [gen.choice(["0/1", "1/2", "0/0"])
+                                                                   for _ in order]))
+    text = "".join(lines)
+    if str(out).endswith(".gz"):
+        with gzip.open(out, "wt") as f:  # plain gzip: htslib reads it too
+            f.write(text)
+    else:
+        with open(out, "w") as f:
+            f.write(text)
+    return out
+
+
+@pytest.fixture(scope="module")
+def cohort(tmp_path_factory):
+    d = tmp_path_factory.mktemp("vcf")
+    prefix = d / "cohort"
+    simulate_trios(prefix, 40, 23, causal=[2, 9], effect=0.85, missing_rate=0.05, error_rate=0.1, rng=4)
+    return prefix, write_vcf(prefix, d / "cohort.vcf")
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1000])
+def test_vcf_counts_equal_reference_and_plink_reader(cohort, chunk):
+    prefix, vcf = cohort
+    got = transmission_counts(vcf, pedigree=str(prefix) + ".fam", chunk_snps=chunk)
+    b, c, err, n, sid = _reference(prefix)
+    np.testing.assert_array_equal(got.b, b)
+    np.testing.assert_array_equal(got.c, c)
+    np.testing.assert_array_equal(got.mendel_errors, err)
+    assert got.n_families == n == 40 and list(got.snp_ids) == list(sid)
+    assert err.sum() > 0 and b.sum() > 0 and c.sum() > 0
+    plink = transmission_counts(prefix)
+    for name in ("b", "c", "mendel_errors", "snp_ids"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(plink, name))
+    # all trios, not only the affected ones: the same trios here (every simulated child is affected)
+    assert transmission_counts(vcf, pedigree=str(prefix) + ".fam", affected_only=False).b.tolist() == b.tolist()
+
+
+def test_compressed_vcf_and_bcf_give_the_same_counts(cohort, tmp_path):
+    from cyvcf2 import VCF, Writer
+
+    prefix, vcf = cohort
+    want = transmission_counts(prefix)
+    gz = write_vcf(prefix, tmp_path / "plain-gzip.vcf.gz")
+    paths = [gz]
+    for name, mode in (("bgzf.vcf.gz", "wz"), ("cohort.bcf", "wb")):
+        src = VCF(str(vcf))
+        w = Writer(str(tmp_path / name), src, mode=mode)
+        for v in src:
+            w.write_record(v)
+        w.close()
+        src.close()
+        paths.append(tmp_path / name)
+    for path in paths:
+        got = transmission_counts(path, pedigree=str(prefix) + ".fam", chunk_snps=5)
+        np.testing.assert_array_equal(got.b, want.b)
+        np.testing.assert_array_equal(got.c, want.c)
+        np.testing.assert_array_equal(got.mendel_errors, want.mendel_errors)
+
+
+def test_multiallelic_sites_are_skipped_with_a_warning(cohort, tmp_path):
+    prefix, _ = cohort
+    vcf = write_vcf(prefix, tmp_path / "multi.vcf", multiallelic=True, rng=1)
+    with pytest.warns(UserWarning, match=r"skipped 8 multi-allelic site"):
+        got = transmission_counts(vcf, pedigree=str(prefix) + ".fam", chunk_snps=4)
+    want = transmission_counts(prefix)
+    np.testing.assert_array_equal(got.b, want.b)
+    np.testing.assert_array_equal(got.c, want.c)
+    np.testing.assert_array_equal(got.snp_ids, want.snp_ids)
+
+
+def test_hand_made_vcf(tmp_path):
+    # Pedigree: trio A (affected), trio B (unaffected child), a second affected child of A's parents,
+    # an orphan child (mother absent). Allele 1 = ALT.
+    ped = tmp_path / "p.ped"
+    ped.write_text("A fa 0 0 1 1 G G\nA mo 0 0 2 1 G G\nA k1 fa mo 1 2 G G\nB fb 0 0 1 1 G G\n"
+                   "B mb 0 0 2 1 G G\nB kb fb mb 1 1 G G\nA k2 fa mo 2 2 G G\nC orphan fa x 1 2 G G\n")
+    samples = ["k2", "extra", "orphan", "kb", "mb", "fb", "k1", "mo", "fa"]
+    rows = [  # calls in the order of `samples`
+        ("s1", "G", "A", ["0/0", "0/0", "1/1", "1/1", "0/1", "0/1", "1/1", "0/1", "0/1"]),  # A: het x het -> 2
+        ("s2", "G", "A", ["0/0", "0/0", "1/1", "0/0", "0/1", "0/1", "1|1", "1/1", "0/1"]),  # A: fa het sent A
+        ("s3", "G", "A", ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "1/1", "1/1"]),  # A: Mendel error
+        ("s4", "G", "A", ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "1/1", "0/1", "./1"]),  # A: half-missing
+        ("s5", "G", "A", ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "1", "0/1", "0/1"]),  # A: haploid child
+        ("s6", "G", ".", ["0/0"] * 9),  # no ALT: nothing to count
+        ("s7", "G", "A", ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "0/1", "0/1", "0/1"]),  # A: one of each
+    ]
+    vcf = tmp_path / "h.vcf"
+    vcf.write_text(HEADER + "\t".join(samples) + "\n"
+                   + "".join(_line(1, j + 1, sid, r, a, calls) for j, (sid, r, a, calls) in enumerate(rows)))
+    got = transmission_counts(vcf, pedigree=ped, chunk_snps=3)
+    assert got.n_families == 1 and list(got.snp_ids) == [r[0] for r in rows]
+    assert got.b.tolist() == [2, 1, 0, 0, 0, 0, 1]
+    assert got.c.tolist() == [0, 0, 0, 0, 0, 0, 1]
+    assert got.mendel_errors.tolist() == [0, 0, 1, 0, 0, 0, 0]
+    both = transmission_counts(vcf, pedigree=ped, affected_only=False)  # trio B joins (s1: 2 x A, s2: 2 x G)
+    assert both.n_families == 2
+    assert both.b.tolist() == [4, 1, 0, 0, 0, 0, 1] and both.c.tolist() == [0, 2, 0, 0, 0, 0, 1]
+    assert both.mendel_errors.tolist() == [0, 0, 1, 0, 0, 0, 0]
+
+
+def test_bad_inputs_name_the_argument(cohort, tmp_path):
+    prefix, vcf = cohort
+    fam = str(prefix) + ".fam"
+    with pytest.raises(ValueError, match="pedigree"):
+        transmission_counts(vcf)
+    with pytest.raises(ValueError, match="pedigree: only for VCF"):
+        transmission_counts(prefix, pedigree=fam)
+    with pytest.raises(ValueError, match="scheduler"):
+        transmission_counts(vcf, pedigree=fam, scheduler="threads")
+    with pytest.raises(ValueError, match="chunk_snps"):
+        transmission_counts(vcf, pedigree=fam, chunk_snps=0)
+    junk = tmp_path / "junk.vcf"
+    junk.write_bytes(b"\x00\x01 this is not a VCF\n")
+    with pytest.raises(ValueError, match="path: .* not a readable VCF"):
+        transmission_counts(junk, pedigree=fam)
+    with pytest.raises(FileNotFoundError, match="path"):
+        transmission_counts(tmp_path / "absent.vcf", pedigree=fam)
+    with pytest.raises(FileNotFoundError, match="pedigree"):
+        transmission_counts(vcf, pedigree=tmp_path / "absent.fam")
+    with pytest.raises(TypeError, match="pedigree"):
+        transmission_counts(vcf, pedigree=3)
+    text = tmp_path / "text.vcf"
+    text.write_text("hello\nnot a VCF\n")
+    with pytest.raises(ValueError, match="path: .* not a readable VCF"):
+        transmission_counts(text, pedigree=fam)
+    nogt = tmp_path / "nogt.vcf"
+    nogt.write_text(open(vcf).read().replace("\tGT\t", "\tXX\t"))
+    with pytest.raises(ValueError, match="path: variant 'rs0' .* no GT"):
+        transmission_counts(nogt, pedigree=fam)
+    extra = tmp_path / "extra.fam"
+    extra.write_text(open(fam).read() + "Z ghost 0 0 1 1\n")
+    with pytest.raises(ValueError, match="pedigree: 1 individual id.*'ghost'"):
+        transmission_counts(vcf, pedigree=extra)
+    dup = tmp_path / "dup.fam"
+    dup.write_text(open(fam).read() + "Z F0_fa 0 0 1 1\n")
+    with pytest.raises(ValueError, match="pedigree: individual id 'F0_fa'"):
+        transmission_counts(vcf, pedigree=dup)
+    short = tmp_path / "short.fam"
+    short.write_text("F a 0 0 1\n")
+    with pytest.raises(ValueError, match="pedigree: .* row 1 has 5 columns"):
+        transmission_counts(vcf, pedigree=short)
+    unaffected = tmp_path / "unaffected.fam"
+    unaffected.write_text(open(fam).read().replace("\t2\n", "\t1\n"))
+    with pytest.raises(ValueError, match="pedigree: .* no complete affected trio"):
+        transmission_counts(vcf, pedigree=unaffected)
+
