@@ -64,3 +64,19 @@ def test_tdt_bad_files(tmp_path, capsys):
     assert code == 2 and "no .bed" in err
     code, _, err = _run(["tdt", tmp_path, "--epsilon", 1, "--k", 1], capsys)
     assert code == 2 and "directory" in err
+
+
+def test_tdt_reads_a_vcf_with_its_pedigree(cohort, tmp_path, capsys):
+    """The same cohort as a VCF (+ .fam pedigree) gives the same selection as the PLINK fileset."""
+    pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2")
+    from test_gwas_vcf import write_vcf
+
+    prefix, _ = cohort
+    vcf = write_vcf(prefix, tmp_path / "cohort.vcf")
+    argv = ["--epsilon", 20, "--k", 2, "--seed", 4]
+    code, out_vcf, err = _run(["tdt", vcf, "--pedigree", str(prefix) + ".fam", *argv], capsys)
+    assert code == 0, err
+    code, out_bed, _ = _run(["tdt", prefix, *argv], capsys)
+    assert code == 0 and out_vcf == out_bed
+    code, out, err = _run(["tdt", vcf, *argv], capsys)
+    assert code == 2 and "pedigree" in err and out == ""

@@ -278,7 +278,9 @@ if app is not None:
 
     @app.command("tdt")
     def tdt_command(
-        file: Path = typer.Argument(..., help="PLINK 1 fileset (prefix, or the .bed/.bim/.fam path) of trios"),
+        file: Path = typer.Argument(
+            ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
+        ),
         epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
         k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
         mechanism: str = typer.Option("nd_pf", "--mechanism",
@@ -286,6 +288,9 @@ if app is not None:
         scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
         seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
         chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
+        pedigree: Path | None = typer.Option(
+            None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
+        ),
     ) -> None:
         """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
 
@@ -305,7 +310,7 @@ if app is not None:
             raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
         if file.is_dir():
             raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
-        counts = transmission_counts(file, chunk_snps=chunk_snps, scheduler=scheduler)
+        counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
         if k > counts.b.size:
             raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
         out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
