@@ -373,18 +373,6 @@ class SmoothSensitivityRelease:
         """Noise scale S(x)/alpha' (``sensitivity``: callable beta -> S or S at ``self.beta``)."""
         return self._sensitivity(sensitivity) / self._alpha
 
-    def error_distribution(self, sensitivity: Any) -> Any:
-        """Deprecated: use :func:`dpselect.analysis.error_distribution` (``(release, sensitivity)``)."""
-        warnings.warn(
-            "SmoothSensitivityRelease.error_distribution is deprecated: use "
-            "dpselect.analysis.error_distribution(release, sensitivity)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from ..analysis.error_distribution import error_distribution  # deprecated path only
-
-        return error_distribution(self, sensitivity)
-
     def expected_abs_error(self, sensitivity: Any) -> float:
         """E|release - f(x)| = (S(x)/alpha') E|Z| (inf when the noise has no mean)."""
         return self.scale(sensitivity) * float(self._noise.mean_abs())
