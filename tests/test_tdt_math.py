@@ -60,7 +60,7 @@ def bf_bfs(sources, n: int) -> dict:
     queue = deque(sources)
     while queue:
         x = queue.popleft()
-        for y in bf_nbrs(*x, n):
+        for y in bf_nbrs(x[0], x[1], n):
             if y not in dist:
                 dist[y] = dist[x] + 1
                 queue.append(y)
@@ -404,10 +404,10 @@ def _bfs_reference(n: int, sources: np.ndarray) -> np.ndarray:
             b2, c2 = fb + db, fc + dc
             ok = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
             nxt.append(_index(n, b2[ok], c2[ok]))
-        cand = np.unique(np.concatenate(nxt))
-        frontier = cand[dist[cand] < 0]
+        cand = np.concatenate(nxt)
         k += 1
-        dist[frontier] = k
+        dist[cand[dist[cand] < 0]] = k  # repeated indices write the same k
+        frontier = np.flatnonzero(dist == k)
     assert (dist >= 0).all()
     return dist
 
@@ -418,6 +418,7 @@ def _exact_ls_above(n: int, sb, sc, num_t: int, den_t: int):
     p1, q1 = (sb - sc) ** 2, np.maximum(sb + sc, 1)
     in_g = np.zeros(sb.size, bool)
     above = np.zeros(sb.size, bool)
+    ls = np.zeros(sb.size)
     for db, dc in BF_MOVES:
         b2, c2 = sb + db, sc + dc
         ok = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
@@ -425,40 +426,76 @@ def _exact_ls_above(n: int, sb, sc, num_t: int, den_t: int):
         num, den = np.abs(p1 * q2 - (b2 - c2) ** 2 * q1), q1 * q2
         in_g |= ok & (num * gs_den == gs_num * den)
         above |= ok & (num * den_t > num_t * den)
-    return in_g, above
+        ls = np.maximum(ls, np.where(ok, num / den, 0.0))
+    return in_g, above, ls
+
+
+def _assert_states_equal(what: str, n: int, sb, sc, got, want) -> None:
+    """Every state equal, else name N, the first states and both values."""
+    got, want = np.asarray(got), np.asarray(want)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, f"{what}, N = {n}: {bad.size} states differ, e.g. " + "; ".join(
+        f"(b, c) = ({sb[i]}, {sc[i]}): closed form {got[i]!r}, BFS {want[i]!r}" for i in bad[:5]
+    )
+
+
+def _check_smooth_bound(n: int, sb, sc, ls, dist, bound: str, t: float = 6.0) -> None:
+    """smooth_upper_bound at beta_max over every state: GS e^{-beta dist} with the BFS
+    distance, >= the exact LS, beta-smooth on every move, and no longer an upper
+    bound once beta exceeds beta_max by a factor 1 + 1e-6 (so beta_max is the largest)."""
+    gs = tdt.global_sensitivity(n)
+    beta = tdt.beta_max(n, bound, t)
+    s = tdt.smooth_upper_bound(sb, sc, n, beta, bound=bound, threshold=t)
+    expected = gs * np.exp(-beta * dist)
+    np.testing.assert_allclose(s, expected, rtol=1e-14, atol=0, err_msg=f"{bound}, T = {t}, N = {n}")
+    assert (s >= ls * (1 - 1e-12)).all(), (bound, t, n)
+    for db, dc in BF_MOVES:
+        b2, c2 = sb + db, sc + dc
+        ok = (b2 >= 0) & (c2 >= 0) & (b2 + c2 <= 2 * n)
+        y = _index(n, b2[ok], c2[ok])
+        assert (s[ok] <= math.exp(beta) * s[y] * (1 + 1e-12)).all(), (bound, t, n, db, dc)
+    assert (gs * np.exp(-beta * (1 + 1e-6) * dist) < ls).any(), (bound, t, n)
 
 
 def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=None):
     sb, sc = _state_arrays(n)
     gs = tdt.global_sensitivity(n)
-    ls = tdt.local_sensitivity(sb, sc, n)
-    in_g, _ = _exact_ls_above(n, sb, sc, 6, 1)
+    in_g, _, ls = _exact_ls_above(n, sb, sc, 6, 1)
     gd = _bfs_reference(n, in_g)
     idx = np.arange(sb.size) if sample is None else sample
-    np.testing.assert_array_equal(tdt.gs_distance(sb[idx], sc[idx], n), gd[idx])
-    ls_g = np.where(in_g, gs, ls)
+    _assert_states_equal("gd", n, sb[idx], sc[idx], tdt.gs_distance(sb[idx], sc[idx], n), gd[idx])
     if sample is None:
-        assert tdt.beta_max(n, "thm4") == thm4_beta_max(gs, ls_g, gd)
+        _assert_states_equal("LS", n, sb, sc, tdt.local_sensitivity(sb, sc, n), ls)
+        ls_g = np.where(in_g, gs, ls)
+        assert tdt.beta_max(n, "thm4") == thm4_beta_max(gs, ls_g, gd), n
+        _check_smooth_bound(n, sb, sc, ls, gd, "thm4")
     for num_t, den_t in thresholds:
         t = num_t / den_t
         if t >= gs:
             continue
-        _, in_u = _exact_ls_above(n, sb, sc, num_t, den_t)
+        _, in_u, _ = _exact_ls_above(n, sb, sc, num_t, den_t)
         ud = _bfs_reference(n, in_u)
-        np.testing.assert_array_equal(tdt.unstable_distance(sb[idx], sc[idx], n, threshold=t), ud[idx])
+        got = tdt.unstable_distance(sb[idx], sc[idx], n, threshold=t)
+        _assert_states_equal(f"ud (T = {t})", n, sb[idx], sc[idx], got, ud[idx])
         if sample is None:
-            assert tdt.beta_max(n, "thm5", t) == thm5_beta_max(gs, ls, ud)
+            assert tdt.beta_max(n, "thm5", t) == thm5_beta_max(gs, ls, ud), (n, t)
+            _check_smooth_bound(n, sb, sc, ls, ud, "thm5", t)
 
 
-@pytest.mark.parametrize("n", list(range(1, 13)) + [30, 77])
+FAST_NS = list(range(1, 13)) + [30, 77]
+
+
+@pytest.mark.parametrize("n", FAST_NS)
 def test_closed_forms_equal_bfs_every_state(n):
     _check_against_bfs(n)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [150, 233, 300])
-def test_closed_forms_equal_bfs_every_state_large(n):
-    _check_against_bfs(n)
+def test_closed_forms_equal_bfs_every_state_every_n_to_300():
+    # every N <= 300 (the fast test covers FAST_NS); one test: ~N^2 work per N
+    for n in range(1, 301):
+        if n not in FAST_NS:
+            _check_against_bfs(n)
 
 
 @pytest.mark.slow
