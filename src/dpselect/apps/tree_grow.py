@@ -89,6 +89,7 @@ class GrowSpec:
     n_values: np.ndarray  # (p,) public domain sizes (bins or categories)
     is_cont: np.ndarray  # (p,) bool
     n_classes: int
+    template: SelectionProblem | None = None  # the batched mechanisms' calibration problem (cached)
 
 
 def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
@@ -104,7 +105,9 @@ def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
 def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """Chosen candidate column of every splitting node from its histogram (binary: f * k + b; multiway: f)."""
     S = hist.shape[0]
-    template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
+    if spec.template is None:  # built once per tree: only the sensitivity and monotonicity matter
+        spec.template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
+    template = spec.template
     if spec.binary:
         scores = binary_scores(hist, spec.is_cont, spec.split_utility).reshape(S, -1)
     else:
@@ -146,8 +149,9 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int,
         else:
             idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
-        hist = hist[splits]
-        return _choose(spec, hist, cand_ok[splits], gen), hist
+        if splits.size < n_lvl:
+            hist, cand_ok = hist[splits], cand_ok[splits]
+        return _choose(spec, hist, cand_ok, gen), hist
     at = np.full(n_lvl, -1, dtype=np.int64)
     at[splits] = np.arange(splits.size)
     node = at[loc]
@@ -170,13 +174,15 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     cells = _cells(Z, y, k, C)  # of the active records, filtered with rows
     prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
+    valid = binary_valid(live, spec.is_cont) if spec.binary else None  # binary: cuts still possible
+    Zflat = Z.ravel()
     used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
     parent = np.array([-1])
     out: dict[str, list] = {key: [] for key in ("feature", "cut", "cstart", "nch", "noisy", "depth", "leaf", "parent")}
     leaf_counts: list[np.ndarray] = []
     n_lvl, first, n_leaves = 1, 0, 0
     for lvl in range(spec.depth + 1):
-        cand_ok = binary_valid(live, spec.is_cont) if spec.binary else ~used
+        cand_ok = valid if valid is not None else ~used
         stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
@@ -212,7 +218,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             keep = np.flatnonzero(~stop[loc])
             rows, loc, cells = rows[keep], loc[keep], cells.take(keep, axis=0)
         f = feat[loc]
-        code = Z[rows, f]
+        code = Zflat.take(rows * p + f)
         if spec.binary:
             branch = ~goes_yes(code, cut[loc], spec.is_cont[f])
         else:
@@ -225,7 +231,10 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             live = live[par].copy()
             rows2 = np.arange(par.size)
             side = np.tile([True, False], splits.size)
-            live[rows2, fs.repeat(2)] &= np.where(side[:, None], yes.repeat(2, axis=0), ~yes.repeat(2, axis=0))
+            f2 = fs.repeat(2)
+            live[rows2, f2] &= np.where(side[:, None], yes.repeat(2, axis=0), ~yes.repeat(2, axis=0))
+            valid = valid[par]  # only the cut feature's possible cuts change below a split
+            valid[rows2, f2] = binary_valid(live[rows2, f2], spec.is_cont[f2])
         else:
             used = used[par].copy()
             used[np.arange(par.size), feat[par]] = True
