@@ -255,11 +255,12 @@ def binary_scores(hist: np.ndarray, is_cont: np.ndarray, split_utility: str) -> 
     """
     h = np.asarray(hist)
     if split_utility == "max_operator" and h.shape[-1] == 2 and h.dtype.kind in "iu":
-        d = h[..., 0] - h[..., 1]
+        d = h[..., 0] - h[..., 1]  # in place below: fresh large arrays cost page faults
         cum = np.cumsum(d, axis=-1)
+        total = cum[..., -1:].copy()
         cont = np.asarray(is_cont, dtype=bool)
-        d_yes = cum - d if cont.all() else np.where(cont[:, None], cum - d, d)
-        d_no = cum[..., -1:] - d_yes
+        d_yes = np.subtract(cum, d, out=d, where=np.broadcast_to(cont[:, None], d.shape))  # cont: code < b
+        d_no = np.subtract(total, d_yes, out=cum)
         np.abs(d_yes, out=d_yes)
         np.abs(d_no, out=d_no)
         d_yes += d_no

@@ -124,8 +124,8 @@ def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.rando
     return select_nodes(spec.mech, scores, cand_ok.reshape(S, -1), template, gen, problem_of)
 
 
-def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int, splits: np.ndarray,
-                 prev: np.ndarray | None, cand_ok: np.ndarray,
+def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.ndarray, n_lvl: int,
+                 splits: np.ndarray, prev: np.ndarray | None, cand_ok: np.ndarray,
                  gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
     """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
 
@@ -141,11 +141,12 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int,
     if n_lvl * stride <= _TABLE_CELLS:
         if spec.binary and prev is not None:
             yes = np.flatnonzero((loc & 1) == 0)  # children come in (yes, no) pairs at even offsets
-            idx = cells.take(yes, axis=0)
+            idx = cells.take(yes, axis=0, out=buf[:yes.size])  # a reused buffer: no fresh pages per level
             idx += ((loc[yes] >> 1) * stride)[:, None]
             hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
             hist = np.empty((n_lvl, *shape), dtype=np.int64)
-            hist[0::2], hist[1::2] = hy, prev - hy
+            hist[0::2] = hy
+            np.subtract(prev, hy, out=hist[1::2])
         else:
             idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
@@ -172,6 +173,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     C, k = spec.n_classes, int(spec.n_values.max())
     rows, loc = np.arange(n), np.zeros(n, dtype=np.int64)
     cells = _cells(Z, y, k, C)  # of the active records, filtered with rows
+    buf = np.empty_like(cells)  # scratch for a level's histogram indices
     prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
     valid = binary_valid(live, spec.is_cont) if spec.binary else None  # binary: cuts still possible
@@ -202,7 +204,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             n_leaves += leaves.size
         splits = np.flatnonzero(~stop)
         if splits.size:
-            chosen, prev = _split_level(spec, cells, loc, n_lvl, splits, prev, cand_ok, gen)
+            chosen, prev = _split_level(spec, cells, buf, loc, n_lvl, splits, prev, cand_ok, gen)
             if spec.binary:
                 feat[splits], cut[splits] = np.divmod(chosen, k)
                 nch[splits] = 2
