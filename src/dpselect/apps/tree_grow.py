@@ -130,9 +130,10 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.nda
     """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
 
     Histograms (node, feature, code, class) come from one bincount.  For
-    binary trees whose whole level fits in memory only the "yes" children
-    are counted; a "no" child's histogram is its parent's minus its
-    sibling's (``prev``: the parents' histograms, in split order).
+    binary trees whose whole level fits in memory only the smaller child of
+    each pair is counted; the other's histogram is its parent's minus its
+    sibling's (``prev``: the parents' histograms, in split order; exact
+    integer counts, so the result does not depend on which child is counted).
     """
     p = cells.shape[1]
     k, C = int(spec.n_values.max()), spec.n_classes
@@ -140,13 +141,17 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.nda
     shape = (p, k, C)
     if n_lvl * stride <= _TABLE_CELLS:
         if spec.binary and prev is not None:
-            yes = np.flatnonzero((loc & 1) == 0)  # children come in (yes, no) pairs at even offsets
-            idx = cells.take(yes, axis=0, out=buf[:yes.size])  # a reused buffer: no fresh pages per level
-            idx += ((loc[yes] >> 1) * stride)[:, None]
-            hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
-            hist = np.empty((n_lvl, *shape), dtype=np.int64)
-            hist[0::2] = hy
-            np.subtract(prev, hy, out=hist[1::2])
+            pairs = n_lvl // 2  # children come in (yes, no) pairs: offsets 2j, 2j + 1
+            small = np.bincount(loc, minlength=n_lvl).reshape(pairs, 2).argmin(axis=1)  # the smaller child
+            rec = np.flatnonzero((loc & 1) == small[loc >> 1])
+            idx = cells.take(rec, axis=0, out=buf[:rec.size])  # a reused buffer: no fresh pages per level
+            idx += ((loc[rec] >> 1) * stride)[:, None]
+            counted = np.bincount(idx.ravel(), minlength=pairs * stride).reshape(pairs, *shape)
+            hist = np.empty((pairs, 2, *shape), dtype=np.int64)
+            at = np.arange(pairs)
+            hist[at, small] = counted
+            hist[at, 1 - small] = np.subtract(prev, counted, out=prev)  # prev is not needed after this level
+            hist = hist.reshape(n_lvl, *shape)
         else:
             idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
