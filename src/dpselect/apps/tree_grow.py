@@ -182,7 +182,8 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
     valid = binary_valid(live, spec.is_cont) if spec.binary else None  # binary: cuts still possible
-    Zflat = Z.ravel()
+    # the codes in the smallest integer type that holds them: each level gathers one code per record
+    Zflat = Z.astype(np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int64).ravel()
     used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
     parent = np.array([-1])
     out: dict[str, list] = {key: [] for key in ("feature", "cut", "cstart", "nch", "noisy", "depth", "leaf", "parent")}
