@@ -147,11 +147,11 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.nda
             idx = cells.take(rec, axis=0, out=buf[:rec.size])  # a reused buffer: no fresh pages per level
             idx += ((loc[rec] >> 1) * stride)[:, None]
             counted = np.bincount(idx.ravel(), minlength=pairs * stride).reshape(pairs, *shape)
-            hist = np.empty((pairs, 2, *shape), dtype=np.int64)
+            pair_hist = np.empty((pairs, 2, *shape), dtype=np.int64)
             at = np.arange(pairs)
-            hist[at, small] = counted
-            hist[at, 1 - small] = np.subtract(prev, counted, out=prev)  # prev is not needed after this level
-            hist = hist.reshape(n_lvl, *shape)
+            pair_hist[at, small] = counted
+            pair_hist[at, 1 - small] = np.subtract(prev, counted, out=prev)  # prev is not needed after this level
+            hist = pair_hist.reshape(n_lvl, *shape)
         else:
             idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
@@ -181,7 +181,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     buf = np.empty_like(cells)  # scratch for a level's histogram indices
     prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
-    valid = binary_valid(live, spec.is_cont) if spec.binary else None  # binary: cuts still possible
+    valid = binary_valid(live, spec.is_cont) if spec.binary else np.zeros(0, dtype=bool)  # binary: cuts possible
     # the codes in the smallest integer type that holds them: each level gathers one code per record
     Zflat = Z.astype(np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int64).ravel()
     used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
@@ -190,7 +190,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     leaf_counts: list[np.ndarray] = []
     n_lvl, first, n_leaves = 1, 0, 0
     for lvl in range(spec.depth + 1):
-        cand_ok = valid if valid is not None else ~used
+        cand_ok = valid if spec.binary else ~used
         stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
