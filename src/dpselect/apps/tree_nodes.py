@@ -65,9 +65,10 @@ def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: Sel
         z = np.asarray(noise.sample(scores.shape, gen), dtype=np.float64)
         a = np.where(valid, scores, -np.inf)
         top = np.max(a, axis=1, keepdims=True)
-        np.subtract(a, top, out=a, where=valid)  # (u - top) / b + z on the valid entries, in place
-        np.divide(a, scale, out=a, where=valid)
-        np.add(a, z, out=a, where=valid)
+        with np.errstate(invalid="ignore"):  # (u - top) / b + z in place; invalid entries stay -inf
+            a -= top  # (a row without a valid entry becomes NaN: argmax 0, as with all -inf)
+            a /= scale
+            a += z
         return np.argmax(a, axis=1)
     for i in range(n):  # smooth mechanisms: per-node calibration
         cols = np.flatnonzero(valid[i])
