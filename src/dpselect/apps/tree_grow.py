@@ -144,7 +144,7 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.nda
             pairs = n_lvl // 2  # children come in (yes, no) pairs: offsets 2j, 2j + 1
             small = np.bincount(loc, minlength=n_lvl).reshape(pairs, 2).argmin(axis=1)  # the smaller child
             rec = np.flatnonzero((loc & 1) == small[loc >> 1])
-            idx = cells.take(rec, axis=0, out=buf[:rec.size])  # a reused buffer: no fresh pages per level
+            idx = cells.take(rec, axis=0, out=buf[:rec.size], mode="clip")  # reused buffer (unbuffered: "clip")
             idx += ((loc[rec] >> 1) * stride)[:, None]
             counted = np.bincount(idx.ravel(), minlength=pairs * stride).reshape(pairs, *shape)
             pair_hist = np.empty((pairs, 2, *shape), dtype=np.int64)
