@@ -20,7 +20,8 @@ Peers that are not importable are skipped (their columns stay empty).
   Results are appended to ``--out`` (CSV) as they come and summarised as a
   markdown table.
 * ``--timing``: fit time on 100,000 x 16 uniform records (bounds [0, 1] public
-  by construction), median of 3 after a warm-up, ours vs diffprivlib.
+  by construction), ours vs diffprivlib: medians (wall and process CPU time) of
+  ``--repeat`` (default 7) runs interleaved across the models, after a warm-up.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import median_time  # noqa: E402
 from dpselect.apps.forest import DPRandomForestClassifier  # noqa: E402
 from dpselect.apps.tree import DPDecisionTreeClassifier  # noqa: E402
 from dpselect.experiments._peers import available, fit_score  # noqa: E402
@@ -96,7 +96,7 @@ def summarise(path: Path) -> None:
             print(f"| {ds} | {e:g} | " + " | ".join(vals) + " |")
 
 
-def timing(repeat: int = 3) -> None:
+def timing(repeat: int = 7) -> None:
     rng = np.random.default_rng(0)
     n, d = 100_000, 16
     X = rng.uniform(0.0, 1.0, size=(n, d))
@@ -115,13 +115,21 @@ def timing(repeat: int = 3) -> None:
                                                                     random_state=0)
         models["diffprivlib forest"] = lambda: RandomForestClassifier(epsilon=1.0, bounds=(lo, hi),
                                                                       classes=[0, 1], random_state=0)
-    print(f"fit on {n:,} x {d}, epsilon = 1, median of {repeat}:")
-    for name, make in models.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t = median_time(lambda make=make: make().fit(X, y), repeat=repeat)
-            acc = make().fit(X, y).score(X, y)
-        print(f"  {name:28s} {t * 1e3:9.1f} ms   training accuracy {acc:.3f}")
+    wall: dict = {name: [] for name in models}
+    cpu: dict = {name: [] for name in models}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        acc = {name: make().fit(X, y).score(X, y) for name, make in models.items()}  # also the warm-up
+        for _ in range(repeat):  # interleaved: every model sees the same machine load
+            for name, make in models.items():
+                t0, c0 = time.perf_counter(), time.process_time()
+                make().fit(X, y)
+                wall[name].append(time.perf_counter() - t0)
+                cpu[name].append(time.process_time() - c0)
+    print(f"fit on {n:,} x {d}, epsilon = 1, median of {repeat} interleaved runs after a warm-up:")
+    for name in models:
+        print(f"  {name:28s} {np.median(wall[name]) * 1e3:9.1f} ms wall {np.median(cpu[name]) * 1e3:9.1f} ms CPU"
+              f"   training accuracy {acc[name]:.3f}")
 
 
 def main() -> None:
@@ -131,6 +139,7 @@ def main() -> None:
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--eps", default=",".join(str(e) for e in EPS))
     ap.add_argument("--models", default="")
+    ap.add_argument("--repeat", type=int, default=7, help="timing runs per model (median reported)")
     ap.add_argument("--out", default="bench_trees.csv")
     ap.add_argument("--summarise", action="store_true", help="only print the table of an existing --out")
     a = ap.parse_args()
@@ -141,7 +150,7 @@ def main() -> None:
         table(a.datasets.split(","), tuple(float(e) for e in a.eps.split(",")), Path(a.out),
               models=[m for m in a.models.split(",") if m])
     if a.timing or not a.table:
-        timing()
+        timing(a.repeat)
 
 
 if __name__ == "__main__":

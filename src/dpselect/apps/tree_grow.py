@@ -89,6 +89,7 @@ class GrowSpec:
     n_values: np.ndarray  # (p,) public domain sizes (bins or categories)
     is_cont: np.ndarray  # (p,) bool
     n_classes: int
+    template: SelectionProblem | None = None  # the batched mechanisms' calibration problem (cached)
 
 
 def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
@@ -104,7 +105,9 @@ def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
 def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """Chosen candidate column of every splitting node from its histogram (binary: f * k + b; multiway: f)."""
     S = hist.shape[0]
-    template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
+    if spec.template is None:  # built once per tree: only the sensitivity and monotonicity matter
+        spec.template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
+    template = spec.template
     if spec.binary:
         scores = binary_scores(hist, spec.is_cont, spec.split_utility).reshape(S, -1)
     else:
@@ -121,15 +124,16 @@ def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.rando
     return select_nodes(spec.mech, scores, cand_ok.reshape(S, -1), template, gen, problem_of)
 
 
-def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int, splits: np.ndarray,
-                 prev: np.ndarray | None, cand_ok: np.ndarray,
+def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.ndarray, n_lvl: int,
+                 splits: np.ndarray, prev: np.ndarray | None, cand_ok: np.ndarray,
                  gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
     """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
 
     Histograms (node, feature, code, class) come from one bincount.  For
-    binary trees whose whole level fits in memory only the "yes" children
-    are counted; a "no" child's histogram is its parent's minus its
-    sibling's (``prev``: the parents' histograms, in split order).
+    binary trees whose whole level fits in memory only the smaller child of
+    each pair is counted; the other's histogram is its parent's minus its
+    sibling's (``prev``: the parents' histograms, in split order; exact
+    integer counts, so the result does not depend on which child is counted).
     """
     p = cells.shape[1]
     k, C = int(spec.n_values.max()), spec.n_classes
@@ -137,17 +141,23 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, loc: np.ndarray, n_lvl: int,
     shape = (p, k, C)
     if n_lvl * stride <= _TABLE_CELLS:
         if spec.binary and prev is not None:
-            yes = np.flatnonzero((loc & 1) == 0)  # children come in (yes, no) pairs at even offsets
-            idx = cells.take(yes, axis=0)
-            idx += ((loc[yes] >> 1) * stride)[:, None]
-            hy = np.bincount(idx.ravel(), minlength=(n_lvl // 2) * stride).reshape(n_lvl // 2, *shape)
-            hist = np.empty((n_lvl, *shape), dtype=np.int64)
-            hist[0::2], hist[1::2] = hy, prev - hy
+            pairs = n_lvl // 2  # children come in (yes, no) pairs: offsets 2j, 2j + 1
+            small = np.bincount(loc, minlength=n_lvl).reshape(pairs, 2).argmin(axis=1)  # the smaller child
+            rec = np.flatnonzero((loc & 1) == small[loc >> 1])
+            idx = cells.take(rec, axis=0, out=buf[:rec.size], mode="clip")  # reused buffer (unbuffered: "clip")
+            idx += ((loc[rec] >> 1) * stride)[:, None]
+            counted = np.bincount(idx.ravel(), minlength=pairs * stride).reshape(pairs, *shape)
+            pair_hist = np.empty((pairs, 2, *shape), dtype=np.int64)
+            at = np.arange(pairs)
+            pair_hist[at, small] = counted
+            pair_hist[at, 1 - small] = np.subtract(prev, counted, out=prev)  # prev is not needed after this level
+            hist = pair_hist.reshape(n_lvl, *shape)
         else:
             idx = cells + (loc * stride)[:, None] if n_lvl > 1 else cells
             hist = np.bincount(idx.ravel(), minlength=n_lvl * stride).reshape(n_lvl, *shape)
-        hist = hist[splits]
-        return _choose(spec, hist, cand_ok[splits], gen), hist
+        if splits.size < n_lvl:
+            hist, cand_ok = hist[splits], cand_ok[splits]
+        return _choose(spec, hist, cand_ok, gen), hist
     at = np.full(n_lvl, -1, dtype=np.int64)
     at[splits] = np.arange(splits.size)
     node = at[loc]
@@ -168,15 +178,19 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
     C, k = spec.n_classes, int(spec.n_values.max())
     rows, loc = np.arange(n), np.zeros(n, dtype=np.int64)
     cells = _cells(Z, y, k, C)  # of the active records, filtered with rows
+    buf = np.empty_like(cells)  # scratch for a level's histogram indices
     prev: np.ndarray | None = None  # histograms of the previous level's splitting nodes
     live = np.arange(k)[None, None, :] < spec.n_values[None, :, None]  # binary: codes still possible
+    valid = binary_valid(live, spec.is_cont) if spec.binary else np.zeros(0, dtype=bool)  # binary: cuts possible
+    # the codes in the smallest integer type that holds them: each level gathers one code per record
+    Zflat = Z.astype(np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int64).ravel()
     used = np.zeros((1, p), dtype=bool)  # multiway: attributes used on the path
     parent = np.array([-1])
     out: dict[str, list] = {key: [] for key in ("feature", "cut", "cstart", "nch", "noisy", "depth", "leaf", "parent")}
     leaf_counts: list[np.ndarray] = []
     n_lvl, first, n_leaves = 1, 0, 0
     for lvl in range(spec.depth + 1):
-        cand_ok = binary_valid(live, spec.is_cont) if spec.binary else ~used
+        cand_ok = valid if spec.binary else ~used
         stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
@@ -196,7 +210,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             n_leaves += leaves.size
         splits = np.flatnonzero(~stop)
         if splits.size:
-            chosen, prev = _split_level(spec, cells, loc, n_lvl, splits, prev, cand_ok, gen)
+            chosen, prev = _split_level(spec, cells, buf, loc, n_lvl, splits, prev, cand_ok, gen)
             if spec.binary:
                 feat[splits], cut[splits] = np.divmod(chosen, k)
                 nch[splits] = 2
@@ -212,7 +226,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             keep = np.flatnonzero(~stop[loc])
             rows, loc, cells = rows[keep], loc[keep], cells.take(keep, axis=0)
         f = feat[loc]
-        code = Z[rows, f]
+        code = Zflat.take(rows * p + f)
         if spec.binary:
             branch = ~goes_yes(code, cut[loc], spec.is_cont[f])
         else:
@@ -225,7 +239,10 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
             live = live[par].copy()
             rows2 = np.arange(par.size)
             side = np.tile([True, False], splits.size)
-            live[rows2, fs.repeat(2)] &= np.where(side[:, None], yes.repeat(2, axis=0), ~yes.repeat(2, axis=0))
+            f2 = fs.repeat(2)
+            live[rows2, f2] &= np.where(side[:, None], yes.repeat(2, axis=0), ~yes.repeat(2, axis=0))
+            valid = valid[par]  # only the cut feature's possible cuts change below a split
+            valid[rows2, f2] = binary_valid(live[rows2, f2], spec.is_cont[f2])
         else:
             used = used[par].copy()
             used[np.arange(par.size), feat[par]] = True

@@ -63,8 +63,12 @@ def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: Sel
     if isinstance(mech, _BATCHED):
         scale, noise = mech.calibrate(template)
         z = np.asarray(noise.sample(scores.shape, gen), dtype=np.float64)
-        top = np.max(np.where(valid, scores, -np.inf), axis=1, keepdims=True)
-        a = np.where(valid, (scores - top) / scale + z, -np.inf)
+        a = np.where(valid, scores, -np.inf)
+        top = np.max(a, axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):  # (u - top) / b + z in place; invalid entries stay -inf
+            a -= top  # (a row without a valid entry becomes NaN: argmax 0, as with all -inf)
+            a /= scale
+            a += z
         return np.argmax(a, axis=1)
     for i in range(n):  # smooth mechanisms: per-node calibration
         cols = np.flatnonzero(valid[i])
