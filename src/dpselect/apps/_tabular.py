@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_random_state
+from .._validation import check_delta, check_epsilon
 from .._warnings import PrivacyLeakWarning
 
 try:  # scikit-learn is an optional dependency of dpselect (the "ml" extra)
@@ -55,23 +55,10 @@ __all__ = [
     "encode_fit",
     "encode_transform",
     "encode_y",
-    "random_generator",
 ]
 
 #: Selection mechanisms the estimators accept, by registry name (:mod:`dpselect.mechanisms.registry`).
 SELECTIONS = ("pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld")
-
-
-def random_generator(random_state: Any) -> np.random.Generator:
-    """``random_state`` -> Generator via :func:`dpselect._validation.check_random_state`.
-
-    A legacy ``numpy.random.RandomState`` (scikit-learn's convention) is
-    converted here by seeding a Generator from it; this small shim goes once
-    ``check_random_state`` accepts RandomState itself.
-    """
-    if isinstance(random_state, np.random.RandomState):
-        random_state = np.random.SeedSequence(random_state.randint(0, 2**31 - 1, size=4).tolist())
-    return check_random_state(random_state, "random_state")
 
 
 def check_budget(estimator: Any) -> tuple[float, float]:

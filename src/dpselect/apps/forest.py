@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_random_state
 from .._warnings import PrivacyLeakWarning
 from ..accounting import Accountant, charge, forest_privacy
 from ..mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
@@ -76,7 +76,6 @@ from ._tabular import (
     encode_fit,
     encode_transform,
     encode_y,
-    random_generator,
 )
 from .forest_structure import (
     DENSE_LEAF_LIMIT,
@@ -302,7 +301,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
                       if need_count else None)
         self.privacy_ = forest_privacy(mech.privacy(zero_problem), count_priv)
         charge(accountant, self.privacy_)
-        gen = random_generator(self.random_state)
+        gen = check_random_state(self.random_state, "random_state")
         self._schema = schema
         n_hat = float(self.n_records) if self.n_records is not None else None
         if need_count:

@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_random_state
 from .._warnings import PrivacyLeakWarning
 from ..accounting import Accountant, charge, parallel_composition, tree_privacy, tree_query_epsilon
 from ..mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
@@ -104,7 +104,6 @@ from ._tabular import (
     encode_fit,
     encode_transform,
     encode_y,
-    random_generator,
 )
 from .split_criteria import check_split_utility, info_gain_sensitivity, problem_from_tables, problem_kind
 from .tree_grow import DPTree, GrowSpec, goes_yes, grow
@@ -284,7 +283,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         gs = self._ig_sensitivity(n)
         approx = self.selection in APPROXIMATE_NAMES
         charge(accountant, Privacy(epsilon, delta if approx else 0.0, "add_remove", type(self).__name__))
-        gen = random_generator(self.random_state)
+        gen = check_random_state(self.random_state, "random_state")
         self._schema = schema
         C, p = max(int(classes.size), 1), schema.n_features
         count_priv = None
