@@ -72,6 +72,15 @@ def test_keyword_only_options():
     rel = dpselect.SmoothSensitivityRelease(1.0)
     with pytest.raises(TypeError):
         rel.release(1.0, 0.5, 0)  # rng must be named
+    problem = dpselect.SelectionProblem([3.0, 1.0, 2.0])
+    for mech in (dpselect.PermuteAndFlip(1.0), dpselect.ExponentialMechanism(1.0), dpselect.SmoothNoisyMax(1.0),
+                 dpselect.SmoothPrivateSelection(1.0), dpselect.LocalDampening(1.0),
+                 dpselect.PrivateSensitivityBound(0.5, 0.5)):
+        for name in ("size", "rng"):
+            assert kinds(mech.select)[name] == kw, (type(mech).__name__, name)
+        with pytest.raises(TypeError):
+            mech.select(problem, 10)  # size must be named
+        assert mech.select(problem, size=3, rng=0).shape == (3,)
 
 
 def test_one_vocabulary():
