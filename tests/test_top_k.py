@@ -209,3 +209,19 @@ def test_select_top_snps_accountant_and_validation():
     with pytest.raises(ValueError, match="epsilon"):
         tdt.select_top_snps(b, c, 50, -1.0, 2)
     assert math.isclose(tdt.select_top_snps(b, c, 50, 1.0, 1).privacy.epsilon, 1.0)
+
+
+def test_restricted_problem_keeps_the_whole_sensitivity_profile():
+    """Peeling must not flatten LS(x, t) to LS(x, 0): profile-based mechanisms (LD) would lose their noise."""
+    import dpselect
+    from dpselect.mechanisms.top_k import restrict_problem
+    from dpselect.sensitivity import StepProfile
+
+    step = StepProfile(np.array([0, 3]), np.array([0.0, 1.0]))
+    p = dpselect.SelectionProblem([3.0, 2.0, 1.0], local_sensitivity=step)
+    r = restrict_problem(p, [1, 2])
+    assert [r.local_sensitivity(t) for t in range(6)] == [p.local_sensitivity(t) for t in range(6)]
+    np.testing.assert_array_equal(r.candidate_local_sensitivity(4), p.candidate_local_sensitivity(4)[[1, 2]])
+    for mech in (dpselect.make_mechanism("ld", 1.0), dpselect.SmoothNoisyMax(1.0)):
+        np.testing.assert_allclose(mech.log_probabilities(restrict_problem(p, [0, 1, 2])), mech.log_probabilities(p))
+        assert np.isfinite(mech.log_probabilities(r)).all()  # still noisy after restriction

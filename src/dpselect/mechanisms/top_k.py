@@ -47,28 +47,30 @@ def is_gumbel_mechanism(mechanism: Any, problem: SelectionProblem) -> bool:
 
 
 def restrict_problem(problem: SelectionProblem, keep: Any) -> SelectionProblem:
-    """The problem on the candidates ``keep`` (indices, in that order); sensitivities conservatively kept."""
+    """The problem on the candidates ``keep`` (indices, in that order), with the same sensitivities.
+
+    The whole local-sensitivity profile is kept (t -> LS(x, t) of the full
+    problem, and the per-candidate profile restricted to ``keep``) up to the
+    problem's :attr:`~dpselect.problem.SelectionProblem.profile_horizon`,
+    beyond which it is constant: the full problem's LS at every distance is an
+    upper bound for the restricted one, so every mechanism's calibration stays
+    valid.
+    """
     keep = np.asarray(keep, dtype=np.int64)
     labels = None if problem.labels is None else [problem.labels[i] for i in keep]
-    per_candidate: dict[str, Any] = {}
-    if problem.max_distance is not None:
-        per_candidate = {
-            "local_sensitivity": problem.local_sensitivity,
-            "candidate_local_sensitivity": lambda t: problem.candidate_local_sensitivity(t)[keep],
-            "max_distance": problem.max_distance,
-        }
-    else:
-        per_candidate = {"local_sensitivity": problem.local_sensitivity(0)}
     return SelectionProblem(
         problem.scores[keep],
         labels=labels,
         global_sensitivity=problem.global_sensitivity,
+        local_sensitivity=problem.local_sensitivity,
+        candidate_local_sensitivity=lambda t: problem.candidate_local_sensitivity(t)[keep],
+        max_distance=problem.profile_horizon,
         monotone=problem.monotone,
         relation=problem.relation,
+        private=problem.private,
         smooth_bound=problem.smooth_sensitivity,
         candidate_smooth_bound=lambda beta: problem.candidate_smooth_sensitivity(beta)[keep],
         beta_max=problem.beta_max,
-        **per_candidate,
     )
 
 
