@@ -22,6 +22,11 @@ counting kernel are those of :mod:`dpselect.apps.gwas`.
 * **Multi-allelic sites** (more than one ALT) are skipped and their number is
   reported in one ``UserWarning`` (split them first with ``bcftools norm -m-``).
   Sites without an ALT (``.``) are kept (b = c = 0).
+* **The site list is the public candidate set** (SPEC §1): the positions and
+  REF/ALT alleles of the file must not depend on the cohort, e.g. a genotyping
+  array's manifest or a reference panel's sites.  A VCF jointly called from
+  the cohort itself has a data-dependent site list (one family can add a site
+  or a second ALT); restrict it to a public site list first.
 * **Streaming**: variants are parsed in file order, ``chunk_snps`` at a time,
   into an int8 (chunk_snps x 3 * n_trios) buffer counted by the shared
   vectorised kernel, so memory is bounded by the chunk.  Parsing is

@@ -271,7 +271,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             return info_gain_sensitivity(n)
         n_max = check_int(self.n_max, "n_max", minimum=1)
         if n_max < n:
-            raise ValueError(f"n_max={self.n_max} is smaller than the number of training samples ({n})")
+            raise ValueError(f"n_max={self.n_max} is smaller than the number of training samples")
         return info_gain_sensitivity(n_max)
 
     def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
