@@ -35,12 +35,12 @@ B_AR = (XL + MARGIN, XE + MARGIN, XG + MARGIN)
 N_RO = XL + XE + XG      # replace keeps n fixed: enumerate every state with n <= N_RO
 
 
-def _value(s, p):
+def _value(s, p, conv="paper"):
     L, E, G = s
     n = L + E + G
     if n == 0:
         return None
-    k = max(1, math.floor(p * n / 100))
+    k = max(1, math.floor(p * n / 100)) if conv == "paper" else min(math.floor(p * n / 100) + 1, n)
     return 0 if k <= L else (1 if k <= L + E else 2)
 
 
@@ -63,7 +63,7 @@ def _nbrs(s, rel):
                         yield tuple(t)
 
 
-def _bfs_tstar(p, rel):
+def _bfs_tstar(p, rel, conv="paper"):
     """Distance from every state to the nearest state with LS = 1 (multi-source BFS)."""
     if rel == "add_remove":
         states = list(itertools.product(*(range(b) for b in B_AR)))
@@ -71,7 +71,7 @@ def _bfs_tstar(p, rel):
     else:
         states = [s for s in itertools.product(range(N_RO + 1), repeat=3) if sum(s) <= N_RO]
         inside = lambda t: True  # noqa: E731
-    ls1 = [s for s in states if any(_value(t, p) != _value(s, p) for t in _nbrs(s, rel))]
+    ls1 = [s for s in states if any(_value(t, p, conv) != _value(s, p, conv) for t in _nbrs(s, rel))]
     dist = {s: 0 for s in ls1}
     q = deque(ls1)
     while q:
@@ -83,17 +83,17 @@ def _bfs_tstar(p, rel):
     return dist
 
 
-def _checked_states(p):
+def _checked_states(p, conv="paper"):
     for L in range(XL):
         for E in range(1, XE):
             for G in range(XG):
-                if _value((L, E, G), p) == 1:
+                if _value((L, E, G), p, conv) == 1:
                     yield (L, E, G)
 
 
-def _lib_tstar(s, p, rel):
+def _lib_tstar(s, p, rel, conv="paper"):
     L, E, G = s
-    pr = pct.problem([0] * L + [1] * E + [2] * G, p, [0, 1, 2], relation=rel)
+    pr = pct.problem([0] * L + [1] * E + [2] * G, p, [0, 1, 2], relation=rel, rank_convention=conv)
     assert pr.local_sensitivity(0) in (0.0, 1.0)
     t = next(t for t in range(200) if pr.local_sensitivity(t) == 1.0)
     assert pr.smooth_sensitivity(0.3) == pytest.approx(math.exp(-0.3 * t), rel=1e-12)
@@ -101,15 +101,17 @@ def _lib_tstar(s, p, rel):
     return t
 
 
+@pytest.mark.parametrize("conv", ["paper", "code"])
 @pytest.mark.parametrize("p", [50, 90, 99])
-def test_tstar_add_remove_vs_bfs(p):
-    dist = _bfs_tstar(p, "add_remove")
+def test_tstar_add_remove_vs_bfs(p, conv):
+    dist = _bfs_tstar(p, "add_remove", conv)
     n_eq = n_states = 0
-    for s in _checked_states(p):
+    for s in _checked_states(p, conv):
         bf = dist[s]
         assert all(a + bf < b for a, b in zip(s, B_AR))  # the shortest path stayed inside the box
-        lib = _lib_tstar(s, p, "add_remove")
-        k, v, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2])
+        lib = _lib_tstar(s, p, "add_remove", conv)
+        k, v, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
+                                                rank_convention=conv)
         assert v == 1 and jl + jg + 1 == s[1]
         if p == 50:
             assert lib == bf, (s, lib, bf)  # exact (SPEC §4.3)
@@ -118,15 +120,17 @@ def test_tstar_add_remove_vs_bfs(p):
         n_eq += lib == bf
         n_states += 1
     assert n_states > 250
-    print(f"p={p}: library t* exact in {n_eq}/{n_states} states")
+    print(f"p={p}, {conv} ranks: library t* exact in {n_eq}/{n_states} states")
 
 
+@pytest.mark.parametrize("conv", ["paper", "code"])
 @pytest.mark.parametrize("p", [50, 90, 99])
-def test_tstar_replace_is_valid_lower_bound(p):
-    dist = _bfs_tstar(p, "replace")
-    for s in _checked_states(p):
-        lib = _lib_tstar(s, p, "replace")
-        _, _, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2])
+def test_tstar_replace_is_valid_lower_bound(p, conv):
+    dist = _bfs_tstar(p, "replace", conv)
+    for s in _checked_states(p, conv):
+        lib = _lib_tstar(s, p, "replace", conv)
+        _, _, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
+                                                rank_convention=conv)
         assert lib == min(jl, jg) // 2 <= dist[s], (s, lib, dist[s])
 
 

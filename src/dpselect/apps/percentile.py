@@ -59,8 +59,8 @@ Let v be the grid value at rank k, j_l (j_g) the copies of v at ranks < k
 t*), t* the distance to the nearest dataset where one more step changes the
 percentile value (SPEC.md §4.3):
 
-* add_remove, p = 50: t* = min(2 j_l + 1[n odd], 2 j_g + 1[n even]) (paper
-  ranks; code ranks swap the parities) — exact (BFS);
+* add_remove, p = 50: t* = min(2 j_l + 1[n odd], 2 j_g + 1[n even]), for
+  both rank conventions — exact (BFS);
 * add_remove, other p: t* = min(j_l, j_g), a valid lower bound (each step
   moves both slacks by at most one);
 * replace: t* = floor(min(j_l, j_g) / 2) (valid lower bound).
@@ -194,11 +194,11 @@ def percentile_stability(
     return (k, *stability(h, k))
 
 
-def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str, convention: str) -> int:
+def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str) -> int:
     if relation == "replace":
         return min(j_l, j_g) // 2
     if p == 50:
-        odd = n % 2 if convention == "paper" else 1 - n % 2
+        odd = n % 2  # the same parities for both rank conventions (SPEC §4.3; BFS-checked in the tests)
         return min(2 * j_l + odd, 2 * j_g + 1 - odd)
     return min(j_l, j_g)
 
@@ -266,7 +266,7 @@ def problem(
         d = _rank_distances(h, k, float(p), str(rank_convention), relation)
         return distance_problem(d, relation=relation, labels=labels)
     v, j_l, j_g = stability(h, k)
-    tstar = _tstar(float(p), int(h.sum()), j_l, j_g, relation, str(rank_convention))
+    tstar = _tstar(float(p), int(h.sum()), j_l, j_g, relation)
     scores = np.zeros(g.size)
     scores[v] = 1.0
     return SelectionProblem(
