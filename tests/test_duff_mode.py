@@ -79,6 +79,23 @@ def test_duff_mode_warns_without_public_candidates():
         M.duff_mode([1, 1, 2], 1.0, rng=0, candidates=[1, 2])
 
 
+def test_duff_mode_without_public_candidates_reports_no_guarantee():
+    """The data's own values as outputs are not DP (SPEC errata 16): no finite epsilon, any budget refuses it."""
+    import math
+
+    from dpselect import ExponentialMechanism
+    from dpselect.accounting import Accountant, BudgetExceededError
+
+    with pytest.warns(PrivacyLeakWarning):
+        problem = M.mode_problem([1, 1, 5])
+    assert math.isinf(ExponentialMechanism(1.0).privacy(problem).epsilon)
+    acc = Accountant(100.0)
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(BudgetExceededError):
+        M.duff_mode([1, 1, 5], 1.0, rng=0, accountant=acc)
+    assert acc.charges == ()
+    assert ExponentialMechanism(1.0).privacy(M.mode_problem([1, 1, 5], candidates=[1, 5])).epsilon == 1.0
+
+
 def _mode_pairs(candidates, monotone=True, relation="add_remove"):
     """(mode problem of x, of y) over all neighbours of every multiset of size <= 4 on 0..5.
 

@@ -89,9 +89,14 @@ def mode_problem(x: Any, *, candidates: Any = None, monotone: bool = True) -> Se
     >>> dpselect.ExponentialMechanism(1.0).probabilities(p).round(3)
     array([0.665, 0.245, 0.09 ])
     """
+    return _problem(x, candidates, monotone)[1]
+
+
+def _problem(x: Any, candidates: Any, monotone: Any) -> tuple[np.ndarray, SelectionProblem]:
+    """(candidates, problem); the problem reports no guarantee when the candidates come from the data."""
     monotone = _check_monotone(monotone)
-    _, u = _mode_setup(x, candidates)
-    return distance_problem(-u, relation="add_remove", monotone=monotone)
+    cand, u = _mode_setup(x, candidates, stacklevel=4)
+    return cand, distance_problem(-u, relation="add_remove", monotone=monotone, private=candidates is not None)
 
 
 def duff_mode_probabilities(
@@ -104,9 +109,8 @@ def duff_mode_probabilities(
     on :func:`mode_problem`.
     """
     mech = ExponentialMechanism(epsilon)
-    monotone = _check_monotone(monotone)
-    cand, u = _mode_setup(x, candidates)
-    return cand, mech.probabilities(distance_problem(-u, relation="add_remove", monotone=monotone))
+    cand, problem = _problem(x, candidates, monotone)
+    return cand, mech.probabilities(problem)
 
 
 def duff_mode(
@@ -163,11 +167,9 @@ def duff_mode(
     1.0
     """
     mech = ExponentialMechanism(epsilon)
-    monotone = _check_monotone(monotone)
     size = check_size(size)
-    cand, u = _mode_setup(x, candidates)
+    cand, problem = _problem(x, candidates, monotone)
     gen = check_random_state(rng)
-    problem = distance_problem(-u, relation="add_remove", monotone=monotone)
     charge(accountant, mech.privacy(problem))
     k = mech.select(problem, size=size, rng=gen)
     return cand[k].item() if size is None else cand[k]

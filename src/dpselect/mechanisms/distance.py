@@ -35,6 +35,7 @@ def distance_problem(
     relation: str,
     labels: Sequence[Any] | None = None,
     monotone: bool = False,
+    private: bool = True,
 ) -> SelectionProblem:
     """A selection problem on the dataset-distance utility u_r = -d_r (SPEC §9.1).
 
@@ -53,6 +54,10 @@ def distance_problem(
         True when, for every pair of neighbours, all distances move in
         the same direction (e.g. negated counts under add/remove); EM and PF
         may then use half the noise (SPEC §2.6, §9.1).
+    private
+        False when the candidate set itself depends on the data (e.g. the
+        data's own distinct values): every mechanism then reports no
+        guarantee (SPEC errata 16).
 
     Returns
     -------
@@ -76,6 +81,7 @@ def distance_problem(
         global_sensitivity=1.0,
         monotone=monotone,
         relation=check_relation(relation),
+        private=private,
     )
 
 
