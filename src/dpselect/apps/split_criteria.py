@@ -115,16 +115,17 @@ def _inc(x: np.ndarray) -> np.ndarray:
     return np.log2(x + 1.0) + x * np.log1p(inv) / _LN2
 
 
-def _ig_cell_sensitivity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _ig_cell_sensitivity(a: np.ndarray, b: np.ndarray, F: np.ndarray) -> np.ndarray:
     """Largest |change of q_IG| from one record touching a cell with tau_j = a, tau_jc = b.
 
     Adding a record (j, c): q changes by F(b) - F(a) (<= 0); removing one
     (needs b >= 1): by F(a-1) - F(b-1) (>= 0), F(x) = f(x+1) - f(x),
     f(x) = x log2 x.  This is h(a, b) of SPEC §5.1 (f, g there are F and
-    -F(. - 1)); it increases in a and decreases in b.
+    -F(. - 1)); it increases in a and decreases in b.  ``a``, ``b`` are
+    non-negative integer arrays and ``F`` the table ``_inc(arange(max a + 1))``.
     """
-    add = _inc(a) - _inc(b)
-    rem = np.where(b >= 1, _inc(np.maximum(a - 1, 0)) - _inc(np.maximum(b - 1, 0)), 0.0)
+    add = F[a] - F[b]
+    rem = np.where(b >= 1, F[np.maximum(a - 1, 0)] - F[np.maximum(b - 1, 0)], 0.0)
     return np.maximum(add, rem)
 
 
@@ -163,9 +164,7 @@ def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
             break
         aa = np.maximum(a[None] + ts - 2 * s, 0)  # (T+1, m, k) >= bb
         bb = np.broadcast_to(np.maximum(b - s, 0), aa.shape)
-        add = F[aa] - F[bb]
-        rem = np.where(bb >= 1, F[np.maximum(aa - 1, 0)] - F[np.maximum(bb - 1, 0)], 0.0)
-        val = np.where(ok[None] & (ts >= s), np.maximum(add, rem), 0.0)
+        val = np.where(ok[None] & (ts >= s), _ig_cell_sensitivity(aa, bb, F), 0.0)
         np.maximum(best, val.max(axis=2), out=best)
     return np.maximum.accumulate(best, axis=0)
 
