@@ -103,6 +103,14 @@ def check_delta(value: Any, name: str = "delta") -> float:
     return x
 
 
+def check_delta_positive(value: Any, why: str, name: str = "delta") -> float:
+    """Privacy parameter delta in (0, 1): ``why`` says what needs delta > 0."""
+    x = check_delta(value, name)
+    if x == 0.0:
+        raise ValueError(f"{name} must be > 0: {why}, got {name}={value!r}")
+    return x
+
+
 def check_probability_in(value: Any, name: str, lo: float, hi: float, *, closed: bool = False) -> float:
     """A real number in the open interval (lo, hi) (closed with ``closed``)."""
     x = _real(value, name)

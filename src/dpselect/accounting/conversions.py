@@ -11,14 +11,11 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from .._validation import check_delta, check_epsilon, check_positive
+from .._validation import check_delta_positive, check_epsilon, check_positive
 
 
 def _require_delta_positive(delta: Any) -> float:
-    d = check_delta(delta)
-    if d <= 0.0:
-        raise ValueError(f"delta must be > 0 to convert zCDP to (epsilon, delta)-DP, got {delta!r}")
-    return d
+    return check_delta_positive(delta, "(epsilon, delta)-DP with delta > 0 is needed here")
 
 
 def zcdp_to_dp(rho: Any, delta: Any) -> float:
@@ -41,13 +38,6 @@ def dp_to_zcdp(epsilon: Any, delta: Any) -> float:
     eps = check_epsilon(epsilon)
     L = -math.log(_require_delta_positive(delta))
     return (eps / (math.sqrt(L + eps) + math.sqrt(L))) ** 2
-
-
-def _require_delta_approx(delta: Any, why: str) -> float:
-    d = check_delta(delta)
-    if d == 0.0:
-        raise ValueError(f"delta must be > 0: {why}, got delta={delta!r}")
-    return d
 
 
 def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
@@ -89,7 +79,7 @@ def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     0.038218
     """
     eps = check_epsilon(epsilon)
-    d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
     alpha = check_positive(alpha, "alpha")
     if not alpha < eps:
         raise ValueError(f"alpha must be < epsilon, got alpha={alpha!r}, epsilon={eps!r}")
@@ -124,7 +114,7 @@ def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
     [0.5, 0.034462]
     """
     eps = check_epsilon(epsilon)
-    d = _require_delta_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
     return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._validation import check_epsilon, check_positive, check_probability_in, check_relation
+from .._validation import check_delta_positive, check_epsilon, check_positive, check_relation
 from ..privacy import Privacy
 from .conversions import _require_delta_positive
 
 
 def _ptr_delta(delta: Any) -> float:
     """PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon)."""
-    return check_probability_in(delta, "delta", 0.0, 1.0)
+    return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
 
 
 def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:

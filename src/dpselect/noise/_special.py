@@ -142,9 +142,3 @@ def _require_pure(delta: Any, law: str) -> None:
     if check_delta(delta) != 0.0:
         raise ValueError(f"delta must be 0: {law} noise is pure (epsilon, 0)-admissible, got delta={delta!r}")
 
-
-def _require_approx(delta: Any, why: str) -> float:
-    d = check_delta(delta)
-    if d == 0.0:
-        raise ValueError(f"delta must be > 0: {why}, got delta={delta!r}")
-    return d

@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from dpselect._validation import check_epsilon, check_probability_in
+from dpselect._validation import check_delta_positive, check_epsilon, check_probability_in
 
 from ..accounting import laplace_smooth_beta
-from ._special import _INF, Array, _log1mexp, _require_approx
+from ._special import _INF, Array, _log1mexp
 from .base import NoiseDistribution, OneSided, _Symmetric
 
 
@@ -68,7 +68,7 @@ class Laplace(_Symmetric):
         epsilon >= 20, SPEC errata 30; see :func:`nrs_laplace_parameters`.)
         """
         eps = check_epsilon(epsilon)
-        d = _require_approx(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+        d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
         alpha = check_probability_in(alpha_fraction, "alpha_fraction", 0.0, 1.0) * eps
         return alpha, laplace_smooth_beta(eps, d, alpha)
 

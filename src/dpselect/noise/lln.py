@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import optimize, special
 
-from dpselect._validation import check_epsilon, check_positive
+from dpselect._validation import check_delta_positive, check_epsilon, check_positive
 
 from ..accounting import dp_to_zcdp, lln_zcdp_rho
-from ._special import _INF, LOG_HALF, Array, _lambertw_exp, _log1mexp, _require_approx
+from ._special import _INF, LOG_HALF, Array, _lambertw_exp, _log1mexp
 from .base import _Symmetric
 
 
@@ -141,7 +141,7 @@ class LaplaceLogNormal(_Symmetric):
         beta = sigma eps_c/2, alpha = e^{-3 sigma^2/2} eps_c/2 (so zcdp_rho(alpha, beta) = rho).
         """
         eps = check_epsilon(epsilon)
-        d = _require_approx(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (SPEC §2.5)")
+        d = check_delta_positive(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (SPEC §2.5)")
         eps_c = math.sqrt(2.0 * dp_to_zcdp(eps, d))
         return math.exp(-1.5 * self.sigma**2) * eps_c / 2.0, self.sigma * eps_c / 2.0
 
