@@ -89,10 +89,10 @@ import numpy as np
 
 from .._validation import (
     check_counts,
+    check_delta_positive,
     check_epsilon,
     check_finite_float,
     check_positive,
-    check_probability_in,
     check_random_state,
     check_relation,
     check_size,
@@ -117,8 +117,7 @@ _LAPLACE = Laplace()
 
 
 def _check_ptr_delta(delta: Any) -> float:
-    # PTR needs delta > 0 (threshold ln(1/delta)/epsilon).
-    return check_probability_in(delta, "delta", 0.0, 1.0)
+    return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
 
 
 def _threshold(epsilon: float, delta: float) -> float:
