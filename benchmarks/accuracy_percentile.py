@@ -37,7 +37,7 @@ import numpy as np
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, SmoothNoisyMax
 from dpselect.analysis import expected_error
-from dpselect.apps import percentile as pct
+from dpselect.apps.quantiles import _percentile as pct
 from dpselect.mechanisms.dampening import dampened_utilities
 from dpselect.problem import SelectionProblem
 
@@ -60,8 +60,8 @@ def errors(h: np.ndarray, p: float) -> dict[float, dict[str, float]]:
     """{eps: {mechanism: exact E|error|}} for one histogram and percentile (problems built once)."""
     truth = pct.true_percentile(h, p, GRID, histogram=True)
     loss = pct.absolute_error_loss(GRID, truth)
-    rank = pct.problem(h, p, GRID, histogram=True, utility="rank")
-    ind = pct.problem(h, p, GRID, histogram=True, utility="indicator")
+    rank = pct.percentile_problem(h, p, GRID, histogram=True, utility="rank")
+    ind = pct.percentile_problem(h, p, GRID, histogram=True, utility="indicator")
     # local dampening is EM (sensitivity 1) on the dampened utilities, which do not depend on eps
     damped = SelectionProblem(dampened_utilities(ind), global_sensitivity=1.0, relation=ind.relation)
     return {eps: {

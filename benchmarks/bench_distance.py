@@ -24,7 +24,7 @@ import numpy as np
 
 from _timing import median_time
 from dpselect import ExponentialMechanism, PermuteAndFlip
-from dpselect.apps import percentile as pct
+from dpselect.apps.quantiles import _percentile as pct
 from dpselect.problem import SelectionProblem
 
 M = 1_000_000
@@ -37,15 +37,16 @@ def main() -> None:
     x = rng.normal(size=N)
     hist = rng.poisson(0.5, size=M)
     raw = SelectionProblem(rng.normal(size=M))
-    rank = pct.problem(x, 90, grid, utility="rank")
+    rank = pct.percentile_problem(x, 90, grid, utility="rank")
     em, pf = ExponentialMechanism(1.0), PermuteAndFlip(1.0)
 
     rows = [
         ("EM on 10^6 raw scores, one draw", lambda: em.select(raw, rng=1)),
         ("PF on 10^6 raw scores, one draw", lambda: pf.select(raw, rng=1)),
-        ("rank problem from 10^5 records, 10^6-point grid", lambda: pct.problem(x, 90, grid, utility="rank")),
+        ("rank problem from 10^5 records, 10^6-point grid",
+         lambda: pct.percentile_problem(x, 90, grid, utility="rank")),
         ("rank problem from a 10^6-bin histogram",
-         lambda: pct.problem(hist, 90, grid, histogram=True, utility="rank")),
+         lambda: pct.percentile_problem(hist, 90, grid, histogram=True, utility="rank")),
         ("PF on the 10^6 rank problem, one draw", lambda: pf.select(rank, rng=1)),
         ("private_percentile (default PF-rank), 10^5 records, 10^6 grid",
          lambda: pct.private_percentile(x, 90, 1.0, grid, rng=1)),

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpselect.apps import tdt
-from dpselect.apps.gwas import simulate_trios, transmission_counts
+from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics import simulate_trios, transmission_counts
 from dpselect.datasets import simulate_tdt
 
 N_TRIOS = 2000

@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from dpselect.apps.duff import duff_median, duff_mode
-from dpselect.apps.order_stats import smooth_sensitivity_median
+from dpselect.apps.quantiles import smooth_sensitivity_median
+from dpselect.apps.quantiles._duff_median import duff_median, duff_mode
 
 
 def best_of(fn, repeat):

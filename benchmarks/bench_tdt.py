@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from _timing import median_time
-from dpselect.apps import tdt
-from dpselect.apps.tdt_sensitivity import _beta_max
+from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics._sensitivity import beta_max_unchecked
 from dpselect.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 
@@ -54,7 +54,7 @@ def main() -> None:
     _row("  of which the ND distances", median_time(lambda: tdt.neighbour_distances(b, c, 500), 3))
     _row("EM on raw chi2, m = 1e6, N = 500 (problem + select)",
          median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, mechanism="em", rng=rng), 3))
-    raw = tdt.problem(b, c, 500)
+    raw = tdt.tdt_problem(b, c, 500)
     _row("EM on raw chi2, select only (prebuilt problem)", median_time(lambda: em.select(raw, rng=rng), 3))
     _row("select_top_snps k = 10 (ND-PF peeling), m = 1e6, N = 500",
          median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, rng=rng), 1))
@@ -65,7 +65,7 @@ def main() -> None:
          median_time(lambda: tdt.select_top_snp(b4, c4, 10**4, EPSILON, rng=rng), 3), 10.0)
     for n in (150, 500):
         for bound in ("thm5", "thm4"):
-            _beta_max.cache_clear()
+            beta_max_unchecked.cache_clear()
             t0 = time.perf_counter()
             tdt.beta_max(n, bound)
             _row(f"one-off beta_max({bound}) scan, N = {n} (cached afterwards)", time.perf_counter() - t0)

@@ -37,8 +37,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dpselect.apps.forest import DPRandomForestClassifier  # noqa: E402
-from dpselect.apps.tree import DPDecisionTreeClassifier  # noqa: E402
+from dpselect.apps.trees import (
+    DPDecisionTreeClassifier,  # noqa: E402
+    DPRandomForestClassifier,  # noqa: E402
+)
 from dpselect.experiments._peers import available, fit_score  # noqa: E402
 from dpselect.experiments._tabular import load  # noqa: E402
 

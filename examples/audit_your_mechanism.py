@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 
 import dpselect
 from dpselect.analysis import audit
-from dpselect.apps.majority import neighbours
+from dpselect.apps.counts import majority_neighbours
 
 EPSILON = 1.0
 
@@ -52,7 +52,7 @@ def all_pairs(n_classes: int = 3, max_count: int = 4) -> list[tuple[dpselect.Sel
     pairs = []
     for counts in itertools.product(range(max_count + 1), repeat=n_classes):
         x = np.array(counts)
-        pairs += [(as_problem(x), as_problem(y)) for y in neighbours(x, relation="replace")]
+        pairs += [(as_problem(x), as_problem(y)) for y in majority_neighbours(x, relation="replace")]
     return pairs
 
 

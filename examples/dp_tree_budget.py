@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 import dpselect
-from dpselect.apps.tree import DPDecisionTreeClassifier
+from dpselect.apps.trees import DPDecisionTreeClassifier
 
 BUDGET = 1.5
 BOUNDS = [(17.0, 90.0), (1.0, 16.0), (1.0, 99.0)]  # age, education years, hours per week

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpselect.apps.median import duff_median
+from dpselect.apps.quantiles import duff_median
 
 EPSILON = 1.0
 BOUNDS = (0.0, 120.0)

@@ -14,7 +14,7 @@ import numpy as np
 
 import dpselect
 from dpselect.analysis import expected_error
-from dpselect.apps import percentile
+from dpselect.apps import quantiles as percentile
 
 EPSILON = 1.0
 P = 90.0
@@ -31,7 +31,7 @@ def main() -> None:
     loss = percentile.absolute_error_loss(GRID, percentile.true_percentile(salaries, P, GRID))
     mech = dpselect.PermuteAndFlip(EPSILON)
     for utility in ("rank", "indicator"):
-        problem = percentile.problem(salaries, P, GRID, utility=utility)
+        problem = percentile.percentile_problem(salaries, P, GRID, utility=utility)
         error = expected_error(mech, problem, loss=loss)
         print(f"{utility}: exact expected error {error:.4g}; guarantee {mech.privacy(problem)}")
 

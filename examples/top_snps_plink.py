@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpselect.apps import gwas, tdt
+from dpselect.apps import genomics
 
 N_TRIOS = 400
 N_SNPS = 2_000
@@ -30,15 +30,15 @@ EPSILON = 4.0
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cohort"
-        gwas.simulate_trios(path, N_TRIOS, N_SNPS, rng=1)
-        counts = gwas.transmission_counts(path)
-    result = tdt.select_top_snps(counts.b, counts.c, counts.n_families, EPSILON, K, rng=2)
+        genomics.simulate_trios(path, N_TRIOS, N_SNPS, rng=1)
+        counts = genomics.transmission_counts(path)
+    result = genomics.select_top_snps(counts.b, counts.c, counts.n_families, EPSILON, K, rng=2)
     top = result.indices.tolist()
     selected = [counts.snp_ids[i] for i in top]
     print(f"families: {counts.n_families}, SNPs: {len(counts.snp_ids)}")
     print(f"private top {K}: {', '.join(map(str, selected))}")
     print(f"guarantee: {result.privacy}")
-    exact = np.argsort(-tdt.tdt_statistic(counts.b, counts.c), kind="stable")[:K]
+    exact = np.argsort(-genomics.tdt_statistic(counts.b, counts.c), kind="stable")[:K]
     print(f"overlap with the non-private top {K}: {len(set(top) & set(exact.tolist()))}")
 
 

@@ -18,11 +18,12 @@ from dpselect.mechanisms import Mechanism, make_mechanism
 def test_subpackages_reachable_after_import_dpselect():
     code = (
         "import sys, dpselect; assert 'dpselect.apps' not in sys.modules and 'sklearn' not in sys.modules; "
-        "print(dpselect.apps.majority.__name__, dpselect.apps.percentile.__name__, dpselect.analysis.accuracy.__name__)"
+        "print(dpselect.apps.counts.__name__, dpselect.apps.quantiles.__name__, "
+        "dpselect.analysis.accuracy.__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": ":".join(sys.path)})
-    assert out.stdout.split() == ["dpselect.apps.majority", "dpselect.apps.percentile", "accuracy"]
+    assert out.stdout.split() == ["dpselect.apps.counts", "dpselect.apps.quantiles", "accuracy"]
     with pytest.raises(AttributeError, match="nope"):
         dpselect.nope  # noqa: B018
 

@@ -84,14 +84,14 @@ def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
     """The CLI's expected output, computed with the library directly."""
     import numpy as np
 
-    from dpselect.apps import majority
+    from dpselect.apps.counts import _majority as majority
     from dpselect.mechanisms.registry import make_mechanism
     from dpselect.problem import SelectionProblem
 
     if utility == "majority":
         prob = SelectionProblem(np.asarray(counts, float), global_sensitivity=1.0, monotone=True)
     else:
-        prob = majority.problem(np.asarray(counts))
+        prob = majority.majority_problem(np.asarray(counts))
     mech = make_mechanism(mechanism, epsilon=epsilon, **({} if delta is None else {"delta": delta}))
     return int(mech.select(prob, rng=np.random.default_rng(seed))), str(mech.privacy(prob))
 
@@ -137,7 +137,7 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
 
     from dpselect._cli_input import DEFAULT_MECHANISM
     from dpselect.analysis import accuracy
-    from dpselect.apps import majority
+    from dpselect.apps.counts import _majority as majority
     from dpselect.mechanisms.registry import make_mechanism
     from dpselect.problem import SelectionProblem
 
@@ -155,7 +155,7 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
     assert accuracy(default, counts_problem) == pytest.approx(brute, rel=1e-9)
     assert brute == pytest.approx(0.9966, abs=5e-5)
     others = [accuracy(make_mechanism(n, epsilon=1.0), counts_problem) for n in ("em", "rnm_laplace", "rnm_gumbel")]
-    indicator = [accuracy(make_mechanism(n, epsilon=1.0), majority.problem(counts.astype(int)))
+    indicator = [accuracy(make_mechanism(n, epsilon=1.0), majority.majority_problem(counts.astype(int)))
                  for n in ("em", "pf", "snm_t", "sps", "ld")]
     assert brute > max(others + indicator)
     assert indicator[0] == pytest.approx(0.2919, abs=5e-5)

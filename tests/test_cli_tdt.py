@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps import tdt  # noqa: E402
-from dpselect.apps.gwas import simulate_trios, transmission_counts  # noqa: E402
+from dpselect.apps.genomics import _tdt as tdt  # noqa: E402
+from dpselect.apps.genomics import simulate_trios, transmission_counts  # noqa: E402
 from dpselect.cli import main  # noqa: E402
 
 

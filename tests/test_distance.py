@@ -15,8 +15,8 @@ import dpselect
 from conftest import CachedMechanism
 from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.analysis import audit
-from dpselect.apps import majority
-from dpselect.apps import percentile as pct
+from dpselect.apps.counts import _majority as majority
+from dpselect.apps.quantiles import _percentile as pct
 from dpselect.mechanisms.distance import distance_problem, max_utility_change
 
 RELS = ("add_remove", "replace")
@@ -52,7 +52,7 @@ def _slack(s, p, conv):
 
 def _nbrs(s, rel):
     """Neighbouring histograms (the same moves as count vectors); the empty dataset has no problem."""
-    for t in majority.neighbours(np.array(s), rel):
+    for t in majority.majority_neighbours(np.array(s), rel):
         if t.sum() > 0:
             yield tuple(int(v) for v in t)
 
@@ -146,7 +146,7 @@ def test_rank_distance_closed_form_matches_sorting_on_random_data():
                                       expect)
         ar = pct.rank_distances(data, p, grid, rank_convention=conv)
         assert (ar >= expect).all() and ((ar == 0) == (expect == 0)).all()
-        pr = pct.problem(data, p, grid, utility="rank", rank_convention=conv, relation="replace")
+        pr = pct.percentile_problem(data, p, grid, utility="rank", rank_convention=conv, relation="replace")
         np.testing.assert_array_equal(pr.scores, -expect)
         assert pr.global_sensitivity == 1.0 and not pr.monotone and pr.relation == "replace"
         assert pr.labels == grid.tolist()
@@ -158,9 +158,9 @@ def _pairs(rel, conv, p, grid, seed, n_sets=30):
     pairs = []
     for _ in range(n_sets):
         data = rng.choice(grid, size=int(rng.integers(1, 7)))
-        x = pct.problem(data, p, grid, relation=rel, utility="rank", rank_convention=conv)
-        pairs += [(x, pct.problem(y, p, grid, relation=rel, utility="rank", rank_convention=conv))
-                  for y in pct.neighbours(data, grid, relation=rel)]
+        x = pct.percentile_problem(data, p, grid, relation=rel, utility="rank", rank_convention=conv)
+        pairs += [(x, pct.percentile_problem(y, p, grid, relation=rel, utility="rank", rank_convention=conv))
+                  for y in pct.percentile_neighbours(data, grid, relation=rel)]
     return pairs
 
 

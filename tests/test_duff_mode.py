@@ -13,7 +13,7 @@ import dpselect
 from conftest import CachedMechanism, assert_frequencies_match
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis.audit import audit
-from dpselect.apps import duff as M
+from dpselect.apps import counts as M
 from dpselect.privacy import Privacy
 
 # ---------------------------------------------------------------------------

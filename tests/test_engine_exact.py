@@ -21,7 +21,7 @@ import dpselect
 from conftest import assert_frequencies_match
 from dpselect import noisy_max
 from dpselect.analysis import audit
-from dpselect.apps import majority
+from dpselect.apps.counts import _majority as majority
 from dpselect.noise import (
     Exponential,
     Gumbel,
@@ -178,7 +178,7 @@ def test_no_mass_lost_before_renormalisation(law):
                                       (dpselect.SmoothPrivateSelection(4, one_sided=False), 4.0)],
                          ids=["snm_t", "sps_two_sided"])
 def test_issue17_audits_report_the_true_loss(mech, eps):
-    x, y = majority.problem([300, 0]), majority.problem([301, 0])
+    x, y = majority.majority_problem([300, 0]), majority.majority_problem([301, 0])
     rep = audit(mech, [(x, y)])
     assert not rep.violates and rep.max_loss <= eps
     # and the loser's law is the mpmath one at the calibrated gap/scale
@@ -218,7 +218,7 @@ def test_sampling_matches_law_at_moderate_gaps(law):
 def test_issue17_neighbours_sampling_matches_law(make):
     mech = make()
     for counts in ([28891, 0], [28890, 0]):
-        pr = majority.problem(counts)
+        pr = majority.majority_problem(counts)
         p = mech.probabilities(pr)
         assert_frequencies_match(mech.select(pr, size=20_000, rng=3), p)
 
@@ -229,7 +229,7 @@ def test_issue17_neighbours_sampling_matches_law(make):
 ])
 def test_tails_too_heavy_for_floats_are_rejected(make, name):
     """Tail exponent < 0.1: draws beyond the largest double are not negligible (issue #17 item 2)."""
-    pr = majority.problem([28891, 0])
+    pr = majority.majority_problem([28891, 0])
     gen = np.random.default_rng(0)
     state = gen.bit_generator.state
     with pytest.raises(ValueError, match=name):

@@ -57,13 +57,13 @@ def test_private_median_csv() -> None:
 
 
 def _percentile_has_rank_utility() -> bool:
-    from dpselect.apps import percentile
+    from dpselect.apps.quantiles import _percentile as percentile
 
-    return "utility" in inspect.signature(percentile.problem).parameters
+    return "utility" in inspect.signature(percentile.percentile_problem).parameters
 
 
 @pytest.mark.skipif(not _percentile_has_rank_utility(),
-                    reason="apps.percentile.problem(..., utility='rank') is not in this version yet")
+                    reason="apps.percentile.percentile_problem(..., utility='rank') is not in this version yet")
 def test_private_percentile() -> None:
     out = run("private_percentile.py")
     released = float(value(out, "private p90"))
@@ -91,7 +91,7 @@ def test_audit_your_mechanism() -> None:
 
 
 def _fit_takes_accountant() -> bool:
-    from dpselect.apps.tree import DPDecisionTreeClassifier
+    from dpselect.apps.trees import DPDecisionTreeClassifier
 
     return "accountant" in inspect.signature(DPDecisionTreeClassifier.fit).parameters
 
@@ -107,15 +107,15 @@ def test_dp_tree_budget() -> None:
 
 
 def _gwas_available() -> bool:
-    if importlib.util.find_spec("dpselect.apps.gwas") is None:
+    if importlib.util.find_spec("dpselect.apps.genomics") is None:
         return False
-    from dpselect.apps import tdt
+    from dpselect.apps.genomics import _tdt as tdt
 
     return hasattr(tdt, "select_top_snps")
 
 
 @pytest.mark.skipif(not _gwas_available(),
-                    reason="dpselect.apps.gwas / apps.tdt.select_top_snps are not in this version yet")
+                    reason="dpselect.apps.genomics / apps.tdt.select_top_snps are not in this version yet")
 def test_top_snps_plink() -> None:
     out = run("top_snps_plink.py", timeout=300.0)
     line = value(out, "families")

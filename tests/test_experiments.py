@@ -301,7 +301,7 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
 
 def test_percentile_aee_is_exact_and_ld_shortcut_matches_the_mechanism():
     from dpselect.analysis import expected_error
-    from dpselect.apps import percentile as pct
+    from dpselect.apps.quantiles import _percentile as pct
     from dpselect.experiments import percentile as exp
     from dpselect.mechanisms import LocalDampening
 
@@ -310,7 +310,7 @@ def test_percentile_aee_is_exact_and_ld_shortcut_matches_the_mechanism():
     rows = exp.run_task(task, np.random.SeedSequence(0))
     h = exp.synthetic_histogram("HEPTH")
     grid = np.arange(exp.GRID_SIZE)
-    prob = pct.problem(h, 90, grid, histogram=True)
+    prob = pct.percentile_problem(h, 90, grid, histogram=True)
     loss = pct.absolute_error_loss(grid, pct.true_percentile(h, 90, grid, histogram=True))
     for r in rows:
         assert r["aee"] == pytest.approx(expected_error(LocalDampening(r["epsilon"]), prob, loss=loss), rel=1e-9)

@@ -18,10 +18,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
-from dpselect.apps import forest as forest_mod
-from dpselect.apps import majority
-from dpselect.apps._tabular import SELECTIONS
-from dpselect.apps.forest import (
+from dpselect.apps.counts import _majority as majority
+from dpselect.apps.trees import _forest as forest_mod
+from dpselect.apps.trees._forest import (
     RECORD_COUNT_SHARE,
     DPRandomForestClassifier,
     auto_forest_depth,
@@ -29,6 +28,7 @@ from dpselect.apps.forest import (
     fletcher_islam_depth,
     leaf_problem,
 )
+from dpselect.apps.trees._tabular import SELECTIONS
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets
@@ -136,7 +136,7 @@ def test_audit_leaf_label_selection(selection):
     pairs = []
     for counts in ([0, 0, 0], [3, 0, 0], [5, 4, 0], [9, 2, 2], [1, 1, 7], [12, 11, 3]):
         x = leaf_problem(counts)
-        for nb in majority.neighbours(counts, "add_remove"):
+        for nb in majority.majority_neighbours(counts, "add_remove"):
             pairs.append((x, leaf_problem(nb)))  # audit checks both directions of each pair
     rep = audit(mech, pairs)
     assert not rep.violates, str(rep)
@@ -150,7 +150,7 @@ def test_problem_key_determines_the_majority_problem():
     counts[:50, 1] = counts[:50, 0]  # ties at the top
     key = forest_mod.problem_key(counts)
     for row, k in zip(counts, key):
-        pr = majority.problem(row)
+        pr = majority.majority_problem(row)
         np.testing.assert_array_equal(pr.scores, k[:4])
         np.testing.assert_array_equal(majority.candidate_distances(row), k[4:])
 
@@ -177,7 +177,7 @@ def test_audit_count_leaf_labels(sel):
     pairs, wrong = [], []
     for counts in ([0, 0, 0], [3, 0, 1], [9, 2, 2], [12, 11, 3], [1, 1, 1]):
         x = leaf_problem(counts, "count")
-        for nb in majority.neighbours(counts, "add_remove"):
+        for nb in majority.majority_neighbours(counts, "add_remove"):
             pairs.append((x, leaf_problem(nb, "count")))
             wrong.append((_as_sensitivity(x, 0.5), _as_sensitivity(leaf_problem(nb, "count"), 0.5)))
     rep = audit(mech, pairs)

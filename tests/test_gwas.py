@@ -1,4 +1,4 @@
-"""PLINK trio files -> TDT counts (dpselect.apps.gwas) against a plain per-trio reference."""
+"""PLINK trio files -> TDT counts (dpselect.apps.genomics) against a plain per-trio reference."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from bed_reader import open_bed, to_bed
 
-from dpselect.apps import tdt
-from dpselect.apps.gwas import simulate_trios, transmission_counts
+from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics import simulate_trios, transmission_counts
 
 
 def _reference(prefix):

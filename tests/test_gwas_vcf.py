@@ -1,4 +1,4 @@
-"""VCF/BCF + pedigree -> TDT counts (dpselect.apps.gwas_vcf) against the per-trio reference and the PLINK reader."""
+"""VCF/BCF + pedigree -> TDT counts (dpselect.apps.genomics) against the per-trio reference and the PLINK reader."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2 (pip install cyvcf2)")
 from bed_reader import open_bed  # noqa: E402
 
-from dpselect.apps.gwas import simulate_trios, transmission_counts  # noqa: E402
+from dpselect.apps.genomics import simulate_trios, transmission_counts  # noqa: E402
 from test_gwas import _reference  # noqa: E402
 
 HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n"

@@ -13,7 +13,7 @@ import dpselect
 from conftest import CachedMechanism, assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax, StepProfile
 from dpselect.analysis import audit
-from dpselect.apps import majority
+from dpselect.apps.counts import _majority as majority
 
 M = 3
 CAP = 8  # states with every count < CAP are checked
@@ -141,7 +141,7 @@ def test_candidate_tstar_matches_bfs(rule, rel):
 def test_profiles_and_smooth_sensitivity_match_bfs(rule, rel):
     _, per, glob, _ = _brute(rule, rel)
     for c in _small_states():
-        pr = majority.problem(c, relation=rel, tie_rule=rule)
+        pr = majority.majority_problem(c, relation=rel, tie_rule=rule)
         t = glob.get(c, math.inf)
         tr = np.array([per[r].get(c, math.inf) for r in range(M)])
         for beta in (0.05, 0.9):
@@ -173,7 +173,7 @@ def test_smooth_sensitivity_by_horizon_bfs(rule, rel):
                 if max(t) < B and t not in dist:
                     dist[t] = dist[s] + 1
                     q.append(t)
-        pr = majority.problem(x, relation=rel, tie_rule=rule)
+        pr = majority.majority_problem(x, relation=rel, tie_rule=rule)
         for beta in (0.1, 0.9):
             bf = max(max(ls[y]) * math.exp(-beta * d) for y, d in dist.items())
             assert pr.smooth_sensitivity(beta) == pytest.approx(bf, rel=1e-12, abs=1e-300)
@@ -183,7 +183,7 @@ def test_smooth_sensitivity_by_horizon_bfs(rule, rel):
 
 def test_spec_examples_and_paper_s_is_not_an_upper_bound():
     # gap 1 already has LS = 1 (errata 12): the paper's S = e^{-j beta} < 1 = LS
-    pr = majority.problem([4, 3, 0])
+    pr = majority.majority_problem([4, 3, 0])
     assert pr.local_sensitivity(0) == 1.0
     assert pr.smooth_sensitivity(0.5) == 1.0
     # g = 5: AR t* = 4, RO t* = ceil(5/2) - 1 = 2
@@ -193,29 +193,29 @@ def test_spec_examples_and_paper_s_is_not_an_upper_bound():
     assert majority.distance_to_instability([9, 4, 1], tie_rule="first") == 5
     assert majority.distance_to_instability([9, 4, 1], tie_rule="first", relation="replace") == 2
     # T2 on a tie: lower index wins with margin 1 -> t* = 0
-    pr = majority.problem([3, 3], tie_rule="first")
+    pr = majority.majority_problem([3, 3], tie_rule="first")
     np.testing.assert_array_equal(pr.scores, [1.0, 0.0])
     assert pr.local_sensitivity(0) == 1.0
 
 
 def test_degenerate_cases():
-    pr = majority.problem([7])
+    pr = majority.majority_problem([7])
     assert pr.smooth_sensitivity(0.3) == 0.0 and pr.local_sensitivity(100) == 0.0
-    pr = majority.problem([0, 0, 0], relation="replace")
+    pr = majority.majority_problem([0, 0, 0], relation="replace")
     assert pr.smooth_sensitivity(0.3) == 0.0
     np.testing.assert_array_equal(pr.candidate_smooth_sensitivity(0.3), 0.0)
-    pr = majority.problem([0, 0, 0])
+    pr = majority.majority_problem([0, 0, 0])
     np.testing.assert_array_equal(pr.scores, 1.0)
     assert pr.smooth_sensitivity(0.3) == 1.0
 
 
 def test_problem_attributes():
-    pr = majority.problem([5, 2, 9], relation="replace", tie_rule="first", labels=["a", "b", "c"])
+    pr = majority.majority_problem([5, 2, 9], relation="replace", tie_rule="first", labels=["a", "b", "c"])
     assert pr.relation == "replace" and not pr.monotone and pr.global_sensitivity == 1.0
     assert pr.labels == ["a", "b", "c"]
     np.testing.assert_array_equal(pr.scores, [0, 0, 1])
-    np.testing.assert_array_equal(majority.problem([2, 5, 5]).scores, [0, 1, 1])
-    np.testing.assert_array_equal(majority.problem([2, 5, 5], tie_rule="first").scores, [0, 1, 0])
+    np.testing.assert_array_equal(majority.majority_problem([2, 5, 5]).scores, [0, 1, 1])
+    np.testing.assert_array_equal(majority.majority_problem([2, 5, 5], tie_rule="first").scores, [0, 1, 0])
 
 
 def test_large_candidate_sets_are_vectorised():
@@ -260,7 +260,7 @@ def test_candidate_tstar_random_vs_bfs_more_classes():
 @pytest.mark.parametrize("rel", RELS)
 def test_neighbours_match_bruteforce(rel):
     for c in [(0, 0, 0), (3, 0, 1), (2, 2)]:
-        lib = sorted(tuple(int(v) for v in y) for y in majority.neighbours(c, rel))
+        lib = sorted(tuple(int(v) for v in y) for y in majority.majority_neighbours(c, rel))
         assert lib == sorted(_nbrs(c, rel))
 
 
@@ -274,8 +274,8 @@ def test_exact_audit_classic_mechanisms():
         m = int(rng.integers(2, 6))
         c = rng.integers(0, 7, size=m)
         for rule in RULES:
-            x = majority.problem(c, tie_rule=rule)
-            pairs[rule] += [(x, majority.problem(y, tie_rule=rule)) for y in majority.neighbours(c)]
+            x = majority.majority_problem(c, tie_rule=rule)
+            pairs[rule] += [(x, majority.majority_problem(y, tie_rule=rule)) for y in majority.majority_neighbours(c)]
     for mech in mechs:
         for rule in RULES:
             rep = audit(CachedMechanism(mech), pairs[rule])
@@ -296,8 +296,9 @@ def _random_pairs(rel, *, seed, n_vectors, high, **kwargs):
         c = rng.integers(0, high, size=int(rng.integers(2, 5)))
         if rel == "replace" and c.sum() == 0:
             c[0] = 1
-        x = majority.problem(c, relation=rel, **kwargs)
-        pairs += [(x, majority.problem(y, relation=rel, **kwargs)) for y in majority.neighbours(c, rel)]
+        x = majority.majority_problem(c, relation=rel, **kwargs)
+        pairs += [(x, majority.majority_problem(y, relation=rel, **kwargs))
+                  for y in majority.majority_neighbours(c, rel)]
     return pairs
 
 
@@ -319,10 +320,10 @@ def _pf_by_permutations(scores, scale):
 def test_issue_11_figure_private_argmax_default_vs_em_indicator():
     """Issue #11, first table: votes [22, 8, 17, 4, 0], eps = 1: P[best] 0.29 (EM, indicator) vs 0.997 (PF, counts)."""
     counts = [22, 8, 17, 4, 0]
-    em_ind = ExponentialMechanism(1.0).probabilities(majority.problem(counts))
+    em_ind = ExponentialMechanism(1.0).probabilities(majority.majority_problem(counts))
     assert em_ind[0] == pytest.approx(math.exp(0.5) / (math.exp(0.5) + 4), rel=1e-12)  # closed form
     assert round(em_ind[0], 2) == 0.29
-    default = majority.problem(counts, utility="count")
+    default = majority.majority_problem(counts, utility="count")
     assert default.monotone and default.global_sensitivity == 1.0
     pf = PermuteAndFlip(1.0).probabilities(default)
     np.testing.assert_allclose(pf, _pf_by_permutations(counts, 1.0), rtol=1e-10, atol=1e-15)  # scale 1/eps
@@ -335,7 +336,7 @@ def test_issue_11_figure_private_argmax_default_vs_em_indicator():
 @pytest.mark.parametrize("rel", RELS)
 def test_count_utility_problem(rel):
     c = [3, 0, 7, 7]
-    pr = majority.problem(c, utility="count", relation=rel, labels=list("abcd"))
+    pr = majority.majority_problem(c, utility="count", relation=rel, labels=list("abcd"))
     np.testing.assert_array_equal(pr.scores, [3, 0, 7, 7])
     assert pr.monotone == (rel == "add_remove") and pr.relation == rel and pr.labels == list("abcd")
     # replace moves one count up and another down: not monotone, EM keeps the 2/eps scale
@@ -343,7 +344,7 @@ def test_count_utility_problem(rel):
     w = np.exp(np.array(c) * 1.2 / (1.0 if rel == "add_remove" else 2.0))
     np.testing.assert_allclose(em, w / w.sum(), rtol=1e-12)
     with pytest.raises(ValueError, match="utility"):
-        majority.problem(c, utility="votes")
+        majority.majority_problem(c, utility="votes")
 
 
 @pytest.mark.parametrize("rel", RELS)
@@ -369,7 +370,7 @@ def test_private_argmax_equals_the_named_mechanism_on_the_problem(name, utility)
     counts = [9, 3, 8, 0]
     eps = 1.0
     delta = 1e-6 if name in dpselect.mechanisms.registry.APPROXIMATE_NAMES else 0.0
-    pr = majority.problem(counts, utility=utility, labels=["w", "x", "y", "z"])
+    pr = majority.majority_problem(counts, utility=utility, labels=["w", "x", "y", "z"])
     mech = dpselect.mechanisms.registry.make_mechanism(name, eps, delta)
     for s in range(4):
         expect = pr.labels[int(mech.select(pr, rng=s))]
@@ -383,7 +384,7 @@ def test_private_argmax_equals_the_named_mechanism_on_the_problem(name, utility)
 
 def test_private_argmax_instances_and_errors():
     counts = [100, 3, 2]
-    pr = majority.problem(counts, utility="count")
+    pr = majority.majority_problem(counts, utility="count")
     pf = PermuteAndFlip(0.05)
     for s in range(3):
         assert majority.private_argmax(counts, None, mechanism=pf, rng=s) == int(pf.select(pr, rng=s))
@@ -421,7 +422,7 @@ def test_private_argmax_charges_the_accountant_before_drawing():
 
 def test_private_argmax_frequencies_match_exact_probabilities():
     counts = [6, 5, 5, 1]
-    pr = majority.problem(counts)
+    pr = majority.majority_problem(counts)
     mech = ExponentialMechanism(1.3)
     draws = np.array([majority.private_argmax(counts, 1.3, mechanism="em", utility="indicator", rng=s)
                       for s in range(2000)])
@@ -430,24 +431,24 @@ def test_private_argmax_frequencies_match_exact_probabilities():
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="counts"):
-        majority.problem([3, -1])
+        majority.majority_problem([3, -1])
     with pytest.raises(ValueError, match="counts"):
-        majority.problem([1.5, 2])
+        majority.majority_problem([1.5, 2])
     with pytest.raises(ValueError, match="counts"):
-        majority.problem([[1, 2]])
+        majority.majority_problem([[1, 2]])
     with pytest.raises(ValueError, match="counts"):
-        majority.problem([])
+        majority.majority_problem([])
     with pytest.raises(ValueError, match="counts"):
-        majority.problem([1.0, np.nan])
+        majority.majority_problem([1.0, np.nan])
     with pytest.raises(TypeError, match="counts"):
-        majority.problem(["a", "b"])
+        majority.majority_problem(["a", "b"])
     with pytest.raises(ValueError, match="tie_rule"):
-        majority.problem([1, 2], tie_rule="last")
+        majority.majority_problem([1, 2], tie_rule="last")
     with pytest.raises(ValueError, match="relation"):
-        majority.problem([1, 2], relation="swap")
+        majority.majority_problem([1, 2], relation="swap")
     with pytest.raises(ValueError, match="labels"):
-        majority.problem([1, 2], labels=["a"])
-    assert isinstance(majority.problem([1, 2])._ls, StepProfile)
+        majority.majority_problem([1, 2], labels=["a"])
+    assert isinstance(majority.majority_problem([1, 2])._ls, StepProfile)
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -14,11 +14,12 @@ from scipy import integrate, stats
 import dpselect
 from conftest import assert_frequencies_match
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps import _duff_median_law as ML
-from dpselect.apps import _piecewise_em as PW
-from dpselect.apps import duff as M
-from dpselect.apps import duff_mean as MEAN
-from dpselect.apps import order_stats as O
+from dpselect.apps.quantiles import _duff_mean as MEAN
+from dpselect.apps import counts as C
+from dpselect.apps import quantiles as M
+from dpselect.apps.quantiles import _duff_median_law as ML
+from dpselect.apps.quantiles import _order_stats as O
+from dpselect.apps.quantiles import _piecewise_em as PW
 
 # ---------------------------------------------------------------------------
 # brute-force references (independent of the closed forms)
@@ -223,7 +224,7 @@ def test_large_n_small_eps_fast_path_matches_log_path():
     # the logless geometric weighting used for wide windows gives the same law
     x = np.random.default_rng(0).normal(size=200_001)
     for eps in (1e-3, 1e-5):
-        ext = O._sorted_padded(x, -10.0, 10.0)
+        ext = O.sorted_padded(x, -10.0, 10.0)
         jlo, jhi, mx, s, wide = ML._median_plan(ext, eps)
         assert wide and jhi - jlo + 1 > ML._FAST_WINDOW and s >= mx
         w = ML._median_fast_masses(ext, eps, jlo, jhi, s)
@@ -252,7 +253,7 @@ def test_window_truncation_is_exact():
     x = np.random.default_rng(4).uniform(size=5000)
     for eps in (0.05, 1.0, 20.0):
         _, _, probs = M.duff_median_intervals(x, eps, bounds=(0.0, 1.0))
-        ext = O._sorted_padded(x, 0.0, 1.0)
+        ext = O.sorted_padded(x, 0.0, 1.0)
         full = PW._normalise_log(ML._median_window_log_masses(ext, eps, 0, x.size))
         np.testing.assert_allclose(probs, full, rtol=1e-12, atol=0)
 
@@ -298,7 +299,7 @@ def test_duff_median_audit_add_remove(eps):
     n_pairs = 0
     for _ in range(110):
         x = random_int_data(rng, int(rng.integers(1, 7)))
-        nbrs = M.neighbours(x, bounds=bounds, values=np.arange(11.0))
+        nbrs = M.median_neighbours(x, bounds=bounds, values=np.arange(11.0))
         assert len(nbrs) == (np.unique(x).size if x.size > 1 else 0) + 11
         for y in nbrs:
             loss = _max_log_density_ratio(x, y, eps, bounds)
@@ -315,12 +316,12 @@ def test_duff_median_audit_add_remove(eps):
 
 
 def test_neighbours():
-    nb = M.neighbours([1.0, 1.0, 3.0], bounds=(0, 4), values=[0.0, 4.0])
+    nb = M.median_neighbours([1.0, 1.0, 3.0], bounds=(0, 4), values=[0.0, 4.0])
     as_lists = [list(v) for v in nb]
     assert as_lists == [[1.0, 3.0], [1.0, 1.0], [0.0, 1.0, 1.0, 3.0], [1.0, 1.0, 3.0, 4.0]]
-    assert len(M.neighbours([2.0], bounds=(0, 4))) == 3  # no empty dataset; adds at 0, 2, 4
+    assert len(M.median_neighbours([2.0], bounds=(0, 4))) == 3  # no empty dataset; adds at 0, 2, 4
     with pytest.raises(ValueError, match="values"):
-        M.neighbours([1.0], bounds=(0, 4), values=[5.0])
+        M.median_neighbours([1.0], bounds=(0, 4), values=[5.0])
 
 
 def _calls():
@@ -361,9 +362,9 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), size=0),
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), rng=-1),
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), method="x"),
-        lambda: M.duff_mode([1.0], 1.0, candidates=[1.0, 1.0]),
-        lambda: M.duff_mode([1.0], 0.0, candidates=[1.0]),
-        lambda: M.duff_mode([], 1.0),
+        lambda: C.duff_mode([1.0], 1.0, candidates=[1.0, 1.0]),
+        lambda: C.duff_mode([1.0], 0.0, candidates=[1.0]),
+        lambda: C.duff_mode([], 1.0),
         lambda: M.duff_mean([1.0], 1.0, bounds=(0, 2), levels=0),
         lambda: M.duff_mean([1.0], 1.0, bounds=(0, 2), levels=2.5),
         lambda: O.smooth_sensitivity_quantile([1.0, 2.0], 1.0, bounds=(0, 2), index=2),
@@ -382,13 +383,13 @@ def test_more_bad_inputs(call):
 # ---------------------------------------------------------------------------
 
 
-def test_median_module_reexports_the_split_modules():
-    from dpselect.apps import median
+def test_quantiles_face_is_the_one_import_path():
+    from dpselect.apps import quantiles
 
-    assert median.private_median is median.duff_median is M.duff_median
-    assert median.duff_mean is MEAN.duff_mean and median.duff_mode is M.duff_mode
-    assert median.smooth_sensitivity_median is O.smooth_sensitivity_median
-    assert set(median.__all__) >= set(M.__all__) | set(O.__all__)
+    assert quantiles.private_median is quantiles.duff_median
+    assert quantiles.duff_mean is MEAN.duff_mean
+    assert quantiles.smooth_sensitivity_median is O.smooth_sensitivity_median
+    assert set(quantiles.__all__) >= set(O.__all__) | set(MEAN.__all__)
 
 
 @pytest.mark.parametrize(
@@ -396,7 +397,7 @@ def test_median_module_reexports_the_split_modules():
     [
         lambda: M.duff_median([1.0], 1.0, (0, 2)),
         lambda: M.duff_mean([1.0], 1.0, (0, 2)),
-        lambda: M.duff_mode([1.0], 1.0, None, [1.0]),
+        lambda: C.duff_mode([1.0], 1.0, None, [1.0]),
         lambda: M.expected_absolute_error([1.0], 1.0, (0, 2)),
         lambda: O.smooth_sensitivity_median([1.0], 1.0, (0, 2)),
     ],
@@ -410,8 +411,8 @@ ACCOUNTED = [
     lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
     lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, size=5, accountant=acc),
     lambda acc, g: M.duff_mean([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
-    lambda acc, g: M.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, accountant=acc),
-    lambda acc, g: M.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, size=4, accountant=acc),
+    lambda acc, g: C.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, accountant=acc),
+    lambda acc, g: C.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, size=4, accountant=acc),
 ]
 
 

@@ -12,9 +12,9 @@ from scipy import integrate
 import dpselect
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps import duff
-from dpselect.apps import median_baselines as mb
-from dpselect.apps.order_stats import smooth_sensitivity_median
+from dpselect.apps.quantiles import _duff_median as duff
+from dpselect.apps.quantiles import _median_baselines as mb
+from dpselect.apps.quantiles import smooth_sensitivity_median
 from dpselect.mechanisms.release import SmoothSensitivityRelease
 from dpselect.privacy import Privacy
 

@@ -9,7 +9,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from dpselect.apps import order_stats as O
+from dpselect.apps.quantiles import _order_stats as O
 
 # ---------------------------------------------------------------------------
 # NRS smooth sensitivity of the median (replace-one)

@@ -19,8 +19,8 @@ from conftest import CachedMechanism, assert_frequencies_match, scores_and_profi
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
-from dpselect.apps import percentile as pct
-from dpselect.apps._grid import bin_counts, snap, stability
+from dpselect.apps.quantiles import _percentile as pct
+from dpselect.apps.quantiles._grid import bin_counts, snap, stability
 
 # ---------------------------------------------------------------------------
 # brute force over (L, E, G) states (modelled on spec-checks/percentile_bfs.py)
@@ -93,7 +93,7 @@ def _checked_states(p, conv="paper"):
 
 def _lib_tstar(s, p, rel, conv="paper"):
     L, E, G = s
-    pr = pct.problem([0] * L + [1] * E + [2] * G, p, [0, 1, 2], relation=rel, rank_convention=conv)
+    pr = pct.percentile_problem([0] * L + [1] * E + [2] * G, p, [0, 1, 2], relation=rel, rank_convention=conv)
     assert pr.local_sensitivity(0) in (0.0, 1.0)
     t = next(t for t in range(200) if pr.local_sensitivity(t) == 1.0)
     assert pr.smooth_sensitivity(0.3) == pytest.approx(math.exp(-0.3 * t), rel=1e-12)
@@ -139,7 +139,7 @@ def test_paper_s_is_too_small_at_p50():
     data = [0, 1, 1, 2]  # n = 4, k = 2: rank 2 is the first 1, so j_l = 0, j_g = 1
     k, v, jl, jg = pct.percentile_stability(data, 50, [0, 1, 2])
     assert (k, v, jl, jg) == (2, 1, 0, 1)
-    assert pct.problem(data, 50, [0, 1, 2]).smooth_sensitivity(0.2) == 1.0
+    assert pct.percentile_problem(data, 50, [0, 1, 2]).smooth_sensitivity(0.2) == 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -171,8 +171,8 @@ def test_histogram_path_equals_raw_path():
         h = np.bincount(snap(data, grid), minlength=G)
         p = float(rng.choice([0, 3.5, 25, 50, 90, 99, 100, rng.uniform(0, 100)]))
         for rel in ("add_remove", "replace"):
-            a = pct.problem(data, p, grid, relation=rel)
-            b = pct.problem(h, p, grid, histogram=True, relation=rel)
+            a = pct.percentile_problem(data, p, grid, relation=rel)
+            b = pct.percentile_problem(h, p, grid, histogram=True, relation=rel)
             np.testing.assert_array_equal(a.scores, b.scores)
             assert a.smooth_sensitivity(0.1) == b.smooth_sensitivity(0.1)
             assert a.relation == b.relation == rel
@@ -189,7 +189,7 @@ def test_histogram_path_equals_raw_path():
 
 def test_problem_attributes_and_loss():
     grid = np.array([10, 20, 30, 40])
-    pr = pct.problem([12, 19, 31, 33, 40], 50, grid)
+    pr = pct.percentile_problem([12, 19, 31, 33, 40], 50, grid)
     assert pr.labels == [10, 20, 30, 40] and pr.global_sensitivity == 1.0 and not pr.monotone
     np.testing.assert_array_equal(pr.scores, [0, 1, 0, 0])
     assert pr.relation == "add_remove"
@@ -209,14 +209,15 @@ def test_private_percentile_returns_grid_values_and_matches_exact_probabilities(
         for s in range(5):
             out = pct.private_percentile(data, 90, 2.0, grid, mechanism=name, rng=s)
             assert out in grid
-    pr = pct.problem(data, 90, grid)
+    pr = pct.percentile_problem(data, 90, grid)
     for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5), ReportNoisyMax(1.5, "laplace")):
         draws = mech.select(pr, size=100_000, rng=np.random.default_rng(1))
         assert_frequencies_match(draws, mech.probabilities(pr), n_se=5.0)
     # the convenience function draws from the law of its default, PF on the rank utility
     outs = np.array([pct.private_percentile(data, 90, 0.5, grid, rng=s) for s in range(1500)])
     idx = np.searchsorted(grid, outs)
-    assert_frequencies_match(idx, PermuteAndFlip(0.5).probabilities(pct.problem(data, 90, grid, utility="rank")))
+    law = PermuteAndFlip(0.5).probabilities(pct.percentile_problem(data, 90, grid, utility="rank"))
+    assert_frequencies_match(idx, law)
     outs = np.array([pct.private_percentile(data, 90, 1.5, grid, mechanism="em", utility="indicator", rng=s)
                      for s in range(1500)])
     assert_frequencies_match(np.searchsorted(grid, outs), ExponentialMechanism(1.5).probabilities(pr))
@@ -229,8 +230,9 @@ def test_exact_audit_on_raw_neighbours():
         pairs = []
         for _ in range(25):
             data = rng.choice(grid, size=int(rng.integers(1, 7)))
-            x = pct.problem(data, 50, grid, relation=rel)
-            pairs += [(x, pct.problem(y, 50, grid, relation=rel)) for y in pct.neighbours(data, grid, relation=rel)]
+            x = pct.percentile_problem(data, 50, grid, relation=rel)
+            pairs += [(x, pct.percentile_problem(y, 50, grid, relation=rel))
+                      for y in pct.percentile_neighbours(data, grid, relation=rel)]
         for mech in (ExponentialMechanism(0.8), PermuteAndFlip(0.8), ReportNoisyMax(0.8, "laplace")):
             rep = audit(CachedMechanism(mech), pairs)
             assert not rep.violates and rep.max_loss <= 0.8 * (1 + 1e-9), str(rep)
@@ -238,14 +240,15 @@ def test_exact_audit_on_raw_neighbours():
 
 def test_neighbours():
     grid = [0.0, 1.0, 2.0]
-    nb = pct.neighbours([0.0, 0.0, 2.0], grid)
+    nb = pct.percentile_neighbours([0.0, 0.0, 2.0], grid)
     as_sets = sorted(tuple(sorted(y)) for y in nb)
     assert as_sets == sorted({(0.0, 2.0), (0.0, 0.0), (0.0, 0.0, 0.0, 2.0), (0.0, 0.0, 1.0, 2.0), (0.0, 0.0, 2.0, 2.0)})
-    assert sorted(tuple(sorted(y)) for y in pct.neighbours([1.0], grid)) == [(0.0, 1.0), (1.0, 1.0), (1.0, 2.0)]
-    ro = sorted(tuple(sorted(y)) for y in pct.neighbours([0.0, 2.0], grid, relation="replace"))
+    one = sorted(tuple(sorted(y)) for y in pct.percentile_neighbours([1.0], grid))
+    assert one == [(0.0, 1.0), (1.0, 1.0), (1.0, 2.0)]
+    ro = sorted(tuple(sorted(y)) for y in pct.percentile_neighbours([0.0, 2.0], grid, relation="replace"))
     assert ro == sorted({(1.0, 2.0), (2.0, 2.0), (0.0, 0.0), (0.0, 1.0)})
     with pytest.raises(ValueError, match="p"):
-        pct.neighbours([0.0], grid, p=101)
+        pct.percentile_neighbours([0.0], grid, p=101)
 
 
 # ---------------------------------------------------------------------------
@@ -299,7 +302,7 @@ def test_dpbench_stability_table(capsys):
         for p in (50, 90, 99):
             n = int(h.sum())
             k, v, jl, jg = pct.percentile_stability(h, p, grid, histogram=True)
-            pr = pct.problem(h, p, grid, histogram=True)
+            pr = pct.percentile_problem(h, p, grid, histogram=True)
             assert pr.scores[v] == 1.0 and pr.scores.sum() == 1.0
             prof = pr._ls  # StepProfile([0, t*], [0, 1]) or constant 1
             t = 0 if prof.values[0] == 1.0 else int(prof.breakpoints[-1])
@@ -344,35 +347,35 @@ def test_load_dpbench_errors(tmp_path, monkeypatch):
 def test_bad_inputs():
     grid = [0.0, 1.0, 2.0]
     with pytest.raises(ValueError, match="data"):
-        pct.problem([], 50, grid)
+        pct.percentile_problem([], 50, grid)
     with pytest.raises(ValueError, match="data"):
-        pct.problem([0.0, np.nan], 50, grid)
+        pct.percentile_problem([0.0, np.nan], 50, grid)
     with pytest.raises(ValueError, match="data"):
-        pct.problem([0.0, 3.0], 50, grid)
+        pct.percentile_problem([0.0, 3.0], 50, grid)
     with pytest.raises(ValueError, match="data"):
-        pct.problem([0, 0, 0], 50, grid, histogram=True)
+        pct.percentile_problem([0, 0, 0], 50, grid, histogram=True)
     with pytest.raises(ValueError, match="data"):
-        pct.problem([1, 2], 50, grid, histogram=True)
+        pct.percentile_problem([1, 2], 50, grid, histogram=True)
     with pytest.raises(ValueError, match="data"):
-        pct.problem([1, -2, 0], 50, grid, histogram=True)
+        pct.percentile_problem([1, -2, 0], 50, grid, histogram=True)
     with pytest.raises(ValueError, match="p"):
-        pct.problem([1.0], 101, grid)
+        pct.percentile_problem([1.0], 101, grid)
     with pytest.raises(ValueError, match="p"):
-        pct.problem([1.0], -0.5, grid)
+        pct.percentile_problem([1.0], -0.5, grid)
     with pytest.raises(ValueError, match="p"):
-        pct.problem([1.0], float("nan"), grid)
+        pct.percentile_problem([1.0], float("nan"), grid)
     with pytest.raises(ValueError, match="grid"):
-        pct.problem([1.0], 50, grid[::-1])
+        pct.percentile_problem([1.0], 50, grid[::-1])
     with pytest.raises(ValueError, match="grid"):
-        pct.problem([1.0], 50, [0.0, 1.0, 1.0])
+        pct.percentile_problem([1.0], 50, [0.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="grid"):
-        pct.problem([1.0], 50, [0.0, np.inf])
+        pct.percentile_problem([1.0], 50, [0.0, np.inf])
     with pytest.raises(ValueError, match="grid"):
-        pct.problem([1.0], 50, [])
+        pct.percentile_problem([1.0], 50, [])
     with pytest.raises(ValueError, match="relation"):
-        pct.problem([1.0], 50, grid, relation="swap")
+        pct.percentile_problem([1.0], 50, grid, relation="swap")
     with pytest.raises(TypeError, match="histogram"):
-        pct.problem([1.0], 50, grid, histogram="yes")
+        pct.percentile_problem([1.0], 50, grid, histogram="yes")
     with pytest.raises(ValueError, match="epsilon"):
         pct.private_percentile([1.0], 50, 0.0, grid)
     with pytest.raises(ValueError, match="mechanism"):
@@ -397,7 +400,7 @@ _grid_st = st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=
        grid=_grid_st)
 def test_hypothesis_p_out_of_range(p, grid):
     with pytest.raises(ValueError, match="p"):
-        pct.problem([grid[0]], p, grid)
+        pct.percentile_problem([grid[0]], p, grid)
 
 
 @settings(max_examples=60, deadline=None)
@@ -407,9 +410,9 @@ def test_hypothesis_bad_or_outside_data(grid, data):
     bad = (~np.isfinite(arr)).any() or (arr < grid[0]).any() or (arr > grid[-1]).any()
     if bad:
         with pytest.raises(ValueError, match="data"):
-            pct.problem(arr, 50, grid)
+            pct.percentile_problem(arr, 50, grid)
     else:
-        pr = pct.problem(arr, 50, grid)
+        pr = pct.percentile_problem(arr, 50, grid)
         assert pr.scores.sum() == 1.0
 
 
@@ -417,10 +420,10 @@ def test_hypothesis_bad_or_outside_data(grid, data):
 @given(grid=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=10))
 def test_hypothesis_non_increasing_grid(grid):
     if (np.diff(grid) > 0).all():
-        assert pct.problem([grid[0]], 50, grid).n_candidates == len(grid)
+        assert pct.percentile_problem([grid[0]], 50, grid).n_candidates == len(grid)
     else:
         with pytest.raises(ValueError, match="grid"):
-            pct.problem([grid[0]], 50, grid)
+            pct.percentile_problem([grid[0]], 50, grid)
 
 
 @settings(max_examples=60, deadline=None)
@@ -429,7 +432,7 @@ def test_hypothesis_histogram_consistency(counts, p):
     grid = np.arange(len(counts))
     if sum(counts) == 0:
         with pytest.raises(ValueError, match="data"):
-            pct.problem(counts, p, grid, histogram=True)
+            pct.percentile_problem(counts, p, grid, histogram=True)
         return
     raw = np.repeat(grid, counts).astype(float)
     assert pct.percentile_stability(counts, p, grid, histogram=True) == pct.percentile_stability(raw, p, grid)
@@ -439,7 +442,7 @@ def test_warnings_module_contract():
     assert issubclass(PrivacyLeakWarning, UserWarning)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pct.problem([1.0], 50, [0.0, 1.0])  # the private path never warns
+        pct.percentile_problem([1.0], 50, [0.0, 1.0])  # the private path never warns
 
 
 @pytest.mark.parametrize("p", [50, 90])
@@ -452,8 +455,8 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
     pairs = []
     for _ in range(100):
         data = rng.choice(grid, size=int(rng.integers(1, 9)), p=[0.1, 0.2, 0.4, 0.2, 0.1])
-        x = pct.problem(data, p, grid)
-        pairs += [(x, pct.problem(y, p, grid)) for y in pct.neighbours(data, grid)]
+        x = pct.percentile_problem(data, p, grid)
+        pairs += [(x, pct.percentile_problem(y, p, grid)) for y in pct.percentile_neighbours(data, grid)]
     mechs = (SmoothNoisyMax(1.0, noise="student_t"), SmoothNoisyMax(1.0, 1e-6, noise="laplace"),
              SmoothPrivateSelection(1.0), SmoothPrivateSelection(1.0, one_sided=False), LocalDampening(1.0))
     for mech in mechs:
@@ -494,11 +497,11 @@ def test_issue_11_figure_rank_utility_vs_em_indicator():
         # EM on the indicator, closed form: e^{eps/2} on the true point, 1 elsewhere
         w = np.where(err == 0, math.exp(eps / 2), 1.0)
         ind.append(w @ err / w.sum())
-        assert expected_error(ExponentialMechanism(eps), pct.problem(x, 90, grid),
+        assert expected_error(ExponentialMechanism(eps), pct.percentile_problem(x, 90, grid),
                               loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(ind[-1], rel=1e-9)
         # EM on the rank utility, closed form on independently computed distances
         d = _sorted_rank_distances(xs, grid, k, 9, 10)
-        rank_prob = pct.problem(x, 90, grid, utility="rank")
+        rank_prob = pct.percentile_problem(x, 90, grid, utility="rank")
         np.testing.assert_array_equal(rank_prob.scores, -d)
         w = np.exp(-eps * (d - d.min()) / 2)
         em_rank.append(w @ err / w.sum())
@@ -525,14 +528,14 @@ def test_private_percentile_default_accountant_and_conventions():
     assert gen.bit_generator.state == state and acc.spent.epsilon == pytest.approx(0.7)
     # same seed -> same value as the default mechanism on the default problem, for both conventions
     for conv in pct.RANK_CONVENTIONS:
-        pr = pct.problem(data, 50, grid, utility="rank", rank_convention=conv)
+        pr = pct.percentile_problem(data, 50, grid, utility="rank", rank_convention=conv)
         for s in range(5):
             assert pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv) == \
                 grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
     assert pct.rank(50, 10, convention="code") == 6 and pct.rank(100, 10, convention="code") == 10
     assert pct.rank(0, 10, convention="code") == 1 and pct.rank(99, 100, convention="code") == 100
     with pytest.raises(ValueError, match="rank_convention"):
-        pct.problem(data, 50, grid, rank_convention="excel")
+        pct.percentile_problem(data, 50, grid, rank_convention="excel")
     with pytest.raises(ValueError, match="utility"):
         pct.private_percentile(data, 50, 1.0, grid, utility="count")
     with pytest.raises(TypeError):
@@ -550,7 +553,7 @@ def test_paper_problem_reports_no_guarantee():
                  dpselect.LocalDampening(1.0), dpselect.PrivateSensitivityBound(0.5, 0.5)):
         assert math.isinf(mech.privacy(pr).epsilon), type(mech).__name__
     # a grid problem of the same data keeps its finite guarantee
-    assert ExponentialMechanism(1.0).privacy(pct.problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0
+    assert ExponentialMechanism(1.0).privacy(pct.percentile_problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0
 
 
 def test_experiment_rank_baseline_column_and_best_sound_claim():
@@ -565,7 +568,7 @@ def test_experiment_rank_baseline_column_and_best_sound_claim():
         task = Task(("PATENT-like", 99, mech), {"dataset": "PATENT", "source": "synthetic", "p": 99,
                                                  "mechanism": mech, "epsilons": [0.5, 5.0]})
         rows += exp.run_task(task, np.random.SeedSequence(0))
-    rank_prob = pct.problem(h, 99, grid, histogram=True, utility="rank")
+    rank_prob = pct.percentile_problem(h, 99, grid, histogram=True, utility="rank")
     for r in rows:
         if r["mechanism"] == "PF-rank":
             assert r["aee"] == pytest.approx(expected_error(PermuteAndFlip(r["epsilon"]), rank_prob, loss=loss),

@@ -14,7 +14,7 @@ from scipy import integrate, stats
 import dpselect
 from dpselect import accounting
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps import ptr as P
+from dpselect.apps.counts import _ptr as P
 from dpselect.privacy import Privacy
 
 # ---------------------------------------------------------------------------

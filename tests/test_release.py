@@ -434,8 +434,8 @@ def test_delta_rules_and_other_checks():
 
 
 def test_tdt_release_beta_handling():
-    from dpselect.apps import tdt
-    from dpselect.apps.tdt_release import release_mechanism
+    from dpselect.apps.genomics import _tdt as tdt
+    from dpselect.apps.genomics import release_mechanism
 
     bmax = tdt.beta_max(30, "thm5")
     # gamma = 4, eps = 1, k = 2 kappa = 1 gives beta' = 1/6 > beta_max(30) = 0.1457: k is moved up
@@ -454,8 +454,8 @@ def test_tdt_release_beta_handling():
 
 def test_tdt_release_statistic_end_to_end_audit():
     """Exact output densities of release_statistic for one SNP and all its table neighbours."""
-    from dpselect.apps import tdt
-    from dpselect.apps.tdt_release import release_mechanism, release_statistic
+    from dpselect.apps.genomics import _tdt as tdt
+    from dpselect.apps.genomics import release_mechanism, release_statistic
 
     n, eps = 30, 1.0
     mech = release_mechanism(n, eps)
@@ -465,7 +465,7 @@ def test_tdt_release_statistic_end_to_end_audit():
     for b0, c0 in [(20, 3), (9, 1), (30, 30), (0, 0), (2, 12), (40, 15)]:
         f = float(tdt.tdt_statistic(b0, c0))
         s = float(tdt.smooth_upper_bound(b0, c0, n, mech.beta))
-        for bb, cc in tdt.neighbours([b0], [c0], n):
+        for bb, cc in tdt.tdt_neighbours([b0], [c0], n):
             f2 = float(tdt.tdt_statistic(bb[0], cc[0]))
             s2 = float(tdt.smooth_upper_bound(bb[0], cc[0], n, mech.beta))
             o = np.concatenate([f + grid * s / mech.alpha, f2 + grid * s2 / mech.alpha])
@@ -483,7 +483,7 @@ def test_tdt_release_statistic_end_to_end_audit():
 
 
 def test_tdt_select_and_release_privacy_adds_up():
-    from dpselect.apps.tdt_release import select_and_release
+    from dpselect.apps.genomics import select_and_release
 
     n = 30
     b = np.array([25, 10, 12, 31])

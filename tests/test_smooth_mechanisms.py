@@ -28,7 +28,7 @@ from dpselect import (
 from dpselect import noise as nz
 from dpselect.accounting import laplace_selection_log_delta
 from dpselect.analysis import accuracy, audit, output_distribution
-from dpselect.apps import majority
+from dpselect.apps.counts import _majority as majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
 from dpselect.mechanisms.snm import SmoothNoisyMax
 from dpselect.mechanisms.sps import SmoothPrivateSelection
@@ -44,7 +44,7 @@ DELTA = 1e-6
 
 
 def _problem(counts, relation="add_remove"):
-    return majority.problem(np.asarray(counts), relation=relation)
+    return majority.majority_problem(np.asarray(counts), relation=relation)
 
 
 class _Cached:
@@ -101,7 +101,7 @@ def _pairs(counts_list, relation="add_remove"):
 
     for c in counts_list:
         x = get(c)
-        for y in majority.neighbours(c, relation):
+        for y in majority.majority_neighbours(c, relation):
             yield x, get(y)
 
 
@@ -568,7 +568,7 @@ def test_local_dampening_negative_utilities_audit():
     pairs = []
     for c in _COUNTS[:120]:
         x = shifted(c)
-        pairs += [(x, shifted(y)) for y in majority.neighbours(c)]
+        pairs += [(x, shifted(y)) for y in majority.majority_neighbours(c)]
     rep = audit(LocalDampening(0.7), pairs)
     assert not rep.violates and rep.max_loss > 0.3, str(rep)
     d = dampened_utilities(shifted([30, 12, 0, 5]))

@@ -1,9 +1,9 @@
-"""Private top-SNP selection by the TDT statistic (dpselect.apps.tdt, YS §V) and its data.
+"""Private top-SNP selection by the TDT statistic (dpselect.apps.genomics, YS §V) and its data.
 
 * problem() wiring: scores, GS, relation, Thm 4/5 bounds and beta_max, exact
   LS at distance t (against a brute-force BFS), select_top_snp.
 * Exact privacy audits (analysis.audit) of SPS (one- and two-sided), EM and
-  PF on small panels (N = 20) over one-family neighbours (tdt.neighbours).
+  PF on small panels (N = 20) over one-family neighbours (tdt.tdt_neighbours).
 * The accuracy table of YS Fig. 1 (exact accuracies), both accountings.
 * datasets.simulate_tdt and datasets.tdt_real_example.
 """
@@ -20,7 +20,7 @@ import pytest
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import accuracy, audit
-from dpselect.apps import tdt
+from dpselect.apps.genomics import _tdt as tdt
 from dpselect.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.experiments import tdt as tdt_exp
 from dpselect.mechanisms.sps import SmoothPrivateSelection
@@ -37,7 +37,7 @@ def test_problem_wiring(bound):
     n = 150
     b, c = simulate_tdt(12, n, rng=3)
     b[0], c[0] = 30, 1  # one SNP inside U = {LS > 6} (Lemma 2: 7c < b - 8)
-    prob = tdt.problem(b, c, n, bound=bound)
+    prob = tdt.tdt_problem(b, c, n, bound=bound)
     np.testing.assert_array_equal(prob.scores, tdt.tdt_statistic(b, c))
     assert prob.global_sensitivity == tdt.global_sensitivity(n) == 8 * 149 / 150
     assert prob.relation == "replace" and prob.monotone is False
@@ -58,22 +58,22 @@ def test_problem_wiring(bound):
 
 def test_problem_threshold_labels_and_validation():
     b, c = [40, 10, 3], [5, 12, 30]
-    prob = tdt.problem(b, c, 30, threshold=7, labels=["rs1", "rs2", "rs3"])
+    prob = tdt.tdt_problem(b, c, 30, threshold=7, labels=["rs1", "rs2", "rs3"])
     assert prob.labels == ["rs1", "rs2", "rs3"]
     assert prob.beta_max == tdt.beta_max(30, "thm5", 7)
     np.testing.assert_array_equal(
         prob.candidate_smooth_sensitivity(0.01), tdt.smooth_upper_bound(b, c, 30, 0.01, "thm5", 7)
     )
     with pytest.raises(ValueError, match="1-D"):
-        tdt.problem([[1, 2]], [[1, 2]], 30)
+        tdt.tdt_problem([[1, 2]], [[1, 2]], 30)
     with pytest.raises(ValueError, match="2 \\* n_families"):
-        tdt.problem([40], [30], 30)
+        tdt.tdt_problem([40], [30], 30)
     with pytest.raises(ValueError, match="bound"):
-        tdt.problem(b, c, 30, bound="thm6")
+        tdt.tdt_problem(b, c, 30, bound="thm6")
     with pytest.raises(ValueError, match="threshold"):
-        tdt.problem(b, c, 30, threshold=8)
+        tdt.tdt_problem(b, c, 30, threshold=8)
     with pytest.raises(ValueError, match="labels"):
-        tdt.problem(b, c, 30, labels=["a"])
+        tdt.tdt_problem(b, c, 30, labels=["a"])
 
 
 def _bfs_ball_ls(b0: int, c0: int, n: int) -> list[float]:
@@ -97,7 +97,7 @@ def test_local_sensitivity_at_distance_is_exact():
     n = 8
     b = np.array([0, 3, 9, 8, 5, 9])
     c = np.array([0, 3, 1, 8, 0, 1])  # includes a duplicate table
-    prob = tdt.problem(b, c, n)
+    prob = tdt.tdt_problem(b, c, n)
     assert prob.max_distance == n
     expected = np.array([_bfs_ball_ls(int(bi), int(ci), n) for bi, ci in zip(b, c)]).T  # (t, r)
     for t in range(n + 3):
@@ -112,7 +112,7 @@ def test_smooth_bounds_against_exact_smooth_sensitivity():
     n = 20
     b, c = simulate_tdt(6, n, rng=11)
     b, c = np.r_[b, 12, 0, 2], np.r_[c, 1, 0, 9]
-    prob4, prob5 = tdt.problem(b, c, n, bound="thm4"), tdt.problem(b, c, n, bound="thm5")
+    prob4, prob5 = tdt.tdt_problem(b, c, n, bound="thm4"), tdt.tdt_problem(b, c, n, bound="thm5")
     ts = np.arange(n + 1)
     prof = np.stack([prob5.candidate_local_sensitivity(int(t)) for t in ts])
     for beta in (prob4.beta_max, prob4.beta_max / 3):
@@ -130,7 +130,7 @@ def test_smooth_bounds_against_exact_smooth_sensitivity():
 def test_select_top_snp_names_instances_labels():
     n = 150
     b, c = simulate_tdt(8, n, rng=5)
-    prob = tdt.problem(b, c, n)
+    prob = tdt.tdt_problem(b, c, n)
     em = ExponentialMechanism(3.0)
     nd = tdt.distance_utility_problem(b, c, n)
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(prob, rng=7)
@@ -143,7 +143,7 @@ def test_select_top_snp_names_instances_labels():
     assert tdt.select_top_snp(b, c, n, None, mechanism=em, utility="distance", rng=7) == em.select(nd, rng=7)
     assert tdt.select_top_snp(b, c, n, None, mechanism=sps, rng=7) == sps.select(prob, rng=7)
     idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", rng=2, bound="thm4")
-    assert idx == SmoothPrivateSelection(3.0).select(tdt.problem(b, c, n, bound="thm4"), rng=2)
+    assert idx == SmoothPrivateSelection(3.0).select(tdt.tdt_problem(b, c, n, bound="thm4"), rng=2)
     labels = [f"rs{i}" for i in range(8)]
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7, labels=labels) == labels[em.select(prob, rng=7)]
     # a clear winner is found at a large epsilon
@@ -200,7 +200,7 @@ class _CachedX:
 
 def _pairs(b, c, n, bound, nbrs):
     build = ((lambda bb, cc: tdt.distance_utility_problem(bb, cc, n)) if bound == "distance"
-             else (lambda bb, cc: tdt.problem(bb, cc, n, bound=bound)))
+             else (lambda bb, cc: tdt.tdt_problem(bb, cc, n, bound=bound)))
     x = build(b, c)
     return x, [(x, build(bn, cn)) for bn, cn in nbrs]
 
@@ -224,7 +224,7 @@ def test_sps_audit_m2_all_neighbours():
     # at eps = 4 the default l is lowered to meet beta_max(thm5, N = 20) = 0.177.
     b, c = np.array([9, 3]), np.array([1, 4])
     assert tdt.unstable_distance(b, c, N_AUDIT)[0] == 1
-    nbrs = tdt.neighbours(b, c, N_AUDIT)
+    nbrs = tdt.tdt_neighbours(b, c, N_AUDIT)
     losses = _audit_sps(b, c, N_AUDIT, nbrs, 4.0)
     print(f"m=2 b={b} c={c} eps=4: {len(nbrs)} neighbours, max loss {losses}")
 
@@ -234,7 +234,7 @@ def test_sps_audit_m3_all_neighbours():
     # the full neighbour set small (6 * 16 * 6 - 1).
     b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
     assert tdt.unstable_distance(10, 1, N_AUDIT) == 1
-    nbrs = tdt.neighbours(b, c, N_AUDIT)
+    nbrs = tdt.tdt_neighbours(b, c, N_AUDIT)
     assert len(nbrs) == 6 * 16 * 6 - 1
     losses = _audit_sps(b, c, N_AUDIT, nbrs, 2.0)
     print(f"m=3 b={b} c={c}: {len(nbrs)} neighbours, max loss {losses}")
@@ -266,7 +266,7 @@ def test_paper_one_sided_sps_audit_reported():
     # YS Thm 3 as published (k + (m-1) l/2 = 1): unproven (SPEC errata 2); the
     # audit is held to the proven (k + m l/2) eps, the paper's eps is printed.
     b, c = np.array([9, 3]), np.array([1, 4])
-    x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.neighbours(b, c, N_AUDIT))
+    x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     eps = 1.0
     mech = tdt_exp.paper_one_sided_sps(eps, 2, x.beta_max)
     params = mech.parameters(x)
@@ -285,7 +285,7 @@ def test_em_pf_audit_all_neighbours(panel):
         b[0], c[0] = 10, 1
     else:
         b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
-    x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.neighbours(b, c, N_AUDIT))
+    x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     for mech in (ExponentialMechanism(2.0), PermuteAndFlip(2.0)):
         rep = audit(mech, pairs)
         assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source)
@@ -302,7 +302,7 @@ def test_neighbour_distance_em_pf_exact_audit_all_neighbours(panel):
         b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
     else:
         b, c = np.array([8, 4]), np.array([4, 8])  # tied statistics
-    x, pairs = _pairs(b, c, n, "distance", tdt.neighbours(b, c, n))
+    x, pairs = _pairs(b, c, n, "distance", tdt.tdt_neighbours(b, c, n))
     for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5)):
         rep = audit(mech, pairs)
         assert rep.claimed.epsilon == 1.5 and rep.claimed.relation == "replace"
@@ -357,7 +357,7 @@ def test_issue11_justice2020_figures_exact():
         nd_pf.append(_pf_by_permutations(-dist, eps)[best].sum())
         w = np.exp(eps * (chi - chi.max()) / (2 * tdt.global_sensitivity(n)))
         em.append((w / w.sum())[best].sum())
-        sps.append(accuracy(SmoothPrivateSelection(eps), tdt.problem(b, c, n)))
+        sps.append(accuracy(SmoothPrivateSelection(eps), tdt.tdt_problem(b, c, n)))
         assert accuracy(PermuteAndFlip(eps), tdt.distance_utility_problem(b, c, n)) == pytest.approx(nd_pf[-1])
     print(f"Justice 2020, eps = 9, 20 table sets: ND-PF {np.mean(nd_pf):.3f}, EM {np.mean(em):.3f}, "
           f"SPS {np.mean(sps):.3f}")
@@ -375,7 +375,7 @@ def test_issue11_simulated_20_snps_nd_pf_beats_sps():
         nd = tdt.distance_utility_problem(b, c, 150)
         np.testing.assert_array_equal(-nd.scores, _distances_by_levels(b, c, 150))
         nd_pf.append(accuracy(PermuteAndFlip(3.0), nd))
-        sps.append(accuracy(SmoothPrivateSelection(3.0), tdt.problem(b, c, 150)))
+        sps.append(accuracy(SmoothPrivateSelection(3.0), tdt.tdt_problem(b, c, 150)))
         assert chi[nd.scores == 0].min() == chi.max()
     print(f"m = 20, N = 150, eps = 3: ND-PF {np.mean(nd_pf):.3f} vs SPS {np.mean(sps):.3f}")
     assert np.mean(nd_pf) > 5 * np.mean(sps)
@@ -438,7 +438,7 @@ def test_accuracy_table_is_exact_mean_over_panels():
     rows = tdt_exp.accuracy_table(ms=(5,), epsilons=(6.0,), n_reps=2, rng=9)
     gen = np.random.default_rng(9)
     panels = [simulate_tdt(5, 150, gen) for _ in range(2)]
-    probs = {bound: [tdt.problem(b, c, 150, bound=bound) for b, c in panels] for bound in ("thm4", "thm5")}
+    probs = {bound: [tdt.tdt_problem(b, c, 150, bound=bound) for b, c in panels] for bound in ("thm4", "thm5")}
     nd = [tdt.distance_utility_problem(b, c, 150) for b, c in panels]
     by_name = {r["mechanism"]: r for r in rows}
     assert by_name["em"]["accuracy"] == pytest.approx(np.mean([accuracy(ExponentialMechanism(6.0), p)
@@ -540,11 +540,11 @@ def test_tdt_real_example():
         assert _b_for_chi2(ci, chi2) == bi
     # the example panel is usable as a selection problem
     b, c, n = tdt_real_example(rng=1)
-    assert tdt.problem(b, c, n).n_candidates == 6
+    assert tdt.tdt_problem(b, c, n).n_candidates == 6
 
 
 def test_release_functions_charge_accountant_before_drawing():
-    from dpselect.apps.tdt_release import release_statistic, select_and_release
+    from dpselect.apps.genomics import release_statistic, select_and_release
 
     b, c = simulate_tdt(4, 60, rng=3)
     acc = Accountant(3.0)

@@ -1,4 +1,4 @@
-"""TDT sensitivity maths (dpselect.apps.tdt) and the generic Thm 4/5 helpers.
+"""TDT sensitivity maths (dpselect.apps.genomics) and the generic Thm 4/5 helpers.
 
 Every closed form is compared with an independent brute force written here:
 Python loops over the table-level moves, exact ``fractions.Fraction``
@@ -16,7 +16,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpselect.apps import tdt, tdt_distance
+from dpselect.apps.genomics import _distance as tdt_distance
+from dpselect.apps.genomics import _tdt as tdt
 from dpselect.sensitivity import (
     distance_to_instability_bound,
     thm4_beta_max,
@@ -271,7 +272,7 @@ def test_panel_max_bound_is_smooth_over_neighbours():
     b = np.array([0, 12, 30])
     c = np.array([3, 12, 1])
     s_x = tdt.smooth_upper_bound(b, c, n, beta).max()
-    nbrs = tdt.neighbours(b, c, n)
+    nbrs = tdt.tdt_neighbours(b, c, n)
     sizes = [len(list(bf_nbrs(int(x), int(y), n))) + 1 for x, y in zip(b, c)]
     assert sizes == [12, 19, 16]
     assert len(nbrs) == math.prod(sizes) - 1
@@ -292,13 +293,13 @@ def test_neighbours_enumerates_product_of_moves():
     expected = {
         (p, q) for p in per_snp[0] for q in per_snp[1] if (p, q) != ((0, 0), (3, 5))
     }
-    got = tdt.neighbours(b, c, n)
+    got = tdt.tdt_neighbours(b, c, n)
     got_set = {((int(x[0]), int(y[0])), (int(x[1]), int(y[1]))) for x, y in got}
     assert len(got) == len(got_set) == len(expected)
     assert got_set == expected
     with pytest.raises(ValueError, match="limit"):
-        tdt.neighbours([10] * 5, [10] * 5, 20)
-    assert len(tdt.neighbours([10] * 4, [10] * 4, 20)) == 19**4 - 1
+        tdt.tdt_neighbours([10] * 5, [10] * 5, 20)
+    assert len(tdt.tdt_neighbours([10] * 4, [10] * 4, 20)) == 19**4 - 1
 
 
 # ---------------------------------------------------------------------------
@@ -365,11 +366,11 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="threshold"):
         tdt.beta_max(4, bound="thm5")  # GS = 6: U = {LS > 6} empty
     with pytest.raises(ValueError, match="threshold must be >= 6"):
-        tdt.problem([1], [2], 30, threshold=3)
+        tdt.tdt_problem([1], [2], 30, threshold=3)
     # no state-space table: any N works
     assert tdt.gs_distance([1], [1], 10**7).tolist() == [10**7 - 1]  # to (2, 2N - 2): ceil((2N - 2)/2)
     with pytest.raises(ValueError, match="1-D"):
-        tdt.neighbours([[1]], [[1]], 5)
+        tdt.tdt_neighbours([[1]], [[1]], 5)
 
 
 # ---------------------------------------------------------------------------
@@ -557,7 +558,7 @@ def test_neighbour_distances_equal_bfs_and_sensitivity_one_exhaustive_n4():
         util[x] = got
     worst = 0
     for x, ux in util.items():
-        for b2, c2 in tdt.neighbours([t[0] for t in x], [t[1] for t in x], n):
+        for b2, c2 in tdt.tdt_neighbours([t[0] for t in x], [t[1] for t in x], n):
             uy = util[tuple(zip(b2.tolist(), c2.tolist()))]
             worst = max(worst, int(np.abs(ux - uy).max()))
     assert worst == 1  # attained, never exceeded
@@ -569,7 +570,7 @@ def test_neighbour_distance_sensitivity_one_exhaustive_small_n(n):
     util = {x: tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n)
             for x in itertools.product(states, repeat=2)}
     for x, ux in util.items():
-        for b2, c2 in tdt.neighbours([t[0] for t in x], [t[1] for t in x], n):
+        for b2, c2 in tdt.tdt_neighbours([t[0] for t in x], [t[1] for t in x], n):
             assert np.abs(ux - util[tuple(zip(b2.tolist(), c2.tolist()))]).max() <= 1
 
 

@@ -1,4 +1,4 @@
-"""Private top-k: dpselect.mechanisms.top_k and dpselect.apps.tdt.select_top_snps.
+"""Private top-k: dpselect.mechanisms.top_k and dpselect.apps.genomics.select_top_snps.
 
 * The one-shot Gumbel top-k has the Plackett-Luce law of k-fold peeling EM
   (sampling frequencies of ordered k-tuples vs the exact law).
@@ -22,7 +22,7 @@ from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
-from dpselect.apps import tdt
+from dpselect.apps.genomics import _tdt as tdt
 from dpselect.datasets import simulate_tdt
 from dpselect.mechanisms.top_k import restrict_problem, select_top_k, top_k_privacy
 
@@ -149,7 +149,7 @@ def test_select_top_snps_exact_audit_all_neighbours(mechanism):
     n, eps, k = 6, 2.0, 2
     b, c = np.array([0, 9, 0]), np.array([0, 1, 0])  # corners keep the neighbour set small (6 x 16 x 6 - 1)
     x = _panel(b, c)
-    pairs = [(x, _panel(bn, cn)) for bn, cn in tdt.neighbours(b, c, n)]
+    pairs = [(x, _panel(bn, cn)) for bn, cn in tdt.tdt_neighbours(b, c, n)]
     law = _TopSNPsLaw(mechanism, eps, k, n)
     assert law._law(x).sum() == pytest.approx(1.0)
     claim = law.privacy(x)

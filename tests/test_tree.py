@@ -17,9 +17,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
-from dpselect.apps._tabular import SELECTIONS
-from dpselect.apps.tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
-from dpselect.apps.tree_grow import leaf_values
+from dpselect.apps.trees._grow import leaf_values
+from dpselect.apps.trees._tabular import SELECTIONS
+from dpselect.apps.trees._tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
 
 # scikit-learn's generic checks fit on data without public bounds / classes:
 # the PrivacyLeakWarning that this triggers is expected there.

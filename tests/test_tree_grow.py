@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from dpselect.apps import tree_grow
-from dpselect.apps.split_criteria import binary_candidates, binary_scores, info_gain, max_operator, node_tables
-from dpselect.apps.tree import DPDecisionTreeClassifier
-from dpselect.apps.tree_nodes import select_nodes
+from dpselect.apps.trees import DPDecisionTreeClassifier
+from dpselect.apps.trees import _grow as tree_grow
+from dpselect.apps.trees._nodes import select_nodes
+from dpselect.apps.trees._split_criteria import binary_candidates, binary_scores, info_gain, max_operator, node_tables
 from dpselect.problem import SelectionProblem
 
 

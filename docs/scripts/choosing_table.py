@@ -59,10 +59,10 @@ def percentile_rank_problem(data: np.ndarray, p: float, grid: np.ndarray) -> Any
     """Rank-distance utility over the public grid (SPEC §9.1), if the app provides it.
 
     ``rank_distances(data, p, grid)`` (paper rank convention) gives d_j per grid
-    point; the problem is the one ``apps.percentile.problem(..., utility="rank")``
+    point; the problem is the one ``apps.quantiles.percentile_problem(..., utility="rank")``
     builds.
     """
-    distances = _find([("dpselect.apps.percentile", "rank_distances")])
+    distances = _find([("dpselect.apps.quantiles", "rank_distances")])
     if distances is None:
         return None
     return distance_problem(distances(data, p, grid), relation="add_remove")
@@ -70,8 +70,7 @@ def percentile_rank_problem(data: np.ndarray, p: float, grid: np.ndarray) -> Any
 
 def tdt_neighbour_distance_problem(b: np.ndarray, c: np.ndarray, n_families: int) -> Any:
     """Neighbour-distance utility for the top SNP (SPEC §9.1), if the app provides it."""
-    distances = _find([("dpselect.apps.tdt_distance", "neighbour_distances"),
-                       ("dpselect.apps.tdt", "neighbour_distances")])
+    distances = _find([("dpselect.apps.genomics", "neighbour_distances")])
     if distances is None:
         return None
     return distance_problem(distances(b, c, n_families), relation="replace")
@@ -119,9 +118,9 @@ def majority() -> Task:
     counts = np.array([22, 8, 17, 4, 0])
     eps = 1.0
     on_counts = dpselect.SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove")
-    from dpselect.apps import majority as app
+    from dpselect.apps.counts import _majority as app
 
-    indicator = app.problem(counts)
+    indicator = app.majority_problem(counts)
     rows = [
         Row("PF on the counts", analysis.accuracy(dpselect.PermuteAndFlip(eps), on_counts)),
         Row("EM on the counts", analysis.accuracy(dpselect.ExponentialMechanism(eps), on_counts)),
@@ -136,14 +135,14 @@ def majority() -> Task:
 
 
 def percentile() -> Task:
-    from dpselect.apps import percentile as app
+    from dpselect.apps.quantiles import _percentile as app
 
     rng = np.random.default_rng(SEED)
     data = rng.standard_normal(10_000).clip(-5, 5)
     grid = np.linspace(-5.0, 5.0, 1001)
     p, eps = 90.0, 1.0
     loss = app.absolute_error_loss(grid, app.true_percentile(data, p, grid))
-    indicator = app.problem(data, p, grid)
+    indicator = app.percentile_problem(data, p, grid)
     rank = PLUGINS["percentile_rank"](data, p, grid)
     rows = [
         Row("PF on the rank distance",
@@ -163,7 +162,7 @@ def percentile() -> Task:
 
 
 def top_snp() -> Task:
-    from dpselect.apps import tdt as app
+    from dpselect.apps.genomics import _tdt as app
     from dpselect.datasets import simulate_tdt
 
     m, n_families, eps, panels = 20, 150, 3.0, 5
@@ -171,7 +170,7 @@ def top_snp() -> Task:
     acc: dict[str, list[float]] = {}
     for _ in range(panels):
         b, c = simulate_tdt(m, n_families, rng=rng)
-        chi2 = app.problem(b, c, n_families)
+        chi2 = app.tdt_problem(b, c, n_families)
         nd = PLUGINS["tdt_neighbour_distance"](b, c, n_families)
         figures = {
             "PF on the neighbour distance":
@@ -194,9 +193,9 @@ def top_snp() -> Task:
 
 
 def median() -> Task:
-    duff_error = _find([("dpselect.apps.duff", "expected_absolute_error"),
-                        ("dpselect.apps.median", "expected_absolute_error")])
-    smooth_error = _find([("dpselect.apps.median_baselines", "expected_abs_error_smooth_sens_pure")])
+    duff_error = _find([("dpselect.apps.quantiles", "expected_absolute_error"),
+                        ("dpselect.apps.quantiles", "expected_absolute_error")])
+    smooth_error = _find([("dpselect.apps.quantiles", "expected_abs_error_smooth_sens_pure")])
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal(1000).clip(-10, 10)
     bounds, eps = (-10.0, 10.0), 0.5
@@ -211,7 +210,7 @@ def median() -> Task:
 
 
 def split() -> Task:
-    from dpselect.apps import tree_nodes as app
+    from dpselect.apps.trees import _nodes as app
 
     rng = np.random.default_rng(SEED)
     n, n_attr, n_values, n_classes, eps = 400, 8, 3, 2, 0.05

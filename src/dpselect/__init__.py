@@ -19,8 +19,8 @@ Examples
 >>> mech = dpselect.PermuteAndFlip(1.0)
 >>> round(float(dpselect.analysis.accuracy(mech, p)), 3)
 0.997
->>> dpselect.apps.majority.__name__
-'dpselect.apps.majority'
+>>> dpselect.apps.counts.__name__
+'dpselect.apps.counts'
 """
 
 from __future__ import annotations

@@ -126,9 +126,9 @@ def select_problem(values: np.ndarray, labels: Sequence[str], utility: Utility, 
         # add/remove one record moves one count by 1: sensitivity 1, and adding can only raise scores
         prob = SelectionProblem(values, labels=labels, global_sensitivity=1.0, monotone=True, relation="add_remove")
         return prob, "counts as the utility (monotone, global sensitivity 1)"
-    from .apps import majority
+    from .apps.counts import majority_problem
 
-    prob = majority.problem(values.astype(np.int64), labels=labels)
+    prob = majority_problem(values.astype(np.int64), labels=labels)
     return prob, "argmax-indicator utility of the counts, global sensitivity 1"
 
 

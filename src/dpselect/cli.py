@@ -203,7 +203,7 @@ def _build_app() -> Any:
     ) -> None:
         """Exact privacy audit over all neighbours of random small count vectors."""
         from .analysis import audit as run_audit
-        from .apps import majority
+        from .apps.counts import majority_neighbours, majority_problem
 
         eps = check_eps(epsilon)
         dlt = None if delta is None else check_delta(delta)
@@ -219,9 +219,9 @@ def _build_app() -> Any:
         vectors = rng.integers(0, max_count + 1, size=(n_vectors, m))
         pairs = []
         for x in vectors:
-            px = majority.problem(x, relation=relation)
-            for y in majority.neighbours(x, relation=relation):
-                pairs.append((px, majority.problem(y, relation=relation)))
+            px = majority_problem(x, relation=relation)
+            for y in majority_neighbours(x, relation=relation):
+                pairs.append((px, majority_problem(y, relation=relation)))
         report = run_audit(mech, pairs)
         typer.echo(f"{mechanism} ({type(mech).__name__}) on the majority app: m = {m}, {n_vectors} random count "
                    f"vectors in 0..{max_count}, all {relation} neighbours")
@@ -297,8 +297,7 @@ if app is not None:
         Prints the selected SNP ids and the guarantee only: the counts and
         statistics are private and never printed.
         """
-        from .apps.gwas import transmission_counts
-        from .apps.tdt import select_top_snps
+        from .apps.genomics import select_top_snps, transmission_counts
 
         if not np.isfinite(epsilon) or epsilon <= 0:
             raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")

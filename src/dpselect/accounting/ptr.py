@@ -38,7 +38,7 @@ def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") 
     """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
 
     Under the relation whose distance to instability is used (SPEC §6.2,
-    errata 28; the derivation is in :mod:`dpselect.apps.ptr`).  The bound is
+    errata 28; the derivation is in :mod:`dpselect.apps.counts`).  The bound is
     attained (exact audit in the tests).
     """
     eps = check_epsilon(epsilon)

@@ -1,18 +1,28 @@
-"""Applications: data -> SelectionProblem builders, convenience functions and estimators.
+"""Applications, one sub-package per domain; each sub-package's ``__init__`` is its only public face.
 
-Every public module (``majority``, ``percentile``, ``duff``, ``tdt``, ``gwas``,
-``tree``, ``forest``, ...) is importable explicitly (``from dpselect.apps
-import percentile``) or reached as an attribute (``dpselect.apps.percentile``),
-which imports it on first access.
+- :mod:`dpselect.apps.counts`: votes from counts or raw labels, modes, propose-test-release
+  (the mode and stable histograms).
+- :mod:`dpselect.apps.quantiles`: percentiles and quantiles, Duff medians and means, and the
+  smooth-sensitivity median baselines.
+- :mod:`dpselect.apps.genomics`: the TDT statistic, its sensitivities and neighbour distance,
+  private top SNPs and releases, trio counting from PLINK or VCF files (extras ``gwas``, ``vcf``).
+- :mod:`dpselect.apps.trees`: scikit-learn estimators (extra ``ml``).
+
+The sub-packages are imported on first attribute access (``dpselect.apps.counts``).
+
+Examples
+--------
+>>> import dpselect
+>>> dpselect.apps.counts.__name__
+'dpselect.apps.counts'
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from types import ModuleType
 
-__all__ = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+__all__ = ["counts", "genomics", "quantiles", "trees"]
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -122,8 +122,7 @@ def fit_score(name: str, epsilon: float, data: Any, train: np.ndarray, test: np.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name in ("tree_default", "forest_default"):
-            from ..apps.forest import DPRandomForestClassifier
-            from ..apps.tree import DPDecisionTreeClassifier
+            from ..apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
 
             cls = DPDecisionTreeClassifier if name == "tree_default" else DPRandomForestClassifier
             model = cls(epsilon=epsilon, random_state=seed, **data.estimator_kwargs())

@@ -106,7 +106,7 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
 def run_task(task: Task, seed: Any) -> list[dict]:
     from sklearn.model_selection import train_test_split
 
-    from ..apps.forest import DPRandomForestClassifier
+    from ..apps.trees import DPRandomForestClassifier
 
     kw = task.kwargs
     data = load(kw["dataset"], kw["data_dir"])

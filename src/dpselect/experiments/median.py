@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..apps import duff
-from ..apps import median_baselines as mb
+from ..apps import quantiles as duff
+from ..apps import quantiles as mb
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._plotting import fmt, nearest
 from .tasks import Claim, Task

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis import expected_error
-from ..apps import percentile as pct
+from ..apps import quantiles as pct
 from ..mechanisms import (
     ExponentialMechanism,
     LocalDampening,
@@ -141,7 +141,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
     h = _histogram(kw["dataset"], kw["source"])
     grid = np.arange(GRID_SIZE)
     utility = "rank" if kw["mechanism"] in RANK_UTILITY else "indicator"
-    prob = pct.problem(h, kw["p"], grid, histogram=True, utility=utility)
+    prob = pct.percentile_problem(h, kw["p"], grid, histogram=True, utility=utility)
     truth = pct.true_percentile(h, kw["p"], grid, histogram=True)
     loss = pct.absolute_error_loss(grid, truth)
     rows = []

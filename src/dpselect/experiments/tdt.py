@@ -36,7 +36,7 @@ import numpy as np
 
 from .._validation import check_epsilon, check_int, check_random_state
 from ..analysis import accuracy
-from ..apps import tdt as tdt_app
+from ..apps import genomics as tdt_app
 from ..datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
 from ..mechanisms import ExponentialMechanism, LocalDampening, Mechanism, PermuteAndFlip, SmoothPrivateSelection
 from ..noise import PolynomialTail
@@ -104,7 +104,7 @@ def _mechanisms(eps: float, m: int, n: int, accounting: str, gamma: float = 4.0,
 
 
 def _problems(b: np.ndarray, c: np.ndarray, n: int, threshold: float = 6) -> dict[str, SelectionProblem]:
-    out = {bound: tdt_app.problem(b, c, n, bound=bound, threshold=threshold) for bound in ("thm4", "thm5")}
+    out = {bound: tdt_app.tdt_problem(b, c, n, bound=bound, threshold=threshold) for bound in ("thm4", "thm5")}
     out["distance"] = tdt_app.distance_utility_problem(b, c, n)
     return out
 
@@ -196,7 +196,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
         m = kw["m"]
         tdt_app.beta_max(N_FAMILIES, "thm5")  # one-off state-space tables (cached per process)
         b, c = simulate_tdt(m, N_FAMILIES, rng)
-        warm = tdt_app.problem(b[:2], c[:2], N_FAMILIES)
+        warm = tdt_app.tdt_problem(b[:2], c[:2], N_FAMILIES)
         SmoothPrivateSelection(10.0).select(warm, rng=rng)
         rows = []
         for mech_name, mech in (("sps_thm5_one_sided", SmoothPrivateSelection(10.0)),
@@ -204,7 +204,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
             times, picks = [], []
             for _ in range(kw["repeats"]):
                 t0 = time.perf_counter()
-                prob = tdt_app.problem(b, c, N_FAMILIES)  # the Thm 5 bounds are evaluated by SPS's select
+                prob = tdt_app.tdt_problem(b, c, N_FAMILIES)  # the Thm 5 bounds are evaluated by SPS's select
                 picks.append(int(mech.select(prob, rng=rng)))
                 times.append(time.perf_counter() - t0)
             rows.append({"table": "table1", "m": m, "mechanism": mech_name, "epsilon": 10.0,

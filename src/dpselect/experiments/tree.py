@@ -121,7 +121,7 @@ def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None)
 def run_task(task: Task, seed: Any) -> list[dict]:
     from sklearn.model_selection import KFold
 
-    from ..apps.tree import DPDecisionTreeClassifier
+    from ..apps.trees import DPDecisionTreeClassifier
 
     kw = task.kwargs
     data = load(kw["dataset"], kw["data_dir"])

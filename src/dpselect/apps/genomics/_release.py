@@ -5,7 +5,7 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
 * :func:`release_statistic` releases chi2_TDT of one SNP r,
   chi2(b_r, c_r) + (S(x, r)/alpha') Z, with the YS Theorem 5 smooth upper
   bound S(x, r) = GS e^{-beta' ud(b_r, c_r)} of that SNP
-  (:func:`dpselect.apps.tdt.smooth_upper_bound`, U = {LS > threshold}) and
+  (:func:`dpselect.apps.genomics.smooth_upper_bound`, U = {LS > threshold}) and
   pure noise (polynomial-tail by default, YS's choice) through
   :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`:
   alpha' = alpha(k eps), beta' = beta((2 - k) eps) (YS Thm 1) => eps-DP,
@@ -14,7 +14,7 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
   One family change moves SNP r's table by one table-level move, so S(., r)
   is a beta'-smooth upper bound on the local sensitivity of chi2_r.
 * Theorem 5 only holds for beta' <= beta_max(N) (a public function of N,
-  :func:`dpselect.apps.tdt.beta_max`).  If the requested split gives
+  :func:`dpselect.apps.genomics.beta_max`).  If the requested split gives
   beta' > beta_max, the split is moved towards the noise scale: k = 2 kappa is
   increased to k* = 2 - (2 - k) beta_max / beta' so that
   beta((2 - k*) eps) = beta_max (beta(.) is linear for the pure noises), which
@@ -22,7 +22,7 @@ Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
   (N, eps, noise), never on the data.
 * :func:`select_and_release` selects one SNP with a selection mechanism
   (epsilon_select; default PF on the neighbour-distance utility, as
-  :func:`dpselect.apps.tdt.select_top_snp`) and then releases its statistic
+  :func:`dpselect.apps.genomics.select_top_snp`) and then releases its statistic
   (epsilon_release); by sequential (adaptive) composition the total is
   (epsilon_select + epsilon_release)-DP (Privacy ``+``).
 """
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_epsilon, check_int, check_random_state
-from ..accounting import Accountant, charge
-from ..mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
-from ..privacy import Privacy
-from . import tdt
+from ..._validation import check_epsilon, check_int, check_random_state
+from ...accounting import Accountant, charge
+from ...mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
+from ...privacy import Privacy
+from . import _tdt as tdt
 
 __all__ = ["release_mechanism", "release_statistic", "select_and_release"]
 
@@ -151,7 +151,7 @@ def select_and_release(
     Parameters
     ----------
     mechanism : "nd_pf" (default: PF on the neighbour-distance utility, as
-        :func:`dpselect.apps.tdt.select_top_snp`), "nd_em", a name of
+        :func:`dpselect.apps.genomics.select_top_snp`), "nd_em", a name of
         :data:`dpselect.mechanisms.registry.MECHANISM_NAMES` on the chi2
         scores (e.g. "sps", YS's smooth private selection), or a mechanism
         instance (its ``epsilon`` must equal ``epsilon_select``).
@@ -160,7 +160,7 @@ def select_and_release(
 
     Notes
     -----
-    The selection runs on :func:`dpselect.apps.tdt.problem` (Thm 5 bound,
+    The selection runs on :func:`dpselect.apps.genomics.tdt_problem` (Thm 5 bound,
     ``threshold``, relation "replace").  The total guarantee is
     ``mechanism.privacy(problem) + release.privacy()`` (sequential, adaptive
     composition under family replacement).
@@ -168,8 +168,8 @@ def select_and_release(
     epsilon_select = check_epsilon(epsilon_select, "epsilon_select")
     epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
     n = check_int(n_families, "n_families", minimum=1)
-    mech, utility = tdt._resolve(mechanism, epsilon_select, None, {})
-    problem = tdt._build(utility, b, c, n, "thm5", threshold, None, mech)
+    mech, utility = tdt.resolve_tdt_mechanism(mechanism, epsilon_select, None, {})
+    problem = tdt.build_tdt_problem(utility, b, c, n, "thm5", threshold, None, mech)
     rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold)
     total = mech.privacy(problem) + rel.privacy()
     charge(accountant, total)

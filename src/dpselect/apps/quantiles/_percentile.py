@@ -78,12 +78,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_random_state, check_relation
-from ..accounting import Accountant, charge
-from ..mechanisms.distance import distance_problem
-from ..mechanisms.registry import resolve_mechanism
-from ..problem import SelectionProblem
-from ..sensitivity import StepProfile
+from ..._validation import check_random_state, check_relation
+from ...accounting import Accountant, charge
+from ...mechanisms.distance import distance_problem
+from ...mechanisms.registry import resolve_mechanism
+from ...problem import SelectionProblem
+from ...sensitivity import StepProfile
 from ._grid import (
     RANK_CONVENTIONS,
     bin_counts,
@@ -93,7 +93,7 @@ from ._grid import (
     rank,
     stability,
 )
-from ._percentile_paper import DPBENCH_NAMES, load_dpbench, neighbours, paper_problem
+from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
 
 __all__ = [
     "DPBENCH_NAMES",
@@ -101,11 +101,11 @@ __all__ = [
     "UTILITIES",
     "absolute_error_loss",
     "load_dpbench",
-    "neighbours",
+    "percentile_neighbours",
     "paper_problem",
     "percentile_stability",
     "private_percentile",
-    "problem",
+    "percentile_problem",
     "rank",
     "rank_distances",
     "true_percentile",
@@ -174,7 +174,7 @@ def rank_distances(
 
     Examples
     --------
-    >>> from dpselect.apps.percentile import rank_distances
+    >>> from dpselect.apps.quantiles import rank_distances
     >>> grid = [0, 1, 2, 3, 4]
     >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid, relation="replace")  # k = 3: the first 2
     array([3., 1., 0., 3., 3.])
@@ -209,7 +209,7 @@ def _profile(tstar: int) -> StepProfile:
     return StepProfile(np.array([0, tstar]), np.array([0.0, 1.0]))
 
 
-def problem(
+def percentile_problem(
     data: Any,
     p: float,
     grid: Any,
@@ -251,8 +251,8 @@ def problem(
     Examples
     --------
     >>> import dpselect
-    >>> from dpselect.apps import percentile as pct
-    >>> prob = pct.problem([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4], utility="rank")
+    >>> from dpselect.apps.quantiles import percentile_problem
+    >>> prob = percentile_problem([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4], utility="rank")
     >>> prob.scores
     array([-5., -1.,  0., -5., -5.])
     >>> dpselect.PermuteAndFlip(2.0).probabilities(prob).round(3)
@@ -335,13 +335,13 @@ def private_percentile(
     Examples
     --------
     >>> import numpy as np
-    >>> from dpselect.apps.percentile import private_percentile
+    >>> from dpselect.apps.quantiles import private_percentile
     >>> x = np.random.default_rng(0).normal(size=10_000)
     >>> grid = np.linspace(-5, 5, 1001)
     >>> round(private_percentile(x, 90, 1.0, grid, rng=1), 2)
     1.28
     """
-    prob = problem(data, p, grid, histogram=histogram, relation=relation, utility=utility,
+    prob = percentile_problem(data, p, grid, histogram=histogram, relation=relation, utility=utility,
                    rank_convention=rank_convention)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
@@ -353,7 +353,7 @@ def private_percentile(
 def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], np.ndarray]:
     """Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units.
 
-    ``expected_error(mech, problem(data, p, grid), loss=absolute_error_loss(grid,
+    ``expected_error(mech, percentile_problem(data, p, grid), loss=absolute_error_loss(grid,
     true_percentile(data, p, grid)))`` is the expected absolute error.
     """
     g, _ = check_grid(grid)

@@ -2,8 +2,8 @@
 
 Data ``x`` lie in public bounds ``[a, b]``; the sorted data padded with the
 bounds, ``x_0 = a <= x_1 <= ... <= x_n <= x_{n+1} = b``, are shared by the
-Duff mechanisms (:mod:`dpselect.apps.duff`) and the smooth-sensitivity median
-baselines (:mod:`dpselect.apps.median_baselines`).
+Duff mechanisms (:mod:`dpselect.apps.quantiles`) and the smooth-sensitivity median
+baselines (:mod:`dpselect.apps.quantiles`).
 
 Neighbour relation: **replace-one** ("replace", ``n`` fixed) -- Nissim,
 Raskhodnikova & Smith 2007 (NRS07) §3.1; SPEC.md §4.5.  Under add/remove the
@@ -18,7 +18,7 @@ sensitivity (SPEC.md §4.5, last bullet).
 
 Examples
 --------
->>> from dpselect.apps.order_stats import smooth_sensitivity_median
+>>> from dpselect.apps.quantiles import smooth_sensitivity_median
 >>> round(smooth_sensitivity_median([0.2, 0.4, 0.5, 0.9], 0.5, bounds=(0.0, 1.0)), 6)
 0.303265
 """
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_array_1d, check_finite_float, check_int, check_positive
+from ..._validation import as_real_array, check_array_1d, check_finite_float, check_int, check_positive
 
 __all__ = [
     "local_sensitivity_median",
@@ -45,7 +45,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def _check_bounds(bounds: Any) -> tuple[float, float]:
+def check_bounds(bounds: Any) -> tuple[float, float]:
     if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__"):
         raise TypeError(f"bounds must be a pair (a, b), got {type(bounds).__name__}")
     if len(bounds) != 2:
@@ -59,7 +59,7 @@ def _check_bounds(bounds: Any) -> tuple[float, float]:
     return a, b
 
 
-def _sorted_padded(x: Any, a: float, b: float, name: str = "x") -> np.ndarray:
+def sorted_padded(x: Any, a: float, b: float, name: str = "x") -> np.ndarray:
     """``[a, sorted(x)..., b]`` (one copy + in-place sort); validates x in [a, b].
 
     NaN sorts last and -inf/+inf fall outside the bounds, so no separate
@@ -80,14 +80,14 @@ def _sorted_padded(x: Any, a: float, b: float, name: str = "x") -> np.ndarray:
     return ext
 
 
-def _check_points(t: Any, name: str = "t") -> np.ndarray:
+def check_points(t: Any, name: str = "t") -> np.ndarray:
     arr = as_real_array(t, name)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     return arr
 
 
-def _lower_median_index(n: int) -> int:
+def lower_median_index(n: int) -> int:
     """1-based index m = ceil(n/2) of the lower median."""
     return (n + 1) // 2
 
@@ -109,8 +109,8 @@ def local_sensitivity_quantile(x: Any, *, bounds: Any, index: Any) -> float:
     LS = max(x_m - x_{m-1}, x_{m+1} - x_m) with m = index + 1 (1-based) and the
     padding x_0 = a, x_{n+1} = b (SPEC.md §4.5).
     """
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     m = _check_index(index, ext.size - 2) + 1
     return float(max(ext[m] - ext[m - 1], ext[m + 1] - ext[m]))
 
@@ -118,10 +118,10 @@ def local_sensitivity_quantile(x: Any, *, bounds: Any, index: Any) -> float:
 def local_sensitivity_median(x: Any, *, bounds: Any) -> float:
     """LS of the lower median (0-based index ceil(n/2) - 1) under replace-one."""
     n = check_array_1d(x, "x", finite=False).size
-    return local_sensitivity_quantile(x, bounds=bounds, index=_lower_median_index(n) - 1)
+    return local_sensitivity_quantile(x, bounds=bounds, index=lower_median_index(n) - 1)
 
 
-def _smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
+def smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
     """max_{0 <= i <= m <= j <= n+1, i < j} (ext_j - ext_i) exp(-beta (j - i - 1)).
 
     Divide and conquer on i with the monotone argmax j*(i) (SPEC.md §4.5;
@@ -183,10 +183,10 @@ def smooth_sensitivity_quantile(x: Any, beta: float, *, bounds: Any, index: Any)
     Neighbour relation: replace-one (n fixed).
     """
     beta = check_positive(beta, "beta")
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     m = _check_index(index, ext.size - 2) + 1
-    return _smooth_sens_sorted(ext, m, beta)
+    return smooth_sens_sorted(ext, m, beta)
 
 
 def smooth_sensitivity_median(x: Any, beta: float, *, bounds: Any) -> float:
@@ -196,7 +196,7 @@ def smooth_sensitivity_median(x: Any, beta: float, *, bounds: Any) -> float:
     same convention as :func:`duff_median`.
     """
     beta = check_positive(beta, "beta")
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     n = ext.size - 2
-    return _smooth_sens_sorted(ext, _lower_median_index(n), beta)
+    return smooth_sens_sorted(ext, lower_median_index(n), beta)

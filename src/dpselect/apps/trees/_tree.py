@@ -4,14 +4,14 @@ Neighbours are add/remove (one record added or removed).  Sources:
 Friedman & Schuster, "Data mining with differential privacy", KDD 2010
 (DiffP-ID3, SPEC.md §5.2), with binary cuts and data-independent stopping
 added here (their sensitivities are derived in
-:mod:`dpselect.apps.split_criteria`).
+:mod:`dpselect.apps.trees`).
 
 Algorithm
 ---------
 Features are coded on a PUBLIC grid: continuous ones into ``n_bins``
 equal-width bins over the public ``bounds`` (values outside go to the first
 or last bin), categorical ones by their public categories
-(:mod:`dpselect.apps._tabular`).  The tree grows level by level; every
+(:mod:`dpselect.apps.trees`).  The tree grows level by level; every
 level costs one query per record (the nodes of a level hold disjoint
 records):
 
@@ -29,7 +29,7 @@ records):
 * A leaf releases its noisy class counts tau_c + Lap(1/eps_leaf) (the classes
   partition the leaf: one eps_leaf query).  Near-empty leaves fall back to
   their nearest ancestor whose summed noisy counts are at least twice their
-  noise (post-processing, :func:`dpselect.apps.tree_grow.leaf_values`).
+  noise (post-processing, :func:`dpselect.apps.trees._grow.leaf_values`).
 * ``stopping="depth"``: data-independent, every node above ``max_depth``
   with a possible cut splits; the budget is split evenly over the d + 1
   levels: eps_q = eps_r / (d + 1) for each split level and for the leaves.
@@ -74,9 +74,9 @@ charges ``accountant`` with (epsilon, delta used) before drawing anything.
 Pure selections spend no delta; "snm_laplace"/"snm_lln" split ``delta``
 evenly over the split levels.
 
-Audits: :func:`dpselect.apps.tree_nodes.binary_split_problem` and
-:func:`~dpselect.apps.tree_nodes.split_problem` build exactly the problem a
-node builds from its records; :func:`~dpselect.apps.tree_nodes.node_neighbours`
+Audits: :func:`dpselect.apps.trees._nodes.binary_split_problem` and
+:func:`~dpselect.apps.trees._nodes.split_problem` build exactly the problem a
+node builds from its records; :func:`~dpselect.apps.trees._nodes.node_neighbours`
 enumerates a node dataset's neighbours.  Unseen categories at prediction go
 to the "!=" side of a binary cut and to the child with the largest released
 mass of a multiway split.
@@ -90,11 +90,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_random_state
-from .._warnings import PrivacyLeakWarning
-from ..accounting import Accountant, charge, parallel_composition, tree_privacy, tree_query_epsilon
-from ..mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
-from ..privacy import Privacy
+from ..._validation import check_int, check_random_state
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge, parallel_composition, tree_privacy, tree_query_epsilon
+from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
+from ...privacy import Privacy
+from ._grow import DPTree, GrowSpec, goes_yes, grow
+from ._split_criteria import check_split_utility, info_gain_sensitivity, problem_from_tables, problem_kind
 from ._tabular import (
     BaseEstimator,
     ClassifierMixin,
@@ -105,8 +107,6 @@ from ._tabular import (
     encode_transform,
     encode_y,
 )
-from .split_criteria import check_split_utility, info_gain_sensitivity, problem_from_tables, problem_kind
-from .tree_grow import DPTree, GrowSpec, goes_yes, grow
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
 
@@ -151,7 +151,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     """Differentially private decision tree (binary cuts or DiffP-ID3), add/remove neighbours.
 
     See the module docstring for the algorithm, the shape rule and the
-    accounting, and :mod:`dpselect.apps._tabular` for the input conventions.
+    accounting, and :mod:`dpselect.apps.trees` for the input conventions.
 
     Parameters
     ----------
@@ -170,7 +170,7 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     n_bins
         equal-width bins per continuous feature (>= 2); None chooses it.
     bounds, categorical_features
-        public schema (:mod:`dpselect.apps._tabular`).
+        public schema (:mod:`dpselect.apps.trees`).
     delta
         total delta of "snm_laplace"/"snm_lln" (unused by pure selections).
     n_max

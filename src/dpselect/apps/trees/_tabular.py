@@ -31,18 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .._validation import check_delta, check_epsilon
-from .._warnings import PrivacyLeakWarning
-
-try:  # scikit-learn is an optional dependency of dpselect (the "ml" extra)
-    from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
-except ImportError as _exc:  # pragma: no cover - exercised only without scikit-learn
-    raise ImportError(
-        "dpselect.apps.tree and dpselect.apps.forest need scikit-learn (>= 1.6): pip install scikit-learn"
-    ) from _exc
+from ..._validation import check_delta, check_epsilon
+from ..._warnings import PrivacyLeakWarning
 
 __all__ = [
     "BaseEstimator",

@@ -1,8 +1,8 @@
 """VCF/BCF trio genotypes + a pedigree file -> TDT transmission counts (through ``cyvcf2``).
 
-Called by :func:`dpselect.apps.gwas.transmission_counts` for a path ending in
+Called by :func:`dpselect.apps.genomics.transmission_counts` for a path ending in
 ``.vcf``, ``.vcf.gz`` or ``.bcf``; the counting rules, the trio rule and the
-counting kernel are those of :mod:`dpselect.apps.gwas`.
+counting kernel are those of :mod:`dpselect.apps.genomics`.
 
 * **Reader**: ``cyvcf2`` (htslib bindings, maintained; reads VCF, bgzipped
   VCF and BCF alike and yields per-variant genotype codes as NumPy arrays).
@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from cyvcf2 import VCF
 
-from .._validation import check_int
-from .gwas import TransmissionCounts, _count_trios, trios
+from ..._validation import check_int
+from ._counting import TransmissionCounts, count_trios, trios
 
 __all__ = ["vcf_transmission_counts", "read_pedigree"]
 
@@ -95,7 +95,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
                             chunk_snps: int = 10_000, scheduler: Any = None) -> TransmissionCounts:
     """TDT counts of every biallelic site of a VCF/BCF (allele 1 = ALT; module docstring for the rules).
 
-    Use :func:`dpselect.apps.gwas.transmission_counts`, which dispatches here on
+    Use :func:`dpselect.apps.genomics.transmission_counts`, which dispatches here on
     the ``.vcf`` / ``.vcf.gz`` / ``.bcf`` ending.
 
     Examples
@@ -108,7 +108,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     ...     '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\\n'
     ...     "#CHROM\\tPOS\\tID\\tREF\\tALT\\tQUAL\\tFILTER\\tINFO\\tFORMAT\\tfa\\tmo\\tch\\n"
     ...     "1\\t10\\trs1\\tG\\tA\\t.\\t.\\t.\\tGT\\t0/1\\t0/1\\t1/1\\n")
-    >>> from dpselect.apps.gwas import transmission_counts
+    >>> from dpselect.apps.genomics import transmission_counts
     >>> counts = transmission_counts(vcf, pedigree=ped)
     >>> counts.b.tolist(), counts.c.tolist(), counts.n_families
     ([2], [0], 1)
@@ -166,4 +166,4 @@ def _alt_dosage(gt: np.ndarray) -> np.ndarray:
 
 
 def _count_chunk(buf: np.ndarray, n: int) -> np.ndarray:
-    return _count_trios(buf.T.reshape(3, n, buf.shape[0]))
+    return count_trios(buf.T.reshape(3, n, buf.shape[0]))

@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.distance import distance_problem
-from ..problem import SelectionProblem
-from .tdt_sensitivity import check_n, check_tables
+from ...mechanisms.distance import distance_problem
+from ...problem import SelectionProblem
+from ._sensitivity import check_n, check_tables
 
 __all__ = ["reach_max", "reach_min", "neighbour_distances", "distance_utility_problem"]
 
@@ -141,7 +141,7 @@ def neighbour_distances(b: Any, c: Any, n_families: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import neighbour_distances
+    >>> from dpselect.apps.genomics import neighbour_distances
     >>> neighbour_distances([40, 30, 20], [10, 20, 20], 100).tolist()
     [0, 3, 4]
     """
@@ -156,14 +156,14 @@ def distance_utility_problem(b: Any, c: Any, n_families: int, *, labels: Any = N
     """SelectionProblem of the neighbour-distance utility u_r = -d_r (Delta u = 1, relation "replace").
 
     Run it through :class:`~dpselect.mechanisms.classic.PermuteAndFlip` (the
-    default of :func:`dpselect.apps.tdt.select_top_snp`) or
+    default of :func:`dpselect.apps.genomics.select_top_snp`) or
     :class:`~dpselect.mechanisms.classic.ExponentialMechanism`: epsilon-DP
     under family replacement (SPEC §9.1).
 
     Examples
     --------
     >>> import dpselect
-    >>> from dpselect.apps.tdt import distance_utility_problem
+    >>> from dpselect.apps.genomics import distance_utility_problem
     >>> p = distance_utility_problem([40, 30, 20], [10, 20, 20], 100)
     >>> p.scores.tolist(), p.global_sensitivity, p.relation
     ([0.0, -3.0, -4.0], 1.0, 'replace')

@@ -71,7 +71,8 @@ with probability exactly delta/2); (2 epsilon, delta) under replace-one.
 Examples
 --------
 >>> import numpy as np
->>> from dpselect.apps.ptr import ptr_mode, ptr_mode_privacy
+>>> from dpselect.accounting import ptr_mode_privacy
+>>> from dpselect.apps.counts import ptr_mode
 >>> ptr_mode([40, 3, 1], 1.0, delta=1e-6, rng=0)
 0
 >>> ptr_mode([4, 3, 1], 1.0, delta=1e-6, rng=0) is np.ma.masked
@@ -87,7 +88,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
+from ..._validation import (
     check_counts,
     check_delta_positive,
     check_epsilon,
@@ -97,8 +98,8 @@ from .._validation import (
     check_relation,
     check_size,
 )
-from ..accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
-from ..noise import Laplace
+from ...accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
+from ...noise import Laplace
 
 __all__ = [
     "laplace_sf",

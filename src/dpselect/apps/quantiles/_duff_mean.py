@@ -7,11 +7,11 @@ finite set (derivation in :func:`duff_mean_levels`); the utility is ``-k`` on
 the ring ``J_k \\ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
 ``K``.  Floating point: level boundaries are computed in double precision
 (SPEC's guarantees are for exact arithmetic).  Re-exported by
-:mod:`dpselect.apps.duff`.
+:mod:`dpselect.apps.quantiles`.
 
 Examples
 --------
->>> from dpselect.apps.duff import duff_mean
+>>> from dpselect.apps.quantiles import duff_mean
 >>> v = duff_mean([0.2, 0.4, 0.5, 0.9], 1.0, bounds=(0.0, 1.0), rng=0)
 >>> 0.0 <= v <= 1.0
 True
@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_epsilon, check_int, check_random_state, check_size
-from ..accounting import Accountant, charge
-from ._piecewise_em import _check_method, _em_privacy, _piecewise_probabilities, _sample_piecewise_em
-from .order_stats import _check_bounds, _check_points, _sorted_padded
+from ..._validation import check_epsilon, check_int, check_random_state, check_size
+from ...accounting import Accountant, charge
+from ._order_stats import check_bounds, check_points, sorted_padded
+from ._piecewise_em import check_method, em_privacy, piecewise_probabilities, sample_piecewise_em
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_levels", "duff_mean_utility"]
 
@@ -90,8 +90,8 @@ def duff_mean_levels(x: Any, *, bounds: Any, levels: Any) -> tuple[np.ndarray, n
     :func:`_extreme_means`).  Means reachable only by pure removals form a
     finite set, so J_k equals the exact level set up to a null set; J_{n+1} = [a, b].
     """
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     K = _check_levels(levels, None)
     return _mean_levels(ext, a, b, K)
 
@@ -133,11 +133,11 @@ def duff_mean_intervals(
     (k = 1..K'), and [U_K', b] (utility -(K+1)); empty pieces have probability 0.
     """
     epsilon = check_epsilon(epsilon)
-    a, b = _check_bounds(bounds)
+    a, b = check_bounds(bounds)
     K = _check_levels(levels, epsilon)
-    ext = _sorted_padded(x, a, b)
+    ext = sorted_padded(x, a, b)
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
-    return lefts, rights, utilities, _piecewise_probabilities(lefts, rights, utilities, epsilon)
+    return lefts, rights, utilities, piecewise_probabilities(lefts, rights, utilities, epsilon)
 
 
 def duff_mean_utility(v: Any, x: Any, *, bounds: Any, levels: Any) -> Any:
@@ -152,11 +152,11 @@ def duff_mean_utility(v: Any, x: Any, *, bounds: Any, levels: Any) -> Any:
     0 and -2), which does not change the EM density, so the mechanism is
     epsilon-DP.  Clipping at K + 1 preserves the bound; K must be public.
     """
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     K = _check_levels(levels, None)
     L, U = _mean_levels(ext, a, b, K)
-    vv = _check_points(v, "v")
+    vv = check_points(v, "v")
     if ((vv < a) | (vv > b)).any():
         raise ValueError("v must lie within bounds")
     mu = L[0]
@@ -192,12 +192,12 @@ def duff_mean(
     charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
     """
     epsilon = check_epsilon(epsilon)
-    a, b = _check_bounds(bounds)
+    a, b = check_bounds(bounds)
     K = _check_levels(levels, epsilon)
     size = check_size(size)
-    method = _check_method(method)
-    ext = _sorted_padded(x, a, b)
+    method = check_method(method)
+    ext = sorted_padded(x, a, b)
     gen = check_random_state(rng)
-    charge(accountant, _em_privacy(epsilon))
+    charge(accountant, em_privacy(epsilon))
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
-    return _sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
+    return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from ..._validation import check_int
 
 __all__ = [
     "DENSE_LEAF_LIMIT", "ROW_CHUNK", "SALT_LABEL", "auto_forest_depth", "auto_n_estimators", "child", "descend",

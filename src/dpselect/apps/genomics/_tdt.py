@@ -5,7 +5,7 @@ Data and statistic
 A trio study with ``N = n_families`` families (2N parents).  For one SNP,
 ``b`` (``c``) counts heterozygous parents transmitting the first (second)
 allele; ``b, c >= 0``, ``b + c <= 2N``; chi2(b, c) = (b - c)^2 / (b + c)
-(0 at b = c = 0).  Counts from PLINK files: :mod:`dpselect.apps.gwas`.
+(0 at b = c = 0).  Counts from PLINK files: :mod:`dpselect.apps.genomics`.
 
 Neighbour relation (SPEC.md §1, §4.4)
 -------------------------------------
@@ -41,18 +41,18 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_random_state
-from ..accounting import Accountant, charge
-from ..mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from ..mechanisms.registry import resolve_mechanism
-from ..mechanisms.top_k import is_gumbel_mechanism, select_top_k
-from ..privacy import Privacy
-from ..problem import SelectionProblem
-from .tdt_distance import distance_utility_problem, neighbour_distances
-from .tdt_sensitivity import (
+from ..._validation import check_int, check_random_state
+from ...accounting import Accountant, charge
+from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ...mechanisms.registry import resolve_mechanism
+from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
+from ...privacy import Privacy
+from ...problem import SelectionProblem
+from ._distance import distance_utility_problem, neighbour_distances
+from ._sensitivity import (
     MOVES,
-    _beta_max,
     beta_max,
+    beta_max_unchecked,
     check_bound,
     check_n,
     check_tables,
@@ -81,10 +81,10 @@ __all__ = [
     "gs_distance",
     "beta_max",
     "smooth_upper_bound",
-    "neighbours",
+    "tdt_neighbours",
     "neighbour_distances",
     "distance_utility_problem",
-    "problem",
+    "tdt_problem",
     "select_top_snp",
     "select_top_snps",
     "TopSNPs",
@@ -104,7 +104,7 @@ def _panel(b: Any, c: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return b, c
 
 
-def neighbours(b: Any, c: Any, n_families: int, *, limit: int = 200_000) -> list[tuple[np.ndarray, np.ndarray]]:
+def tdt_neighbours(b: Any, c: Any, n_families: int, *, limit: int = 200_000) -> list[tuple[np.ndarray, np.ndarray]]:
     """All one-family-replacement neighbours of a small SNP panel (for audits).
 
     Every combination of legal per-SNP moves (including (0, 0)) except the
@@ -161,7 +161,7 @@ def _ls_profile(b: np.ndarray, c: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     return prof.T.copy(), inverse
 
 
-def problem(b: Any, c: Any, n_families: int, *, bound: str | None = "thm5", threshold: float = 6,
+def tdt_problem(b: Any, c: Any, n_families: int, *, bound: str | None = "thm5", threshold: float = 6,
             labels: Any = None) -> SelectionProblem:
     """SelectionProblem of top-SNP selection on the chi2 scores (YS §V; the seeds' mechanisms).
 
@@ -215,11 +215,12 @@ def _chi2_problem(b: np.ndarray, c: np.ndarray, n: int, labels: Any, bound: str 
         relation="replace",
         smooth_bound=None if bound is None else (lambda beta: float(candidate_smooth_bound(beta).max())),
         candidate_smooth_bound=None if bound is None else candidate_smooth_bound,
-        beta_max=math.inf if bound is None else _beta_max(n, bound, thr),
+        beta_max=math.inf if bound is None else beta_max_unchecked(n, bound, thr),
     )
 
 
-def _resolve(mechanism: Any, epsilon: float | None, utility: str | None, kwargs: dict[str, Any]) -> tuple[Any, str]:
+def resolve_tdt_mechanism(mechanism: Any, epsilon: float | None, utility: str | None,
+                          kwargs: dict[str, Any]) -> tuple[Any, str]:
     if isinstance(mechanism, str) and mechanism in DISTANCE_MECHANISMS:
         if utility not in (None, "distance"):
             raise ValueError(f"mechanism {mechanism!r} runs on utility='distance', got utility={utility!r}")
@@ -231,7 +232,7 @@ def _resolve(mechanism: Any, epsilon: float | None, utility: str | None, kwargs:
     return resolve_mechanism(mechanism, epsilon, **kwargs), utility
 
 
-def _build(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, labels: Any,
+def build_tdt_problem(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, labels: Any,
            mech: Any = None) -> SelectionProblem:
     if utility == "distance":
         return distance_utility_problem(b, c, n, labels=labels)
@@ -239,7 +240,7 @@ def _build(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, l
         bound_or_none: str | None = None  # global sensitivity only: skip the beta_max scan
     else:
         bound_or_none = bound
-    return problem(b, c, n, bound=bound_or_none, threshold=threshold, labels=labels)
+    return tdt_problem(b, c, n, bound=bound_or_none, threshold=threshold, labels=labels)
 
 
 def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, mechanism: Any = "nd_pf",
@@ -269,13 +270,13 @@ def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, me
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import select_top_snp
+    >>> from dpselect.apps.genomics import select_top_snp
     >>> select_top_snp([90, 52, 50], [20, 48, 50], 150, 3.0, rng=1)
     0
     """
     n = check_n(n_families)
-    mech, util = _resolve(mechanism, epsilon, utility, mechanism_kwargs)
-    prob = _build(util, b, c, n, bound, threshold, labels, mech)
+    mech, util = resolve_tdt_mechanism(mechanism, epsilon, utility, mechanism_kwargs)
+    prob = build_tdt_problem(util, b, c, n, bound, threshold, labels, mech)
     charge(accountant, mech.privacy(prob))
     index = int(mech.select(prob, rng=check_random_state(rng)))
     return prob.labels[index] if prob.labels is not None else index
@@ -313,7 +314,7 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import select_top_snps
+    >>> from dpselect.apps.genomics import select_top_snps
     >>> out = select_top_snps([90, 80, 52, 50], [20, 20, 48, 50], 150, 6.0, 2, rng=1)
     >>> sorted(out.indices.tolist()), out.privacy.epsilon, out.round_privacy.epsilon
     ([0, 1], 6.0, 3.0)
@@ -325,8 +326,8 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
         raise ValueError(f"k must be <= the number of SNPs ({b.size}), got {k}")
     if labels is not None and len(labels) != b.size:
         raise ValueError(f"labels must have length {b.size} (one per SNP), got {len(labels)}")
-    mech, util = _resolve(mechanism, None if epsilon is None else epsilon / k, utility, {})
-    full = _build(util, b, c, n, bound, threshold, None, mech)
+    mech, util = resolve_tdt_mechanism(mechanism, None if epsilon is None else epsilon / k, utility, {})
+    full = build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
     gen = check_random_state(rng)
     if is_gumbel_mechanism(mech, full):
         rounds = [mech.privacy(full)] * k
@@ -336,14 +337,14 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
         method = "gumbel_top_k"
     else:
         # each round's guarantee depends only on the public number of SNPs left
-        rounds = [mech.privacy(_build(util, b[: b.size - j], c[: b.size - j], n, bound, threshold, None, mech))
-                  for j in range(k)]
+        rounds = [mech.privacy(build_tdt_problem(util, b[: b.size - j], c[: b.size - j], n, bound, threshold, None,
+                                                 mech)) for j in range(k)]
         total = sum(rounds[1:], rounds[0])
         charge(accountant, total)
         remaining = np.arange(b.size)
         chosen = []
         for _ in range(k):
-            sub = _build(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
+            sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
             pick = int(mech.select(sub, rng=gen))
             chosen.append(int(remaining[pick]))
             remaining = np.delete(remaining, pick)

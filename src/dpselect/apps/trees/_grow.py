@@ -3,9 +3,9 @@
 One pass per level (vectorised over the level's nodes, never a Python loop
 over nodes on the default path): optional Laplace noisy node counts
 (DiffP-ID3 stopping), Laplace noisy class counts at the leaves, and ONE
-batched private selection (:func:`dpselect.apps.tree_nodes.select_nodes`)
+batched private selection (:func:`dpselect.apps.trees._nodes.select_nodes`)
 for all the level's splits.  The algorithm, budget and accounting are
-documented in :mod:`dpselect.apps.tree`.
+documented in :mod:`dpselect.apps.trees`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..problem import SelectionProblem
-from .split_criteria import (
+from ...problem import SelectionProblem
+from ._nodes import select_nodes
+from ._split_criteria import (
     binary_candidates,
     binary_scores,
     binary_valid,
@@ -25,7 +26,6 @@ from .split_criteria import (
     problem_from_tables,
     split_scores,
 )
-from .tree_nodes import select_nodes
 
 __all__ = ["DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values"]
 

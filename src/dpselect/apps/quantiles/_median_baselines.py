@@ -1,13 +1,13 @@
 """Smooth-sensitivity median baselines of the Duff paper (Gillenwater & Muñoz Medina, §6).
 
 All three release the **lower median** y_m (m = ceil(n/2), the convention of
-:func:`dpselect.apps.order_stats.smooth_sensitivity_median` and of the Duff median)
+:func:`dpselect.apps.quantiles.smooth_sensitivity_median` and of the Duff median)
 of data x in the public ``bounds`` = [a, b] as
 
     y_m + (S*_beta(x) / alpha) Z
 
 with the NRS07 beta-smooth sensitivity of the median (SPEC.md §4.5,
-:func:`dpselect.apps.order_stats.smooth_sensitivity_median`), through
+:func:`dpselect.apps.quantiles.smooth_sensitivity_median`), through
 :class:`dpselect.mechanisms.release.SmoothSensitivityRelease`.
 
 Neighbour relation: **replace-one** ("replace", n fixed) -- the NRS median
@@ -73,7 +73,7 @@ variant reports no guarantee, so an accountant with a finite budget refuses it).
 
 Examples
 --------
->>> from dpselect.apps.median_baselines import expected_abs_error_smooth_sens_pure, smooth_sens_pure
+>>> from dpselect.apps.quantiles import expected_abs_error_smooth_sens_pure, smooth_sens_pure
 >>> x = [0.1, 0.3, 0.35, 0.4, 0.5, 0.55, 0.9]
 >>> 0.0 <= smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), rng=0) <= 1.0
 True
@@ -90,12 +90,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
-from .._warnings import PrivacyLeakWarning
-from ..accounting import Accountant, charge
-from ..analysis.error_distribution import error_distribution
-from ..mechanisms.release import SmoothSensitivityRelease
-from .order_stats import _check_bounds, _lower_median_index, _smooth_sens_sorted, _sorted_padded
+from ..._validation import check_delta, check_epsilon
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge
+from ...analysis.error_distribution import error_distribution
+from ...mechanisms.release import SmoothSensitivityRelease
+from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
 
 __all__ = [
     "expected_abs_error_laplace_ln",
@@ -125,13 +125,13 @@ class _Data:
         if not isinstance(clip, (bool, np.bool_)):
             raise TypeError(f"clip must be a bool, got {type(clip).__name__}")
         self.clip = bool(clip)
-        self.a, self.b = _check_bounds(bounds)
-        self.ext = _sorted_padded(x, self.a, self.b)
-        self.m = _lower_median_index(self.ext.size - 2)
+        self.a, self.b = check_bounds(bounds)
+        self.ext = sorted_padded(x, self.a, self.b)
+        self.m = lower_median_index(self.ext.size - 2)
         self.median = float(self.ext[self.m])
 
     def smooth_sensitivity(self, beta: float) -> float:
-        return _smooth_sens_sorted(self.ext, self.m, beta)
+        return smooth_sens_sorted(self.ext, self.m, beta)
 
 
 def _release(make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any) -> Any:
@@ -203,7 +203,7 @@ def _paper_k(ext: np.ndarray, epsilon: float, delta: float) -> float:
     then a golden-section refinement around the best grid point.
     """
     L = -math.log(delta)
-    m = _lower_median_index(ext.size - 2)
+    m = lower_median_index(ext.size - 2)
     # beta_hi: the largest beta with alpha_max > 0
     lo, hi = 0.0, epsilon
     for _ in range(200):
@@ -218,7 +218,7 @@ def _paper_k(ext: np.ndarray, epsilon: float, delta: float) -> float:
         am = float(_alpha_max(np.array(beta), epsilon, L))
         if am <= 0:
             return math.inf
-        return math.log(_smooth_sens_sorted(ext, m, beta)) - math.log(am)
+        return math.log(smooth_sens_sorted(ext, m, beta)) - math.log(am)
 
     grid = beta_hi * np.geomspace(1e-6, 1.0 - 1e-9, 80)
     vals = np.array([objective(float(g)) for g in grid])
@@ -277,8 +277,8 @@ def smooth_sens_approx_mechanism(
     """
     ext = np.empty(0)
     if tuning == "paper":
-        a, b = _check_bounds(bounds)
-        ext = _sorted_padded(x, a, b)
+        a, b = check_bounds(bounds)
+        ext = sorted_padded(x, a, b)
     mech = _approx_release(ext, epsilon, delta, tuning)
     if mech.tuned_on_data:
         _warn_paper_tuning(2)

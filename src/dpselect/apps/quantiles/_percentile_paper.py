@@ -1,6 +1,6 @@
 """Chaves et al.'s (non-private) percentile problem, neighbours for audits, DPBench loading.
 
-Re-exported by :mod:`dpselect.apps.percentile` (use it from there).
+Re-exported by :mod:`dpselect.apps.quantiles` (use it from there).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_array_1d, check_counts, check_positive, check_relation
-from .._warnings import PrivacyLeakWarning
-from ..problem import SelectionProblem
-from ..sensitivity import StepProfile
+from ..._validation import check_array_1d, check_counts, check_positive, check_relation
+from ..._warnings import PrivacyLeakWarning
+from ...problem import SelectionProblem
+from ...sensitivity import StepProfile
 from ._grid import check_grid, check_p, rank, raw_values
 
-__all__ = ["DPBENCH_NAMES", "load_dpbench", "neighbours", "paper_problem"]
+__all__ = ["DPBENCH_NAMES", "load_dpbench", "paper_problem", "percentile_neighbours"]
 
 #: The DPBench 1-D histograms used by Chaves et al. (4096 bins each).
 DPBENCH_NAMES = ("HEPTH", "INCOME", "PATENT")
@@ -91,7 +91,7 @@ def paper_problem(
 # neighbours (audits) and data loading
 # --------------------------------------------------------------------------
 
-def neighbours(
+def percentile_neighbours(
     data: Any, grid: Any, *, p: float | None = None, relation: str = "add_remove"
 ) -> list[np.ndarray]:
     """Neighbouring raw datasets of a small dataset, for exact audits.
@@ -139,7 +139,7 @@ def load_dpbench(name: str, data_dir: str | os.PathLike[str] | None = None) -> n
 
     ``data_dir`` (or the environment variable ``DPSELECT_DATA``) may be the
     data root (containing ``dpbench_1d/``) or that folder itself.  Use with
-    ``problem(counts, p, np.arange(4096), histogram=True)``.
+    ``percentile_problem(counts, p, np.arange(4096), histogram=True)``.
     """
     if not isinstance(name, str) or name.upper() not in DPBENCH_NAMES:
         raise ValueError(f"name must be one of {DPBENCH_NAMES}, got {name!r}")

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_counts, check_int, check_positive
-from ..sensitivity import distance_to_instability_bound
+from ..._validation import check_counts, check_int, check_positive
+from ...sensitivity import distance_to_instability_bound
 
 __all__ = [
     "MOVES",
@@ -143,7 +143,7 @@ def tdt_statistic(b: Any, c: Any) -> Any:
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import tdt_statistic
+    >>> from dpselect.apps.genomics import tdt_statistic
     >>> float(tdt_statistic(30, 10))
     10.0
     """
@@ -294,7 +294,7 @@ def gs_distance(b: Any, c: Any, n_families: int) -> Any:
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import gs_distance
+    >>> from dpselect.apps.genomics import gs_distance
     >>> int(gs_distance(296, 0, 150))
     2
     """
@@ -311,7 +311,7 @@ def unstable_distance(b: Any, c: Any, n_families: int, threshold: float = 6) -> 
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import unstable_distance
+    >>> from dpselect.apps.genomics import unstable_distance
     >>> int(unstable_distance(9, 0, 150)), int(unstable_distance(8, 0, 150))
     (0, 1)
     """
@@ -337,7 +337,7 @@ def _state_blocks(n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _beta_max(n: int, bound: str, threshold: float) -> float:
+def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
     gs = global_sensitivity(n)
     best = math.inf
     for b, c in _state_blocks(n):
@@ -363,14 +363,14 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
 
     Examples
     --------
-    >>> from dpselect.apps.tdt import beta_max
+    >>> from dpselect.apps.genomics import beta_max
     >>> round(beta_max(30, "thm5"), 4)
     0.1456
     """
     n = check_n(n_families)
     bound = check_bound(bound)
     t = check_threshold(threshold, n) if bound == "thm5" else 0.0
-    return _beta_max(n, bound, t)
+    return beta_max_unchecked(n, bound, t)
 
 
 def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
@@ -388,7 +388,7 @@ def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
     bound = check_bound(bound)
     t = check_threshold(threshold, n) if bound == "thm5" else 0.0
     beta = check_positive(beta, "beta")
-    bmax = _beta_max(n, bound, t)
+    bmax = beta_max_unchecked(n, bound, t)
     if beta > bmax:
         raise ValueError(
             f"beta = {beta!r} exceeds beta_max = {bmax!r} for bound={bound!r}, "

@@ -22,16 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_epsilon
+from ..._validation import check_epsilon
+from ._order_stats import check_bounds, lower_median_index, sorted_padded
 from ._piecewise_em import (
     _UNDERFLOW_MARGIN,
     _log_masses,
     _normalise_log,
     _sample_pieces,
-    _sample_piecewise_em,
     _scale_geometric,
+    sample_piecewise_em,
 )
-from .order_stats import _check_bounds, _lower_median_index, _sorted_padded
 
 __all__: list[str] = []
 
@@ -97,7 +97,7 @@ def _median_fast_masses(ext: np.ndarray, epsilon: float, jlo: int, jhi: int, s: 
     maximal log-mass from above, so nothing overflows.
     """
     n = ext.size - 2
-    m = _lower_median_index(n)
+    m = lower_median_index(n)
     w = np.subtract(ext[jlo + 1 : jhi + 2], ext[jlo : jhi + 1])
     n_left = m - jlo  # j = m-1 down to jlo: d = (n - 2m + 2) + 2r
     _scale_geometric(w[:n_left][::-1], -0.5 * epsilon * (n - 2 * m + 2) - s, epsilon)
@@ -110,10 +110,10 @@ def _median_window_log_masses(ext: np.ndarray, epsilon: float, jlo: int, jhi: in
     return _log_masses(ext[jlo : jhi + 1], ext[jlo + 1 : jhi + 2], -_median_costs(n, jlo, jhi), epsilon)
 
 
-def _median_distribution(x: Any, epsilon: float, bounds: Any) -> tuple[np.ndarray, np.ndarray, float, float]:
+def median_distribution(x: Any, epsilon: float, bounds: Any) -> tuple[np.ndarray, np.ndarray, float, float]:
     epsilon = check_epsilon(epsilon)
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     n = ext.size - 2
     jlo, jhi, _, _, _ = _median_plan(ext, epsilon)
     probs = np.zeros(n + 1)
@@ -121,7 +121,7 @@ def _median_distribution(x: Any, epsilon: float, bounds: Any) -> tuple[np.ndarra
     return ext, probs, a, b
 
 
-def _uniform_abs_dev(lo: np.ndarray, hi: np.ndarray, c: float) -> np.ndarray:
+def uniform_abs_dev(lo: np.ndarray, hi: np.ndarray, c: float) -> np.ndarray:
     """E|U - c| for U ~ Uniform[lo, hi] (lo <= hi), elementwise."""
     mid = 0.5 * lo + 0.5 * hi
     lam = hi - lo
@@ -132,13 +132,13 @@ def _uniform_abs_dev(lo: np.ndarray, hi: np.ndarray, c: float) -> np.ndarray:
     return np.where(inside, within, np.abs(mid - c))
 
 
-def _sample_median(ext: np.ndarray, epsilon: float, size: int | None, gen: np.random.Generator, method: str) -> Any:
+def sample_median(ext: np.ndarray, epsilon: float, size: int | None, gen: np.random.Generator, method: str) -> Any:
     """Draws of the Duff median law of the padded sorted data ``ext`` (see the module docstring)."""
     n = ext.size - 2
     jlo, jhi, mx, s, wide = _median_plan(ext, epsilon)
     lefts, rights = ext[jlo : jhi + 1], ext[jlo + 1 : jhi + 2]
     if not wide or s - mx > _FAST_SHIFT_LIMIT or method == "race":
         utilities = -_median_costs(n, jlo, jhi)
-        return _sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
+        return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
     w = _median_fast_masses(ext, epsilon, jlo, jhi, s)
     return _sample_pieces(lefts, rights, size, gen, "inverse", w=w, overwrite=True)

@@ -21,7 +21,7 @@ Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
   ``leaf_utility`` None -> "count"): permute-and-flip with the counts as
   utilities (global sensitivity 1, monotone under add/remove; SPEC §9.1),
   which can tell a 1-0 leaf from a 100-0 one.  The seeds' leaf query is
-  ``leaf_utility="indicator"``: :mod:`dpselect.apps.majority`'s argmax
+  ``leaf_utility="indicator"``: :mod:`dpselect.apps.counts`'s argmax
   indicator (tie set; smooth sensitivity e^{-beta max(g - 1, 0)} from the
   leaf's gap g, SPEC §4.2), the default for the smooth selections.
   Fletcher–Islam's EM with S = e^{-j eps} in place of the global sensitivity
@@ -61,23 +61,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_random_state
-from .._warnings import PrivacyLeakWarning
-from ..accounting import Accountant, charge, forest_privacy
-from ..mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
-from ..privacy import Privacy
-from ..problem import SelectionProblem
-from . import majority
-from ._tabular import (
-    BaseEstimator,
-    ClassifierMixin,
-    check_budget,
-    check_is_fitted,
-    encode_fit,
-    encode_transform,
-    encode_y,
-)
-from .forest_structure import (
+from ..._validation import check_int, check_random_state
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge, forest_privacy
+from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
+from ...privacy import Privacy
+from ...problem import SelectionProblem
+from ..counts import majority_problem
+from ._forest_structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
     SALT_LABEL,
@@ -91,7 +82,16 @@ from .forest_structure import (
     sort_unique,
     uniform,
 )
-from .tree_nodes import select_nodes
+from ._nodes import select_nodes
+from ._tabular import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_budget,
+    check_is_fitted,
+    encode_fit,
+    encode_transform,
+    encode_y,
+)
 
 __all__ = [
     "DPRandomForestClassifier",
@@ -113,7 +113,7 @@ SPARSE_LEAVES = 1.0 / 8.0
 def problem_key(counts: np.ndarray) -> np.ndarray:
     """Rows (indicators u_r, per-class distances t*_r) that determine :func:`leaf_problem` (m >= 2).
 
-    majority.problem(counts) (add/remove, tie set) is a function of the
+    majority_problem(counts) (add/remove, tie set) is a function of the
     indicators and of the per-candidate distances t*_r (its global profile
     uses t* = min_r t*_r, its horizon max_r t*_r + 1): with
     W_r = max_{b != r} n_b - n_r, t*_r = -W_r if r wins (W_r <= 0) and
@@ -135,13 +135,13 @@ LEAF_UTILITIES = ("indicator", "count")
 def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProblem:
     """The leaf-label problem of a leaf with these class counts (add/remove).
 
-    "indicator": :func:`dpselect.apps.majority.problem` (argmax indicator,
+    "indicator": :func:`dpselect.apps.counts.majority_problem` (argmax indicator,
     tie set; Fletcher–Islam / SNM).  "count": the counts themselves as
     utilities, global sensitivity 1, monotone under add/remove (as
     diffprivlib's permute-and-flip leaves).
     """
     if leaf_utility == "indicator":
-        return majority.problem(counts, relation="add_remove", tie_rule="tieset")
+        return majority_problem(counts, relation="add_remove", tie_rule="tieset")
     if leaf_utility == "count":
         return SelectionProblem(np.asarray(counts, dtype=np.float64), global_sensitivity=1.0, monotone=True,
                                 relation="add_remove")
@@ -167,7 +167,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         "snm_lln", "snm_laplace", "sps" or "ld".
     bounds
         public bounds of the continuous features (see
-        :mod:`dpselect.apps.tree`; inferred with a PrivacyLeakWarning if None).
+        :mod:`dpselect.apps.trees`; inferred with a PrivacyLeakWarning if None).
     categorical_features
         indices / names / mask / {feature: categories}.
     delta
@@ -179,7 +179,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         "count" (the class counts, Delta = 1, monotone; only with
         "em" or "pf", since a count's local sensitivity is 1 at every
         distance) or "indicator" (the argmax indicator of
-        :mod:`~dpselect.apps.majority`, as Fletcher–Islam and SNM; it cannot
+        :mod:`~dpselect.apps.counts`, as Fletcher–Islam and SNM; it cannot
         tell a 1-0 count from a 100-0 one).  None (default): "count" for
         "em"/"pf", "indicator" for the other selections.
     n_records

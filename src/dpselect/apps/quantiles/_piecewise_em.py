@@ -1,6 +1,6 @@
 """Exponential mechanism over a partition of an interval into constant-utility pieces.
 
-The Duff median and mean (:mod:`dpselect.apps.duff`) have piecewise-constant
+The Duff median and mean (:mod:`dpselect.apps.quantiles`) have piecewise-constant
 utilities on a public interval ``[a, b]``; the exponential mechanism with
 ``Delta = 1`` then has density ``∝ exp(epsilon u / 2)`` w.r.t. Lebesgue
 measure, so it chooses piece ``k`` with probability
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..privacy import Privacy
+from ...privacy import Privacy
 
 __all__: list[str] = []
 
@@ -39,7 +39,7 @@ _UNDERFLOW_MARGIN = 750.0
 _METHODS = ("auto", "race", "inverse")
 
 
-def _check_method(method: Any) -> str:
+def check_method(method: Any) -> str:
     if method not in _METHODS:
         raise ValueError(f"method must be 'auto', 'race' or 'inverse', got {method!r}")
     return str(method)
@@ -60,7 +60,7 @@ def _normalise_log(logw: np.ndarray) -> np.ndarray:
     return w
 
 
-def _piecewise_probabilities(lefts: Any, rights: Any, utilities: Any, epsilon: float) -> np.ndarray:
+def piecewise_probabilities(lefts: Any, rights: Any, utilities: Any, epsilon: float) -> np.ndarray:
     """Exact EM probabilities of pieces ``[l, r]`` of a piecewise-constant utility.
 
     P(piece k) ∝ (r_k - l_k) exp(epsilon u_k / 2) (Delta = 1), normalised in
@@ -167,7 +167,7 @@ def _sample_pieces(
     return out
 
 
-def _sample_piecewise_em(
+def sample_piecewise_em(
     lefts: Any,
     rights: Any,
     utilities: Any,
@@ -214,7 +214,7 @@ def _scale_geometric(arr: np.ndarray, log_first: float, rate: float) -> None:
         arr[H * B :] *= np.exp(log_first - (rate * B) * H) * tail[:rest]
 
 
-def _em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
+def em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
     """Guarantee of the piecewise EM on a utility with sensitivity 1 in ``relation``: epsilon-DP.
 
     McSherry & Talwar 2007, Thm 6, with Lebesgue base measure (SPEC.md §6.1);

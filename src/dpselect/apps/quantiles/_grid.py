@@ -1,4 +1,4 @@
-"""Shared helpers of :mod:`dpselect.apps.percentile`: the public grid, per-bin counts, ranks.
+"""Shared helpers of :mod:`dpselect.apps.quantiles`: the public grid, per-bin counts, ranks.
 
 Records are snapped to the nearest grid point (a value exactly half-way
 between two grid points goes to the lower one) and reduced to per-bin counts
@@ -12,7 +12,7 @@ Rank conventions (1-indexed rank k of the percentile record among n):
 
 Both are computed exactly for the given float p (``fractions.Fraction``), and
 in both k(n + 1) - k(n) is 0 or 1, which the distance utility's sensitivity
-argument uses (:func:`dpselect.apps.percentile.rank_distances`).
+argument uses (:func:`dpselect.apps.quantiles.rank_distances`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_array_1d, check_counts, check_probability_in
+from ..._validation import check_array_1d, check_counts, check_probability_in
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
 
@@ -86,7 +86,7 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
 
     Examples
     --------
-    >>> from dpselect.apps.percentile import rank
+    >>> from dpselect.apps.quantiles import rank
     >>> rank(50, 10), rank(50, 10, convention="code"), rank(100, 10, convention="code")
     (5, 6, 10)
     """

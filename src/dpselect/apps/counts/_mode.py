@@ -6,7 +6,7 @@ ordinary :class:`~dpselect.problem.SelectionProblem` (:func:`mode_problem`,
 a dataset-distance utility with ``global_sensitivity=1``) run by the
 library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism` and its
 noisy-max engine; no sampler of its own.  Re-exported by
-:mod:`dpselect.apps.duff`.
+:mod:`dpselect.apps.quantiles`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_array_1d, check_random_state, check_size
-from .._warnings import PrivacyLeakWarning
-from ..accounting import Accountant, charge
-from ..mechanisms.classic import ExponentialMechanism
-from ..mechanisms.distance import distance_problem
-from ..problem import SelectionProblem
+from ..._validation import check_array_1d, check_random_state, check_size
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge
+from ...mechanisms.classic import ExponentialMechanism
+from ...mechanisms.distance import distance_problem
+from ...problem import SelectionProblem
 
 __all__ = ["duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
 

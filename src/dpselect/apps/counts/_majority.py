@@ -82,11 +82,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_counts, check_random_state, check_relation
-from ..accounting import Accountant, charge
-from ..mechanisms.registry import MECHANISM_NAMES, resolve_mechanism
-from ..problem import SelectionProblem
-from ..sensitivity import StepProfile
+from ..._validation import check_counts, check_random_state, check_relation
+from ...accounting import Accountant, charge
+from ...mechanisms.registry import MECHANISM_NAMES, resolve_mechanism
+from ...problem import SelectionProblem
+from ...sensitivity import StepProfile
 
 __all__ = [
     "MECHANISM_NAMES",
@@ -94,9 +94,9 @@ __all__ = [
     "UTILITIES",
     "distance_to_instability",
     "candidate_distances",
-    "problem",
+    "majority_problem",
     "private_argmax",
-    "neighbours",
+    "majority_neighbours",
 ]
 
 #: Supported tie conventions (SPEC.md §4.2: T1 = "tieset", T2 = "first").
@@ -236,7 +236,7 @@ def _profiles(n: np.ndarray, tie_rule: str, relation: str) -> tuple[StepProfile,
     return ls, cls, max_distance
 
 
-def problem(
+def majority_problem(
     counts: Any,
     *,
     relation: str = "add_remove",
@@ -274,8 +274,8 @@ def problem(
     Examples
     --------
     >>> import dpselect
-    >>> from dpselect.apps import majority
-    >>> prob = majority.problem([22, 8, 17, 4, 0], utility="count")
+    >>> from dpselect.apps.counts import majority_problem
+    >>> prob = majority_problem([22, 8, 17, 4, 0], utility="count")
     >>> prob.monotone, round(float(dpselect.PermuteAndFlip(1.0).probabilities(prob)[0]), 3)
     (True, 0.997)
     """
@@ -355,15 +355,15 @@ def private_argmax(
 
     Notes
     -----
-    The privacy guarantee is ``mech.privacy(problem(counts, ...))``.
+    The privacy guarantee is ``mech.privacy(majority_problem(counts, ...))``.
 
     Examples
     --------
-    >>> from dpselect.apps.majority import private_argmax
+    >>> from dpselect.apps.counts import private_argmax
     >>> private_argmax([22, 8, 17, 4, 0], 1.0, labels=list("abcde"), rng=0)
     'a'
     """
-    prob = problem(counts, relation=relation, tie_rule=tie_rule, labels=labels, utility=utility)
+    prob = majority_problem(counts, relation=relation, tie_rule=tie_rule, labels=labels, utility=utility)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))
@@ -371,7 +371,7 @@ def private_argmax(
     return prob.labels[idx] if prob.labels is not None else idx
 
 
-def neighbours(counts: Any, relation: str = "add_remove") -> list[np.ndarray]:
+def majority_neighbours(counts: Any, relation: str = "add_remove") -> list[np.ndarray]:
     """All neighbouring count vectors (for exact audits).
 
     add_remove: one count +-1, staying >= 0; replace: one unit moved from a

@@ -2,7 +2,7 @@
 
 :func:`split_problem` (multiway, DiffP-ID3) and :func:`binary_split_problem`
 (binary cuts) build exactly the :class:`~dpselect.problem.SelectionProblem`
-a node builds from its own records (see :mod:`dpselect.apps.split_criteria`
+a node builds from its own records (see :mod:`dpselect.apps.trees`
 for the utilities and their sensitivities); :func:`node_neighbours`
 enumerates the add/remove neighbours of a small node dataset for exact
 audits.  :func:`select_nodes` makes all the selections of one tree level in
@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from ..problem import SelectionProblem
-from ._tabular import SELECTIONS
-from .split_criteria import (
+from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ...problem import SelectionProblem
+from ._split_criteria import (
     LD_HORIZON,
     binary_candidates,
     check_split_utility,
@@ -28,6 +27,7 @@ from .split_criteria import (
     problem_from_tables,
     problem_kind,
 )
+from ._tabular import SELECTIONS
 
 __all__ = ["binary_split_problem", "check_selection", "node_neighbours", "select_nodes", "split_problem"]
 
@@ -141,7 +141,7 @@ def binary_split_problem(codes: Any, y: Any, n_values: Any, is_continuous: Any, 
     """The binary-split selection problem a node builds from its own records.
 
     Candidates are the valid (feature, cut) pairs of
-    :func:`dpselect.apps.split_criteria.binary_candidates`, in row-major
+    :func:`dpselect.apps.trees._split_criteria.binary_candidates`, in row-major
     order (labels ``(f, b)``), given the node's PUBLIC live codes ``live``
     (p, k) (default: every code of every feature's domain).  Neighbours: one
     record added to or removed from the node (add/remove); the candidate set

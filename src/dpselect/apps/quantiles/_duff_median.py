@@ -35,7 +35,7 @@ underflow are returned as 0.
 
 Examples
 --------
->>> from dpselect.apps.duff import duff_median, expected_absolute_error
+>>> from dpselect.apps.quantiles import duff_median, expected_absolute_error
 >>> x = [0.1, 0.35, 0.4, 0.45, 0.5, 0.8]
 >>> v = duff_median(x, 2.0, bounds=(0.0, 1.0), rng=0)
 >>> 0.0 <= v <= 1.0
@@ -50,37 +50,25 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
+from ..._validation import (
     check_array_1d,
     check_epsilon,
     check_finite_float,
     check_random_state,
     check_size,
 )
-from .._warnings import PrivacyLeakWarning
-from ..accounting import Accountant, charge
-from ._duff_median_law import _median_distribution, _sample_median, _uniform_abs_dev
-from ._piecewise_em import _check_method, _em_privacy
-from .duff_mean import duff_mean, duff_mean_intervals, duff_mean_levels, duff_mean_utility
-from .duff_mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
-from .order_stats import _check_bounds, _check_points, _lower_median_index, _sorted_padded
+from ...accounting import Accountant, charge
+from ._duff_median_law import median_distribution, sample_median, uniform_abs_dev
+from ._order_stats import check_bounds, check_points, lower_median_index, sorted_padded
+from ._piecewise_em import check_method, em_privacy
 
 __all__ = [
-    "PrivacyLeakWarning",
-    "duff_mean",
-    "duff_mean_intervals",
-    "duff_mean_levels",
-    "duff_mean_utility",
     "duff_median",
     "duff_median_intervals",
     "duff_median_pdf",
     "duff_median_utility",
-    "duff_mode",
-    "duff_mode_probabilities",
-    "duff_mode_utility",
     "expected_absolute_error",
-    "mode_problem",
-    "neighbours",
+    "median_neighbours",
     "output_cdf",
     "private_median",
 ]
@@ -137,7 +125,7 @@ def duff_median(
     to the bounds): Duff is the most accurate sound method at every epsilon
     in [0.1, 5.6] (e.g. 187x below SmoothSens_eps at eps = 0.1 on N(0,1)); at
     eps = 10 the data-independent SmoothSens_{eps,delta} baseline
-    (:func:`dpselect.apps.median_baselines.smooth_sens_approx`, (eps, 1e-6)-DP
+    (:func:`dpselect.apps.quantiles.smooth_sens_approx`, (eps, 1e-6)-DP
     under replace-one) is 1.1-1.3x more accurate.
 
     Examples
@@ -146,13 +134,13 @@ def duff_median(
     (3,)
     """
     epsilon = check_epsilon(epsilon)
-    a, b = _check_bounds(bounds)
+    a, b = check_bounds(bounds)
     size = check_size(size)
-    method = _check_method(method)
-    ext = _sorted_padded(x, a, b)
+    method = check_method(method)
+    ext = sorted_padded(x, a, b)
     gen = check_random_state(rng)
-    charge(accountant, _em_privacy(epsilon))
-    return _sample_median(ext, epsilon, size, gen, method)
+    charge(accountant, em_privacy(epsilon))
+    return sample_median(ext, epsilon, size, gen, method)
 
 
 #: The documented convenience name.
@@ -166,7 +154,7 @@ def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.nd
     uniform on interval ``j`` with the given probability.  Zero-length
     intervals (ties, data at the bounds) have probability 0.
     """
-    ext, probs, _, _ = _median_distribution(x, epsilon, bounds)
+    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
     return ext[:-1].copy(), ext[1:].copy(), probs
 
 
@@ -176,8 +164,8 @@ def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
     The density is piecewise constant; at a breakpoint the value of the
     interval to the right is returned (at ``b``, of the last interval).
     """
-    ext, probs, a, b = _median_distribution(x, epsilon, bounds)
-    tt = _check_points(t)
+    ext, probs, a, b = median_distribution(x, epsilon, bounds)
+    tt = check_points(t)
     n = ext.size - 2
     idx = np.searchsorted(ext, tt, side="right") - 1
     at_b = tt == b
@@ -193,8 +181,8 @@ def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
 
 def output_cdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
     """Exact CDF P(duff_median(x) <= t), vectorised over ``t``."""
-    ext, probs, a, b = _median_distribution(x, epsilon, bounds)
-    tt = _check_points(t)
+    ext, probs, a, b = median_distribution(x, epsilon, bounds)
+    tt = check_points(t)
     n = ext.size - 2
     cum = np.concatenate(([0.0], np.cumsum(probs)))
     idx = np.clip(np.searchsorted(ext, tt, side="right") - 1, 0, n)
@@ -211,11 +199,11 @@ def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any 
     Closed form per interval: for U ~ Uniform[l, r] and l < c < r,
     E|U - c| = ((c - l)^2 + (r - c)^2) / (2 (r - l)); otherwise |(l + r)/2 - c|.
     """
-    ext, probs, _, _ = _median_distribution(x, epsilon, bounds)
+    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
     n = ext.size - 2
-    c = float(ext[_lower_median_index(n)]) if target is None else check_finite_float(target, "target")
+    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target")
     keep = probs > 0
-    dev = _uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
+    dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
     return float(np.dot(probs[keep], dev))
 
 
@@ -234,9 +222,9 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
     it is the larger of the two adjacent interval values (SPEC.md §6.1,
     errata 24), and 0 at the lower median.
     """
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
-    tt = _check_points(t)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
+    tt = check_points(t)
     if ((tt < a) | (tt > b)).any():
         raise ValueError("t must lie within bounds")
     y = ext[1:-1]
@@ -255,7 +243,7 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
+def median_neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
     """Add/remove neighbours of a small dataset (for audits).
 
     Removals: one dataset per distinct value of x (removing equal records gives
@@ -264,8 +252,8 @@ def neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
     (a small public grid inside ``bounds``; default: a, b and the distinct
     values of x).  Returned arrays are sorted.
     """
-    a, b = _check_bounds(bounds)
-    ext = _sorted_padded(x, a, b)
+    a, b = check_bounds(bounds)
+    ext = sorted_padded(x, a, b)
     y = ext[1:-1]
     if values is None:
         grid = np.unique(np.concatenate(([a, b], y)))

@@ -1,0 +1,60 @@
+"""Votes, modes and propose-test-release: selection from counts or raw labels.
+
+- Majority vote / argmax of counts: :func:`private_argmax`, :func:`majority_problem`
+  (indicator, count and distance utilities), :func:`majority_neighbours`.
+- Mode of a sample over a public candidate set (Duff's exponential mechanism):
+  :func:`duff_mode`, :func:`mode_problem`.
+- Propose-test-release: :func:`propose_test_release`, :func:`ptr_mode`,
+  :func:`stable_histogram`.
+
+Neighbour relation: add/remove one record unless a function says otherwise.
+
+Examples
+--------
+>>> from dpselect.apps.counts import private_argmax
+>>> private_argmax([22, 8, 17, 4, 0], 1.0, rng=0)
+0
+"""
+
+from __future__ import annotations
+
+from ._majority import (
+    TIE_RULES,
+    UTILITIES,
+    candidate_distances,
+    distance_to_instability,
+    majority_neighbours,
+    majority_problem,
+    private_argmax,
+)
+from ._mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
+from ._ptr import (
+    laplace_sf,
+    mode_distance_to_instability,
+    propose_test_release,
+    ptr_mode,
+    ptr_mode_probabilities,
+    stable_histogram,
+    stable_histogram_probabilities,
+)
+
+__all__ = [
+    "TIE_RULES",
+    "UTILITIES",
+    "candidate_distances",
+    "distance_to_instability",
+    "duff_mode",
+    "duff_mode_probabilities",
+    "duff_mode_utility",
+    "laplace_sf",
+    "majority_neighbours",
+    "majority_problem",
+    "mode_distance_to_instability",
+    "mode_problem",
+    "private_argmax",
+    "propose_test_release",
+    "ptr_mode",
+    "ptr_mode_probabilities",
+    "stable_histogram",
+    "stable_histogram_probabilities",
+]

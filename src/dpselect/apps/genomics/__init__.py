@@ -1,0 +1,90 @@
+"""Genomics: the transmission disequilibrium test (TDT) and private top SNPs from trio data.
+
+- The TDT statistic and its sensitivities under replacement of one family (Yamamoto &
+  Shibuya-style smooth bounds): :func:`tdt_statistic`, :func:`local_sensitivity`,
+  :func:`beta_max`, :func:`smooth_upper_bound`.
+- The neighbour-distance utility (families to change before a SNP's rank changes):
+  :func:`neighbour_distances`, :func:`distance_utility_problem`.
+- Private selection and release: :func:`select_top_snp`, :func:`select_top_snps`,
+  :func:`release_statistic`, :func:`select_and_release`.
+- Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``,
+  extra ``gwas``; VCF/BCF with a pedigree, extra ``vcf``), :func:`simulate_trios`.
+
+Neighbour relation: replace one family (one trio).
+
+Examples
+--------
+>>> from dpselect.apps.genomics import select_top_snp
+>>> int(select_top_snp([60, 30, 31], [20, 30, 29], 100, epsilon=5.0, rng=0))
+0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._counting import TransmissionCounts, count_trios, trios
+from ._distance import distance_utility_problem, neighbour_distances, reach_max, reach_min
+from ._plink import transmission_counts
+from ._release import release_mechanism, release_statistic, select_and_release
+from ._sensitivity import (
+    MOVES,
+    beta_max,
+    global_sensitivity,
+    gs_distance,
+    lemma2_region,
+    local_sensitivity,
+    smooth_upper_bound,
+    table_distance,
+    tdt_statistic,
+    unstable_distance,
+)
+from ._simulate import simulate_trios
+from ._tdt import DISTANCE_MECHANISMS, TopSNPs, select_top_snp, select_top_snps, tdt_neighbours, tdt_problem
+
+#: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
+_VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
+
+__all__ = [
+    "DISTANCE_MECHANISMS",
+    "MOVES",
+    "TopSNPs",
+    "TransmissionCounts",
+    "beta_max",
+    "count_trios",
+    "distance_utility_problem",
+    "global_sensitivity",
+    "gs_distance",
+    "lemma2_region",
+    "local_sensitivity",
+    "neighbour_distances",
+    "reach_max",
+    "reach_min",
+    "read_pedigree",
+    "release_mechanism",
+    "release_statistic",
+    "select_and_release",
+    "select_top_snp",
+    "select_top_snps",
+    "simulate_trios",
+    "smooth_upper_bound",
+    "table_distance",
+    "tdt_neighbours",
+    "tdt_problem",
+    "tdt_statistic",
+    "transmission_counts",
+    "trios",
+    "unstable_distance",
+    "vcf_transmission_counts",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _VCF_NAMES:
+        from ..._optional import require
+
+        require("cyvcf2", "vcf", purpose=f"dpselect.apps.genomics.{name}")
+        from . import _vcf
+
+        return getattr(_vcf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,101 @@
+"""Quantiles, percentiles and medians of a one-dimensional sample.
+
+- Percentiles over a public grid: :func:`private_percentile`, :func:`percentile_problem`
+  (rank-distance and indicator utilities), :func:`rank_distances`, :func:`true_percentile`.
+- Duff's exponential mechanism over continuous output ranges: :func:`duff_median`
+  (alias :func:`private_median`), :func:`duff_mean`, their exact laws.
+- Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
+  median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
+
+Neighbour relation: add/remove one record (percentiles, Duff); replace one record for the
+order-statistic sensitivities and their baselines.
+
+Examples
+--------
+>>> from dpselect.apps.quantiles import private_percentile
+>>> float(private_percentile([1, 2, 2, 3, 9], 50, grid=range(11), epsilon=5.0, rng=0))
+2.0
+"""
+
+from __future__ import annotations
+
+from ._duff_mean import duff_mean, duff_mean_intervals, duff_mean_levels, duff_mean_utility
+from ._duff_median import (
+    duff_median,
+    duff_median_intervals,
+    duff_median_pdf,
+    duff_median_utility,
+    expected_absolute_error,
+    median_neighbours,
+    output_cdf,
+    private_median,
+)
+from ._grid import RANK_CONVENTIONS, rank
+from ._median_baselines import (
+    expected_abs_error_laplace_ln,
+    expected_abs_error_smooth_sens_approx,
+    expected_abs_error_smooth_sens_pure,
+    laplace_ln,
+    laplace_ln_mechanism,
+    smooth_sens_approx,
+    smooth_sens_approx_mechanism,
+    smooth_sens_pure,
+    smooth_sens_pure_mechanism,
+)
+from ._order_stats import (
+    local_sensitivity_median,
+    local_sensitivity_quantile,
+    smooth_sensitivity_median,
+    smooth_sensitivity_quantile,
+)
+from ._percentile import (
+    UTILITIES,
+    absolute_error_loss,
+    percentile_problem,
+    percentile_stability,
+    private_percentile,
+    rank_distances,
+    true_percentile,
+)
+from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
+
+__all__ = [
+    "DPBENCH_NAMES",
+    "RANK_CONVENTIONS",
+    "UTILITIES",
+    "absolute_error_loss",
+    "duff_mean",
+    "duff_mean_intervals",
+    "duff_mean_levels",
+    "duff_mean_utility",
+    "duff_median",
+    "duff_median_intervals",
+    "duff_median_pdf",
+    "duff_median_utility",
+    "expected_abs_error_laplace_ln",
+    "expected_abs_error_smooth_sens_approx",
+    "expected_abs_error_smooth_sens_pure",
+    "expected_absolute_error",
+    "laplace_ln",
+    "laplace_ln_mechanism",
+    "load_dpbench",
+    "local_sensitivity_median",
+    "local_sensitivity_quantile",
+    "median_neighbours",
+    "output_cdf",
+    "paper_problem",
+    "percentile_neighbours",
+    "percentile_problem",
+    "percentile_stability",
+    "private_median",
+    "private_percentile",
+    "rank",
+    "rank_distances",
+    "smooth_sens_approx",
+    "smooth_sens_approx_mechanism",
+    "smooth_sens_pure",
+    "smooth_sens_pure_mechanism",
+    "smooth_sensitivity_median",
+    "smooth_sensitivity_quantile",
+    "true_percentile",
+]

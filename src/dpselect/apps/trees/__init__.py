@@ -1,0 +1,44 @@
+"""Differentially private decision trees and forests as scikit-learn classifiers (extra ``ml``).
+
+- :class:`DPDecisionTreeClassifier`: one tree, splits chosen by a private selection
+  mechanism, leaves released as noisy class counts.
+- :class:`DPRandomForestClassifier`: an ensemble of random-structure trees (Fletcher & Islam).
+
+Shapes (depth, bins, number of trees) come from public quantities only:
+:func:`auto_tree_depth`, :func:`auto_n_bins`, :func:`auto_forest_depth`,
+:func:`auto_n_estimators`, :func:`fletcher_islam_depth`.
+Neighbour relation: add/remove one training record.
+
+Examples
+--------
+>>> from sklearn.datasets import load_iris
+>>> from dpselect.apps.trees import DPDecisionTreeClassifier
+>>> X, y = load_iris(return_X_y=True)
+>>> clf = DPDecisionTreeClassifier(epsilon=2.0, bounds=[(0, 8)] * 4, classes=[0, 1, 2], random_state=0)
+>>> clf.fit(X, y).score(X, y) > 0.5
+True
+"""
+
+from __future__ import annotations
+
+from ..._optional import require
+
+require("sklearn", "ml", purpose="dpselect.apps.trees")
+
+from ._forest import (  # noqa: E402
+    DPRandomForestClassifier,
+    auto_forest_depth,
+    auto_n_estimators,
+    fletcher_islam_depth,
+)
+from ._tree import DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth  # noqa: E402
+
+__all__ = [
+    "DPDecisionTreeClassifier",
+    "DPRandomForestClassifier",
+    "auto_forest_depth",
+    "auto_n_bins",
+    "auto_n_estimators",
+    "auto_tree_depth",
+    "fletcher_islam_depth",
+]
