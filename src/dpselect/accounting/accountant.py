@@ -110,6 +110,16 @@ class Accountant:
             max(self._budget.delta - spent.delta, 0.0),
         )
 
+    @property
+    def remaining_epsilon(self) -> float:
+        """The epsilon left in the budget (a number; ``remaining.epsilon``)."""
+        return self.remaining.epsilon
+
+    @property
+    def remaining_delta(self) -> float:
+        """The delta left in the budget (a number; ``remaining.delta``)."""
+        return self.remaining.delta
+
     def check(self, privacy: Privacy) -> None:
         """Raise :class:`BudgetExceededError` if spending ``privacy`` would exceed the budget."""
         if not isinstance(privacy, Privacy):

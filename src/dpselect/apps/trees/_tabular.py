@@ -133,9 +133,10 @@ def _resolve_bounds(bounds: Any, cont: np.ndarray, names: list | None, p: int) -
     if arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] in (m_c, p):
         rows = arr if arr.shape[0] == m_c else arr[cont]
         return [tuple(r) for r in rows]
+    shapes = f"({p}, 2)" if m_c == p else f"({m_c}, 2) or ({p}, 2)"
     raise ValueError(
-        f"bounds must be a (lo, hi) pair, a dict {{feature: (lo, hi)}} or an array of shape ({m_c}, 2) "
-        f"or ({p}, 2); got shape {arr.shape}"
+        f"bounds must be a (lo, hi) pair, a dict {{feature: (lo, hi)}} or an array of shape {shapes}; "
+        f"got shape {arr.shape}"
     )
 
 
