@@ -127,11 +127,8 @@ def _build_app() -> Any:
                                       workers=workers)
 
         def report(res: Any) -> None:
-            ok = sum(c.ok is True for c in res.claims)
-            bad = sum(c.ok is False for c in res.claims)
-            none = sum(c.ok is None for c in res.claims)
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                       f"(claims: {ok} ✓, {bad} ✗, {none} not evaluated)")
+                       f"({runner.count_line(res.claims)})")
             typer.echo(runner.claims_table(res.claims))
             typer.echo("")
 

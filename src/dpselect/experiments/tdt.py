@@ -326,7 +326,7 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
             f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
             f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
             "paper: SPS IV (no distance-utility baseline)", None,
-            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)",
+            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)", kind="new",
         ))
     eps_r = sorted({e for (a, e, mech) in real if a == "proven"})
     if eps_r:
@@ -336,7 +336,7 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
             f"{sum(wins)}/{len(wins)} epsilons; at eps = {fmt(eps_r[-1])}: ND-PF "
             f"{fmt(real[('proven', eps_r[-1], 'nd_pf')])} vs best SPS "
             f"{fmt(max(real[('proven', eps_r[-1], x)] for x in SPS_NAMES))}",
-            "paper: SPS cases only", all(wins), "proven accounting",
+            "paper: SPS cases only", all(wins), "proven accounting", kind="new",
         ))
     return out
 
