@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -118,3 +119,21 @@ def test_new_findings_are_marked_and_counted_apart(tmp_path):
     assert "2 new findings (baselines the papers do not have): 1 hold (+), 1 do not hold (○)" in line
     with pytest.raises(ValueError, match="kind"):
         Claim("x", "1", "2", True, kind="other")
+
+
+def test_error_bars_are_clipped_to_the_metric_range():
+    from dpselect.experiments._plotting import accuracy_panel, new_figure
+
+    fig, axes = new_figure(1, 1)
+    accuracy_panel(axes[0, 0], [0.1, 1.0], {"a": ([0.95, 0.05], [0.2, 0.2])}, log_x=False)
+    segments = axes[0, 0].containers[0].lines[2][0].get_segments()
+    ys = np.array([seg[:, 1] for seg in segments])
+    assert ys.min() >= 0.0 and ys.max() <= 1.0
+    assert np.allclose(ys, [[0.75, 1.0], [0.0, 0.25]])
+
+
+def test_every_figure_caption_says_what_the_error_bars_are():
+    from dpselect.experiments import tdt as tdt_experiment
+
+    assert "standard deviation" in report.DEFAULT_FIGURE_NOTE and "clipped" in report.DEFAULT_FIGURE_NOTE
+    assert "standard deviation" in tdt_experiment.FIGURE_NOTE

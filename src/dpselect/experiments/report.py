@@ -43,6 +43,11 @@ ABBREVIATIONS: dict[str, str] = {
 }
 
 
+#: Caption of every figure unless the experiment module sets ``FIGURE_NOTE``.
+DEFAULT_FIGURE_NOTE = ("points are means over the repetitions; error bars are ± one standard deviation over the "
+                       "repetitions (cross-validation folds for the trees), clipped to the metric's range")
+
+
 def _md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
@@ -132,7 +137,8 @@ def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool,
         if text:
             lines += ["## Results", "", text.strip(), ""]
     if figures:
-        lines += ["## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures] + [""]
+        note = getattr(module, "FIGURE_NOTE", DEFAULT_FIGURE_NOTE)
+        lines += ["## Figures", ""] + [f"![{f.stem}: {note}]({f.name})" for f in figures] + [""]
     notes_fn = getattr(module, "notes", None)
     notes = list(notes_fn(quick, data_dir)) if notes_fn is not None else []
     if notes:

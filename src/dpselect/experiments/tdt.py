@@ -255,6 +255,11 @@ def _with_chance(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
     return out + [{**dict(zip(keys, c)), "mechanism": CHANCE, "accuracy": 1.0 / c[keys.index("m")]} for c in cells]
 
 
+#: Caption of the TDT figures (see the report's Results section).
+FIGURE_NOTE = ("points are exact mean accuracies; error bars are ± one standard deviation over the simulated panel "
+               "chunks (Fig. 1/2) or the table sets (Table II), clipped to [0, 1]")
+
+
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     """Mean exact accuracy, error bars = spread over the panel chunks (Fig. 1/2) or the table sets (Table II).
 
