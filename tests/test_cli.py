@@ -335,3 +335,15 @@ def test_the_getting_started_select_command_runs_as_written(tmp_path, capsys, mo
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert out.startswith("selected: ") and "[add_remove]" in out and "inf-DP" not in out
+
+
+@pytest.mark.parametrize("out, match", [
+    ("{file}", "is not a directory"),
+    ("{file}/sub", "is not a writable directory"),
+])
+def test_reproduce_checks_out_before_any_work(tmp_path, capsys, out, match):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    code, _, err = run(["reproduce", "tree", "--quick", "--out", out.format(file=blocker)], capsys)
+    assert_one_line_error(code, err, match)
+    assert "tasks" not in err

@@ -71,6 +71,23 @@ def check_seed(value: int | None, name: str = "--seed") -> int | None:
     return value
 
 
+def check_out_dir(out: Path, name: str = "--out") -> Path:
+    """``--out`` as a writable directory, created if missing (before any work, so a bad path fails at once)."""
+    import tempfile
+
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"{name} {str(out)!r} is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise CLIError(f"{name} {str(out)!r} is not a writable directory ({exc.strerror or type(exc).__name__})") \
+            from None
+    return path
+
+
 def read_table(file: Path) -> Any:
     """The CSV / Parquet file ``FILE`` as a pandas DataFrame (CLIError naming FILE otherwise)."""
     import pandas as pd

@@ -35,6 +35,7 @@ from ._cli_input import (
     build_mechanism,
     check_delta,
     check_eps,
+    check_out_dir,
     check_seed,
     column_values,
     is_label_column,
@@ -122,6 +123,7 @@ def _build_app() -> Any:
             raise CLIError(f"--scheduler must be an address like tcp://host:8786, got {scheduler!r}")
         if data_dir is not None and not Path(data_dir).is_dir():
             raise CLIError(f"--data-dir {str(data_dir)!r} is not a directory")
+        check_out_dir(out)
         check_seed(seed)
         kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
                                       workers=workers)
