@@ -287,7 +287,6 @@ def test_select_majority_from_raw_labels_prints_the_winner_and_no_count(tmp_path
 
 def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
     from conftest import assert_frequencies_match
-
     from dpselect.apps.counts import label_counts
 
     path = _votes_file(tmp_path)

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import assert_frequencies_match
 
 import dpselect
+from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, SelectionProblem
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit

@@ -126,7 +126,7 @@ def audit(
     """
     if claimed is not None and not isinstance(claimed, Privacy):
         raise TypeError(f"claimed must be a Privacy or None, got {type(claimed).__name__}")
-    if not callable(getattr(mech, "probabilities", None)):
+    if not any(callable(getattr(mech, m, None)) for m in ("probabilities", "log_probabilities")):
         raise TypeError(f"mech must be a mechanism with a probabilities(problem) method, got {type(mech).__name__}")
     pairs = _check_pairs(pairs)
     for name, value in (("tol", tol), ("floor", floor)):
