@@ -258,8 +258,9 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
         inferred.append(f"the categories of the pandas 'category' columns {few(leaked_dtype)} (their dtype, "
                         "which astype('category') builds from the data)")
     Xc = _stack(cols, cont, n)
-    outside = ((Xc < lo) | (Xc > hi)).any(axis=0)  # only public bounds can have values outside
-    clipped = [names[j] if names is not None else int(j) for j in cont[outside].tolist()]
+    outside = np.logical_or(Xc < lo, Xc > hi)  # only public bounds can have values outside
+    hit = cont[outside.any(axis=0)] if outside.any() else cont[:0]  # the per-feature reduction only if needed
+    clipped = [names[j] if names is not None else int(j) for j in hit.tolist()]
     schema = Schema(p, is_cat, cont, cat, lo, hi, categories, inferred, clipped)
     Xk = _cat_codes(cols, schema, n)
     if (Xk < 0).any():
