@@ -290,7 +290,7 @@ def test_grid_search_warns_once_per_fit(cls):
         warnings.simplefilter("always")
         search.fit(X, y)
     leaks = _count(record, PrivacyLeakWarning)
-    assert len(leaks) == 20 and len(set(leaks)) == 1  # one per fit; the same text (the default filter shows it once)
+    assert len(leaks) == 20 and len(set(leaks)) == 1  # one per fit, the same text in every fit
     single = _count(record, UserWarning, "single leaf")
     if cls is DPDecisionTreeClassifier:
         assert len(single) == 10 and len(set(single)) == 1  # once per single-leaf fit, one text

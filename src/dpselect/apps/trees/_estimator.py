@@ -17,8 +17,10 @@
 * **Warnings once per fit**: one :class:`~dpselect.PrivacyLeakWarning`
   listing everything inferred, one ``UserWarning`` when training values lie
   outside the public bounds (they are clipped), with no data value in
-  either message.  Messages depend on the configuration only, so Python's
-  default warning filter shows a cross-validation's repeats once.
+  either message, and none per node or per tree.  The texts depend on the
+  configuration and the schema only, so the folds of a cross-validation
+  repeat the same text (once per fit: scikit-learn resets the warning
+  filters for every fit it dispatches).
 """
 
 from __future__ import annotations
