@@ -155,6 +155,8 @@ def test_unpickled_accountant_is_refused(cls):
     with pytest.raises(ValueError, match="unpickled with the estimator"):
         moved.fit(X, y)
     assert len(moved.accountant.charges) == 0 and len(acc.charges) == 0
+    with pytest.raises(ValueError, match="unpickled with the estimator"):
+        clone(moved).fit(X, y)  # a clone made after unpickling (e.g. inside a worker) holds the same copy
     moved.set_params(accountant=acc).fit(X, y)  # an accountant set in this process is charged
     assert len(acc.charges) == 1
     plain = pickle.loads(pickle.dumps(_public(cls, random_state=0)))  # no accountant: nothing to refuse

@@ -8,7 +8,9 @@
   one budget).  ``fit(X, y, accountant=...)`` is accepted too; both at once
   must be the same object.  An estimator unpickled with its accountant (a
   joblib worker process, e.g. ``GridSearchCV(n_jobs=2)``) holds a detached
-  copy of the budget, so its ``fit`` refuses to charge it.
+  copy of the budget, so its ``fit`` and its clones' refuse to charge it
+  (fit in the accountant's process: ``n_jobs=1`` or joblib's threading
+  backend).
 * **Honest claims**: when bounds, categories, classes or the info-gain
   sensitivity come from the training data, the fit has no differential
   privacy guarantee: ``privacy_`` has ``epsilon = inf`` (as every mechanism
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from typing import Any
 
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -41,6 +44,9 @@ from ._tabular import few
 __all__ = ["DPClassifierBase"]
 
 _DEFAULT_MECHANISM = "pf"
+#: Accountants unpickled inside an estimator (detached copies of a budget kept in another process or file);
+#: held weakly, by identity, so that clones made after unpickling (e.g. inside a worker) are refused too.
+_DETACHED: weakref.WeakSet[Accountant] = weakref.WeakSet()
 
 
 class DPClassifierBase(ClassifierMixin, BaseEstimator):
@@ -57,8 +63,8 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        if state.get("accountant") is not None:  # remember the detached copy an unpickled accountant is
-            self._unpickled_accountant = state["accountant"]
+        if isinstance(state.get("accountant"), Accountant):  # a detached copy of the pickled budget
+            _DETACHED.add(state["accountant"])
 
     # ------------------------------------------------------------ parameters
     def _validated(self) -> dict[str, Any]:
@@ -88,7 +94,7 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
         if own is not None and accountant is not None and own is not accountant:
             raise ValueError(f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
                              "spends one budget: pass it once")
-        if own is not None and own is getattr(self, "_unpickled_accountant", None):
+        if own is not None and own in _DETACHED:
             raise ValueError(
                 f"{owner}: the constructor's accountant was unpickled with the estimator (e.g. sent to a joblib "
                 "worker process by GridSearchCV(n_jobs>1)); charges to this copy would not reach the original "
