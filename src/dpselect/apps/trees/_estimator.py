@@ -1,6 +1,6 @@
 """What the private tree estimators share: validated parameters, the budget, honest claims, warnings.
 
-* **Parameters** come from the one table of :mod:`._params`; ``selection=`` is
+* **Parameters** come from the one table of :mod:`dpselect.apps.trees._params`; ``selection=`` is
   the deprecated alias of ``mechanism=`` (a ``DeprecationWarning`` at fit).
 * **The accountant** is a constructor parameter, so ``clone``, ``Pipeline``
   and ``GridSearchCV`` carry it (the :class:`~dpselect.accounting.Accountant`

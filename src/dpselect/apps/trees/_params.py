@@ -13,7 +13,7 @@ randomness is drawn; a wrong type is a ``TypeError``, a wrong value a
 Relations between parameters (delta > 0 for the approximate mechanisms, the
 forest's count leaves with EM/PF only) are checked by the estimators after
 the table.  ``bounds``, ``categorical_features`` and ``classes`` are checked
-against the data's columns and labels at fit time (:mod:`._tabular`).
+against the data's columns and labels at fit time (:mod:`dpselect.apps.trees._tabular`).
 """
 
 from __future__ import annotations
