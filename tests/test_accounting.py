@@ -122,6 +122,21 @@ def test_laplace_beta_is_the_largest_feasible(m, delta):
         assert stats.gamma.logsf((eps_d + m * bigger) / math.expm1(bigger), m) > math.log(delta)
 
 
+def test_laplace_beta_never_exceeds_eps_d_by_rounding():
+    """eps_d / m can round up (m = 45, eps_d = 0.11875: 45 * (0.11875 / 45) > 0.11875), which made
+    laplace_selection_privacy refuse the calibrated beta; the cap is now the largest float with m beta <= eps_d."""
+    m, eps_d = 45, 0.11875
+    assert m * (eps_d / m) > eps_d  # the rounding this guards against
+    beta = laplace_selection_beta(m, eps_d, 1e-6)
+    assert m * beta <= eps_d
+    laplace_selection_privacy(eps_d, beta, m, eps_d)  # no "eps_d must be >= m beta"
+    for m in range(2, 120):
+        for eps_d in np.linspace(0.01, 3.0, 25):
+            beta = laplace_selection_beta(m, float(eps_d), 1e-6)
+            assert m * beta <= eps_d
+            assert laplace_selection_privacy(1.0, beta, m, float(eps_d)).delta <= 1e-6 * (1 + 1e-12)
+
+
 def test_laplace_paper_worked_example():
     """Paper-Laplace at eps = 1, m = 5, delta = 1e-6 (NRS beta = eps/(2 ln(2/delta)), A = eps/4): (1.149, 1e-6)."""
     m, delta = 5, 1e-6

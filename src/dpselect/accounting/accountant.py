@@ -96,6 +96,18 @@ class Accountant:
             raise BudgetExceededError(f"composed delta {delta!r} is >= 1 (no guarantee)")
         return Privacy(eps, delta, relation, "sequential composition (zCDP parts composed in rho)")
 
+    def __sklearn_clone__(self) -> Accountant:
+        """``sklearn.base.clone`` returns this accountant itself, not a copy.
+
+        A budget is shared state: every estimator cloned from one that holds
+        this accountant (by ``GridSearchCV``, ``cross_validate``, ``Pipeline``
+        cloning, ...) must charge the same budget, or each clone could spend
+        it again.  ``copy.deepcopy`` and pickling still make an independent
+        copy (with its own charges), which a caller must not use to charge the
+        same data's budget twice.
+        """
+        return self
+
     @property
     def spent(self) -> Privacy:
         """The guarantee of everything charged so far (``Privacy(0.0)`` before any charge)."""
