@@ -62,7 +62,8 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
 
 
 def _pure(epsilon: float, problem: SelectionProblem, source: str, bounded_range: bool = False) -> Privacy:
-    """epsilon-DP, and epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3; derived in the mathematics page)."""
+    """epsilon-DP; epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3;
+    derived in the mathematics page, "Bounded range and zCDP")."""
     return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
                                             bounded_range=epsilon if bounded_range else None)
 
