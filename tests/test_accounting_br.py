@@ -58,7 +58,7 @@ def test_kl_bound_dominates_random_bounded_range_laws():
         eta = float(rng.uniform(0.01, 5))
         x = rng.uniform(0, eta, size=int(rng.integers(2, 8)))
         w = rng.dirichlet(np.ones(x.size))
-        a = math.log(float(w @ np.exp(-x)))  # shift so that E[e^-(x - a)] = 1... as L = x + a'
+        a = math.log(float(w @ np.exp(-x)))  # L = x + a with E[e^-L] = 1
         mean = float(w @ x) + a
         assert mean <= br_kl_bound(eta) + 1e-12
 

@@ -46,7 +46,7 @@ class Privacy:
         2019, Def. 3.1): for neighbours x, y and outputs r, r',
         P_x(r)/P_y(r) <= e^eta P_x(r')/P_y(r').  The exponential mechanism at
         epsilon is epsilon-BR, hence (epsilon^2/8)-zCDP (Cesar & Rogers 2021);
-        see the documentation's mathematics page, "Bounded range and zCDP".
+        see the documentation's mathematics page §10.1.
     parts
         the atomic guarantees a composed guarantee was built from (empty for
         an atomic one); not compared.

@@ -56,7 +56,7 @@ class Accountant:
     outputs use ``composition="basic"``, which is a valid privacy filter
     (Rogers, Roth, Ullman & Vadhan 2016).  Guarantees under different
     neighbour relations cannot be mixed.  Derivations: the documentation's
-    mathematics page, "Bounded range and zCDP".
+    mathematics page §10.1.
 
     Examples
     --------

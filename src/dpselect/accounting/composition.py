@@ -3,7 +3,7 @@
 Every rule returns an (epsilon, delta) statement valid for the adaptive
 composition of the mechanisms (each chosen after seeing the earlier outputs)
 whose privacy parameters are fixed in advance; the documentation's
-mathematics page ("Bounded range and zCDP") derives each one.
+mathematics page (§10.1) derives each one.
 
 * basic (Dwork & Roth 2014, Thm 3.16): epsilons add, deltas add;
 * an eta-bounded-range mechanism is (eta^2/8)-zCDP (Cesar & Rogers 2021);
@@ -120,8 +120,8 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
 
     Routes 2-3 exist only with delta_c > 0 (with ``delta`` = 0 only the
     zCDP atoms' own deltas can be used).  Mixing is basic
-    composition between the groups (mathematics page, "Bounded range and
-    zCDP").  Guarantees under different neighbour relations cannot be mixed.
+    composition between the groups (mathematics page §10.1).  Guarantees
+    under different neighbour relations cannot be mixed.
     """
     atoms = [a for c in charges for a in c.atoms]
     budget_delta = check_delta(delta)

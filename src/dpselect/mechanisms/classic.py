@@ -63,7 +63,7 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
 
 def _pure(epsilon: float, problem: SelectionProblem, source: str, bounded_range: bool = False) -> Privacy:
     """epsilon-DP; epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3;
-    derived in the mathematics page, "Bounded range and zCDP")."""
+    derived in the mathematics page §10.1)."""
     return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
                                             bounded_range=epsilon if bounded_range else None)
 
@@ -76,7 +76,7 @@ class ExponentialMechanism(NoisyMaxMechanism):
     Def. 8 (SPEC.md §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
     Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
     ``privacy().bounded_range``: the accountant composes it through zCDP /
-    bounded-range composition (mathematics page, "Bounded range and zCDP").
+    bounded-range composition (mathematics page §10.1).
     """
 
     epsilon: float

@@ -20,7 +20,7 @@ and the level t (a distinct value of c_(i) - c_j >= 0) is drawn with
 probability proportional to (N(t) - N(t^-)) exp(-lambda t); a tuple of that
 level is then drawn uniformly (by the first position whose candidate is new at
 level t).  Cost O(m k log(m k)) for the levels, O(k^2) per tuple; log space
-throughout.  Privacy (documentation, mathematics page, "Joint top-k"): with
+throughout.  Privacy (the documentation's mathematics page, §10.2): with
 lambda = epsilon / (2 Delta*), Delta* = Delta u for monotone problems and
 2 Delta u otherwise, the mechanism is epsilon-DP and epsilon-bounded-range.
 """

@@ -109,7 +109,7 @@ def default_top_k_method(k: int, m: int, epsilon: float) -> str:
     equal total epsilon (``benchmarks/accuracy_top_k.py``, DPBench HEPTH /
     INCOME / PATENT and TDT panels, k in {3, 5, 10, 20}, total epsilon 0.01 to
     10; table in the documentation's *Choosing* page).  No (k, epsilon) cell
-    favours the joint mechanism on average: it wins by at most 0.6 of k
+    favours the joint mechanism on average beyond sampling error: it wins by at most 0.6 of k
     where every method nearly finds the whole top k, and collapses where the
     per-position gaps are below about 2 k ln(m) / epsilon_total (HEPTH, k = 20,
     epsilon = 0.3: 0.23 found vs 8.4 for the one-shot Gumbel; TDT, k = 5,
@@ -168,7 +168,7 @@ def top_k_privacy(mechanism: Any, problem: SelectionProblem, k: int, *, method: 
         eps = _joint_epsilon(mechanism, k)
         return no_guarantee(problem) or Privacy(
             eps, 0.0, problem.relation,
-            "joint exponential mechanism (Gillenwater et al. ICML 2022; mathematics page, joint top-k)",
+            "joint exponential mechanism (Gillenwater et al. ICML 2022; mathematics page §10.2)",
             bounded_range=eps)
     m = problem.n_candidates
     total = mechanism.privacy(problem)
@@ -223,7 +223,7 @@ def select_top_k(mechanism: Any, problem: SelectionProblem, k: int, *, method: s
     sampler).  Durfee & Rogers, "Practical Differentially Private Top-k
     Selection with Pay-what-you-get Composition", NeurIPS 2019, Lemma 4.2
     (one-shot Gumbel = peeling EM).  Dwork & Roth 2014, Thm 3.16 (peeling).
-    The documentation's mathematics page, section "Joint top-k".
+    The documentation's mathematics page, §10.2.
 
     Examples
     --------
