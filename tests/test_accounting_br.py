@@ -8,8 +8,10 @@ formulas), never copied from the library:
 * the exponential mechanism's log-ratios span at most epsilon over every
   neighbour (epsilon-BR) while permute-and-flip and Laplace RNM exceed it
   (they stay pure);
-* Accountant(2.0, delta=1e-6) takes 100 EM calls at 0.05 (1.3454 <= 2.0,
-  basic composition would be 5.0); pure-only charges compose purely.
+* Accountant(2.0, delta=1e-6) takes 100 EM calls at 0.05 (1.1429 <= 2.0 by
+  the Renyi conversion of rho = 0.03125; 1.3454 by Bun-Steinke's or the
+  bounded-range formula; basic composition would be 5.0); pure-only charges
+  compose purely.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ import pytest
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.accounting import Accountant, BudgetExceededError
-from dpselect.accounting.composition import br_composition_epsilon, br_kl_bound, br_zcdp_rho, compose_privacy
+from dpselect.accounting.composition import (
+    br_composition_epsilon,
+    br_kl_bound,
+    br_zcdp_rho,
+    compose_privacy,
+    zcdp_epsilon,
+)
 from dpselect.apps import majority
 from dpselect.mechanisms.top_k import top_k_privacy
 
@@ -41,6 +49,38 @@ def _two_point_max_mean(eta):
     p_star = mpmath.findroot(lambda p: mpmath.diff(mean, p), (mpmath.mpf("1e-30"), 1 - mpmath.mpf("1e-30")),
                              solver="bisect")
     return mean(p_star)
+
+
+def _zcdp_eps(rho, delta):
+    """min over alpha > 1 of alpha rho + ln(1 - 1/alpha) - ln(alpha delta)/(alpha - 1), mpmath root of the slope."""
+    rho, delta = mpmath.mpf(rho), mpmath.mpf(delta)
+
+    def f(a):
+        return a * rho + mpmath.log(1 - 1 / a) - mpmath.log(a * delta) / (a - 1)
+
+    # the slope is -inf as alpha -> 1+ and tends to rho > 0: bisect on t = ln(alpha - 1)
+    lo, hi = mpmath.mpf(-40), mpmath.mpf(40)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mpmath.diff(f, 1 + mpmath.exp(mid)) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return float(f(1 + mpmath.exp((lo + hi) / 2)))
+
+
+@pytest.mark.parametrize(("rho", "delta"), [(0.03125, 1e-6), (1e-4, 1e-6), (0.5, 1e-5), (10.0, 1e-3), (0.05, 0.1)])
+def test_zcdp_conversion_is_the_renyi_minimum_and_valid_for_the_gaussian(rho, delta):
+    eps = zcdp_epsilon(rho, delta)
+    assert eps == pytest.approx(_zcdp_eps(rho, delta), rel=1e-9)
+    assert eps <= rho + 2 * math.sqrt(rho * math.log(1 / delta))  # never above Bun-Steinke's closed form
+    # the Gaussian mechanism (sensitivity 1, sigma) is exactly rho-zCDP: its exact delta at eps
+    # (Balle & Wang 2018, Thm 8) must not exceed the delta the conversion certifies
+    sigma = 1 / math.sqrt(2 * rho)
+    phi = lambda z: float(mpmath.ncdf(z))  # noqa: E731
+    exact = phi(1 / (2 * sigma) - eps * sigma) - math.exp(eps) * phi(-1 / (2 * sigma) - eps * sigma)
+    assert exact <= delta * (1 + 1e-9)
+    assert exact > delta / 20  # and it is not loose by orders of magnitude
 
 
 @pytest.mark.parametrize("eta", [1e-6, 1e-3, 0.05, 0.3, 1.0, 2.5, 8.0])
@@ -110,11 +150,13 @@ def test_accountant_takes_100_em_argmax_calls_by_the_bounded_range_route():
         majority.private_argmax(counts, 0.05, mechanism="em", accountant=acc, rng=i)
     spent = acc.spent
     rho = 100 * 0.05**2 / 8
-    zcdp = rho + 2 * math.sqrt(rho * math.log(1e6))
+    bun_steinke = rho + 2 * math.sqrt(rho * math.log(1e6))
     kl = 0.05 / (1 - math.exp(-0.05))
     ddr = 100 * (kl - 1 - math.log(kl)) + math.sqrt(0.5 * 100 * 0.05**2 * math.log(1e6))
-    assert spent.epsilon == pytest.approx(min(ddr, zcdp), rel=1e-9) and spent.epsilon <= 2.0
-    assert spent.epsilon == pytest.approx(1.3454, abs=1e-4) and spent.delta == 1e-6
+    assert bun_steinke == pytest.approx(1.3454, abs=1e-4) and ddr == pytest.approx(1.3454, abs=1e-4)
+    # the Renyi conversion of the same rho is tighter still
+    assert spent.epsilon == pytest.approx(min(ddr, _zcdp_eps(rho, 1e-6)), rel=1e-9) and spent.epsilon <= 2.0
+    assert spent.epsilon == pytest.approx(1.1429, abs=1e-4) and spent.delta == 1e-6
     assert len(acc.charges) == 100
     # the same calls under basic composition run out after 40
     basic = Accountant(2.0, delta=1e-6, composition="basic")
@@ -148,16 +190,16 @@ def test_mixed_sequences_add_the_pure_part_to_the_certified_part():
     total = compose_privacy(charges, 1e-6)
     slack = 1e-6 - 2e-7
     rho = 100 * 0.05**2 / 8
-    by_zcdp = 0.8 + rho + 2 * math.sqrt(rho * math.log(1 / slack))
+    by_zcdp = 0.8 + _zcdp_eps(rho, slack)
     by_ddr = 0.8 + br_composition_epsilon([0.05] * 100, slack)
-    assert total.epsilon == pytest.approx(min(by_zcdp, by_ddr), rel=1e-12)
+    assert total.epsilon == pytest.approx(min(by_zcdp, by_ddr), rel=1e-9)
     assert total.delta == pytest.approx(1e-6) and total.relation == "add_remove"
     # zCDP charges (rho, own delta) join the bounded-range ones in rho
     lln = Privacy(1.0, 1e-7, None, "lln", rho=0.02)
     total = compose_privacy([em] * 100 + [lln], 1e-6)
     rho2 = rho + 0.02
-    assert total.epsilon == pytest.approx(min(rho2 + 2 * math.sqrt(rho2 * math.log(1e6)),
-                                              1.0 + br_composition_epsilon([0.05] * 100, 1e-6 - 1e-7)), rel=1e-12)
+    assert total.epsilon == pytest.approx(min(_zcdp_eps(rho2, 1e-6),
+                                              1.0 + br_composition_epsilon([0.05] * 100, 1e-6 - 1e-7)), rel=1e-9)
     # nothing certified, or no delta to spend: basic composition
     assert compose_privacy([em] * 100).epsilon == pytest.approx(5.0)
     with pytest.raises(ValueError, match="relation"):
@@ -175,8 +217,8 @@ def test_top_k_peeling_reports_the_tighter_total():
     acc.spend(peel)
     rho = 20 * 0.1**2 / 8
     assert acc.spent.epsilon == pytest.approx(
-        min(rho + 2 * math.sqrt(rho * math.log(1e6)), br_composition_epsilon([0.1] * 20, 1e-6)), rel=1e-12)
-    assert acc.spent.epsilon < 1.25  # 20 rounds at 0.1: basic 2.0
+        min(_zcdp_eps(rho, 1e-6), br_composition_epsilon([0.1] * 20, 1e-6)), rel=1e-9)
+    assert acc.spent.epsilon < 1.05  # 20 rounds at 0.1: basic 2.0
     # the joint mechanism is one 2.0-BR mechanism: its conversion does not beat 2.0
     acc_j = Accountant(2.0, delta=1e-6)
     acc_j.spend(joint)

@@ -32,6 +32,7 @@ from .composition import (
     br_kl_bound,
     br_zcdp_rho,
     compose_privacy,
+    zcdp_epsilon,
 )
 from .conversions import (
     dp_to_zcdp,
@@ -97,6 +98,7 @@ __all__ = [
     "stable_histogram_privacy",
     "tree_privacy",
     "tree_query_epsilon",
+    "zcdp_epsilon",
     "zcdp_to_dp",
 ]
 

@@ -42,8 +42,9 @@ class Accountant:
     * charges carrying a bounded-range certificate eta (the exponential
       mechanism: eta = epsilon) or a zCDP rho composed in zCDP
       (rho = sum eta^2/8 + sum rho; Cesar & Rogers 2021, Bun & Steinke 2016)
-      and converted **once**, at the delta the budget has left:
-      eps = rho + 2 sqrt(rho ln(1/delta_c));
+      and converted **once**, at the delta the budget has left, by the
+      Renyi conversion :func:`~dpselect.accounting.zcdp_epsilon` (Canonne,
+      Kamath & Steinke 2020; never above rho + 2 sqrt(rho ln(1/delta_c)));
     * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4):
       eps = sum KL(eta_i) + sqrt(sum eta_i^2 ln(1/delta_c) / 2).
 
@@ -72,13 +73,14 @@ class Accountant:
     ...
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
 
-    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0):
+    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
+    rho = 100 * 0.05^2 / 8 converted at delta = 1e-6):
 
     >>> acc = dpselect.Accountant(2.0, delta=1e-6)
     >>> for _ in range(100):
     ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
     >>> round(acc.spent.epsilon, 4), acc.spent.delta
-    (1.3454, 1e-06)
+    (1.1429, 1e-06)
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
