@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_random_state
+from .._validation import check_epsilon, check_int, check_random_state
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
@@ -123,6 +123,7 @@ def default_top_k_method(k: int, m: int, epsilon: float) -> str:
     """
     check_int(k, "k", minimum=1)
     check_int(m, "m", minimum=1)
+    check_epsilon(epsilon)
     return "gumbel"
 
 
