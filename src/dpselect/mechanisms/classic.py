@@ -61,8 +61,11 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
     return max(scale, _TINY)
 
 
-def _pure(epsilon: float, problem: SelectionProblem, source: str) -> Privacy:
-    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source)
+def _pure(epsilon: float, problem: SelectionProblem, source: str, bounded_range: bool = False) -> Privacy:
+    """epsilon-DP; epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3;
+    derived in the mathematics page §10.1)."""
+    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
+                                            bounded_range=epsilon if bounded_range else None)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class ExponentialMechanism(NoisyMaxMechanism):
 
     Source: McSherry & Talwar (2007) Thm 6; Gumbel-max form: Yamamoto & Shibuya
     Def. 8 (SPEC.md §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
+    Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
+    ``privacy().bounded_range``: the accountant composes it through zCDP /
+    bounded-range composition (mathematics page §10.1).
     """
 
     epsilon: float
@@ -89,7 +95,7 @@ class ExponentialMechanism(NoisyMaxMechanism):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)")
+        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)", bounded_range=True)
 
 
 @lru_cache(maxsize=32)
@@ -254,4 +260,5 @@ class ReportNoisyMax(NoisyMaxMechanism):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)")
+        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)",
+                     bounded_range=self.noise == "gumbel")
