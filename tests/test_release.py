@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
+from dpselect.accounting import laplace_smooth_delta, nrs_laplace_parameters
 from dpselect.analysis import ErrorDistribution, error_distribution
 from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
-from dpselect.noise import LaplaceLogNormal, laplace_smooth_delta, nrs_laplace_parameters
+from dpselect.noise import LaplaceLogNormal
 from dpselect.privacy import Privacy
 
 PURE_CONFIGS = [

@@ -168,7 +168,7 @@ def test_snm_laplace_beta_is_largest_feasible(m, delta):
 
 
 def test_laplace_selection_delta_reduces_to_one_dimensional_condition():
-    # m = 1: P[Gamma(1,1) > x] = e^{-x}, the exact 1-D condition of SPEC §2.2 (noise.laplace_smooth_delta)
+    # m = 1: P[Gamma(1,1) > x] = e^{-x}, the exact 1-D condition of SPEC §2.2 (accounting.laplace_smooth_delta)
     for beta, eps_d in ((0.01, 0.7), (0.2, 0.3), (0.5, 2.0)):
         got = laplace_selection_log_delta(1, beta, eps_d)
         assert got == pytest.approx(-(eps_d + beta) / math.expm1(beta), rel=1e-12)

@@ -105,15 +105,13 @@ from .._validation import (
     check_relation,
     check_size,
 )
-from ..accounting import dp_to_zcdp, zcdp_to_dp
+from ..accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
 from ..noise import (
     Laplace,
     LaplaceLogNormal,
     PolynomialTail,
     StudentT,
     check_tail_exponent,
-    laplace_smooth_delta,
-    nrs_laplace_parameters,
 )
 from ..privacy import Privacy
 
