@@ -31,23 +31,24 @@ DISTRIBUTION = {"sklearn": "scikit-learn", "bed_reader": "bed-reader", "interpre
 #: Modules that may import optional dependencies at module level (they require their extra).
 OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._vcf")
 
-_BLOCK = f"""
+_BLOCK = """
 import sys
 
 class _Refuse:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {OPTIONAL!r}:
-            raise ModuleNotFoundError(f"No module named {{name!r}} (refused by the test)", name=name)
+        if name.split(".")[0] in REFUSED:
+            raise ModuleNotFoundError(f"No module named {name!r} (refused by the test)", name=name)
         return None
 
 sys.meta_path.insert(0, _Refuse())
 """
 
 
-def _run(code: str, *, block: bool = True) -> subprocess.CompletedProcess[str]:
+def _run(code: str, *, block: bool = True, refuse: tuple[str, ...] = OPTIONAL) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter on this source tree, the modules ``refuse`` made unimportable."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH", "")) if p)
-    source = (_BLOCK if block else "") + textwrap.dedent(code)
+    source = (_BLOCK.replace("REFUSED", repr(set(refuse))) if block else "") + textwrap.dedent(code)
     return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -160,6 +161,34 @@ def test_command_without_cli_extra_prints_one_line() -> None:
         "dpselect: error: the dpselect command line needs 'typer', which is not installed: "
         'pip install "dpselect[cli]"'
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "refuse", "extra"),
+    [
+        (["reproduce", "percentile", "--quick"], ("matplotlib",), "experiments"),
+        (["tdt", "PLINK", "--epsilon", "1", "--k", "1"], ("dask", "distributed"), "gwas"),
+    ],
+)
+def test_command_names_the_extra_of_a_subcommand(args: list[str], refuse: tuple[str, ...], extra: str) -> None:
+    """With the cli extra but not the subcommand's, the command prints one line naming the missing extra."""
+    pytest.importorskip("typer")
+    proc = _run(
+        f"""
+        import os, tempfile
+        from dpselect.apps.genomics import simulate_trios
+        from dpselect.__main__ import main
+        prefix = os.path.join(tempfile.mkdtemp(), "toy")
+        simulate_trios(prefix, 10, 4, rng=0)
+        args = [prefix if a == "PLINK" else a for a in {args!r}]
+        raise SystemExit(main(args))
+        """,
+        refuse=refuse,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dpselect: error: "), proc.stderr
+    assert f'pip install "dpselect[{extra}]"' in lines[0]
 
 
 def test_the_refusing_finder_works() -> None:

@@ -323,7 +323,10 @@ def tdt_command(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpselect`` console script; returns the exit status."""
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    The ``dpselect`` console script calls it through :func:`dpselect.__main__.main`.
+    """
     click_errors, aborts = _click_exception_types()
 
     args = list(sys.argv[1:] if argv is None else argv)
