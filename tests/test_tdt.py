@@ -59,7 +59,7 @@ def test_problem_wiring(bound):
 def test_problem_threshold_labels_and_validation():
     b, c = [40, 10, 3], [5, 12, 30]
     prob = tdt.tdt_problem(b, c, 30, threshold=7, labels=["rs1", "rs2", "rs3"])
-    assert prob.labels == ["rs1", "rs2", "rs3"]
+    assert prob.labels == ("rs1", "rs2", "rs3")
     assert prob.beta_max == tdt.beta_max(30, "thm5", 7)
     np.testing.assert_array_equal(
         prob.candidate_smooth_sensitivity(0.01), tdt.smooth_upper_bound(b, c, 30, 0.01, "thm5", 7)

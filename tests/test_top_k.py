@@ -78,7 +78,7 @@ def test_peeling_pf_has_the_product_law():
     assert all(len(set(d.tolist())) == 2 for d in draws)
     assert_frequencies_match(_draw_codes(draws, 4, 2), law)
     sub = restrict_problem(prob, [3, 1])
-    assert sub.scores.tolist() == [-2.0, 0.5] and sub.labels == ["d", "b"]
+    assert sub.scores.tolist() == [-2.0, 0.5] and sub.labels == ("d", "b")
     assert top_k_privacy(pf, prob, 2).epsilon == pytest.approx(4.0)
 
 

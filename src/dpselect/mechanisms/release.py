@@ -88,7 +88,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -105,15 +104,13 @@ from .._validation import (
     check_relation,
     check_size,
 )
-from ..accounting import dp_to_zcdp, zcdp_to_dp
+from ..accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
 from ..noise import (
     Laplace,
     LaplaceLogNormal,
     PolynomialTail,
     StudentT,
     check_tail_exponent,
-    laplace_smooth_delta,
-    nrs_laplace_parameters,
 )
 from ..privacy import Privacy
 
@@ -136,9 +133,6 @@ def _make_noise(noise: str, gamma: float, df: float, sigma: float | None) -> Any
         return StudentT(df)
     assert sigma is not None  # set in __post_init__ for noise="lln"
     return LaplaceLogNormal(sigma)
-
-
-_DEPRECATED_CALIBRATION = {"exact": "proven"}
 
 
 @dataclass(frozen=True)
@@ -178,12 +172,10 @@ class SmoothSensitivityRelease:
     calibration
         "proven" (default) or "paper" (laplace: NRS07 formula; lln:
         epsilon is the CDP parameter); ``privacy()`` always reports what is
-        actually guaranteed.  ``"exact"`` is the deprecated spelling of "proven".
+        actually guaranteed.
     tuned_on_data
         mark parameters chosen from the private data (a paper's
         baseline): ``privacy()`` then reports no guarantee.
-    k
-        deprecated: YS's split k = 2 kappa in (0, 2); use ``kappa``.
 
     Examples
     --------
@@ -208,7 +200,6 @@ class SmoothSensitivityRelease:
     admissible_method: str = "ys"
     calibration: str = "proven"
     tuned_on_data: bool = False
-    k: float | None = None
     _alpha: float = field(init=False, repr=False, compare=False)
     _beta: float = field(init=False, repr=False, compare=False)
     _noise: Any = field(init=False, repr=False, compare=False)
@@ -219,17 +210,8 @@ class SmoothSensitivityRelease:
         set_("delta", check_delta(self.delta))
         if self.noise not in NOISES:
             raise ValueError(f"noise must be one of {NOISES}, got {self.noise!r}")
-        if self.k is not None:
-            warnings.warn("k is deprecated: pass kappa = k / 2 (the sliding share of the budget, in (0, 1))",
-                          DeprecationWarning, stacklevel=3)
-            set_("kappa", check_probability_in(self.k, "k", 0.0, 2.0) / 2.0)
         set_("kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
-        set_("k", 2.0 * self.kappa)  # YS's k, kept readable
         set_("relation", check_relation(self.relation))
-        if self.calibration in _DEPRECATED_CALIBRATION:
-            warnings.warn(f"calibration={self.calibration!r} is deprecated: use "
-                          f"{_DEPRECATED_CALIBRATION[self.calibration]!r}", DeprecationWarning, stacklevel=3)
-            set_("calibration", _DEPRECATED_CALIBRATION[self.calibration])
         if self.calibration not in _CALIBRATIONS:
             raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
         if self.admissible_method not in _ADMISSIBLE_METHODS:

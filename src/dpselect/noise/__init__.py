@@ -26,7 +26,6 @@ one-sided h that is nonincreasing on [0, inf) with L_s, L_d computed on the
 support, which for a symmetric unimodal parent are the parent's constants.
 """
 
-from ..accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
 from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
 from .base import NoiseDistribution, OneSided
 from .heavy import PolynomialTail, StudentT
@@ -44,8 +43,4 @@ __all__ = [
     "PolynomialTail",
     "MIN_TAIL_EXPONENT",
     "check_tail_exponent",
-    "laplace_smooth_delta",
-    "nrs_laplace_parameters",
-    "zcdp_to_dp",
-    "dp_to_zcdp",
 ]
