@@ -23,10 +23,11 @@ from _source_imports import PACKAGE, SRC, imports, modules
 
 #: Import names of every optional dependency (what the fresh core install does not have).
 OPTIONAL = ("sklearn", "pandas", "dask", "distributed", "matplotlib", "typer", "click", "rich", "pyarrow",
-            "bed_reader", "cyvcf2", "diffprivlib", "interpret")
+            "bed_reader", "cyvcf2", "diffprivlib", "interpret", "markdown_it", "dp_accounting")
 
 #: Import name -> distribution name where they differ.
-DISTRIBUTION = {"sklearn": "scikit-learn", "bed_reader": "bed-reader", "interpret": "interpret-core"}
+DISTRIBUTION = {"sklearn": "scikit-learn", "bed_reader": "bed-reader", "interpret": "interpret-core",
+                "markdown_it": "markdown-it-py", "dp_accounting": "dp-accounting"}
 
 #: Modules that may import optional dependencies at module level (they require their extra).
 OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._vcf")

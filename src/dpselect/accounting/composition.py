@@ -26,7 +26,6 @@ import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from .._validation import check_delta, check_positive
 from ..privacy import Privacy
@@ -115,6 +114,8 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     vals = [_rdp_epsilon(float(a), r, log_d) for a in grid]
     i = int(np.argmin(vals))
     lo, hi = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
+    from scipy.optimize import minimize_scalar  # lazy: keeps `import dpselect` cheap
+
     res = minimize_scalar(lambda a: _rdp_epsilon(a, r, log_d), bounds=(lo, hi), method="bounded",
                           options={"xatol": 1e-12 * hi})
     best = min(vals[i], float(res.fun)) if res.success else vals[i]
