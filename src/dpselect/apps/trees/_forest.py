@@ -1,6 +1,12 @@
-"""Differentially private random decision forest (Fletcher & Islam, ESWA 2017).
+"""Differentially private forests: private greedy trees on disjoint parts (default), or Fletcher–Islam.
 
-Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
+``algorithm="trees"`` (default) is the partition ensemble of private greedy
+trees of :mod:`dpselect.apps.trees._ensemble` (as many trees as the records
+allow without losing depth; one tree on small budgets).
+``algorithm="fletcher_islam"`` is the random decision forest of Fletcher &
+Islam (ESWA 2017), kept for the paper's reproduction and described below.
+
+Fletcher–Islam algorithm (with its privacy caveats fixed)
 ---------------------------------------------------------
 * **Data-independent structure.**  Every tree is a random decision tree: at
   each node an attribute is drawn uniformly from the available ones; a
@@ -82,6 +88,7 @@ from ._forest_structure import (
     sort_unique,
     uniform,
 )
+from ._ensemble import fit_partition_forest, partition_forest_proba
 from ._nodes import select_nodes
 from ._tabular import (
     BaseEstimator,
@@ -94,6 +101,7 @@ from ._tabular import (
 )
 
 __all__ = [
+    "ALGORITHMS",
     "DPRandomForestClassifier",
     "DENSE_LEAF_LIMIT",
     "LEAF_UTILITIES",
@@ -130,6 +138,8 @@ def problem_key(counts: np.ndarray) -> np.ndarray:
 
 
 LEAF_UTILITIES = ("indicator", "count")
+#: The forest's algorithms: private greedy trees on disjoint parts (default), Fletcher–Islam random trees.
+ALGORITHMS = ("trees", "fletcher_islam")
 
 
 def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProblem:
@@ -149,9 +159,9 @@ def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProbl
 
 
 class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
-    """Fletcher–Islam random decision forest with private leaf labels.
+    """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
-    See the module docstring for the algorithm, accounting and representation.
+    See the module docstring for the algorithms, accounting and representation.
 
     Parameters
     ----------
@@ -186,6 +196,12 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         public number of records for the shape rule (None: a noisy count).
     random_state
         None, an int, or a numpy Generator (or RandomState).
+    algorithm
+        "trees" (default: private greedy trees on disjoint parts, see
+        :mod:`dpselect.apps.trees._ensemble`; ``n_estimators`` is then the
+        number of parts, ``max_depth`` the trees' depth, ``selection`` their
+        split mechanism, and ``leaf_utility`` must stay None) or
+        "fletcher_islam" (random-structure trees with private leaf labels).
 
     Attributes
     ----------
@@ -193,7 +209,8 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
     privacy_ (one leaf query's guarantee, plus the record count if one was
     spent), depth_, n_estimators_, n_records_,
     dense_ (whether every leaf's label is stored, see module docstring),
-    n_leaves_ (total number of leaves when dense_, else None).
+    n_leaves_ (total number of leaves when dense_, else None),
+    algorithm_, estimators_ (the fitted trees, "trees" only).
 
     Examples
     --------
@@ -218,6 +235,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         leaf_utility: Any = None,
         n_records: Any = None,
         random_state: Any = None,
+        algorithm: str = "trees",
     ) -> None:
         self.epsilon = epsilon
         self.n_estimators = n_estimators
@@ -230,6 +248,7 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_utility = leaf_utility
         self.n_records = n_records
         self.random_state = random_state
+        self.algorithm = algorithm
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
@@ -276,6 +295,11 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPRandomForestClassifier:
         """Build the forest on (X, y); charge ``accountant`` (if given) before drawing any randomness."""
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        self.algorithm_ = self.algorithm
+        if self.algorithm == "trees":
+            return fit_partition_forest(self, X, y, accountant)
         epsilon, delta = check_budget(self)
         for name in ("n_estimators", "max_depth", "n_records"):
             if getattr(self, name) is not None:
@@ -382,7 +406,10 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         return votes
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Share of the trees' votes for each class (uniform if no tree votes)."""
+        """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities."""
+        check_is_fitted(self, "algorithm_")
+        if self.algorithm_ == "trees":
+            return partition_forest_proba(self, X)
         votes = self._votes(X)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])
