@@ -74,6 +74,7 @@ from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ..counts import majority_problem
+from ._ensemble import fit_partition_forest, partition_forest_proba
 from ._forest_structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
@@ -88,7 +89,6 @@ from ._forest_structure import (
     sort_unique,
     uniform,
 )
-from ._ensemble import fit_partition_forest, partition_forest_proba
 from ._nodes import select_nodes
 from ._tabular import (
     BaseEstimator,
