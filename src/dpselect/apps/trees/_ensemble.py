@@ -5,17 +5,18 @@ Algorithm
 * **Shape.**  n = ``n_records`` (public) or a noisy count
   n + Lap(1/eps_n), eps_n = 5% of epsilon; eps_r = epsilon - eps_n.  The
   number of trees T (unless given) is :func:`auto_partitions`: the largest
-  power of two T <= 8 such that a private tree on n / T records gets the same
-  depth (:func:`~dpselect.apps.trees.auto_tree_depth` at eps_r) as one tree
-  on all n records.  Splitting the records costs no depth then, and only
-  then: under pure differential privacy every extra tree halves the records
-  behind each noisy leaf count, and on the shared tabular benchmark sets
-  (adult, br2000, compas, gamma, mushroom, nltcs, nursery, pendigits, pima,
-  wall_following, wine, credit) two or four trees on halves / quarters of the
-  data lost to one tree on all of it in most cells at epsilon <= 1
-  (e.g. mushroom 0.969 vs 0.988, pendigits at epsilon = 0.1: 0.50 vs 0.53) and
-  tied at epsilon = 5.  With a small budget the forest is therefore a single
-  tree.
+  power of two T <= 8 such that a private tree on n / (2T) records still gets
+  the depth (:func:`~dpselect.apps.trees.auto_tree_depth` at eps_r) of one
+  tree on all n records, i.e. splitting the records costs no depth even with
+  a twofold margin.  Under pure differential privacy every extra tree halves
+  the records behind each noisy leaf count (T trees on disjoint parts carry
+  sqrt(T) times the relative leaf noise of one tree), and on the shared
+  tabular benchmark sets (5-fold CV) two or four trees on halves / quarters
+  of the data lost to one tree on all of it in most cells at epsilon <= 1
+  (e.g. mushroom 0.969 vs 0.988, pendigits at epsilon = 0.1: 0.50 vs 0.53,
+  gamma at epsilon = 1: 0.806 vs 0.815, even where the halves kept the depth)
+  and tied at epsilon = 5.  Below millions of records the forest is therefore
+  a single private tree: the budget is not worth splitting.
 * **Disjoint data.**  Each record goes to ONE tree by an independent uniform
   draw, so adding or removing a record changes one tree's data by that
   record (positional chunks would shift every tree's data).  With T >= 2
@@ -65,7 +66,7 @@ MAX_PARTITIONS = 8
 
 
 def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: int = MAX_PARTITIONS) -> int:
-    """Largest power of two T <= cap whose trees on n / T records get the depth of one tree on n.
+    """Largest power of two T <= cap whose trees on n / (2T) records keep the depth of one tree on n.
 
     Public inputs only (a public or noisy record count, the public number of
     classes, the trees' budget).  See the module docstring for why a smaller
@@ -86,17 +87,18 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     -------
     int
         T in {1, 2, 4, ..., cap}, the largest with
-        ``auto_tree_depth(n / T, C, epsilon) == auto_tree_depth(n, C, epsilon)``.
+        ``auto_tree_depth(n / (2T), C, epsilon) == auto_tree_depth(n, C, epsilon)``
+        (1 if even T = 2 fails).
 
     Examples
     --------
-    >>> auto_partitions(455, 2, 0.95), auto_partitions(15_000, 2, 4.75), auto_partitions(4e6, 2, 5.0)
-    (1, 2, 8)
+    >>> auto_partitions(455, 2, 0.95), auto_partitions(39_000, 2, 4.75), auto_partitions(1e6, 2, 4.75)
+    (1, 1, 4)
     """
     cap = check_int(cap, "cap", minimum=1)
     depth = auto_tree_depth(n_records, n_classes, epsilon)
     T = 1
-    while 2 * T <= cap and auto_tree_depth(n_records / (2 * T), n_classes, epsilon) >= depth:
+    while 2 * T <= cap and auto_tree_depth(n_records / (4 * T), n_classes, epsilon) >= depth:
         T *= 2
     return T
 
