@@ -52,7 +52,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state, check_real
 from ..._warnings import PrivacyLeakWarning
@@ -60,6 +60,7 @@ from ...accounting import Accountant, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ._repeat import gamma_for_mean, repetition_epsilon, sample_repetitions
+from ._tabular import is_dataframe
 
 __all__ = ["DPSearchCV", "METHODS"]
 
@@ -218,9 +219,14 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         grid, eta, gamma, eps0 = self._check()
         if y is None:
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
+        if is_dataframe(X):  # kept as a DataFrame (categorical columns, names) for the estimator
+            validate_data(self, X, y, reset=True, skip_check_array=True)
+            y = column_or_1d(y)
+            if len(y) != X.shape[0]:
+                raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, {len(y)}]")
+        else:
+            X, y = validate_data(self, X, y, reset=True, dtype=None, accept_sparse=False)
         n = len(y)
-        if hasattr(X, "shape") and X.shape[0] != n:
-            raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, {n}]")
         source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
                   f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
         self.privacy_ = Privacy(float(self.epsilon), 0.0, "add_remove", source)
@@ -262,10 +268,6 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.best_noisy_correct_, j, self.best_estimator_ = best
         self.best_params_ = dict(grid[j])
         self.classes_ = getattr(self.best_estimator_, "classes_", None)
-        if hasattr(self.best_estimator_, "n_features_in_"):
-            self.n_features_in_ = self.best_estimator_.n_features_in_
-        if hasattr(self.best_estimator_, "feature_names_in_"):
-            self.feature_names_in_ = self.best_estimator_.feature_names_in_
         return self
 
     # --------------------------------------------------------------- predict
