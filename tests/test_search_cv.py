@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from conftest import assert_frequencies_match
 from sklearn.datasets import load_breast_cancer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from conftest import assert_frequencies_match
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
@@ -30,7 +30,6 @@ from dpselect.apps.trees._repeat import (
 )
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
-
 
 # ---------------------------------------------------------------------------
 # the law of K

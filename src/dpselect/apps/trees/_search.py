@@ -223,7 +223,8 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             validate_data(self, X, y, reset=True, skip_check_array=True)
             y = column_or_1d(y)
             if len(y) != X.shape[0]:
-                raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, {len(y)}]")
+                raise ValueError("Found input variables with inconsistent numbers of samples: "
+                                 f"[{X.shape[0]}, {len(y)}]")
         else:
             X, y = validate_data(self, X, y, reset=True, dtype=None, accept_sparse=False)
         n = len(y)
