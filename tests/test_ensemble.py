@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import warnings
 
 import numpy as np
@@ -176,3 +177,16 @@ def test_categorical_and_unseen_categories():
     assert rf.score(df, y) > 0.9
     test = pd.DataFrame({"c": ["zz", "a"], "x": [0.2, 0.2]})
     assert rf.predict_proba(test).shape == (2, 2)
+
+
+@pytest.mark.skipif(not os.environ.get("DPSELECT_DATA"), reason="DPSELECT_DATA is not set")
+@pytest.mark.parametrize(("name", "shape", "n_classes", "n_categorical"), [
+    ("br2000", (38_000, 13), 2, 9), ("credit_approval", (653, 15), 2, 9), ("gamma", (19_020, 10), 2, 0),
+    ("nursery", (12_960, 8), 5, 8), ("pima_diabetes", (768, 8), 2, 0)])
+def test_benchmark_loaders(name, shape, n_classes, n_categorical):
+    from dpselect.experiments._tabular import load
+
+    d = load(name, os.environ["DPSELECT_DATA"])
+    assert d.X.shape == shape and len(d.classes) == n_classes and len(d.categorical) == n_categorical
+    assert set(d.bounds) | set(d.categorical) == set(d.X.columns)
+    assert all(lo < hi for lo, hi in d.bounds.values())

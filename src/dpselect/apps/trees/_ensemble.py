@@ -53,7 +53,7 @@ from ..._validation import check_int, check_random_state
 from ...accounting import charge, parallel_composition
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
-from ._tabular import check_is_fitted, encode_fit, encode_transform, encode_y
+from ._tabular import check_budget, check_is_fitted, encode_fit, encode_transform, encode_y
 from ._tree import DPDecisionTreeClassifier, auto_tree_depth
 
 __all__ = ["MAX_PARTITIONS", "RECORD_COUNT_SHARE", "auto_partitions", "fit_partition_forest",
@@ -114,7 +114,7 @@ def _anchor(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
-    """An object matrix of the original layout: continuous values and categorical codes (as ints)."""
+    """A float matrix in the original column order: continuous values, categorical codes 0..K-1 (-1: unseen)."""
     Z = np.empty((Xc.shape[0], schema.n_features), dtype=np.float64)
     Z[:, schema.cont] = Xc
     Z[:, schema.cat] = Xk
@@ -123,8 +123,6 @@ def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
 
 def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Any) -> Any:
     """Fit ``est`` (a forest estimator, see the module docstring) as a partition ensemble of private trees."""
-    from ._tabular import check_budget
-
     epsilon, delta = check_budget(est)
     for name in ("n_estimators", "max_depth", "n_records"):
         if getattr(est, name) is not None:
@@ -180,7 +178,7 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Any) -> Any:
     est._schema = schema
     est.estimators_ = members
     est.classes_ = classes
-    est.n_records_ = n_hat if need_count or est.n_records is not None else None
+    est.n_records_ = n_hat
     est.n_estimators_ = T
     est.depth_ = max(m.depth_ for m in members)
     est.dense_ = True
