@@ -11,7 +11,8 @@ knowledge (the papers' own assumption; documented in the reports).
 * the real files under ``--data-dir`` (see shared/data/README.md):
   ``nltcs``, ``acs``, ``adult_clean`` (SNM greedy tree) and ``adult``,
   ``compas``, ``mushroom``, ``pendigits``, ``wall_following``,
-  ``wine_quality`` (SNM random forest).
+  ``wine_quality``, ``gamma``, ``nursery`` (SNM random forest); ``br2000``,
+  ``credit_approval`` (rows without "?"), ``pima_diabetes`` (MODPS).
 """
 
 from __future__ import annotations
