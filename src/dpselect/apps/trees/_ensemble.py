@@ -130,7 +130,7 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Any) -> Any:
     if est.leaf_utility is not None:
         raise ValueError("leaf_utility applies to algorithm='fletcher_islam' only (the trees release noisy leaf "
                          f"counts); got leaf_utility={est.leaf_utility!r}")
-    selection = est.selection
+    selection = getattr(est, "mechanism", None) or est.selection  # the split mechanism's name, either spelling
     schema, Xc, Xk = encode_fit(est, X, est.bounds, est.categorical_features)
     n = Xc.shape[0]
     classes, yc = encode_y(est, y, n)
