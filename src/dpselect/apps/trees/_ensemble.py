@@ -133,7 +133,7 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None
     n = Xc.shape[0]
     classes, yc = encode_y(est, y, n)
     inferred = est._inferred(schema)
-    est._warn(inferred, schema.clipped)
+    est._warn(inferred, schema.clipped, stacklevel=4)  # called from the forest's fit
     Xc = np.clip(Xc, schema.lo, schema.hi)  # the trees' clipping, done here so they do not warn again
     C = int(classes.size)
     need_count = est.n_records is None
