@@ -104,16 +104,16 @@ def _smooth_pairs(beta, s=1.0):
 
 
 @pytest.mark.parametrize("eps,delta,kappa", [(1.0, 1e-6, 0.5), (1.0, 1e-3, 0.3), (4.0, 1e-6, 0.5), (0.5, 1e-2, 0.7)])
-@pytest.mark.parametrize("lam,s", [(0.25, 1.0), (1.0, 0.25), (2.0**-6, 1.0)])
+@pytest.mark.parametrize("lam,s", [(0.25, 1.0), (1.0, 0.25), (2.0**-6, 1.0), (2.0**-10, 1.0)])
 def test_smooth_grid_laplace_exact_audit(eps, delta, kappa, lam, s):
     rel = SmoothSensitivityRelease(eps, delta, noise="laplace", kappa=kappa, granularity=lam)
     claim = rel.privacy()
     assert (claim.epsilon, claim.delta) == (eps, delta)
-    assert grid_laplace_smooth_delta(eps, rel.alpha, rel.beta + math.log1p(2.0**-40)) <= delta
+    assert grid_laplace_smooth_delta(eps, rel.alpha, rel.beta + math.log1p(2.0**-40), 32) <= delta
     worst = 0.0
     for v in (0.0, 0.37 * lam, 0.5 * lam):
         for sx, sy, d in _smooth_pairs(rel.beta, s):
-            w = int(80 * (max(sx, sy) + lam) / (rel.alpha * lam)) + 10
+            w = int(80 * (max(sx, sy) + 32 * lam) / (rel.alpha * lam)) + 10
             _, lx, ly = _aligned(rel.log_law(v, sx, w), rel.log_law(v + d, sy, w))
             worst = max(worst, hockey_stick(lx, ly, eps))
     assert worst <= delta

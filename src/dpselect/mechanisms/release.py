@@ -82,17 +82,19 @@ Output grid (floating-point safety, Mironov 2012) -- ``granularity``
     floating-point safe: the set of floats reachable from f(x) can identify x).
     Laplace noise is then sampled *exactly* on the grid: the index
     floor(f(x)/lambda + 1/2) plus a discrete Laplace with scale
-    (S(x) + lambda)/(alpha' lambda) grid units (Canonne, Kamath & Steinke 2020
-    sampler).  S + lambda is a beta'-smooth bound on the rounded statistic's
-    local sensitivity, and the privacy loss on the grid is at most
-    alpha' + max(beta', |z|(e^beta' - 1)), hence (eps, delta)-DP whenever
-    eps >= alpha' + beta' and delta >= 2/(1 + e^-alpha') exp(-(eps - alpha')/(e^beta' - 1))
-    (:func:`dpselect.accounting.grid_laplace_smooth_delta`; beta' is the largest
-    such value, less log1p(2^-40) for rounding the scale to 40 bits).  The
+    (S(x) + 32 lambda)/(alpha' lambda) grid units (Canonne, Kamath & Steinke 2020
+    sampler).  S + 32 lambda is a beta'-smooth bound on the rounded statistic's
+    local sensitivity, and the privacy loss on the grid gives (eps, delta)-DP whenever
+    eps >= alpha' + beta' and
+    delta >= 2/(1 + e^{-alpha'/32}) exp(-(eps - alpha' + beta' - eta)/(e^beta' - 1)),
+    eta = min(beta', -log(1 - alpha'^2 e^{2 beta'}/12288))
+    (:func:`dpselect.accounting.grid_laplace_smooth_delta` with guard 32; beta' is
+    the largest such value, less log1p(2^-40) for rounding the scale to 40
+    bits: within 0.6% of the continuous beta' for eps <= 5).  The
     other noises are sampled in floats and snapped to the grid; the reported
     guarantee is the ideal real-valued mechanism's (rounding is
     post-processing), and ``log_law`` gives that mechanism's exact law on the
-    grid.  Accuracy cost: rounding <= lambda/2, S + lambda in place of S.
+    grid.  Accuracy cost: rounding <= lambda/2, S + 32 lambda in place of S.
 
 Every hyper-parameter (kappa, gamma, df, sigma, the calibration, the
 granularity) must be chosen independently of the private data (SPEC.md §1).
@@ -136,6 +138,7 @@ from ..noise import (
 from ..noise.grid import check_granularity, grid_index, grid_values
 from ..privacy import Privacy
 from ._release_grid import (
+    GUARD,
     ROUND_SLACK,
     clip_to_grid,
     grid_laplace_log_law,
@@ -214,8 +217,8 @@ class SmoothSensitivityRelease:
     granularity
         the output grid lambda, a power of two (default None: 2^-20); 0 for
         the unsnapped float output (not floating-point safe; reproductions).
-        Choose it well below the smooth sensitivities you expect (the noise
-        scale uses S + lambda) and so that |f(x)| < 2^51 lambda.
+        Choose it well below the smooth sensitivities you expect (Laplace's
+        noise scale uses S + 32 lambda) and so that |f(x)| < 2^51 lambda.
     k
         deprecated: YS's split k = 2 kappa in (0, 2); use ``kappa``.
 
@@ -331,7 +334,7 @@ class SmoothSensitivityRelease:
                 return nrs_laplace_parameters(eps, self.delta)
             if self.on_grid:  # the grid condition, less the slack of the 40-bit scale
                 alpha = kappa * eps
-                return alpha, grid_laplace_smooth_beta(eps, self.delta, alpha) - ROUND_SLACK
+                return alpha, grid_laplace_smooth_beta(eps, self.delta, alpha, GUARD) - ROUND_SLACK
             # exact SPEC §2.2 condition, alpha = kappa eps, largest admissible beta
             return noise_obj.admissible(eps, self.delta, alpha_fraction=kappa)
         # lln: split eps_c = beta/sigma + e^{3 sigma^2/2} alpha as (1 - kappa) : kappa
@@ -398,7 +401,7 @@ class SmoothSensitivityRelease:
             if self.on_grid:
                 b_eff = self._beta + ROUND_SLACK
                 e2 = max(eps, self._alpha + b_eff)
-                d2 = max(delta, grid_laplace_smooth_delta(e2, self._alpha, b_eff))
+                d2 = max(delta, grid_laplace_smooth_delta(e2, self._alpha, b_eff, GUARD))
             else:
                 e2 = max(eps, self._alpha + self._beta)
                 d2 = max(delta, laplace_smooth_delta(e2, self._alpha, self._beta))
