@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import secrets
 from typing import Any
 
 import numpy as np
@@ -229,6 +228,8 @@ class SecureGenerator(np.random.Generator):
 
 
 def _secure_generator() -> SecureGenerator:
+    import secrets  # only for rng="secure" (keeps `import dpselect` light)
+
     seed = np.random.SeedSequence(secrets.randbits(256))
     return SecureGenerator(np.random.PCG64DXSM(seed))
 

@@ -1,7 +1,7 @@
 """Privacy of releases sampled exactly on a power-of-two grid (discrete Laplace).
 
-The derivations are in the documentation's mathematics page, section
-"Floating point and side channels"; in short, with granularity lambda:
+The derivations are in the documentation page "Floating point and side
+channels"; in short, with granularity lambda:
 
 * **Fixed scale.**  Round f(x) to the grid index c(x) = floor(f(x)/lambda + 1/2)
   and add K ~ discrete Laplace with scale t (grid units).  For |f(x) - f(y)| <= Delta,

@@ -8,7 +8,7 @@
   floor(y/lambda + 1/2) lambda.  Rounding is post-processing of the ideal real-valued
   mechanism, whose guarantee is the one reported; the float sampler itself is not exact.
 
-See the documentation's mathematics page, "Floating point and side channels".
+See the documentation page "Floating point and side channels".
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ positive: on neighbours this is a delta of order e^-40 (about 4e-18), not pure
 epsilon.  ``sampler="exact"`` (EM and PF, and RNM with Gumbel or exponential
 noise) samples the exact law with integer arithmetic (exact Bernoulli(e^-x),
 Canonne, Kamath & Steinke 2020): pure epsilon-DP for the law as stated, for
-the exact rationals the float arguments represent.  See the documentation's
-mathematics page, "Floating point and side channels".
+the exact rationals the float arguments represent.  See the documentation
+page "Floating point and side channels".
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 from fractions import Fraction
 from typing import Any
 
@@ -75,6 +74,8 @@ class IntegerSource:
 
     def below(self, n: int) -> int:
         if self.secure:
+            import secrets  # the OS CSPRNG (imported only when asked for)
+
             return secrets.randbelow(n)
         if n <= 1 << 64:
             return int(self.generator.integers(0, n, dtype=np.uint64)) if n > 1 else 0
@@ -262,7 +263,7 @@ def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) ->
     References
     ----------
     Canonne, Kamath & Steinke (2020), NeurIPS, Algorithm 2; see also the
-    documentation's mathematics page, section "Floating point and side channels".
+    documentation page "Floating point and side channels".
 
     Examples
     --------

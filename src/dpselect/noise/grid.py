@@ -17,7 +17,7 @@ mathematics says, and k lambda is an exact float for |k| < 2^53.
 
 References: Mironov (2012), *On significance of the least significant bits for
 differential privacy*, CCS; Canonne, Kamath & Steinke (2020), NeurIPS; the
-documentation's mathematics page, "Floating point and side channels".
+documentation page "Floating point and side channels".
 """
 
 from __future__ import annotations
