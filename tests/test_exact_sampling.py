@@ -152,3 +152,17 @@ def test_bad_sampler_names():
         dpselect.PermuteAndFlip(1.0, sampler=None)
     with pytest.raises(ValueError, match="sampler"):
         dpselect.ReportNoisyMax(1.0, noise="laplace", sampler="exact")
+
+
+def test_exponential_weights_matches_its_law():
+    from dpselect.noise.exact import exponential_weights
+
+    rates = [Fraction(3, 2), 0.25, 2, Fraction(1, 3)]
+    counts = [3, 1, 5, 2]
+    g, o = exponential_weights(rates, counts=counts, size=40_000, rng=8)
+    w = np.array([c * math.exp(-float(Fraction(r))) for r, c in zip(rates, counts)])
+    assert_frequencies_match(g, w / w.sum())
+    for k, c in enumerate(counts):  # offsets uniform within each group
+        assert_frequencies_match(o[g == k], np.full(c, 1 / c))
+    with pytest.raises(ValueError, match="counts"):
+        exponential_weights([0, 1], counts=[1, 0])

@@ -230,3 +230,12 @@ def test_reconstruction_attack_finds_nothing_on_the_grid():
     t = grid_laplace_scale(1.0, rel.alpha, lam)
     logp = discrete_laplace_logpmf(np.round(y / lam) - c1, t)
     assert np.isfinite(logp).all()
+
+
+def test_grid_laplace_log_tail_matches_summation():
+    rel = GridLaplace(1.0, 0.7, granularity=0.5)
+    j = np.arange(-4000, 4001)
+    p = np.exp(discrete_laplace_logpmf(j, rel.scale_units))
+    for x in (-3.2, -0.5, -0.1, 0.0, 0.2, 0.5, 1.0, 7.3):
+        brute = p[j * 0.5 >= x].sum()
+        assert math.exp(rel.log_tail(x)) == pytest.approx(brute, rel=1e-10)

@@ -192,6 +192,20 @@ class GridLaplace:
             return float(out[0])
         return out if size is not None else out.reshape(np.shape(value))
 
+    def log_tail(self, x: Any) -> np.ndarray:
+        """log P[lambda K >= x] for the noise lambda K alone (exact formula, vectorised).
+
+        With k = ceil(x / lambda) and q = e^{-1/t}: P[K >= k] = q^k / (1 + q) for k >= 1,
+        1 - q^(1-k) / (1 + q) for k <= 0.  For noisy threshold tests (PTR, stable
+        histograms) on the grid, where the continuous e^{-x/b}/2 no longer applies.
+        """
+        k = np.ceil(as_real_array(x, "x") / self.lam)
+        r = 1.0 / float(self.scale_units)
+        log1pq = np.log1p(np.exp(-r))
+        upper = -np.maximum(k, 1.0) * r - log1pq
+        lower = np.log1p(-np.exp(-np.maximum(1.0 - k, 1.0) * r - log1pq))
+        return np.where(k >= 1, upper, lower)
+
     def log_law(self, value: float, window: int) -> tuple[np.ndarray, np.ndarray]:
         """(grid points, log-probabilities) of the release at the 2 window + 1 points around c(value).
 
