@@ -28,7 +28,7 @@ from dpselect.apps.trees._forest import (
     fletcher_islam_depth,
     leaf_problem,
 )
-from dpselect.apps.trees._tabular import SELECTIONS
+from dpselect.apps.trees._params import MECHANISMS
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakW
 
 
 @parametrize_with_checks([DPRandomForestClassifier(),
-                          DPRandomForestClassifier(selection="snm_t", n_estimators=4, max_depth=3)])
+                          DPRandomForestClassifier(mechanism="snm_t", n_estimators=4, max_depth=3)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # sparse-leaf warnings on sklearn's tiny inputs
@@ -49,11 +49,11 @@ def _blobs(n=3000):
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", MECHANISMS)
 def test_learns_easy_data(selection):
     X, y, b = _blobs()
     clf = DPRandomForestClassifier(epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2],
-                                   selection=selection, random_state=0)
+                                   mechanism=selection, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y)
@@ -85,8 +85,8 @@ def test_bad_inputs():
             DPRandomForestClassifier(epsilon=eps, bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"):
         DPRandomForestClassifier(n_estimators=0, bounds=b).fit(X, y)
-    with pytest.raises(ValueError, match="selection"):
-        DPRandomForestClassifier(selection="xx", bounds=b).fit(X, y)
+    with pytest.raises(ValueError, match="mechanism"):
+        DPRandomForestClassifier(mechanism="xx", bounds=b).fit(X, y)
     clf = DPRandomForestClassifier(bounds=b, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         clf.predict(Xn)
@@ -119,7 +119,7 @@ def test_records_assigned_by_independent_draws():
     # with depth 0 each tree is one leaf holding exactly its records; with a huge budget its label is the
     # majority of those records, which we recompute from the expected assignment
     big = DPRandomForestClassifier(epsilon=500.0, n_estimators=8, max_depth=0, bounds=b, classes=[0, 1, 2],
-                                   selection="em", random_state=seed).fit(X, y)
+                                   mechanism="em", random_state=seed).fit(X, y)
     votes = np.bincount(counts.argmax(axis=1), minlength=3) / 8
     np.testing.assert_allclose(big.predict_proba(X[:1])[0], votes)
 
@@ -128,7 +128,7 @@ def test_records_assigned_by_independent_draws():
 # privacy
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", MECHANISMS)
 def test_audit_leaf_label_selection(selection):
     eps = 0.5
     delta = 1e-3 if selection in ("snm_laplace", "snm_lln") else 0.0
@@ -158,15 +158,15 @@ def test_problem_key_determines_the_majority_problem():
 def test_count_leaf_utility():
     X, y, b = _blobs()
     with pytest.raises(ValueError, match="leaf_utility"):
-        DPRandomForestClassifier(leaf_utility="count", selection="snm_t", bounds=b).fit(X, y)
+        DPRandomForestClassifier(leaf_utility="count", mechanism="snm_t", bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="leaf_utility"):
-        DPRandomForestClassifier(leaf_utility="nope", selection="em", bounds=b).fit(X, y)
+        DPRandomForestClassifier(leaf_utility="nope", mechanism="em", bounds=b).fit(X, y)
     clf = DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4,
                                    random_state=0).fit(X, y)
     assert clf.leaf_utility_ == "count"  # the default with PF
     assert clf.privacy_.epsilon == 1.0 and clf.privacy_.delta == 0.0
     assert clf.score(X, y) > 0.85  # at eps = 1, where the indicator utility is far from it
-    assert DPRandomForestClassifier(selection="snm_t", n_estimators=2, max_depth=1, bounds=b,
+    assert DPRandomForestClassifier(mechanism="snm_t", n_estimators=2, max_depth=1, bounds=b,
                                     random_state=0).fit(X, y).leaf_utility_ == "indicator"
 
 
@@ -195,7 +195,7 @@ def _as_sensitivity(problem, gs):
 @pytest.mark.parametrize("selection", ["snm_t", "snm_laplace", "snm_lln", "em"])
 def test_privacy_is_one_leaf_query(selection):
     X, y, b = _blobs(500)
-    clf = DPRandomForestClassifier(epsilon=0.8, delta=1e-6, selection=selection, bounds=b, classes=[0, 1, 2],
+    clf = DPRandomForestClassifier(epsilon=0.8, delta=1e-6, mechanism=selection, bounds=b, classes=[0, 1, 2],
                                    n_estimators=8, max_depth=4, random_state=0).fit(X, y)
     mech = make_mechanism(selection, 0.8, 1e-6 if selection in ("snm_laplace", "snm_lln") else 0.0)
     one = mech.privacy(leaf_problem([4, 1, 0], clf.leaf_utility_))
@@ -266,7 +266,7 @@ def test_categorical_multiway_sparse_and_unseen():
     old = forest_mod.DENSE_LEAF_LIMIT
     try:
         forest_mod.DENSE_LEAF_LIMIT = 10_000
-        clf = DPRandomForestClassifier(epsilon=5.0, n_estimators=8, classes=[0, 1], selection="em", random_state=0)
+        clf = DPRandomForestClassifier(epsilon=5.0, n_estimators=8, classes=[0, 1], mechanism="em", random_state=0)
         with pytest.warns(PrivacyLeakWarning, match="occupied"):
             clf.fit(df, y)
     finally:
@@ -298,7 +298,7 @@ def test_pickle_roundtrip_and_dense_labels_cover_all_leaves():
 # ---------------------------------------------------------------------------
 
 #: table columns: every selection on the indicator utility, and permute-and-flip on the counts
-COLUMNS = SELECTIONS + ("pf_count",)
+COLUMNS = MECHANISMS + ("pf_count",)
 
 
 def _forest_rows(datasets, epsilons, **params):
@@ -306,8 +306,8 @@ def _forest_rows(datasets, epsilons, **params):
     for name, (X, y, b, classes) in datasets.items():
         for eps in epsilons:
             for col in COLUMNS:
-                kw = (dict(selection="pf", leaf_utility="count") if col == "pf_count"
-                      else dict(selection=col, leaf_utility="indicator"))
+                kw = (dict(mechanism="pf", leaf_utility="count") if col == "pf_count"
+                      else dict(mechanism=col, leaf_utility="indicator"))
                 accs = []
                 for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
                     clf = DPRandomForestClassifier(epsilon=eps, bounds=b, classes=classes,
@@ -355,7 +355,7 @@ def test_smooth_selection_wins_on_large_leaves():
     for sel in ("snm_t", "snm_laplace", "snm_lln", "sps", "em", "pf"):
         acc[sel] = np.mean([
             DPRandomForestClassifier(epsilon=1.0, n_estimators=8, max_depth=4, bounds=(0, 1), classes=[0, 1],
-                                     selection=sel, leaf_utility="indicator", random_state=r)
+                                     mechanism=sel, leaf_utility="indicator", random_state=r)
             .fit(X[:n], y[:n]).score(X[n:], y[n:])
             for r in range(4)
         ])

@@ -288,7 +288,9 @@ def test_em_pf_audit_all_neighbours(panel):
     x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     for mech in (ExponentialMechanism(2.0), PermuteAndFlip(2.0)):
         rep = audit(mech, pairs)
-        assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source)
+        assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source,
+                                                           bounded_range=rep.claimed.bounded_range)
+        assert rep.claimed.bounded_range == (2.0 if isinstance(mech, ExponentialMechanism) else None)
         assert rep.max_loss <= 2.0
 
 

@@ -35,10 +35,13 @@ from ._cli_input import (
     build_mechanism,
     check_delta,
     check_eps,
+    check_out_dir,
     check_seed,
     column_values,
+    is_label_column,
     read_table,
     select_problem,
+    vote_labels,
 )
 from .mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .problem import SelectionProblem
@@ -120,16 +123,14 @@ def _build_app() -> Any:
             raise CLIError(f"--scheduler must be an address like tcp://host:8786, got {scheduler!r}")
         if data_dir is not None and not Path(data_dir).is_dir():
             raise CLIError(f"--data-dir {str(data_dir)!r} is not a directory")
+        check_out_dir(out)
         check_seed(seed)
         kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
                                       workers=workers)
 
         def report(res: Any) -> None:
-            ok = sum(c.ok is True for c in res.claims)
-            bad = sum(c.ok is False for c in res.claims)
-            none = sum(c.ok is None for c in res.claims)
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                       f"(claims: {ok} ✓, {bad} ✗, {none} not evaluated)")
+                       f"({runner.count_line(res.claims)})")
             typer.echo(runner.claims_table(res.claims))
             typer.echo("")
 
@@ -146,12 +147,14 @@ def _build_app() -> Any:
     # ------------------------------------------------------------------ select
     @app.command()
     def select(
-        file: Path = typer.Argument(..., help="CSV or Parquet file, one row per candidate"),
-        column: str = typer.Option(..., "--column", help="column of scores / counts (one row per candidate)"),
+        file: Path = typer.Argument(..., help="CSV or Parquet file: one row per candidate (scores, counts) or "
+                                              "one row per record (votes)"),
+        column: str = typer.Option(..., "--column", help="column of scores / counts, or of raw labels (votes)"),
         epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
         utility: Utility = typer.Option(
             Utility.scores, "--utility",
-            help="scores: the column is u(x, r); majority: the column holds counts and the utility is the counts "
+            help="votes: one row per record, the column holds labels (the default for a non-numeric column); "
+                 "scores: the column is u(x, r); majority: the column holds counts and the utility is the counts "
                  "(monotone, sensitivity 1); indicator: counts, argmax-indicator utility (the smooth mechanisms' "
                  "seed utility)"),
         mechanism: str = typer.Option(
@@ -165,15 +168,24 @@ def _build_app() -> Any:
         sensitivity: float = typer.Option(
             1.0, "--sensitivity", help="global sensitivity of the scores (--utility scores)"),
         label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidates"),
+        candidates: str | None = typer.Option(
+            None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated "
+                                       "(without it the labels seen in the data are used: no guarantee)"),
     ) -> None:
-        """Privately pick the best row of a column of scores or counts; print its label, the guarantee and delta.
+        """Privately pick the best row of a column of scores or counts, or the most frequent label of a column
+        of raw labels (one row per record); print the choice, the guarantee and delta.
 
-        Only the chosen label (or row index) is printed, never the private value of the chosen row.
+        Only the chosen label (or row index) is printed, never a private value or count.
         """
         eps = check_eps(epsilon)
         dlt = None if delta is None else check_delta(delta)
         rng = np.random.default_rng(check_seed(seed))
         df = read_table(file)
+        if utility is Utility.votes or (utility is Utility.scores and is_label_column(df, column)):
+            _select_votes(df, file, column, candidates, mechanism, eps, dlt, rng)
+            return
+        if candidates is not None:
+            raise CLIError("--candidates applies to --utility votes (a column of raw labels) only")
         values, labels = column_values(df, file, column, label_column)
         prob, what = select_problem(values, labels, utility, sensitivity, column)
         mech, delta_note = build_mechanism(mechanism, eps, dlt)
@@ -184,6 +196,29 @@ def _build_app() -> Any:
         # only the choice is released: never the private value of the chosen row
         typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
         typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), {what}, relation {prob.relation}")
+        typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
+        typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
+
+    def _select_votes(df: Any, file: Path, column: str, candidates: str | None, mechanism: str, eps: float,
+                      dlt: float | None, rng: np.random.Generator) -> None:
+        """``select`` on a column of raw labels: permute-and-flip (or --mechanism) on the label counts."""
+        from .apps.counts import label_counts
+
+        labels, cands = vote_labels(df, file, column, candidates)
+        if cands is None:
+            cands = sorted(set(labels.tolist()))
+            typer.echo("warning: no --candidates given: the labels seen in the data are the output space, "
+                       "which is data-dependent: this release has NO privacy guarantee", err=True)
+        counts = label_counts(labels, cands)
+        prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove",
+                                private=candidates is not None)
+        mech, delta_note = build_mechanism(mechanism, eps, dlt)
+        guarantee = mech.privacy(prob)
+        choice = cands[int(mech.select(prob, rng=rng))]
+        # only the winning label is released: never a count or the number of records
+        typer.echo(f"selected: {choice}")
+        typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), majority vote over {len(cands)} candidate "
+                   f"labels, one row per record, relation {prob.relation}")
         typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
         typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
 

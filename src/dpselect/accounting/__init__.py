@@ -14,6 +14,8 @@ Modules (one family of rules each):
 * ``ptr`` — propose-test-release, stable histograms and the private
   sensitivity bound (SPEC §6.2, §6.3, §9.2);
 * ``trees`` — decision trees and forests (SPEC §5);
+* ``composition`` — basic, bounded-range (Dong, Durfee & Rogers 2020) and
+  zCDP composition of many guarantees (mathematics page §10.1);
 * ``accountant`` — :class:`Accountant`, the budget across calls.
 
 Every public name is importable from ``dpselect.accounting``.
@@ -25,6 +27,13 @@ from .accountant import (
     Accountant,
     BudgetExceededError,
     charge,
+)
+from .composition import (
+    br_composition_epsilon,
+    br_kl_bound,
+    br_zcdp_rho,
+    compose_privacy,
+    zcdp_epsilon,
 )
 from .conversions import (
     dp_to_zcdp,
@@ -67,7 +76,11 @@ from .trees import (
 __all__ = [
     "Accountant",
     "BudgetExceededError",
+    "br_composition_epsilon",
+    "br_kl_bound",
+    "br_zcdp_rho",
     "charge",
+    "compose_privacy",
     "dp_to_zcdp",
     "forest_privacy",
     "grid_laplace_smooth_beta",
@@ -94,6 +107,7 @@ __all__ = [
     "stable_histogram_privacy",
     "tree_privacy",
     "tree_query_epsilon",
+    "zcdp_epsilon",
     "zcdp_to_dp",
 ]
 

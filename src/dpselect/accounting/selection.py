@@ -108,6 +108,8 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     eps_d = check_epsilon(eps_d, "eps_d")
     d = _require_delta_positive(delta)
     cap = eps_d / m
+    while m * cap > eps_d:  # eps_d / m can round up so that m beta would exceed eps_d by an ulp
+        cap = math.nextafter(cap, 0.0)
     log_q = math.log(_gamma_upper_quantile(m, d))
 
     def g(b: float) -> float:  # same sign as q expm1(b) - m b - eps_d

@@ -74,8 +74,11 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
     return max(scale, _TINY)
 
 
-def _pure(epsilon: float, problem: SelectionProblem, source: str) -> Privacy:
-    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source)
+def _pure(epsilon: float, problem: SelectionProblem, source: str, bounded_range: bool = False) -> Privacy:
+    """epsilon-DP; epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3;
+    derived in the mathematics page §10.1)."""
+    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
+                                            bounded_range=epsilon if bounded_range else None)
 
 
 class _ExactSampling(NoisyMaxMechanism):
@@ -106,6 +109,9 @@ class ExponentialMechanism(_ExactSampling):
 
     Source: McSherry & Talwar (2007) Thm 6; Gumbel-max form: Yamamoto & Shibuya
     Def. 8 (SPEC.md §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
+    Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
+    ``privacy().bounded_range``: the accountant composes it through zCDP /
+    bounded-range composition (mathematics page §10.1).
 
     ``sampler="exact"`` samples by rejection: propose r uniformly, accept with
     an exact Bernoulli(e^{-gamma_r}), gamma_r = (u* - u_r) eps / (2 Delta u)
@@ -134,7 +140,7 @@ class ExponentialMechanism(_ExactSampling):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)")
+        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)", bounded_range=True)
 
 
 @lru_cache(maxsize=32)
@@ -317,4 +323,5 @@ class ReportNoisyMax(_ExactSampling):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)")
+        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)",
+                     bounded_range=self.noise == "gumbel")

@@ -62,7 +62,7 @@ def raw_values(data: Any, grid: np.ndarray) -> np.ndarray:
     x = check_array_1d(data, "data")  # non-empty (n >= 1), no NaN / inf
     lo, hi = grid[0], grid[-1]
     if (x < lo).any() or (x > hi).any():
-        raise ValueError(f"data must lie within the grid range [{lo!r}, {hi!r}]")
+        raise ValueError(f"data must lie within the grid range [{float(lo):g}, {float(hi):g}]")
     return x
 
 
