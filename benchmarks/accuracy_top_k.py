@@ -18,7 +18,7 @@ Data (scores with sensitivity 1):
   N = 215 families) embedded in a null panel of 194 or 1994 simulated SNPs
   (``datasets.simulate_tdt``, seed 2020), scored by the neighbour-distance
   utility (one family replaced: Delta u = 1, not monotone; the default
-  utility of ``apps.tdt``); true order by the TDT chi2.
+  utility of ``apps.genomics``); true order by the TDT chi2.
 
 "Found" counts the returned candidates whose true score is >= the k-th
 largest (ties at the boundary count as found).  Monte Carlo with ``R`` draws
@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from dpselect import SelectionProblem
-from dpselect.apps.tdt import neighbour_distances, tdt_statistic
+from dpselect.apps.genomics._tdt import neighbour_distances, tdt_statistic
 from dpselect.datasets import simulate_tdt
 from dpselect.mechanisms.joint_top_k import joint_lambda, joint_levels
 

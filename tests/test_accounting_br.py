@@ -31,7 +31,7 @@ from dpselect.accounting.composition import (
     compose_privacy,
     zcdp_epsilon,
 )
-from dpselect.apps import majority
+from dpselect.apps.counts import _majority as majority
 from dpselect.mechanisms.top_k import top_k_privacy
 
 mpmath.mp.dps = 50
@@ -124,7 +124,7 @@ def test_br_composition_matches_the_formula_and_the_worked_example():
 def _br_range(mech, counts, relation):
     x = SelectionProblem(counts, monotone=relation == "add_remove", relation=relation)
     worst = 0.0
-    for y in majority.neighbours(counts, relation):
+    for y in majority.majority_neighbours(counts, relation):
         py = SelectionProblem(y, monotone=relation == "add_remove", relation=relation)
         worst = max(worst, float(np.ptp(mech.log_probabilities(x) - mech.log_probabilities(py))))
     return worst

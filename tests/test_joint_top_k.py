@@ -21,7 +21,7 @@ import pytest
 from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.analysis import audit
-from dpselect.apps import majority
+from dpselect.apps.counts import _majority as majority
 from dpselect.mechanisms.top_k import TopK, _joint, select_top_k, top_k_log_probabilities, top_k_privacy
 
 
@@ -103,7 +103,7 @@ def test_joint_returns_the_true_top_k_in_order_at_large_epsilon():
 def _count_pairs(counts, relation):
     x = SelectionProblem(counts, monotone=relation == "add_remove", relation=relation)
     return [(x, SelectionProblem(y, monotone=relation == "add_remove", relation=relation))
-            for y in majority.neighbours(counts, relation)]
+            for y in majority.majority_neighbours(counts, relation)]
 
 
 def _bounded_range(law, pairs):
@@ -131,13 +131,13 @@ def test_joint_audit_negative_controls_are_caught():
     # (1) understated sensitivity: the problem says Delta u = 0.4 for unit counts
     x = SelectionProblem(counts, global_sensitivity=0.4, monotone=True)
     pairs = [(x, SelectionProblem(y, global_sensitivity=0.4, monotone=True))
-             for y in majority.neighbours(counts, "add_remove")]
+             for y in majority.majority_neighbours(counts, "add_remove")]
     assert audit(TopK(ExponentialMechanism(eps), k, "joint"), pairs, claimed=claim).violates
     # (2) replace neighbours (one count down, another up) declared monotone: Delta* = Delta u is too small
     counts = np.array([4, 1, 0, 0])
     x = SelectionProblem(counts, monotone=True, relation="replace")
     pairs = [(x, SelectionProblem(y, monotone=True, relation="replace"))
-             for y in majority.neighbours(counts, "replace")]
+             for y in majority.majority_neighbours(counts, "replace")]
     law = TopK(ExponentialMechanism(eps), k, "joint")
     assert audit(law, pairs, claimed=Privacy(k * eps, 0.0, "replace")).violates
 
