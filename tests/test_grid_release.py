@@ -129,6 +129,29 @@ def test_smooth_grid_laplace_negative_control_without_the_extra_lambda():
     assert hockey_stick(a, b, 1.0) > 1e-3
 
 
+def _assert_neighbour_frequencies(yx, yy, eps, n):
+    """On every grid point, freq_x <= e^eps freq_y + 5 standard errors of the difference, both ways."""
+    pts = np.union1d(yx, yy)
+    fx = np.array([np.sum(yx == p) for p in pts]) / n
+    fy = np.array([np.sum(yy == p) for p in pts]) / n
+    for a, b in ((fx, fy), (fy, fx)):
+        se = np.sqrt((a * (1 - a) + math.exp(2 * eps) * b * (1 - b)) / n + 1 / n**2)
+        assert np.all(a <= math.exp(eps) * b + 5 * se)
+
+
+def test_grid_laplace_and_snapped_t_neighbour_frequencies():
+    n = 40_000
+    rel = GridLaplace(1.0, 1.0, granularity=0.5)
+    ya, yb = rel.release(0.2, size=n, rng=1), rel.release(1.2, size=n, rng=2)
+    _assert_neighbour_frequencies(ya, yb, 1.0, n)
+    with pytest.raises(AssertionError):  # negative control: the check catches an over-claimed epsilon
+        _assert_neighbour_frequencies(ya, yb, 0.5, n)
+    t = SmoothSensitivityRelease(1.0, granularity=0.5)
+    yx = t.release(0.0, 0.5, size=n, rng=3)
+    yy = t.release(0.5, 0.5 * math.exp(t.beta), size=n, rng=4)
+    _assert_neighbour_frequencies(yx, yy, 1.0, n)
+
+
 def test_smooth_grid_laplace_neighbour_frequencies():
     # coarse grid: on every grid point, freq_x <= e^eps freq_y (+ 5 standard errors), both ways
     eps, delta, lam = 1.0, 1e-6, 0.25
@@ -138,12 +161,7 @@ def test_smooth_grid_laplace_neighbour_frequencies():
     yx = rel.release(0.0, sx, size=n, rng=11)
     yy = rel.release(sy, sy, size=n, rng=12)
     assert _on_grid(yx, lam) and _on_grid(yy, lam)
-    pts = np.union1d(yx, yy)
-    fx = np.array([np.sum(yx == p) for p in pts]) / n
-    fy = np.array([np.sum(yy == p) for p in pts]) / n
-    for a, b in ((fx, fy), (fy, fx)):
-        se = np.sqrt((a * (1 - a) + math.exp(2 * eps) * b * (1 - b)) / n + 1 / n**2)
-        assert np.all(a <= math.exp(eps) * b + 5 * se)
+    _assert_neighbour_frequencies(yx, yy, eps, n)
     for y, v, s in ((yx, 0.0, sx), (yy, sy, sy)):
         law_pts, lp = rel.log_law(v, s, 200)
         draws = np.where(np.isin(y, law_pts), np.searchsorted(law_pts, y), law_pts.size)
