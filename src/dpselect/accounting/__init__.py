@@ -10,6 +10,7 @@ Modules (one family of rules each):
   admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5);
 * ``selection`` — smooth report-noisy-max and Smooth Private Selection
   (SPEC §3.1, §3.2);
+* ``discrete`` — releases sampled exactly on a power-of-two grid (discrete Laplace);
 * ``ptr`` — propose-test-release, stable histograms and the private
   sensitivity bound (SPEC §6.2, §6.3, §9.2);
 * ``trees`` — decision trees and forests (SPEC §5);
@@ -41,6 +42,11 @@ from .conversions import (
     lln_zcdp_rho,
     nrs_laplace_parameters,
     zcdp_to_dp,
+)
+from .discrete import (
+    grid_laplace_smooth_beta,
+    grid_laplace_smooth_delta,
+    grid_steps,
 )
 from .ptr import (
     ptr_mode_privacy,
@@ -77,6 +83,9 @@ __all__ = [
     "compose_privacy",
     "dp_to_zcdp",
     "forest_privacy",
+    "grid_laplace_smooth_beta",
+    "grid_laplace_smooth_delta",
+    "grid_steps",
     "laplace_selection_beta",
     "laplace_selection_eps_d",
     "laplace_selection_log_delta",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .._validation import check_delta, check_epsilon
@@ -59,6 +60,17 @@ class Accountant:
     neighbour relations cannot be mixed.  Derivations: the documentation's
     mathematics page §10.1.
 
+    Thread safety: :meth:`spend` checks the budget and records the charge
+    under one lock, so threads sharing an accountant can never jointly
+    overspend it (at most the charges that fit are recorded, whatever the
+    interleaving).  This holds within one process only: an accountant is an
+    in-memory object, so copies in other processes (``multiprocessing``,
+    Dask or joblib workers, pickled estimators) each track their own
+    charges and do not see one another.  To share one budget across
+    processes, split it beforehand into per-process accountants whose
+    budgets add up to the total (sequential composition), or charge a
+    single accountant in the parent process before dispatching work.
+
     Examples
     --------
     >>> import dpselect
@@ -89,6 +101,8 @@ class Accountant:
             raise ValueError(f"composition must be 'tight' or 'basic', got {composition!r}")
         self._composition = composition
         self._charges: list[Privacy] = []
+        # One re-entrant lock around every read-check-record of the charges (spend calls check).
+        self._lock = threading.RLock()
 
     @property
     def budget(self) -> Privacy:
@@ -98,7 +112,8 @@ class Accountant:
     @property
     def charges(self) -> tuple[Privacy, ...]:
         """Every guarantee spent so far, in order."""
-        return tuple(self._charges)
+        with self._lock:
+            return tuple(self._charges)
 
     @staticmethod
     def compose(charges: Any, delta: float = 0.0) -> Privacy:
@@ -131,7 +146,7 @@ class Accountant:
     @property
     def spent(self) -> Privacy:
         """The guarantee of everything charged so far (``Privacy(0.0)`` before any charge)."""
-        return self._total(self._charges)
+        return self._total(list(self.charges))
 
     @property
     def remaining(self) -> Privacy:
@@ -156,21 +171,38 @@ class Accountant:
         """Raise :class:`BudgetExceededError` if spending ``privacy`` would exceed the budget."""
         if not isinstance(privacy, Privacy):
             raise TypeError(f"privacy must be a Privacy, got {type(privacy).__name__}")
-        total = self._total([*self._charges, privacy])
-        # A relative slack of 1e-12 absorbs floating-point sums of shares that add up to the budget.
-        slack = 1.0 + 1e-12
-        if total.epsilon > self._budget.epsilon * slack or total.delta > self._budget.delta * slack:
-            raise BudgetExceededError(
-                f"spending {privacy} would exceed the budget {self._budget} (already spent {self.spent})"
-            )
+        with self._lock:
+            total = self._total([*self._charges, privacy])
+            # A relative slack of 1e-12 absorbs floating-point sums of shares that add up to the budget.
+            slack = 1.0 + 1e-12
+            if total.epsilon > self._budget.epsilon * slack or total.delta > self._budget.delta * slack:
+                raise BudgetExceededError(
+                    f"spending {privacy} would exceed the budget {self._budget} (already spent {self.spent})"
+                )
 
     def spend(self, privacy: Privacy) -> None:
-        """Charge ``privacy``; raise :class:`BudgetExceededError` (recording nothing) if it does not fit."""
-        self.check(privacy)
-        self._charges.append(privacy)
+        """Charge ``privacy``; raise :class:`BudgetExceededError` (recording nothing) if it does not fit.
+
+        The check and the record happen under one lock (atomic across threads of one process).
+        """
+        with self._lock:
+            self.check(privacy)
+            self._charges.append(privacy)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A lock cannot be pickled or deep-copied: a copy gets its own lock (and its own charges).
+        with self._lock:
+            state = self.__dict__.copy()
+            state["_charges"] = list(self._charges)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
-        return f"Accountant(budget={self._budget}, charges={len(self._charges)})"
+        return f"Accountant(budget={self._budget}, charges={len(self.charges)})"
 
 
 def charge(accountant: Accountant | None, privacy: Privacy) -> None:
