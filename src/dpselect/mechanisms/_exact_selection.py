@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..noise.exact import IntegerSource, _bern_exp_batch, as_fraction
+from ..noise.exact import IntegerSource, bernoulli_exp_batch, as_fraction
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]
@@ -71,7 +71,7 @@ def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> n
     todo = np.arange(n)
     while todo.size:
         r = src.below_array(np.full(todo.size, m, dtype=np.int64))
-        acc = _bern_exp_batch(src, nums[r], den)
+        acc = bernoulli_exp_batch(src, nums[r], den)
         out[todo[acc]] = r[acc]
         todo = todo[~acc]
     return out
@@ -96,7 +96,7 @@ def sample_pf_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> n
             perm[todo, i] = perm[todo, j]
             perm[todo, j] = at_i
             cand = perm[todo, i]
-            acc = _bern_exp_batch(src, nums[cand], den)
+            acc = bernoulli_exp_batch(src, nums[cand], den)
             out[start + todo[acc]] = cand[acc]
             todo = todo[~acc]
             i += 1

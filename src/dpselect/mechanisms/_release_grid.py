@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..noise.exact import IntegerSource, _discrete_laplace_batch, discrete_laplace_logpmf
+from ..noise.exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
 from ..noise.grid import dyadic_ceil, grid_index, grid_values
 
 __all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_to_grid"]
@@ -40,7 +40,7 @@ def grid_laplace_scale(sensitivity: float, alpha: float, lam: float) -> Fraction
 def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: Any) -> np.ndarray:
     """n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
     c = grid_index(value, lam).reshape(-1)[0]
-    k = _discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n)
+    k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n)
     return grid_values(c + k, lam)
 
 

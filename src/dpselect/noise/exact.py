@@ -29,8 +29,10 @@ from .._validation import SecureGenerator, check_random_state, check_size
 __all__ = [
     "as_fraction",
     "bernoulli_exp",
+    "bernoulli_exp_batch",
     "discrete_gaussian",
     "discrete_laplace",
+    "discrete_laplace_batch",
     "discrete_laplace_logpmf",
     "exponential_weights",
     "IntegerSource",
@@ -136,7 +138,7 @@ def _bern_exp_unit_array(src: IntegerSource, num: np.ndarray, den: int) -> np.nd
     return k % 2 == 1
 
 
-def _bern_exp_batch(src: IntegerSource, num: Any, den: int) -> np.ndarray:
+def bernoulli_exp_batch(src: IntegerSource, num: Any, den: int) -> np.ndarray:
     """Elementwise Bernoulli(exp(-num_i/den)) for non-negative integers num_i (array or list)."""
     nums = np.asarray(num, dtype=object).reshape(-1)
     if den < _VEC_DEN and all(int(v) < _INT62 for v in nums):
@@ -197,7 +199,7 @@ def bernoulli_exp(x: Any, *, size: int | None = None, rng: Any = None) -> Any:
     q = as_fraction(x, "x", nonnegative=True)
     size = check_size(size)
     src = IntegerSource(rng)
-    out = _bern_exp_batch(src, [q.numerator] * (1 if size is None else size), q.denominator)
+    out = bernoulli_exp_batch(src, [q.numerator] * (1 if size is None else size), q.denominator)
     return bool(out[0]) if size is None else out
 
 
@@ -212,7 +214,7 @@ def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
     return v
 
 
-def _discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int) -> np.ndarray:
+def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int) -> np.ndarray:
     """n draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t)."""
     out = np.empty(n, dtype=np.int64)
     filled = 0
@@ -222,7 +224,7 @@ def _discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int) -> np.nd
             u = src.below_array(np.full(m, t, dtype=np.int64))
         else:
             u = np.array([src.below(t) for _ in range(m)], dtype=object)
-        d = _bern_exp_batch(src, u, t)  # accept U with probability exp(-U/t)
+        d = bernoulli_exp_batch(src, u, t)  # accept U with probability exp(-U/t)
         u = u[d]
         x = u + t * _geometric_e1(src, int(u.size)).astype(object if t >= _VEC_DEN else np.int64)
         y = x // s
@@ -275,7 +277,7 @@ def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) ->
     b = as_fraction(scale, "scale", positive=True)
     size = check_size(size)
     src = IntegerSource(rng)
-    out = _discrete_laplace_batch(src, b.denominator, b.numerator, 1 if size is None else size)
+    out = discrete_laplace_batch(src, b.denominator, b.numerator, 1 if size is None else size)
     return int(out[0]) if size is None else out
 
 
@@ -329,10 +331,10 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:
-        y = _discrete_laplace_batch(src, 1, t, n - filled)
+        y = discrete_laplace_batch(src, 1, t, n - filled)
         # (|y| - s2/t)^2 / (2 s2) = (|y| t b - a)^2 / (2 a b t^2)
         num = [(abs(int(v)) * t * b - a) ** 2 for v in y]
-        keep = _bern_exp_batch(src, num, 2 * a * b * t * t)
+        keep = bernoulli_exp_batch(src, num, 2 * a * b * t * t)
         y = y[keep]
         out[filled : filled + y.size] = y
         filled += int(y.size)
@@ -410,7 +412,7 @@ def exponential_weights(
     while todo.size:
         u = src.below_array(np.full(todo.size, total, dtype=np.int64))
         g = np.searchsorted(cum64, u, side="right")
-        acc = _bern_exp_batch(src, nums[g], den)
+        acc = bernoulli_exp_batch(src, nums[g], den)
         group[todo[acc]] = g[acc]
         offset[todo[acc]] = (u - (cum64[g] - np.asarray(n, dtype=np.int64)[g]))[acc]
         todo = todo[~acc]

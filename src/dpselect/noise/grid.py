@@ -32,7 +32,7 @@ import numpy as np
 from .._validation import as_real_array, check_epsilon, check_positive, check_size
 from ..accounting.discrete import grid_steps
 from ..privacy import Privacy
-from .exact import IntegerSource, _discrete_laplace_batch, discrete_laplace_logpmf
+from .exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
 
 __all__ = [
     "GRID_BITS",
@@ -186,7 +186,7 @@ class GridLaplace:
         src = IntegerSource(rng)
         n = c.size if size is None else size
         t = self.scale_units
-        k = _discrete_laplace_batch(src, t.denominator, t.numerator, n)
+        k = discrete_laplace_batch(src, t.denominator, t.numerator, n)
         out = grid_values(c + k, self.lam)
         if scalar and size is None:
             return float(out[0])
