@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Modules whose public API must follow the rules above (extend as modules are rewritten).
 CHECKED: tuple[str, ...] = (
     "dpselect.typing",
+    "dpselect.problem",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
