@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKED: tuple[str, ...] = (
     "dpselect.typing",
     "dpselect.problem",
+    "dpselect.sensitivity",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
