@@ -31,6 +31,9 @@ CHECKED: tuple[str, ...] = (
     "dpselect.typing",
     "dpselect.problem",
     "dpselect.sensitivity",
+    "dpselect.mechanisms.base",
+    "dpselect.mechanisms.distance",
+    "dpselect.mechanisms.registry",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
