@@ -34,6 +34,8 @@ CHECKED: tuple[str, ...] = (
     "dpselect.mechanisms.base",
     "dpselect.mechanisms.distance",
     "dpselect.mechanisms.registry",
+    "dpselect.mechanisms.dampening",
+    "dpselect.mechanisms.sensitivity_bound",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
