@@ -36,6 +36,9 @@ CHECKED: tuple[str, ...] = (
     "dpselect.mechanisms.registry",
     "dpselect.mechanisms.dampening",
     "dpselect.mechanisms.sensitivity_bound",
+    "dpselect.analysis.audit",
+    "dpselect.analysis.error",
+    "dpselect.analysis.error_distribution",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
