@@ -39,6 +39,7 @@ CHECKED: tuple[str, ...] = (
     "dpselect.analysis.audit",
     "dpselect.analysis.error",
     "dpselect.analysis.error_distribution",
+    "dpselect.datasets",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
