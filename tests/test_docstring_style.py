@@ -40,6 +40,10 @@ CHECKED: tuple[str, ...] = (
     "dpselect.analysis.error",
     "dpselect.analysis.error_distribution",
     "dpselect.datasets",
+    "dpselect.apps.counts._majority",
+    "dpselect.apps.counts._mode",
+    "dpselect.apps.counts._ptr",
+    "dpselect.apps.counts._vote",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).
