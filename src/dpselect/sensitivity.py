@@ -117,6 +117,13 @@ class StepProfile:
         float or numpy.ndarray
             A float for a scalar t and a 1-D profile; an array otherwise
             (length m per t for a per-candidate profile).
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> prof([0, 3, 9]).tolist()
+        [0.5, 2.0, 2.0]
         """
         idx = np.searchsorted(self._bp, np.asarray(t, dtype=np.float64), side="right") - 1
         if np.any(idx < 0):
@@ -140,6 +147,13 @@ class StepProfile:
         -------
         float or numpy.ndarray
             A float, or one value per candidate for a 2-D profile.
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> round(prof.smooth(0.1), 6)   # max(0.5, 2 e^-0.3)
+        1.481636
         """
         beta = check_positive(beta, "beta")
         w = np.exp(-beta * self._bp)
@@ -148,7 +162,20 @@ class StepProfile:
         return float((w * self.values).max())
 
     def max_value(self) -> Any:
-        """The supremum over t of LS(t) (per candidate for a 2-D profile)."""
+        """The supremum over t of LS(t) (per candidate for a 2-D profile).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``values[-1]`` (a row of m values for a per-candidate profile).
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> prof.max_value()
+        2.0
+        """
         return self.values[-1] if self.per_candidate else float(self.values[-1])
 
 

@@ -77,6 +77,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             The density (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.pdf(0.0)   # 1 / (2 * scale)
+        0.25
         """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
@@ -93,6 +101,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             The log density (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.logpdf(0.0), 6)
+        -1.386294
         """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
@@ -109,6 +125,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             P(E <= t) (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.cdf([0.0, 2.0]).round(4)
+        array([0.5   , 0.8161])
         """
         t = as_real_array(t, "t")
         return _out(self.noise.cdf(t / self.scale))
@@ -125,6 +149,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             P(E > t) (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.sf(2.0), 4)   # e^-1 / 2
+        0.1839
         """
         t = as_real_array(t, "t")
         return _out(self.noise.sf(t / self.scale))
@@ -141,6 +173,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             The t with P(E <= t) = q (a float for scalar q).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.ppf([0.25, 0.75]).round(4)   # -+ 2 ln 2
+        array([-1.3863,  1.3863])
         """
         q = as_real_array(q, "q")
         if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
@@ -159,6 +199,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             The h with P(|E| <= h) = q (a float for scalar q).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.quantile(0.5), 6)   # median |E| = 2 ln 2
+        1.386294
         """
         q = as_real_array(q, "q")
         if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
@@ -177,6 +225,14 @@ class ErrorDistribution:
         -------
         tuple of (float, float)
             ``(-h, h)``.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> tuple(round(v, 4) for v in dist.interval(0.5))
+        (-1.3863, 1.3863)
         """
         coverage = check_probability_in(coverage, "coverage", 0.0, 1.0)
         h = float(self.quantile(coverage))
@@ -221,6 +277,16 @@ class ErrorDistribution:
         -------
         float
             The expected absolute error.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.expected_abs_error()   # scale * E|Z|
+        2.0
+        >>> round(dist.expected_abs_error(within=(-1.0, 1.0)), 4)   # 2 (1 - e^-1/2)
+        0.7869
         """
         if within is None:
             return self.scale * self.mean_abs_noise
@@ -254,6 +320,14 @@ class ErrorDistribution:
         -------
         float or numpy.ndarray
             One draw, or an array of ``size`` draws.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.sample(size=3, rng=0).shape
+        (3,)
         """
         size = check_size(size)
         gen = check_random_state(rng)

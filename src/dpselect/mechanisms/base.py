@@ -123,6 +123,13 @@ class Mechanism(ABC):
         -------
         int or numpy.ndarray of int
             One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.PermuteAndFlip(1.0).select(p, size=4, rng=0).shape
+        (4,)
         """
 
     @abstractmethod
@@ -138,6 +145,13 @@ class Mechanism(ABC):
         -------
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]`` (``-inf`` where impossible).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)
+        array([-0.3133, -1.3133])
         """
 
     @abstractmethod
@@ -153,6 +167,13 @@ class Mechanism(ABC):
         -------
         Privacy
             The (epsilon, delta) guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> print(dpselect.PermuteAndFlip(1.0).privacy(p))
+        1-DP [add_remove]
         """
 
     def probabilities(self, problem: SelectionProblem) -> np.ndarray:
@@ -209,6 +230,14 @@ class NoisyMaxMechanism(Mechanism):
         tuple of (float, noise distribution)
             The scale b(x) >= 0 and the standard noise law h (a
             :mod:`dpselect.noise` object).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> scale, noise = dpselect.ReportNoisyMax(1.0, noise="gumbel").calibrate(p)
+        >>> scale, type(noise).__name__
+        (2.0, 'Gumbel')
         """
 
     def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
@@ -227,6 +256,13 @@ class NoisyMaxMechanism(Mechanism):
         -------
         int or numpy.ndarray of int
             One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> int(dpselect.ReportNoisyMax(50.0).select(p, rng=0))
+        0
         """
         check_problem(problem)
         size = check_size(size)
@@ -246,6 +282,13 @@ class NoisyMaxMechanism(Mechanism):
         -------
         numpy.ndarray of float, shape (m,)
             ``log P[argmax = r]`` by the engine's quadrature.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ReportNoisyMax(2.0, noise="gumbel").probabilities(p).round(4)   # = EM
+        array([0.7311, 0.2689])
         """
         check_problem(problem)
         scale, noise = self.calibrate(problem)

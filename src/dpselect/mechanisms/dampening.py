@@ -267,6 +267,14 @@ class LocalDampening(Mechanism):
         -------
         numpy.ndarray of float, shape (m,)
             ``log P[r]`` over the candidates that can win, ``-inf`` elsewhere.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> ld.log_probabilities(p).round(4)
+        array([-0.4644, -1.4644, -1.9644])
         """
         idx, d = self._winners(problem)
         with np.errstate(over="ignore"):
@@ -291,6 +299,14 @@ class LocalDampening(Mechanism):
         -------
         int or numpy.ndarray of int
             One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> ld.select(p, size=3, rng=0).shape
+        (3,)
         """
         check_problem(problem)
         size = check_size(size)
@@ -312,6 +328,14 @@ class LocalDampening(Mechanism):
         -------
         Privacy
             The guarantee.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> print(ld.privacy(p))
+        1-DP [add_remove]
         """
         check_problem(problem)
         return no_guarantee(problem) or Privacy(

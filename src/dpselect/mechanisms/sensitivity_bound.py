@@ -225,6 +225,15 @@ class PrivateSensitivityBound(Mechanism):
         -------
         numpy.ndarray of float, shape (m,)
             The selector's log output probabilities at sensitivity Ŝ.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
+        >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
+        >>> import numpy as np
+        >>> np.exp(mech.conditional_log_probabilities(p, 0.0)).tolist()   # S = 0: the noiseless argmax
+        [1.0, 0.0, 0.0]
         """
         check_problem(problem)
         s = check_positive(sensitivity, "sensitivity", allow_zero=True)
@@ -260,6 +269,14 @@ class PrivateSensitivityBound(Mechanism):
         -------
         numpy.ndarray of float, shape (m,)
             ``log P[r]``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
+        >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
+        >>> bool(mech.log_probabilities(p)[0] > -0.01)
+        True
         """
         loc, scale, cap = self.bound_distribution(problem)
         if math.isinf(loc):  # S(x) = 0: the scores can never change; noiseless argmax
@@ -335,6 +352,14 @@ class PrivateSensitivityBound(Mechanism):
         -------
         int or numpy.ndarray of int
             One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
+        >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
+        >>> mech.select(p, rng=0)
+        0
         """
         check_problem(problem)
         size = check_size(size)
@@ -365,6 +390,14 @@ class PrivateSensitivityBound(Mechanism):
         Privacy
             :func:`dpselect.accounting.sensitivity_bound_privacy` of the
             budgets (no guarantee for a non-private problem).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
+        >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
+        >>> print(mech.privacy(p))
+        (1.5, 1e-06)-DP [add_remove]
         """
         check_problem(problem)
         return no_guarantee(problem) or accounting.sensitivity_bound_privacy(
