@@ -28,6 +28,7 @@ from dpselect.accounting import (
     sps_split,
     zcdp_to_dp,
 )
+from dpselect.accounting.composition import zcdp_epsilon
 from dpselect.noise import PolynomialTail
 
 # Student's t_3 constants (SPEC §2.4, Bun-Steinke Thm 31): L_s = (d+1)/(2 sqrt d), L_d = d + 1
@@ -233,16 +234,21 @@ def test_accountant_exact_sequential_composition():
 def test_accountant_composes_zcdp_in_rho():
     rho, delta = 0.01, 1e-6
     one = Privacy(zcdp_to_dp(rho, delta), delta, None, "lln", rho)
+    # composed alone (no budget delta to spend): converted once at the charges' own deltas
+    own = Accountant.compose([one, one])
+    expected = 2 * rho + 2 * math.sqrt(2 * rho * math.log(1 / (2 * delta)))  # Bun-Steinke's conversion
+    assert own.epsilon == pytest.approx(zcdp_epsilon(2 * rho, 2 * delta), rel=1e-12) and own.epsilon <= expected
+    assert own.delta == pytest.approx(2 * delta)
+    assert own.epsilon < 2 * one.epsilon  # never worse than adding the epsilons
+    # an accountant converts at the delta its budget has left (here all of it: 1e-3)
     acc = Accountant(math.inf, 1e-3)
     acc.spend(one)
     acc.spend(one)
-    expected = 2 * rho + 2 * math.sqrt(2 * rho * math.log(1 / (2 * delta)))
-    assert acc.spent.epsilon == pytest.approx(expected, rel=1e-12)
-    assert acc.spent.epsilon < 2 * one.epsilon  # never worse than adding the epsilons
-    assert acc.spent.delta == pytest.approx(2 * delta)
+    at_budget = zcdp_epsilon(2 * rho, 1e-3)
+    assert acc.spent.epsilon == pytest.approx(at_budget, rel=1e-12) and acc.spent.delta == pytest.approx(1e-3)
     # mixed with a pure charge: the pure epsilon adds on top
     acc.spend(Privacy(0.25))
-    assert acc.spent.epsilon == pytest.approx(expected + 0.25, rel=1e-12)
+    assert acc.spent.epsilon == pytest.approx(at_budget + 0.25, rel=1e-12)
 
 
 def test_accountant_overspend_records_nothing():

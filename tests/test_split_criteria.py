@@ -77,7 +77,7 @@ def test_live_codes_restrict_the_candidates():
     live[1, :] = [True, False, False]  # categorical feature 1 fixed to value 0 -> no cut
     live[2, 2] = False
     pr = binary_split_problem(codes[codes[:, 0] > 0], y[codes[:, 0] > 0], nv, is_cont, C, live=live)
-    assert pr.labels == [(0, 2), (2, 0), (2, 1)]
+    assert pr.labels == ((0, 2), (2, 0), (2, 1))
     tabs, valid = binary_candidates(np.zeros((3, 3, C)), live, is_cont)
     assert valid.sum() == 3 and tabs.shape == (3, 3, 2, C)
 

@@ -93,7 +93,11 @@ def test_estimator_specific_parameters():
     with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: delta must be > 0 for mechanism='snm_laplace'"):
         DPDecisionTreeClassifier(mechanism="snm_laplace", delta=0.0).fit(None, None)
     with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility='count' needs mechanism="):
-        DPRandomForestClassifier(mechanism="snm_t", leaf_utility="count").fit(None, None)
+        DPRandomForestClassifier(mechanism="snm_t", leaf_utility="count", algorithm="fletcher_islam").fit(None, None)
+    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility applies to algorithm="):
+        DPRandomForestClassifier(leaf_utility="count").fit(None, None)
+    with pytest.raises(ValueError, match="^DPRandomForestClassifier: algorithm must be one of"):
+        DPRandomForestClassifier(algorithm="boost").fit(None, None)
 
 
 # ---------------------------------------------------------------------------
@@ -294,10 +298,8 @@ def test_grid_search_warns_once_per_fit(cls):
     leaks = _count(record, PrivacyLeakWarning)
     assert len(leaks) == 20 and len(set(leaks)) == 1  # one per fit, the same text in every fit
     single = _count(record, UserWarning, "single leaf")
-    if cls is DPDecisionTreeClassifier:
-        assert len(single) == 10 and len(set(single)) == 1  # once per single-leaf fit, one text
-    else:
-        assert not single
+    # once per single-leaf fit, one text (the forest's default algorithm re-issues its trees' warnings once)
+    assert len(single) == 10 and len(set(single)) == 1
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -344,7 +346,7 @@ def test_tree_predict_proba_is_the_released_leaf_frequencies():
 def test_forest_predict_proba_is_the_vote_share():
     X, y, b = _blobs(3000)
     rf = DPRandomForestClassifier(epsilon=1.0, n_estimators=8, max_depth=3, bounds=b, classes=[0, 1, 2],
-                                  random_state=0).fit(X, y)
+                                  algorithm="fletcher_islam", random_state=0).fit(X, y)
     proba = rf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_allclose(proba * 8, np.round(proba * 8), atol=1e-12)  # multiples of 1/n_estimators

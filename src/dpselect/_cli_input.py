@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._optional import require
 from .problem import SelectionProblem
 
 __all__ = [
@@ -90,7 +91,7 @@ def check_out_dir(out: Path, name: str = "--out") -> Path:
 
 def read_table(file: Path) -> Any:
     """The CSV / Parquet file ``FILE`` as a pandas DataFrame (CLIError naming FILE otherwise)."""
-    import pandas as pd
+    pd = require("pandas", "cli", purpose="dpselect select (CSV / Parquet input)")
 
     path = Path(file)
     if path.is_dir():

@@ -13,6 +13,10 @@
 User errors (unknown experiment, missing data, bad epsilon, unreadable file,
 ...) print one line ``dpselect: error: ...`` on stderr and exit with status 2,
 without a traceback.  ``main(argv)`` returns the exit status.
+
+Needs the ``cli`` extra (``pip install "dpselect[cli]"``): importing this module
+without typer raises an ImportError naming the extra, and the ``dpselect``
+command (:func:`dpselect.__main__.main`) prints that message as one line.
 """
 
 from __future__ import annotations
@@ -43,8 +47,13 @@ from ._cli_input import (
     select_problem,
     vote_labels,
 )
+from ._optional import MissingExtraError, require
 from .mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .problem import SelectionProblem
+
+require("typer", "cli", purpose="the dpselect command line")
+
+import typer  # noqa: E402
 
 __all__ = ["main", "demo_table", "app"]
 
@@ -78,12 +87,6 @@ class App(str, Enum):
     """--app of ``dpselect audit``."""
 
     majority = "majority"
-
-
-try:
-    import typer
-except ImportError:  # pragma: no cover - typer is a dependency of the CLI
-    typer = None  # type: ignore[assignment]
 
 
 def _build_app() -> Any:
@@ -282,7 +285,7 @@ def _build_app() -> Any:
     return app
 
 
-app = _build_app() if typer is not None else None
+app = _build_app()
 
 
 def _click_exception_types() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
@@ -309,59 +312,56 @@ def _error(msg: str) -> int:
 
 
 # ---------------------------------------------------------------------- tdt (GWAS top-k)
-if app is not None:
+@app.command("tdt")
+def tdt_command(
+    file: Path = typer.Argument(
+        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
+    ),
+    epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
+    k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+    mechanism: str = typer.Option("nd_pf", "--mechanism",
+                                  help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
+    seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+    chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
+    pedigree: Path | None = typer.Option(
+        None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
+    ),
+) -> None:
+    """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
 
-    @app.command("tdt")
-    def tdt_command(
-        file: Path = typer.Argument(
-            ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
-        ),
-        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
-        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
-        mechanism: str = typer.Option("nd_pf", "--mechanism",
-                                      help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
-        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
-        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
-        chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
-        pedigree: Path | None = typer.Option(
-            None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
-        ),
-    ) -> None:
-        """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
+    Prints the selected SNP ids and the guarantee only: the counts and
+    statistics are private and never printed.
+    """
+    from .apps.genomics import select_top_snps, transmission_counts
 
-        Prints the selected SNP ids and the guarantee only: the counts and
-        statistics are private and never printed.
-        """
-        from .apps.genomics import select_top_snps, transmission_counts
-
-        if not np.isfinite(epsilon) or epsilon <= 0:
-            raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
-        if k < 1:
-            raise ValueError(f"--k must be >= 1, got {k}")
-        if seed is not None and seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {seed}")
-        if chunk_snps < 1:
-            raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
-        if file.is_dir():
-            raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
-        counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
-        if k > counts.b.size:
-            raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
-        out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
-                              labels=list(counts.snp_ids))
-        for rank, snp in enumerate(out.labels or [], start=1):
-            typer.echo(f"{rank}\t{snp}")
-        typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
-                   f"{counts.n_families} trios, {counts.b.size} SNPs")
-        typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
+    if not np.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
+    if k < 1:
+        raise ValueError(f"--k must be >= 1, got {k}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {seed}")
+    if chunk_snps < 1:
+        raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
+    if file.is_dir():
+        raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
+    counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
+    if k > counts.b.size:
+        raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
+    out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
+                          labels=list(counts.snp_ids))
+    for rank, snp in enumerate(out.labels or [], start=1):
+        typer.echo(f"{rank}\t{snp}")
+    typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
+               f"{counts.n_families} trios, {counts.b.size} SNPs")
+    typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpselect`` console script; returns the exit status."""
-    if app is None:  # pragma: no cover
-        return _error("the command-line interface needs typer (pip install typer)")
-    from .experiments.runner import DataNotFoundError
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
+    The ``dpselect`` console script calls it through :func:`dpselect.__main__.main`.
+    """
     click_errors, aborts = _click_exception_types()
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -376,8 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fmt_message = getattr(exc, "format_message", None)
         message = fmt_message() if callable(fmt_message) else str(exc)
         return _error(str(message).replace("\n", " "))
-    except (CLIError, DataNotFoundError, ValueError, TypeError, FileNotFoundError, ConnectionError,
-            NotImplementedError) as exc:
+    except (CLIError, MissingExtraError, ValueError, TypeError, FileNotFoundError, ConnectionError,
+            NotImplementedError) as exc:  # FileNotFoundError includes the experiments' DataNotFoundError
         if os.environ.get("DPSELECT_DEBUG"):
             raise
         return _error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scipy import optimize, special
+from scipy import special
 
 from .._validation import check_epsilon, check_int, check_positive, check_probability_in
 from ..privacy import Privacy
@@ -121,7 +121,9 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
         lo = cap * 1e-12  # g -> -inf as beta -> 0 (log expm1(beta) ~ log beta)
         while g(lo) > 0.0:
             lo *= 1e-12
-        beta = optimize.brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
+        from scipy.optimize import brentq  # imported here: scipy.optimize is slow to import
+
+        beta = brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
     log_delta = math.log(d)
     for _ in range(200):
         if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:

@@ -338,7 +338,11 @@ class ErrorDistribution:
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
 ) -> ErrorDistribution:
-    """The law of ``release.release(value, sensitivity) - value`` (any value).
+    """The law of ``release.release(value, sensitivity) - value`` (any value), before the output grid.
+
+    On a grid (``release.granularity`` > 0) the release's exact law is discrete
+    (``release.log_law``): rounding moves the error by at most lambda/2 and the
+    Laplace release's scale uses S + 32 lambda; this continuous law ignores both.
 
     Parameters
     ----------

@@ -128,8 +128,8 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
             )
         charge(accountant, self._claim(privacy, inferred))
 
-    def _warn(self, inferred: list[str], clipped: list[Any]) -> None:
-        """The fit's warnings, each at most once."""
+    def _warn(self, inferred: list[str], clipped: list[Any], *, stacklevel: int = 3) -> None:
+        """The fit's warnings, each at most once (``stacklevel`` 3: the caller of ``fit``)."""
         owner = type(self).__name__
         if inferred:
             warnings.warn(
@@ -138,13 +138,13 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
                 "public bounds=..., categorical_features={feature: categories}, classes=... (and n_max=... for "
                 "split_utility='info_gain').",
                 PrivacyLeakWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         if clipped:
             warnings.warn(
                 f"{owner}: training values of continuous features {few(clipped)} lie outside their public bounds "
                 "and were clipped to them (the guarantee holds; check that the bounds are right).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
 

@@ -1,6 +1,12 @@
-"""Differentially private random decision forest (Fletcher & Islam, ESWA 2017).
+"""Differentially private forests: private greedy trees on disjoint parts (default), or Fletcher–Islam.
 
-Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
+``algorithm="trees"`` (default) is the partition ensemble of private greedy
+trees of :mod:`dpselect.apps.trees._ensemble` (as many trees as the records
+allow without losing depth; one tree on small budgets).
+``algorithm="fletcher_islam"`` is the random decision forest of Fletcher &
+Islam (ESWA 2017), kept for the paper's reproduction and described below.
+
+Fletcher–Islam algorithm (with its privacy caveats fixed)
 ---------------------------------------------------------
 * **Data-independent structure.**  Every tree is a random decision tree: at
   each node an attribute is drawn uniformly from the available ones; a
@@ -69,6 +75,7 @@ from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ..counts import majority_problem
+from ._ensemble import fit_partition_forest, partition_forest_proba
 from ._estimator import DPClassifierBase
 from ._forest_structure import (
     DENSE_LEAF_LIMIT,
@@ -85,10 +92,11 @@ from ._forest_structure import (
     uniform,
 )
 from ._nodes import select_nodes
-from ._params import LEAF_UTILITIES
+from ._params import ALGORITHMS, LEAF_UTILITIES
 from ._tabular import encode_fit, encode_transform, encode_y
 
 __all__ = [
+    "ALGORITHMS",
     "DPRandomForestClassifier",
     "DENSE_LEAF_LIMIT",
     "LEAF_UTILITIES",
@@ -104,7 +112,6 @@ __all__ = [
 RECORD_COUNT_SHARE = 0.05
 #: Expected records per leaf below which the fit warns that most leaves are empty.
 SPARSE_LEAVES = 1.0 / 8.0
-#: Largest number of leaves (counted level by level with the frontier) for which every leaf's label is stored.
 def problem_key(counts: np.ndarray) -> np.ndarray:
     """Rows (indicators u_r, per-class distances t*_r) that determine :func:`leaf_problem` (m >= 2).
 
@@ -142,41 +149,51 @@ def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProbl
 
 
 class DPRandomForestClassifier(DPClassifierBase):
-    """Fletcher–Islam random decision forest with private leaf labels.
+    """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
-    See the module docstring for the algorithm, accounting and representation.
+    See the module docstring for the algorithms, accounting and representation.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy budget (> 0); every leaf query uses all of it (less the noisy
-        record count's share when the shape rule needs one).
+        Privacy budget (> 0).  "fletcher_islam": every leaf query uses all of
+        it; "trees": every tree does (parallel composition).  Less the noisy
+        record count's share when the shape rule needs one.
     n_estimators : int or None, default=None
-        Number of trees (>= 1); None chooses it (shape rule).
+        Number of trees (>= 1; "trees": the number of disjoint parts); None
+        chooses it (shape rule).
     max_depth : int or None, default=None
         Depth of every tree; None chooses it (shape rule).
     mechanism : {"pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld"}, default="pf"
-        The leaf-label selection.
+        The leaf-label selection ("fletcher_islam") or the trees' split
+        selection ("trees").
     bounds : pair, dict or array-like, default=None
         Public bounds of the continuous features (:mod:`dpselect.apps.trees`);
         None infers them from the data: no guarantee.
     categorical_features : indices, names, mask or dict, default=None
         The categorical features and, as a dict, their public categories.
     delta : float, default=1e-6
-        Delta of each leaf query for "snm_laplace" / "snm_lln" (the total, by
-        parallel composition).
+        Delta of each leaf query (or tree) for "snm_laplace" / "snm_lln" (the
+        total, by parallel composition).
     classes : array-like or None, default=None
         Public class labels; None infers them from y: no guarantee.
     leaf_utility : {"count", "indicator"} or None, default=None
-        "count" (the class counts, Delta = 1, monotone; only with "em" or
-        "pf", since a count's local sensitivity is 1 at every distance) or
-        "indicator" (the argmax indicator of :mod:`dpselect.apps.counts`, as
-        Fletcher–Islam and SNM; it cannot tell a 1-0 count from a 100-0
-        one).  None: "count" for "em"/"pf", "indicator" for the others.
+        "fletcher_islam" only (the "trees" release noisy leaf counts: leave
+        it None).  "count" (the class counts, Delta = 1, monotone; only with
+        "em" or "pf", since a count's local sensitivity is 1 at every
+        distance) or "indicator" (the argmax indicator of
+        :mod:`dpselect.apps.counts`, as Fletcher–Islam and SNM; it cannot
+        tell a 1-0 count from a 100-0 one).  None: "count" for "em"/"pf",
+        "indicator" for the others.
     n_records : int or None, default=None
         Public number of records for the shape rule (None: a noisy count).
     random_state : None, int, numpy Generator or RandomState, default=None
         The randomness; a seed reproduces the fit.
+    algorithm : {"trees", "fletcher_islam"}, default="trees"
+        "trees": private greedy trees on disjoint parts of the records
+        (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
+        random-structure trees with private leaf labels (Fletcher & Islam
+        2017, described in the module docstring).
     accountant : Accountant or None, default=None
         The budget every fit is charged to before drawing any randomness
         (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
@@ -192,17 +209,29 @@ class DPRandomForestClassifier(DPClassifierBase):
     feature_names_in_ : ndarray
         Column names of a DataFrame input.
     privacy_ : Privacy
-        One leaf query's guarantee, plus the record count if one was spent;
-        epsilon = inf when bounds, categories or classes were inferred from
-        the training data.
+        The fit's guarantee ("fletcher_islam": one leaf query's; "trees": one
+        tree's), plus the record count if one was spent; epsilon = inf when
+        bounds, categories or classes were inferred from the training data.
+    algorithm_ : str
+        The algorithm used.
     depth_, n_estimators_ : int
-        The shape used.
+        The shape used ("trees": the deepest tree, the number of parts).
     n_records_ : float or None
         The public or noisy record count used for the shape.
     dense_ : bool
-        Whether every leaf's label is stored (see the module docstring).
+        Whether every leaf's label is stored (see the module docstring;
+        always True for "trees").
     n_leaves_ : int or None
         Total number of leaves when ``dense_``, else None.
+    estimators_ : list of DPDecisionTreeClassifier
+        The fitted trees ("trees" only).
+
+    References
+    ----------
+    Fletcher & Islam, "Differentially private random decision forests using
+    smooth sensitivity", Expert Systems with Applications 78, 2017.
+    McSherry, "Privacy integrated queries", SIGMOD 2009, Theorem 4 (parallel
+    composition).
 
     Examples
     --------
@@ -227,6 +256,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         leaf_utility: str | None = None,
         n_records: int | None = None,
         random_state: Any = None,
+        algorithm: str = "trees",
         *,
         accountant: Accountant | None = None,
         selection: str | None = None,
@@ -242,6 +272,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         self.leaf_utility = leaf_utility
         self.n_records = n_records
         self.random_state = random_state
+        self.algorithm = algorithm
         self.accountant = accountant
         self.selection = selection
 
@@ -282,7 +313,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         return labels
 
     def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPRandomForestClassifier:
-        """Build the forest on (X, y).
+        """Build the forest on (X, y) with ``algorithm``.
 
         Parameters
         ----------
@@ -302,6 +333,13 @@ class DPRandomForestClassifier(DPClassifierBase):
         """
         mechanism = self._validated()["mechanism"]
         budget = self._budget(accountant)
+        if self.algorithm == "trees":
+            if self.leaf_utility is not None:
+                raise ValueError(f"{type(self).__name__}: leaf_utility applies to algorithm='fletcher_islam' only "
+                                 f"(the trees release noisy leaf counts), got leaf_utility={self.leaf_utility!r}")
+            self.algorithm_ = self.algorithm
+            return fit_partition_forest(self, X, y, budget, mechanism)
+        self.algorithm_ = self.algorithm
         epsilon, delta = float(self.epsilon), float(self.delta)
         leaf_utility = self.leaf_utility
         if leaf_utility is None:
@@ -407,7 +445,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         return votes
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Share of the trees' votes for each class (uniform if no tree votes).
+        """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities.
 
         Each leaf releases one privately selected label, not class counts
         (the selection is the whole leaf query, so its budget is not split
@@ -415,7 +453,8 @@ class DPRandomForestClassifier(DPClassifierBase):
         probabilities are the vote shares over the trees: post-processing
         of released labels, in steps of 1 / n_estimators_.  Leaf class
         frequencies would need noisy counts per leaf, another query on the
-        same records.
+        same records.  With ``algorithm="trees"`` the trees release noisy
+        leaf class counts, and the probabilities are the mean of the trees'.
 
         Parameters
         ----------
@@ -427,6 +466,9 @@ class DPRandomForestClassifier(DPClassifierBase):
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1; columns follow ``classes_``.
         """
+        check_is_fitted(self, "algorithm_")
+        if self.algorithm_ == "trees":
+            return partition_forest_proba(self, X)
         votes = self._votes(X)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])

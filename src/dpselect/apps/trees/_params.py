@@ -11,8 +11,9 @@ randomness is drawn; a wrong type is a ``TypeError``, a wrong value a
     DPDecisionTreeClassifier: max_depth must be None or an int >= 0, got -1
 
 Relations between parameters (delta > 0 for the approximate mechanisms, the
-forest's count leaves with EM/PF only) are checked by the estimators after
-the table.  ``bounds``, ``categorical_features`` and ``classes`` are checked
+forest's count leaves with EM/PF only, its ``leaf_utility`` with
+``algorithm="fletcher_islam"`` only) are checked by the estimators after the
+table.  ``bounds``, ``categorical_features`` and ``classes`` are checked
 against the data's columns and labels at fit time (:mod:`dpselect.apps.trees._tabular`).
 """
 
@@ -29,6 +30,7 @@ from ...accounting import Accountant
 from ._split_criteria import SPLIT_UTILITIES
 
 __all__ = [
+    "ALGORITHMS",
     "LEAF_UTILITIES",
     "MECHANISMS",
     "PARAMETERS",
@@ -46,6 +48,8 @@ SPLITS = ("binary", "multiway")
 STOPPINGS = ("auto", "depth", "count")
 #: Leaf-label utilities of :class:`DPRandomForestClassifier`.
 LEAF_UTILITIES = ("indicator", "count")
+#: Algorithms of :class:`DPRandomForestClassifier`: private greedy trees on disjoint parts, Fletcher–Islam trees.
+ALGORITHMS = ("trees", "fletcher_islam")
 
 
 def _show(value: Any) -> str:
@@ -127,6 +131,7 @@ PARAMETERS: dict[str, Rule] = {
     "splits": _options(SPLITS),
     "stopping": _options(STOPPINGS),
     "leaf_utility": _options(LEAF_UTILITIES, none=True),
+    "algorithm": _options(ALGORITHMS),
     "max_depth": _int_at_least(0),
     "n_bins": _int_at_least(2),
     "n_estimators": _int_at_least(1),
