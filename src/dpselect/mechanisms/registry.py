@@ -139,7 +139,7 @@ def resolve_mechanism(
     >>> import dpselect
     >>> from dpselect.mechanisms.registry import resolve_mechanism
     >>> resolve_mechanism("em", 2.0)
-    ExponentialMechanism(epsilon=2.0)
+    ExponentialMechanism(epsilon=2.0, ...)
     >>> pf = dpselect.PermuteAndFlip(1.0)
     >>> resolve_mechanism(pf, 1.0) is pf
     True
