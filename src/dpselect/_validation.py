@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .typing import Relation
+
 __all__ = [
     "as_real_array",
     "check_array_1d",
@@ -206,7 +208,7 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
     return arr.astype(np.int64)
 
 
-def check_relation(relation: Any, name: str = "relation") -> str:
+def check_relation(relation: Any, name: str = "relation") -> Relation:
     """Neighbour relation: 'add_remove' or 'replace' (SPEC.md §1)."""
     if relation not in RELATIONS:
         raise ValueError(f"{name} must be one of {RELATIONS}, got {relation!r}")

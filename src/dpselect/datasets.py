@@ -19,11 +19,11 @@ constants quoted below).  They take ``rng`` = None, an int seed or a
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from ._validation import check_int, check_random_state
+from .typing import SeedLike
 
 __all__ = ["simulate_tdt", "tdt_real_example", "JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES"]
 
@@ -32,26 +32,46 @@ __all__ = ["simulate_tdt", "tdt_real_example", "JUSTICE2020_CHI2", "JUSTICE2020_
 # TDT (Yamamoto & Shibuya, IPCCC 2024, §V; EnhancedSPS real-data example)
 # ---------------------------------------------------------------------------
 
-def simulate_tdt(m: int, n_families: int = 150, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """Simulated TDT tables of ``m`` SNPs, exactly Yamamoto & Shibuya's protocol (§V).
+def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Simulated TDT tables of ``m`` SNPs, exactly Yamamoto & Shibuya's protocol (§V).
 
-    For each SNP r independently: the number of heterozygous transmissions
-    ``s[r] ~ Binomial(2N, 2/3)``, then ``b[r] ~ Binomial(s[r], 1/2)`` and
-    ``c[r] = s[r] - b[r]`` (so ``b + c <= 2N``; under the null of no
-    association).  Vectorised: one draw of each binomial array.
+    For each SNP r independently (under the null of no association):
+
+    .. math::
+
+        s_r \sim \mathrm{Binomial}(2N, 2/3), \quad
+        b_r \mid s_r \sim \mathrm{Binomial}(s_r, 1/2), \quad c_r = s_r - b_r,
+
+    so ``b + c <= 2N``.  Vectorised: one draw of each binomial array.
 
     Parameters
     ----------
-    m
-        number of SNPs (>= 1).
-    n_families
+    m : int
+        The number of SNPs (>= 1).
+    n_families : int, default=150
         N (>= 1); 2N parents.
-    rng
-        None, int seed or numpy Generator.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
 
     Returns
     -------
-    (b, c) : int64 arrays of shape (m,).
+    b : numpy.ndarray of int64, shape (m,)
+        Transmissions of the first allele.
+    c : numpy.ndarray of int64, shape (m,)
+        Transmissions of the second allele.
+
+    References
+    ----------
+    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
+    smooth sensitivity, IPCCC 2024, Section V (simulation protocol and the
+    real-data example).
+
+    Examples
+    --------
+    >>> from dpselect.datasets import simulate_tdt
+    >>> b, c = simulate_tdt(4, n_families=10, rng=0)
+    >>> b.shape, bool(((b + c) <= 20).all())
+    ((4,), True)
     """
     m = check_int(m, "m", minimum=1)
     n = check_int(n_families, "n_families", minimum=1)
@@ -78,8 +98,8 @@ def _b_for_chi2(c: int, chi2: float) -> int:
     return math.floor((2.0 * c + chi2 + math.sqrt(chi2 * (chi2 + 8.0 * c))) / 2.0) + 1
 
 
-def tdt_real_example(rng: Any = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """(b, c, N) tables reproducing the six significant SNPs of Justice et al. (2020).
+def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]:
+    r"""(b, c, N) tables reproducing the six significant SNPs of Justice et al. (2020).
 
     Only the TDT statistics are published, not the transmission counts, so
     (as in the EnhancedSPS example notebooks) each SNP's table is regenerated
@@ -92,15 +112,39 @@ def tdt_real_example(rng: Any = None) -> tuple[np.ndarray, np.ndarray, int]:
     ``[chi2(b - 1, c), chi2(b, c))``, i.e. the realised statistic ``chi2(b, c)``
     exceeds its target by less than one unit step of b.
 
+    .. math::
+
+        b = \Bigl\lfloor \frac{2c + \chi^2 + \sqrt{\chi^2(\chi^2 + 8c)}}{2} \Bigr\rfloor + 1
+
     Parameters
     ----------
-    rng
-        None, int seed or numpy Generator.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
 
     Returns
     -------
-    (b, c, N) : int64 arrays of shape (6,) in the order of
-        :data:`JUSTICE2020_CHI2`, and N = 215.
+    b : numpy.ndarray of int64, shape (6,)
+        Transmissions of the first allele, in the order of
+        :data:`JUSTICE2020_CHI2`.
+    c : numpy.ndarray of int64, shape (6,)
+        Transmissions of the second allele.
+    N : int
+        The number of families, 215.
+
+    References
+    ----------
+    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
+    smooth sensitivity, IPCCC 2024, Section V (simulation protocol and the
+    real-data example).
+    Justice et al., genome-wide association study of metopic
+    craniosynostosis, 2020 (the six published TDT statistics).
+
+    Examples
+    --------
+    >>> from dpselect.datasets import tdt_real_example
+    >>> b, c, n = tdt_real_example(rng=0)
+    >>> n, b.shape, bool(((b + c) <= 2 * n).all())
+    (215, (6,), True)
     """
     gen = check_random_state(rng)
     n = JUSTICE2020_N_FAMILIES

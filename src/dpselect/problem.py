@@ -26,61 +26,80 @@ import numpy as np
 
 from ._validation import check_int, check_positive, check_relation, check_scores
 from .sensitivity import StepProfile, smooth_sensitivity_scan
+from .typing import ArrayLike, Relation
 
 __all__ = ["SelectionProblem"]
 
 
-ProfileLike = float | StepProfile | Callable[[int], Any] | None
+#: A local-sensitivity profile t -> LS_u(x, t): a constant, a step profile, a callable or None.
+ProfileLike = float | StepProfile | Callable[[int], float] | None
 
 
 class SelectionProblem:
-    """Utilities of a public candidate set for one dataset, with sensitivities.
+    r"""Utilities of a public candidate set for one dataset, with sensitivities.
 
     Parameters
     ----------
-    scores
-        1-D array of finite floats, length >= 1: u(x, r) for each candidate.
-    labels
-        optional sequence naming the candidates (same length).
-    global_sensitivity
-        Delta u > 0 (max over neighbours x ~ y and r of
-        |u(x, r) - u(y, r)|).
-    local_sensitivity
-        LS_u(x, t) as a function of the distance t.  ``None``
-        means constant ``global_sensitivity``; a float means that constant; a
-        :class:`~dpselect.sensitivity.StepProfile` gives the exact closed form of
-        the smooth sensitivity; any callable ``t -> float`` (called with one
-        Python int at a time) is scanned over ``t = 0..max_distance``.
-    candidate_local_sensitivity
-        per-candidate version, t -> array of length m
-        (a 2-D StepProfile or a callable); used by local dampening and by SPS's
-        S(x, r).  Defaults to ``local_sensitivity`` broadcast to every candidate.
-    max_distance
-        largest t that needs examining: the profile is promised to
-        be constant for t >= max_distance.  Required for callable profiles.
-    monotone
-        whether, for all neighbours x ~ y, either u(y, r) >= u(x, r)
-        for all r or u(y, r) <= u(x, r) for all r (e.g. counts under
-        add/remove).  Enables halved noise where SPEC §2.6/§3.1 allows it.
-    relation
-        "add_remove" (default) or "replace" (SPEC.md §1).
-    smooth_bound
-        optional callable beta -> S(x), a beta-smooth upper bound on
-        LS (e.g. from Yamamoto–Shibuya Thm 4/5) used instead of the exact
-        smooth sensitivity.
-    candidate_smooth_bound
-        optional callable beta -> array S(x, r).
-    beta_max
-        the largest beta for which ``smooth_bound`` is valid (Thm 4/5
+    scores : array_like of float, shape (m,)
+        The utilities :math:`u(x, r)`, one per candidate: finite, m >= 1.
+    labels : sequence of length m, default=None
+        Names of the candidates (stored as a tuple); ``None`` for none.
+    global_sensitivity : float, default=1.0
+        :math:`\Delta u > 0`, the largest change of any score between
+        neighbours (formula below).
+    local_sensitivity : float, StepProfile or callable, default=None
+        :math:`LS_u(x, t)` as a function of the distance t.  ``None`` means
+        the constant ``global_sensitivity``; a float means that constant; a
+        :class:`~dpselect.sensitivity.StepProfile` gives the exact closed form
+        of the smooth sensitivity; any callable ``t -> float`` (called with
+        one Python int at a time) is scanned over ``t = 0..max_distance``.
+    candidate_local_sensitivity : StepProfile or callable, default=None
+        Per-candidate version :math:`LS_u(x, t, r)`, ``t -> array of length m``
+        (a 2-D StepProfile or a callable); used by local dampening and by
+        SPS's S(x, r).  ``None`` broadcasts ``local_sensitivity`` to every
+        candidate.
+    max_distance : int, default=None
+        The largest t that needs examining: the profile is promised to be
+        constant for t >= max_distance.  Required for callable profiles.
+    monotone : bool, default=False
+        Whether, for all neighbours x ~ y, either u(y, r) >= u(x, r) for all r
+        or u(y, r) <= u(x, r) for all r (e.g. counts under add/remove).
+        Enables halved noise where SPEC §2.6/§3.1 allows it.
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation the sensitivities refer to (SPEC.md §1).
+    smooth_bound : callable, default=None
+        ``beta -> S(x)``, a beta-smooth upper bound on LS (e.g. from
+        Yamamoto–Shibuya Thm 4/5) used instead of the exact smooth
+        sensitivity.
+    candidate_smooth_bound : callable, default=None
+        ``beta -> array S(x, r)`` of length m, the per-candidate version.
+    beta_max : float, default=inf
+        The largest beta for which ``smooth_bound`` is valid (Thm 4/5
         constraint); asking for a larger beta raises ValueError.
-    private : False when the problem is not differentially private whatever
-        the mechanism (e.g. a data-dependent candidate set, SPEC errata 16);
-        every mechanism's ``privacy()`` then reports no guarantee (epsilon = inf).
+    private : bool, default=True
+        False when the problem is not differentially private whatever the
+        mechanism (e.g. a data-dependent candidate set, SPEC errata 16):
+        every mechanism's ``privacy()`` then reports no guarantee
+        (epsilon = inf).
 
     Notes
     -----
+    The global and local sensitivities are, for neighbours x ~ y under
+    ``relation`` and d the path metric of the relation,
+
+    .. math::
+
+        \Delta u = \max_{x \sim y} \max_r |u(x, r) - u(y, r)|, \qquad
+        LS_u(x, t) = \max_{y : d(x, y) \le t} \max_{z \sim y} \max_r |u(y, r) - u(z, r)|.
+
     The problem is immutable: setting or deleting an attribute raises
     ``AttributeError``; ``scores`` is read-only; ``labels`` is a tuple.
+
+    References
+    ----------
+    Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private
+    data analysis", STOC 2007, Definitions 2.1-2.2 (local and smooth
+    sensitivity); mathematics §1 (neighbour relations, notation).
 
     Examples
     --------
@@ -98,24 +117,24 @@ class SelectionProblem:
 
     def __init__(
         self,
-        scores: Any,
+        scores: ArrayLike,
         *,
-        labels: Sequence[Any] | None = None,
+        labels: Sequence[object] | None = None,
         global_sensitivity: float = 1.0,
         local_sensitivity: ProfileLike = None,
-        candidate_local_sensitivity: StepProfile | Callable[[int], Any] | None = None,
+        candidate_local_sensitivity: StepProfile | Callable[[int], ArrayLike] | None = None,
         max_distance: int | None = None,
         monotone: bool = False,
-        relation: str = "add_remove",
+        relation: Relation = "add_remove",
         smooth_bound: Callable[[float], float] | None = None,
-        candidate_smooth_bound: Callable[[float], Any] | None = None,
+        candidate_smooth_bound: Callable[[float], ArrayLike] | None = None,
         beta_max: float = math.inf,
         private: bool = True,
     ) -> None:
-        scores = check_scores(scores).copy()
-        scores.setflags(write=False)
-        self.scores: np.ndarray = scores
-        m = scores.size
+        arr = check_scores(scores).copy()
+        arr.setflags(write=False)
+        self.scores: np.ndarray = arr
+        m = arr.size
         if labels is not None:
             if isinstance(labels, (str, bytes)):
                 raise TypeError("labels must be a sequence of names, not a string")
@@ -130,7 +149,7 @@ class SelectionProblem:
         if not isinstance(private, (bool, np.bool_)):
             raise TypeError(f"private must be a bool, got {type(private).__name__}")
         self.private: bool = bool(private)
-        self.relation: str = check_relation(relation)
+        self.relation: Relation = check_relation(relation)
         self.max_distance: int | None = (
             None if max_distance is None else check_int(max_distance, "max_distance", minimum=0)
         )
@@ -184,7 +203,7 @@ class SelectionProblem:
     # ------------------------------------------------------------------ basics
     @property
     def n_candidates(self) -> int:
-        """m = |R|."""
+        """The number of candidates m = |R|."""
         return int(self.scores.size)
 
     def __len__(self) -> int:
@@ -197,17 +216,73 @@ class SelectionProblem:
         )
 
     def optimal(self) -> np.ndarray:
-        """Boolean mask of the candidates with the maximal score."""
+        """Boolean mask of the candidates with the maximal score.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (m,)
+            True where ``scores`` equals its maximum.
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem
+        >>> SelectionProblem([3.0, 1.0, 3.0]).optimal().tolist()
+        [True, False, True]
+        """
         return self.scores == self.scores.max()
 
     # ---------------------------------------------------------- sensitivities
     def local_sensitivity(self, t: int = 0) -> float:
-        """LS_u(x, t) (SPEC.md §1)."""
+        r"""The local sensitivity at distance t, :math:`LS_u(x, t)` (SPEC.md §1).
+
+        .. math::
+
+            LS_u(x, t) = \max_{y : d(x, y) \le t} LS_u(y)
+
+        Parameters
+        ----------
+        t : int, default=0
+            The distance (>= 0) in the metric of ``relation``.
+
+        Returns
+        -------
+        float
+            :math:`LS_u(x, t)`, at most ``global_sensitivity``.
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem, StepProfile
+        >>> p = SelectionProblem([1.0, 0.0], local_sensitivity=StepProfile([0, 3], [0.0, 1.0]))
+        >>> p.local_sensitivity(2), p.local_sensitivity(3)
+        (0.0, 1.0)
+        """
         t = check_int(t, "t", minimum=0)
         return float(self._ls(t))
 
     def candidate_local_sensitivity(self, t: int = 0) -> np.ndarray:
-        """Per-candidate LS_u(x, t, r) = max_{d(x,y) <= t} LS_u(y, r), length m."""
+        r"""Per-candidate local sensitivity at distance t.
+
+        .. math::
+
+            LS_u(x, t, r) = \max_{y : d(x, y) \le t} LS_u(y, r)
+
+        Parameters
+        ----------
+        t : int, default=0
+            The distance (>= 0) in the metric of ``relation``.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            One value per candidate (``local_sensitivity(t)`` for every
+            candidate when no per-candidate profile was given).
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem
+        >>> SelectionProblem([1.0, 0.0], global_sensitivity=2.0).candidate_local_sensitivity(0)
+        array([2., 2.])
+        """
         t = check_int(t, "t", minimum=0)
         if self._cls is None:
             return np.full(self.n_candidates, self.local_sensitivity(t))
@@ -218,7 +293,7 @@ class SelectionProblem:
 
     @property
     def profile_horizon(self) -> int:
-        """T such that the (per-candidate) local sensitivity is constant for t >= T.
+        """The T such that the (per-candidate) local sensitivity is constant for t >= T.
 
         ``max_distance`` when given, else the last breakpoint of the step
         profile(s).
@@ -229,9 +304,26 @@ class SelectionProblem:
         return max(last) if last else 0
 
     def candidate_local_sensitivity_matrix(self, horizon: int | None = None) -> np.ndarray:
-        """LS_u(x, t, r) for t = 0..horizon (default ``profile_horizon``), shape (horizon + 1, m).
+        """The per-candidate local sensitivities LS_u(x, t, r) for t = 0..horizon.
 
         Vectorised for step profiles; callables are called once per t.
+
+        Parameters
+        ----------
+        horizon : int, default=None
+            The largest t (>= 0); ``None`` uses ``profile_horizon``.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (horizon + 1, m)
+            Row t is ``candidate_local_sensitivity(t)``.
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem, StepProfile
+        >>> p = SelectionProblem([1.0, 0.0], local_sensitivity=StepProfile([0, 2], [0.5, 1.0]))
+        >>> p.candidate_local_sensitivity_matrix().tolist()
+        [[0.5, 0.5], [0.5, 0.5], [1.0, 1.0]]
         """
         horizon = self.profile_horizon if horizon is None else check_int(horizon, "horizon", minimum=0)
         ts = np.arange(horizon + 1)
@@ -251,9 +343,36 @@ class SelectionProblem:
         return beta
 
     def smooth_sensitivity(self, beta: float) -> float:
-        """beta-smooth upper bound S(x) on LS (exact S*_beta unless a bound was given).
+        r"""A beta-smooth upper bound S(x) on LS (the exact smooth sensitivity unless a bound was given).
 
-        S*_beta(x) = max_{t >= 0} exp(-beta t) LS_u(x, t) (NRS07 Def. 2.2).
+        .. math::
+
+            S^*_\beta(x) = \max_{t \ge 0} e^{-\beta t} LS_u(x, t)
+
+        computed in closed form for step profiles and by a scan up to
+        ``max_distance`` for callables; ``smooth_bound(beta)`` when given.
+
+        Parameters
+        ----------
+        beta : float
+            The smoothing parameter, 0 < beta <= ``beta_max``.
+
+        Returns
+        -------
+        float
+            S(x) >= 0.
+
+        References
+        ----------
+        Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in
+        private data analysis", STOC 2007, Definition 2.2 and Proposition 3.1.
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem, StepProfile
+        >>> p = SelectionProblem([1.0, 0.0], local_sensitivity=StepProfile([0, 2], [0.0, 1.0]))
+        >>> round(p.smooth_sensitivity(0.5), 6)   # exp(-0.5 * 2) * 1
+        0.367879
         """
         beta = self._check_beta(beta)
         if self._smooth_bound is not None:
@@ -268,7 +387,31 @@ class SelectionProblem:
         return s
 
     def candidate_smooth_sensitivity(self, beta: float) -> np.ndarray:
-        """Per-candidate beta-smooth upper bounds S(x, r), length m."""
+        r"""Per-candidate beta-smooth upper bounds S(x, r).
+
+        .. math::
+
+            S^*_\beta(x, r) = \max_{t \ge 0} e^{-\beta t} LS_u(x, t, r)
+
+        (``candidate_smooth_bound(beta)`` when given; ``smooth_sensitivity``
+        for every candidate when there is no per-candidate profile).
+
+        Parameters
+        ----------
+        beta : float
+            The smoothing parameter, 0 < beta <= ``beta_max``.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            S(x, r) >= 0 for each candidate.
+
+        Examples
+        --------
+        >>> from dpselect import SelectionProblem
+        >>> SelectionProblem([1.0, 0.0], global_sensitivity=2.0).candidate_smooth_sensitivity(0.1)
+        array([2., 2.])
+        """
         beta = self._check_beta(beta)
         if self._candidate_smooth_bound is not None:
             out = np.asarray(self._candidate_smooth_bound(beta), dtype=np.float64)

@@ -1,9 +1,11 @@
-"""Sensitivity profiles, smooth sensitivity and smooth upper bounds.
+r"""Sensitivity profiles, smooth sensitivity and smooth upper bounds.
 
 Notation (SPEC.md §1): LS_u(x, t) = max_{y: d(x,y) <= t} LS_u(y) is the local
 sensitivity at distance t; the beta-smooth sensitivity is
 
-    S*_beta(x) = max_{t >= 0} exp(-beta t) LS_u(x, t)
+.. math::
+
+    S^*_\beta(x) = \max_{t \ge 0} e^{-\beta t} LS_u(x, t)
 
 (Nissim, Raskhodnikova & Smith 2007, Def. 2.2 / Prop. 3.1).  t ranges over all
 t >= 0 (SPEC errata 11).  A profile that is a step function of t with
@@ -14,12 +16,14 @@ exp(-beta t) v_i is largest at t_i.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ._validation import as_real_array, check_array_1d, check_positive
+from .typing import ArrayLike
 
 __all__ = [
     "StepProfile",
@@ -32,24 +36,43 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class StepProfile:
-    """Local sensitivity at distance t as a non-decreasing step function.
+    r"""Local sensitivity at distance t as a non-decreasing step function.
 
     ``LS(t) = values[i]`` for ``breakpoints[i] <= t < breakpoints[i+1]`` and
     ``LS(t) = values[-1]`` for ``t >= breakpoints[-1]``.
 
     Parameters
     ----------
-    breakpoints
-        increasing integers starting at 0.
-    values
-        non-negative, non-decreasing, same length.  May be 2-D with shape
-        ``(len(breakpoints), m)`` for a per-candidate profile (each column
-        non-decreasing); then ``__call__`` returns an array of length m.
+    breakpoints : array_like of int, shape (k,)
+        Increasing integers starting at 0.
+    values : array_like of float, shape (k,) or (k, m)
+        Non-negative and non-decreasing in t.  2-D for a per-candidate
+        profile (each column non-decreasing); then calling the profile
+        returns an array of length m.
 
     Notes
     -----
-    ``smooth(beta) = max_i exp(-beta * breakpoints[i]) * values[i]`` is the exact
-    beta-smooth sensitivity of the profile (module docstring).
+    The exact beta-smooth sensitivity of the profile is (module docstring)
+
+    .. math::
+
+        S^*_\beta = \max_i e^{-\beta t_i} v_i,
+
+    with :math:`t_i` the breakpoints and :math:`v_i` the values.
+
+    References
+    ----------
+    Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private
+    data analysis", STOC 2007, Definition 2.2 and Proposition 3.1.
+
+    Examples
+    --------
+    >>> from dpselect import StepProfile
+    >>> prof = StepProfile([0, 3], [0.5, 2.0])
+    >>> prof(2), prof(7)
+    (0.5, 2.0)
+    >>> round(prof.smooth(0.5), 6)   # max(0.5, 2 exp(-1.5))
+    0.5
     """
 
     breakpoints: np.ndarray
@@ -81,8 +104,27 @@ class StepProfile:
         """Whether the profile has one column per candidate."""
         return self.values.ndim == 2
 
-    def __call__(self, t: Any) -> Any:
-        """LS(t); t a non-negative integer (or array of them)."""
+    def __call__(self, t: ArrayLike) -> Any:
+        """The local sensitivity LS(t) at distance t.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Distance(s) >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar t and a 1-D profile; an array otherwise
+            (length m per t for a per-candidate profile).
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> prof([0, 3, 9]).tolist()
+        [0.5, 2.0, 2.0]
+        """
         idx = np.searchsorted(self._bp, np.asarray(t, dtype=np.float64), side="right") - 1
         if np.any(idx < 0):
             raise ValueError("t must be >= 0")
@@ -90,7 +132,29 @@ class StepProfile:
         return float(out) if out.ndim == 0 else out
 
     def smooth(self, beta: float) -> Any:
-        """Exact S*_beta = max_i exp(-beta t_i) v_i (per candidate if 2-D)."""
+        r"""The exact beta-smooth sensitivity of the profile.
+
+        .. math::
+
+            S^*_\beta = \max_i e^{-\beta t_i} v_i
+
+        Parameters
+        ----------
+        beta : float
+            The smoothing parameter (> 0).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float, or one value per candidate for a 2-D profile.
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> round(prof.smooth(0.1), 6)   # max(0.5, 2 e^-0.3)
+        1.481636
+        """
         beta = check_positive(beta, "beta")
         w = np.exp(-beta * self._bp)
         if self.per_candidate:
@@ -98,16 +162,58 @@ class StepProfile:
         return float((w * self.values).max())
 
     def max_value(self) -> Any:
-        """sup_t LS(t)."""
+        """The supremum over t of LS(t) (per candidate for a 2-D profile).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``values[-1]`` (a row of m values for a per-candidate profile).
+
+        Examples
+        --------
+        >>> from dpselect import StepProfile
+        >>> prof = StepProfile([0, 3], [0.5, 2.0])
+        >>> prof.max_value()
+        2.0
+        """
         return self.values[-1] if self.per_candidate else float(self.values[-1])
 
 
-def smooth_sensitivity_scan(local_sensitivity: Any, beta: float, max_distance: int) -> float:
-    """S*_beta = max_{t = 0..max_distance} exp(-beta t) LS(t) by a scan.
+def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: float, max_distance: int) -> float:
+    r"""The smooth sensitivity of a local-sensitivity callable, by a scan over t.
+
+    .. math::
+
+        S^*_\beta = \max_{t = 0, \dots, T} e^{-\beta t} LS(t)
 
     ``local_sensitivity`` is called with one Python int at a time (user
     callables need not accept arrays).  The caller promises that LS is constant
     for t >= max_distance, so the scan is exact.
+
+    Parameters
+    ----------
+    local_sensitivity : callable
+        ``t -> LS(t)``, finite and non-negative.
+    beta : float
+        The smoothing parameter (> 0).
+    max_distance : int
+        T, the last t examined (LS is constant beyond it).
+
+    Returns
+    -------
+    float
+        :math:`S^*_\beta`.
+
+    References
+    ----------
+    Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private
+    data analysis", STOC 2007, Definition 2.2.
+
+    Examples
+    --------
+    >>> from dpselect.sensitivity import smooth_sensitivity_scan
+    >>> round(smooth_sensitivity_scan(lambda t: min(t, 4) / 4, 0.5, 4), 6)   # 2 e^-1 / 4 at t = 2
+    0.18394
     """
     beta = check_positive(beta, "beta")
     ts = np.arange(max_distance + 1)
@@ -138,8 +244,13 @@ def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     return arr
 
 
-def distance_to_instability_bound(global_sensitivity: float, distance: Any, beta: float) -> Any:
-    """Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
+def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> Any:
+    r"""Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
+
+    .. math::
+
+        S(x) = GS \, e^{-\beta\, l(x)}
+
 
     **Lemma** (SPEC.md §4.1, [DERIVED]; YS Thm 5 is a special case).  Let
     ``U`` be a set of datasets containing every x with ``LS_u(x) > T`` and let
@@ -162,19 +273,29 @@ def distance_to_instability_bound(global_sensitivity: float, distance: Any, beta
 
     Parameters
     ----------
-    global_sensitivity
-        float > 0
-        GS of the utility.
-    distance
-        array_like of float
+    global_sensitivity : float
+        GS of the utility (> 0).
+    distance : array_like of float
         Values ``l(x) >= 0`` (any shape).  ``+inf`` is accepted and gives 0.
-    beta
-        float > 0
-        Smoothing parameter.
+    beta : float
+        The smoothing parameter (> 0).
 
     Returns
     -------
-    ndarray (a numpy scalar for scalar ``distance``) of ``GS * exp(-beta * l)``.
+    numpy.ndarray or numpy.float64
+        ``GS * exp(-beta * l)``, of the shape of ``distance`` (a numpy scalar
+        for a scalar ``distance``).
+
+    References
+    ----------
+    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
+    smooth sensitivity, IPCCC 2024, Theorem 5 (a special case); mathematics §4.1.
+
+    Examples
+    --------
+    >>> from dpselect.sensitivity import distance_to_instability_bound
+    >>> distance_to_instability_bound(2.0, [0.0, 1.0, float("inf")], 0.5).round(4)
+    array([2.    , 1.2131, 0.    ])
     """
     gs = check_positive(global_sensitivity, "global_sensitivity")
     beta = check_positive(beta, "beta")
@@ -209,8 +330,8 @@ def _min_ratio(gs: float, ls: np.ndarray, dist: np.ndarray) -> float:
     return float((log_ratio / dist[mask]).min())
 
 
-def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) -> float:
-    """Largest beta allowed by Yamamoto & Shibuya's Theorem 4 on a finite state space.
+def thm4_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, gd: ArrayLike) -> float:
+    r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 4 on a finite state space.
 
     **Theorem 4** (Yamamoto & Shibuya, IPCCC 2024, Thm 4; proof in the
     supplement; SPEC.md §4.1).  Let ``G = {x : LS(x) = GS}`` (non-empty) and
@@ -218,7 +339,13 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) ->
 
         beta <= min_{x : LS(x) != GS} ln(GS / LS(x)) / gd(x),
 
-    then the beta-smooth sensitivity is exactly ``S*_beta(x) = GS exp(-beta gd(x))``.
+    then the beta-smooth sensitivity is exactly ``S*_beta(x) = GS exp(-beta gd(x))``:
+
+    .. math::
+
+        \beta \le \min_{x : LS(x) \ne GS} \frac{\ln(GS / LS(x))}{gd(x)}
+        \implies S^*_\beta(x) = GS \, e^{-\beta\, gd(x)}.
+
     (Sketch: taking y in G nearest to x gives ``S*_beta(x) >= GS e^{-beta gd(x)}``;
     for any y, the condition gives ``LS(y) <= GS e^{-beta gd(y)}`` and
     ``gd(x) <= gd(y) + d(x, y)``, so ``LS(y) e^{-beta d(x,y)} <= GS e^{-beta gd(x)}``.)
@@ -237,10 +364,31 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) ->
       constraint (``0 <= GS e^{-beta gd}`` always holds).
     * ``gd = +inf`` (a state that cannot reach G) gives the constraint 0.
 
+    Parameters
+    ----------
+    global_sensitivity : float
+        GS (> 0).
+    local_sensitivity : array_like of float
+        LS(x) of every state, 0 <= LS <= GS.
+    gd : array_like of float
+        d(x, G) of every state, index-aligned with ``local_sensitivity``
+        (>= 0; ``+inf`` allowed).
+
     Returns
     -------
     float
         The minimum above, ``+inf`` if no state constrains beta.
+
+    References
+    ----------
+    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
+    smooth sensitivity, IPCCC 2024, Theorem 4; mathematics §4.1.
+
+    Examples
+    --------
+    >>> from dpselect.sensitivity import thm4_beta_max
+    >>> round(thm4_beta_max(2.0, [2.0, 1.0, 0.5], [0.0, 1.0, 2.0]), 6)   # min(ln 2 / 1, ln 4 / 2)
+    0.693147
     """
     gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, gd, "gd")
     if ((dist == 0) & (ls < gs * (1.0 - _LS_RTOL))).any():
@@ -249,8 +397,8 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) ->
     return _min_ratio(gs, ls, dist)
 
 
-def thm5_beta_max(global_sensitivity: float, local_sensitivity: Any, ud: Any) -> float:
-    """Largest beta allowed by Yamamoto & Shibuya's Theorem 5 on a finite state space.
+def thm5_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, ud: ArrayLike) -> float:
+    r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 5 on a finite state space.
 
     **Theorem 5** (Yamamoto & Shibuya, IPCCC 2024, Thm 5; proof in the
     supplement; SPEC.md §4.1).  Let ``U = {x : LS(x) > T}`` for a threshold T
@@ -259,7 +407,12 @@ def thm5_beta_max(global_sensitivity: float, local_sensitivity: Any, ud: Any) ->
         beta <= min_{x not in U} ln(GS / LS(x)) / ud(x),
 
     then ``S(x) = GS exp(-beta ud(x))`` is a beta-smooth upper bound on LS
-    (an instance of :func:`distance_to_instability_bound` with ``l = ud``).
+    (an instance of :func:`distance_to_instability_bound` with ``l = ud``):
+
+    .. math::
+
+        \beta \le \min_{x \notin U} \frac{\ln(GS / LS(x))}{ud(x)}
+        \implies S(x) = GS \, e^{-\beta\, ud(x)} \text{ is } \beta\text{-smooth and } \ge LS(x).
 
     Conditions / conventions
     ------------------------
@@ -272,10 +425,32 @@ def thm5_beta_max(global_sensitivity: float, local_sensitivity: Any, ud: Any) ->
     * ``ud = +inf`` (U unreachable or empty) gives the constraint 0 unless LS = 0.
     * A state with ``ud > 0`` and ``LS = GS`` gives 0 (conservative).
 
+    Parameters
+    ----------
+    global_sensitivity : float
+        GS (> 0).
+    local_sensitivity : array_like of float
+        LS(x) of every state, 0 <= LS <= GS.
+    ud : array_like of float
+        d(x, U) of every state, index-aligned with ``local_sensitivity``
+        (>= 0; ``+inf`` allowed).
+
     Returns
     -------
     float
         The minimum above, ``+inf`` if no state constrains beta.
+
+    References
+    ----------
+    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
+    smooth sensitivity, IPCCC 2024, Theorem 5 (proof in the supplement);
+    mathematics §4.1.
+
+    Examples
+    --------
+    >>> from dpselect.sensitivity import thm5_beta_max
+    >>> round(thm5_beta_max(8.0, [8.0, 6.0, 2.0], [0.0, 1.0, 2.0]), 6)   # min(ln(8/6)/1, ln(4)/2)
+    0.287682
     """
     gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, ud, "ud")
     return _min_ratio(gs, ls, dist)

@@ -1,4 +1,4 @@
-"""Exact privacy audits on pairs of neighbouring datasets.
+r"""Exact privacy audits on pairs of neighbouring datasets.
 
 For a finite output space the privacy of a mechanism on a pair (x, y) is
 read off its exact output distributions p = P_x, q = P_y:
@@ -7,7 +7,13 @@ read off its exact output distributions p = P_x, q = P_y:
   iff it is <= epsilon);
 * hockey-stick divergence  delta(eps) = max(sum_r (p_r - e^eps q_r)_+,
   sum_r (q_r - e^eps p_r)_+)  ((eps, delta)-DP holds on the pair iff it is
-  <= delta; e.g. Balle et al. 2018, Thm 1).
+  <= delta; e.g. Balle et al. 2018, Thm 1):
+
+.. math::
+
+    L(p, q) = \max_r |\log p_r - \log q_r|, \qquad
+    \delta(\varepsilon) = \max\Bigl(\sum_r (p_r - e^\varepsilon q_r)_+,\;
+    \sum_r (q_r - e^\varepsilon p_r)_+\Bigr).
 
 Outputs with probability below ``floor`` under both datasets are ignored for
 the loss (their log-probabilities are below the quadrature's accuracy floor);
@@ -23,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.base import check_problem
+from ..mechanisms.base import Mechanism, check_problem
 from ..privacy import Privacy
+from ..problem import SelectionProblem
+from ..typing import ArrayLike
 
 __all__ = ["AuditReport", "audit", "privacy_loss", "hockey_stick"]
 
@@ -50,8 +58,34 @@ def _check_pairs(pairs: Any) -> list[tuple[Any, Any]]:
     return out
 
 
-def privacy_loss(logp: np.ndarray, logq: np.ndarray, floor: float = 1e-300) -> float:
-    """max_r |log p_r - log q_r| over outputs where p_r or q_r exceeds ``floor``."""
+def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> float:
+    r"""The privacy loss between two exact output distributions.
+
+    .. math::
+
+        L(p, q) = \max_{r : \max(p_r, q_r) > \text{floor}} |\log p_r - \log q_r|
+
+    Parameters
+    ----------
+    logp : array_like of float, shape (m,)
+        Log output probabilities on the first dataset.
+    logq : array_like of float, shape (m,)
+        Log output probabilities on the second dataset.
+    floor : float, default=1e-300
+        Outputs with both probabilities at or below it are ignored.
+
+    Returns
+    -------
+    float
+        The loss (``inf`` when one side has an output the other cannot give).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.analysis import privacy_loss
+    >>> round(privacy_loss(np.log([0.5, 0.5]), np.log([0.25, 0.75])), 6)   # ln 2
+    0.693147
+    """
     logp, logq = np.asarray(logp, dtype=np.float64), np.asarray(logq, dtype=np.float64)
     if logp.shape != logq.shape:
         raise ValueError(f"the two output distributions differ in size: {logp.shape} vs {logq.shape}")
@@ -63,9 +97,41 @@ def privacy_loss(logp: np.ndarray, logq: np.ndarray, floor: float = 1e-300) -> f
     return float(np.nan_to_num(diff, nan=np.inf).max())
 
 
-def hockey_stick(logp: np.ndarray, logq: np.ndarray, epsilon: float) -> float:
-    """max over both directions of sum_r (p_r - e^eps q_r)_+."""
-    p, q = np.exp(logp), np.exp(logq)
+def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
+    r"""The hockey-stick divergence at epsilon, the larger of the two directions.
+
+    .. math::
+
+        \delta(\varepsilon) = \max\Bigl(\sum_r (p_r - e^\varepsilon q_r)_+,\;
+        \sum_r (q_r - e^\varepsilon p_r)_+\Bigr)
+
+    Parameters
+    ----------
+    logp : array_like of float, shape (m,)
+        Log output probabilities on the first dataset.
+    logq : array_like of float, shape (m,)
+        Log output probabilities on the second dataset.
+    epsilon : float
+        The epsilon at which the divergence is taken.
+
+    Returns
+    -------
+    float
+        The smallest delta for which the pair satisfies (epsilon, delta)-DP.
+
+    References
+    ----------
+    Balle, Barthe & Gaboardi, "Privacy amplification by subsampling: tight
+    analyses via couplings and divergences", NeurIPS 2018, Theorem 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.analysis import hockey_stick
+    >>> round(hockey_stick(np.log([0.5, 0.5]), np.log([0.25, 0.75]), 0.0), 6)
+    0.25
+    """
+    p, q = np.exp(np.asarray(logp, dtype=np.float64)), np.exp(np.asarray(logq, dtype=np.float64))
     e = math.exp(epsilon) if epsilon < 700 else math.inf
     with np.errstate(invalid="ignore"):
         d1 = np.clip(p - e * q, 0.0, None)
@@ -75,22 +141,31 @@ def hockey_stick(logp: np.ndarray, logq: np.ndarray, epsilon: float) -> float:
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Result of :func:`audit`.
+    """Result of :func:`audit` (built by it; the fields are its attributes).
 
-    Attributes
+    Parameters
     ----------
-    max_loss
-        exact max over pairs and outputs of |log p_x(r) / p_y(r)|.
-    delta_at_claimed
-        max hockey-stick divergence at the claimed epsilon.
-    worst_pair
-        index of the pair with the largest loss (-1 if no pairs).
-    claimed
-        the guarantee audited (the mechanism's own ``privacy`` if not given).
-    violates
-        whether some pair breaks the claim (beyond ``tol``).
-    n_pairs
-        number of pairs audited.
+    max_loss : float
+        The exact max over pairs and outputs of |log p_x(r) / p_y(r)|.
+    delta_at_claimed : float
+        The max hockey-stick divergence at the claimed epsilon.
+    worst_pair : int
+        The index of the pair with the largest loss (-1 if no pairs).
+    claimed : Privacy
+        The guarantee audited (the mechanism's own ``privacy`` if not given).
+    violates : bool
+        Whether some pair breaks the claim (beyond ``tol``).
+    n_pairs : int
+        The number of pairs audited.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.analysis import audit
+    >>> x, y = dpselect.SelectionProblem([3.0, 1.0]), dpselect.SelectionProblem([2.0, 2.0])
+    >>> report = audit(dpselect.ExponentialMechanism(1.0), [(x, y)])
+    >>> report.violates, round(report.max_loss, 6)
+    (False, 0.620115)
     """
 
     max_loss: float
@@ -110,8 +185,8 @@ class AuditReport:
 
 
 def audit(
-    mech: Any,
-    pairs: Iterable[tuple[Any, Any]],
+    mech: Mechanism,
+    pairs: Iterable[tuple[SelectionProblem, SelectionProblem]],
     *,
     claimed: Privacy | None = None,
     tol: float = 1e-8,
@@ -123,6 +198,37 @@ def audit(
     report shows the first pair's claim).  A pure claim (delta = 0) is violated
     when the loss exceeds epsilon + tol; an approximate claim when the
     hockey-stick divergence at epsilon exceeds delta + tol.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        Any object with ``log_probabilities(problem)`` or
+        ``probabilities(problem)`` (and ``privacy(problem)`` when
+        ``claimed`` is None).
+    pairs : iterable of (SelectionProblem, SelectionProblem)
+        The neighbouring datasets, as problems (non-empty).
+    claimed : Privacy, default=None
+        The guarantee to hold every pair to; None uses ``mech.privacy(x)``.
+    tol : float, default=1e-8
+        Relative and absolute slack for the comparison (>= 0).
+    floor : float, default=1e-300
+        Outputs below it under both datasets are ignored by the loss
+        (:func:`privacy_loss`); they still count in the hockey stick.
+
+    Returns
+    -------
+    AuditReport
+        The worst loss, the worst divergence and the verdict.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.analysis import audit
+    >>> x, y = dpselect.SelectionProblem([3.0, 1.0]), dpselect.SelectionProblem([2.0, 2.0])
+    >>> audit(dpselect.ExponentialMechanism(1.0), [(x, y)]).violates
+    False
+    >>> audit(dpselect.ExponentialMechanism(1.0), [(x, y)], claimed=dpselect.Privacy(0.5)).violates
+    True
     """
     if claimed is not None and not isinstance(claimed, Privacy):
         raise TypeError(f"claimed must be a Privacy or None, got {type(claimed).__name__}")

@@ -11,13 +11,19 @@ for the analyst's own planning (on data they may look at, or public proxies).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import integrate
 
 from .._validation import as_real_array, check_probability_in, check_random_state, check_real, check_size
+from ..noise.base import NoiseDistribution
+from ..typing import ArrayLike, SeedLike
+
+if TYPE_CHECKING:
+    from ..mechanisms.release import SmoothSensitivityRelease
 
 __all__ = ["ErrorDistribution", "error_distribution"]
 
@@ -35,15 +41,23 @@ class ErrorDistribution:
     only through S(x), so *publishing* it is not private -- it is for the
     analyst's own planning on data they may look at, or on public proxies).
 
-    Attributes
+    Parameters
     ----------
-    noise
-        the standard noise law h (a ``dpselect.noise`` object).
-    scale
+    noise : NoiseDistribution
+        The standard noise law h (a :mod:`dpselect.noise` object).
+    scale : float
         S(x) / alpha'.
+
+    Examples
+    --------
+    >>> from dpselect.analysis import ErrorDistribution
+    >>> from dpselect.noise import Laplace
+    >>> dist = ErrorDistribution(Laplace(), 2.0)
+    >>> dist.expected_abs_error(), round(dist.quantile(0.5), 4)   # 2 E|Z|; 2 ln 2
+    (2.0, 1.3863)
     """
 
-    noise: Any
+    noise: NoiseDistribution
     scale: float
 
     @property
@@ -51,42 +65,175 @@ class ErrorDistribution:
         """E|Z| of the standard law (inf when infinite, e.g. polynomial gamma <= 2)."""
         return float(self.noise.mean_abs())
 
-    def pdf(self, t: Any) -> Any:
-        """Density of the error at t: h(t/scale)/scale."""
+    def pdf(self, t: ArrayLike) -> Any:
+        """Density of the error at t: h(t/scale)/scale.
+
+        Parameters
+        ----------
+        t : array_like of float
+            Error value(s).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The density (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.pdf(0.0)   # 1 / (2 * scale)
+        0.25
+        """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
 
-    def logpdf(self, t: Any) -> Any:
-        """log density of the error at t."""
+    def logpdf(self, t: ArrayLike) -> Any:
+        """Log density of the error at t: log h(t/scale) - log scale.
+
+        Parameters
+        ----------
+        t : array_like of float
+            Error value(s).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The log density (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.logpdf(0.0), 6)
+        -1.386294
+        """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
 
-    def cdf(self, t: Any) -> Any:
-        """P(E <= t)."""
+    def cdf(self, t: ArrayLike) -> Any:
+        """Distribution function P(E <= t).
+
+        Parameters
+        ----------
+        t : array_like of float
+            Error value(s).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            P(E <= t) (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.cdf([0.0, 2.0]).round(4)
+        array([0.5   , 0.8161])
+        """
         t = as_real_array(t, "t")
         return _out(self.noise.cdf(t / self.scale))
 
-    def sf(self, t: Any) -> Any:
-        """P(E > t)."""
+    def sf(self, t: ArrayLike) -> Any:
+        """Survival function P(E > t).
+
+        Parameters
+        ----------
+        t : array_like of float
+            Error value(s).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            P(E > t) (a float for scalar t).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.sf(2.0), 4)   # e^-1 / 2
+        0.1839
+        """
         t = as_real_array(t, "t")
         return _out(self.noise.sf(t / self.scale))
 
-    def ppf(self, q: Any) -> Any:
-        """Quantile function of the (signed) error."""
+    def ppf(self, q: ArrayLike) -> Any:
+        """Quantile function of the (signed) error.
+
+        Parameters
+        ----------
+        q : array_like of float
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The t with P(E <= t) = q (a float for scalar q).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.ppf([0.25, 0.75]).round(4)   # -+ 2 ln 2
+        array([-1.3863,  1.3863])
+        """
         q = as_real_array(q, "q")
         if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
             raise ValueError("q must be in [0, 1]")
         return _out(self.scale * np.asarray(self.noise.ppf(q)))
 
-    def quantile(self, q: Any) -> Any:
-        """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2)."""
+    def quantile(self, q: ArrayLike) -> Any:
+        """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2).
+
+        Parameters
+        ----------
+        q : array_like of float
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The h with P(|E| <= h) = q (a float for scalar q).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> round(dist.quantile(0.5), 6)   # median |E| = 2 ln 2
+        1.386294
+        """
         q = as_real_array(q, "q")
         if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
             raise ValueError("q must be in [0, 1]")
         return _out(self.scale * np.asarray(self.noise.isf((1.0 - q) / 2.0)))
 
     def interval(self, coverage: float) -> tuple[float, float]:
-        """Central interval (-h, h) with P(|E| <= h) = coverage."""
+        """Central interval (-h, h) with P(|E| <= h) = coverage.
+
+        Parameters
+        ----------
+        coverage : float
+            The probability in (0, 1).
+
+        Returns
+        -------
+        tuple of (float, float)
+            ``(-h, h)``.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> tuple(round(v, 4) for v in dist.interval(0.5))
+        (-1.3863, 1.3863)
+        """
         coverage = check_probability_in(coverage, "coverage", 0.0, 1.0)
         h = float(self.quantile(coverage))
         return (-h, h)
@@ -107,12 +254,39 @@ class ErrorDistribution:
         return total
 
     def expected_abs_error(self, within: tuple[float, float] | None = None) -> float:
-        """E|E| = scale * E|Z| (inf when the noise has no mean).
+        r"""E|E| = scale * E|Z| (inf when the noise has no mean).
 
         ``within=(lo, hi)`` with lo <= 0 <= hi gives E|clip(E, lo, hi)|, the
         expected absolute error after clipping the release to
         [f(x) + lo, f(x) + hi] (post-processing, e.g. to the data bounds):
-        scale * (G(hi/scale) + G(-lo/scale)), G(u) = int_0^u P(Z > v) dv.
+
+        .. math::
+
+            E|\mathrm{clip}(E, lo, hi)| = s\,\bigl(G(hi/s) + G(-lo/s)\bigr),
+            \qquad G(u) = \int_0^u P(Z > v)\, dv,
+
+        with s the scale.
+
+        Parameters
+        ----------
+        within : tuple of (float, float), default=None
+            The clipping offsets ``(lo, hi)``, lo <= 0 <= hi (infinite
+            allowed); None for no clipping.
+
+        Returns
+        -------
+        float
+            The expected absolute error.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.expected_abs_error()   # scale * E|Z|
+        2.0
+        >>> round(dist.expected_abs_error(within=(-1.0, 1.0)), 4)   # 2 (1 - e^-1/2)
+        0.7869
         """
         if within is None:
             return self.scale * self.mean_abs_noise
@@ -132,15 +306,38 @@ class ErrorDistribution:
             return left + right
         return self.scale * (self._integrated_sf(hi / self.scale) + self._integrated_sf(lo / self.scale))
 
-    def sample(self, size: Any = None, *, rng: Any = None) -> Any:
-        """Draws of the error (float for size=None)."""
+    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> Any:
+        """Draws of the error (float for size=None).
+
+        Parameters
+        ----------
+        size : int, default=None
+            ``None`` for one draw, else the number of draws.
+        rng : SeedLike, default=None
+            The randomness (keyword-only).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            One draw, or an array of ``size`` draws.
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.sample(size=3, rng=0).shape
+        (3,)
+        """
         size = check_size(size)
         gen = check_random_state(rng)
         z = np.asarray(self.noise.sample(1 if size is None else size, gen), dtype=np.float64)
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
-def error_distribution(release: Any, sensitivity: Any) -> ErrorDistribution:
+def error_distribution(
+    release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
+) -> ErrorDistribution:
     """The law of ``release.release(value, sensitivity) - value`` (any value), before the output grid.
 
     On a grid (``release.granularity`` > 0) the release's exact law is discrete
@@ -149,11 +346,16 @@ def error_distribution(release: Any, sensitivity: Any) -> ErrorDistribution:
 
     Parameters
     ----------
-    release
-        a :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.
-    sensitivity
-        a callable beta -> S_beta(x) (called with ``release.beta``)
-        or the float S at ``release.beta``.
+    release : SmoothSensitivityRelease
+        The release (its noise law, alpha' and beta).
+    sensitivity : float or callable
+        The smooth sensitivity S at ``release.beta``, or a callable
+        ``beta -> S_beta(x)`` (called with ``release.beta``).
+
+    Returns
+    -------
+    ErrorDistribution
+        The law of the error ``scale * Z``.
 
     Examples
     --------

@@ -24,12 +24,34 @@ from .. import noisy_max
 from .._validation import check_random_state, check_size
 from ..privacy import Privacy
 from ..problem import SelectionProblem
+from ..typing import SeedLike
 
 __all__ = ["Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
 
 
-def check_problem(problem: Any, name: str = "problem") -> SelectionProblem:
-    """The argument must be a :class:`SelectionProblem`."""
+def check_problem(problem: object, name: str = "problem") -> SelectionProblem:
+    """The argument itself if it is a :class:`~dpselect.problem.SelectionProblem`, else a TypeError.
+
+    Parameters
+    ----------
+    problem : object
+        The value to check.
+    name : str, default="problem"
+        The argument name used in the error message.
+
+    Returns
+    -------
+    SelectionProblem
+        ``problem`` unchanged.
+
+    Examples
+    --------
+    >>> from dpselect.mechanisms.base import check_problem
+    >>> check_problem([1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: problem must be a SelectionProblem, got list
+    """
     if not isinstance(problem, SelectionProblem):
         raise TypeError(f"{name} must be a SelectionProblem, got {type(problem).__name__}")
     return problem
@@ -41,6 +63,26 @@ def no_guarantee(problem: SelectionProblem) -> Privacy | None:
     Every mechanism's ``privacy()`` starts with this check: a problem whose
     candidate set or scores are not differentially private (e.g. data points
     as candidates, SPEC errata 16) has no guarantee whatever the noise.
+
+    Parameters
+    ----------
+    problem : SelectionProblem
+        The problem a mechanism is asked about.
+
+    Returns
+    -------
+    Privacy or None
+        ``Privacy(inf, 0)`` under ``problem.relation`` when
+        ``problem.private`` is False, else None.
+
+    Examples
+    --------
+    >>> from dpselect import SelectionProblem
+    >>> from dpselect.mechanisms.base import no_guarantee
+    >>> no_guarantee(SelectionProblem([1.0, 0.0])) is None
+    True
+    >>> no_guarantee(SelectionProblem([1.0, 0.0], private=False)).epsilon
+    inf
     """
     if problem.private:
         return None
@@ -51,33 +93,177 @@ def no_guarantee(problem: SelectionProblem) -> Privacy | None:
 
 
 class Mechanism(ABC):
-    """Abstract selection mechanism (see module docstring)."""
+    """Abstract selection mechanism (see module docstring).
+
+    Subclasses are immutable configurations (frozen dataclasses) that
+    implement :meth:`select`, :meth:`log_probabilities` and :meth:`privacy`.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> isinstance(dpselect.PermuteAndFlip(1.0), dpselect.Mechanism)
+    True
+    """
 
     @abstractmethod
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
-        """One index (``size=None``) or an array of ``size`` independent draws."""
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
+        """Draw the selected candidate's index.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+        size : int, default=None
+            ``None`` for one draw, else the number of independent draws.
+        rng : SeedLike, default=None
+            The randomness (keyword-only): None, an int seed, a
+            ``numpy.random.Generator``, ... (:data:`dpselect.typing.SeedLike`).
+
+        Returns
+        -------
+        int or numpy.ndarray of int
+            One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.PermuteAndFlip(1.0).select(p, size=4, rng=0).shape
+        (4,)
+        """
 
     @abstractmethod
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Exact log output probabilities, one per candidate."""
+        """Exact log output probabilities, one per candidate.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``log P[select(problem) = r]`` (``-inf`` where impossible).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)
+        array([-0.3133, -1.3133])
+        """
 
     @abstractmethod
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """The guarantee this mechanism has on this problem (SPEC.md)."""
+        """The guarantee this mechanism has on this problem.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation`` and ``private`` flag matter).
+
+        Returns
+        -------
+        Privacy
+            The (epsilon, delta) guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> print(dpselect.PermuteAndFlip(1.0).privacy(p))
+        1-DP [add_remove]
+        """
 
     def probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Exact output distribution over the candidates (sums to 1)."""
+        """Exact output distribution over the candidates (sums to 1).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``exp(log_probabilities(problem))``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ExponentialMechanism(2.0).probabilities(p).round(4)   # exp(eps u / 2) normalised
+        array([0.7311, 0.2689])
+        """
         return np.exp(self.log_probabilities(problem))
 
 
 class NoisyMaxMechanism(Mechanism):
-    """argmax_r (u(x, r) + b(x) Z_r) for a calibration (b, h) chosen by the subclass."""
+    r"""Report noisy max for a calibration (b, h) chosen by the subclass.
+
+    .. math::
+
+        \hat r = \operatorname{argmax}_r \bigl(u(x, r) + b(x) Z_r\bigr),
+        \qquad Z_r \overset{iid}{\sim} h.
+
+    Sampling and the exact output law are done by :mod:`dpselect.noisy_max`.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> isinstance(dpselect.ReportNoisyMax(1.0), dpselect.NoisyMaxMechanism)
+    True
+    """
 
     @abstractmethod
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
-        """(scale b, noise law h) for this problem."""
+        """The noise scale and law for this problem.
 
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        tuple of (float, noise distribution)
+            The scale b(x) >= 0 and the standard noise law h (a
+            :mod:`dpselect.noise` object).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> scale, noise = dpselect.ReportNoisyMax(1.0, noise="gumbel").calibrate(p)
+        >>> scale, type(noise).__name__
+        (2.0, 'Gumbel')
+        """
+
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
+        """Draw argmax_r (u_r + b Z_r) through the noisy-max engine.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+        size : int, default=None
+            ``None`` for one draw, else the number of independent draws.
+        rng : SeedLike, default=None
+            The randomness (keyword-only).
+
+        Returns
+        -------
+        int or numpy.ndarray of int
+            One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> int(dpselect.ReportNoisyMax(50.0).select(p, rng=0))
+        0
+        """
         check_problem(problem)
         size = check_size(size)
         gen = check_random_state(rng)
@@ -85,6 +271,25 @@ class NoisyMaxMechanism(Mechanism):
         return noisy_max.sample_argmax(problem.scores, scale, noise, size=size, rng=gen)
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
+        """Exact log output probabilities of the noisy max, one per candidate.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``log P[argmax = r]`` by the engine's quadrature.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ReportNoisyMax(2.0, noise="gumbel").probabilities(p).round(4)   # = EM
+        array([0.7311, 0.2689])
+        """
         check_problem(problem)
         scale, noise = self.calibrate(problem)
         return noisy_max.log_probabilities(problem.scores, scale, noise)

@@ -1,4 +1,4 @@
-"""Local dampening (Farias et al., PVLDB 2020 / VLDB J. 2023; SPEC.md §5.1).
+r"""Local dampening (Farias et al., PVLDB 2020 / VLDB J. 2023; SPEC.md §5.1).
 
 **[RECON]**: the primary paper could not be retrieved; the definitions below
 are SPEC.md §5.1's reconstruction (two public code bases by the same group +
@@ -12,11 +12,19 @@ Definitions (SPEC.md §5.1)
   (ii) delta(x, t, r) <= delta(y, t+1, r) for neighbours x ~ y.
 * b(x, i, r) = sum_{j=0}^{i-1} delta(x, j, r) for i > 0, b(x, 0, r) = 0,
   b(x, -i, r) = -b(x, i, r).
-* Dampened utility D(x, r) = (u(x, r) - b(x, i, r)) / (b(x, i+1, r) - b(x, i, r)) + i
-  for the integer i with b(x, i, r) <= u(x, r) < b(x, i+1, r); its global
-  sensitivity is at most 1.
+* Dampened utility, for the integer i with b(x, i, r) <= u(x, r) < b(x, i+1, r)
+  (its global sensitivity is at most 1):
+
+  .. math::
+
+      D(x, r) = \frac{u(x, r) - b(x, i, r)}{b(x, i+1, r) - b(x, i, r)} + i.
+
 * Mechanism: P[r] ∝ exp(eps D(x, r) / 2), which is eps-DP (Farias et al.;
-  SPEC.md §5.1).
+  SPEC.md §5.1):
+
+  .. math::
+
+      P[r] = \frac{\exp(\varepsilon D(x, r) / 2)}{\sum_s \exp(\varepsilon D(x, s) / 2)}.
 
 Conventions made explicit here
 ------------------------------
@@ -79,6 +87,7 @@ from .._validation import check_epsilon, check_random_state, check_size
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
+from ..typing import SeedLike
 from .base import Mechanism, check_problem, no_guarantee
 
 __all__ = ["LocalDampening", "dampened_utilities"]
@@ -125,11 +134,44 @@ def _dampen(u: np.ndarray, delta: np.ndarray) -> np.ndarray:
 
 
 def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
-    """The dampened utilities D_{u,delta}(x, r) of every candidate (SPEC.md §5.1).
+    r"""The dampened utilities D_{u,delta}(x, r) of every candidate (SPEC.md §5.1).
 
+    .. math::
+
+        D(x, r) = \frac{u(x, r) - b(x, i, r)}{b(x, i+1, r) - b(x, i, r)} + i,
+        \qquad b(x, i, r) = \sum_{j=0}^{i-1} \delta(x, j, r),
+
+    for the integer i with b(x, i, r) <= u(x, r) < b(x, i+1, r).
     Uses delta(x, t, r) = ``problem.candidate_local_sensitivity(t)``; see the
     module docstring for the conventions (horizon, zero-length intervals,
     constant candidates).  Vectorised over candidates (chunks bound memory).
+
+    Parameters
+    ----------
+    problem : SelectionProblem
+        The utilities and their per-candidate local-sensitivity profile
+        (non-decreasing in t).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m,)
+        D(x, r), with ``+inf`` / ``-inf`` for candidates whose positive /
+        negative score can never change.
+
+    References
+    ----------
+    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
+    differential privacy for non-numeric queries via local sensitivity",
+    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
+    public code bases, the theorem numbers not checked against the primary
+    text); mathematics §5.1.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.mechanisms.dampening import dampened_utilities
+    >>> dampened_utilities(dpselect.SelectionProblem([3.0, 1.0, 0.0], global_sensitivity=2.0))
+    array([1.5, 0.5, 0. ])
     """
     check_problem(problem)
     delta = _profile_matrix(problem)
@@ -175,8 +217,16 @@ class LocalDampening(Mechanism):
 
     Parameters
     ----------
-    epsilon
-        privacy budget (> 0).
+    epsilon : float
+        The privacy budget (> 0).
+
+    References
+    ----------
+    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
+    differential privacy for non-numeric queries via local sensitivity",
+    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
+    public code bases, the theorem numbers not checked against the primary
+    text); mathematics §5.1.
 
     Examples
     --------
@@ -206,7 +256,26 @@ class LocalDampening(Mechanism):
         return idx, d[idx]
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Closed form: log-softmax of eps (D - max D) / 2 over the candidates that can win."""
+        """Exact log output probabilities: the log-softmax of eps (D - max D) / 2.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The utilities and their per-candidate local-sensitivity profile.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``log P[r]`` over the candidates that can win, ``-inf`` elsewhere.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> ld.log_probabilities(p).round(4)
+        array([-0.4644, -1.4644, -1.9644])
+        """
         idx, d = self._winners(problem)
         with np.errstate(over="ignore"):
             a = (0.5 * self.epsilon) * (d - d.max())  # <= 0; overflow to -inf is the right limit
@@ -214,7 +283,31 @@ class LocalDampening(Mechanism):
         out[idx] = a - logsumexp(a)
         return out
 
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
+        """Draw by Gumbel noisy max on the dampened utilities (scale 2/eps).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The utilities and their per-candidate local-sensitivity profile.
+        size : int, default=None
+            ``None`` for one draw, else the number of independent draws.
+        rng : SeedLike, default=None
+            The randomness (keyword-only).
+
+        Returns
+        -------
+        int or numpy.ndarray of int
+            One index (``size=None``) or an array of ``size`` indices.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> ld.select(p, size=3, rng=0).shape
+        (3,)
+        """
         check_problem(problem)
         size = check_size(size)
         gen = check_random_state(rng)
@@ -224,6 +317,26 @@ class LocalDampening(Mechanism):
         return int(idx[draws]) if size is None else idx[np.asarray(draws)].astype(np.int64)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
+        """(epsilon, 0)-DP under ``problem.relation`` (no guarantee for a non-private problem).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation`` and ``private`` flag matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
+        >>> ld = dpselect.LocalDampening(1.0)
+        >>> print(ld.privacy(p))
+        1-DP [add_remove]
+        """
         check_problem(problem)
         return no_guarantee(problem) or Privacy(
             self.epsilon, 0.0, problem.relation,

@@ -5,7 +5,7 @@ utility u(x, r) = -d(x, Y_r) in the neighbour metric of the relation has
 sensitivity 1 for every task (triangle inequality), so the exponential
 mechanism / permute-and-flip on it need no m-fold dilation and no smooth
 sensitivity (Asi & Duchi, NeurIPS 2020; Johnson & Shmatikov, KDD 2013 for
-TDT; Duff, seed 001, for medians).  Any 1-Lipschitz lower bound l_r of
+TDT; Gillenwater & Muñoz Medina's Duff for medians).  Any 1-Lipschitz lower bound l_r of
 d(., Y_r) with l_r = 0 on Y_r is also valid: privacy needs only the
 Lipschitz property.
 
@@ -19,42 +19,49 @@ turns them into an ordinary :class:`~dpselect.problem.SelectionProblem` with
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 
 from .._validation import check_array_1d, check_relation
 from ..problem import SelectionProblem
+from ..typing import ArrayLike, Relation
 
 __all__ = ["distance_problem", "max_utility_change"]
 
 
 def distance_problem(
-    distances: Any,
+    distances: ArrayLike,
     *,
-    relation: str,
-    labels: Sequence[Any] | None = None,
+    relation: Relation,
+    labels: Sequence[object] | None = None,
     monotone: bool = False,
     private: bool = True,
 ) -> SelectionProblem:
-    """A selection problem on the dataset-distance utility u_r = -d_r (SPEC §9.1).
+    r"""A selection problem on the dataset-distance utility u_r = -d_r (SPEC §9.1).
+
+    .. math::
+
+        u(x, r) = -d(x, Y_r), \qquad |u(x, r) - u(y, r)| \le d(x, y) = 1
+        \text{ for neighbours } x \sim y,
+
+    with :math:`Y_r` the datasets at which r is an optimal output.
 
     Parameters
     ----------
-    distances
-        1-D array of finite, non-negative floats: d_r = d(x, Y_r) (or a
-        1-Lipschitz lower bound of it that is 0 on Y_r), one per candidate,
-        measured in the metric of ``relation``.
-    relation
-        "add_remove" or "replace" (keyword-only, required: a distance is
-        only meaningful in one neighbour metric).
-    labels
-        optional names of the candidates.
-    monotone
-        True when, for every pair of neighbours, all distances move in
-        the same direction (e.g. negated counts under add/remove); EM and PF
-        may then use half the noise (SPEC §2.6, §9.1).
-    private
+    distances : array_like of float, shape (m,)
+        Finite, non-negative d_r = d(x, Y_r) (or a 1-Lipschitz lower bound
+        of it that is 0 on Y_r), one per candidate, measured in the metric
+        of ``relation``.
+    relation : {"add_remove", "replace"}
+        The neighbour relation (keyword-only, required: a distance is only
+        meaningful in one neighbour metric).
+    labels : sequence of length m, default=None
+        Names of the candidates.
+    monotone : bool, default=False
+        True when, for every pair of neighbours, all distances move in the
+        same direction (e.g. negated counts under add/remove); EM and PF may
+        then use half the noise (SPEC §2.6, §9.1).
+    private : bool, default=True
         False when the candidate set itself depends on the data (e.g. the
         data's own distinct values): every mechanism then reports no
         guarantee (SPEC errata 16).
@@ -63,6 +70,12 @@ def distance_problem(
     -------
     SelectionProblem
         scores = -distances, ``global_sensitivity=1``.
+
+    References
+    ----------
+    Asi & Duchi, "Instance-optimality in differential privacy via
+    approximate inverse sensitivity mechanisms", NeurIPS 2020 (the inverse
+    sensitivity mechanism); mathematics §9.1.
 
     Examples
     --------
@@ -85,15 +98,32 @@ def distance_problem(
     )
 
 
-def max_utility_change(pairs: Iterable[tuple[Any, Any]]) -> float:
-    """max over neighbour pairs (x, y) and candidates r of |u(x, r) - u(y, r)|.
+def max_utility_change(
+    pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]],
+) -> float:
+    r"""The largest change of any utility over the given neighbour pairs.
+
+    .. math::
+
+        \max_{(x, y) \in \text{pairs}} \max_r |u(x, r) - u(y, r)|
 
     The empirical sensitivity of a utility (e.g. a distance oracle) over the
     given pairs: every application's tests check that it is <= 1 on all
     neighbours of small datasets before relying on ``global_sensitivity=1``
-    (SPEC §9.1).  Each element of a pair is a
-    :class:`~dpselect.problem.SelectionProblem` (its scores are used) or a
-    1-D array of utilities (or of distances: the change is the same).
+    (SPEC §9.1).
+
+    Parameters
+    ----------
+    pairs : iterable of (x, y) pairs
+        Each element of a pair is a
+        :class:`~dpselect.problem.SelectionProblem` (its scores are used)
+        or a 1-D array of utilities (or of distances: the change is the
+        same); both elements of a pair have the same length.
+
+    Returns
+    -------
+    float
+        The maximum above (a ValueError if ``pairs`` is empty).
 
     Examples
     --------

@@ -58,10 +58,25 @@ APPROXIMATE_NAMES: tuple[str, ...] = tuple(name for name, (_, _, takes) in _REGI
 def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any) -> Mechanism:
     """The mechanism called ``name`` with budget ``epsilon`` (and ``delta`` where it applies).
 
-    Extra keyword arguments go to the mechanism's constructor (e.g.
-    ``kappa=0.3`` for the smooth ones).  A delta > 0 with a pure mechanism is
-    not used and triggers a ``UserWarning``; approximate mechanisms need
-    delta > 0 (their constructors say so).
+    Parameters
+    ----------
+    name : str
+        One of :data:`MECHANISM_NAMES` (module docstring).
+    epsilon : float
+        The total privacy budget (> 0).  The "psb_*" names spend a third of
+        it on the sensitivity bound and the rest on the selection.
+    delta : float, default=0.0
+        Used by the approximate mechanisms (:data:`APPROXIMATE_NAMES`), which
+        need delta > 0; a delta > 0 with a pure mechanism is not used and
+        triggers a ``UserWarning``.
+    **kwargs
+        Passed to the mechanism's constructor (e.g. ``kappa=0.3`` for the
+        smooth ones).
+
+    Returns
+    -------
+    Mechanism
+        The configured mechanism.
 
     Examples
     --------
@@ -96,12 +111,38 @@ def _make(name: str, epsilon: Any, delta: Any, stacklevel: int, kwargs: dict[str
     return cls(epsilon, delta, **fixed, **kwargs)
 
 
-def resolve_mechanism(mechanism: Any, epsilon: Any = None, delta: float = 0.0, **kwargs: Any) -> Any:
+def resolve_mechanism(
+    mechanism: str | Mechanism, epsilon: float | None = None, delta: float = 0.0, **kwargs: Any
+) -> Any:
     """A mechanism from a name (built by :func:`make_mechanism`) or an instance.
 
-    An instance must have ``select`` and ``privacy``; keyword arguments are
-    then refused, and if both ``epsilon`` and the instance's own ``epsilon``
-    are given they must agree.
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        A name of :data:`MECHANISM_NAMES`, or an instance: any object with
+        ``select`` and ``privacy`` methods, returned as is.
+    epsilon : float, default=None
+        The budget for a name (required then); for an instance, if given, it
+        must agree with the instance's own ``epsilon``.
+    delta : float, default=0.0
+        As in :func:`make_mechanism` (names only).
+    **kwargs
+        Constructor arguments for a name; refused with an instance.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism built or given.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.mechanisms.registry import resolve_mechanism
+    >>> resolve_mechanism("em", 2.0)
+    ExponentialMechanism(epsilon=2.0, ...)
+    >>> pf = dpselect.PermuteAndFlip(1.0)
+    >>> resolve_mechanism(pf, 1.0) is pf
+    True
     """
     delta = check_delta(delta)
     if isinstance(mechanism, str):

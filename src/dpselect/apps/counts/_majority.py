@@ -1,4 +1,4 @@
-"""Majority vote / mode / leaf label over non-negative integer counts: count and argmax-indicator utilities.
+r"""Majority vote / mode / leaf label over non-negative integer counts: count and argmax-indicator utilities.
 
 Count utility (``utility="count"``, the default of :func:`private_argmax`)
 --------------------------------------------------------------------------
@@ -64,9 +64,14 @@ iff n_r >= c_b for every b != r, and let W_r = max_{b != r} c_b - n_r.
   so t*_r = G (AR) and floor(G/2) (RO).
 * r loses (W_r >= 1): making r win takes x moves into r plus removals from
   every b above the threshold n_r + x.  AR: k* = W_r steps (add to r);
-  RO: every removal from another class can be a move into r, so
-  k* = min{x : sum_b (c_b - n_r - x)_+ <= x}
-    = ceil(max_j (S_j - j n_r)/(j + 1)),  S_j = sum of the j largest c_b,
+  RO: every removal from another class can be a move into r, so, with
+  S_j the sum of the j largest c_b,
+
+  .. math::
+
+      k^* = \min\Bigl\{x : \sum_b (c_b - n_r - x)_+ \le x\Bigr\}
+          = \Bigl\lceil \max_j \frac{S_j - j\, n_r}{j + 1} \Bigr\rceil,
+
   and t*_r = k* - 1 (the state one move before the flip).
 
 min_r t*_r is the global t* of the table.  Degenerate cases: with m = 1 the
@@ -78,15 +83,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from ..._validation import check_counts, check_random_state, check_relation
 from ...accounting import Accountant, charge
+from ...mechanisms.base import Mechanism
 from ...mechanisms.registry import MECHANISM_NAMES, resolve_mechanism
 from ...problem import SelectionProblem
 from ...sensitivity import StepProfile
+from ...typing import ArrayLike, Relation, SeedLike, TieRule
 
 __all__ = [
     "MECHANISM_NAMES",
@@ -108,7 +115,7 @@ UTILITIES = ("count", "indicator")
 _NONE = np.iinfo(np.int64).min // 4  # sentinel "no such class" for prefix/suffix maxima
 
 
-def _check_tie_rule(tie_rule: Any) -> str:
+def _check_tie_rule(tie_rule: Any) -> TieRule:
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
     return tie_rule
@@ -127,11 +134,49 @@ def _ceil_div(a: Any, b: Any) -> Any:
     return -((-a) // b)
 
 
-def distance_to_instability(counts: Any, *, tie_rule: str = "tieset", relation: str = "add_remove") -> float:
-    """t*(x): distance to the nearest table whose local sensitivity is 1 (SPEC.md §4.2).
+def distance_to_instability(
+    counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
+) -> float:
+    r"""t*(x): distance to the nearest table whose local sensitivity is 1 (SPEC.md §4.2).
 
-    Returns ``math.inf`` when no indicator can ever change (m = 1, or the
-    empty table under ``relation="replace"``).
+    With g the gap between the two largest counts (tie set, add/remove),
+
+    .. math::
+
+        t^* = \max(g - 1, 0), \qquad S^*_\beta(x) = e^{-\beta t^*};
+
+    the module docstring tabulates the other three cases.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate class (m >= 1).
+    tie_rule : {"tieset", "first"}, default="tieset"
+        "tieset": every tied maximum scores 1 (T1); "first": the lowest index
+        among the maxima wins (T2).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: one count +-1, or one unit moved between
+        classes (module docstring).
+
+    Returns
+    -------
+    float
+        t*, ``math.inf`` when no indicator can ever change (m = 1, or the
+        empty table under ``relation="replace"``).
+
+    References
+    ----------
+    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
+    argmax-indicator utility), corrected on the mathematics page,
+    mathematics §4.2 (the table of t* in the module docstring).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import distance_to_instability
+    >>> distance_to_instability([22, 8, 17, 4, 0])   # gap 5 -> 4
+    4.0
+    >>> distance_to_instability([22, 8, 17, 4, 0], relation="replace")   # ceil(5/2) - 1
+    2.0
     """
     n = check_counts(counts, "counts")
     tie_rule = _check_tie_rule(tie_rule)
@@ -191,11 +236,41 @@ def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.
     return out
 
 
-def candidate_distances(counts: Any, *, tie_rule: str = "tieset", relation: str = "add_remove") -> np.ndarray:
+def candidate_distances(
+    counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
+) -> np.ndarray:
     """Per-candidate t*_r: distance to the nearest table where r's indicator can flip in one step.
 
-    Float array (``inf`` where it never can); derivation in the module
-    docstring.  ``min(candidate_distances(...)) == distance_to_instability(...)``.
+    Derivation in the module docstring;
+    ``min(candidate_distances(...)) == distance_to_instability(...)``.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate class (m >= 1).
+    tie_rule : {"tieset", "first"}, default="tieset"
+        "tieset": every tied maximum scores 1 (T1); "first": the lowest index
+        among the maxima wins (T2).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: one count +-1, or one unit moved between
+        classes (module docstring).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m,)
+        t*_r (``inf`` where r's indicator can never flip).
+
+    References
+    ----------
+    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
+    argmax-indicator utility), corrected on the mathematics page,
+    mathematics §4.2 (the table of t* in the module docstring).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import candidate_distances
+    >>> candidate_distances([22, 8, 17, 4, 0]).tolist()
+    [5.0, 13.0, 4.0, 17.0, 21.0]
     """
     n = check_counts(counts, "counts")
     return _candidate_tstar(n, _check_tie_rule(tie_rule), check_relation(relation))
@@ -237,30 +312,41 @@ def _profiles(n: np.ndarray, tie_rule: str, relation: str) -> tuple[StepProfile,
 
 
 def majority_problem(
-    counts: Any,
+    counts: ArrayLike,
     *,
-    relation: str = "add_remove",
-    tie_rule: str = "tieset",
-    labels: Sequence[Any] | None = None,
-    utility: str = "indicator",
+    relation: Relation | str = "add_remove",
+    tie_rule: TieRule = "tieset",
+    labels: Sequence[object] | None = None,
+    utility: Literal["indicator", "count"] = "indicator",
 ) -> SelectionProblem:
-    """Majority :class:`~dpselect.problem.SelectionProblem` for class counts.
+    r"""Majority :class:`~dpselect.problem.SelectionProblem` for class counts.
+
+    .. math::
+
+        u_{\text{count}}(x, r) = n_r, \qquad
+        u_{\text{indicator}}(x, r) = \mathbf{1}\bigl[n_r = \max_s n_s\bigr] \text{ (tie set)}.
 
     Parameters
     ----------
-    counts
-        1-D non-negative integer counts, one per candidate class (m >= 1).
-    relation
-        "add_remove" (default) or "replace" (module docstring).
-    tie_rule
-        "tieset" (all tied maxima score 1) or "first" (lowest index
-        wins); used by the indicator utility only.
-    labels
-        optional names of the candidates.
-    utility
-        "indicator" (default here, for the seed papers' smooth
-        mechanisms) or "count" (the accurate choice for EM / PF, the default
-        of :func:`private_argmax`).
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate class (m >= 1).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: one count +-1, or one unit moved between
+        classes (module docstring).
+    tie_rule : {"tieset", "first"}, default="tieset"
+        "tieset": every tied maximum scores 1 (T1); "first": the lowest index
+        among the maxima wins (T2).  Used by the indicator utility only.
+    labels : sequence of length m, default=None
+        Names of the candidates.
+    utility : {"indicator", "count"}, default="indicator"
+        "indicator" (for the seed papers' smooth mechanisms) or "count" (the
+        accurate choice for EM / PF, the default of :func:`private_argmax`).
+
+    Returns
+    -------
+    SelectionProblem
+        The problem, with the exact local-sensitivity profiles for the
+        indicator utility.
 
     Notes
     -----
@@ -270,6 +356,12 @@ def majority_problem(
     ``smooth_sensitivity(beta) = exp(-beta t*)`` exactly) and the exact
     per-candidate profile ``LS(t, r) = 1[t >= t*_r]``.  The count problem
     has scores n_r, global sensitivity 1 and ``monotone`` under add/remove.
+
+    References
+    ----------
+    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
+    argmax-indicator utility), corrected on the mathematics page,
+    mathematics §4.2 (t* and the profiles).
 
     Examples
     --------
@@ -306,19 +398,19 @@ def majority_problem(
 
 
 def private_argmax(
-    counts: Any,
+    counts: ArrayLike,
     epsilon: float | None,
     *,
-    mechanism: Any = "pf",
-    utility: str = "count",
+    mechanism: str | Mechanism = "pf",
+    utility: Literal["count", "indicator"] = "count",
     delta: float = 0.0,
-    rng: Any = None,
-    labels: Sequence[Any] | None = None,
-    tie_rule: str = "tieset",
-    relation: str = "add_remove",
+    rng: SeedLike = None,
+    labels: Sequence[object] | None = None,
+    tie_rule: TieRule = "tieset",
+    relation: Relation = "add_remove",
     accountant: Accountant | None = None,
 ) -> Any:
-    """Privately select (approximately) the class with the largest count.
+    r"""Privately select (approximately) the class with the largest count.
 
     Default: permute-and-flip on the counts (module docstring), the most
     accurate sound choice measured by the library's exact accuracy
@@ -328,34 +420,52 @@ def private_argmax(
 
     Parameters
     ----------
-    counts
-        non-negative integer counts, one per class.
-    epsilon
-        privacy budget (may be None when ``mechanism`` is an instance,
-        whose own epsilon is then used).
-    mechanism
-        "pf" (default), "em", "rnm_laplace" (also "rnm_gumbel",
-        "rnm_exponential"), a smooth mechanism name ("snm_laplace", "snm_t",
-        "snm_lln", "sps", "ld"; meant for ``utility="indicator"``), or any
-        mechanism instance.
-    utility
-        "count" (default) or "indicator" (see :func:`problem`).
-    delta
-        for mechanisms that take it (smooth Laplace / LLN); pure
-        mechanisms satisfy any delta.
-    rng
-        None, an int seed or a numpy Generator.
-    labels
-        names of the classes; the chosen label is returned (else the index).
-    tie_rule, relation
-        see :func:`problem`.
-    accountant
-        optional :class:`~dpselect.accounting.Accountant`, charged
-        ``mech.privacy(problem)`` before any randomness is drawn.
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per class.
+    epsilon : float or None
+        The privacy budget (None when ``mechanism`` is an instance, whose
+        own epsilon is then used).
+    mechanism : str or Mechanism, default="pf"
+        "pf", "em", "rnm_laplace" (also "rnm_gumbel", "rnm_exponential"), a
+        smooth mechanism name ("snm_laplace", "snm_t", "snm_lln", "sps",
+        "ld"; meant for ``utility="indicator"``), or any mechanism instance.
+    utility : {"count", "indicator"}, default="count"
+        The utility (see :func:`majority_problem`).
+    delta : float, default=0.0
+        For mechanisms that take it (smooth Laplace / LLN); pure mechanisms
+        satisfy any delta.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
+    labels : sequence of length m, default=None
+        Names of the classes; the chosen label is returned (else the index).
+    tie_rule : {"tieset", "first"}, default="tieset"
+        Tie convention of the indicator utility (see :func:`majority_problem`).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (see :func:`majority_problem`).
+    accountant : Accountant, default=None
+        Charged ``mech.privacy(problem)`` before any randomness is drawn.
+
+    Returns
+    -------
+    int or object
+        The index of the chosen class, or its label when ``labels`` is given.
 
     Notes
     -----
-    The privacy guarantee is ``mech.privacy(majority_problem(counts, ...))``.
+    The privacy guarantee is ``mech.privacy(majority_problem(counts, ...))``;
+    for the default (PF on the monotone counts, sensitivity 1):
+
+    .. math::
+
+        P[r \text{ examined and accepted}] \propto \exp\bigl(\varepsilon (n_r - \max_s n_s)\bigr),
+        \quad \varepsilon\text{-DP under add/remove}.
+
+    References
+    ----------
+    McKenna & Sheldon, "Permute-and-Flip: a new mechanism for differentially
+    private selection", NeurIPS 2020, Theorem 1; McSherry & Talwar,
+    "Mechanism design via differential privacy", FOCS 2007, Theorem 6 (the
+    exponential mechanism); mathematics §9.1 (counts as utilities).
 
     Examples
     --------
@@ -371,11 +481,30 @@ def private_argmax(
     return prob.labels[idx] if prob.labels is not None else idx
 
 
-def majority_neighbours(counts: Any, relation: str = "add_remove") -> list[np.ndarray]:
+def majority_neighbours(counts: ArrayLike, relation: Relation | str = "add_remove") -> list[np.ndarray]:
     """All neighbouring count vectors (for exact audits).
 
     add_remove: one count +-1, staying >= 0; replace: one unit moved from a
     class with a positive count to another class.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate class (m >= 1).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: one count +-1, or one unit moved between
+        classes (module docstring).
+
+    Returns
+    -------
+    list of numpy.ndarray of int64
+        Every neighbour of ``counts`` under ``relation``.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import majority_neighbours
+    >>> [y.tolist() for y in majority_neighbours([1, 0])]
+    [[2, 0], [0, 0], [1, 1]]
     """
     n = check_counts(counts, "counts")
     relation = check_relation(relation)

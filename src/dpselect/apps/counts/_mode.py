@@ -22,12 +22,13 @@ from ...accounting import Accountant, charge
 from ...mechanisms.classic import ExponentialMechanism
 from ...mechanisms.distance import distance_problem
 from ...problem import SelectionProblem
+from ...typing import ArrayLike, SeedLike
 
 __all__ = ["duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
 
 
 
-def _mode_setup(x: Any, candidates: Any, stacklevel: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def _mode_setup(x: ArrayLike, candidates: ArrayLike | None, stacklevel: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """(candidates, n_v - n_max) with the data-dependent-domain warning when candidates is None."""
     arr = check_array_1d(x, "x", allow_empty=candidates is not None)
     if candidates is None:
@@ -52,8 +53,12 @@ def _mode_setup(x: Any, candidates: Any, stacklevel: int = 3) -> tuple[np.ndarra
     return cand, (n_c - n_max).astype(np.float64)
 
 
-def duff_mode_utility(x: Any, *, candidates: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (SPEC.md §6.1, errata 25).
+def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (SPEC.md §6.1, errata 25).
+
+    .. math::
+
+        u_d(x, v) = n_v(x) - \max_w n_w(x)
 
     ``n_max`` is the largest count over *all* values of x (candidates or not);
     ties count in v's favour (v is a mode when ``n_v = n_max``).  Under
@@ -62,6 +67,36 @@ def duff_mode_utility(x: Any, *, candidates: Any = None) -> tuple[np.ndarray, np
     add/remove neighbours (SPEC §2.6, §9.1): adding a record of a value w
     either raises u_d(w) by one and leaves the rest (w not a mode) or lowers
     every non-mode candidate by one (w a mode) -- never one up and another down.
+
+    Parameters
+    ----------
+    x : array_like of float, shape (n,)
+        The sample (may be empty when ``candidates`` is given).
+    candidates : array_like of float, default=None
+        The **public** output space (distinct values).  If None the distinct
+        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
+        emitted (data-dependent output space: no guarantee).
+
+    Returns
+    -------
+    candidates : numpy.ndarray of float
+        The output space.
+    utility : numpy.ndarray of float
+        u_d(x, v) for each candidate (<= 0).
+
+    References
+    ----------
+    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
+    ("Duff") for medians, modes and means (the mode utility); McSherry &
+    Talwar, "Mechanism design via differential privacy", FOCS 2007,
+    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import duff_mode_utility
+    >>> cand, u = duff_mode_utility([1, 1, 2], candidates=[1, 2, 3])
+    >>> u.tolist()
+    [0.0, -1.0, -2.0]
     """
     return _mode_setup(x, candidates)
 
@@ -72,7 +107,7 @@ def _check_monotone(monotone: Any) -> bool:
     return bool(monotone)
 
 
-def mode_problem(x: Any, *, candidates: Any = None, monotone: bool = True) -> SelectionProblem:
+def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone: bool = True) -> SelectionProblem:
     """The Duff mode as a dataset-distance selection problem (SPEC §6.1, §9.1).
 
     Scores ``n_v - n_max`` over the public ``candidates`` (index ``i`` is
@@ -81,6 +116,31 @@ def mode_problem(x: Any, *, candidates: Any = None, monotone: bool = True) -> Se
     ``Delta / epsilon`` (see :func:`duff_mode_utility`); ``monotone=False`` is
     the Duff paper's ``exp(epsilon u / 2)``.  ``candidates=None`` uses the
     distinct values of x (warns: data-dependent output space).
+
+    Parameters
+    ----------
+    x : array_like of float, shape (n,)
+        The sample (may be empty when ``candidates`` is given).
+    candidates : array_like of float, default=None
+        The **public** output space (distinct values).  If None the distinct
+        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
+        emitted (data-dependent output space: no guarantee).
+    monotone : bool, default=True
+        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
+        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
+        twice the epsilon for the same law.  Both are epsilon-DP.
+
+    Returns
+    -------
+    SelectionProblem
+        The problem (no guarantee when ``candidates`` is None).
+
+    References
+    ----------
+    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
+    ("Duff") for medians, modes and means (the mode utility); McSherry &
+    Talwar, "Mechanism design via differential privacy", FOCS 2007,
+    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
 
     Examples
     --------
@@ -92,7 +152,7 @@ def mode_problem(x: Any, *, candidates: Any = None, monotone: bool = True) -> Se
     return _problem(x, candidates, monotone)[1]
 
 
-def _problem(x: Any, candidates: Any, monotone: Any) -> tuple[np.ndarray, SelectionProblem]:
+def _problem(x: ArrayLike, candidates: ArrayLike | None, monotone: object) -> tuple[np.ndarray, SelectionProblem]:
     """(candidates, problem); the problem reports no guarantee when the candidates come from the data."""
     monotone = _check_monotone(monotone)
     cand, u = _mode_setup(x, candidates, stacklevel=4)
@@ -100,13 +160,53 @@ def _problem(x: Any, candidates: Any, monotone: Any) -> tuple[np.ndarray, Select
 
 
 def duff_mode_probabilities(
-    x: Any, epsilon: float, *, candidates: Any = None, monotone: bool = True
+    x: ArrayLike, epsilon: float, *, candidates: ArrayLike | None = None, monotone: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(candidates, probabilities)`` of :func:`duff_mode`.
+    r"""``(candidates, probabilities)`` of :func:`duff_mode`.
 
-    P(v) ∝ exp(epsilon u_d(x, v)) (``monotone=True``) or exp(epsilon u_d(x, v) / 2):
+    .. math::
+
+        P(v) \propto \exp\bigl(\varepsilon\, u_d(x, v)\bigr) \text{ (monotone)}, \qquad
+        P(v) \propto \exp\bigl(\varepsilon\, u_d(x, v) / 2\bigr) \text{ (otherwise)}:
+
     the exact law of :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
     on :func:`mode_problem`.
+
+    Parameters
+    ----------
+    x : array_like of float, shape (n,)
+        The sample (may be empty when ``candidates`` is given).
+    epsilon : float
+        The privacy parameter (> 0).
+    candidates : array_like of float, default=None
+        The **public** output space (distinct values).  If None the distinct
+        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
+        emitted (data-dependent output space: no guarantee).
+    monotone : bool, default=True
+        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
+        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
+        twice the epsilon for the same law.  Both are epsilon-DP.
+
+    Returns
+    -------
+    candidates : numpy.ndarray of float
+        The output space.
+    probabilities : numpy.ndarray of float
+        The output probability of each candidate.
+
+    References
+    ----------
+    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
+    ("Duff") for medians, modes and means (the mode utility); McSherry &
+    Talwar, "Mechanism design via differential privacy", FOCS 2007,
+    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import duff_mode_probabilities
+    >>> cand, p = duff_mode_probabilities([1, 1, 2], 1.0, candidates=[1, 2, 3])
+    >>> p.round(3)
+    array([0.665, 0.245, 0.09 ])
     """
     mech = ExponentialMechanism(epsilon)
     cand, problem = _problem(x, candidates, monotone)
@@ -114,42 +214,43 @@ def duff_mode_probabilities(
 
 
 def duff_mode(
-    x: Any,
+    x: ArrayLike,
     epsilon: float,
     *,
-    candidates: Any = None,
+    candidates: ArrayLike | None = None,
     monotone: bool = True,
-    rng: Any = None,
-    size: Any = None,
+    rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
 
     Parameters
     ----------
-    x
-        1-D numeric values (may be empty when ``candidates`` is given).
-    epsilon
-        privacy parameter (> 0).
-    candidates
-        the **public** output space (distinct values).  If None the
-        distinct values of x are used and a :class:`PrivacyLeakWarning` is
-        emitted (data-dependent output space: not DP).
-    monotone
-        True (default): P(v) ∝ exp(epsilon (n_v - n_max)), the
-        monotone-utility EM; False: the Duff paper's exp(epsilon (n_v - n_max) / 2),
-        which needs twice the epsilon for the same law.  Both are epsilon-DP.
-    rng
-        None, int seed or ``numpy.random.Generator``.
-    size
-        None (one value) or number of iid draws.
-    accountant
-        optional :class:`~dpselect.accounting.Accountant`, charged
-        before any randomness is drawn.
+    x : array_like of float, shape (n,)
+        The sample (may be empty when ``candidates`` is given).
+    epsilon : float
+        The privacy parameter (> 0).
+    candidates : array_like of float, default=None
+        The **public** output space (distinct values).  If None the distinct
+        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
+        emitted (data-dependent output space: no guarantee).
+    monotone : bool, default=True
+        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
+        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
+        twice the epsilon for the same law.  Both are epsilon-DP.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
+    size : int, default=None
+        None (one value) or the number of iid draws.
+    accountant : Accountant, default=None
+        Charged the release's guarantee before any randomness is drawn.
 
     Returns
     -------
-    The chosen candidate (a Python scalar), or an array of ``size`` candidates.
+    float or numpy.ndarray
+        The chosen candidate (a Python scalar), or an array of ``size``
+        candidates.
 
     Notes
     -----
@@ -160,6 +261,13 @@ def duff_mode(
     recollection; the exact audit in the tests confirms loss <= epsilon on all
     add/remove neighbours of small datasets, and shows that under replace-one
     the guarantee is 2 epsilon, as for every add/remove mechanism).
+
+    References
+    ----------
+    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
+    ("Duff") for medians, modes and means (the mode utility); McSherry &
+    Talwar, "Mechanism design via differential privacy", FOCS 2007,
+    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Propose-test-release (PTR) and stable histograms (SPEC.md §6.2–6.3, errata 27–29).
+r"""Propose-test-release (PTR) and stable histograms (SPEC.md §6.2–6.3, errata 27–29).
 
 Propose-test-release (lecture notes "LN", corrected)
 ---------------------------------------------------
@@ -6,9 +6,11 @@ Propose a bound ``b`` on the local sensitivity of ``f``.  Let
 ``gamma(D) = min{d(D, D') : LS_f(D') > b}`` (strict ">", errata 27): the
 distance to instability, which has sensitivity 1.  Release
 
-    gamma_hat = gamma(D) + Lap(1/epsilon);
-    if gamma_hat <= ln(1/delta)/epsilon: output None (⊥)
-    else: output f(D) + Lap(b/epsilon).
+.. math::
+
+    \hat\gamma = \gamma(D) + \mathrm{Lap}(1/\varepsilon); \qquad
+    \text{output } \bot \text{ if } \hat\gamma \le \ln(1/\delta)/\varepsilon,
+    \text{ else } f(D) + \mathrm{Lap}(b/\varepsilon).
 
 Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
 proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
@@ -100,6 +102,7 @@ from ..._validation import (
 )
 from ...accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
 from ...noise import Laplace
+from ...typing import ArrayLike, Relation, SeedLike
 
 __all__ = [
     "laplace_sf",
@@ -125,8 +128,27 @@ def _threshold(epsilon: float, delta: float) -> float:
     return math.log(1.0 / delta) / epsilon
 
 
-def laplace_sf(z: Any, scale: float) -> Any:
-    """P[Lap(scale) > z], vectorised and accurate in both tails (``dpselect.noise.Laplace().logsf``)."""
+def laplace_sf(z: ArrayLike, scale: float) -> Any:
+    """P[Lap(scale) > z], vectorised and accurate in both tails (``dpselect.noise.Laplace().logsf``).
+
+    Parameters
+    ----------
+    z : array_like of float
+        Threshold(s).
+    scale : float
+        The Laplace scale (> 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The tail probability (a float for scalar z).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import laplace_sf
+    >>> laplace_sf(0.0, 1.0), round(laplace_sf(1.0, 1.0), 6)   # 1/2, e^-1 / 2
+    (0.5, 0.18394)
+    """
     z = np.asarray(z, dtype=np.float64)
     out = np.exp(_LAPLACE.logsf(z / scale))
     return float(out) if out.ndim == 0 else out
@@ -139,26 +161,41 @@ def propose_test_release(
     bound: float,
     epsilon: float,
     delta: float,
-    rng: Any = None,
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """Generic PTR: ⊥ (``np.ma.masked``) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
 
     Parameters
     ----------
-    value
-        f(D), a finite float.
-    distance_to_instability
-        gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0;
-        ``inf`` allowed); must have sensitivity 1 in the neighbour relation used.
-    bound
-        proposed bound b >= 0 on the local sensitivity (chosen publicly).
-    epsilon, delta
-        epsilon > 0, 0 < delta < 1.
-    rng
-        None, int seed or ``numpy.random.Generator``.
-    accountant
-        charged :func:`ptr_privacy` before any randomness is drawn.
+    value : float
+        f(D), finite.
+    distance_to_instability : float
+        gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0; ``inf`` allowed);
+        must have sensitivity 1 in the neighbour relation used.
+    bound : float
+        The proposed bound b >= 0 on the local sensitivity (chosen publicly;
+        keyword-only).
+    epsilon : float
+        The privacy parameter (> 0; keyword-only).
+    delta : float
+        In (0, 1) (keyword-only).
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
+    accountant : Accountant, default=None
+        Charged :func:`ptr_privacy` before any randomness is drawn.
+
+    Returns
+    -------
+    float or numpy.ma.MaskedConstant
+        ``value + Lap(bound/epsilon)``, or ``np.ma.masked`` (⊥) when the test
+        fails.
+
+    References
+    ----------
+    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
+    (propose-test-release); the lecture notes' version with the corrections
+    of mathematics §6.2 (strict distance to instability, the mode's gamma).
 
     Examples
     --------
@@ -181,8 +218,39 @@ def propose_test_release(
     return value + float(gen.laplace(0.0, bound / epsilon))
 
 
-def mode_distance_to_instability(counts: Any, *, relation: str = "add_remove") -> float:
-    """gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1."""
+def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add_remove") -> float:
+    r"""gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1.
+
+    .. math::
+
+        \gamma_{AR} = \max(g - 1, 0), \qquad \gamma_{RO} = \max(\lceil g/2 \rceil - 1, 0),
+
+    with g the gap between the two largest counts.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate.
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation whose distance to instability is used.
+
+    Returns
+    -------
+    float
+        gamma (``inf`` for a single candidate).
+
+    References
+    ----------
+    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
+    (propose-test-release); the lecture notes' version with the corrections
+    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import mode_distance_to_instability
+    >>> mode_distance_to_instability([40, 3, 1]), mode_distance_to_instability([40, 3, 1], relation="replace")
+    (36.0, 18.0)
+    """
     c = check_counts(counts, "counts")
     relation = check_relation(relation)
     return _mode_gamma(c, relation)
@@ -199,9 +267,37 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
 
 
 def ptr_mode_probabilities(
-    counts: Any, epsilon: float, *, delta: float, relation: str = "add_remove"
+    counts: ArrayLike, epsilon: float, *, delta: float, relation: Relation = "add_remove"
 ) -> tuple[float, float]:
-    """Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail)."""
+    r"""Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail).
+
+    .. math::
+
+        P[\text{release}] = P\bigl[\gamma + \mathrm{Lap}(1/\varepsilon) > \ln(1/\delta)/\varepsilon\bigr]
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate.
+    epsilon : float
+        The privacy parameter (> 0).
+    delta : float
+        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation whose distance to instability is used.
+
+    Returns
+    -------
+    tuple of (float, float)
+        The release and the ⊥ probabilities (summing to 1).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import ptr_mode_probabilities
+    >>> p, bottom = ptr_mode_probabilities([4, 3, 1], 1.0, delta=1e-6)   # gamma = 0: P = delta/2
+    >>> round(p / 1e-6, 12)
+    0.5
+    """
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
@@ -212,22 +308,54 @@ def ptr_mode_probabilities(
 
 
 def ptr_mode(
-    counts: Any,
+    counts: ArrayLike,
     epsilon: float,
     *,
     delta: float,
-    relation: str = "add_remove",
-    rng: Any = None,
-    size: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else ⊥.
 
     (epsilon, delta/2)-DP under ``relation`` (:func:`ptr_mode_privacy`; see
-    the module docstring).  ⊥ is ``np.ma.masked`` for one draw; with ``size``
-    a :class:`numpy.ma.MaskedArray` of ``size`` indices is returned whose
-    masked entries are ⊥.  ``accountant`` is charged before any randomness
-    is drawn.
+    the module docstring).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        Non-negative integer counts, one per candidate.
+    epsilon : float
+        The privacy parameter (> 0).
+    delta : float
+        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation whose distance to instability is used.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
+    size : int, default=None
+        None (one draw) or the number of independent draws.
+    accountant : Accountant, default=None
+        Charged :func:`ptr_mode_privacy` before any randomness is drawn.
+
+    Returns
+    -------
+    int, numpy.ma.MaskedConstant or numpy.ma.MaskedArray
+        One draw: the index or ``np.ma.masked`` (⊥); with ``size``: a masked
+        array of ``size`` indices whose masked entries are ⊥.
+
+    References
+    ----------
+    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
+    (propose-test-release); the lecture notes' version with the corrections
+    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import ptr_mode
+    >>> ptr_mode([40, 3, 1], 1.0, delta=1e-6, size=3, rng=0).tolist()
+    [0, 0, 0]
     """
     c = check_counts(counts, "counts")
     privacy = ptr_mode_privacy(epsilon, delta, relation=relation)
@@ -247,8 +375,39 @@ def ptr_mode(
     return draws
 
 
-def stable_histogram_probabilities(counts: Any, epsilon: float, *, delta: float) -> np.ndarray:
-    """P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0."""
+def stable_histogram_probabilities(counts: ArrayLike, epsilon: float, *, delta: float) -> np.ndarray:
+    r"""P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0.
+
+    .. math::
+
+        P[a_x \ne 0] = P\bigl[\mathrm{Lap}(1/\varepsilon) \ge 1 + \ln(1/\delta)/\varepsilon - D_x\bigr]
+        \quad (D_x > 0)
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k,)
+        Non-negative integer bin counts D_x.
+    epsilon : float
+        The privacy parameter (> 0).
+    delta : float
+        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (k,)
+        The probability that each bin is released non-zero.
+
+    References
+    ----------
+    The stable histogram of the propose-test-release lecture notes, proof
+    checked in mathematics §6.3.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import stable_histogram_probabilities
+    >>> (stable_histogram_probabilities([0, 1], 1.0, delta=1e-6) / 1e-6).round(12).tolist()   # count 1: delta/2
+    [0.0, 0.5]
+    """
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
@@ -257,15 +416,47 @@ def stable_histogram_probabilities(counts: Any, epsilon: float, *, delta: float)
 
 
 def stable_histogram(
-    counts: Any, epsilon: float, *, delta: float, rng: Any = None, accountant: Accountant | None = None
+    counts: ArrayLike, epsilon: float, *, delta: float, rng: SeedLike = None, accountant: Accountant | None = None
 ) -> np.ndarray:
-    """LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
+    r"""LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
 
-    ``counts`` are the non-negative integer bin counts over the bins present in
-    the data domain (bins with count 0 are always released as 0, so the bin
-    set may be data-dependent).  Returns a float array.  ``accountant`` is
-    charged :func:`stable_histogram_privacy` (add/remove) before any
-    randomness is drawn.
+    .. math::
+
+        a_x = D_x + \mathrm{Lap}(1/\varepsilon), \quad
+        a_x \leftarrow 0 \text{ if } a_x < 1 + \ln(1/\delta)/\varepsilon \text{ or } D_x = 0.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k,)
+        The non-negative integer bin counts over the bins present in the data
+        domain (bins with count 0 are always released as 0, so the bin set
+        may be data-dependent).
+    epsilon : float
+        The privacy parameter (> 0).
+    delta : float
+        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+    rng : SeedLike, default=None
+        The randomness: None, an int seed or a ``numpy.random.Generator``.
+    accountant : Accountant, default=None
+        Charged :func:`stable_histogram_privacy` (add/remove) before any
+        randomness is drawn.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (k,)
+        The released counts (0 for suppressed bins).
+
+    References
+    ----------
+    The stable histogram of the propose-test-release lecture notes, proof
+    checked in mathematics §6.3.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import stable_histogram
+    >>> out = stable_histogram([500, 0, 1], 1.0, delta=1e-6, rng=0)
+    >>> bool(out[0] > 480), out[1:].tolist()
+    (True, [0.0, 0.0])
     """
     c = check_counts(counts, "counts")
     privacy = stable_histogram_privacy(epsilon, delta)

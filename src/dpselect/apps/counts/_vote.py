@@ -11,13 +11,15 @@ import numpy as np
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
+from ...mechanisms.base import Mechanism
 from ...mechanisms.registry import resolve_mechanism
 from ...problem import SelectionProblem
+from ...typing import ArrayLike, SeedLike
 
 __all__ = ["label_counts", "private_majority"]
 
 
-def _as_labels(values: Any, name: str) -> np.ndarray:
+def _as_labels(values: ArrayLike | Sequence[object], name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got {arr.ndim} dimensions")
@@ -28,12 +30,12 @@ def _as_labels(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def label_counts(labels: Any, candidates: Sequence[Any]) -> np.ndarray:
+def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[object]) -> np.ndarray:
     """How many records carry each candidate label (records with another label count nowhere).
 
     Parameters
     ----------
-    labels : array-like of shape (n,)
+    labels : array_like of shape (n,)
         One label per record (strings, integers, ...; compared by equality).
     candidates : sequence
         The distinct public candidate labels.
@@ -58,15 +60,15 @@ def label_counts(labels: Any, candidates: Sequence[Any]) -> np.ndarray:
 
 
 def private_majority(
-    labels: Any,
+    labels: ArrayLike | Sequence[object],
     epsilon: float | None,
     *,
-    candidates: Sequence[Any] | None = None,
-    mechanism: Any = "pf",
-    rng: Any = None,
+    candidates: Sequence[object] | None = None,
+    mechanism: str | Mechanism = "pf",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """Privately select the most frequent label of a sample of raw labels (one per record).
+    r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
     permute-and-flip on the counts (McKenna & Sheldon 2020): under add/remove of one
@@ -75,14 +77,14 @@ def private_majority(
 
     .. math::
 
-        P[\\text{candidate } r \\text{ is examined and accepted}] \\propto
-        \\exp\\bigl(\\varepsilon\\,(c_r - \\max_s c_s)\\bigr)
+        P[\text{candidate } r \text{ is examined and accepted}] \propto
+        \exp\bigl(\varepsilon\,(c_r - \max_s c_s)\bigr)
 
-    in a uniformly random order, which is :math:`\\varepsilon`-DP.
+    in a uniformly random order, which is :math:`\varepsilon`-DP.
 
     Parameters
     ----------
-    labels : array-like of shape (n,)
+    labels : array_like of shape (n,)
         One label per record (strings, integers, ...).  Records whose label is not a
         candidate count for no candidate (they change no count, so ignoring them is
         private; no warning is given, since a warning would reveal that such a record
@@ -93,13 +95,14 @@ def private_majority(
         The **public** set of labels to choose from, fixed without looking at the data.
         If None, the distinct labels of the data are used: the output space then depends
         on the data, a :class:`~dpselect.PrivacyLeakWarning` is emitted, the release has
-        no guarantee (:math:`\\varepsilon = \\infty`) and any accountant refuses it.
+        no guarantee (:math:`\varepsilon = \infty`) and any accountant refuses it.
     mechanism : str or Mechanism, default="pf"
         ``"pf"`` (permute-and-flip, the most accurate sound choice on counts), ``"em"``,
         ``"rnm_gumbel"``, ``"rnm_exponential"``, ``"rnm_laplace"``, or a mechanism
         instance.
-    rng : None, int, numpy.random.Generator or "secure", default=None
-        The randomness.
+    rng : SeedLike, default=None
+        The randomness: None, an int seed, a ``numpy.random.Generator``, or
+        "secure" where supported (:data:`dpselect.typing.SeedLike`).
     accountant : Accountant, default=None
         Charged the release's guarantee before any randomness is drawn.
 
