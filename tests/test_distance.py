@@ -176,7 +176,10 @@ def test_rank_utility_exact_audit_with_negative_control(rel, conv):
         for mech in (PermuteAndFlip(eps), ExponentialMechanism(eps)):
             rep = audit(CachedMechanism(mech), pairs)
             assert not rep.violates and rep.max_loss <= eps * (1 + 1e-9), str(rep)
-            assert rep.claimed == dpselect.Privacy(eps, 0.0, rel, rep.claimed.source)
+            claimed = rep.claimed
+            assert (claimed.epsilon, claimed.delta, claimed.relation) == (eps, 0.0, rel)
+            # EM is eps-bounded-range (Durfee & Rogers 2019); PF carries no certificate
+            assert claimed.bounded_range == (eps if isinstance(mech, ExponentialMechanism) else None)
             assert rep.delta_at_claimed <= 1e-12
         # negative control: the rank utility is not monotone; using the monotone (halved) scale breaks eps
         wrong = [(distance_problem(-x.scores, relation=rel, monotone=True),
