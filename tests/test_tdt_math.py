@@ -654,6 +654,7 @@ def test_beta_max_band_needs_the_full_scan_at_small_n():
     # below N = 23 the Thm 5 minimum lies deep inside the triangle: the library scans every state there
     from dpselect.apps.genomics._sensitivity import beta_max_scan
 
-    assert beta_max_scan(15, "thm5", 6.0, rows=16) > beta_max_scan(15, "thm5", 6.0) == beta_max_unchecked(15, "thm5", 6.0)
+    full = beta_max_scan(15, "thm5", 6.0)
+    assert beta_max_scan(15, "thm5", 6.0, rows=16) > full == beta_max_unchecked(15, "thm5", 6.0)
     assert beta_max_scan(250, "thm5", 6.0, rows=3) == beta_max_unchecked(250, "thm5", 6.0)
     assert beta_max_scan(250, "thm4", 0.0, rows=2) == beta_max_unchecked(250, "thm4", 0.0)

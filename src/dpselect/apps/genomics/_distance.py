@@ -37,14 +37,16 @@ found by bisection, vectorised over the distinct pairs (|b_r - c_r|, b_r + c_r)
 (at most min(m, (N+1)(2N+1))).  D(k) is tabulated once per level: the
 two largest lo values and their tables, found on a prefix of the pairs
 sorted by chi2 that grows until the smaller of them is at least the chi2 of
-the next pair (lo_s(k) <= chi2_s, so no pair further down can enter).  Cost O(m log m) for the grouping plus O(u log K) closed-form
-evaluations for u distinct pairs and K the largest distance.
+the next pair (lo_s(k) <= chi2_s, so no pair further down can enter).
+Cost O(m log m) for the grouping plus O(u log K) closed-form evaluations
+for u distinct pairs and K the largest distance.
 
 Peeling (:class:`PanelDistances`): removing a SNP lowers D only if its
 table was the last copy of a tabulated one; then D' <= D everywhere, every
 distance can only drop, and d'_r = min{k <= d_r : hi_r(k) >= D'(k)} is again
 a search on [0, d_r] (probing d_r - 1 first: most distances do not move);
-a level whose listed tables are all removed is listed again from the live ones.  A round costs O(u log d) evaluations instead of a rebuild.
+a level whose listed tables are all removed is listed again from the live ones.
+A round costs O(u log d) evaluations instead of a rebuild.
 Values are compared in floating point on correctly rounded chi2 fractions,
 which orders distinct fractions correctly for N < 80,000.  Checked against breadth-first search and against SPEC's
 spec-check in ``tests/test_tdt_math.py``.

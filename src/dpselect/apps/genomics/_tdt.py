@@ -47,8 +47,8 @@ import numpy as np
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.distance import distance_problem
+from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
