@@ -97,10 +97,6 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") ->
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
-#: Raw PLINK 2-bit code of each dosage 0, 1, 2 and missing (index 3).
-_DOSAGE_CODE = np.array([0b11, 0b10, 0b00, 0b01], dtype=np.uint8)
-
-
 def count_dosages(g: np.ndarray, male_child: np.ndarray, x_mask: np.ndarray | None = None) -> np.ndarray:
     """Table kernel on decoded dosages: (3, n_trios, k) int8 (child, father, mother; < 0 = missing) -> (3, k).
 
@@ -109,12 +105,13 @@ def count_dosages(g: np.ndarray, male_child: np.ndarray, x_mask: np.ndarray | No
     """
     from ._packed import PACKED_TABLE
 
-    code = _DOSAGE_CODE[np.where(g < 0, 3, g).astype(np.intp)]
+    code = np.where(g < 0, np.uint8(0b01), np.where(g == 0, np.uint8(0b11), np.where(g == 1, np.uint8(0b10),
+                                                                                     np.uint8(0b00))))
     idx = code[1] | code[2] << 2 | code[0] << 4
     if x_mask is not None and x_mask.any():
         male = np.where(np.asarray(male_child, dtype=bool), 64, 0).astype(np.uint8)[:, None]
         np.bitwise_or(idx, male, out=idx, where=np.asarray(x_mask, dtype=bool)[None, :])
-    v = PACKED_TABLE[idx].astype(np.int64)
+    v = np.take(PACKED_TABLE, idx).astype(np.int64)
     return np.stack([(v & 1023).sum(axis=0), ((v >> 10) & 1023).sum(axis=0), (v >> 20).sum(axis=0)])
 
 

@@ -160,8 +160,9 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     vcf = _open(Path(path), [str(x) for x in ids])
     n = rows.shape[0]
     male = fam[rows[:, 0], 4] == "1"
-    buf = np.empty((chunk, 3 * n, 2), dtype=np.int16)
-    ploidy = np.empty((chunk, 3 * n), dtype=bool)  # True: a third allele slot is used (polyploid)
+    n_samples = len(vcf.samples)
+    buf = np.empty((chunk, n_samples, 2), dtype=np.int16)
+    ploidy = np.zeros((chunk, n_samples), dtype=bool)  # True: a third allele slot is used (polyploid)
     parts: list[np.ndarray] = []
     meta: list[tuple[str, str, int, str, str]] = []
     skipped, filled, sid = 0, 0, "(none)"
@@ -178,13 +179,15 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
                     gt = v.genotype.array()
                 except Exception as exc:  # cyvcf2 raises a bare Exception without a GT field
                     raise ValueError(f"path: variant {sid!r} of {str(path)!r} has no GT (genotype) field") from exc
-                sel = gt[cols]
-                buf[filled] = sel[:, :2]
-                ploidy[filled] = (sel[:, 2:-1] >= 0).any(axis=1) if sel.shape[1] > 3 else False
+                buf[filled] = gt[:, :2]
+                if gt.shape[1] > 3:
+                    ploidy[filled] = (gt[:, 2:-1] >= 0).any(axis=1)
+                elif filled == 0 or ploidy[filled].any():
+                    ploidy[filled] = False
                 meta.append((v.CHROM, sid, int(v.POS), v.ALT[0] if v.ALT else ".", v.REF))
                 filled += 1
                 if filled == chunk:
-                    parts.append(_count_chunk(buf, ploidy, meta[-chunk:], n, male))
+                    parts.append(_count_chunk(buf, ploidy, cols, meta[-chunk:], n, male))
                     filled = 0
                     if bar is not None:
                         bar.advance(chunk)
@@ -193,7 +196,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
         except Exception as exc:  # htslib: truncated / corrupt stream (OSError, bare Exception, ...)
             raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant {sid!r} "
                              f"({type(exc).__name__}: {str(exc).strip() or 'read error'})") from None
-        parts.append(_count_chunk(buf[:filled], ploidy[:filled], meta[len(meta) - filled:], n, male))
+        parts.append(_count_chunk(buf[:filled], ploidy[:filled], cols, meta[len(meta) - filled:], n, male))
     finally:
         vcf.close()
     if bar is not None:
@@ -214,15 +217,21 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
                               col[2][keep], col[3][keep], col[4][keep])
 
 
-def _count_chunk(buf: np.ndarray, polyploid: np.ndarray, meta: list[tuple[str, str, int, str, str]], n: int,
-                 male: np.ndarray) -> np.ndarray:
-    """Counts of a block of sites: (k, 3n, 2) allele indices (-1 missing, -2 vector end) -> (3, k)."""
+def _count_chunk(buf: np.ndarray, polyploid: np.ndarray, cols: np.ndarray,
+                 meta: list[tuple[str, str, int, str, str]], n: int, male: np.ndarray) -> np.ndarray:
+    """Counts of a block of sites: (k, samples, 2) allele indices (-1 missing, -2 vector end) -> (3, k).
+
+    ``cols``: the trio members' sample columns (children, fathers, mothers).
+    """
     k = buf.shape[0]
     if k == 0:
         return np.zeros((3, 0), dtype=np.int64)
     on_x = chromosome_kind([m[0] for m in meta]) == "X"
-    a, b = buf[..., 0], buf[..., 1]
-    diploid = (a >= 0) & (b >= 0) & ~polyploid
-    haploid_x = (a >= 0) & (b == -2) & on_x[:, None]  # a male's X call: homozygous (PLINK's VCF import)
-    dosage = np.where(diploid, (a > 0).astype(np.int8) + (b > 0), np.where(haploid_x, 2 * (a > 0), -1))
-    return count_dosages(dosage.T.reshape(3, n, k).astype(np.int8), male, on_x)
+    sel = buf[:, cols]
+    a, b = sel[..., 0], sel[..., 1]
+    dosage = (a > 0).view(np.int8) + (b > 0).view(np.int8)
+    dosage[(a < 0) | (b < 0) | polyploid[:, cols]] = -1
+    if on_x.any():  # a male's haploid X call (second slot = vector end): homozygous, as PLINK's VCF import
+        haploid = (a >= 0) & (b == -2) & on_x[:, None]
+        dosage[haploid] = 2 * (a[haploid] > 0)
+    return count_dosages(np.ascontiguousarray(dosage.T).reshape(3, n, k), male, on_x)
