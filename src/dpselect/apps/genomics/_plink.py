@@ -98,22 +98,32 @@ def _check_bed(path: Path, n_ind: int, n_snp: int) -> None:
 
 
 def read_bim(path: Path) -> dict[str, np.ndarray]:
-    """The .bim columns chrom, snp, pos, a1, a2 (fast path: one split of the whole file)."""
-    text = path.read_bytes()
-    tokens = text.split()
-    lines = sum(1 for line in text.splitlines() if line.strip())
-    if not tokens:
+    """The .bim columns chrom, snp, pos, a1, a2, parsed in 1 MiB blocks (no per-line Python objects kept)."""
+    cols: list[list[np.ndarray]] = [[] for _ in range(6)]
+    rest = b""
+    with open(path, "rb") as f:
+        while True:
+            data = f.read(1 << 20)
+            text = rest + data
+            cut = len(text) if not data else text.rfind(b"\n") + 1
+            block, rest = text[:cut], text[cut:]
+            tokens = block.split()
+            if len(tokens) != 6 * sum(1 for line in block.splitlines() if line.strip()):
+                _read_table(path, 6, ".bim")  # names the first bad line
+                raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
+            for j in range(6):
+                cols[j].append(np.array(tokens[j::6], dtype=bytes))
+            if not data:
+                break
+    if not any(c.size for c in cols[0]):
         raise ValueError(f"path: .bim file {str(path)!r} is empty")
-    if len(tokens) != 6 * lines:
-        _read_table(path, 6, ".bim")  # names the first bad line
-        raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
-    cols = [np.array(tokens[j::6]) for j in range(6)]
+    full = [np.concatenate(c) for c in cols]
     try:
-        pos = cols[3].astype(np.int64)
+        pos = full[3].astype(np.int64)
     except ValueError:
         raise ValueError(f"path: .bim file {str(path)!r} has a non-integer position (column 4)") from None
-    return {"chrom": cols[0].astype(str), "snp": cols[1].astype(str), "pos": pos,
-            "a1": cols[4].astype(str), "a2": cols[5].astype(str)}
+    return {"chrom": full[0].astype(str), "snp": full[1].astype(str), "pos": pos,
+            "a1": full[4].astype(str), "a2": full[5].astype(str)}
 
 
 def _chunk_counts(bed: str, n_bytes: int, start: int, stop: int, plan: TrioPlan, x_mask: np.ndarray | None,
