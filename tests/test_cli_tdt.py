@@ -30,8 +30,13 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     code, out, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--seed", 4], capsys)
     assert code == 0, err
     lines = out.splitlines()
-    ids = [ln.split("\t")[1] for ln in lines[:2]]
-    assert sorted(ids) == sorted(f"rs{i}" for i in causal)
+    assert lines[0].split() == ["RANK", "CHR", "SNP", "BP", "A1", "A2"]
+    rows = [ln.split() for ln in lines[1:3]]
+    assert sorted(r[2] for r in rows) == sorted(f"rs{i}" for i in causal)
+    for r in rows:  # the public .bim annotations of the SNP, nothing else
+        j = int(r[2][2:])
+        assert r == [r[0], "1", f"rs{j}", str(j + 1), "A", "G"]
+    assert "counting transmissions: 60/60 SNPs (100%)" in err  # the progress line
     assert "guarantee: 20-DP (delta = 0) under one family replaced" in out
     assert "10 each" in out and "300 trios" in out
     # nothing private: no count or statistic of any SNP appears
@@ -42,7 +47,9 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
             assert f"{value}" not in out.replace("300 trios", "").replace("60 SNPs", "")
     # same seed, same output; another mechanism by name
     assert _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--seed", 4], capsys)[1] == out
-    code, out2, _ = _run(["tdt", str(prefix) + ".bed", "--epsilon", 20, "--k", 2, "--mechanism", "nd_em",
+    for word in ("CHISQ", "OR", " P ", "T\t", "U\t"):
+        assert word not in out
+    code, out2, _ = _run(["tdt", str(prefix) + ".bed", "--epsilon", 20, "--k", 2, "--mechanism", "em",
                           "--seed", 1], capsys)
     assert code == 0 and "gumbel_top_k" in out2
 
@@ -52,7 +59,10 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     (["--epsilon", 1, "--k", 0], "--k"),
     (["--epsilon", 1, "--k", 61], "--k must be <="),
     (["--epsilon", 1, "--k", 1, "--seed", -5], "--seed"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "mechanism"),
+    (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism; choose one of: em, pf"),
+    (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
+    (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf", "--utility", "chi2"], "--mechanism nd_pf means"),
+    (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
 ])
 def test_tdt_bad_options(cohort, capsys, argv, match):
     code, out, err = _run(["tdt", cohort[0], *argv], capsys)
@@ -61,9 +71,44 @@ def test_tdt_bad_options(cohort, capsys, argv, match):
 
 def test_tdt_bad_files(tmp_path, capsys):
     code, _, err = _run(["tdt", tmp_path / "missing", "--epsilon", 1, "--k", 1], capsys)
-    assert code == 2 and "no .bed" in err
+    assert code == 2 and "dpselect: error: FILE PLINK fileset" in err and "no .bed" in err
     code, _, err = _run(["tdt", tmp_path, "--epsilon", 1, "--k", 1], capsys)
-    assert code == 2 and "directory" in err
+    assert code == 2 and "FILE" in err and "directory" in err
+
+
+def test_tdt_out_writes_the_table_as_tsv_and_old_names_warn(cohort, tmp_path, capsys):
+    prefix, _ = cohort
+    dest = tmp_path / "top.tsv"
+    code, out, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 3, "--seed", 2, "--out", dest, "--quiet"], capsys)
+    assert code == 0 and err == ""
+    rows = [line.split("\t") for line in dest.read_text().splitlines()]
+    assert rows[0] == ["RANK", "CHR", "SNP", "BP", "A1", "A2"] and len(rows) == 4
+    assert [r[2] for r in rows[1:]] == [ln.split()[2] for ln in out.splitlines()[1:4]]
+    code, out_old, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 3, "--seed", 2, "--mechanism", "nd_pf",
+                               "--quiet"], capsys)
+    assert code == 0 and "--mechanism nd_pf is deprecated; use --mechanism pf --utility distance" in err
+    assert out_old.splitlines()[:4] == out.splitlines()[:4]
+    code, out_chi, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--mechanism", "sps", "--utility", "chi2",
+                               "--quiet", "--seed", 0], capsys)
+    assert code == 0, err
+    assert "sps on utility chi2" in out_chi
+
+
+def test_tdt_truncated_vcf_gz_is_one_named_line(cohort, tmp_path, capsys):
+    pytest.importorskip("cyvcf2")
+    from test_gwas_vcf import _bgzf_block, write_vcf
+
+    prefix, _ = cohort
+    lines = write_vcf(prefix, tmp_path / "c.vcf").read_text().splitlines(keepends=True)
+    data = b"".join(_bgzf_block(line.encode()) for line in lines)
+    cut = tmp_path / "cut.vcf.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    code, out, err = _run(["tdt", cut, "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1, "--quiet"],
+                          capsys)
+    assert code == 2 and out == ""
+    assert [ln for ln in err.splitlines() if ln.startswith("dpselect:")] == [
+        ln for ln in err.splitlines() if "is truncated or corrupt" in ln]
+    assert "dpselect: error: FILE" in err and "internal error" not in err
 
 
 def test_tdt_reads_a_vcf_with_its_pedigree(cohort, tmp_path, capsys):

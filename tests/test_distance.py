@@ -11,7 +11,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import dpselect
 from conftest import CachedMechanism
 from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.analysis import audit

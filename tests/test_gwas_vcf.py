@@ -187,3 +187,69 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
     with pytest.raises(ValueError, match="pedigree: .* no complete affected trio"):
         transmission_counts(vcf, pedigree=unaffected)
 
+
+
+def test_chrx_haploid_male_calls_and_y_skipped(tmp_path):
+    # one trio with a son: on X his haploid call is his mother's allele; the father adds nothing
+    ped = tmp_path / "x.fam"
+    ped.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF son fa mo 1 2\n")
+    rows = [("X", "x1", ["1", "0/1", "1"]),  # mother het, son received A -> b
+            ("chrX", "x2", ["1", "0/1", "0"]),  # son received G -> c (autosomal rule: a Mendel error)
+            ("23", "x3", ["0", "0/0", "1"]),  # son has A, mother cannot give it: Mendel error
+            ("1", "a1", ["0/1", "0/1", "1"]),  # haploid call on an autosome: missing
+            ("Y", "y1", ["1", "0/0", "1"])]
+    vcf = tmp_path / "x.vcf"
+    vcf.write_text(HEADER + "fa\tmo\tson\n"
+                   + "".join(_line(c, j + 1, sid, "G", "A", calls) for j, (c, sid, calls) in enumerate(rows)))
+    with pytest.warns(UserWarning, match=r"skipped 1 site\(s\) on Y / MT"):
+        got = transmission_counts(vcf, pedigree=ped)
+    assert list(got.snp_ids) == ["x1", "x2", "x3", "a1"]
+    assert got.b.tolist() == [1, 0, 0, 0] and got.c.tolist() == [0, 1, 0, 0]
+    assert got.mendel_errors.tolist() == [0, 0, 1, 0]
+    assert got.annotations([0])[0] == ("X", "x1", 1, "A", "G")
+
+
+def test_bed_and_vcf_agree_on_x_with_mixed_sexes(tmp_path):
+    prefix = tmp_path / "mx"
+    simulate_trios(prefix, 60, 40, x_snps=20, child_sex="mixed", missing_rate=0.03, error_rate=0.05, rng=8)
+    vcf = write_vcf(prefix, tmp_path / "mx.vcf")
+    vcf.write_text(vcf.read_text().replace("\n1\t", "\n23\t"))  # every site on X in the VCF ...
+    bim = prefix.with_suffix(".bim")
+    bim.write_text(bim.read_text().replace("1\t", "23\t"))  # ... and in the fileset
+    got = transmission_counts(vcf, pedigree=str(prefix) + ".fam")
+    want = transmission_counts(prefix)
+    for name in ("b", "c", "mendel_errors"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+
+
+def test_sample_mismatch_is_reported_from_the_header_before_any_site(tmp_path):
+    ped = tmp_path / "p.fam"
+    ped.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
+    vcf = tmp_path / "m.vcf"
+    # the body is garbage: a reader that parsed a site before checking the names would fail differently
+    vcf.write_text(HEADER + "fa\tmo\tkid\n" + "1\tnot a site\n" * 3)
+    with pytest.raises(ValueError, match=r"pedigree: 1 individual id\(s\) are not samples .* 'ch'"):
+        transmission_counts(vcf, pedigree=ped)
+
+
+def _bgzf_block(payload):
+    """One BGZF block (SAM/BAM spec 4.1): a gzip member with the BC extra field holding its size - 1."""
+    import struct
+    import zlib
+
+    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = comp.compress(payload) + comp.flush()
+    head = struct.pack("<4BI2BH2BHH", 31, 139, 8, 4, 0, 0, 255, 6, 66, 67, 2, len(body) + 25)
+    return head + body + struct.pack("<II", zlib.crc32(payload), len(payload))
+
+
+def test_truncated_vcf_gz_is_one_named_error(cohort, tmp_path):
+    prefix, _ = cohort
+    lines = write_vcf(prefix, tmp_path / "full.vcf").read_text().splitlines(keepends=True)
+    # one BGZF block per line (what bgzip writes): cutting the file mid-way leaves a readable header
+    data = b"".join(_bgzf_block(line.encode()) for line in lines) + _bgzf_block(b"")
+    cut = tmp_path / "cut.vcf.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    with pytest.raises(ValueError, match=r"path: .*cut.vcf.gz' is truncated or corrupt after variant") as err:
+        transmission_counts(cut, pedigree=str(prefix) + ".fam")
+    assert "\n" not in str(err.value)

@@ -133,19 +133,29 @@ def test_select_top_snp_names_instances_labels():
     prob = tdt.tdt_problem(b, c, n)
     em = ExponentialMechanism(3.0)
     nd = tdt.distance_utility_problem(b, c, n)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(prob, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", rng=7) == PermuteAndFlip(3.0).select(prob, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7) == em.select(prob, rng=7)
+    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="chi2", rng=7)
+            == PermuteAndFlip(3.0).select(prob, rng=7))
     sps = SmoothPrivateSelection(3.0, one_sided=False)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", rng=7, one_sided=False) == sps.select(prob, rng=7)
+    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=7, one_sided=False)
+            == sps.select(prob, rng=7))
     # the default: permute-and-flip on the neighbour-distance utility
     assert tdt.select_top_snp(b, c, n, 3.0, rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_em", rng=7) == em.select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="distance", rng=7) == \
+        PermuteAndFlip(3.0).select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(nd, rng=7)
+    # the old names that encoded the utility: same draws, with a DeprecationWarning
+    with pytest.warns(DeprecationWarning, match=r"mechanism='nd_em' is deprecated.*mechanism='em', utility='distance'"):
+        assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_em", rng=7) == em.select(nd, rng=7)
+    with pytest.warns(DeprecationWarning, match="nd_pf"):
+        assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_pf", rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
     assert tdt.select_top_snp(b, c, n, None, mechanism=em, utility="distance", rng=7) == em.select(nd, rng=7)
-    assert tdt.select_top_snp(b, c, n, None, mechanism=sps, rng=7) == sps.select(prob, rng=7)
-    idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", rng=2, bound="thm4")
+    assert tdt.select_top_snp(b, c, n, None, mechanism=sps, utility="chi2", rng=7) == sps.select(prob, rng=7)
+    idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=2, bound="thm4")
     assert idx == SmoothPrivateSelection(3.0).select(tdt.tdt_problem(b, c, n, bound="thm4"), rng=2)
     labels = [f"rs{i}" for i in range(8)]
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7, labels=labels) == labels[em.select(prob, rng=7)]
+    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7, labels=labels)
+            == labels[em.select(prob, rng=7)])
     # a clear winner is found at a large epsilon
     b2, c2 = b.copy(), c.copy()
     b2[3], c2[3] = 200, 60
@@ -159,7 +169,7 @@ def test_select_top_snp_names_instances_labels():
         tdt.select_top_snp(b, c, n, 3.0, mechanism=em, gamma=4)
     with pytest.raises(TypeError, match="mechanism"):
         tdt.select_top_snp(b, c, n, 3.0, mechanism=object())
-    with pytest.raises(ValueError, match="utility"):
+    with pytest.raises(ValueError, match="utility"), pytest.warns(DeprecationWarning):
         tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_pf", utility="chi2")
     with pytest.raises(ValueError, match="utility"):
         tdt.select_top_snp(b, c, n, 3.0, mechanism=em, utility="counts")

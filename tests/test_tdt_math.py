@@ -18,6 +18,7 @@ import pytest
 
 from dpselect.apps.genomics import _distance as tdt_distance
 from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics._sensitivity import beta_max_unchecked
 from dpselect.sensitivity import (
     distance_to_instability_bound,
     thm4_beta_max,
@@ -626,3 +627,34 @@ def test_neighbour_distances_large_panel_and_validation():
         tdt.neighbour_distances([[1, 2]], [[1, 2]], 5)
     with pytest.raises(ValueError, match="n_families"):
         tdt.neighbour_distances([6], [5], 5)
+
+
+def _beta_max_ns():
+    import os
+
+    if os.environ.get("DPSELECT_BETA_MAX_ALL"):
+        return list(range(1, 2001))
+    return list(range(195, 241)) + list(range(300, 2001, 170))
+
+
+@pytest.mark.slow
+def test_beta_max_top_rows_equal_the_full_scan():
+    """beta_max above N = 200 scans the top 16 rows only; the full O(N^2) scan agrees exactly (docs/mathematics.md)."""
+    from dpselect.apps.genomics._sensitivity import FULL_SCAN_MAX_N, beta_max_scan
+
+    for n in _beta_max_ns():
+        for bound, t in (("thm4", 0.0), ("thm5", 6.0)):
+            full = beta_max_scan(n, bound, t)
+            assert beta_max_scan(n, bound, t, rows=16) == full, (n, bound)
+            if n > FULL_SCAN_MAX_N:
+                assert beta_max_unchecked(n, bound, t) == full
+
+
+def test_beta_max_band_needs_the_full_scan_at_small_n():
+    # below N = 23 the Thm 5 minimum lies deep inside the triangle: the library scans every state there
+    from dpselect.apps.genomics._sensitivity import beta_max_scan
+
+    full = beta_max_scan(15, "thm5", 6.0)
+    assert beta_max_scan(15, "thm5", 6.0, rows=16) > full == beta_max_unchecked(15, "thm5", 6.0)
+    assert beta_max_scan(250, "thm5", 6.0, rows=3) == beta_max_unchecked(250, "thm5", 6.0)
+    assert beta_max_scan(250, "thm4", 0.0, rows=2) == beta_max_unchecked(250, "thm4", 0.0)

@@ -106,6 +106,11 @@ def _pf_law(eps, distances):
     return PermuteAndFlip(eps).probabilities(SelectionProblem(-np.array(distances, dtype=float)))
 
 
+#: The audit's names -> select_top_snps's (mechanism, utility).
+_SPELLING = {"nd_pf": ("pf", "distance"), "nd_em": ("em", "distance"), "em": ("em", "chi2"),
+             "sps": ("sps", "chi2")}
+
+
 class _TopSNPsLaw:
     """Exact law of select_top_snps's ordered k-tuple on a panel (b, c) (an audit 'mechanism')."""
 
@@ -134,8 +139,9 @@ class _TopSNPsLaw:
         if id(problem) not in self._claim:
             b = [t[0] for t in problem.labels]
             c = [t[1] for t in problem.labels]
+            mech, util = _SPELLING[self.mechanism]
             self._claim[id(problem)] = tdt.select_top_snps(b, c, self.n, self.epsilon, self.k,
-                                                           mechanism=self.mechanism, rng=0).privacy
+                                                           mechanism=mech, utility=util, rng=0).privacy
         return self._claim[id(problem)]
 
 
@@ -167,7 +173,9 @@ def test_select_top_snps_sampling_matches_exact_law():
     for mechanism in ("nd_pf", "nd_em"):
         law = _TopSNPsLaw(mechanism, eps, k, n)._law(_panel(b, c))
         gen = np.random.default_rng(3)
-        draws = [tdt.select_top_snps(b, c, n, eps, k, mechanism=mechanism, rng=gen).indices for _ in range(3000)]
+        mech, util = _SPELLING[mechanism]
+        draws = [tdt.select_top_snps(b, c, n, eps, k, mechanism=mech, utility=util, rng=gen).indices
+                 for _ in range(3000)]
         assert_frequencies_match(_draw_codes(draws, 3, 2), law)
 
 
@@ -180,7 +188,8 @@ def test_select_top_snps_finds_clear_signal():
         b[i], c[i] = s - 5 * (j + 1), 5 * (j + 1)  # chi2 in the hundreds
     labels = [f"rs{i}" for i in range(200)]
     for mechanism in ("nd_pf", "nd_em", "sps"):
-        out = tdt.select_top_snps(b, c, n, 30.0, 3, mechanism=mechanism, rng=1, labels=labels)
+        mech, util = _SPELLING[mechanism]
+        out = tdt.select_top_snps(b, c, n, 30.0, 3, mechanism=mech, utility=util, rng=1, labels=labels)
         assert sorted(out.indices.tolist()) == strong, mechanism
         assert out.labels == [labels[i] for i in out.indices]
         assert out.privacy.epsilon == pytest.approx(30.0) and out.round_privacy.epsilon == pytest.approx(10.0)

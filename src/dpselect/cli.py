@@ -319,42 +319,105 @@ def tdt_command(
     ),
     epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
     k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
-    mechanism: str = typer.Option("nd_pf", "--mechanism",
-                                  help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
+    mechanism: str = typer.Option(
+        "pf", "--mechanism",
+        help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2); "
+             "nd_pf / nd_em are deprecated spellings of pf / em with --utility distance"),
+    utility: str = typer.Option(
+        "distance", "--utility",
+        help="distance (default: families to change before a SNP's rank changes, sensitivity 1) or chi2 "
+             "(the TDT statistics; what sps and ld need)"),
+    out: Path | None = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
     seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
-    chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
+    chunk_snps: int = typer.Option(10_000, "--chunk-snps",
+                                   help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
     pedigree: Path | None = typer.Option(
         None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
     ),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
 ) -> None:
     """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
 
-    Prints the selected SNP ids and the guarantee only: the counts and
-    statistics are private and never printed.
+    Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
+    A1, A2 from the .bim or the VCF) and the guarantee only: the counts
+    and statistics (T, U, chi2, OR, P) are private and never printed.
     """
-    from .apps.genomics import select_top_snps, transmission_counts
+    import warnings
+
+    from .apps.genomics import UTILITIES, select_top_snps, transmission_counts
+    from .mechanisms.registry import MECHANISM_NAMES
 
     if not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
+        raise CLIError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
     if k < 1:
-        raise ValueError(f"--k must be >= 1, got {k}")
+        raise CLIError(f"--k must be >= 1, got {k}")
     if seed is not None and seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {seed}")
+        raise CLIError(f"--seed must be >= 0, got {seed}")
     if chunk_snps < 1:
-        raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
+        raise CLIError(f"--chunk-snps must be >= 1, got {chunk_snps}")
+    deprecated = {"nd_pf": "pf", "nd_em": "em"}
+    if mechanism not in MECHANISM_NAMES and mechanism not in deprecated:
+        raise CLIError(f"--mechanism {mechanism!r} is not a mechanism; choose one of: "
+                       + ", ".join(MECHANISM_NAMES))
+    if utility not in UTILITIES:
+        raise CLIError(f"--utility {utility!r} is not a utility; choose one of: {', '.join(UTILITIES)}")
+    if mechanism in deprecated:
+        if utility != "distance":
+            raise CLIError(f"--mechanism {mechanism} means --mechanism {deprecated[mechanism]} --utility "
+                           f"distance; it cannot take --utility {utility}")
+        print(f"dpselect: warning: --mechanism {mechanism} is deprecated; use --mechanism "
+              f"{deprecated[mechanism]} --utility distance", file=sys.stderr)
+        mechanism = deprecated[mechanism]
     if file.is_dir():
-        raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
-    counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
+        raise CLIError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
+    if pedigree is not None and not pedigree.is_file():
+        raise CLIError(f"--pedigree {str(pedigree)!r} is not a file")
+    if out is not None and out.is_dir():
+        raise CLIError(f"--out {str(out)!r} is a directory; give a file name")
+    vcf = str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf"))
+    if vcf and pedigree is None:
+        raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: give its trios with --pedigree PED")
+    if not vcf and pedigree is not None:
+        raise CLIError("--pedigree is only for a VCF/BCF FILE; a PLINK fileset's .fam defines its trios")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler,
+                                         progress=not quiet)
+    except (ValueError, FileNotFoundError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if msg.startswith("path: "):
+            msg = "FILE " + msg[len("path: "):]
+        elif msg.startswith("pedigree: "):
+            msg = "--pedigree " + msg[len("pedigree: "):]
+        raise CLIError(msg) from None
+    for w in caught:
+        text = str(w.message)
+        print("dpselect: warning: " + ("FILE " + text[6:] if text.startswith("path: ") else text),
+              file=sys.stderr)
     if k > counts.b.size:
-        raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
-    out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
-                          labels=list(counts.snp_ids))
-    for rank, snp in enumerate(out.labels or [], start=1):
-        typer.echo(f"{rank}\t{snp}")
-    typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
-               f"{counts.n_families} trios, {counts.b.size} SNPs")
-    typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
+        raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
+    try:
+        top = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism,
+                              utility=utility, rng=seed)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"--mechanism {mechanism} --utility {utility}: {str(exc).splitlines()[0]}") from None
+    rows = counts.annotations(top.indices)
+    header = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
+    table = [header] + [(str(r),) + tuple(str(v) for v in row) for r, row in enumerate(rows, start=1)]
+    widths = [max(len(t[j]) for t in table) for j in range(len(header))]
+    for line in table:
+        typer.echo("  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w)
+                             for j, (v, w) in enumerate(zip(line, widths))).rstrip())
+    if out is not None:
+        out.write_text("".join("\t".join(line) + "\n" for line in table))
+    typer.echo(f"mechanism: {mechanism} on utility {utility} ({top.method}, {k} rounds at epsilon "
+               f"{top.round_privacy.epsilon:g} each), {counts.n_families} trios, {counts.b.size} SNPs"
+               + (f"; table written to {out}" if out is not None else ""))
+    typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
+               "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
+               "--keep-allele-order; ALT for a VCF)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

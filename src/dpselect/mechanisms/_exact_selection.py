@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..noise.exact import IntegerSource, bernoulli_exp_batch, as_fraction
+from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]

@@ -7,8 +7,11 @@
   :func:`neighbour_distances`, :func:`distance_utility_problem`.
 - Private selection and release: :func:`select_top_snp`, :func:`select_top_snps`,
   :func:`release_statistic`, :func:`select_and_release`.
-- Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``,
-  extra ``gwas``; VCF/BCF with a pedigree, extra ``vcf``), :func:`simulate_trios`.
+- Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``
+  counted on the packed bytes, extra ``gwas``; VCF/BCF with a pedigree, extra ``vcf``;
+  chromosome X with sex from the pedigree, as PLINK 1.9), :func:`simulate_trios`.
+  ``b`` counts transmissions of A1: in PLINK's words, the A1 of ``--tdt --keep-allele-order``
+  (the ``.bim`` column 5 allele; ALT for a VCF), so ``b`` / ``c`` are PLINK's T / U.
 
 Neighbour relation: replace one family (one trio).
 
@@ -24,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._counting import TransmissionCounts, count_trios, trios
-from ._distance import distance_utility_problem, neighbour_distances, reach_max, reach_min
+from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._plink import transmission_counts
 from ._release import release_mechanism, release_statistic, select_and_release
 from ._sensitivity import (
@@ -40,7 +43,16 @@ from ._sensitivity import (
     unstable_distance,
 )
 from ._simulate import simulate_trios
-from ._tdt import DISTANCE_MECHANISMS, TopSNPs, select_top_snp, select_top_snps, tdt_neighbours, tdt_problem
+from ._tdt import (
+    DISTANCE_MECHANISMS,
+    TOP_K_METHODS,
+    UTILITIES,
+    TopSNPs,
+    select_top_snp,
+    select_top_snps,
+    tdt_neighbours,
+    tdt_problem,
+)
 
 #: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
@@ -48,6 +60,9 @@ _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 __all__ = [
     "DISTANCE_MECHANISMS",
     "MOVES",
+    "PanelDistances",
+    "TOP_K_METHODS",
+    "UTILITIES",
     "TopSNPs",
     "TransmissionCounts",
     "beta_max",

@@ -138,7 +138,8 @@ def select_and_release(
     epsilon_select: float,
     epsilon_release: float,
     *,
-    mechanism: Any = "nd_pf",
+    mechanism: Any = "pf",
+    utility: str = "distance",
     rng: Any = None,
     accountant: Accountant | None = None,
     noise: str = "polynomial",
@@ -150,11 +151,13 @@ def select_and_release(
 
     Parameters
     ----------
-    mechanism : "nd_pf" (default: PF on the neighbour-distance utility, as
-        :func:`dpselect.apps.genomics.select_top_snp`), "nd_em", a name of
-        :data:`dpselect.mechanisms.registry.MECHANISM_NAMES` on the chi2
-        scores (e.g. "sps", YS's smooth private selection), or a mechanism
-        instance (its ``epsilon`` must equal ``epsilon_select``).
+    mechanism : "pf" (default), "em", another name of
+        :data:`dpselect.mechanisms.registry.MECHANISM_NAMES` (e.g. "sps", YS's
+        smooth private selection, with ``utility="chi2"``), or a mechanism
+        instance (its ``epsilon`` must equal ``epsilon_select``); "nd_pf" /
+        "nd_em" are deprecated spellings of "pf" / "em" on the distance utility.
+    utility : "distance" (default: the neighbour distance, as
+        :func:`dpselect.apps.genomics.select_top_snp`) or "chi2".
     accountant : charged with the total before any randomness is drawn.
     noise, gamma, kappa : of the release (see :func:`release_statistic`).
 
@@ -168,8 +171,8 @@ def select_and_release(
     epsilon_select = check_epsilon(epsilon_select, "epsilon_select")
     epsilon_release = check_epsilon(epsilon_release, "epsilon_release")
     n = check_int(n_families, "n_families", minimum=1)
-    mech, utility = tdt.resolve_tdt_mechanism(mechanism, epsilon_select, None, {})
-    problem = tdt.build_tdt_problem(utility, b, c, n, "thm5", threshold, None, mech)
+    mech, util = tdt.resolve_tdt_mechanism(mechanism, epsilon_select, utility, {})
+    problem = tdt.build_tdt_problem(util, b, c, n, "thm5", threshold, None, mech)
     rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold)
     total = mech.privacy(problem) + rel.privacy()
     charge(accountant, total)

@@ -23,9 +23,13 @@ Closed forms (no state-space table, no breadth-first search):
   a point of it; the hexagon's maximum of the linear form sits at an integer
   vertex (all edges are b, c or b + c = integer), found greedily, and k by
   bisection: O(log N) per table, vectorised.
-* ``beta_max`` (a number per N, not per SNP): the theorems' minimum over all
-  states, streamed row block by row block from the closed forms above
-  (O(N^2) time once per (N, bound, T), O(N) memory, cached).
+* ``beta_max`` (a number per N, not per SNP): the theorems' minimum over the
+  states, from the closed forms above.  For N <= 200 every state is scanned
+  (O(N^2), streamed row block by row block); above, only the top 16 rows
+  ``b + c >= 2N - 15`` (O(N log N)): the minimum lies within the top three
+  rows for every N from 23 to 2,000 where it was checked against the full
+  scan (docs/mathematics.md, "beta_max on the top rows", for the argument
+  and the range checked).  Cached per (N, bound, T).
 
 Every closed form is checked against breadth-first search on the move graph
 for every state at N <= 300 in ``tests/test_tdt_math.py``.
@@ -68,6 +72,10 @@ _BOUNDS = ("thm4", "thm5")
 
 #: States processed at once by the beta_max scan.
 _SCAN_BLOCK = 1 << 20
+
+#: Largest N whose beta_max scans every state; above it only the top _BAND_ROWS rows b + c >= 2N - 15.
+FULL_SCAN_MAX_N = 200
+_BAND_ROWS = 16
 
 
 # ---------------------------------------------------------------------------
@@ -336,11 +344,26 @@ def _state_blocks(n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         yield b, c
 
 
+def _band_blocks(n: int, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The states of the top ``rows`` rows b + c = 2N, 2N - 1, ... (one block)."""
+    s = np.arange(max(0, 2 * n - rows + 1), 2 * n + 1, dtype=np.int64)
+    lengths = s + 1
+    b = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    yield b, np.repeat(s, lengths) - b
+
+
 @functools.lru_cache(maxsize=64)
 def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
+    if n <= FULL_SCAN_MAX_N:
+        return beta_max_scan(n, bound, threshold)
+    return beta_max_scan(n, bound, threshold, rows=_BAND_ROWS)
+
+
+def beta_max_scan(n: int, bound: str, threshold: float, rows: int | None = None) -> float:
+    """The theorems' minimum over every state (``rows=None``, O(N^2)) or over the top ``rows`` rows."""
     gs = global_sensitivity(n)
     best = math.inf
-    for b, c in _state_blocks(n):
+    for b, c in (_state_blocks(n) if rows is None else _band_blocks(n, rows)):
         ls = exact_local_sensitivity(b, c, n)
         dist = gs_dist(b, c, n) if bound == "thm4" else unstable_dist(b, c, n, threshold)
         keep = (dist > 0) & (ls > 0)
@@ -356,9 +379,10 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     thm4: ``min over states with LS != GS of ln(GS/LS)/gd`` (then
     ``GS e^{-beta gd}`` is exactly the beta-smooth sensitivity); thm5:
     ``min over states outside U of ln(GS/LS)/ud`` (then ``GS e^{-beta ud}``
-    is a beta-smooth upper bound).  The minimum runs over the whole state
-    space with the closed forms of LS, gd and ud (streamed, O(N^2) once per
-    argument set, cached).  SPEC §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
+    is a beta-smooth upper bound).  The minimum runs over the state space
+    with the closed forms of LS, gd and ud: every state for N <= 200, the
+    top 16 rows b + c >= 2N - 15 above (where the minimum lies; see the module
+    docstring), cached per argument set.  SPEC §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
     thm5, T = 6: 0.1457 (N = 30), 0.0337 (N = 150).
 
     Examples

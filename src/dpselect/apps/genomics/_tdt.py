@@ -17,13 +17,15 @@ every SNP's table at once, each SNP its own move.
 Selection
 ---------
 * :func:`select_top_snp` / :func:`select_top_snps` default to
-  **permute-and-flip on the neighbour-distance utility** ("nd_pf";
-  :func:`distance_utility_problem`, SPEC §9.1): the most accurate sound
-  choice measured (20 SNPs, N = 150, eps = 3: exact accuracy 0.998 vs 0.30
-  for YS's sound Smooth Private Selection; the Justice et al. 2020 example
-  at eps = 9: 0.97 vs SPS 0.47 and EM 0.43).  The seeds' mechanisms ("sps",
-  "em", "pf", "ld", ... on the chi2 scores of :func:`problem`) stay
-  available by name, unchanged.
+  **permute-and-flip on the neighbour-distance utility**
+  (``mechanism="pf", utility="distance"``; :func:`distance_utility_problem`):
+  the most accurate sound choice measured (20 SNPs, N = 150, eps = 3: exact
+  accuracy 0.998 vs 0.30 for YS's sound Smooth Private Selection; the
+  Justice et al. 2020 example at eps = 9: 0.97 vs SPS 0.47 and EM 0.43).
+  The seeds' mechanisms ("sps", "em", "pf", "ld", ...) run on the chi2
+  scores of :func:`tdt_problem` with ``utility="chi2"``.  The older names
+  "nd_pf" / "nd_em" (utility in the name) still work and raise a
+  DeprecationWarning.
 * Sensitivities in closed form (:mod:`.tdt_sensitivity`): GS = 8(N-1)/N, LS,
   Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}, the Thm 4/5
   beta_max and smooth upper bounds, at any N.
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,11 +47,12 @@ import numpy as np
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ...mechanisms.distance import distance_problem
 from ...mechanisms.registry import resolve_mechanism
-from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
+from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
-from ._distance import distance_utility_problem, neighbour_distances
+from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._sensitivity import (
     MOVES,
     beta_max,
@@ -89,12 +93,18 @@ __all__ = [
     "select_top_snps",
     "TopSNPs",
     "DISTANCE_MECHANISMS",
+    "TOP_K_METHODS",
+    "UTILITIES",
 ]
 
-#: Mechanism names that run on the neighbour-distance utility (EM / PF at Delta u = 1).
+#: Deprecated mechanism names that encoded the neighbour-distance utility -> the mechanism name
+#: (spell them ``mechanism="pf" | "em", utility="distance"``).
 DISTANCE_MECHANISMS = {"nd_pf": "pf", "nd_em": "em"}
 
-_UTILITIES = ("chi2", "distance")
+UTILITIES = ("distance", "chi2")
+
+#: Ways to select k SNPs (:func:`select_top_snps`).
+TOP_K_METHODS = ("peel", "joint", "gumbel")
 
 
 def _panel(b: Any, c: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -219,17 +229,21 @@ def _chi2_problem(b: np.ndarray, c: np.ndarray, n: int, labels: Any, bound: str 
     )
 
 
-def resolve_tdt_mechanism(mechanism: Any, epsilon: float | None, utility: str | None,
+def resolve_tdt_mechanism(mechanism: Any, epsilon: float | None, utility: Any,
                           kwargs: dict[str, Any]) -> tuple[Any, str]:
+    """(mechanism instance, utility) from the public spelling; "nd_pf" / "nd_em" warn (deprecated)."""
     if isinstance(mechanism, str) and mechanism in DISTANCE_MECHANISMS:
+        new = DISTANCE_MECHANISMS[mechanism]
+        warnings.warn(f"mechanism={mechanism!r} is deprecated: spell it mechanism={new!r}, utility='distance'",
+                      DeprecationWarning, stacklevel=3)
         if utility not in (None, "distance"):
             raise ValueError(f"mechanism {mechanism!r} runs on utility='distance', got utility={utility!r}")
-        return resolve_mechanism(DISTANCE_MECHANISMS[mechanism], epsilon, **kwargs), "distance"
+        return resolve_mechanism(new, epsilon, **kwargs), "distance"
     if utility is None:
-        utility = "chi2"
-    if utility not in _UTILITIES:
-        raise ValueError(f"utility must be one of {_UTILITIES}, got {utility!r}")
-    return resolve_mechanism(mechanism, epsilon, **kwargs), utility
+        utility = "distance"
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    return resolve_mechanism(mechanism, epsilon, **kwargs), str(utility)
 
 
 def build_tdt_problem(utility: str, b: Any, c: Any, n: int, bound: str, threshold: float, labels: Any,
@@ -243,30 +257,62 @@ def build_tdt_problem(utility: str, b: Any, c: Any, n: int, bound: str, threshol
     return tdt_problem(b, c, n, bound=bound_or_none, threshold=threshold, labels=labels)
 
 
-def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, mechanism: Any = "nd_pf",
-                   utility: str | None = None, rng: Any = None, accountant: Accountant | None = None,
+def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, mechanism: Any = "pf",
+                   utility: str = "distance", rng: Any = None, accountant: Accountant | None = None,
                    bound: str = "thm5", threshold: float = 6, labels: Any = None, **mechanism_kwargs: Any) -> Any:
-    """Privately select the SNP with (approximately) the largest TDT statistic.
+    r"""Privately select the SNP with (approximately) the largest TDT statistic.
 
     Parameters
     ----------
-    b, c : 1-D transmission counts per SNP; n_families : N (public).
-    epsilon : budget (may be None when ``mechanism`` is an instance).
-    mechanism : "nd_pf" (default: permute-and-flip on the neighbour-distance
-        utility, Delta u = 1, SPEC §9.1), "nd_em", or a registry name on the
-        chi2 scores ("sps", "em", "pf", "ld", ...), or a mechanism instance.
-    utility : for an instance or registry name: "chi2" (default) or "distance".
-    rng : None, int seed or Generator.  accountant : charged with the
-        guarantee before any randomness is drawn.
-    bound, threshold : the SPS smooth bound (chi2 utility only).
-    labels : optional SNP names; the label is returned instead of the index.
-    **mechanism_kwargs : passed to the named mechanism (e.g. ``gamma=`` for SPS).
+    b, c : array-like of int
+        1-D transmission counts per SNP (PLINK's T and U).
+    n_families : int
+        N, the number of trios (public).
+    epsilon : float or None
+        Budget (None when ``mechanism`` is an instance).
+    mechanism : str or mechanism instance, default="pf"
+        A registry name ("pf", "em", "sps", "ld", ...) or an instance.
+        "nd_pf" / "nd_em" are deprecated spellings of ``"pf"`` / ``"em"`` with
+        ``utility="distance"`` (DeprecationWarning).
+    utility : {"distance", "chi2"}, default="distance"
+        "distance": u_r = -d_r, the neighbour distance (Delta u = 1);
+        "chi2": the TDT statistics with their sensitivities (the seeds'
+        mechanisms, e.g. Smooth Private Selection, need it).
+    rng : None, int or numpy.random.Generator, default=None
+        Randomness; a seed reproduces.
+    accountant : Accountant, default=None
+        Charged with the guarantee before any randomness is drawn.
+    bound : {"thm4", "thm5"}, default="thm5"
+        The SPS smooth bound (chi2 utility only).
+    threshold : float, default=6
+        Theorem 5's T (chi2 utility only).
+    labels : sequence, default=None
+        SNP names; the label is returned instead of the index.
+    **mechanism_kwargs
+        Passed to the named mechanism (e.g. ``gamma=`` for SPS).
 
     Returns
     -------
     int or label
         The index (or label) of the selected SNP.  Guarantee
         ``mech.privacy(problem)``: epsilon-DP under family replacement.
+
+    Notes
+    -----
+    With the default, permute-and-flip (McKenna & Sheldon 2020) on
+
+    .. math::
+
+        u_r = -d_r,\qquad d_r = \min\{k : \text{SNP } r \text{ has a largest } \chi^2
+        \text{ after } k \text{ family replacements}\},
+
+    which has sensitivity 1 under one family replaced.
+
+    References
+    ----------
+    Yamamoto & Shibuya (2024), IPCCC, §V (the TDT sensitivities, SPS);
+    Johnson & Shmatikov (2013), KDD (the neighbour-distance utility);
+    McKenna & Sheldon (2020), NeurIPS (permute-and-flip).
 
     Examples
     --------
@@ -298,19 +344,63 @@ class TopSNPs:
     method: str
 
 
-def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, mechanism: Any = "nd_pf",
-                    utility: str | None = None, rng: Any = None, accountant: Accountant | None = None,
-                    bound: str = "thm5", threshold: float = 6, labels: Any = None) -> TopSNPs:
-    """Privately select k SNPs with (approximately) the largest TDT statistics.
+def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, mechanism: Any = "pf",
+                    utility: str = "distance", method: str = "peel", rng: Any = None,
+                    accountant: Accountant | None = None, bound: str = "thm5", threshold: float = 6,
+                    labels: Any = None) -> TopSNPs:
+    r"""Privately select k SNPs with (approximately) the largest TDT statistics.
 
-    The budget ``epsilon`` is split evenly: every round runs at epsilon/k.
-    EM-type mechanisms ("nd_em", "em", "rnm_gumbel") use the one-shot Gumbel
-    top-k on the full panel's utility (same law as k-fold peeling EM; Durfee
-    & Rogers 2019); the others (default "nd_pf", "sps", ...) peel: round j
-    rebuilds the problem on the SNPs not yet chosen (the neighbour-distance
-    utility of that sub-panel) and selects one.  Guarantee: the sum of the
-    k rounds' guarantees (adaptive sequential composition), which is epsilon
-    for every pure mechanism here; reported in ``privacy``.
+    Parameters
+    ----------
+    b, c : array-like of int
+        1-D transmission counts per SNP.
+    n_families : int
+        N (public).
+    epsilon : float
+        Total budget, split evenly: every round runs at epsilon / k.
+    k : int
+        Number of SNPs, 1 <= k <= m.
+    mechanism : str or mechanism instance, default="pf"
+        As :func:`select_top_snp` ("nd_pf" / "nd_em" deprecated).
+    utility : {"distance", "chi2"}, default="distance"
+        As :func:`select_top_snp`.
+    method : {"peel", "joint", "gumbel"}, default="peel"
+        "peel": k rounds, round j selects among the SNPs not yet chosen
+        (EM-type mechanisms draw the k rounds at once by the Gumbel trick,
+        the same law; on the distance utility the distances of round j + 1
+        are updated from round j's, see :class:`PanelDistances`).
+        "joint" / "gumbel" are forwarded to
+        :func:`dpselect.mechanisms.top_k.select_top_k`.
+    rng : None, int or numpy.random.Generator, default=None
+        Randomness.
+    accountant : Accountant, default=None
+        Charged with the total before any randomness is drawn.
+    bound, threshold : as :func:`select_top_snp` (chi2 utility only).
+    labels : sequence, default=None
+        SNP names (returned in ``labels``).
+
+    Returns
+    -------
+    TopSNPs
+        Indices (most preferred first), labels, the total and per-round guarantees.
+
+    Notes
+    -----
+    Guarantee of peeling: adaptive sequential composition of the k rounds
+    (Dwork & Roth 2014, Thm 3.16),
+
+    .. math::
+
+        arepsilon = \sum_{j=1}^{k} arepsilon_j = k \cdot rac{arepsilon}{k}
+
+    for every pure mechanism here; each round's guarantee depends only on the
+    public number of SNPs left, so it is computed on a data-free stand-in
+    problem (no rebuilt panel).
+
+    References
+    ----------
+    Dwork & Roth (2014), The Algorithmic Foundations of DP, Thm 3.16;
+    Durfee & Rogers (2019), NeurIPS (one-shot Gumbel top-k).
 
     Examples
     --------
@@ -326,29 +416,69 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
         raise ValueError(f"k must be <= the number of SNPs ({b.size}), got {k}")
     if labels is not None and len(labels) != b.size:
         raise ValueError(f"labels must have length {b.size} (one per SNP), got {len(labels)}")
+    if method not in TOP_K_METHODS:
+        raise ValueError(f"method must be one of {TOP_K_METHODS}, got {method!r}")
     mech, util = resolve_tdt_mechanism(mechanism, None if epsilon is None else epsilon / k, utility, {})
-    full = build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
     gen = check_random_state(rng)
-    if is_gumbel_mechanism(mech, full):
-        rounds = [mech.privacy(full)] * k
-        total = sum(rounds[1:], rounds[0])
-        charge(accountant, total)
-        idx = select_top_k(mech, full, k, rng=gen)
-        method = "gumbel_top_k"
+    if method != "peel":
+        idx, total = _forward_top_k(mech, build_tdt_problem(util, b, c, n, bound, threshold, None, mech), k,
+                                    method, accountant, gen)
+        rounds, name = [total], method
     else:
-        # each round's guarantee depends only on the public number of SNPs left
-        rounds = [mech.privacy(build_tdt_problem(util, b[: b.size - j], c[: b.size - j], n, bound, threshold, None,
-                                                 mech)) for j in range(k)]
+        rounds = [mech.privacy(_stand_in(util, b.size - j, n, bound, threshold, mech)) for j in range(k)]
         total = sum(rounds[1:], rounds[0])
         charge(accountant, total)
-        remaining = np.arange(b.size)
-        chosen = []
-        for _ in range(k):
-            sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
-            pick = int(mech.select(sub, rng=gen))
-            chosen.append(int(remaining[pick]))
-            remaining = np.delete(remaining, pick)
-        idx = np.array(chosen, dtype=np.int64)
-        method = "peeling"
+        panel = PanelDistances(b, c, n, removals=k - 1) if util == "distance" else None
+        full = (distance_problem(panel.distances().astype(np.float64), relation="replace") if panel is not None
+                else build_tdt_problem(util, b, c, n, bound, threshold, None, mech))
+        if is_gumbel_mechanism(mech, full):  # the same law as k-fold peeling (Durfee & Rogers 2019)
+            idx, name = np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
+        elif panel is not None:
+            idx, name = _peel_distances(mech, panel, k, gen), "peeling"
+        else:
+            idx, name = _peel_rebuild(mech, util, b, c, n, k, bound, threshold, gen), "peeling"
     names = None if labels is None else [list(labels)[i] for i in idx]
-    return TopSNPs(idx, names, total, max(rounds, key=lambda p: (p.epsilon, p.delta)), method)
+    return TopSNPs(idx, names, total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
+
+
+def _forward_top_k(mech: Any, full: SelectionProblem, k: int, method: str, accountant: Accountant | None,
+                   gen: np.random.Generator) -> tuple[np.ndarray, Privacy]:
+    """method="joint" | "gumbel": dpselect.mechanisms.top_k's own top-k (charged before drawing)."""
+    total = top_k_privacy(mech, full, k, method=method)
+    charge(accountant, total)
+    return np.asarray(select_top_k(mech, full, k, rng=gen, method=method), dtype=np.int64), total
+
+
+def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Any) -> SelectionProblem:
+    """A data-free problem of the round's shape (m SNPs, N families): its guarantee is the round's."""
+    zeros = np.zeros(m, dtype=np.int64)
+    if util == "distance":
+        return distance_problem(np.zeros(m), relation="replace")
+    return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
+
+
+def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator) -> np.ndarray:
+    """k peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
+    remaining = np.ones(panel.inverse.size, dtype=bool)
+    chosen: list[int] = []
+    for _ in range(k):
+        left = np.flatnonzero(remaining)
+        sub = distance_problem(panel.distances()[left].astype(np.float64), relation="replace")
+        pick = int(left[int(mech.select(sub, rng=gen))])
+        chosen.append(pick)
+        remaining[pick] = False
+        panel.remove(pick)
+    return np.array(chosen, dtype=np.int64)
+
+
+def _peel_rebuild(mech: Any, util: str, b: np.ndarray, c: np.ndarray, n: int, k: int, bound: str,
+                  threshold: float, gen: np.random.Generator) -> np.ndarray:
+    """Peeling on the chi2 utility: round j's problem on the SNPs not yet chosen."""
+    remaining = np.arange(b.size)
+    chosen = []
+    for _ in range(k):
+        sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
+        pick = int(mech.select(sub, rng=gen))
+        chosen.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    return np.array(chosen, dtype=np.int64)

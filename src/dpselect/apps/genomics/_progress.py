@@ -1,0 +1,62 @@
+"""A progress line on stderr for long genomics runs (counting, simulation, VCF parsing)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+__all__ = ["Progress", "make_progress"]
+
+
+class Progress:
+    """Thread-safe progress of ``total`` units: one rewritten line on a terminal, else a line per 10 %.
+
+    ``advance`` may be called from Dask's worker threads; ``close`` prints the
+    final line (units, seconds, rate).
+    """
+
+    def __init__(self, total: int, label: str, unit: str = "SNPs", stream: TextIO | None = None) -> None:
+        self.total = max(int(total), 0)
+        self.label = label
+        self.unit = unit
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.done = 0
+        self._next_decile = 1
+        self._last = 0.0
+        self._start = time.perf_counter()
+        self._lock = threading.Lock()
+
+    def _line(self) -> str:
+        dt = max(time.perf_counter() - self._start, 1e-9)
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        return (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {dt:.1f} s, "
+                f"{self.done / dt:,.0f} {self.unit}/s")
+
+    def advance(self, units: int) -> None:
+        with self._lock:
+            self.done += int(units)
+            now = time.perf_counter()
+            if self.tty:
+                if now - self._last >= 0.2:
+                    self._last = now
+                    self.stream.write("\r" + self._line())
+                    self.stream.flush()
+            elif self.total and self.done * 10 >= self._next_decile * self.total and self.done < self.total:
+                self._next_decile = self.done * 10 // self.total + 1
+                self.stream.write(self._line() + "\n")
+                self.stream.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self.stream.write(("\r" if self.tty else "") + self._line() + "\n")
+            self.stream.flush()
+
+
+def make_progress(progress: Any, total: int, label: str, unit: str = "SNPs") -> Progress | None:
+    """None for ``progress=False``; a :class:`Progress` on stderr for True (validated: a bool)."""
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    return Progress(total, label, unit) if progress else None
