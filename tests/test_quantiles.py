@@ -18,7 +18,7 @@ UNIVERSE = np.arange(0, 6)  # integers 0..5, bounds (0, 5)
 BOUNDS = (0, 5)
 
 
-def direct_psi(x, t, q, relation):
+def direct_psi(x, t, q, relation, continuous=False):
     """Independent rank distance of candidate t: counts by comparison, formula of the module docstring."""
     x = np.asarray(x, dtype=float)
     n = x.size
@@ -30,9 +30,15 @@ def direct_psi(x, t, q, relation):
         e = max(E, 1)
         return max(0, 1 - E) + max(0, 1 - e - D, D - e)
     k = max(1, math.ceil(q * n))
+    w = max(q, 1 - q)
+    if continuous:
+        assert L == C
+        psi = abs(L - k)
+        if relation == "add_remove":
+            psi = max(psi, (L - q * n - 1) / w, (q * n - L) / w)
+        return psi
     psi = max(0, L + 1 - k, k - C)
     if relation == "add_remove":
-        w = max(q, 1 - q)
         psi = max(psi, (L - q * n) / w, (q * n - C) / w)
     return psi
 
@@ -68,13 +74,20 @@ QS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 def test_rank_distance_lipschitz_and_zero_at_target(relation):
     cand = np.concatenate((UNIVERSE, UNIVERSE[:-1] + 0.5))  # integers and interval interiors
+
+    def scores(x, q):
+        return np.array([direct_psi(x, t, q, relation, continuous=t % 1 == 0.5) for t in cand])
+
     nbrs = add_remove_neighbours if relation == "add_remove" else replace_neighbours
     worst = 0.0
     for q in QS:
         for x in datasets(4 if relation == "add_remove" else 3):
-            px = np.array([direct_psi(x, t, q, relation) for t in cand])
+            px = scores(x, q)
             target = np.quantile(x, q, method="inverted_cdf")
             assert (px[:6] == 0).tolist() == (UNIVERSE == target).tolist()
+            if not (relation == "add_remove" and q == 0.5):  # one interval at 0: [x_(k), x_(k+1)]
+                k = max(1, math.ceil(q * x.size))
+                assert ((px[6:] == 0) == ((x < cand[6:, None]).sum(1) == k)).all()
             # the library's piece values agree with the direct computation
             s = QL.check_sample(x, BOUNDS)
             pc = QL.pieces(s)
@@ -82,7 +95,7 @@ def test_rank_distance_lipschitz_and_zero_at_target(relation):
             idx = np.searchsorted(pc.hi, UNIVERSE, side="left")
             np.testing.assert_allclose(lib[idx], px[:6])
             for y in nbrs(x):
-                py = np.array([direct_psi(y, t, q, relation) for t in cand])
+                py = scores(y, q)
                 worst = max(worst, float(np.abs(px - py).max()))
     assert worst == pytest.approx(1.0)  # sensitivity exactly 1, attained
 
@@ -144,12 +157,13 @@ def test_continuous_law_brute_force_density():
         lo, hi, p = Q.quantile_law(x, q, 1.0, bounds=(0, 5))
         t = np.linspace(0, 5, 40001)[1:-1]
         t = t[~np.isin(t, x)]
-        dens = np.exp(np.array([-0.5 * direct_psi(x, v, q, "add_remove") for v in t]))
+        dens = np.exp(np.array([-0.5 * direct_psi(x, v, q, "add_remove", True) for v in t]))
         Z = dens.mean() * 5.0
         for a, b, pr in zip(lo, hi, p):
             if b > a:
                 mid = 0.5 * (a + b)
-                assert pr / (b - a) == pytest.approx(math.exp(-0.5 * direct_psi(x, mid, q, "add_remove")) / Z, rel=5e-3)
+                psi = direct_psi(x, mid, q, "add_remove", True)
+                assert pr / (b - a) == pytest.approx(math.exp(-0.5 * psi) / Z, rel=5e-3)
 
 
 def test_expected_error_matches_sampling_and_integer_closed_form():

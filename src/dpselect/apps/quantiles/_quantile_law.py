@@ -13,18 +13,27 @@ into **pieces** on which the utility is constant:
 
 A piece has ``L`` records below it and ``C`` records at or below it (``L = C``
 except at an atom).  The target is the order statistic ``x_(k)``,
-``k = max(1, ceil(q n))`` (numpy's ``method="inverted_cdf"``).  A candidate
-``t`` is ``x_(k)`` iff ``L + 1 <= k <= C``.  Its rank distance is the
-largest of the 1-Lipschitz lower bounds (docs/mathematics.md, "Quantiles")
+``k = max(1, ceil(q n))`` (numpy's ``method="inverted_cdf"``).  An integer
+candidate ``t`` is ``x_(k)`` iff ``L + 1 <= k <= C``; its score is the
+largest of the 1-Lipschitz lower bounds on its distance (docs/mathematics.md,
+"Quantiles without a grid")
 
     psi = max(0, L + 1 - k, k - C, (L - q n) / w, (q n - C) / w),
 
 ``w = max(q, 1 - q)`` under add/remove (one record moves ``L - q n`` by
 ``1 - q`` or ``-q``), the last two terms dropped under replace (n and k fixed,
-where the first three are the exact distance).  For the median (q = 1/2,
-add/remove) the exact add/remove distance of Gillenwater & Muñoz Medina's
-Duff median is used instead: with ``E = C - L``, ``D = (n - C) - L``,
-``e = max(E, 1)``: ``psi = max(0, 1 - E) + max(0, 1 - e - D, D - e)``.
+where the first three are the exact distance).  A continuous interval
+(``L = C = j``) scores
+
+    psi = max(|j - k|, (j - q n - 1) / w, (q n - j) / w)
+
+(the last two under add/remove only): 0 on the one interval
+``[x_(k), x_(k+1)]`` and >= 1 on every other, so at large epsilon the output
+is uniform on one interval next to ``x_(k)`` (two tied intervals would favour
+the longer one).  For the median (q = 1/2, add/remove) the exact add/remove
+distance of Gillenwater & Muñoz Medina's Duff median is used instead: with
+``E = C - L``, ``D = (n - C) - L``, ``e = max(E, 1)``:
+``psi = max(0, 1 - E) + max(0, 1 - e - D, D - e)``.
 
 The exponential mechanism (Delta = 1, McSherry & Talwar 2007 with the base
 measure above) picks piece ``p`` with probability proportional to
@@ -183,8 +192,9 @@ def pieces(s: Sample) -> Pieces:
     return Pieces(lo, hi, L, C, logsize, True)
 
 
-def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str) -> np.ndarray:
-    """psi of the module docstring per piece (float64)."""
+def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
+                  continuous: bool = False) -> np.ndarray:
+    """psi of the module docstring per piece (float64); ``continuous``: the interval score."""
     L = np.asarray(L, dtype=np.float64)
     C = np.asarray(C, dtype=np.float64)
     if relation == "add_remove" and q == 0.5:
@@ -193,17 +203,23 @@ def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str)
         e = np.maximum(E, 1.0)
         return np.maximum(0.0, 1.0 - E) + np.maximum(0.0, np.maximum(1.0 - e - D, D - e))
     k = target_rank(q, n)
+    qn = q * n
+    w = max(q, 1.0 - q)
+    if continuous:  # L = C = j: one interval [x_(k), x_(k+1)] at 0, every other one at >= 1
+        psi = np.abs(L - k)
+        if relation == "add_remove":
+            psi = np.maximum(psi, np.maximum(L - qn - 1.0, qn - L) / w)
+        return psi
     psi = np.maximum(0.0, np.maximum(L + 1.0 - k, k - C))
     if relation == "add_remove":
-        w = max(q, 1.0 - q)
-        qn = q * n
         psi = np.maximum(psi, np.maximum(L - qn, qn - C) / w)
     return psi
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
     """log |p| - epsilon psi_p / (2 sensitivity) per piece (unnormalised)."""
-    return pc.logsize - (0.5 * epsilon / sensitivity) * rank_distance(pc.L, pc.C, n, q, relation)
+    psi = rank_distance(pc.L, pc.C, n, q, relation, continuous=not pc.integer)
+    return pc.logsize - (0.5 * epsilon / sensitivity) * psi
 
 
 def normalise(logw: np.ndarray) -> np.ndarray:
