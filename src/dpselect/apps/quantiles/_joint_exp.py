@@ -18,7 +18,8 @@ multiplicity).  A forward pass over states (piece of o_i, multiplicity so far)
 and a backward draw give the pieces; then the c_j points of piece j are c_j
 sorted uniforms.  The sum over earlier pieces j < j' of a kernel
 exp(-beta |L_j' - L_j - t|) splits at L_j = L_j' - t into a prefix (a running
-log-sum) and a window (dyadic block sums): O(m D log D + m^2 D), D distinct values.
+log-sum) and a window (dyadic block sums): O(m D log D + m^2 D) time, O(m D)
+memory, D distinct values.
 """
 
 from __future__ import annotations
@@ -81,51 +82,60 @@ def _cross_logsum(logS: np.ndarray, L: np.ndarray, t: float, beta: float) -> np.
     return np.logaddexp(far, near)
 
 
-def _forward(pc: Pieces, n: int, qs: np.ndarray, beta: float) -> tuple[list[np.ndarray], np.ndarray]:
-    """A[i][c, j]: log weight of o_1..o_{i+1} with o_{i+1} in piece j as its (c+1)-th point there."""
-    m = qs.size
-    L = pc.L
-    loglam = pc.logsize
-    targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
-    Lf = L.astype(np.float64)
-    A = [np.full((1, L.size), -np.inf)]
-    A[0][0] = loglam - beta * np.abs(Lf - targets[0])
-    for i in range(1, m):
-        prev = A[-1]
-        logS = np.logaddexp.reduce(prev, axis=0)
-        cur = np.full((i + 1, L.size), -np.inf)
-        cur[0] = loglam + _cross_logsum(logS, L, float(targets[i]), beta)
-        same = -beta * abs(targets[i])  # o_{i+1} in the same piece: no record between
-        for c in range(1, i + 1):
-            cur[c] = prev[c - 1] + loglam - math.log(c + 1) + same
-        A.append(cur)
-    final = -beta * np.abs(n - Lf - targets[m])
-    return A, final
+class _Forward:
+    """Forward messages of the DP, O(m D) memory.
+
+    ``B[i][j]``: log weight of o_1..o_{i+1} with o_{i+1} the first of its
+    piece j.  The states with o_{i+1} the c-th point of piece j follow from
+    ``B[i - c + 1][j]`` (c - 1 more points in the same piece, no record in
+    between): :meth:`rows` rebuilds them on demand.
+    """
+
+    def __init__(self, pc: Pieces, n: int, qs: np.ndarray, beta: float) -> None:
+        self.m = qs.size
+        self.Lf = pc.L.astype(np.float64)
+        self.loglam = pc.logsize
+        self.targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
+        self.beta = beta
+        # cost of staying in a piece for quantile i: -beta t_i; cumulative for chains
+        self.stay = np.concatenate(([0.0], np.cumsum(-beta * np.abs(self.targets[1:self.m]))))
+        self.B: list[np.ndarray] = [self.loglam - beta * np.abs(self.Lf - self.targets[0])]
+        for i in range(1, self.m):
+            logS = np.logaddexp.reduce(self.rows(i - 1), axis=0)
+            self.B.append(self.loglam + _cross_logsum(logS, pc.L, float(self.targets[i]), beta))
+        self.final = -beta * np.abs(n - self.Lf - self.targets[self.m])
+
+    def rows(self, i: int, cols: slice = slice(None)) -> np.ndarray:
+        """A_i(j, c) for c = 1..i+1 (row c - 1) and the pieces ``cols``."""
+        out = np.empty((i + 1, self.Lf[cols].size))
+        for c in range(1, i + 2):
+            start = i - c + 1  # index of the first point of the chain
+            out[c - 1] = (self.B[start][cols] + (c - 1) * self.loglam[cols] - math.lgamma(c + 1)
+                          + (self.stay[i] - self.stay[start]))
+        return out
+
+    def log_normaliser(self) -> float:
+        return float(np.logaddexp.reduce((self.rows(self.m - 1) + self.final[None, :]).ravel()))
 
 
 def sample_joint(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator,
                  sensitivity: float | None = None) -> np.ndarray:
     """One draw of JointExp (sorted m values) on a validated continuous sample."""
     pc = pieces(s)
-    n = s.n
     delta_u = joint_sensitivity(qs, relation) if sensitivity is None else sensitivity
-    beta = epsilon / (2.0 * delta_u)
-    A, final = _forward(pc, n, qs, beta)
+    fw = _Forward(pc, s.n, qs, epsilon / (2.0 * delta_u))
     m = qs.size
-    Lf = pc.L.astype(np.float64)
-    targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
-    logw = (A[m - 1] + final[None, :]).ravel()
-    state = _gumbel_argmax(logw, gen)
-    c, j = divmod(state, pc.L.size)
+    D1 = pc.L.size
+    state = _gumbel_argmax((fw.rows(m - 1) + fw.final[None, :]).ravel(), gen)
+    c, j = divmod(state, D1)
     slots = np.empty(m, dtype=np.int64)
     slots[m - 1] = j
     for i in range(m - 2, -1, -1):
         if c > 0:
             c -= 1
         else:
-            prev = A[i][:, :j]
-            kern = -beta * np.abs(Lf[j] - Lf[:j] - targets[i + 1])
-            logw = (prev + kern[None, :]).ravel()
+            kern = -fw.beta * np.abs(fw.Lf[j] - fw.Lf[:j] - fw.targets[i + 1])
+            logw = (fw.rows(i, slice(0, j)) + kern[None, :]).ravel()
             c, j = divmod(_gumbel_argmax(logw, gen), j)
         slots[i] = j
     out = pc.lo[slots] + gen.random(m) * (pc.hi[slots] - pc.lo[slots])
@@ -138,13 +148,10 @@ def joint_log_density(s: Sample, qs: np.ndarray, epsilon: float, relation: str, 
     pc = pieces(s)
     n = s.n
     delta_u = joint_sensitivity(qs, relation) if sensitivity is None else sensitivity
-    beta = epsilon / (2.0 * delta_u)
-    A, final = _forward(pc, n, qs, beta)
-    logZ = float(np.logaddexp.reduce((A[-1] + final[None, :]).ravel()))
+    fw = _Forward(pc, n, qs, epsilon / (2.0 * delta_u))
     below = np.searchsorted(s.values, o, side="left")
     g = np.diff(np.concatenate(([0], np.concatenate(([0], np.cumsum(s.counts)))[below], [n])))
-    targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
-    return float(-beta * np.abs(g - targets).sum() - logZ)
+    return float(-fw.beta * np.abs(g - fw.targets).sum() - fw.log_normaliser())
 
 
 def _gumbel_argmax(logw: np.ndarray, gen: np.random.Generator) -> int:
