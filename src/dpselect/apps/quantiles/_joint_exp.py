@@ -110,8 +110,10 @@ class _Forward:
         out = np.empty((i + 1, self.Lf[cols].size))
         for c in range(1, i + 2):
             start = i - c + 1  # index of the first point of the chain
-            out[c - 1] = (self.B[start][cols] + (c - 1) * self.loglam[cols] - math.lgamma(c + 1)
-                          + (self.stay[i] - self.stay[start]))
+            row = self.B[start][cols] + (self.stay[i] - self.stay[start])
+            if c > 1:  # (c - 1) log lambda: never 0 * (-inf) for a zero-length piece
+                row = row + (c - 1) * self.loglam[cols] - math.lgamma(c + 1)
+            out[c - 1] = row
         return out
 
     def log_normaliser(self) -> float:
