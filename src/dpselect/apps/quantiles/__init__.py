@@ -11,8 +11,9 @@
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
   median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 
-Neighbour relation: add/remove one record (percentiles, Duff); replace one record for the
-order-statistic sensitivities and their baselines.
+Neighbour relation: add/remove one record (percentiles, quantiles, Duff; ``relation="replace"``
+is offered by the percentile and quantile functions); replace one record for the
+order-statistic sensitivities and their baselines.  The one name for a 1-D sample is ``x``.
 
 Examples
 --------

@@ -379,6 +379,8 @@ def private_percentile(
                                 integer=integer, relation=relation, rng=rng, accountant=accountant)
     if bounds is not None:
         raise ValueError("give one of grid and bounds, not both")
+    if integer is not None:
+        raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,
                               rank_convention=rank_convention)
     mech = resolve_mechanism(mechanism, epsilon, delta)
