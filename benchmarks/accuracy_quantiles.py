@@ -31,8 +31,10 @@ Joseph & Kulesza 2021; sampled with the library's exact JointExp sampler) and
 IndExp (nine Smith mechanisms at eps/9).
 
 Ours and Smith: exact expected errors per subsample (closed forms); the
-others one draw per subsample.  A cell is a win when ours' MAE <= the best peer's MAE + 2 standard errors
-of the difference (the noise tolerance).  Printed: the table, wins per eps,
+others one draw per subsample.  A cell is a win when ours' MAE <= every peer's MAE + 2 standard errors
+of the difference (the noise tolerance); a sampled peer is compared with
+ours sampled the same way (a sampled peer's 20 zero errors are no evidence
+of a smaller expected error than ours' exact 1e-8).  Printed: the table, wins per eps,
 the worst cells.
 """
 
@@ -54,6 +56,8 @@ PS = (10, 25, 50, 75, 90, 99)
 EPSILONS = (0.1, 1.0, 10.0)
 SIZES = (1000, 10_000)
 DECILES = np.arange(1, 10) / 10
+#: Columns holding exact expected errors (the others are sampled, one draw per subsample).
+EXACT = ("ours", "Smith")
 
 
 def load_columns(data_dir: Path) -> dict[str, tuple[np.ndarray, tuple[float, float], bool]]:
@@ -186,6 +190,8 @@ def run_single(cols, seeds: int, peers: dict) -> list[dict]:
                     gen = np.random.default_rng([ci, n, p, int(eps * 10)])
                     res = {
                         "ours": mean_se([Q.quantile_expected_error(x, q, eps, bounds=bounds) for x in subs]),
+                        "ours~": mae(np.array([Q.private_quantile(x, q, eps, bounds=bounds, rng=gen)
+                                               for x in subs]), truth),
                         "Smith": mean_se([smith_expected_error(x, q, eps, bounds, t) for x, t in zip(subs, truth)]),
                     }
                     for pname, f in peers.items():
@@ -227,15 +233,17 @@ def report(rows: list[dict], peers: list[str], title: str) -> None:
         present = [k for k in peers if k in r and np.isfinite(r[k][0])]
         if not present:
             continue
+        win = True
+        for k in present:  # exact peers against ours' exact error, sampled ones against ours sampled
+            m_o, se_o = r["ours" if k in EXACT or "ours~" not in r else "ours~"]
+            win &= m_o <= r[k][0] + 2 * np.hypot(se_o, r[k][1])
         best = min(present, key=lambda k: r[k][0])
-        m_o, se_o = r["ours"]
-        m_b, se_b = r[best]
-        win = m_o <= m_b + 2 * np.hypot(se_o, se_b)
+        m_o, m_b = r["ours"][0], r[best][0]
         wins[r["eps"]][0] += int(win)
         wins[r["eps"]][1] += 1
         worst.append(((m_o + 1e-12) / (m_b + 1e-12), r, best))
     total = [sum(w[0] for w in wins.values()), sum(w[1] for w in wins.values())]
-    print(f"wins vs best of {peers} (MAE <= best + 2 SE): " + ", ".join(
+    print(f"wins vs every one of {peers} (MAE <= peer + 2 SE; sampled peers vs ours sampled): " + ", ".join(
         f"eps={e:g}: {w[0]}/{w[1]}" for e, w in wins.items()) + f"; total {total[0]}/{total[1]}")
     worst.sort(key=lambda t: -t[0])
     print("worst cells (ours / best peer):")
@@ -251,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--diffprivlib", action="store_true",
                     help="also sample diffprivlib (its law is Smith's, computed exactly anyway)")
     ap.add_argument("--quick", action="store_true", help="three columns, 10 seeds")
+    ap.add_argument("--single-only", action="store_true", help="skip the deciles")
     args = ap.parse_args(argv)
     data_dir = Path(os.environ.get("DPSELECT_DATA", "/work/shared/data"))
     cols = load_columns(data_dir)
@@ -263,9 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.process_time()
     single = run_single(cols, args.seeds, peers)
     report(single, ["Smith", *peers], "single quantiles")
-    deciles = run_deciles(cols, args.multi_seeds)
-    report(deciles, ["JointExp"], "nine deciles vs JointExp")
-    report([{k: v for k, v in r.items() if k != "JointExp"} for r in deciles], ["IndExp"], "nine deciles vs IndExp")
+    if not args.single_only:
+        deciles = run_deciles(cols, args.multi_seeds)
+        report(deciles, ["JointExp"], "nine deciles vs JointExp")
+        report([{k: v for k, v in r.items() if k != "JointExp"} for r in deciles], ["IndExp"],
+               "nine deciles vs IndExp")
     med = [r for r in single if r["p"] == 50 and "OpenDP" in r and r["col"] not in ("gamma/fLength", "gamma/fAlpha")]
     if med:
         report(med, ["OpenDP"], "integer medians vs OpenDP")

@@ -140,8 +140,9 @@ def test_jitter_floor_is_the_order_statistic():
 
 
 def test_default_method_is_public():
-    assert QM.choose_method(9, None, 1.0, False) == "joint"
-    assert QM.choose_method(200, None, 1.0, True) == "recursive"
+    assert QM.choose_method(9, 1.0) == "joint"
+    assert QM.choose_method(9, 0.1) == "recursive"
+    assert QM.choose_method(200, 1.0) == "recursive"
 
 
 def test_joint_zero_length_pieces_never_nan():
