@@ -1,23 +1,29 @@
-"""A private decision tree on adult-like data, charged to one privacy budget.
+"""A private decision tree on adult-like data: model selection and the final fit on one budget.
 
 The data are synthetic, shaped like the UCI Adult census extract (age,
 years of education, hours worked per week, sex; label: income > 50k).  The
 feature bounds and the class labels are public (what the fields can hold),
 so nothing about them is read from the data.
 
-An ``Accountant`` holds the total budget of the analysis.  Each ``fit``
-charges it before drawing any randomness; a fit that would exceed the budget
-raises ``BudgetExceededError`` and releases nothing.
+An ``Accountant`` holds the total budget of the analysis and is given to the
+estimator's constructor, so every clone charges it: a ``GridSearchCV`` over
+2 depths x 5 folds charges 10 fits, then the final tree charges its own
+epsilon.  Each fit is charged before any randomness is drawn; a fit that
+would exceed the budget raises ``BudgetExceededError`` and releases nothing.
+(The cross-validated scores are computed on the private data: they are
+released too, which is why the search is charged.)
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.model_selection import GridSearchCV
 
 import dpselect
 from dpselect.apps.trees import DPDecisionTreeClassifier
 
-BUDGET = 1.5
+BUDGET = 2.0
+SEARCH_EPSILON = 0.1  # per fit of the model selection
 BOUNDS = [(17.0, 90.0), (1.0, 16.0), (1.0, 99.0)]  # age, education years, hours per week
 CLASSES = [0, 1]
 
@@ -38,18 +44,25 @@ def main() -> None:
     X_test, y_test = adult_like(5_000, rng)
 
     accountant = dpselect.Accountant(BUDGET)
-    clf = DPDecisionTreeClassifier(epsilon=1.0, max_depth=3, bounds=BOUNDS, categorical_features={3: [0.0, 1.0]},
-                                   classes=CLASSES, random_state=0)
-    clf.fit(X_train, y_train, accountant=accountant)
+    base = DPDecisionTreeClassifier(epsilon=SEARCH_EPSILON, mechanism="pf", bounds=BOUNDS,
+                                    categorical_features={3: [0.0, 1.0]}, classes=CLASSES, random_state=0,
+                                    accountant=accountant)
+    search = GridSearchCV(base, {"max_depth": [2, 3]}, cv=5, refit=False).fit(X_train, y_train)
+    depth = search.best_params_["max_depth"]
+    print(f"model selection spent: {accountant.spent.epsilon:g} over {len(accountant.charges)} fits")
+    print(f"chosen max_depth: {depth}")
+
+    clf = base.set_params(epsilon=0.5, max_depth=depth)  # the same accountant
+    clf.fit(X_train, y_train)
     print(f"tree spent: {clf.privacy_}")
     print(f"test accuracy: {clf.score(X_test, y_test):.3f}")
     print(f"majority-class rate: {max(np.mean(y_test), 1 - np.mean(y_test)):.3f}")
     print(f"budget remaining: {accountant.remaining.epsilon:g}")
 
-    second = DPDecisionTreeClassifier(epsilon=1.0, max_depth=3, bounds=BOUNDS, categorical_features={3: [0.0, 1.0]},
-                                      classes=CLASSES, random_state=1)
+    second = DPDecisionTreeClassifier(epsilon=1.0, max_depth=depth, bounds=BOUNDS, categorical_features={3: [0.0, 1.0]},
+                                      classes=CLASSES, random_state=1, accountant=accountant)
     try:
-        second.fit(X_train, y_train, accountant=accountant)
+        second.fit(X_train, y_train)
     except dpselect.BudgetExceededError:
         print("second tree refused: BudgetExceededError")
 

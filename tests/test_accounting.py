@@ -28,6 +28,7 @@ from dpselect.accounting import (
     sps_split,
     zcdp_to_dp,
 )
+from dpselect.accounting.composition import zcdp_epsilon
 from dpselect.noise import PolynomialTail
 
 # Student's t_3 constants (SPEC §2.4, Bun-Steinke Thm 31): L_s = (d+1)/(2 sqrt d), L_d = d + 1
@@ -120,6 +121,21 @@ def test_laplace_beta_is_the_largest_feasible(m, delta):
     if m * beta < eps_d * (1 - 1e-9):
         bigger = beta * (1 + 1e-6)
         assert stats.gamma.logsf((eps_d + m * bigger) / math.expm1(bigger), m) > math.log(delta)
+
+
+def test_laplace_beta_never_exceeds_eps_d_by_rounding():
+    """eps_d / m can round up (m = 45, eps_d = 0.11875: 45 * (0.11875 / 45) > 0.11875), which made
+    laplace_selection_privacy refuse the calibrated beta; the cap is now the largest float with m beta <= eps_d."""
+    m, eps_d = 45, 0.11875
+    assert m * (eps_d / m) > eps_d  # the rounding this guards against
+    beta = laplace_selection_beta(m, eps_d, 1e-6)
+    assert m * beta <= eps_d
+    laplace_selection_privacy(eps_d, beta, m, eps_d)  # no "eps_d must be >= m beta"
+    for m in range(2, 120):
+        for eps_d in np.linspace(0.01, 3.0, 25):
+            beta = laplace_selection_beta(m, float(eps_d), 1e-6)
+            assert m * beta <= eps_d
+            assert laplace_selection_privacy(1.0, beta, m, float(eps_d)).delta <= 1e-6 * (1 + 1e-12)
 
 
 def test_laplace_paper_worked_example():
@@ -218,16 +234,21 @@ def test_accountant_exact_sequential_composition():
 def test_accountant_composes_zcdp_in_rho():
     rho, delta = 0.01, 1e-6
     one = Privacy(zcdp_to_dp(rho, delta), delta, None, "lln", rho)
+    # composed alone (no budget delta to spend): converted once at the charges' own deltas
+    own = Accountant.compose([one, one])
+    expected = 2 * rho + 2 * math.sqrt(2 * rho * math.log(1 / (2 * delta)))  # Bun-Steinke's conversion
+    assert own.epsilon == pytest.approx(zcdp_epsilon(2 * rho, 2 * delta), rel=1e-12) and own.epsilon <= expected
+    assert own.delta == pytest.approx(2 * delta)
+    assert own.epsilon < 2 * one.epsilon  # never worse than adding the epsilons
+    # an accountant converts at the delta its budget has left (here all of it: 1e-3)
     acc = Accountant(math.inf, 1e-3)
     acc.spend(one)
     acc.spend(one)
-    expected = 2 * rho + 2 * math.sqrt(2 * rho * math.log(1 / (2 * delta)))
-    assert acc.spent.epsilon == pytest.approx(expected, rel=1e-12)
-    assert acc.spent.epsilon < 2 * one.epsilon  # never worse than adding the epsilons
-    assert acc.spent.delta == pytest.approx(2 * delta)
+    at_budget = zcdp_epsilon(2 * rho, 1e-3)
+    assert acc.spent.epsilon == pytest.approx(at_budget, rel=1e-12) and acc.spent.delta == pytest.approx(1e-3)
     # mixed with a pure charge: the pure epsilon adds on top
     acc.spend(Privacy(0.25))
-    assert acc.spent.epsilon == pytest.approx(expected + 0.25, rel=1e-12)
+    assert acc.spent.epsilon == pytest.approx(at_budget + 0.25, rel=1e-12)
 
 
 def test_accountant_overspend_records_nothing():

@@ -137,3 +137,50 @@ def test_subnormal_epsilon_is_named(factory):
     with pytest.raises(ValueError, match=r"epsilon1? must be at least"):
         factory(1e-320)
     factory(1e-300)  # the smallest normal floats are fine
+
+
+# ---------------------------------------------------------------- argument checks of the analysis functions
+
+
+@pytest.mark.parametrize(("mech", "pairs", "error", "match"), [
+    (dpselect.PermuteAndFlip(1.0), [([1, 2, 3], [1, 2, 4])], TypeError, r"pairs\[0\]\[0\] must be a SelectionProblem"),
+    (dpselect.PermuteAndFlip(1.0), [1], TypeError, r"pairs\[0\] must be an \(x, y\) pair"),
+    (dpselect.PermuteAndFlip(1.0), 3, TypeError, "pairs must be an iterable"),
+    (object(), [], TypeError, "mech must be a mechanism"),
+])
+def test_audit_names_its_bad_arguments(mech, pairs, error, match):
+    from dpselect.analysis import audit
+
+    with pytest.raises(error, match=match):
+        audit(mech, pairs)
+
+
+def test_audit_rejects_negative_tolerance():
+    from dpselect.analysis import audit
+
+    p = dpselect.SelectionProblem([1.0, 0.0])
+    with pytest.raises(ValueError, match="tol must be"):
+        audit(dpselect.PermuteAndFlip(1.0), [(p, p)], tol=-1.0)
+
+
+def test_accountant_remaining_numbers_beside_the_privacy():
+    acc = dpselect.Accountant(2.0, delta=1e-6)
+    acc.spend(dpselect.Privacy(0.5))
+    assert isinstance(acc.remaining_epsilon, float) and acc.remaining_epsilon == pytest.approx(1.5)
+    assert acc.remaining_delta == pytest.approx(1e-6)
+    assert acc.remaining.epsilon == acc.remaining_epsilon
+
+
+def test_messages_print_plain_numbers_and_each_shape_once():
+    from dpselect.apps.quantiles import private_percentile
+
+    with pytest.raises(ValueError) as exc:
+        private_percentile([150.0], 50, 1.0, np.linspace(0.0, 100.0, 11))
+    assert "np.float64" not in str(exc.value) and "[0, 100]" in str(exc.value)
+    pytest.importorskip("sklearn")
+    from dpselect.apps.trees import DPDecisionTreeClassifier
+
+    X = np.zeros((6, 3))
+    with pytest.raises(ValueError) as exc:
+        DPDecisionTreeClassifier(epsilon=1.0, bounds=np.zeros((2, 2)), classes=[0, 1]).fit(X, [0, 1] * 3)
+    assert str(exc.value).count("(3, 2)") == 1

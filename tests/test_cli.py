@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("typer")
@@ -198,7 +199,7 @@ def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
 
 @pytest.mark.parametrize("extra, match", [
     (["--column", "nope", "--epsilon", "1"], "--column 'nope' not in"),
-    (["--column", "name", "--epsilon", "1"], "--column 'name' must be numeric"),
+    (["--column", "name", "--epsilon", "1", "--utility", "majority"], "--column 'name' must be numeric"),
     (["--column", "score", "--epsilon", "1", "--utility", "majority"], "integer counts"),
     (["--column", "votes", "--epsilon", "1", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
     (["--column", "votes", "--epsilon", "1", "--delta", "-0.1"], "--delta"),
@@ -260,3 +261,88 @@ def test_console_entry_point_subprocess():
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "dpselect: error: unknown experiment 'nope'; choose one of: percentile, median, tdt, tree, forest, all"]
+
+
+# ------------------------------------------------------------------ select on raw labels (votes)
+
+
+def _votes_file(tmp_path: Path) -> Path:
+    path = tmp_path / "votes.csv"
+    path.write_text("party,age\n" + "".join(f"{p},{a}\n" for p, a in
+                                             [("red", 30)] * 7 + [("blue", 41)] * 2 + [("green", 55)]))
+    return path
+
+
+def test_select_majority_from_raw_labels_prints_the_winner_and_no_count(tmp_path, capsys):
+    path = _votes_file(tmp_path)
+    code, out, err = run(["select", str(path), "--column", "party", "--epsilon", "5", "--seed", "0",
+                          "--candidates", "red,green,blue,purple"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == "selected: red"
+    assert "1-DP" not in out and "5-DP [add_remove]" in out
+    shown = out.replace("5-DP", "").replace("add_remove", "").replace("§2.6", "")
+    for private in ("7", "10", "(row "):  # the counts, the number of records, a row index
+        assert private not in shown, out
+
+
+def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
+    from conftest import assert_frequencies_match
+    from dpselect.apps.counts import label_counts
+
+    path = _votes_file(tmp_path)
+    cands = ["red", "green", "blue"]
+    law = dpselect.PermuteAndFlip(0.4).probabilities(dpselect.SelectionProblem(
+        label_counts(["red"] * 7 + ["blue"] * 2 + ["green"], cands), monotone=True))
+    picks = []
+    for seed in range(600):
+        code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
+                            "--candidates", ",".join(cands)], capsys)
+        picks.append(cands.index(out.splitlines()[0].removeprefix("selected: ")))
+    assert_frequencies_match(np.array(picks), law)
+
+
+def test_select_votes_without_candidates_warns_and_claims_no_guarantee(tmp_path, capsys):
+    code, out, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1"], capsys)
+    assert code == 0
+    assert "NO privacy guarantee" in err
+    assert "inf-DP" in out
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--candidates", "red,,blue"], "--candidates"),
+    (["--candidates", "red,red"], "--candidates must be distinct"),
+    (["--utility", "votes", "--column", "nope"], "--column 'nope'"),
+])
+def test_select_votes_bad_options_are_one_line_errors(tmp_path, capsys, extra, match):
+    argv = ["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1", *extra]
+    code, _, err = run(argv, capsys)
+    assert_one_line_error(code, err, match)
+
+
+def test_candidates_only_with_votes(tmp_path, capsys):
+    code, _, err = run(["select", str(_votes_file(tmp_path)), "--column", "age", "--epsilon", "1",
+                        "--candidates", "a,b"], capsys)
+    assert_one_line_error(code, err, "--candidates applies to --utility votes")
+
+
+def test_the_getting_started_select_command_runs_as_written(tmp_path, capsys, monkeypatch):
+    page = (Path(__file__).resolve().parents[1] / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    line = next(ln for ln in page.splitlines() if ln.startswith("dpselect select votes.csv"))
+    argv = line.split("#")[0].split()[1:]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "votes.csv").write_text("party\n" + "red\n" * 9 + "green\n" * 2 + "blue\n")
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert out.startswith("selected: ") and "[add_remove]" in out and "inf-DP" not in out
+
+
+@pytest.mark.parametrize("out, match", [
+    ("{file}", "is not a directory"),
+    ("{file}/sub", "is not a writable directory"),
+])
+def test_reproduce_checks_out_before_any_work(tmp_path, capsys, out, match):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    code, _, err = run(["reproduce", "tree", "--quick", "--out", out.format(file=blocker)], capsys)
+    assert_one_line_error(code, err, match)
+    assert "tasks" not in err

@@ -149,7 +149,7 @@ def test_rank_distance_closed_form_matches_sorting_on_random_data():
         pr = pct.percentile_problem(data, p, grid, utility="rank", rank_convention=conv, relation="replace")
         np.testing.assert_array_equal(pr.scores, -expect)
         assert pr.global_sensitivity == 1.0 and not pr.monotone and pr.relation == "replace"
-        assert pr.labels == grid.tolist()
+        assert pr.labels == tuple(grid.tolist())
         assert pct.true_percentile(data, p, grid, rank_convention=conv) == x[k - 1]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html as html_lib
 import importlib.util
 import logging
 import os
@@ -136,22 +137,64 @@ def test_docstrings_are_valid_numpydoc(relpath: str) -> None:
     assert not messages, "\n".join(messages)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
-                    reason="mkdocs is not installed (pip install -e '.[docs]')")
-def test_site_builds_strict(tmp_path) -> None:
-    """``mkdocs build --strict`` (warnings are errors) succeeds."""
+_HAVE_MKDOCS = shutil.which("mkdocs") is not None or importlib.util.find_spec("mkdocs") is not None
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site built once with ``mkdocs build --strict`` (warnings are errors)."""
+    if not _HAVE_MKDOCS:
+        pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")
+    out = tmp_path_factory.mktemp("site")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    html = (tmp_path / "site" / "mathematics" / "index.html").read_text(encoding="utf-8")
+    return out
+
+
+@pytest.mark.slow
+def test_site_builds_strict_and_resolves_citations(site: Path) -> None:
+    html = (site / "mathematics" / "index.html").read_text(encoding="utf-8")
     ids = set(re.findall(r'id="([^"]+)"', html))
     missing = sorted(f"{kind} {n}" for kind, n in _citations()
                      if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in ids)
     assert not missing, f"cited in src/ but no such anchor in the built mathematics page: {missing}"
+
+
+def _visible_text(page: str) -> str:
+    """The page's HTML without <script>/<style> bodies and tags (what a reader sees)."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+@pytest.mark.slow
+def test_built_pages_show_no_raw_restructuredtext(site: Path) -> None:
+    """No page shows an RST role (``:func:`x```), an RST table rule or an RST directive as text."""
+    bad: list[str] = []
+    for page in sorted(site.rglob("*.html")):
+        text = _visible_text(page.read_text(encoding="utf-8"))
+        rel = page.relative_to(site)
+        for pattern, what in [(r":(?:func|class|mod|meth|attr|data|obj|exc|math):", "role"),
+                              (r"^\s*={3,}(?:\s+={3,})+\s*$", "RST table rule"),
+                              (r"\.\. (?:math|note|warning|code-block)::", "directive")]:
+            hits = re.findall(pattern, text, flags=re.M)
+            if hits:
+                bad.append(f"{rel}: {len(hits)} x {what}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.slow
+def test_math_is_typeset_and_links_point_at_pages(site: Path) -> None:
+    """Formulas reach MathJax (arithmatex spans), and no link targets a Markdown source file."""
+    math_page = (site / "mathematics" / "index.html").read_text(encoding="utf-8")
+    assert math_page.count('class="arithmatex"') >= 10
+    assert "mathjax" in math_page.lower()
+    for page in site.rglob("*.html"):
+        links = re.findall(r'href="([^"#]+\.md)(?:#[^"]*)?"', page.read_text(encoding="utf-8"))
+        assert not links, f"{page.relative_to(site)} links to Markdown sources: {links[:3]}"
 
 
 def _python_blocks(page: Path) -> list[str]:

@@ -1,9 +1,9 @@
 """Run the Examples sections of every dpselect module as doctests.
 
 One parametrised test per module (found by walking the package with
-:mod:`pkgutil`), so a failure names the module.  A module whose import fails
-because an *optional* dependency is missing is skipped with that reason;
-any other import error fails the test.
+:mod:`pkgutil`), so a failure names the module.  A module of an optional domain
+whose extra is not installed (its import raises dpselect's MissingExtraError,
+naming the extra) is skipped with that reason; any other import error fails the test.
 """
 
 from __future__ import annotations
@@ -16,12 +16,7 @@ import pkgutil
 import pytest
 
 import dpselect
-
-#: Third-party packages that dpselect may use only as optional extras.  A module
-#: that cannot be imported because one of these is missing is skipped, not failed.
-OPTIONAL_DEPENDENCIES = frozenset(
-    {"bed_reader", "cyvcf2", "pyarrow", "sgkit", "bio2zarr", "diffprivlib", "interpret", "zarr"}
-)
+from dpselect._optional import MissingExtraError
 
 OPTIONFLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
@@ -29,20 +24,15 @@ OPTIONFLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 def _module_names() -> list[str]:
     names = [dpselect.__name__]
     for info in pkgutil.walk_packages(dpselect.__path__, prefix=dpselect.__name__ + "."):
-        # ``__main__`` runs the command-line interface on import: nothing to test there.
-        if info.name.rsplit(".", 1)[-1] != "__main__":
-            names.append(info.name)
+        names.append(info.name)
     return sorted(names)
 
 
 def _import(name: str):
     try:
         return importlib.import_module(name)
-    except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
-        missing = (exc.name or "").split(".")[0]
-        if missing in OPTIONAL_DEPENDENCIES:
-            pytest.skip(f"{name} needs the optional dependency {missing!r}")
-        raise
+    except MissingExtraError as exc:  # pragma: no cover - depends on the environment
+        pytest.skip(f"{name}: {exc}")
 
 
 @pytest.mark.parametrize("name", _module_names())

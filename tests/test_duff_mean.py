@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from conftest import assert_frequencies_match
-from dpselect.apps.quantiles import _duff_mean as MEAN
 from dpselect.apps import quantiles as M
+from dpselect.apps.quantiles import _duff_mean as MEAN
 
 # ---------------------------------------------------------------------------
 # Duff mean

@@ -90,17 +90,11 @@ def test_audit_your_mechanism() -> None:
     assert broken.endswith(": VIOLATION") and loss_bad > 1.0
 
 
-def _fit_takes_accountant() -> bool:
-    from dpselect.apps.trees import DPDecisionTreeClassifier
-
-    return "accountant" in inspect.signature(DPDecisionTreeClassifier.fit).parameters
-
-
-@pytest.mark.skipif(not _fit_takes_accountant(),
-                    reason="DPDecisionTreeClassifier.fit(..., accountant=) is not in this version yet")
 def test_dp_tree_budget() -> None:
     out = run("dp_tree_budget.py")
-    assert value(out, "tree spent").startswith("1-DP")
+    assert value(out, "model selection spent") == "1 over 10 fits"  # 2 depths x 5 folds x 0.1
+    assert value(out, "chosen max_depth") in ("2", "3")
+    assert value(out, "tree spent").startswith("0.5-DP")
     assert 0.0 <= float(value(out, "test accuracy")) <= 1.0
     assert float(value(out, "budget remaining")) == pytest.approx(0.5)
     assert value(out, "second tree refused") == "BudgetExceededError"

@@ -138,7 +138,7 @@ def _shrink(monkeypatch, name: str) -> None:
 def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
     import csv
 
-    from dpselect.experiments.report import claim_counts
+    from dpselect.experiments.report import claim_counts, finding_counts
 
     _shrink(monkeypatch, name)
     res = runner.reproduce(name, quick=True, out=tmp_path, seed=1, workers=1, progress=False)
@@ -158,11 +158,17 @@ def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
     assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     report = (out / "report.md").read_text(encoding="utf-8")
     ok, bad, none = claim_counts(res.claims)
-    assert ok + bad + none == len(res.claims) > 0
-    assert f"{len(res.claims)} claims: {ok} reproduced (✓), {bad} not reproduced (✗), {none} not evaluated (–)." \
-        in report
+    holds, fails, open_ = finding_counts(res.claims)
+    assert ok + bad + none + holds + fails + open_ == len(res.claims) > 0
+    assert f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), " \
+           f"{none} not evaluated (–)." in report
     section = report.split("## Claims", 1)[1].split("\n## ", 1)[0]
-    assert section.count("| ✓ |") == ok and section.count("| ✗ |") == bad and section.count("| – |") == none
+    assert section.count("| ✓ |") == ok and section.count("| ✗ |") == bad
+    assert section.count("| + |") == holds and section.count("| ○ |") == fails
+    assert section.count("| – |") == none + open_
+    for c in res.claims:  # a finding about a baseline the paper does not have never gets a paper mark
+        if "not in the paper" in c.published or c.published.startswith("paper: "):
+            assert c.kind == "new" and c.mark in "+○–"
     assert "- data: embedded data only" in report and res.data_files == []
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count('src="data:image/png;base64,') == len(pngs) == report.count("![")
@@ -281,12 +287,12 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
     results = runner.reproduce_all(quick=True, out=tmp_path, seed=0, workers=1, progress=False)
     assert [r.name for r in results] == list(runner.EXPERIMENTS)
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "| experiment | claim | ours | published | ✓/✗ |" in text
+    assert "| experiment | claim | ours | published | result |" in text
     for name in runner.EXPERIMENTS:
         assert f"{name}/report.md" in text
     claims = [c for r in results for c in r.claims]
-    ok, bad, none = (sum(c.ok is v for c in claims) for v in (True, False, None))
-    assert f"**Summary:** {len(claims)} claims: {ok} reproduced (✓), {bad} not reproduced (✗), " \
+    ok, bad, none = (sum(c.ok is v and c.kind == "paper" for c in claims) for v in (True, False, None))
+    assert f"**Summary:** {ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), " \
            f"{none} not evaluated (–)." in text
     assert "## Abbreviations" in text and "- **EM**: exponential mechanism" in text
     # terms of the experiments' own reports (shown in report.html) are defined too, and only terms used

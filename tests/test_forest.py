@@ -1,4 +1,4 @@
-"""DPRandomForestClassifier (Fletcher–Islam): scikit-learn conformance, privacy, accuracy."""
+"""DPRandomForestClassifier: scikit-learn conformance; the Fletcher–Islam algorithm's privacy and accuracy."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from dpselect.apps.trees._forest import (
     fletcher_islam_depth,
     leaf_problem,
 )
-from dpselect.apps.trees._tabular import SELECTIONS
+from dpselect.apps.trees._params import MECHANISMS
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets
@@ -36,8 +36,13 @@ from test_tree import _bundled, _print_table, _real_datasets
 pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakWarning")
 
 
-@parametrize_with_checks([DPRandomForestClassifier(),
-                          DPRandomForestClassifier(selection="snm_t", n_estimators=4, max_depth=3)])
+def FI(**kw):  # noqa: N802 - the Fletcher-Islam forest (its own tests below)
+    return DPRandomForestClassifier(algorithm="fletcher_islam", **kw)
+
+
+@parametrize_with_checks([DPRandomForestClassifier(), DPRandomForestClassifier(n_estimators=2, max_depth=2),
+                          FI(),
+                          FI(mechanism="snm_t", n_estimators=4, max_depth=3)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # sparse-leaf warnings on sklearn's tiny inputs
@@ -49,11 +54,11 @@ def _blobs(n=3000):
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", MECHANISMS)
 def test_learns_easy_data(selection):
     X, y, b = _blobs()
-    clf = DPRandomForestClassifier(epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2],
-                                   selection=selection, random_state=0)
+    clf = FI(epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2],
+             mechanism=selection, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y)
@@ -67,10 +72,10 @@ def test_learns_easy_data(selection):
 def test_random_state_reproducible():
     X, y, b = _blobs(600)
     kw = dict(bounds=b, classes=[0, 1, 2], max_depth=5)
-    p1 = DPRandomForestClassifier(random_state=1, **kw).fit(X, y).predict_proba(X)
-    p2 = DPRandomForestClassifier(random_state=1, **kw).fit(X, y).predict_proba(X)
+    p1 = FI(random_state=1, **kw).fit(X, y).predict_proba(X)
+    p2 = FI(random_state=1, **kw).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(p1, p2)
-    p3 = DPRandomForestClassifier(random_state=2, **kw).fit(X, y).predict_proba(X)
+    p3 = FI(random_state=2, **kw).fit(X, y).predict_proba(X)
     assert not np.array_equal(p1, p3)
 
 
@@ -79,15 +84,15 @@ def test_bad_inputs():
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        DPRandomForestClassifier(bounds=b).fit(Xn, y)
+        FI(bounds=b).fit(Xn, y)
     for eps in (0, -0.5):
         with pytest.raises(ValueError, match="epsilon"):
-            DPRandomForestClassifier(epsilon=eps, bounds=b).fit(X, y)
+            FI(epsilon=eps, bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"):
-        DPRandomForestClassifier(n_estimators=0, bounds=b).fit(X, y)
-    with pytest.raises(ValueError, match="selection"):
-        DPRandomForestClassifier(selection="xx", bounds=b).fit(X, y)
-    clf = DPRandomForestClassifier(bounds=b, random_state=0).fit(X, y)
+        FI(n_estimators=0, bounds=b).fit(X, y)
+    with pytest.raises(ValueError, match="mechanism"):
+        FI(mechanism="xx", bounds=b).fit(X, y)
+    clf = FI(bounds=b, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         clf.predict(Xn)
 
@@ -118,8 +123,8 @@ def test_records_assigned_by_independent_draws():
     assert (top2[:, 1] > top2[:, 0]).all()  # no tied majorities for this seed
     # with depth 0 each tree is one leaf holding exactly its records; with a huge budget its label is the
     # majority of those records, which we recompute from the expected assignment
-    big = DPRandomForestClassifier(epsilon=500.0, n_estimators=8, max_depth=0, bounds=b, classes=[0, 1, 2],
-                                   selection="em", random_state=seed).fit(X, y)
+    big = FI(epsilon=500.0, n_estimators=8, max_depth=0, bounds=b, classes=[0, 1, 2],
+             mechanism="em", random_state=seed).fit(X, y)
     votes = np.bincount(counts.argmax(axis=1), minlength=3) / 8
     np.testing.assert_allclose(big.predict_proba(X[:1])[0], votes)
 
@@ -128,7 +133,7 @@ def test_records_assigned_by_independent_draws():
 # privacy
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", MECHANISMS)
 def test_audit_leaf_label_selection(selection):
     eps = 0.5
     delta = 1e-3 if selection in ("snm_laplace", "snm_lln") else 0.0
@@ -158,16 +163,16 @@ def test_problem_key_determines_the_majority_problem():
 def test_count_leaf_utility():
     X, y, b = _blobs()
     with pytest.raises(ValueError, match="leaf_utility"):
-        DPRandomForestClassifier(leaf_utility="count", selection="snm_t", bounds=b).fit(X, y)
+        FI(leaf_utility="count", mechanism="snm_t", bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="leaf_utility"):
-        DPRandomForestClassifier(leaf_utility="nope", selection="em", bounds=b).fit(X, y)
-    clf = DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4,
-                                   random_state=0).fit(X, y)
+        FI(leaf_utility="nope", mechanism="em", bounds=b).fit(X, y)
+    clf = FI(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4,
+             random_state=0).fit(X, y)
     assert clf.leaf_utility_ == "count"  # the default with PF
     assert clf.privacy_.epsilon == 1.0 and clf.privacy_.delta == 0.0
     assert clf.score(X, y) > 0.85  # at eps = 1, where the indicator utility is far from it
-    assert DPRandomForestClassifier(selection="snm_t", n_estimators=2, max_depth=1, bounds=b,
-                                    random_state=0).fit(X, y).leaf_utility_ == "indicator"
+    assert FI(mechanism="snm_t", n_estimators=2, max_depth=1, bounds=b,
+              random_state=0).fit(X, y).leaf_utility_ == "indicator"
 
 
 @pytest.mark.parametrize("sel", ["em", "pf"])
@@ -195,8 +200,8 @@ def _as_sensitivity(problem, gs):
 @pytest.mark.parametrize("selection", ["snm_t", "snm_laplace", "snm_lln", "em"])
 def test_privacy_is_one_leaf_query(selection):
     X, y, b = _blobs(500)
-    clf = DPRandomForestClassifier(epsilon=0.8, delta=1e-6, selection=selection, bounds=b, classes=[0, 1, 2],
-                                   n_estimators=8, max_depth=4, random_state=0).fit(X, y)
+    clf = FI(epsilon=0.8, delta=1e-6, mechanism=selection, bounds=b, classes=[0, 1, 2],
+             n_estimators=8, max_depth=4, random_state=0).fit(X, y)
     mech = make_mechanism(selection, 0.8, 1e-6 if selection in ("snm_laplace", "snm_lln") else 0.0)
     one = mech.privacy(leaf_problem([4, 1, 0], clf.leaf_utility_))
     assert math.isclose(clf.privacy_.epsilon, one.epsilon)
@@ -207,7 +212,7 @@ def test_privacy_is_one_leaf_query(selection):
 
 def test_default_shape_spends_a_noisy_record_count():
     X, y, b = _blobs(3000)
-    clf = DPRandomForestClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+    clf = FI(epsilon=2.0, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     count = RECORD_COUNT_SHARE * 2.0
     leaf = make_mechanism("pf", 2.0 - count).privacy(leaf_problem([1, 0, 0], "count"))
     assert math.isclose(clf.privacy_.epsilon, Accountant.compose([leaf, Privacy(count)]).epsilon)
@@ -215,7 +220,7 @@ def test_default_shape_spends_a_noisy_record_count():
     assert abs(clf.n_records_ - 3000) < 200
     assert clf.n_estimators_ == auto_n_estimators(clf.n_records_)
     assert clf.depth_ == auto_forest_depth(clf.n_records_, clf.n_estimators_, fletcher_islam_depth(2, 0))
-    pub = DPRandomForestClassifier(epsilon=2.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0)
+    pub = FI(epsilon=2.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0)
     # 27 = round(sqrt(3000) / 2); Fletcher-Islam depth for 2 continuous features: ceil(ln .5 / ln .5) = 1
     assert pub.fit(X, y).privacy_.epsilon == 2.0 and pub.n_estimators_ == 27 and pub.depth_ == 1
 
@@ -231,17 +236,17 @@ def test_shape_rules():
 def test_mostly_empty_leaves_warn_and_accountant():
     X, y, b = _blobs(500)
     with pytest.warns(UserWarning, match="empty"):
-        DPRandomForestClassifier(n_estimators=32, max_depth=12, n_records=500, bounds=b, classes=[0, 1, 2],
-                                 random_state=0).fit(X, y)
+        FI(n_estimators=32, max_depth=12, n_records=500, bounds=b, classes=[0, 1, 2],
+           random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
+        FI(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     acc = Accountant(1.5)
-    DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y, accountant=acc)
+    FI(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y, accountant=acc)
     gen = np.random.default_rng(3)
     state = gen.bit_generator.state
     with pytest.raises(BudgetExceededError):
-        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], random_state=gen).fit(X, y, accountant=acc)
+        FI(bounds=b, classes=[0, 1, 2], random_state=gen).fit(X, y, accountant=acc)
     assert gen.bit_generator.state == state and math.isclose(acc.spent.epsilon, 1.0)
 
 
@@ -249,8 +254,8 @@ def test_structure_is_data_independent():
     """Two datasets, same seed: identical leaf tables' keys (dense mode) and identical splits."""
     X, y, b = _blobs(800)
     kw = dict(n_estimators=4, max_depth=6, bounds=b, classes=[0, 1, 2], random_state=11)
-    f1 = DPRandomForestClassifier(**kw).fit(X, y)
-    f2 = DPRandomForestClassifier(**kw).fit(X[:100] + 0.3, y[:100])
+    f1 = FI(**kw).fit(X, y)
+    f2 = FI(**kw).fit(X[:100] + 0.3, y[:100])
     assert f1.dense_ and f2.dense_
     np.testing.assert_array_equal(f1._leaf_ids, f2._leaf_ids)
     assert f1._leaf_ids.size == 4 * 2**6
@@ -266,7 +271,7 @@ def test_categorical_multiway_sparse_and_unseen():
     old = forest_mod.DENSE_LEAF_LIMIT
     try:
         forest_mod.DENSE_LEAF_LIMIT = 10_000
-        clf = DPRandomForestClassifier(epsilon=5.0, n_estimators=8, classes=[0, 1], selection="em", random_state=0)
+        clf = FI(epsilon=5.0, n_estimators=8, classes=[0, 1], mechanism="em", random_state=0)
         with pytest.warns(PrivacyLeakWarning, match="occupied"):
             clf.fit(df, y)
     finally:
@@ -286,7 +291,7 @@ def test_pickle_roundtrip_and_dense_labels_cover_all_leaves():
     import pickle
 
     X, y, b = _blobs(400)
-    clf = DPRandomForestClassifier(n_estimators=3, max_depth=3, bounds=b, classes=[0, 1, 2], random_state=0)
+    clf = FI(n_estimators=3, max_depth=3, bounds=b, classes=[0, 1, 2], random_state=0)
     clf.fit(X, y)
     assert clf.n_leaves_ == 3 * 8
     clf2 = pickle.loads(pickle.dumps(clf))
@@ -298,7 +303,7 @@ def test_pickle_roundtrip_and_dense_labels_cover_all_leaves():
 # ---------------------------------------------------------------------------
 
 #: table columns: every selection on the indicator utility, and permute-and-flip on the counts
-COLUMNS = SELECTIONS + ("pf_count",)
+COLUMNS = MECHANISMS + ("pf_count",)
 
 
 def _forest_rows(datasets, epsilons, **params):
@@ -306,12 +311,12 @@ def _forest_rows(datasets, epsilons, **params):
     for name, (X, y, b, classes) in datasets.items():
         for eps in epsilons:
             for col in COLUMNS:
-                kw = (dict(selection="pf", leaf_utility="count") if col == "pf_count"
-                      else dict(selection=col, leaf_utility="indicator"))
+                kw = (dict(mechanism="pf", leaf_utility="count") if col == "pf_count"
+                      else dict(mechanism=col, leaf_utility="indicator"))
                 accs = []
                 for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
-                    clf = DPRandomForestClassifier(epsilon=eps, bounds=b, classes=classes,
-                                                   random_state=1000 * i + 3, **kw, **params)
+                    clf = FI(epsilon=eps, bounds=b, classes=classes,
+                             random_state=1000 * i + 3, **kw, **params)
                     Xtr = X.iloc[tr] if hasattr(X, "iloc") else X[tr]
                     Xte = X.iloc[te] if hasattr(X, "iloc") else X[te]
                     accs.append(clf.fit(Xtr, y[tr]).score(Xte, y[te]))
@@ -354,8 +359,8 @@ def test_smooth_selection_wins_on_large_leaves():
     acc = {}
     for sel in ("snm_t", "snm_laplace", "snm_lln", "sps", "em", "pf"):
         acc[sel] = np.mean([
-            DPRandomForestClassifier(epsilon=1.0, n_estimators=8, max_depth=4, bounds=(0, 1), classes=[0, 1],
-                                     selection=sel, leaf_utility="indicator", random_state=r)
+            FI(epsilon=1.0, n_estimators=8, max_depth=4, bounds=(0, 1), classes=[0, 1],
+               mechanism=sel, leaf_utility="indicator", random_state=r)
             .fit(X[:n], y[:n]).score(X[n:], y[n:])
             for r in range(4)
         ])

@@ -212,7 +212,7 @@ def test_degenerate_cases():
 def test_problem_attributes():
     pr = majority.majority_problem([5, 2, 9], relation="replace", tie_rule="first", labels=["a", "b", "c"])
     assert pr.relation == "replace" and not pr.monotone and pr.global_sensitivity == 1.0
-    assert pr.labels == ["a", "b", "c"]
+    assert pr.labels == ("a", "b", "c")
     np.testing.assert_array_equal(pr.scores, [0, 0, 1])
     np.testing.assert_array_equal(majority.majority_problem([2, 5, 5]).scores, [0, 1, 1])
     np.testing.assert_array_equal(majority.majority_problem([2, 5, 5], tie_rule="first").scores, [0, 1, 0])
@@ -338,7 +338,7 @@ def test_count_utility_problem(rel):
     c = [3, 0, 7, 7]
     pr = majority.majority_problem(c, utility="count", relation=rel, labels=list("abcd"))
     np.testing.assert_array_equal(pr.scores, [3, 0, 7, 7])
-    assert pr.monotone == (rel == "add_remove") and pr.relation == rel and pr.labels == list("abcd")
+    assert pr.monotone == (rel == "add_remove") and pr.relation == rel and pr.labels == tuple("abcd")
     # replace moves one count up and another down: not monotone, EM keeps the 2/eps scale
     em = ExponentialMechanism(1.2).probabilities(pr)
     w = np.exp(np.array(c) * 1.2 / (1.0 if rel == "add_remove" else 2.0))

@@ -148,10 +148,13 @@ def test_accountant_charged_before_randomness(name):
     release, _, make = BASELINES[name]
     x = np.random.default_rng(3).uniform(0, 1, 51)
     claimed = make(1.0).privacy()
-    acc = dpselect.Accountant(10.0, 0.5)
+    # delta budget = the claim's: a zCDP claim is converted at the delta the budget leaves, here its own
+    acc = dpselect.Accountant(10.0, max(claimed.delta, 1e-9))
     release(x, 1.0, bounds=(0.0, 1.0), rng=0, accountant=acc)
-    assert acc.spent.epsilon == pytest.approx(claimed.epsilon) and acc.spent.delta == pytest.approx(claimed.delta)
-    small = dpselect.Accountant(0.5, 0.5)
+    # (a zCDP claim may come out tighter: the accountant's conversion is never above the claim's)
+    assert acc.spent.epsilon <= claimed.epsilon * (1 + 1e-12) and acc.spent.delta == pytest.approx(claimed.delta)
+    assert acc.spent.epsilon > 0.8 * claimed.epsilon
+    small = dpselect.Accountant(0.5, max(claimed.delta, 1e-9))
     gen = np.random.default_rng(5)
     state = gen.bit_generator.state
     with pytest.raises(BudgetExceededError):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import integrate, stats
 
+from dpselect.accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
 from dpselect.noise import (
     Exponential,
     Gumbel,
@@ -20,10 +21,6 @@ from dpselect.noise import (
     OneSided,
     PolynomialTail,
     StudentT,
-    dp_to_zcdp,
-    laplace_smooth_delta,
-    nrs_laplace_parameters,
-    zcdp_to_dp,
 )
 
 SYMMETRIC = [Laplace(), StudentT(1), StudentT(3), StudentT(30), LaplaceLogNormal(0.3), LaplaceLogNormal(1.0)]

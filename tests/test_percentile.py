@@ -190,7 +190,7 @@ def test_histogram_path_equals_raw_path():
 def test_problem_attributes_and_loss():
     grid = np.array([10, 20, 30, 40])
     pr = pct.percentile_problem([12, 19, 31, 33, 40], 50, grid)
-    assert pr.labels == [10, 20, 30, 40] and pr.global_sensitivity == 1.0 and not pr.monotone
+    assert pr.labels == (10, 20, 30, 40) and pr.global_sensitivity == 1.0 and not pr.monotone
     np.testing.assert_array_equal(pr.scores, [0, 1, 0, 0])
     assert pr.relation == "add_remove"
     loss = pct.absolute_error_loss(grid, 20)
@@ -260,7 +260,7 @@ def test_paper_problem_warns_and_reproduces_the_code():
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
         pr = pct.paper_problem(x, 50)
     np.testing.assert_array_equal(pr.scores, [0, 1, 1, 1, 1, 1, 0, 0])
-    assert pr.labels == [1, 3, 3, 3, 3, 3, 5, 9]
+    assert pr.labels == (1, 3, 3, 3, 3, 3, 5, 9)
     # j_l = 3 (positions 1..3), j_g = 1 (position 5): j = 1, S = e^{-3 beta}
     assert pr.smooth_sensitivity(0.4) == pytest.approx(math.exp(-1.2))
     with pytest.warns(PrivacyLeakWarning):

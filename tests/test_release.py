@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
+from dpselect.accounting import laplace_smooth_delta, nrs_laplace_parameters
 from dpselect.analysis import ErrorDistribution, error_distribution
 from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
-from dpselect.noise import LaplaceLogNormal, laplace_smooth_delta, nrs_laplace_parameters
+from dpselect.noise import LaplaceLogNormal
 from dpselect.privacy import Privacy
 
 PURE_CONFIGS = [
@@ -157,7 +158,7 @@ def test_hockey_laplace_matches_quadrature():
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0, 20.0, 50.0])
 @pytest.mark.parametrize("delta", [1e-6, 1e-3])
 def test_laplace_release_audit(k, eps, delta):
-    mech = SmoothSensitivityRelease(eps, delta, noise="laplace", kappa=k / 2)
+    mech = SmoothSensitivityRelease(eps, delta, noise="laplace", kappa=k / 2, granularity=0)  # continuous law
     alpha, beta = mech.parameters()
     assert alpha == pytest.approx(k * eps / 2)
     assert eps >= alpha + beta
@@ -356,18 +357,13 @@ def test_bad_kappa(k, noise):
         SmoothSensitivityRelease(1.0, delta, noise=noise, kappa=k)
 
 
-def test_deprecated_k_and_exact_spellings():
-    """YS's k = 2 kappa and calibration="exact" still work for one release, with a DeprecationWarning."""
-    with pytest.warns(DeprecationWarning, match="kappa"):
-        old = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, k=0.6)
-    new = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, kappa=0.3)
-    assert old.parameters() == new.parameters() and old.kappa == 0.3 and new.k == pytest.approx(0.6)
-    with pytest.warns(DeprecationWarning, match="proven"):
-        ex = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", calibration="exact")
-    assert ex.calibration == "proven"
-    with pytest.warns(DeprecationWarning):
-        with pytest.raises(ValueError, match=r"\bk\b"):
-            SmoothSensitivityRelease(1.0, noise="polynomial", k=2.0)
+def test_removed_k_and_exact_spellings_are_refused():
+    """The split is ``kappa`` only (YS's k = 2 kappa is gone) and "exact" is no calibration name."""
+    with pytest.raises(TypeError, match=r"\bk\b"):
+        SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, k=0.6)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="calibration"):
+        SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", calibration="exact")
+    assert not hasattr(SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4, kappa=0.3), "k")
 
 
 @settings(max_examples=60, deadline=None)
@@ -425,7 +421,7 @@ def test_delta_rules_and_other_checks():
     with pytest.raises(TypeError, match="sensitivity"):
         mech.release(0.0, "1.0")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        mech.k = 0.5  # frozen
+        mech.kappa = 0.5  # frozen
 
 
 # ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -38,12 +39,13 @@ def test_markdown_subset_is_rendered_and_escaped(tmp_path):
     md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n"
           "- item 1\n- item 2\n\n"
           "| a | b \\| c | ✓/✗ |\n|---|---|:-:|\n| 1 <br>*note* | 2 | ✓ |\n\n![f](f.png)\n")
-    out = html.markdown_to_html(md, tmp_path)
+    out = html.markdown_to_html(md, tmp_path).replace("\n", "")
     assert "<h1>Title &lt;x&gt;</h1>" in out
     assert "<code>code</code>" in out and "<em>em</em>" in out and "<strong>bold</strong>" in out
-    assert '<a href="other.md">a link</a>' in out and '<a href="x/report.html">report</a>' in out
+    assert '<a href="other.html">a link</a>' in out and '<a href="x/report.html">report</a>' in out
     assert "<ul><li>item 1</li><li>item 2</li></ul>" in out
-    assert "<th>b | c</th>" in out and '<td class="c">✓</td>' in out and "1 <br><em>note</em>" in out
+    assert "<th>b | c</th>" in out and '<td style="text-align:center">✓</td>' in out
+    assert "1 <br><em>note</em>" in out
     src = re.search(r'src="data:image/png;base64,([^"]+)"', out).group(1)
     assert base64.b64decode(src) == png.read_bytes()
 
@@ -53,8 +55,8 @@ def test_combined_report_counts_and_defines_abbreviations(tmp_path):
               Claim("y", "7", "8", None)]
     res = ExperimentResult("percentile", [], claims, tmp_path, [], 1, 0.1, data_files=[tmp_path / "d" / "H.npy"])
     text = report.combined_report([res], quick=True, seed=0, seconds=1.0, data_dir=tmp_path / "d")
-    assert "4 claims: 1 reproduced (✓), 1 not reproduced (✗), 2 not evaluated (–)." in text
-    assert "| percentile | 1 | 1 | 2 | files read under" in text and "`H.npy`" in text
+    assert "4 claims of the papers: 1 reproduced (✓), 1 not reproduced (✗), 2 not evaluated (–)." in text
+    assert "| percentile | 1 | 1 | 2 | 0 | 0 | files read under" in text and "`H.npy`" in text
     abbrev = text.split("## Abbreviations", 1)[1]
     assert "**EM**" in abbrev and "**PF**" in abbrev and "**SNM-T**" in abbrev
     assert "**LD**" not in abbrev  # only the abbreviations the report uses
@@ -100,3 +102,38 @@ def test_reproduced_report_html_renders_every_figure(tmp_path, monkeypatch):
     assert pngs and sorted(pngs) == sorted(res.out_dir.glob("*.png"))
     sizes = _chromium_image_sizes(res.out_dir / "report.html", tmp_path)
     assert sizes == [Image.open(p).size for p in pngs] and all(w > 0 and h > 0 for w, h in sizes)
+
+
+def test_code_spans_wrapping_across_lines_render_as_code(tmp_path):
+    out = html.markdown_to_html("A ``long code\nspan`` that wraps, and `x`.\n", tmp_path)
+    assert "<code>long code span</code>" in out and "``" not in out
+
+
+def test_new_findings_are_marked_and_counted_apart(tmp_path):
+    claims = [Claim("paper claim", "1", "2", True), Claim("new finding", "3", "not in the paper", True, kind="new"),
+              Claim("new, fails", "3", "not in the paper", False, kind="new")]
+    table = report.claims_table(claims)
+    assert "| ✓ |" in table and "| + |" in table and "| ○ |" in table and "✗" not in table
+    line = report.count_line(claims)
+    assert line.startswith("1 claims of the papers: 1 reproduced (✓)")
+    assert "2 new findings (baselines the papers do not have): 1 hold (+), 1 do not hold (○)" in line
+    with pytest.raises(ValueError, match="kind"):
+        Claim("x", "1", "2", True, kind="other")
+
+
+def test_error_bars_are_clipped_to_the_metric_range():
+    from dpselect.experiments._plotting import accuracy_panel, new_figure
+
+    fig, axes = new_figure(1, 1)
+    accuracy_panel(axes[0, 0], [0.1, 1.0], {"a": ([0.95, 0.05], [0.2, 0.2])}, log_x=False)
+    segments = axes[0, 0].containers[0].lines[2][0].get_segments()
+    ys = np.array([seg[:, 1] for seg in segments])
+    assert ys.min() >= 0.0 and ys.max() <= 1.0
+    assert np.allclose(ys, [[0.75, 1.0], [0.0, 0.25]])
+
+
+def test_every_figure_caption_says_what_the_error_bars_are():
+    from dpselect.experiments import tdt as tdt_experiment
+
+    assert "standard deviation" in report.DEFAULT_FIGURE_NOTE and "clipped" in report.DEFAULT_FIGURE_NOTE
+    assert "standard deviation" in tdt_experiment.FIGURE_NOTE

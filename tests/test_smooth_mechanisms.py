@@ -26,7 +26,7 @@ from dpselect import (
     noisy_max,
 )
 from dpselect import noise as nz
-from dpselect.accounting import laplace_selection_log_delta
+from dpselect.accounting import dp_to_zcdp, laplace_selection_log_delta, laplace_smooth_delta
 from dpselect.analysis import accuracy, audit, output_distribution
 from dpselect.apps.counts import _majority as majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
@@ -168,11 +168,11 @@ def test_snm_laplace_beta_is_largest_feasible(m, delta):
 
 
 def test_laplace_selection_delta_reduces_to_one_dimensional_condition():
-    # m = 1: P[Gamma(1,1) > x] = e^{-x}, the exact 1-D condition of SPEC §2.2 (noise.laplace_smooth_delta)
+    # m = 1: P[Gamma(1,1) > x] = e^{-x}, the exact 1-D condition of SPEC §2.2 (accounting.laplace_smooth_delta)
     for beta, eps_d in ((0.01, 0.7), (0.2, 0.3), (0.5, 2.0)):
         got = laplace_selection_log_delta(1, beta, eps_d)
         assert got == pytest.approx(-(eps_d + beta) / math.expm1(beta), rel=1e-12)
-        assert math.exp(got) == pytest.approx(nz.laplace_smooth_delta(0.5 + eps_d, 0.5, beta), rel=1e-10)
+        assert math.exp(got) == pytest.approx(laplace_smooth_delta(0.5 + eps_d, 0.5, beta), rel=1e-10)
 
 
 def test_snm_lln_proven_calibration():
@@ -180,7 +180,7 @@ def test_snm_lln_proven_calibration():
     mech = SmoothNoisyMax(1.0, 1e-6, noise="lln")
     p = mech.parameters(pr)
     assert p.sigma == pytest.approx(math.sqrt(0.5 / 2.5), rel=1e-14)  # sqrt((1-k)/(5k)), k = 1/2
-    rho = nz.dp_to_zcdp(1.0, 1e-6)
+    rho = dp_to_zcdp(1.0, 1e-6)
     eps_c = math.sqrt(2 * rho / 5)
     assert p.beta / p.sigma == pytest.approx(0.5 * eps_c, rel=1e-12)
     assert math.exp(1.5 * p.sigma**2) * p.alpha == pytest.approx(0.5 * eps_c, rel=1e-12)

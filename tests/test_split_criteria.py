@@ -13,6 +13,7 @@ from conftest import assert_frequencies_match
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier
 from dpselect.apps.trees._nodes import binary_split_problem, node_neighbours, select_nodes, split_problem
+from dpselect.apps.trees._params import MECHANISMS
 from dpselect.apps.trees._split_criteria import (
     binary_candidates,
     info_gain,
@@ -20,7 +21,6 @@ from dpselect.apps.trees._split_criteria import (
     info_gain_sensitivity,
     max_operator,
 )
-from dpselect.apps.trees._tabular import SELECTIONS
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.problem import SelectionProblem
 
@@ -51,7 +51,7 @@ def _brute_binary_scores(codes, y, nv, is_cont, C, utility):
 @pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
 def test_binary_scores_match_definition(utility):
     codes, y, nv, is_cont, C = _node_data()
-    pr = binary_split_problem(codes, y, nv, is_cont, C, selection="pf", split_utility=utility, n_max=50)
+    pr = binary_split_problem(codes, y, nv, is_cont, C, mechanism="pf", split_utility=utility, n_max=50)
     np.testing.assert_allclose(pr.scores, _brute_binary_scores(codes, y, nv, is_cont, C, utility), atol=1e-12)
 
 
@@ -77,13 +77,13 @@ def test_live_codes_restrict_the_candidates():
     live[1, :] = [True, False, False]  # categorical feature 1 fixed to value 0 -> no cut
     live[2, 2] = False
     pr = binary_split_problem(codes[codes[:, 0] > 0], y[codes[:, 0] > 0], nv, is_cont, C, live=live)
-    assert pr.labels == [(0, 2), (2, 0), (2, 1)]
+    assert pr.labels == ((0, 2), (2, 0), (2, 1))
     tabs, valid = binary_candidates(np.zeros((3, 3, C)), live, is_cont)
     assert valid.sum() == 3 and tabs.shape == (3, 3, 2, C)
 
 
 @pytest.mark.parametrize("selection", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s
-                                       for s in SELECTIONS])  # LLN's quadrature makes its audits > 10 s
+                                       for s in MECHANISMS])  # LLN's quadrature makes its audits > 10 s
 @pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
 @pytest.mark.parametrize("splits", ["binary", "multiway"])
 def test_audit_split_selection(selection, utility, splits):
@@ -95,7 +95,7 @@ def test_audit_split_selection(selection, utility, splits):
 
     def build(c, yy):
         if splits == "binary":
-            return binary_split_problem(c, yy, nv, is_cont, C, selection=selection, split_utility=utility, n_max=50)
+            return binary_split_problem(c, yy, nv, is_cont, C, mechanism=selection, split_utility=utility, n_max=50)
         return split_problem(c, yy, nv, C, selection, utility, n_max=50)
 
     x = build(codes, y)
@@ -125,11 +125,11 @@ def test_root_selection_is_the_public_node_problem():
     codes, y, nv, is_cont, C = _node_data()
     X = np.repeat(codes, 40, axis=0).astype(float)
     yy = np.repeat(y, 40)
-    pr = binary_split_problem(X.astype(int), yy, nv, is_cont, C, selection="em")
+    pr = binary_split_problem(X.astype(int), yy, nv, is_cont, C, mechanism="em")
     best = pr.labels[int(np.argmax(pr.scores))]
     assert np.sum(pr.scores == pr.scores.max()) == 1
     clf = DPDecisionTreeClassifier(epsilon=300.0, max_depth=1, n_bins=3, bounds={0: (0.0, 3.0)}, classes=[0, 1],
-                                   categorical_features={1: [0, 1, 2], 2: [0, 1]}, selection="em",
+                                   categorical_features={1: [0, 1, 2], 2: [0, 1]}, mechanism="em",
                                    random_state=0).fit(X + np.array([0.5, 0, 0]), yy)
     assert (clf.tree_.feature[0], clf.tree_.cut[0]) == best
     np.testing.assert_array_equal(max_operator(np.ones((2, 2, 3))), [2.0, 2.0])

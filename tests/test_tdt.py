@@ -59,7 +59,7 @@ def test_problem_wiring(bound):
 def test_problem_threshold_labels_and_validation():
     b, c = [40, 10, 3], [5, 12, 30]
     prob = tdt.tdt_problem(b, c, 30, threshold=7, labels=["rs1", "rs2", "rs3"])
-    assert prob.labels == ["rs1", "rs2", "rs3"]
+    assert prob.labels == ("rs1", "rs2", "rs3")
     assert prob.beta_max == tdt.beta_max(30, "thm5", 7)
     np.testing.assert_array_equal(
         prob.candidate_smooth_sensitivity(0.01), tdt.smooth_upper_bound(b, c, 30, 0.01, "thm5", 7)
@@ -288,7 +288,9 @@ def test_em_pf_audit_all_neighbours(panel):
     x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     for mech in (ExponentialMechanism(2.0), PermuteAndFlip(2.0)):
         rep = audit(mech, pairs)
-        assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source)
+        assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source,
+                                                           bounded_range=rep.claimed.bounded_range)
+        assert rep.claimed.bounded_range == (2.0 if isinstance(mech, ExponentialMechanism) else None)
         assert rep.max_loss <= 2.0
 
 

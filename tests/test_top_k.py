@@ -60,11 +60,11 @@ def test_gumbel_top_k_has_the_peeling_em_law():
     law = _peeling_law(lambda rem: w[rem] / w[rem].sum(), 5, 3)
     assert law.sum() == pytest.approx(1.0)
     gen = np.random.default_rng(11)
-    draws = [select_top_k(em, prob, 3, rng=gen) for _ in range(20_000)]
+    draws = [select_top_k(em, prob, 3, method="gumbel", rng=gen) for _ in range(20_000)]
     assert_frequencies_match(_draw_codes(draws, 5, 3), law)
     # report-noisy-max with Gumbel noise is the same mechanism
-    assert select_top_k(ReportNoisyMax(1.2, noise="gumbel"), prob, 3, rng=5).tolist() == \
-        select_top_k(em, prob, 3, rng=5).tolist()
+    assert select_top_k(ReportNoisyMax(1.2, noise="gumbel"), prob, 3, method="gumbel", rng=5).tolist() == \
+        select_top_k(em, prob, 3, method="gumbel", rng=5).tolist()
     assert top_k_privacy(em, prob, 3).epsilon == pytest.approx(3.6)
 
 
@@ -78,7 +78,7 @@ def test_peeling_pf_has_the_product_law():
     assert all(len(set(d.tolist())) == 2 for d in draws)
     assert_frequencies_match(_draw_codes(draws, 4, 2), law)
     sub = restrict_problem(prob, [3, 1])
-    assert sub.scores.tolist() == [-2.0, 0.5] and sub.labels == ["d", "b"]
+    assert sub.scores.tolist() == [-2.0, 0.5] and sub.labels == ("d", "b")
     assert top_k_privacy(pf, prob, 2).epsilon == pytest.approx(4.0)
 
 

@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.apps.trees._grow import leaf_values
-from dpselect.apps.trees._tabular import SELECTIONS
+from dpselect.apps.trees._params import MECHANISMS
 from dpselect.apps.trees._tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
 
 # scikit-learn's generic checks fit on data without public bounds / classes:
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakW
 @parametrize_with_checks(
     [
         DPDecisionTreeClassifier(),
-        DPDecisionTreeClassifier(selection="em", split_utility="info_gain", splits="multiway", n_max=10_000,
+        DPDecisionTreeClassifier(mechanism="em", split_utility="info_gain", splits="multiway", n_max=10_000,
                                  max_depth=3, n_bins=8),
     ]
 )
@@ -48,13 +48,13 @@ def _blobs(n=600):
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
-@pytest.mark.parametrize("selection", SELECTIONS)
+@pytest.mark.parametrize("selection", MECHANISMS)
 @pytest.mark.parametrize("splits", ["binary", "multiway"])
 def test_learns_easy_data_with_generous_budget(selection, splits):
     X, y, b = _blobs()
     util = "info_gain" if selection == "ld" else "max_operator"
     clf = DPDecisionTreeClassifier(epsilon=50.0, max_depth=2, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                   selection=selection, split_utility=util, splits=splits, n_max=1000,
+                                   mechanism=selection, split_utility=util, splits=splits, n_max=1000,
                                    n_records=600, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds/classes/n_max: no leak
@@ -91,11 +91,11 @@ def test_bad_inputs():
     for eps in (0.0, -1.0, math.inf):
         with pytest.raises(ValueError, match="epsilon"):
             DPDecisionTreeClassifier(epsilon=eps, bounds=b).fit(X, y)
-    bad = [(dict(selection="nope"), "selection"), (dict(split_utility="gini"), "split_utility"),
+    bad = [(dict(mechanism="nope"), "mechanism"), (dict(split_utility="gini"), "split_utility"),
            (dict(splits="ternary"), "splits"), (dict(stopping="never"), "stopping"),
            (dict(n_records=0), "n_records"), (dict(n_bins=1), "n_bins"), (dict(max_depth=-1), "max_depth"),
            (dict(split_utility="info_gain", n_max=10), "n_max"),
-           (dict(selection="snm_laplace", delta=0.0), "delta")]
+           (dict(mechanism="snm_laplace", delta=0.0), "delta")]
     for kw, name in bad:
         with pytest.raises((ValueError, TypeError), match=name):
             DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], **kw).fit(X, y)
@@ -231,7 +231,7 @@ def test_leaf_fallback_is_post_processing_of_released_counts():
 def test_privacy_is_the_composition_of_what_was_spent(selection, splits, stopping):
     X, y, b = _blobs(3000)
     clf = DPDecisionTreeClassifier(epsilon=2.0, max_depth=2, n_bins=4, bounds=b, classes=[0, 1, 2],
-                                   selection=selection, splits=splits, stopping=stopping, delta=1e-6,
+                                   mechanism=selection, splits=splits, stopping=stopping, delta=1e-6,
                                    random_state=0).fit(X, y)
     assert clf.tree_.max_depth == 2  # grew to full depth
     assert clf.n_records_ is None  # shape given: no record count spent
@@ -302,7 +302,7 @@ def _bundled():
     }
 
 
-def _print_table(title, rows, epsilons, columns=SELECTIONS):
+def _print_table(title, rows, epsilons, columns=MECHANISMS):
     names = sorted({k[0] for k in rows})
     print(f"\n{title}")
     print(f"{'dataset':<14} {'eps':>5} " + " ".join(f"{s:>11}" for s in columns))
@@ -352,7 +352,7 @@ def test_accuracy_bundled_datasets():
         for eps in (0.5, 1.0):
             for sel in ("pf", "em", "snm_t"):
                 def make(i, sel=sel, eps=eps, b=b, classes=classes):
-                    return DPDecisionTreeClassifier(epsilon=eps, selection=sel, bounds=b, classes=classes,
+                    return DPDecisionTreeClassifier(epsilon=eps, mechanism=sel, bounds=b, classes=classes,
                                                     random_state=1000 * i + 7)
 
                 with warnings.catch_warnings():

@@ -56,7 +56,7 @@ def _reference_level(spec, cells, buf, loc, n_lvl, splits, prev, cand_ok, gen):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("params", [
     {},
-    {"split_utility": "info_gain", "n_max": 10_000, "selection": "em"},
+    {"split_utility": "info_gain", "n_max": 10_000, "mechanism": "em"},
     {"splits": "multiway", "n_bins": 4, "max_depth": 3},
     {"stopping": "count", "epsilon": 4.0},
 ])

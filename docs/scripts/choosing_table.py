@@ -221,7 +221,7 @@ def split() -> Task:
     rows = []
     for name, label in (("pf", "PF on the max operator"), ("em", "EM on the max operator"),
                         ("snm_t", "SNM (Student t) on the max operator"), ("ld", "Local dampening")):
-        prob = app.split_problem(codes, y, domain, n_classes, selection=name)
+        prob = app.split_problem(codes, y, domain, n_classes, mechanism=name)
         rows.append(Row(label, analysis.accuracy(dpselect.make_mechanism(name, eps), prob)))
     return Task("Decision-tree split selection",
                 f"one node: n = {n} records, {n_attr} ternary attributes, 2 classes, ε = {eps:g} for the split",

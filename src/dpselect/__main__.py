@@ -1,5 +1,38 @@
-"""``python -m dpselect`` runs the command-line interface."""
+"""The ``dpselect`` command: ``python -m dpselect`` and the console script run :func:`main`."""
 
-from .cli import main
+from __future__ import annotations
 
-raise SystemExit(main())
+import sys
+from collections.abc import Sequence
+
+from ._optional import MissingExtraError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line (:func:`dpselect.cli.main`); returns the exit status.
+
+    Without the ``cli`` extra, prints one line naming it (``pip install "dpselect[cli]"``)
+    on stderr and returns 2 instead of a traceback.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, default=None
+        The arguments after the program name (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on a user error, 1 on an internal error.
+    """
+    try:
+        from .cli import main as cli_main
+    except MissingExtraError as exc:
+        print(f"dpselect: error: {exc}", file=sys.stderr)
+        return 2
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

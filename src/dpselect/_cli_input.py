@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._optional import require
 from .problem import SelectionProblem
 
 __all__ = [
@@ -50,6 +51,7 @@ class Utility(str, Enum):
     majority = "majority"
     indicator = "indicator"
     scores = "scores"
+    votes = "votes"
 
 
 def check_eps(value: float | None, name: str = "--epsilon") -> float:
@@ -70,9 +72,26 @@ def check_seed(value: int | None, name: str = "--seed") -> int | None:
     return value
 
 
+def check_out_dir(out: Path, name: str = "--out") -> Path:
+    """``--out`` as a writable directory, created if missing (before any work, so a bad path fails at once)."""
+    import tempfile
+
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"{name} {str(out)!r} is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise CLIError(f"{name} {str(out)!r} is not a writable directory ({exc.strerror or type(exc).__name__})") \
+            from None
+    return path
+
+
 def read_table(file: Path) -> Any:
     """The CSV / Parquet file ``FILE`` as a pandas DataFrame (CLIError naming FILE otherwise)."""
-    import pandas as pd
+    pd = require("pandas", "cli", purpose="dpselect select (CSV / Parquet input)")
 
     path = Path(file)
     if path.is_dir():
@@ -108,6 +127,33 @@ def column_values(df: Any, file: Path, column: str, label_column: str | None) ->
     else:
         labels = [str(i) for i in range(len(values))]
     return values, labels
+
+
+def is_label_column(df: Any, column: str) -> bool:
+    """Whether --column holds labels (strings, categories, booleans) rather than numbers."""
+    import pandas as pd
+
+    if column not in df.columns:
+        return False
+    dtype = df[column].dtype
+    return not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
+
+
+def vote_labels(df: Any, file: Path, column: str, candidates: str | None) -> tuple[np.ndarray, list[str] | None]:
+    """(one label per record, the public candidates or None) for ``--utility votes``."""
+    if column not in df.columns:
+        raise CLIError(f"--column {column!r} not in {file} (columns: {', '.join(map(str, df.columns))})")
+    col = df[column]
+    if col.isna().any():
+        raise CLIError(f"--column {column!r} has missing values (one label per record is needed)")
+    cands = None
+    if candidates is not None:
+        cands = [c.strip() for c in candidates.split(",")]
+        if not all(cands):
+            raise CLIError(f"--candidates must be a comma-separated list of labels, got {candidates!r}")
+        if len(set(cands)) != len(cands):
+            raise CLIError("--candidates must be distinct")
+    return col.astype(str).to_numpy(dtype=object), cands
 
 
 def select_problem(values: np.ndarray, labels: Sequence[str], utility: Utility, sensitivity: float,

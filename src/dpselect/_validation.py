@@ -31,6 +31,7 @@ __all__ = [
     "check_scores",
     "check_size",
     "RELATIONS",
+    "SecureGenerator",
 ]
 
 #: The two neighbour relations of SPEC.md §1.
@@ -212,20 +213,48 @@ def check_relation(relation: Any, name: str = "relation") -> str:
     return relation
 
 
+class SecureGenerator(np.random.Generator):
+    """The NumPy Generator handed out for ``rng="secure"``.
+
+    Exact samplers (:mod:`dpselect.noise.exact`, ``sampler="exact"``) recognise
+    it and take **every** uniform integer they use directly from the operating
+    system's CSPRNG (:func:`os.urandom`), so their outputs are a function of
+    OS randomness only.  NumPy's own float distributions (the default float
+    samplers) need a bit generator: for them this Generator is a PCG64DXSM
+    stream seeded with 256 bits from :mod:`secrets`, fresh for every call --
+    unpredictable without the seed, but PCG64DXSM is not a cryptographic
+    generator.  A copy (``copy.deepcopy``) is an ordinary Generator.
+    """
+
+
+def _secure_generator() -> SecureGenerator:
+    import secrets  # only for rng="secure" (keeps `import dpselect` light)
+
+    seed = np.random.SeedSequence(secrets.randbits(256))
+    return SecureGenerator(np.random.PCG64DXSM(seed))
+
+
 def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
-    """None, an int seed, a SeedSequence, a Generator or a RandomState -> Generator.
+    """None, an int seed, a SeedSequence, a Generator, a RandomState or ``"secure"`` -> Generator.
 
     A legacy ``numpy.random.RandomState`` (scikit-learn's ``random_state``) is
     converted deterministically: the Generator is seeded with 128 bits drawn
     from it, so the same RandomState state gives the same Generator (and the
     RandomState advances, as scikit-learn's helpers do when they consume it).
+    ``"secure"`` gives a :class:`SecureGenerator` (operating-system randomness;
+    not reproducible by construction: it is the whole argument, so it cannot
+    come with a seed).
     """
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None:
         return np.random.default_rng()
+    if isinstance(rng, str):
+        if rng == "secure":
+            return _secure_generator()
+        raise TypeError(f"{name} as a string must be 'secure', got {rng!r}")
     if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"{name} must be None, an int seed or a numpy Generator, got bool")
+        raise TypeError(f"{name} must be None, an int seed, 'secure' or a numpy Generator, got bool")
     if isinstance(rng, numbers.Integral):
         if int(rng) < 0:
             raise ValueError(f"{name} seed must be a non-negative integer, got {rng}")
@@ -235,5 +264,5 @@ def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
     if isinstance(rng, np.random.RandomState):
         return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
     raise TypeError(
-        f"{name} must be None, an int seed, a numpy Generator or RandomState, got {type(rng).__name__}"
+        f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, got {type(rng).__name__}"
     )

@@ -13,6 +13,10 @@
 User errors (unknown experiment, missing data, bad epsilon, unreadable file,
 ...) print one line ``dpselect: error: ...`` on stderr and exit with status 2,
 without a traceback.  ``main(argv)`` returns the exit status.
+
+Needs the ``cli`` extra (``pip install "dpselect[cli]"``): importing this module
+without typer raises an ImportError naming the extra, and the ``dpselect``
+command (:func:`dpselect.__main__.main`) prints that message as one line.
 """
 
 from __future__ import annotations
@@ -35,13 +39,21 @@ from ._cli_input import (
     build_mechanism,
     check_delta,
     check_eps,
+    check_out_dir,
     check_seed,
     column_values,
+    is_label_column,
     read_table,
     select_problem,
+    vote_labels,
 )
+from ._optional import MissingExtraError, require
 from .mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .problem import SelectionProblem
+
+require("typer", "cli", purpose="the dpselect command line")
+
+import typer  # noqa: E402
 
 __all__ = ["main", "demo_table", "app"]
 
@@ -75,12 +87,6 @@ class App(str, Enum):
     """--app of ``dpselect audit``."""
 
     majority = "majority"
-
-
-try:
-    import typer
-except ImportError:  # pragma: no cover - typer is a dependency of the CLI
-    typer = None  # type: ignore[assignment]
 
 
 def _build_app() -> Any:
@@ -120,16 +126,14 @@ def _build_app() -> Any:
             raise CLIError(f"--scheduler must be an address like tcp://host:8786, got {scheduler!r}")
         if data_dir is not None and not Path(data_dir).is_dir():
             raise CLIError(f"--data-dir {str(data_dir)!r} is not a directory")
+        check_out_dir(out)
         check_seed(seed)
         kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
                                       workers=workers)
 
         def report(res: Any) -> None:
-            ok = sum(c.ok is True for c in res.claims)
-            bad = sum(c.ok is False for c in res.claims)
-            none = sum(c.ok is None for c in res.claims)
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                       f"(claims: {ok} ✓, {bad} ✗, {none} not evaluated)")
+                       f"({runner.count_line(res.claims)})")
             typer.echo(runner.claims_table(res.claims))
             typer.echo("")
 
@@ -146,12 +150,14 @@ def _build_app() -> Any:
     # ------------------------------------------------------------------ select
     @app.command()
     def select(
-        file: Path = typer.Argument(..., help="CSV or Parquet file, one row per candidate"),
-        column: str = typer.Option(..., "--column", help="column of scores / counts (one row per candidate)"),
+        file: Path = typer.Argument(..., help="CSV or Parquet file: one row per candidate (scores, counts) or "
+                                              "one row per record (votes)"),
+        column: str = typer.Option(..., "--column", help="column of scores / counts, or of raw labels (votes)"),
         epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
         utility: Utility = typer.Option(
             Utility.scores, "--utility",
-            help="scores: the column is u(x, r); majority: the column holds counts and the utility is the counts "
+            help="votes: one row per record, the column holds labels (the default for a non-numeric column); "
+                 "scores: the column is u(x, r); majority: the column holds counts and the utility is the counts "
                  "(monotone, sensitivity 1); indicator: counts, argmax-indicator utility (the smooth mechanisms' "
                  "seed utility)"),
         mechanism: str = typer.Option(
@@ -165,15 +171,24 @@ def _build_app() -> Any:
         sensitivity: float = typer.Option(
             1.0, "--sensitivity", help="global sensitivity of the scores (--utility scores)"),
         label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidates"),
+        candidates: str | None = typer.Option(
+            None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated "
+                                       "(without it the labels seen in the data are used: no guarantee)"),
     ) -> None:
-        """Privately pick the best row of a column of scores or counts; print its label, the guarantee and delta.
+        """Privately pick the best row of a column of scores or counts, or the most frequent label of a column
+        of raw labels (one row per record); print the choice, the guarantee and delta.
 
-        Only the chosen label (or row index) is printed, never the private value of the chosen row.
+        Only the chosen label (or row index) is printed, never a private value or count.
         """
         eps = check_eps(epsilon)
         dlt = None if delta is None else check_delta(delta)
         rng = np.random.default_rng(check_seed(seed))
         df = read_table(file)
+        if utility is Utility.votes or (utility is Utility.scores and is_label_column(df, column)):
+            _select_votes(df, file, column, candidates, mechanism, eps, dlt, rng)
+            return
+        if candidates is not None:
+            raise CLIError("--candidates applies to --utility votes (a column of raw labels) only")
         values, labels = column_values(df, file, column, label_column)
         prob, what = select_problem(values, labels, utility, sensitivity, column)
         mech, delta_note = build_mechanism(mechanism, eps, dlt)
@@ -184,6 +199,29 @@ def _build_app() -> Any:
         # only the choice is released: never the private value of the chosen row
         typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
         typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), {what}, relation {prob.relation}")
+        typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
+        typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
+
+    def _select_votes(df: Any, file: Path, column: str, candidates: str | None, mechanism: str, eps: float,
+                      dlt: float | None, rng: np.random.Generator) -> None:
+        """``select`` on a column of raw labels: permute-and-flip (or --mechanism) on the label counts."""
+        from .apps.counts import label_counts
+
+        labels, cands = vote_labels(df, file, column, candidates)
+        if cands is None:
+            cands = sorted(set(labels.tolist()))
+            typer.echo("warning: no --candidates given: the labels seen in the data are the output space, "
+                       "which is data-dependent: this release has NO privacy guarantee", err=True)
+        counts = label_counts(labels, cands)
+        prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove",
+                                private=candidates is not None)
+        mech, delta_note = build_mechanism(mechanism, eps, dlt)
+        guarantee = mech.privacy(prob)
+        choice = cands[int(mech.select(prob, rng=rng))]
+        # only the winning label is released: never a count or the number of records
+        typer.echo(f"selected: {choice}")
+        typer.echo(f"mechanism: {mechanism} ({type(mech).__name__}), majority vote over {len(cands)} candidate "
+                   f"labels, one row per record, relation {prob.relation}")
         typer.echo(f"guarantee: {guarantee}" + (f" -- {guarantee.source}" if guarantee.source else ""))
         typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
 
@@ -247,7 +285,7 @@ def _build_app() -> Any:
     return app
 
 
-app = _build_app() if typer is not None else None
+app = _build_app()
 
 
 def _click_exception_types() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
@@ -274,59 +312,56 @@ def _error(msg: str) -> int:
 
 
 # ---------------------------------------------------------------------- tdt (GWAS top-k)
-if app is not None:
+@app.command("tdt")
+def tdt_command(
+    file: Path = typer.Argument(
+        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
+    ),
+    epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
+    k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+    mechanism: str = typer.Option("nd_pf", "--mechanism",
+                                  help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
+    seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+    chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
+    pedigree: Path | None = typer.Option(
+        None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
+    ),
+) -> None:
+    """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
 
-    @app.command("tdt")
-    def tdt_command(
-        file: Path = typer.Argument(
-            ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
-        ),
-        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
-        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
-        mechanism: str = typer.Option("nd_pf", "--mechanism",
-                                      help="nd_pf (default), nd_em, or a registry name on chi2 (sps, em, ...)"),
-        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
-        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
-        chunk_snps: int = typer.Option(10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals x this)"),
-        pedigree: Path | None = typer.Option(
-            None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
-        ),
-    ) -> None:
-        """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
+    Prints the selected SNP ids and the guarantee only: the counts and
+    statistics are private and never printed.
+    """
+    from .apps.genomics import select_top_snps, transmission_counts
 
-        Prints the selected SNP ids and the guarantee only: the counts and
-        statistics are private and never printed.
-        """
-        from .apps.genomics import select_top_snps, transmission_counts
-
-        if not np.isfinite(epsilon) or epsilon <= 0:
-            raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
-        if k < 1:
-            raise ValueError(f"--k must be >= 1, got {k}")
-        if seed is not None and seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {seed}")
-        if chunk_snps < 1:
-            raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
-        if file.is_dir():
-            raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
-        counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
-        if k > counts.b.size:
-            raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
-        out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
-                              labels=list(counts.snp_ids))
-        for rank, snp in enumerate(out.labels or [], start=1):
-            typer.echo(f"{rank}\t{snp}")
-        typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
-                   f"{counts.n_families} trios, {counts.b.size} SNPs")
-        typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
+    if not np.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"--epsilon must be a finite number > 0, got {epsilon!r}")
+    if k < 1:
+        raise ValueError(f"--k must be >= 1, got {k}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {seed}")
+    if chunk_snps < 1:
+        raise ValueError(f"--chunk-snps must be >= 1, got {chunk_snps}")
+    if file.is_dir():
+        raise ValueError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
+    counts = transmission_counts(file, pedigree=pedigree, chunk_snps=chunk_snps, scheduler=scheduler)
+    if k > counts.b.size:
+        raise ValueError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
+    out = select_top_snps(counts.b, counts.c, counts.n_families, epsilon, k, mechanism=mechanism, rng=seed,
+                          labels=list(counts.snp_ids))
+    for rank, snp in enumerate(out.labels or [], start=1):
+        typer.echo(f"{rank}\t{snp}")
+    typer.echo(f"mechanism: {mechanism} ({out.method}, {k} rounds at epsilon {out.round_privacy.epsilon:g} each), "
+               f"{counts.n_families} trios, {counts.b.size} SNPs")
+    typer.echo(f"guarantee: {out.privacy.epsilon:g}-DP (delta = {out.privacy.delta:g}) under one family replaced")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpselect`` console script; returns the exit status."""
-    if app is None:  # pragma: no cover
-        return _error("the command-line interface needs typer (pip install typer)")
-    from .experiments.runner import DataNotFoundError
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
+    The ``dpselect`` console script calls it through :func:`dpselect.__main__.main`.
+    """
     click_errors, aborts = _click_exception_types()
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -341,8 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fmt_message = getattr(exc, "format_message", None)
         message = fmt_message() if callable(fmt_message) else str(exc)
         return _error(str(message).replace("\n", " "))
-    except (CLIError, DataNotFoundError, ValueError, TypeError, FileNotFoundError, ConnectionError,
-            NotImplementedError) as exc:
+    except (CLIError, MissingExtraError, ValueError, TypeError, FileNotFoundError, ConnectionError,
+            NotImplementedError) as exc:  # FileNotFoundError includes the experiments' DataNotFoundError
         if os.environ.get("DPSELECT_DEBUG"):
             raise
         return _error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)

@@ -4,7 +4,9 @@
 guarantee (Dwork & Roth 2014, Def. 2.4) with respect to a neighbour relation
 (SPEC.md §1: "add_remove" or "replace"; ``None`` when it holds for both or is
 not tied to data).  ``a + b`` is basic sequential composition (Dwork & Roth
-Thm 3.16): epsilons and deltas add.  Guarantees under different relations do
+Thm 3.16): epsilons and deltas add; the sum remembers its atomic guarantees
+(``parts``) so that the accountant can compose their bounded-range / zCDP
+certificates more tightly.  Guarantees under different relations do
 not compose (a mechanism's sensitivity is only meaningful in one relation),
 so mixing them is an error.
 """
@@ -12,7 +14,7 @@ so mixing them is an error.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._validation import check_delta, check_positive, check_relation
 
@@ -39,6 +41,15 @@ class Privacy:
         (epsilon, delta) is that rho converted (SPEC §2.5).  The accountant
         (:class:`dpselect.accounting.Accountant`) composes such guarantees in
         rho and converts once, which is never worse than adding epsilons.
+    bounded_range
+        if not None, eta: the mechanism is eta-bounded-range (Durfee & Rogers
+        2019, Def. 3.1): for neighbours x, y and outputs r, r',
+        P_x(r)/P_y(r) <= e^eta P_x(r')/P_y(r').  The exponential mechanism at
+        epsilon is epsilon-BR, hence (epsilon^2/8)-zCDP (Cesar & Rogers 2021);
+        see the documentation's mathematics page §10.1.
+    parts
+        the atomic guarantees a composed guarantee was built from (empty for
+        an atomic one); not compared.
     """
 
     epsilon: float
@@ -46,12 +57,19 @@ class Privacy:
     relation: str | None = None
     source: str = ""
     rho: float | None = None
+    bounded_range: float | None = None
+    parts: tuple[Privacy, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_inf=True, allow_zero=True))
         object.__setattr__(self, "delta", check_delta(self.delta))
         if self.rho is not None:
             object.__setattr__(self, "rho", check_positive(self.rho, "rho", allow_zero=True))
+        if self.bounded_range is not None:
+            object.__setattr__(self, "bounded_range",
+                               check_positive(self.bounded_range, "bounded_range", allow_zero=True))
+        if not isinstance(self.parts, tuple) or not all(isinstance(p, Privacy) for p in self.parts):
+            raise TypeError("parts must be a tuple of Privacy")
         if self.relation is not None:
             check_relation(self.relation)
 
@@ -59,6 +77,11 @@ class Privacy:
     def pure(self) -> bool:
         """True for pure epsilon-DP (delta == 0)."""
         return self.delta == 0.0
+
+    @property
+    def atoms(self) -> tuple[Privacy, ...]:
+        """The atomic guarantees composed into this one (itself if atomic)."""
+        return self.parts or (self,)
 
     def __add__(self, other: Privacy) -> Privacy:
         if not isinstance(other, Privacy):
@@ -74,7 +97,8 @@ class Privacy:
             raise ValueError(f"composed delta {delta} is >= 1 (no guarantee)")
         parts = [s for s in (self.source, other.source) if s]
         rho = self.rho + other.rho if self.rho is not None and other.rho is not None else None
-        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho)
+        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho,
+                       parts=self.atoms + other.atoms)
 
     def __radd__(self, other: object) -> Privacy:
         if other == 0:  # lets sum([...]) work

@@ -30,24 +30,6 @@ from .sensitivity import StepProfile, smooth_sensitivity_scan
 __all__ = ["SelectionProblem"]
 
 
-class Labels(tuple):  # noqa: SLOT001 - a plain tuple subclass
-    """Candidate names: an immutable tuple that also compares equal to a list of the same names.
-
-    (Problems used to store a list; comparing with a list keeps working.)
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, list):
-            other = tuple(other)
-        return tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = tuple.__hash__
-
 ProfileLike = float | StepProfile | Callable[[int], Any] | None
 
 
@@ -137,7 +119,7 @@ class SelectionProblem:
         if labels is not None:
             if isinstance(labels, (str, bytes)):
                 raise TypeError("labels must be a sequence of names, not a string")
-            labels = Labels(labels)
+            labels = tuple(labels)
             if len(labels) != m:
                 raise ValueError(f"labels must have length {m} (one per score), got {len(labels)}")
         self.labels: tuple[Any, ...] | None = labels

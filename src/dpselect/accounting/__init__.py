@@ -10,9 +10,12 @@ Modules (one family of rules each):
   admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5);
 * ``selection`` — smooth report-noisy-max and Smooth Private Selection
   (SPEC §3.1, §3.2);
+* ``discrete`` — releases sampled exactly on a power-of-two grid (discrete Laplace);
 * ``ptr`` — propose-test-release, stable histograms and the private
   sensitivity bound (SPEC §6.2, §6.3, §9.2);
 * ``trees`` — decision trees and forests (SPEC §5);
+* ``composition`` — basic, bounded-range (Dong, Durfee & Rogers 2020) and
+  zCDP composition of many guarantees (mathematics page §10.1);
 * ``accountant`` — :class:`Accountant`, the budget across calls.
 
 Every public name is importable from ``dpselect.accounting``.
@@ -25,6 +28,13 @@ from .accountant import (
     BudgetExceededError,
     charge,
 )
+from .composition import (
+    br_composition_epsilon,
+    br_kl_bound,
+    br_zcdp_rho,
+    compose_privacy,
+    zcdp_epsilon,
+)
 from .conversions import (
     dp_to_zcdp,
     laplace_smooth_beta,
@@ -32,6 +42,11 @@ from .conversions import (
     lln_zcdp_rho,
     nrs_laplace_parameters,
     zcdp_to_dp,
+)
+from .discrete import (
+    grid_laplace_smooth_beta,
+    grid_laplace_smooth_delta,
+    grid_steps,
 )
 from .ptr import (
     ptr_mode_privacy,
@@ -61,9 +76,16 @@ from .trees import (
 __all__ = [
     "Accountant",
     "BudgetExceededError",
+    "br_composition_epsilon",
+    "br_kl_bound",
+    "br_zcdp_rho",
     "charge",
+    "compose_privacy",
     "dp_to_zcdp",
     "forest_privacy",
+    "grid_laplace_smooth_beta",
+    "grid_laplace_smooth_delta",
+    "grid_steps",
     "laplace_selection_beta",
     "laplace_selection_eps_d",
     "laplace_selection_log_delta",
@@ -85,6 +107,7 @@ __all__ = [
     "stable_histogram_privacy",
     "tree_privacy",
     "tree_query_epsilon",
+    "zcdp_epsilon",
     "zcdp_to_dp",
 ]
 

@@ -1,12 +1,13 @@
-"""The budget accountant: sequential composition across calls, zCDP parts composed in rho."""
+"""The budget accountant: composition across calls, bounded-range and zCDP parts composed tightly."""
 
 from __future__ import annotations
 
-import math
+import threading
 from typing import Any
 
 from .._validation import check_delta, check_epsilon
 from ..privacy import Privacy
+from .composition import compose_privacy
 
 
 class BudgetExceededError(ValueError):
@@ -27,21 +28,48 @@ class Accountant:
         float > 0, the total epsilon budget (``inf`` for "track only").
     delta
         float in [0, 1), the total delta budget.
+    composition
+        "tight" (default: the best valid rule, see Notes) or "basic" (epsilons
+        and deltas add).
 
     Notes
     -----
-    Pure and approximate guarantees compose by basic sequential composition
-    (Dwork & Roth 2014, Thm 3.16): epsilons add, deltas add.  Guarantees that
-    carry a zCDP parameter (``Privacy.rho``, e.g. Laplace-log-normal noise,
-    SPEC §2.5) compose in rho (Bun & Steinke 2016, Lemma 2.3) and are converted
-    once, with the sum of their deltas:
+    The spent guarantee is :func:`~dpselect.accounting.composition.compose_privacy`
+    of every charge with the budget's delta available, i.e. the best of
 
-        spent = (sum eps_i + min(sum eps_z, rho + 2 sqrt(rho ln(1/delta_z))),
-                 sum delta_i + delta_z),
+    * basic sequential composition (Dwork & Roth 2014, Thm 3.16): epsilons
+      add, deltas add — the only route for a pure budget (delta = 0) and for
+      guarantees without a certificate (e.g. permute-and-flip, Laplace RNM);
+    * charges carrying a bounded-range certificate eta (the exponential
+      mechanism: eta = epsilon) or a zCDP rho composed in zCDP
+      (rho = sum eta^2/8 + sum rho; Cesar & Rogers 2021, Bun & Steinke 2016)
+      and converted **once**, at the delta the budget has left, by the
+      Renyi conversion :func:`~dpselect.accounting.zcdp_epsilon` (Canonne,
+      Kamath & Steinke 2020; never above rho + 2 sqrt(rho ln(1/delta_c)));
+    * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4):
+      eps = sum KL(eta_i) + sqrt(sum eta_i^2 ln(1/delta_c) / 2).
 
-    rho = sum rho_z, delta_z = sum delta_z (indices i: guarantees without rho;
-    z: with rho).  This is never larger than adding every epsilon.  Guarantees
-    under different neighbour relations cannot be mixed.
+    Uncertified charges are added to the certified part's epsilon and delta
+    (basic composition between the two groups).  A composed charge (e.g.
+    ``top_k_privacy``, a sum of rounds) is split into its atoms
+    (:attr:`Privacy.atoms`).  The theorems assume each charge's privacy
+    parameters are fixed before the interaction starts (the mechanisms and
+    their data may be chosen adaptively); with parameters chosen from earlier
+    outputs use ``composition="basic"``, which is a valid privacy filter
+    (Rogers, Roth, Ullman & Vadhan 2016).  Guarantees under different
+    neighbour relations cannot be mixed.  Derivations: the documentation's
+    mathematics page §10.1.
+
+    Thread safety: :meth:`spend` checks the budget and records the charge
+    under one lock, so threads sharing an accountant can never jointly
+    overspend it (at most the charges that fit are recorded, whatever the
+    interleaving).  This holds within one process only: an accountant is an
+    in-memory object, so copies in other processes (``multiprocessing``,
+    Dask or joblib workers, pickled estimators) each track their own
+    charges and do not see one another.  To share one budget across
+    processes, split it beforehand into per-process accountants whose
+    budgets add up to the total (sequential composition), or charge a
+    single accountant in the parent process before dispatching work.
 
     Examples
     --------
@@ -56,11 +84,25 @@ class Accountant:
     Traceback (most recent call last):
     ...
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
+
+    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
+    rho = 100 * 0.05^2 / 8 converted at delta = 1e-6):
+
+    >>> acc = dpselect.Accountant(2.0, delta=1e-6)
+    >>> for _ in range(100):
+    ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
+    >>> round(acc.spent.epsilon, 4), acc.spent.delta
+    (1.1429, 1e-06)
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
         self._budget = Privacy(check_epsilon(epsilon, allow_inf=True), check_delta(delta))
+        if composition not in ("tight", "basic"):
+            raise ValueError(f"composition must be 'tight' or 'basic', got {composition!r}")
+        self._composition = composition
         self._charges: list[Privacy] = []
+        # One re-entrant lock around every read-check-record of the charges (spend calls check).
+        self._lock = threading.RLock()
 
     @property
     def budget(self) -> Privacy:
@@ -70,36 +112,41 @@ class Accountant:
     @property
     def charges(self) -> tuple[Privacy, ...]:
         """Every guarantee spent so far, in order."""
-        return tuple(self._charges)
+        with self._lock:
+            return tuple(self._charges)
 
     @staticmethod
-    def compose(charges: Any) -> Privacy:
-        """The guarantee of running every mechanism in ``charges`` (see Notes)."""
-        charges = list(charges)
-        relations = {c.relation for c in charges if c.relation is not None}
-        if len(relations) > 1:
-            raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
-        relation = relations.pop() if relations else None
-        plain = [c for c in charges if c.rho is None]
-        zcdp = [c for c in charges if c.rho is not None]
-        eps = math.fsum(c.epsilon for c in plain)
-        delta = math.fsum(c.delta for c in plain)
-        if zcdp:
-            rho = math.fsum(c.rho or 0.0 for c in zcdp)
-            delta_z = math.fsum(c.delta for c in zcdp)
-            eps_z = math.fsum(c.epsilon for c in zcdp)
-            if delta_z > 0.0:
-                eps_z = min(eps_z, rho + 2.0 * math.sqrt(rho * -math.log(min(delta_z, 1.0))))
-            eps += eps_z
-            delta += delta_z
-        if delta >= 1.0:
-            raise BudgetExceededError(f"composed delta {delta!r} is >= 1 (no guarantee)")
-        return Privacy(eps, delta, relation, "sequential composition (zCDP parts composed in rho)")
+    def compose(charges: Any, delta: float = 0.0) -> Privacy:
+        """The guarantee of running every mechanism in ``charges`` with ``delta`` available (see Notes)."""
+        try:
+            return compose_privacy(charges, delta)
+        except ValueError as err:
+            if "delta" in str(err) and ">= 1" in str(err):
+                raise BudgetExceededError(str(err)) from None
+            raise
+
+    def _total(self, charges: list[Privacy]) -> Privacy:
+        if self._composition == "basic":
+            return self.compose([Privacy(a.epsilon, a.delta, a.relation, a.source)
+                                 for c in charges for a in c.atoms])
+        return self.compose(charges, self._budget.delta)
+
+    def __sklearn_clone__(self) -> Accountant:
+        """``sklearn.base.clone`` returns this accountant itself, not a copy.
+
+        A budget is shared state: every estimator cloned from one that holds
+        this accountant (by ``GridSearchCV``, ``cross_validate``, ``Pipeline``
+        cloning, ...) must charge the same budget, or each clone could spend
+        it again.  ``copy.deepcopy`` and pickling still make an independent
+        copy (with its own charges), which a caller must not use to charge the
+        same data's budget twice.
+        """
+        return self
 
     @property
     def spent(self) -> Privacy:
         """The guarantee of everything charged so far (``Privacy(0.0)`` before any charge)."""
-        return self.compose(self._charges)
+        return self._total(list(self.charges))
 
     @property
     def remaining(self) -> Privacy:
@@ -110,25 +157,52 @@ class Accountant:
             max(self._budget.delta - spent.delta, 0.0),
         )
 
+    @property
+    def remaining_epsilon(self) -> float:
+        """The epsilon left in the budget (a number; ``remaining.epsilon``)."""
+        return self.remaining.epsilon
+
+    @property
+    def remaining_delta(self) -> float:
+        """The delta left in the budget (a number; ``remaining.delta``)."""
+        return self.remaining.delta
+
     def check(self, privacy: Privacy) -> None:
         """Raise :class:`BudgetExceededError` if spending ``privacy`` would exceed the budget."""
         if not isinstance(privacy, Privacy):
             raise TypeError(f"privacy must be a Privacy, got {type(privacy).__name__}")
-        total = self.compose([*self._charges, privacy])
-        # A relative slack of 1e-12 absorbs floating-point sums of shares that add up to the budget.
-        slack = 1.0 + 1e-12
-        if total.epsilon > self._budget.epsilon * slack or total.delta > self._budget.delta * slack:
-            raise BudgetExceededError(
-                f"spending {privacy} would exceed the budget {self._budget} (already spent {self.spent})"
-            )
+        with self._lock:
+            total = self._total([*self._charges, privacy])
+            # A relative slack of 1e-12 absorbs floating-point sums of shares that add up to the budget.
+            slack = 1.0 + 1e-12
+            if total.epsilon > self._budget.epsilon * slack or total.delta > self._budget.delta * slack:
+                raise BudgetExceededError(
+                    f"spending {privacy} would exceed the budget {self._budget} (already spent {self.spent})"
+                )
 
     def spend(self, privacy: Privacy) -> None:
-        """Charge ``privacy``; raise :class:`BudgetExceededError` (recording nothing) if it does not fit."""
-        self.check(privacy)
-        self._charges.append(privacy)
+        """Charge ``privacy``; raise :class:`BudgetExceededError` (recording nothing) if it does not fit.
+
+        The check and the record happen under one lock (atomic across threads of one process).
+        """
+        with self._lock:
+            self.check(privacy)
+            self._charges.append(privacy)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A lock cannot be pickled or deep-copied: a copy gets its own lock (and its own charges).
+        with self._lock:
+            state = self.__dict__.copy()
+            state["_charges"] = list(self._charges)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
-        return f"Accountant(budget={self._budget}, charges={len(self._charges)})"
+        return f"Accountant(budget={self._budget}, charges={len(self.charges)})"
 
 
 def charge(accountant: Accountant | None, privacy: Privacy) -> None:

@@ -9,7 +9,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 from .._validation import check_delta_positive, check_epsilon, check_positive
 
@@ -93,7 +92,9 @@ def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     hi = 2.0 * lo + 1.0
     while psi(hi) >= 0.0:
         hi *= 2.0
-    beta = min(optimize.brentq(psi, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps), r)
+    from scipy.optimize import brentq  # imported here: scipy.optimize would treble `import dpselect`
+
+    beta = min(brentq(psi, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps), r)
     for _ in range(64):
         if laplace_smooth_delta(eps, alpha, beta) <= d:
             break

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scipy import optimize, special
+from scipy import special
 
 from .._validation import check_epsilon, check_int, check_positive, check_probability_in
 from ..privacy import Privacy
@@ -108,6 +108,8 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     eps_d = check_epsilon(eps_d, "eps_d")
     d = _require_delta_positive(delta)
     cap = eps_d / m
+    while m * cap > eps_d:  # eps_d / m can round up so that m beta would exceed eps_d by an ulp
+        cap = math.nextafter(cap, 0.0)
     log_q = math.log(_gamma_upper_quantile(m, d))
 
     def g(b: float) -> float:  # same sign as q expm1(b) - m b - eps_d
@@ -119,7 +121,9 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
         lo = cap * 1e-12  # g -> -inf as beta -> 0 (log expm1(beta) ~ log beta)
         while g(lo) > 0.0:
             lo *= 1e-12
-        beta = optimize.brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
+        from scipy.optimize import brentq  # imported here: scipy.optimize is slow to import
+
+        beta = brentq(g, lo, cap, xtol=lo * 1e-3, rtol=1e-15, maxiter=500)
     log_delta = math.log(d)
     for _ in range(200):
         if laplace_selection_log_delta(m, beta, eps_d) <= log_delta:

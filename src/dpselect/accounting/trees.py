@@ -14,7 +14,9 @@ def parallel_composition(parts: Any) -> Privacy:
     Under add/remove one record lies in at most one part, so a neighbour
     changes one part only (McSherry 2009, PINQ Thm 4; SPEC §5.2: the nodes of
     one tree level, the leaves of a tree, the trees of a forest).  The part
-    with the largest epsilon names the source.
+    with the largest epsilon names the source.  If every part is
+    eta_i-bounded-range the result is (max eta_i)-bounded-range (one
+    neighbour moves one part's output law only; mathematics page §10.1).
 
     Examples
     --------
@@ -28,8 +30,10 @@ def parallel_composition(parts: Any) -> Privacy:
     relations = {q.relation for q in parts if q.relation is not None}
     if len(relations) > 1:
         raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
+    etas = [q.bounded_range for q in parts]
+    eta = max(e for e in etas if e is not None) if all(e is not None for e in etas) else None
     return Privacy(worst.epsilon, max(q.delta for q in parts), relations.pop() if relations else None,
-                   worst.source)
+                   worst.source, bounded_range=eta)
 
 
 def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> float:
@@ -54,7 +58,9 @@ def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Priva
     (:func:`parallel_composition`) over the level's nodes; levels compose
     sequentially (adaptively: a level's partition is a function of the
     released levels above).  ``record_count``: the noisy record count used to
-    choose the shape, composed sequentially in front (SPEC §5.2).
+    choose the shape, composed sequentially in front (SPEC §5.2).  The
+    result keeps the levels as its ``parts``: an accountant composes
+    bounded-range levels (exponential-mechanism selections) tightly.
     """
     parts = ([record_count] if record_count is not None else []) + list(level_costs)
     if not parts:
@@ -63,7 +69,7 @@ def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Priva
     for q in parts[1:]:
         total = total + q
     return Privacy(total.epsilon, total.delta, "add_remove",
-                   f"{len(parts)} sequential parts, parallel within each (SPEC §5.2)")
+                   f"{len(parts)} sequential parts, parallel within each (SPEC §5.2)", parts=total.atoms)
 
 
 def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> Privacy:

@@ -37,6 +37,19 @@ def _log_probs(mech: Any, problem: Any) -> np.ndarray:
         return np.log(np.asarray(mech.probabilities(problem), dtype=np.float64))
 
 
+def _check_pairs(pairs: Any) -> list[tuple[Any, Any]]:
+    """The pairs as a list of (SelectionProblem, SelectionProblem), or a TypeError naming the bad entry."""
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise TypeError(f"pairs must be an iterable of (x, y) SelectionProblem pairs, got {type(pairs).__name__}")
+    out = list(pairs)
+    for i, pair in enumerate(out):
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError(f"pairs[{i}] must be an (x, y) pair of SelectionProblems, got {type(pair).__name__}")
+        for j in (0, 1):
+            check_problem(pair[j], f"pairs[{i}][{j}]")
+    return out
+
+
 def privacy_loss(logp: np.ndarray, logq: np.ndarray, floor: float = 1e-300) -> float:
     """max_r |log p_r - log q_r| over outputs where p_r or q_r exceeds ``floor``."""
     logp, logq = np.asarray(logp, dtype=np.float64), np.asarray(logq, dtype=np.float64)
@@ -113,6 +126,12 @@ def audit(
     """
     if claimed is not None and not isinstance(claimed, Privacy):
         raise TypeError(f"claimed must be a Privacy or None, got {type(claimed).__name__}")
+    if not any(callable(getattr(mech, m, None)) for m in ("probabilities", "log_probabilities")):
+        raise TypeError(f"mech must be a mechanism with a probabilities(problem) method, got {type(mech).__name__}")
+    pairs = _check_pairs(pairs)
+    for name, value in (("tol", tol), ("floor", floor)):
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     max_loss, max_delta, worst, violates, n = 0.0, 0.0, -1, False, 0
     report_claim = claimed
     for i, (x, y) in enumerate(pairs):

@@ -141,7 +141,11 @@ class ErrorDistribution:
 
 
 def error_distribution(release: Any, sensitivity: Any) -> ErrorDistribution:
-    """The law of ``release.release(value, sensitivity) - value`` (any value).
+    """The law of ``release.release(value, sensitivity) - value`` (any value), before the output grid.
+
+    On a grid (``release.granularity`` > 0) the release's exact law is discrete
+    (``release.log_law``): rounding moves the error by at most lambda/2 and the
+    Laplace release's scale uses S + 32 lambda; this continuous law ignores both.
 
     Parameters
     ----------

@@ -10,4 +10,13 @@ Shared infrastructure: :mod:`.runner` (the orchestrator: ``reproduce``,
 :mod:`._data` (data directory, files read), :mod:`._progress`, and the
 scaffolding the experiment modules share: :mod:`._common` (task grids,
 means with spread, claim rows, accuracy figures) and :mod:`._plotting`.
+
+Needs the ``experiments`` extra (``pip install "dpselect[experiments]"``): importing
+this package without it raises an ImportError naming the extra.  The heavy packages
+themselves are imported only where they are used.
 """
+
+from .._optional import require_installed
+
+require_installed(("matplotlib", "dask", "distributed", "pandas", "sklearn", "pyarrow", "rich"), "experiments",
+                  purpose="dpselect.experiments")

@@ -22,6 +22,7 @@ used to repeat each of them):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -116,7 +117,7 @@ def accuracy_figure(
         if majority is not None:
             vals = [float(r[majority]) for r in rows if tuple(r[p] for p in panels) == key and majority in r]
             maj = float(np.mean(vals)) if vals else None
-        accuracy_panel(ax, xs, data, majority=maj, styles=styles)
+        accuracy_panel(ax, xs, data, majority=maj, styles=styles, limits=(0.0, math.inf if log_y else 1.0))
         colours = {lab: h[0].get_color() for h, lab in zip(*ax.get_legend_handles_labels()) if hasattr(h, "lines")}
         if published is not None:
             for s in sers:

@@ -95,7 +95,8 @@ def make_peer(name: str, epsilon: float, data: Any, seed: int) -> tuple[Any, Any
 
         _, lo, hi = _ordinal(data.X.iloc[:1], data.categorical, data.bounds)
         cls = DecisionTreeClassifier if name == "diffprivlib_tree" else RandomForestClassifier
-        model = cls(epsilon=epsilon, bounds=(lo, hi), classes=list(data.classes), random_state=seed)
+        # labels as codes 0..C-1 (fit_score maps them back): diffprivlib 0.6.6's forest mislabels string classes
+        model = cls(epsilon=epsilon, bounds=(lo, hi), classes=list(range(len(data.classes))), random_state=seed)
         return model, (lambda X: _ordinal(X, data.categorical, data.bounds)[0])
     if name == "dp_ebm":
         from interpret.privacy import DPExplainableBoostingClassifier
@@ -129,5 +130,11 @@ def fit_score(name: str, epsilon: float, data: Any, train: np.ndarray, test: np.
             model.fit(data.X.iloc[train], data.y[train])
             return float(model.score(data.X.iloc[test], data.y[test]))
         peer, tf = make_peer(name, epsilon, data, seed)
+        if name.startswith("diffprivlib"):
+            classes = np.asarray(data.classes)
+            codes = np.searchsorted(classes, data.y[train])
+            peer.fit(tf(data.X.iloc[train]), codes)
+            pred = classes[np.asarray(peer.predict(tf(data.X.iloc[test]))).astype(np.int64)]
+            return float(np.mean(pred == data.y[test]))
         peer.fit(tf(data.X.iloc[train]), data.y[train])
         return float(np.mean(np.asarray(peer.predict(tf(data.X.iloc[test]))) == data.y[test]))

@@ -214,8 +214,11 @@ def figure_legend(fig: Any, axes: np.ndarray, ncol: int | None = None) -> Any:
 
 def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                    majority: float | None = None, log_x: bool = True, styles: Mapping[str, Mapping[str, Any]]
-                   | None = None) -> None:
+                   | None = None, limits: tuple[float, float] = (0.0, 1.0)) -> None:
     """Mean accuracy per series with error bars (spread over repetitions) and the majority-class line.
+
+    Error bars are mean ± spread clipped to ``limits``, the range of the metric ((0, 1) for an
+    accuracy, (0, inf) for an error), so that no bar claims an impossible value.
 
     The series are dodged by a few percent along a log x axis so that error bars stay visible
     (except those whose style has ``"dodge": False``).
@@ -235,7 +238,10 @@ def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Seque
         # (style key "dodge": False keeps a reference series at its true x)
         dodge = bool(kw.pop("dodge", True))
         shift = 10.0 ** (0.012 * (i - (n - 1) / 2)) if log_x and dodge else 1.0
-        ax.errorbar([v * shift for v in x], list(mean), yerr=list(spread), label=label, **kw)
+        m, sp = np.asarray(mean, dtype=float), np.asarray(spread, dtype=float)
+        lower = np.clip(np.minimum(sp, m - limits[0]), 0.0, None)
+        upper = np.clip(np.minimum(sp, limits[1] - m), 0.0, None)
+        ax.errorbar([v * shift for v in x], list(m), yerr=np.vstack([lower, upper]), label=label, **kw)
     if majority is not None and np.isfinite(majority):
         ax.axhline(majority, color="0.35", linestyle="--", linewidth=1.0, label="majority class")
     if log_x:

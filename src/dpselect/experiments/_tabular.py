@@ -11,7 +11,8 @@ knowledge (the papers' own assumption; documented in the reports).
 * the real files under ``--data-dir`` (see shared/data/README.md):
   ``nltcs``, ``acs``, ``adult_clean`` (SNM greedy tree) and ``adult``,
   ``compas``, ``mushroom``, ``pendigits``, ``wall_following``,
-  ``wine_quality`` (SNM random forest).
+  ``wine_quality``, ``gamma``, ``nursery`` (SNM random forest); ``br2000``,
+  ``credit_approval`` (rows without "?"), ``pima_diabetes`` (MODPS).
 """
 
 from __future__ import annotations
@@ -121,7 +122,29 @@ def _real(name: str, data_dir: Path) -> Tabular:
                 df = df.drop(columns=drop)
         y = df.pop("income").astype(str).str.replace(".", "", regex=False).to_numpy()
         return _schema(name, df, y)
+    if name == "br2000":  # MODPS: tab-separated integer codes, domain file "C lo hi" / "D ..." per column
+        path = require_file(data_dir, "br2000/br2000.dat", what="BR2000")
+        kinds = [line.split()[0] for line in (path.parent / "br2000.domain").read_text().splitlines() if line.strip()]
+        df = pd.read_csv(path, sep="\t", header=None)
+        df.columns = [str(c) for c in df.columns]
+        y = df.pop(df.columns[-1]).to_numpy()
+        return _schema(name, df, y, categorical_cols=[c for c, k in zip(df.columns, kinds) if k == "D"])
+    if name == "credit_approval":  # UCI Credit Approval without the rows holding "?"; label: last column
+        path = require_file(data_dir, "credit_approval/credit.data.nonan.csv", what="Credit Approval")
+        df = pd.read_csv(path, header=None, skipinitialspace=True)
+        df.columns = [f"a{j + 1}" for j in range(df.shape[1])]
+        for c in df.columns:
+            if df[c].dtype == object:
+                df[c] = df[c].astype(str).str.strip()
+        y = df.pop("a16").to_numpy()
+        numeric = ("a2", "a3", "a8", "a11", "a14", "a15")
+        for c in numeric:
+            df[c] = pd.to_numeric(df[c])
+        return _schema(name, df, y, categorical_cols=[c for c in df.columns if c not in numeric])
     spec = {
+        "gamma": ("gamma/gamma.csv", "class", ("index",)),
+        "nursery": ("nursery/nursery.csv", "final evaluation", ()),
+        "pima_diabetes": ("pima_diabetes/diabetes.csv", "Outcome", ()),
         "compas": ("compas/compass.csv", "decile_score", ()),
         "mushroom": ("mushroom/mushroom.csv", "class", ()),
         "pendigits": ("pendigits/pendigits.csv", "class", ("index",)),

@@ -120,7 +120,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
         return [{**row, "n_trees": -1, "accuracy": acc, "majority_accuracy": majority, "eps_proven": kw["epsilon"],
                  "delta_proven": float("nan")}]
     clf = DPRandomForestClassifier(epsilon=kw["epsilon"], n_estimators=N_TREES, max_depth=kw["depth"],
-                                   selection=kw["selection"], leaf_utility="indicator",
+                                   mechanism=kw["selection"], leaf_utility="indicator", algorithm="fletcher_islam",
                                    random_state=np.random.default_rng(seed), **data.estimator_kwargs())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

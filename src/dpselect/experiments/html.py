@@ -1,8 +1,7 @@
 """``report.html``: the markdown reports as one self-contained page (figures embedded as base64 PNG).
 
-Only the markdown the reports themselves produce is rendered: headings,
-paragraphs, bullet lists, pipe tables, images on a line of their own, and
-inline code, emphasis, bold and links.  Everything else is escaped text.
+The Markdown is rendered by markdown-it-py (CommonMark with tables; raw HTML in the
+Markdown is escaped).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import html
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["markdown_to_html", "write_html"]
 
@@ -20,89 +20,48 @@ body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; 
 table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9rem; }
 th, td { border: 1px solid #bbb; padding: 0.25rem 0.5rem; vertical-align: top; }
 th { background: #eee; }
-td.c, th.c { text-align: center; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.5rem 0; }
 code { background: #f3f3f3; padding: 0 0.2rem; }
 section { border-top: 2px solid #888; margin-top: 2rem; }
 """
 
-_IMG = re.compile(r"^!\[([^\]]*)\]\(([^)]+)\)$")
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return md
 
 
-def _inline(text: str) -> str:
-    s = html.escape(text, quote=False).replace("&lt;br&gt;", "<br>")
-    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
-    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
-    s = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", s)
-    # links between the markdown reports point to their HTML versions
-    s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
-               lambda m: f'<a href="{re.sub(r"report[.]md$", "report.html", m.group(2))}">{m.group(1)}</a>', s)
-    return s
-
-
-def _cells(line: str) -> list[str]:
-    body = line.strip()[1:-1] if line.strip().endswith("|") else line.strip()[1:]
-    cells = re.split(r"(?<!\\)\|", body)
-    return [c.strip().replace("\\|", "|") for c in cells]
-
-
-def _table(lines: list[str]) -> str:
-    head = _cells(lines[0])
-    align = ["c" if c.startswith(":") and c.endswith(":") else "" for c in _cells(lines[1])] if len(lines) > 1 else []
-    def cls(i: int) -> str:
-        return ' class="c"' if i < len(align) and align[i] else ""
-    out = ["<table>", "<tr>" + "".join(f"<th{cls(i)}>{_inline(c)}</th>" for i, c in enumerate(head)) + "</tr>"]
-    for ln in lines[2:]:
-        out.append("<tr>" + "".join(f"<td{cls(i)}>{_inline(c)}</td>" for i, c in enumerate(_cells(ln))) + "</tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
-def _image(alt: str, src: str, base: Path) -> str:
-    path = base / src
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return (f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{html.escape(path.name)}</figcaption></figure>")
+def _link_target(href: str) -> str:
+    """Links between the reports point to their HTML versions (``x.md`` -> ``x.html``)."""
+    return re.sub(r"[.]md(#|$)", r".html\1", href) if "://" not in href else href
 
 
 def markdown_to_html(text: str, base: Path, heading_offset: int = 0) -> str:
-    """HTML of one report's markdown; images are read from ``base`` and embedded."""
-    out: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        ln = lines[i].rstrip()
-        if not ln.strip():
-            i += 1
-            continue
-        m = re.match(r"^(#{1,6}) (.*)$", ln)
-        img = _IMG.match(ln.strip())
-        if m:
-            level = min(6, len(m.group(1)) + heading_offset)
-            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
-            i += 1
-        elif img:
-            out.append(_image(img.group(1), img.group(2), base))
-            i += 1
-        elif ln.lstrip().startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                block.append(lines[i])
-                i += 1
-            out.append(_table(block))
-        elif ln.startswith("- "):
-            items = []
-            while i < len(lines) and lines[i].startswith("- "):
-                items.append(f"<li>{_inline(lines[i][2:])}</li>")
-                i += 1
-            out.append("<ul>" + "".join(items) + "</ul>")
-        else:
-            para = []
-            while i < len(lines) and lines[i].strip() and not re.match(r"^(#{1,6} |\||- |!\[)", lines[i].lstrip()):
-                para.append(lines[i].strip())
-                i += 1
-            out.append(f"<p>{_inline(' '.join(para))}</p>")
-    return "\n".join(out)
+    """HTML of one report's Markdown (CommonMark + tables, by markdown-it-py).
+
+    Images are read from ``base`` and embedded as base64 PNG figures with their alt text
+    as caption; links to ``.md`` reports point to the ``.html`` pages; headings are demoted
+    by ``heading_offset`` levels.
+    """
+    md = _parser()
+    tokens = md.parse(text)
+    for tok in tokens:
+        if tok.type in ("heading_open", "heading_close") and heading_offset:
+            tok.tag = f"h{min(6, int(tok.tag[1]) + heading_offset)}"
+        for child in tok.children or []:
+            if child.type == "link_open":
+                child.attrSet("href", _link_target(str(child.attrGet("href") or "")))
+            elif child.type == "image":
+                src = base / str(child.attrGet("src") or "")
+                if src.is_file():
+                    data = base64.b64encode(src.read_bytes()).decode("ascii")
+                    child.attrSet("src", f"data:image/png;base64,{data}")
+    rendered = md.renderer.render(tokens, md.options, {}).replace("&lt;br&gt;", "<br>")  # line breaks in cells
+    # an image alone in its paragraph becomes a figure captioned by its alt text
+    return re.sub(r'<p><img src="([^"]*)" alt="([^"]*)" /></p>',
+                  lambda m: f'<figure><img src="{m.group(1)}" alt="{m.group(2)}">'
+                            f"<figcaption>{m.group(2)}</figcaption></figure>", rendered)
 
 
 def write_html(path: Path, title: str, parts: Sequence[tuple[str, Path]]) -> Path:

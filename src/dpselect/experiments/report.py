@@ -1,8 +1,9 @@
 """Markdown reports of the reproductions: one per experiment and the combined ``OUT/report.md``.
 
 Every report says which data it used (the files read, or "embedded"),
-counts the claims as reproduced (✓), not reproduced (✗) and not evaluated
-(–), and the combined report defines the abbreviations its tables use.
+counts the papers' claims as reproduced (✓), not reproduced (✗) and not
+evaluated (–), counts the library's new findings apart (+ holds, ○ does not
+hold), and the combined report defines the abbreviations its tables use.
 :mod:`.html` renders the same text as one self-contained ``report.html``.
 """
 
@@ -16,7 +17,7 @@ from types import ModuleType
 from .tasks import Claim, ExperimentResult
 
 __all__ = ["ABBREVIATIONS", "abbreviations_used", "claim_counts", "claims_table", "combined_report",
-           "count_line", "data_line", "experiment_report"]
+           "count_line", "data_line", "experiment_report", "finding_counts"]
 
 #: Abbreviations of the reports (experiments may add their own with a module-level ``ABBREVIATIONS`` dict).
 ABBREVIATIONS: dict[str, str] = {
@@ -42,13 +43,18 @@ ABBREVIATIONS: dict[str, str] = {
 }
 
 
+#: Caption of every figure unless the experiment module sets ``FIGURE_NOTE``.
+DEFAULT_FIGURE_NOTE = ("points are means over the repetitions; error bars are ± one standard deviation over the "
+                       "repetitions (cross-validation folds for the trees), clipped to the metric's range")
+
+
 def _md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
 def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
-    """Markdown table of claims: claim | ours | published | ✓/✗."""
-    head = ("| experiment " if experiment is not None else "") + "| claim | ours | published | ✓/✗ |"
+    """Markdown table of claims: claim | ours | published | mark (✓/✗ paper claims, +/○ new findings)."""
+    head = ("| experiment " if experiment is not None else "") + "| claim | ours | published | result |"
     sep = ("|---" if experiment is not None else "") + "|---|---|---|:-:|"
     lines = [head, sep]
     for c in claims:
@@ -59,15 +65,27 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
 
 
 def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """(reproduced ✓, not reproduced ✗, not evaluated –)."""
-    marks = [c.ok for c in claims]
+    """The papers' claims: (reproduced ✓, not reproduced ✗, not evaluated –)."""
+    marks = [c.ok for c in claims if c.kind == "paper"]
+    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+
+
+def finding_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
+    """The library's new findings: (holds +, does not hold ○, not evaluated –)."""
+    marks = [c.ok for c in claims if c.kind == "new"]
     return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
 
 
 def count_line(claims: Iterable[Claim]) -> str:
+    claims = list(claims)
     ok, bad, none = claim_counts(claims)
-    return (f"{ok + bad + none} claims: {ok} reproduced (✓), {bad} not reproduced (✗), "
+    line = (f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
             f"{none} not evaluated (–).")
+    holds, fails, open_ = finding_counts(claims)
+    if holds + fails + open_:
+        line += (f" {holds + fails + open_} new findings (baselines the papers do not have): {holds} hold (+), "
+                 f"{fails} do not hold (○), {open_} not evaluated (–).")
+    return line
 
 
 def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
@@ -119,7 +137,8 @@ def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool,
         if text:
             lines += ["## Results", "", text.strip(), ""]
     if figures:
-        lines += ["## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures] + [""]
+        note = getattr(module, "FIGURE_NOTE", DEFAULT_FIGURE_NOTE)
+        lines += ["## Figures", ""] + [f"![{f.stem}: {note}]({f.name})" for f in figures] + [""]
     notes_fn = getattr(module, "notes", None)
     notes = list(notes_fn(quick, data_dir)) if notes_fn is not None else []
     if notes:
@@ -145,18 +164,22 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
         "",
         f"**Summary:** {count_line(all_claims)}",
         "",
-        "| experiment | ✓ | ✗ | – | data |",
-        "|---|:-:|:-:|:-:|---|",
+        "| experiment | ✓ | ✗ | – | + | ○ | data |",
+        "|---|:-:|:-:|:-:|:-:|:-:|---|",
     ]
     for r in results:
         ok, bad, none = claim_counts(r.claims)
-        lines.append(f"| {r.name} | {ok} | {bad} | {none} | {_md_escape(data_line(r.data_files, data_dir))} |")
-    lines += ["", "## Claims", "", "| experiment | claim | ours | published | ✓/✗ |", "|---|---|---|---|:-:|"]
+        holds, fails, _ = finding_counts(r.claims)
+        lines.append(f"| {r.name} | {ok} | {bad} | {none} | {holds} | {fails} | "
+                     f"{_md_escape(data_line(r.data_files, data_dir))} |")
+    lines += ["", "## Claims", "", "| experiment | claim | ours | published | result |", "|---|---|---|---|:-:|"]
     for r in results:
         lines += claims_table(r.claims, r.name).splitlines()[2:]
     text = "\n".join(lines)
     used = abbreviations_used("\n".join([text, *also_scan]), extra_abbreviations)
-    lines += ["", "✓ reproduced, ✗ not reproduced, – not evaluated (e.g. the real data were not given).", ""]
+    lines += ["", "Papers' claims: ✓ reproduced, ✗ not reproduced. New findings of this library (baselines the "
+              "papers do not have): + holds, ○ does not hold. – not evaluated (e.g. the real data were not given).",
+              ""]
     if used:
         lines += ["## Abbreviations", ""] + [f"- **{k}**: {v}" for k, v in used.items()] + [""]
     return "\n".join(lines)

@@ -51,12 +51,19 @@ class Task:
         return "/".join(format_value(k) for k in self.key)
 
 
+#: Kinds of claims: the paper's own, or a new finding of this library.
+CLAIM_KINDS = ("paper", "new")
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A published claim next to our number.
+    """A published claim next to our number, or a new finding of this library.
 
-    ok is True (reproduced), False (not reproduced) or None (not evaluated,
-    e.g. the grid does not contain the claim's setting).
+    ok is True (holds), False (does not hold) or None (not evaluated, e.g. the
+    grid does not contain the claim's setting).  ``kind`` is ``"paper"`` for a
+    claim the paper makes (marked ✓ reproduced / ✗ not reproduced) and ``"new"``
+    for a finding about a baseline the paper does not have (marked + holds /
+    ○ does not hold), counted apart from the paper's claims.
     """
 
     text: str
@@ -64,10 +71,19 @@ class Claim:
     published: str
     ok: bool | None
     note: str = ""
+    kind: str = "paper"
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(f"kind must be one of {CLAIM_KINDS}, got {self.kind!r}")
 
     @property
     def mark(self) -> str:
-        return "–" if self.ok is None else ("✓" if self.ok else "✗")
+        if self.ok is None:
+            return "–"
+        if self.kind == "new":
+            return "+" if self.ok else "○"
+        return "✓" if self.ok else "✗"
 
 
 @dataclass

@@ -255,6 +255,11 @@ def _with_chance(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
     return out + [{**dict(zip(keys, c)), "mechanism": CHANCE, "accuracy": 1.0 / c[keys.index("m")]} for c in cells]
 
 
+#: Caption of the TDT figures (see the report's Results section).
+FIGURE_NOTE = ("points are exact mean accuracies; error bars are ± one standard deviation over the simulated panel "
+               "chunks (Fig. 1/2) or the table sets (Table II), clipped to [0, 1]")
+
+
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     """Mean exact accuracy, error bars = spread over the panel chunks (Fig. 1/2) or the table sets (Table II).
 
@@ -326,7 +331,7 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
             f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
             f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
             "paper: SPS IV (no distance-utility baseline)", None,
-            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)",
+            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)", kind="new",
         ))
     eps_r = sorted({e for (a, e, mech) in real if a == "proven"})
     if eps_r:
@@ -336,7 +341,7 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
             f"{sum(wins)}/{len(wins)} epsilons; at eps = {fmt(eps_r[-1])}: ND-PF "
             f"{fmt(real[('proven', eps_r[-1], 'nd_pf')])} vs best SPS "
             f"{fmt(max(real[('proven', eps_r[-1], x)] for x in SPS_NAMES))}",
-            "paper: SPS cases only", all(wins), "proven accounting",
+            "paper: SPS cases only", all(wins), "proven accounting", kind="new",
         ))
     return out
 

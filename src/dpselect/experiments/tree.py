@@ -137,7 +137,7 @@ def run_task(task: Task, seed: Any) -> list[dict]:
             rows.append({**row, "accuracy": acc, "majority_accuracy": majority, "n_leaves": -1,
                          "eps_proven": kw["epsilon"], "delta_proven": float("nan")})
             continue
-        clf = DPDecisionTreeClassifier(epsilon=kw["epsilon"], max_depth=kw["depth"], selection=kw["selection"],
+        clf = DPDecisionTreeClassifier(epsilon=kw["epsilon"], max_depth=kw["depth"], mechanism=kw["selection"],
                                        split_utility="max_operator", splits="multiway", stopping="count",
                                        n_bins=kw["n_bins"], random_state=rng, **data.estimator_kwargs())
         with warnings.catch_warnings():

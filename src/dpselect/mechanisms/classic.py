@@ -13,6 +13,17 @@ the same direction between neighbours) the noise is halved.
 * Report noisy max with Laplace noise of scale 2 Delta u/eps (Delta u/eps if
   monotone): SPEC §3.1 with a constant scale (beta = 0): loss 2A L_s with
   A = eps/2, L_s = 1 (A L_s for monotone utilities); Dwork & Roth Claim 3.9.
+
+Samplers.  ``sampler="float"`` (default) draws NumPy float noise: fast and
+vectorised, but NumPy's noise is bounded (Gumbel in [-3.60, 36.74], exponential
+below 44.44, from 53-bit uniforms), so a candidate more than about 40 noise
+units behind the leader can never win although its exact probability is
+positive: on neighbours this is a delta of order e^-40 (about 4e-18), not pure
+epsilon.  ``sampler="exact"`` (EM and PF, and RNM with Gumbel or exponential
+noise) samples the exact law with integer arithmetic (exact Bernoulli(e^-x),
+Canonne, Kamath & Steinke 2020): pure epsilon-DP for the law as stated, for
+the exact rationals the float arguments represent.  See the documentation
+page "Floating point and side channels".
 """
 
 from __future__ import annotations
@@ -27,10 +38,12 @@ import numpy as np
 from scipy.special import logsumexp, roots_legendre
 
 from .. import noisy_max
-from .._validation import check_epsilon
+from .._validation import check_epsilon, check_size
 from ..noise import Exponential, Gumbel, Laplace
+from ..noise.exact import IntegerSource
 from ..privacy import Privacy
 from ..problem import SelectionProblem
+from ._exact_selection import check_sampler, exact_rates, sample_em_exact, sample_pf_exact
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
@@ -61,22 +74,60 @@ def _global_scale(epsilon: float, problem: SelectionProblem) -> float:
     return max(scale, _TINY)
 
 
-def _pure(epsilon: float, problem: SelectionProblem, source: str) -> Privacy:
-    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source)
+def _pure(epsilon: float, problem: SelectionProblem, source: str, bounded_range: bool = False) -> Privacy:
+    """epsilon-DP; epsilon-bounded-range for the exponential mechanism (Durfee & Rogers 2019, §3;
+    derived in the mathematics page §10.1)."""
+    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
+                                            bounded_range=epsilon if bounded_range else None)
+
+
+class _ExactSampling(NoisyMaxMechanism):
+    """``sampler="exact"``: draw the mechanism's exact law with integer arithmetic."""
+
+    epsilon: float
+    sampler: str
+    _EXACT: str | None = None  # "em" or "pf": the law sampled exactly
+
+    def _exact_kind(self) -> str | None:
+        return self._EXACT
+
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
+        if self.sampler != "exact":
+            return super().select(problem, size=size, rng=rng)
+        check_problem(problem)
+        size = check_size(size)
+        src = IntegerSource(rng)
+        nums, den = exact_rates(problem, self.epsilon)
+        draw = sample_em_exact if self._exact_kind() == "em" else sample_pf_exact
+        out = draw(nums, den, 1 if size is None else size, src)
+        return int(out[0]) if size is None else out
 
 
 @dataclass(frozen=True)
-class ExponentialMechanism(NoisyMaxMechanism):
+class ExponentialMechanism(_ExactSampling):
     """Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max.
 
     Source: McSherry & Talwar (2007) Thm 6; Gumbel-max form: Yamamoto & Shibuya
     Def. 8 (SPEC.md §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
+    Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
+    ``privacy().bounded_range``: the accountant composes it through zCDP /
+    bounded-range composition (mathematics page §10.1).
+
+    ``sampler="exact"`` samples by rejection: propose r uniformly, accept with
+    an exact Bernoulli(e^{-gamma_r}), gamma_r = (u* - u_r) eps / (2 Delta u)
+    (Delta u if monotone), repeat until acceptance.  A round outputs r with
+    probability e^{-gamma_r}/m, so P[r] = e^{-gamma_r} / sum_s e^{-gamma_s}:
+    exactly the exponential mechanism (expected rounds m / sum_s e^{-gamma_s}
+    <= m).  Scores, epsilon and Delta u are converted exactly to rationals.
     """
 
     epsilon: float
+    sampler: str = "float"
+    _EXACT = "em"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "sampler", check_sampler(self.sampler))
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
         return _global_scale(self.epsilon, problem), Gumbel()
@@ -89,7 +140,7 @@ class ExponentialMechanism(NoisyMaxMechanism):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)")
+        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)", bounded_range=True)
 
 
 @lru_cache(maxsize=32)
@@ -196,19 +247,26 @@ def _pf_fast_log_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PermuteAndFlip(NoisyMaxMechanism):
+class PermuteAndFlip(_ExactSampling):
     """Permute-and-flip (McKenna & Sheldon 2020), sampled as exponential noisy max.
 
     Equivalent to argmax_r (u_r + E_r), E_r iid exponential with mean
     2 Delta u / eps (SPEC.md §2.6; Ding et al. 2021), which is O(m) per draw.
     epsilon-DP; monotone utilities use mean Delta u / eps (SPEC §2.6, derived
     by the one-sided argument of §3.1).
+
+    ``sampler="exact"`` runs McKenna & Sheldon's Algorithm 1 itself (as
+    OpenDP does): candidates in a uniformly random order, stop at the first r
+    whose exact Bernoulli(exp(-(u* - u_r) eps / (2 Delta u))) succeeds.
     """
 
     epsilon: float
+    sampler: str = "float"
+    _EXACT = "pf"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "sampler", check_sampler(self.sampler))
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
         return _global_scale(self.epsilon, problem), Exponential()
@@ -231,7 +289,7 @@ _RNM_NOISE: dict[str, Callable[[], Any]] = {"gumbel": Gumbel, "exponential": Exp
 
 
 @dataclass(frozen=True)
-class ReportNoisyMax(NoisyMaxMechanism):
+class ReportNoisyMax(_ExactSampling):
     """Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone).
 
     ``noise="gumbel"`` is the exponential mechanism, ``"exponential"`` is
@@ -239,19 +297,31 @@ class ReportNoisyMax(NoisyMaxMechanism):
     Claim 3.9; SPEC §3.1 with constant scale).  Output probabilities always
     come from the noisy-max integral (so they independently check the closed
     forms of ExponentialMechanism and PermuteAndFlip).  epsilon-DP.
+
+    ``sampler="exact"`` is available for ``noise="gumbel"`` (the exponential
+    mechanism's exact rejection sampler) and ``"exponential"`` (exact
+    permute-and-flip); Laplace report-noisy-max has no exact sampler here.
     """
 
     epsilon: float
     noise: str = "gumbel"
+    sampler: str = "float"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         if self.noise not in _RNM_NOISE:
             raise ValueError(f"noise must be one of {tuple(_RNM_NOISE)}, got {self.noise!r}")
+        object.__setattr__(self, "sampler", check_sampler(self.sampler))
+        if self.sampler == "exact" and self.noise == "laplace":
+            raise ValueError("sampler='exact' needs noise='gumbel' or 'exponential' (no exact Laplace noisy max)")
+
+    def _exact_kind(self) -> str | None:
+        return "em" if self.noise == "gumbel" else "pf"
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
         return _global_scale(self.epsilon, problem), _RNM_NOISE[self.noise]()
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)")
+        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)",
+                     bounded_range=self.noise == "gumbel")

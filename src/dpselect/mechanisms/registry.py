@@ -67,7 +67,7 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any)
     --------
     >>> from dpselect import make_mechanism
     >>> make_mechanism("pf", 1.0)
-    PermuteAndFlip(epsilon=1.0)
+    PermuteAndFlip(epsilon=1.0, sampler='float')
     >>> make_mechanism("psb_pf", 1.5, 1e-6).epsilon1
     0.5
     """

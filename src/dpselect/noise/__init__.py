@@ -24,11 +24,17 @@ implemented through their folded law |Z|; ``.one_sided()`` returns
 one-sided law keeps its parent's constants and ``admissible``: SPEC §3.1 uses a
 one-sided h that is nonincreasing on [0, inf) with L_s, L_d computed on the
 support, which for a symmetric unimodal parent are the parent's constants.
+
+Exact integer samplers (:mod:`dpselect.noise.exact`: ``bernoulli_exp``,
+``discrete_laplace``, ``discrete_gaussian``) and the output grid
+(:mod:`dpselect.noise.grid`: ``GridLaplace``, ``check_granularity``,
+``default_granularity``) make released numbers floating-point safe.
 """
 
-from ..accounting import dp_to_zcdp, laplace_smooth_delta, nrs_laplace_parameters, zcdp_to_dp
 from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
 from .base import NoiseDistribution, OneSided
+from .exact import bernoulli_exp, discrete_gaussian, discrete_laplace, discrete_laplace_logpmf
+from .grid import GridLaplace, check_granularity, default_granularity
 from .heavy import PolynomialTail, StudentT
 from .laplace import Exponential, Gumbel, Laplace
 from .lln import LaplaceLogNormal
@@ -44,8 +50,11 @@ __all__ = [
     "PolynomialTail",
     "MIN_TAIL_EXPONENT",
     "check_tail_exponent",
-    "laplace_smooth_delta",
-    "nrs_laplace_parameters",
-    "zcdp_to_dp",
-    "dp_to_zcdp",
+    "bernoulli_exp",
+    "discrete_laplace",
+    "discrete_laplace_logpmf",
+    "discrete_gaussian",
+    "GridLaplace",
+    "check_granularity",
+    "default_granularity",
 ]

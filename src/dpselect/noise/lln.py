@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from dpselect._validation import check_delta_positive, check_epsilon, check_positive
 
@@ -151,6 +151,8 @@ class LaplaceLogNormal(_Symmetric):
         the root of 5 (eps/t) sigma^3 - 5 sigma^2 - 1 = 0 in (t/eps, max(2t/eps, 1/2)],
         solved as x^2 (x - 1) = k^2/5 with x = k sigma, k = eps/t (no cancellation)."""
         k = check_epsilon(epsilon_c, "epsilon_c") / check_positive(beta, "beta")
-        x = optimize.brentq(lambda v: v * v * (v - 1.0) - k * k / 5.0, 1.0, max(2.0, k / 2.0),
-                            xtol=1e-300, rtol=4 * np.finfo(float).eps)
+        from scipy.optimize import brentq  # imported here: scipy.optimize is slow to import
+
+        x = brentq(lambda v: v * v * (v - 1.0) - k * k / 5.0, 1.0, max(2.0, k / 2.0),
+                   xtol=1e-300, rtol=4 * np.finfo(float).eps)
         return x / k

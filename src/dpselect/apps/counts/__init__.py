@@ -1,5 +1,6 @@
 """Votes, modes and propose-test-release: selection from counts or raw labels.
 
+- Majority vote from raw labels (one per record): :func:`private_majority`.
 - Majority vote / argmax of counts: :func:`private_argmax`, :func:`majority_problem`
   (indicator, count and distance utilities), :func:`majority_neighbours`.
 - Mode of a sample over a public candidate set (Duff's exponential mechanism):
@@ -37,6 +38,7 @@ from ._ptr import (
     stable_histogram,
     stable_histogram_probabilities,
 )
+from ._vote import label_counts, private_majority
 
 __all__ = [
     "TIE_RULES",
@@ -46,12 +48,14 @@ __all__ = [
     "duff_mode",
     "duff_mode_probabilities",
     "duff_mode_utility",
+    "label_counts",
     "laplace_sf",
     "majority_neighbours",
     "majority_problem",
     "mode_distance_to_instability",
     "mode_problem",
     "private_argmax",
+    "private_majority",
     "propose_test_release",
     "ptr_mode",
     "ptr_mode_probabilities",

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._optional import require
 from ..._validation import check_int
 from ._counting import TransmissionCounts, count_trios, trios
 
@@ -85,7 +86,7 @@ def _check_bed(path: Path, n_ind: int, n_snp: int) -> None:
 
 def _chunk_counts(bed: str, n_ind: int, n_snp: int, rows: np.ndarray, start: int, stop: int) -> np.ndarray:
     """(3, stop - start) int64: b, c and Mendel errors of SNPs start..stop-1."""
-    from bed_reader import open_bed
+    open_bed = require("bed_reader", "gwas", purpose="dpselect.apps.genomics.transmission_counts").open_bed
 
     with open_bed(bed, iid_count=n_ind, sid_count=n_snp, count_A1=True) as reader:
         g = reader.read(index=(rows.T.ravel(), np.s_[start:stop]), dtype="int8", order="C", num_threads=1)
@@ -124,17 +125,10 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     >>> counts.n_families, counts.b.shape
     (50, (20,))
     """
-    import dask
-    import dask.array as da
-
     if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
-        try:
-            from ._vcf import vcf_transmission_counts
-        except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
-            if exc.name != "cyvcf2":
-                raise
-            raise ImportError("path: VCF/BCF input needs cyvcf2: pip install 'dpselect[vcf]' "
-                              "(or cyvcf2>=0.30), or convert the file with plink --vcf") from exc
+        require("cyvcf2", "vcf", purpose="transmission_counts of a VCF/BCF path (or convert it with plink --vcf)")
+        from ._vcf import vcf_transmission_counts
+
         return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
                                        chunk_snps=chunk_snps, scheduler=scheduler)
     if pedigree is not None:
@@ -146,6 +140,10 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     n_ind, n_snp = fam.shape[0], bim.shape[0]
     bed = prefix.with_suffix(".bed")
     _check_bed(bed, n_ind, n_snp)
+    purpose = "dpselect.apps.genomics.transmission_counts (PLINK input)"
+    dask = require("dask", "gwas", purpose=purpose)
+    da = require("dask.array", "gwas", purpose=purpose)
+    require("bed_reader", "gwas", purpose=purpose)  # read in the tasks: fail here, before the graph runs
     rows = trios(fam, affected_only=bool(affected_only))
     if rows.shape[0] == 0:
         raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
@@ -164,7 +162,7 @@ def _compute(graph: Any, scheduler: Any) -> np.ndarray:
     if scheduler is None:
         return np.asarray(graph.compute(scheduler="threads"))
     if isinstance(scheduler, str) and "://" in scheduler:
-        from distributed import Client
+        Client = require("distributed", "gwas", purpose="transmission_counts(scheduler=ADDRESS)").Client
 
         with Client(scheduler) as client:
             return np.asarray(client.compute(graph).result())

@@ -43,12 +43,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cyvcf2 import VCF
 
+from ..._optional import require
 from ..._validation import check_int
 from ._counting import TransmissionCounts, count_trios, trios
 
 __all__ = ["vcf_transmission_counts", "read_pedigree"]
+
+VCF = require("cyvcf2", "vcf", purpose="dpselect.apps.genomics (VCF/BCF input)").VCF
 
 
 

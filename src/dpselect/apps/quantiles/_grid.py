@@ -62,7 +62,7 @@ def raw_values(x: Any, grid: np.ndarray, name: str = "x") -> np.ndarray:
     arr = check_array_1d(x, name)  # non-empty (n >= 1), no NaN / inf
     lo, hi = grid[0], grid[-1]
     if (arr < lo).any() or (arr > hi).any():
-        raise ValueError(f"{name} must lie within the grid range [{lo!r}, {hi!r}]")
+        raise ValueError(f"{name} must lie within the grid range [{float(lo):g}, {float(hi):g}]")
     return arr
 
 

@@ -2,10 +2,13 @@
 
 - :class:`DPDecisionTreeClassifier`: one tree, splits chosen by a private selection
   mechanism, leaves released as noisy class counts.
-- :class:`DPRandomForestClassifier`: an ensemble of random-structure trees (Fletcher & Islam).
+- :class:`DPRandomForestClassifier`: private trees on disjoint parts of the records (as many as keep
+  one tree's depth), or Fletcher & Islam's random-structure trees (``algorithm="fletcher_islam"``).
+- :class:`DPSearchCV`: private choice of an estimator's hyper-parameters (best of a random number of
+  private runs, each scored by a noisy held-out count; Liu & Talwar 2019, Papernot & Steinke 2022).
 
 Shapes (depth, bins, number of trees) come from public quantities only:
-:func:`auto_tree_depth`, :func:`auto_n_bins`, :func:`auto_forest_depth`,
+:func:`auto_tree_depth`, :func:`auto_n_bins`, :func:`auto_partitions`, :func:`auto_forest_depth`,
 :func:`auto_n_estimators`, :func:`fletcher_islam_depth`.
 Neighbour relation: add/remove one training record.
 
@@ -25,20 +28,24 @@ from ..._optional import require
 
 require("sklearn", "ml", purpose="dpselect.apps.trees")
 
+from ._ensemble import auto_partitions  # noqa: E402
 from ._forest import (  # noqa: E402
     DPRandomForestClassifier,
     auto_forest_depth,
     auto_n_estimators,
     fletcher_islam_depth,
 )
+from ._search import DPSearchCV  # noqa: E402
 from ._tree import DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth  # noqa: E402
 
 __all__ = [
     "DPDecisionTreeClassifier",
     "DPRandomForestClassifier",
+    "DPSearchCV",
     "auto_forest_depth",
     "auto_n_bins",
     "auto_n_estimators",
+    "auto_partitions",
     "auto_tree_depth",
     "fletcher_islam_depth",
 ]

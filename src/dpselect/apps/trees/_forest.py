@@ -1,6 +1,12 @@
-"""Differentially private random decision forest (Fletcher & Islam, ESWA 2017).
+"""Differentially private forests: private greedy trees on disjoint parts (default), or Fletcher–Islam.
 
-Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
+``algorithm="trees"`` (default) is the partition ensemble of private greedy
+trees of :mod:`dpselect.apps.trees._ensemble` (as many trees as the records
+allow without losing depth; one tree on small budgets).
+``algorithm="fletcher_islam"`` is the random decision forest of Fletcher &
+Islam (ESWA 2017), kept for the paper's reproduction and described below.
+
+Fletcher–Islam algorithm (with its privacy caveats fixed)
 ---------------------------------------------------------
 * **Data-independent structure.**  Every tree is a random decision tree: at
   each node an attribute is drawn uniformly from the available ones; a
@@ -17,7 +23,7 @@ Algorithm (SPEC.md §5.3, with its privacy caveats fixed)
   chunk; SPEC §5.3 caveat (ii), errata 22).  With independent draws, adding
   or removing one record changes exactly one tree's data by that record.
 * **Private leaf labels.**  Each leaf's label is one private selection from
-  the leaf's OWN class counts.  Default (``selection="pf"``,
+  the leaf's OWN class counts.  Default (``mechanism="pf"``,
   ``leaf_utility`` None -> "count"): permute-and-flip with the counts as
   utilities (global sensitivity 1, monotone under add/remove; SPEC §9.1),
   which can tell a 1-0 leaf from a 100-0 one.  The seeds' leaf query is
@@ -60,14 +66,17 @@ import warnings
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from ..._validation import check_int, check_random_state
+from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, charge, forest_privacy
+from ...accounting import Accountant, forest_privacy
 from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ..counts import majority_problem
+from ._ensemble import fit_partition_forest, partition_forest_proba
+from ._estimator import DPClassifierBase
 from ._forest_structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
@@ -83,17 +92,11 @@ from ._forest_structure import (
     uniform,
 )
 from ._nodes import select_nodes
-from ._tabular import (
-    BaseEstimator,
-    ClassifierMixin,
-    check_budget,
-    check_is_fitted,
-    encode_fit,
-    encode_transform,
-    encode_y,
-)
+from ._params import ALGORITHMS, LEAF_UTILITIES
+from ._tabular import encode_fit, encode_transform, encode_y
 
 __all__ = [
+    "ALGORITHMS",
     "DPRandomForestClassifier",
     "DENSE_LEAF_LIMIT",
     "LEAF_UTILITIES",
@@ -109,7 +112,6 @@ __all__ = [
 RECORD_COUNT_SHARE = 0.05
 #: Expected records per leaf below which the fit warns that most leaves are empty.
 SPARSE_LEAVES = 1.0 / 8.0
-#: Largest number of leaves (counted level by level with the frontier) for which every leaf's label is stored.
 def problem_key(counts: np.ndarray) -> np.ndarray:
     """Rows (indicators u_r, per-class distances t*_r) that determine :func:`leaf_problem` (m >= 2).
 
@@ -129,8 +131,6 @@ def problem_key(counts: np.ndarray) -> np.ndarray:
     return np.hstack([is_top.astype(np.int64), np.where(W <= 0, -W, W - 1)])
 
 
-LEAF_UTILITIES = ("indicator", "count")
-
 
 def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProblem:
     """The leaf-label problem of a leaf with these class counts (add/remove).
@@ -148,52 +148,90 @@ def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProbl
     raise ValueError(f"leaf_utility must be one of {LEAF_UTILITIES}, got {leaf_utility!r}")
 
 
-class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
-    """Fletcher–Islam random decision forest with private leaf labels.
+class DPRandomForestClassifier(DPClassifierBase):
+    """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
-    See the module docstring for the algorithm, accounting and representation.
+    See the module docstring for the algorithms, accounting and representation.
 
     Parameters
     ----------
-    epsilon
-        privacy budget (> 0); every leaf query uses all of it (less
-        the noisy record count's share when the shape rule needs one).
-    n_estimators
-        number of trees (>= 1); None chooses it (shape rule).
-    max_depth
-        depth of every tree; None chooses it (shape rule).
-    selection
-        leaf-label mechanism: "pf" (default), "em", "snm_t",
-        "snm_lln", "snm_laplace", "sps" or "ld".
-    bounds
-        public bounds of the continuous features (see
-        :mod:`dpselect.apps.trees`; inferred with a PrivacyLeakWarning if None).
-    categorical_features
-        indices / names / mask / {feature: categories}.
-    delta
-        delta of each leaf query for "snm_laplace" / "snm_lln" (the total,
-        by parallel composition).
-    classes
-        public class labels (None infers them with a PrivacyLeakWarning).
-    leaf_utility
-        "count" (the class counts, Delta = 1, monotone; only with
+    epsilon : float, default=1.0
+        Privacy budget (> 0).  "fletcher_islam": every leaf query uses all of
+        it; "trees": every tree does (parallel composition).  Less the noisy
+        record count's share when the shape rule needs one.
+    n_estimators : int or None, default=None
+        Number of trees (>= 1; "trees": the number of disjoint parts); None
+        chooses it (shape rule).
+    max_depth : int or None, default=None
+        Depth of every tree; None chooses it (shape rule).
+    mechanism : {"pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld"}, default="pf"
+        The leaf-label selection ("fletcher_islam") or the trees' split
+        selection ("trees").
+    bounds : pair, dict or array-like, default=None
+        Public bounds of the continuous features (:mod:`dpselect.apps.trees`);
+        None infers them from the data: no guarantee.
+    categorical_features : indices, names, mask or dict, default=None
+        The categorical features and, as a dict, their public categories.
+    delta : float, default=1e-6
+        Delta of each leaf query (or tree) for "snm_laplace" / "snm_lln" (the
+        total, by parallel composition).
+    classes : array-like or None, default=None
+        Public class labels; None infers them from y: no guarantee.
+    leaf_utility : {"count", "indicator"} or None, default=None
+        "fletcher_islam" only (the "trees" release noisy leaf counts: leave
+        it None).  "count" (the class counts, Delta = 1, monotone; only with
         "em" or "pf", since a count's local sensitivity is 1 at every
         distance) or "indicator" (the argmax indicator of
-        :mod:`~dpselect.apps.counts`, as Fletcher–Islam and SNM; it cannot
-        tell a 1-0 count from a 100-0 one).  None (default): "count" for
-        "em"/"pf", "indicator" for the other selections.
-    n_records
-        public number of records for the shape rule (None: a noisy count).
-    random_state
-        None, an int, or a numpy Generator (or RandomState).
+        :mod:`dpselect.apps.counts`, as Fletcher–Islam and SNM; it cannot
+        tell a 1-0 count from a 100-0 one).  None: "count" for "em"/"pf",
+        "indicator" for the others.
+    n_records : int or None, default=None
+        Public number of records for the shape rule (None: a noisy count).
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The randomness; a seed reproduces the fit.
+    algorithm : {"trees", "fletcher_islam"}, default="trees"
+        "trees": private greedy trees on disjoint parts of the records
+        (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
+        random-structure trees with private leaf labels (Fletcher & Islam
+        2017, described in the module docstring).
+    accountant : Accountant or None, default=None
+        The budget every fit is charged to before drawing any randomness
+        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    selection : str or None, default=None
+        Deprecated alias of ``mechanism`` (a ``DeprecationWarning`` at fit).
 
     Attributes
     ----------
-    classes_, n_features_in_, feature_names_in_ (DataFrame input),
-    privacy_ (one leaf query's guarantee, plus the record count if one was
-    spent), depth_, n_estimators_, n_records_,
-    dense_ (whether every leaf's label is stored, see module docstring),
-    n_leaves_ (total number of leaves when dense_, else None).
+    classes_ : ndarray
+        The class labels.
+    n_features_in_ : int
+        Number of features seen at fit.
+    feature_names_in_ : ndarray
+        Column names of a DataFrame input.
+    privacy_ : Privacy
+        The fit's guarantee ("fletcher_islam": one leaf query's; "trees": one
+        tree's), plus the record count if one was spent; epsilon = inf when
+        bounds, categories or classes were inferred from the training data.
+    algorithm_ : str
+        The algorithm used.
+    depth_, n_estimators_ : int
+        The shape used ("trees": the deepest tree, the number of parts).
+    n_records_ : float or None
+        The public or noisy record count used for the shape.
+    dense_ : bool
+        Whether every leaf's label is stored (see the module docstring;
+        always True for "trees").
+    n_leaves_ : int or None
+        Total number of leaves when ``dense_``, else None.
+    estimators_ : list of DPDecisionTreeClassifier
+        The fitted trees ("trees" only).
+
+    References
+    ----------
+    Fletcher & Islam, "Differentially private random decision forests using
+    smooth sensitivity", Expert Systems with Applications 78, 2017.
+    McSherry, "Privacy integrated queries", SIGMOD 2009, Theorem 4 (parallel
+    composition).
 
     Examples
     --------
@@ -208,21 +246,25 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         epsilon: float = 1.0,
-        n_estimators: Any = None,
-        max_depth: Any = None,
-        selection: str = "pf",
+        n_estimators: int | None = None,
+        max_depth: int | None = None,
+        mechanism: str = "pf",
         bounds: Any = None,
         categorical_features: Any = None,
         delta: float = 1e-6,
         classes: Any = None,
-        leaf_utility: Any = None,
-        n_records: Any = None,
+        leaf_utility: str | None = None,
+        n_records: int | None = None,
         random_state: Any = None,
+        algorithm: str = "trees",
+        *,
+        accountant: Accountant | None = None,
+        selection: str | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.n_estimators = n_estimators
         self.max_depth = max_depth
-        self.selection = selection
+        self.mechanism = mechanism
         self.bounds = bounds
         self.categorical_features = categorical_features
         self.delta = delta
@@ -230,13 +272,9 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_utility = leaf_utility
         self.n_records = n_records
         self.random_state = random_state
-
-    def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        tags.input_tags.categorical = True
-        tags.classifier_tags.poor_score = True  # see DPDecisionTreeClassifier.__sklearn_tags__
-        return tags
+        self.algorithm = algorithm
+        self.accountant = accountant
+        self.selection = selection
 
     # ------------------------------------------------------------ structure
     def _select_labels(self, counts: np.ndarray, mech: Any, gen: np.random.Generator) -> np.ndarray:
@@ -275,32 +313,57 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         return labels
 
     def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPRandomForestClassifier:
-        """Build the forest on (X, y); charge ``accountant`` (if given) before drawing any randomness."""
-        epsilon, delta = check_budget(self)
-        for name in ("n_estimators", "max_depth", "n_records"):
-            if getattr(self, name) is not None:
-                check_int(getattr(self, name), name, minimum=1 if name != "max_depth" else 0)
+        """Build the forest on (X, y) with ``algorithm``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training records.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        accountant : Accountant or None, default=None
+            Charged instead of the constructor's (both given: they must be the
+            same object), after every parameter is validated and before any
+            randomness is drawn.
+
+        Returns
+        -------
+        DPRandomForestClassifier
+            The fitted estimator.
+        """
+        mechanism = self._validated()["mechanism"]
+        budget = self._budget(accountant)
+        if self.algorithm == "trees":
+            if self.leaf_utility is not None:
+                raise ValueError(f"{type(self).__name__}: leaf_utility applies to algorithm='fletcher_islam' only "
+                                 f"(the trees release noisy leaf counts), got leaf_utility={self.leaf_utility!r}")
+            self.algorithm_ = self.algorithm
+            return fit_partition_forest(self, X, y, budget, mechanism)
+        self.algorithm_ = self.algorithm
+        epsilon, delta = float(self.epsilon), float(self.delta)
         leaf_utility = self.leaf_utility
         if leaf_utility is None:
-            leaf_utility = "count" if self.selection in ("em", "pf") else "indicator"
-        if leaf_utility not in LEAF_UTILITIES:
-            raise ValueError(f"leaf_utility must be one of {LEAF_UTILITIES} or None, got {leaf_utility!r}")
-        if leaf_utility == "count" and self.selection not in ("em", "pf"):
-            raise ValueError("leaf_utility='count' needs selection='em' or 'pf' (a count's local sensitivity is "
-                             "always 1, so smooth-sensitivity mechanisms cannot improve on them)")
+            leaf_utility = "count" if mechanism in ("em", "pf") else "indicator"
+        if leaf_utility == "count" and mechanism not in ("em", "pf"):
+            raise ValueError(f"{type(self).__name__}: leaf_utility='count' needs mechanism='em' or 'pf' (a count's "
+                             "local sensitivity is always 1, so smooth-sensitivity mechanisms cannot improve on "
+                             "them)")
         schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
         n = Xc.shape[0]
         classes, yc = encode_y(self, y, n)
+        inferred = self._inferred(schema)
+        self._warn(inferred, schema.clipped)
         C = int(classes.size)
         need_count = self.n_records is None and (self.n_estimators is None or self.max_depth is None)
         eps_leaf = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
-        mech = make_mechanism(self.selection, eps_leaf, delta if self.selection in APPROXIMATE_NAMES else 0.0)
+        mech = make_mechanism(mechanism, eps_leaf, delta if mechanism in APPROXIMATE_NAMES else 0.0)
         self.leaf_utility_ = leaf_utility
         zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), leaf_utility)
         count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "Laplace noisy record count")
                       if need_count else None)
-        self.privacy_ = forest_privacy(mech.privacy(zero_problem), count_priv)
-        charge(accountant, self.privacy_)
+        privacy = forest_privacy(mech.privacy(zero_problem), count_priv)
+        self._charge(budget, privacy, inferred)
+        self.privacy_ = self._claim(privacy, inferred)
         gen = check_random_state(self.random_state, "random_state")
         self._schema = schema
         n_hat = float(self.n_records) if self.n_records is not None else None
@@ -382,7 +445,30 @@ class DPRandomForestClassifier(ClassifierMixin, BaseEstimator):
         return votes
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Share of the trees' votes for each class (uniform if no tree votes)."""
+        """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities.
+
+        Each leaf releases one privately selected label, not class counts
+        (the selection is the whole leaf query, so its budget is not split
+        with a count release), so a single tree's vote is 0 or 1 and the
+        probabilities are the vote shares over the trees: post-processing
+        of released labels, in steps of 1 / n_estimators_.  Leaf class
+        frequencies would need noisy counts per leaf, another query on the
+        same records.  With ``algorithm="trees"`` the trees release noisy
+        leaf class counts, and the probabilities are the mean of the trees'.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1; columns follow ``classes_``.
+        """
+        check_is_fitted(self, "algorithm_")
+        if self.algorithm_ == "trees":
+            return partition_forest_proba(self, X)
         votes = self._votes(X)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])

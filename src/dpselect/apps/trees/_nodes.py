@@ -18,6 +18,7 @@ import numpy as np
 
 from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ...problem import SelectionProblem
+from ._params import MECHANISMS
 from ._split_criteria import (
     LD_HORIZON,
     binary_candidates,
@@ -27,18 +28,17 @@ from ._split_criteria import (
     problem_from_tables,
     problem_kind,
 )
-from ._tabular import SELECTIONS
 
-__all__ = ["binary_split_problem", "check_selection", "node_neighbours", "select_nodes", "split_problem"]
+__all__ = ["binary_split_problem", "check_mechanism", "node_neighbours", "select_nodes", "split_problem"]
 
 _BATCHED = (ExponentialMechanism, PermuteAndFlip, ReportNoisyMax)
 
 
-def check_selection(selection: Any) -> str:
-    """``selection`` if it is one of the estimators' selection names (ValueError otherwise)."""
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-    return str(selection)
+def check_mechanism(mechanism: Any) -> str:
+    """``mechanism`` if it is one of the estimators' mechanism names (ValueError otherwise)."""
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    return str(mechanism)
 
 
 def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: SelectionProblem,
@@ -76,7 +76,7 @@ def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: Sel
     return out
 
 
-def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: str = "pf",
+def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, mechanism: str = "pf",
                   split_utility: str = "max_operator", n_max: float | None = None,
                   horizon: int = LD_HORIZON) -> SelectionProblem:
     """The split-selection problem a DiffP-ID3 node builds from its own records.
@@ -92,7 +92,7 @@ def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: 
         (m,) public domain sizes.
     n_classes
         public number of classes.
-    selection, split_utility
+    mechanism, split_utility
         as in :class:`DPDecisionTreeClassifier`.
     n_max
         public bound on the node size (required for "info_gain").
@@ -104,7 +104,7 @@ def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, selection: 
     y = np.asarray(y, dtype=np.int64)
     n_values = np.asarray(n_values, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64).reshape(y.size, n_values.size)
-    kind = problem_kind(check_selection(selection), check_split_utility(split_utility))
+    kind = problem_kind(check_mechanism(mechanism), check_split_utility(split_utility))
     if split_utility == "info_gain" and n_max is None:
         raise ValueError("n_max (a public bound on the node size) is required for split_utility='info_gain'")
     gs = info_gain_sensitivity(n_max) if n_max is not None else 1.0
@@ -136,7 +136,7 @@ def node_neighbours(codes: Any, y: Any, n_values: Any, n_classes: int) -> list[t
 
 
 def binary_split_problem(codes: Any, y: Any, n_values: Any, is_continuous: Any, n_classes: int,
-                         live: Any = None, selection: str = "pf", split_utility: str = "max_operator",
+                         live: Any = None, mechanism: str = "pf", split_utility: str = "max_operator",
                          n_max: float | None = None, horizon: int = LD_HORIZON) -> SelectionProblem:
     """The binary-split selection problem a node builds from its own records.
 
@@ -152,7 +152,7 @@ def binary_split_problem(codes: Any, y: Any, n_values: Any, is_continuous: Any, 
     codes = np.asarray(codes, dtype=np.int64).reshape(y.size, n_values.size)
     p = n_values.size
     k = int(max(1, n_values.max()))
-    kind = problem_kind(check_selection(selection), check_split_utility(split_utility))
+    kind = problem_kind(check_mechanism(mechanism), check_split_utility(split_utility))
     if split_utility == "info_gain" and n_max is None:
         raise ValueError("n_max (a public bound on the node size) is required for split_utility='info_gain'")
     gs = info_gain_sensitivity(n_max) if n_max is not None else 1.0

@@ -169,10 +169,10 @@ def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
     return np.maximum.accumulate(best, axis=0)
 
 
-def problem_kind(selection: str, split_utility: str) -> str:
+def problem_kind(mechanism: str, split_utility: str) -> str:
     if split_utility == "max_operator":
-        return "maxop_indicator" if selection in SMOOTH else "maxop_score"
-    return "ig_profile" if selection in SMOOTH + ("ld",) else "ig_score"
+        return "maxop_indicator" if mechanism in SMOOTH else "maxop_score"
+    return "ig_profile" if mechanism in SMOOTH + ("ld",) else "ig_score"
 
 
 def problem_from_tables(tables: np.ndarray, n_values: np.ndarray, kind: str, ig_gs: float,

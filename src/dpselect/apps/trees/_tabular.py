@@ -5,19 +5,22 @@ Inputs (both estimators)
 * ``bounds``: public (lo, hi) of the continuous features: a pair of scalars
   (all features), a dict {feature index or column name: (lo, hi)}, or an
   array of shape (n_continuous, 2) or (n_features, 2).  Continuous features
-  without bounds get the training data's min/max with a PrivacyLeakWarning
-  (as diffprivlib does): that leaks.
+  without bounds get the training data's min/max (as diffprivlib does): that
+  leaks.  Training values outside public bounds are clipped to them
+  (:attr:`Schema.clipped` lists those features; the estimators warn once).
 * Categorical features: ``bool`` columns (domain {False, True}), pandas
   ``category`` columns, object/string columns and the features listed in
   ``categorical_features`` (indices, names, a boolean mask, or a dict
   {feature: categories} giving the public domain).  A domain that is not
   declared in ``categorical_features`` is inferred -- from the values
   (object columns) or from the pandas dtype's categories, which
-  ``astype("category")`` builds from the data -- with a PrivacyLeakWarning
-  (issue #17 item 4).  Training values outside a declared domain are a
-  ValueError.
+  ``astype("category")`` builds from the data, so one added record with a new
+  value changes the released structure.  Training values outside a declared
+  domain are a ValueError.
 * ``classes``: the public class labels.  If None they are inferred from y
-  with a PrivacyLeakWarning (the set of labels present leaks).
+  (the set of labels present leaks).
+* Whatever is inferred from the data is listed in :attr:`Schema.inferred`;
+  the estimators then warn once and claim no guarantee (epsilon = inf).
 * NaN / inf in X is a ValueError.  At prediction time an unseen category gets
   code -1 (each estimator documents what it does with it).
 """
@@ -26,42 +29,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
-
-from ..._validation import check_delta, check_epsilon
-from ..._warnings import PrivacyLeakWarning
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 __all__ = [
-    "BaseEstimator",
-    "ClassifierMixin",
-    "SELECTIONS",
     "Schema",
     "bin_codes",
-    "check_budget",
-    "check_is_fitted",
     "encode_fit",
     "encode_transform",
     "encode_y",
+    "few",
 ]
-
-#: Selection mechanisms the estimators accept, by registry name (:mod:`dpselect.mechanisms.registry`).
-SELECTIONS = ("pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld")
-
-
-def check_budget(estimator: Any) -> tuple[float, float]:
-    """(epsilon, delta) of an estimator, and its ``selection`` name, checked before any randomness."""
-    epsilon = check_epsilon(estimator.epsilon)
-    delta = check_delta(estimator.delta)
-    if estimator.selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {estimator.selection!r}")
-    return epsilon, delta
 
 
 def bin_codes(Xc: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
@@ -86,6 +68,8 @@ class Schema:
     lo: np.ndarray  # (m_c,) public lower bounds
     hi: np.ndarray  # (m_c,) public upper bounds
     categories: list  # m_k public domains (1-D arrays)
+    inferred: list[str] = field(default_factory=list)  # what was taken from the training data (leaks)
+    clipped: list = field(default_factory=list)  # continuous features with training values outside public bounds
 
     @property
     def n_categories(self) -> np.ndarray:
@@ -133,9 +117,10 @@ def _resolve_bounds(bounds: Any, cont: np.ndarray, names: list | None, p: int) -
     if arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] in (m_c, p):
         rows = arr if arr.shape[0] == m_c else arr[cont]
         return [tuple(r) for r in rows]
+    shapes = f"({p}, 2)" if m_c == p else f"({m_c}, 2) or ({p}, 2)"
     raise ValueError(
-        f"bounds must be a (lo, hi) pair, a dict {{feature: (lo, hi)}} or an array of shape ({m_c}, 2) "
-        f"or ({p}, 2); got shape {arr.shape}"
+        f"bounds must be a (lo, hi) pair, a dict {{feature: (lo, hi)}} or an array of shape {shapes}; "
+        f"got shape {arr.shape}"
     )
 
 
@@ -151,16 +136,9 @@ def _check_pair(b: Any, j: int) -> tuple[float, float]:
 
 def _codes(values: np.ndarray, categories: np.ndarray) -> np.ndarray:
     """Index of each value in the public domain, -1 if absent."""
-    try:
-        import pandas as pd
+    import pandas as pd  # the ml extra's; imported when used
 
-        return np.asarray(pd.Index(categories).get_indexer(values), dtype=np.int64)
-    except ImportError:  # pragma: no cover - pandas absent: numeric domains only
-        cats = np.asarray(categories)
-        order = np.argsort(cats, kind="stable")
-        pos = np.clip(np.searchsorted(cats[order], values), 0, cats.size - 1)
-        hit = cats[order][pos] == values
-        return np.where(hit, order[pos], -1).astype(np.int64)
+    return np.asarray(pd.Index(categories).get_indexer(values), dtype=np.int64)
 
 
 def _infer_categories(values: np.ndarray) -> np.ndarray:
@@ -272,34 +250,19 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
             leaked_bounds.append(names[j] if names is not None else int(j))
         else:
             lo[i], hi[i] = _check_pair(raw_bounds[i], int(j))
-    name = type(estimator).__name__
+    inferred: list[str] = []
     if leaked_bounds:
-        warnings.warn(
-            f"{name}: bounds of continuous features {leaked_bounds[:10]}{'...' if len(leaked_bounds) > 10 else ''} "
-            "were taken from the training data's min/max, which leaks private information; pass public "
-            "bounds=... to keep the differential-privacy guarantee.",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
+        inferred.append(f"the bounds of continuous features {few(leaked_bounds)} (the data's min/max)")
     if leaked_cats:
-        warnings.warn(
-            f"{name}: the categories of features {leaked_cats[:10]} were inferred from the training data, "
-            "which leaks private information; declare the public domains (pandas categorical dtype or "
-            "categorical_features={feature: categories}).",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
+        inferred.append(f"the categories of features {few(leaked_cats)}")
     if leaked_dtype:
-        warnings.warn(
-            f"{name}: the categories of the pandas 'category' columns {leaked_dtype[:10]} were taken from their "
-            "dtype, which astype('category') builds from the training data (one added record with a new value "
-            "changes the released tree); declare the public domains with categorical_features={column: "
-            "categories} to keep the differential-privacy guarantee.",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
-    schema = Schema(p, is_cat, cont, cat, lo, hi, categories)
+        inferred.append(f"the categories of the pandas 'category' columns {few(leaked_dtype)} (their dtype, "
+                        "which astype('category') builds from the data)")
     Xc = _stack(cols, cont, n)
+    outside = np.logical_or(Xc < lo, Xc > hi)  # only public bounds can have values outside
+    hit = cont[outside.any(axis=0)] if outside.any() else cont[:0]  # the per-feature reduction only if needed
+    clipped = [names[j] if names is not None else int(j) for j in hit.tolist()]
+    schema = Schema(p, is_cat, cont, cat, lo, hi, categories, inferred, clipped)
     Xk = _cat_codes(cols, schema, n)
     if (Xk < 0).any():
         j = int(cat[np.flatnonzero((Xk < 0).any(axis=0))[0]])
@@ -324,7 +287,7 @@ def encode_transform(estimator: Any, X: Any, schema: Schema) -> tuple[np.ndarray
 
 
 def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(classes_, y codes); warns when the classes are inferred from y."""
+    """(classes_, y codes); the classes are inferred from y when ``estimator.classes`` is None."""
     if y is None:
         raise ValueError(
             f"This {type(estimator).__name__} estimator requires y to be passed, but the target y is None."
@@ -337,12 +300,6 @@ def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     check_classification_targets(y)
     if estimator.classes is None:
         classes = np.unique(y)
-        warnings.warn(
-            f"{type(estimator).__name__}: the classes were inferred from y, which leaks which labels occur; "
-            "pass the public label set as classes=... to keep the differential-privacy guarantee.",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
     else:
         classes = np.unique(np.asarray(estimator.classes))
         if classes.size != len(estimator.classes):
@@ -351,3 +308,8 @@ def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     if (codes < 0).any():
         raise ValueError("y contains labels that are not in classes")
     return classes, codes
+
+
+def few(items: list) -> str:
+    """The first ten items of a list of feature names, for a message."""
+    return f"{items[:10]}{'...' if len(items) > 10 else ''}"

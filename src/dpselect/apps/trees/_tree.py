@@ -2,7 +2,7 @@
 
 Neighbours are add/remove (one record added or removed).  Sources:
 Friedman & Schuster, "Data mining with differential privacy", KDD 2010
-(DiffP-ID3, SPEC.md §5.2), with binary cuts and data-independent stopping
+(DiffP-ID3), with binary cuts and data-independent stopping
 added here (their sensitivities are derived in
 :mod:`dpselect.apps.trees`).
 
@@ -22,7 +22,7 @@ records):
   ``splits="multiway"``: DiffP-ID3, one child per value, the feature removed
   below.
 * The split is ONE private selection per node (all of a level's nodes in one
-  batched call): ``selection="pf"`` (default, permute-and-flip) on the
+  batched call): ``mechanism="pf"`` (default, permute-and-flip) on the
   max-operator utility (Delta = 1, monotone: noise 1/eps per unit).  The
   seeds' smooth selections ("snm_t", "snm_lln", "snm_laplace", "sps") and
   "ld", "em" stay available by name.
@@ -36,7 +36,7 @@ records):
   ``stopping="count"`` (DiffP-ID3): each node also releases a noisy count
   N_T + Lap(1/eps') and becomes a leaf if N_T / (t |C|) < sqrt(2)/eps'
   (t = 2 for binary cuts, the largest domain for multiway); eps' =
-  eps_r / (2 (d + 1)) (SPEC §5.2, errata 17).  ``"auto"`` (default) is
+  eps_r / (2 (d + 1)).  ``"auto"`` (default) is
   "depth" for binary cuts (the shape rule already sizes the tree, and the
   leaves get twice the budget; on scikit-learn's bundled breast_cancer,
   digits, wine and iris at eps in {0.5, 1, 2} it beat "count" in 11 of 12
@@ -70,7 +70,11 @@ sequentially, and the record count composes in front
 (:func:`dpselect.accounting.tree_privacy`).  Every per-level cost is fixed
 before the data are looked at, so ``privacy_`` is a-priori (the mechanisms'
 own ``privacy()``); ``level_privacy_`` records the realised levels.  ``fit``
-charges ``accountant`` with (epsilon, delta used) before drawing anything.
+charges the accountant with (epsilon, delta used) after validating every
+parameter (and, when the shape is public, building the mechanism) and before
+drawing anything.  A fit whose bounds, categories, classes or info-gain
+sensitivity were inferred from the training data reports no guarantee
+(``privacy_.epsilon = inf``) and refuses a finite accountant.
 Pure selections spend no delta; "snm_laplace"/"snm_lln" split ``delta``
 evenly over the split levels.
 
@@ -86,27 +90,19 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from ..._validation import check_int, check_random_state
-from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, charge, parallel_composition, tree_privacy, tree_query_epsilon
+from ..._validation import check_random_state
+from ...accounting import Accountant, parallel_composition, tree_privacy, tree_query_epsilon
 from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
+from ._estimator import DPClassifierBase
 from ._grow import DPTree, GrowSpec, goes_yes, grow
-from ._split_criteria import check_split_utility, info_gain_sensitivity, problem_from_tables, problem_kind
-from ._tabular import (
-    BaseEstimator,
-    ClassifierMixin,
-    bin_codes,
-    check_budget,
-    check_is_fitted,
-    encode_fit,
-    encode_transform,
-    encode_y,
-)
+from ._split_criteria import info_gain_sensitivity, problem_from_tables, problem_kind
+from ._tabular import bin_codes, encode_fit, encode_transform, encode_y
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
 
@@ -114,8 +110,6 @@ __all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_b
 RECORD_COUNT_SHARE = 0.05
 _LEAF_MARGIN = 4.0
 _MAX_AUTO_DEPTH = 12
-_SPLITS = ("binary", "multiway")
-_STOPPINGS = ("auto", "depth", "count")
 
 
 def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branching: float = 2.0,
@@ -147,7 +141,19 @@ def auto_n_bins(n_records: float, epsilon: float) -> int:
     return int(min(32, max(8, 2 ** round(math.log2(x)))))
 
 
-class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
+class _Plan(NamedTuple):
+    """The tree's shape and per-query budget, fixed from public quantities (and the noisy count)."""
+
+    n_bins: int
+    n_values: np.ndarray
+    depth: int
+    eps_q: float
+    mech: Any
+    kind: str
+    levels: list
+
+
+class DPDecisionTreeClassifier(DPClassifierBase):
     """Differentially private decision tree (binary cuts or DiffP-ID3), add/remove neighbours.
 
     See the module docstring for the algorithm, the shape rule and the
@@ -155,38 +161,66 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon
-        total privacy budget (> 0).
-    max_depth
-        depth limit d (>= 0); None chooses it from public quantities.
-    selection
-        "pf" (default), "em", "snm_t", "snm_lln", "snm_laplace", "sps" or "ld".
-    split_utility
-        "max_operator" (default) or "info_gain".
-    splits
-        "binary" (default) or "multiway" (DiffP-ID3).
-    stopping
-        "auto" (default), "depth" (data-independent) or "count" (noisy node counts).
-    n_bins
-        equal-width bins per continuous feature (>= 2); None chooses it.
-    bounds, categorical_features
-        public schema (:mod:`dpselect.apps.trees`).
-    delta
-        total delta of "snm_laplace"/"snm_lln" (unused by pure selections).
-    n_max
-        public upper bound on the number of records ("info_gain" sensitivity).
-    n_records
-        public number of records for the shape rule (None: a noisy count).
-    classes
-        public class labels (None infers them with a PrivacyLeakWarning).
-    random_state
-        None, an int, a numpy Generator (or RandomState).
+    epsilon : float, default=1.0
+        Total privacy budget (> 0).
+    max_depth : int or None, default=None
+        Depth limit d (>= 0); None chooses it from public quantities.
+    mechanism : {"pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld"}, default="pf"
+        The private selection of each split.
+    split_utility : {"max_operator", "info_gain"}, default="max_operator"
+        The split score.
+    splits : {"binary", "multiway"}, default="binary"
+        Binary cuts, or one child per value (DiffP-ID3).
+    stopping : {"auto", "depth", "count"}, default="auto"
+        Data-independent depth, or noisy node counts (DiffP-ID3); "auto" is
+        "depth" for binary cuts and "count" for multiway splits.
+    n_bins : int or None, default=None
+        Equal-width bins per continuous feature (>= 2); None chooses it.
+    bounds : pair, dict or array-like, default=None
+        Public (lo, hi) of the continuous features (:mod:`dpselect.apps.trees`);
+        None infers them from the data: no guarantee.
+    categorical_features : indices, names, mask or dict, default=None
+        The categorical features and, as a dict, their public categories.
+    delta : float, default=1e-6
+        Total delta of "snm_laplace" / "snm_lln" (unused by pure mechanisms).
+    n_max : int or None, default=None
+        Public upper bound on the number of records (the "info_gain"
+        sensitivity); None uses the number of training records: no guarantee.
+    n_records : int or None, default=None
+        Public number of records for the shape rule (None: a noisy count).
+    classes : array-like or None, default=None
+        Public class labels; None infers them from y: no guarantee.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The randomness; a seed reproduces the fit.
+    accountant : Accountant or None, default=None
+        The budget every fit is charged to before drawing any randomness
+        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    selection : str or None, default=None
+        Deprecated alias of ``mechanism`` (a ``DeprecationWarning`` at fit).
 
     Attributes
     ----------
-    classes_, n_features_in_, feature_names_in_, tree_ (:class:`DPTree`),
-    privacy_, level_privacy_, epsilon_per_query_, depth_, n_bins_, stopping_,
-    n_records_ (the public or noisy count used for the shape).
+    classes_ : ndarray
+        The class labels.
+    n_features_in_ : int
+        Number of features seen at fit.
+    feature_names_in_ : ndarray
+        Column names of a DataFrame input.
+    tree_ : DPTree
+        The released tree.
+    privacy_ : Privacy
+        The fit's guarantee: epsilon = inf when bounds, categories, classes or
+        the info-gain sensitivity were inferred from the training data.
+    level_privacy_ : list of Privacy
+        The guarantee of each realised level.
+    epsilon_per_query_ : float
+        Budget of each level's queries.
+    depth_, n_bins_ : int
+        The shape used.
+    stopping_ : str
+        The stopping rule used.
+    n_records_ : float or None
+        The public or noisy record count used for the shape.
 
     Examples
     --------
@@ -201,23 +235,26 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         epsilon: float = 1.0,
-        max_depth: Any = None,
-        selection: str = "pf",
+        max_depth: int | None = None,
+        mechanism: str = "pf",
         split_utility: str = "max_operator",
         splits: str = "binary",
         stopping: str = "auto",
-        n_bins: Any = None,
+        n_bins: int | None = None,
         bounds: Any = None,
         categorical_features: Any = None,
         delta: float = 1e-6,
-        n_max: Any = None,
-        n_records: Any = None,
+        n_max: int | None = None,
+        n_records: int | None = None,
         classes: Any = None,
         random_state: Any = None,
+        *,
+        accountant: Accountant | None = None,
+        selection: str | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.max_depth = max_depth
-        self.selection = selection
+        self.mechanism = mechanism
         self.split_utility = split_utility
         self.splits = splits
         self.stopping = stopping
@@ -229,75 +266,28 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_records = n_records
         self.classes = classes
         self.random_state = random_state
-
-    def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        tags.input_tags.categorical = True
-        # differential privacy trades accuracy for privacy: at the default budget the tree need not reach
-        # scikit-learn's training-accuracy threshold on its tiny blobs (the tests check accuracy instead)
-        tags.classifier_tags.poor_score = True
-        return tags
+        self.accountant = accountant
+        self.selection = selection
 
     # ------------------------------------------------------------------- fit
-    def _check_params(self) -> tuple[float, float, str, str]:
-        epsilon, delta = check_budget(self)
-        split_utility = check_split_utility(self.split_utility)
-        if self.splits not in _SPLITS:
-            raise ValueError(f"splits must be one of {_SPLITS}, got {self.splits!r}")
-        if self.stopping not in _STOPPINGS:
-            raise ValueError(f"stopping must be one of {_STOPPINGS}, got {self.stopping!r}")
-        if self.max_depth is not None:
-            check_int(self.max_depth, "max_depth", minimum=0)
-        if self.n_bins is not None:
-            check_int(self.n_bins, "n_bins", minimum=2)
-        if self.n_records is not None:
-            check_int(self.n_records, "n_records", minimum=1)
-        if self.selection in APPROXIMATE_NAMES and delta <= 0.0:
-            raise ValueError(f"delta must be > 0 for selection={self.selection!r}, got {delta!r}")
-        stopping = self.stopping if self.stopping != "auto" else ("depth" if self.splits == "binary" else "count")
-        return epsilon, delta, split_utility, stopping
-
-    def _ig_sensitivity(self, n: int) -> float:
+    def _ig_sensitivity(self, n: int, inferred: list[str]) -> float:
         if self.split_utility != "info_gain":
             return 1.0
         if self.n_max is None:
-            warnings.warn(
-                f"{type(self).__name__}: n_max is None, so the information-gain sensitivity uses the number "
-                "of training samples, which leaks it; pass a public bound n_max=...",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
+            inferred.append("the information-gain sensitivity (n_max=None: the number of training records)")
             return info_gain_sensitivity(n)
-        n_max = check_int(self.n_max, "n_max", minimum=1)
-        if n_max < n:
-            raise ValueError(f"n_max={self.n_max} is smaller than the number of training samples")
-        return info_gain_sensitivity(n_max)
+        if self.n_max < n:
+            raise ValueError(f"{type(self).__name__}: n_max={self.n_max} is smaller than the number of training "
+                             "samples")
+        return info_gain_sensitivity(int(self.n_max))
 
-    def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
-        """Grow the private tree on (X, y); charge ``accountant`` (if given) before drawing any randomness."""
-        epsilon, delta, split_utility, stopping = self._check_params()
-        schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
-        n = Xc.shape[0]
-        classes, yc = encode_y(self, y, n)
-        gs = self._ig_sensitivity(n)
-        approx = self.selection in APPROXIMATE_NAMES
-        charge(accountant, Privacy(epsilon, delta if approx else 0.0, "add_remove", type(self).__name__))
-        gen = check_random_state(self.random_state, "random_state")
-        self._schema = schema
-        C, p = max(int(classes.size), 1), schema.n_features
-        count_priv = None
-        eps_r = epsilon
-        n_hat = float(self.n_records) if self.n_records is not None else float("nan")
-        if self.n_records is None and (self.max_depth is None or self.n_bins is None):
-            eps_n = RECORD_COUNT_SHARE * epsilon
-            count_priv = Privacy(eps_n, 0.0, "add_remove", "Laplace noisy record count (sensitivity 1)")
-            eps_r = epsilon - eps_n
-            n_hat = max(1.0, n + float(gen.laplace(0.0, 1.0 / eps_n)))
-        binary, counting = self.splits == "binary", stopping == "count"
-        self.n_bins_ = int(self.n_bins) if self.n_bins is not None else auto_n_bins(n_hat, eps_r)
+    def _plan(self, schema: Any, n_classes: int, n_hat: float, eps_r: float, mechanism: str, delta: float,
+              counting: bool, gs: float) -> _Plan:
+        """Shape, mechanism and per-level guarantees (raises on an invalid configuration; draws nothing)."""
+        binary, p, C = self.splits == "binary", schema.n_features, n_classes
+        n_bins = int(self.n_bins) if self.n_bins is not None else auto_n_bins(n_hat, eps_r)
         n_values = np.empty(p, dtype=np.int64)
-        n_values[schema.cont] = self.n_bins_
+        n_values[schema.cont] = n_bins
         n_values[schema.cat] = schema.n_categories
         branching = 2.0 if binary else float(n_values.mean())
         depth = (int(self.max_depth) if self.max_depth is not None
@@ -305,8 +295,9 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         if not binary:
             depth = min(depth, p)
         eps_q = tree_query_epsilon(eps_r, depth + 1, count_queries=counting)
-        mech = make_mechanism(self.selection, eps_q, delta / max(depth, 1) if approx else 0.0)
-        kind = problem_kind(self.selection, split_utility)
+        approx = mechanism in APPROXIMATE_NAMES
+        mech = make_mechanism(mechanism, eps_q, delta / max(depth, 1) if approx else 0.0)
+        kind = problem_kind(mechanism, self.split_utility)
         m = int(n_values.sum()) if binary else p
         dummy = problem_from_tables(np.zeros((m, 2 if binary else int(n_values.max()), C), dtype=np.int64),
                                     np.full(m, 2) if binary else n_values, kind, gs)
@@ -315,21 +306,74 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         levels = [split_level] * depth + [query]
         if counting:
             levels = [query + lv for lv in levels]
-        self.privacy_ = tree_privacy(levels, count_priv)
-        self.epsilon_per_query_ = eps_q
-        self.depth_, self.stopping_ = depth, stopping
+        return _Plan(n_bins, n_values, depth, eps_q, mech, kind, levels)
+
+    def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
+        """Grow the private tree on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training records.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        accountant : Accountant or None, default=None
+            Charged instead of the constructor's (both given: they must be the
+            same object).  The charge happens after every parameter and the
+            shape are validated and before any randomness is drawn.
+
+        Returns
+        -------
+        DPDecisionTreeClassifier
+            The fitted estimator.
+        """
+        mechanism = self._validated()["mechanism"]
+        budget = self._budget(accountant)
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        stopping = self.stopping if self.stopping != "auto" else ("depth" if self.splits == "binary" else "count")
+        counting = stopping == "count"
+        schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
+        n = Xc.shape[0]
+        classes, yc = encode_y(self, y, n)
+        inferred = self._inferred(schema)
+        gs = self._ig_sensitivity(n, inferred)
+        self._warn(inferred, schema.clipped)
+        C = max(int(classes.size), 1)
+        delta_used = delta if mechanism in APPROXIMATE_NAMES else 0.0
+        count_priv = None
+        eps_r = epsilon
+        noisy_shape = self.n_records is None and (self.max_depth is None or self.n_bins is None)
+        n_hat = float(self.n_records) if self.n_records is not None else float("nan")
+        if noisy_shape:
+            eps_n = RECORD_COUNT_SHARE * epsilon
+            count_priv = Privacy(eps_n, 0.0, "add_remove", "Laplace noisy record count (sensitivity 1)")
+            eps_r = epsilon - eps_n
+        # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
+        plan = None if noisy_shape else self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+        self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
+        gen = check_random_state(self.random_state, "random_state")
+        if noisy_shape:
+            n_hat = max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_r))))
+            plan = self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+        assert plan is not None
+        self._schema = schema
+        self.n_bins_, self.depth_, self.stopping_ = plan.n_bins, plan.depth, stopping
+        self.privacy_ = self._claim(tree_privacy(plan.levels, count_priv), inferred)
+        self.epsilon_per_query_ = plan.eps_q
         self.n_records_ = n_hat if self.n_records is not None or count_priv is not None else None
-        spec = GrowSpec(depth, binary, counting, eps_q, eps_q, mech, kind, split_utility, gs, n_values,
-                        np.isin(np.arange(p), schema.cont), C)
+        p = schema.n_features
+        spec = GrowSpec(plan.depth, self.splits == "binary", counting, plan.eps_q, plan.eps_q, plan.mech, plan.kind,
+                        self.split_utility, gs, plan.n_values, np.isin(np.arange(p), schema.cont), C)
         self.tree_ = grow(self._codes_matrix(Xc, Xk), yc, spec, gen)
         realised = np.bincount(self.tree_.depth)
-        self.level_privacy_ = [levels[d] if d < len(levels) else query for d in range(realised.size)]
+        levels = plan.levels
+        self.level_privacy_ = [self._claim(levels[min(d, len(levels) - 1)], inferred) for d in range(realised.size)]
         self.classes_ = classes
         if self.tree_.node_count == 1 and C > 1:
             warnings.warn(
                 f"{type(self).__name__}: the fitted tree is a single leaf (it predicts the same class for every "
-                f"sample) at epsilon={epsilon} with about {n_hat:.0f} records and depth {depth}: increase epsilon, "
-                "give more records, set max_depth >= 1, or use stopping='depth'.",
+                f"sample) at epsilon={epsilon} and depth {plan.depth}: increase epsilon, give more records, set "
+                "max_depth >= 1, or use stopping='depth'.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -370,7 +414,25 @@ class DPDecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return tr.leaf[node]
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities of the sample's leaf (noisy counts after the near-empty fallback)."""
+        """The released class frequencies of each sample's leaf.
+
+        Post-processing of the leaves' noisy class counts (no further privacy
+        cost): the counts of the leaf, or of its nearest ancestor whose summed
+        noisy counts are at least twice their noise when the leaf is near-empty,
+        clipped at 0 and normalised (:func:`~dpselect.apps.trees._grow.leaf_values`).
+        A class whose noisy count fell below 0 gets probability 0, so
+        well-separated leaves give exactly 0 and 1.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1; columns follow ``classes_``.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.value[self._leaves(X)]
 

@@ -1,0 +1,24 @@
+// MathJax configuration for pymdownx.arithmatex (generic mode), re-typeset on instant navigation.
+window.MathJax = {
+  tex: {
+    inlineMath: [["\\(", "\\)"]],
+    displayMath: [["\\[", "\\]"]],
+    processEscapes: true,
+    processEnvironments: true
+  },
+  options: {
+    ignoreHtmlClass: ".*|",
+    processHtmlClass: "arithmatex"
+  }
+};
+
+if (typeof document$ !== "undefined") {
+  document$.subscribe(() => {
+    if (window.MathJax && MathJax.typesetPromise) {
+      MathJax.startup.output.clearCache();
+      MathJax.typesetClear();
+      MathJax.texReset();
+      MathJax.typesetPromise();
+    }
+  });
+}

@@ -1,0 +1,145 @@
+"""Majority vote from raw labels: one label per record in, one private winning label out."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._validation import check_random_state
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge
+from ...mechanisms.registry import resolve_mechanism
+from ...problem import SelectionProblem
+
+__all__ = ["label_counts", "private_majority"]
+
+
+def _as_labels(values: Any, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got {arr.ndim} dimensions")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{name} must not contain NaN or inf")
+    if arr.dtype == object and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
+        raise ValueError(f"{name} must not contain None, NaN or inf")
+    return arr
+
+
+def label_counts(labels: Any, candidates: Sequence[Any]) -> np.ndarray:
+    """How many records carry each candidate label (records with another label count nowhere).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        One label per record (strings, integers, ...; compared by equality).
+    candidates : sequence
+        The distinct public candidate labels.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(candidates),)
+        ``counts[j]`` = number of records whose label equals ``candidates[j]``.
+
+    Examples
+    --------
+    >>> label_counts(["a", "b", "a", "z"], ["a", "b", "c"]).tolist()
+    [2, 1, 0]
+    """
+    lab = _as_labels(labels, "labels")
+    cand = _as_labels(candidates, "candidates")
+    index = {c: j for j, c in enumerate(cand.tolist())}
+    if len(index) != cand.size:
+        raise ValueError("candidates must be distinct")
+    codes = np.fromiter((index.get(v, -1) for v in lab.tolist()), dtype=np.int64, count=lab.size)
+    return np.bincount(codes[codes >= 0], minlength=cand.size).astype(np.int64)
+
+
+def private_majority(
+    labels: Any,
+    epsilon: float | None,
+    *,
+    candidates: Sequence[Any] | None = None,
+    mechanism: Any = "pf",
+    rng: Any = None,
+    accountant: Accountant | None = None,
+) -> Any:
+    """Privately select the most frequent label of a sample of raw labels (one per record).
+
+    The labels are counted over the public ``candidates`` and a winner is drawn by
+    permute-and-flip on the counts (McKenna & Sheldon 2020): under add/remove of one
+    record one count moves by 1 and the counts only grow when a record is added
+    (sensitivity 1, monotone), so
+
+    .. math::
+
+        P[\\text{candidate } r \\text{ is examined and accepted}] \\propto
+        \\exp\\bigl(\\varepsilon\\,(c_r - \\max_s c_s)\\bigr)
+
+    in a uniformly random order, which is :math:`\\varepsilon`-DP.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        One label per record (strings, integers, ...).  Records whose label is not a
+        candidate count for no candidate (they change no count, so ignoring them is
+        private; no warning is given, since a warning would reveal that such a record
+        exists).
+    epsilon : float or None
+        The privacy budget (None when ``mechanism`` is an instance with its own).
+    candidates : sequence, default=None
+        The **public** set of labels to choose from, fixed without looking at the data.
+        If None, the distinct labels of the data are used: the output space then depends
+        on the data, a :class:`~dpselect.PrivacyLeakWarning` is emitted, the release has
+        no guarantee (:math:`\\varepsilon = \\infty`) and any accountant refuses it.
+    mechanism : str or Mechanism, default="pf"
+        ``"pf"`` (permute-and-flip, the most accurate sound choice on counts), ``"em"``,
+        ``"rnm_gumbel"``, ``"rnm_exponential"``, ``"rnm_laplace"``, or a mechanism
+        instance.
+    rng : None, int, numpy.random.Generator or "secure", default=None
+        The randomness.
+    accountant : Accountant, default=None
+        Charged the release's guarantee before any randomness is drawn.
+
+    Returns
+    -------
+    object
+        One candidate label.  No count is returned or printed.
+
+    References
+    ----------
+    McKenna & Sheldon, "Permute-and-Flip: a new mechanism for differentially private
+    selection", NeurIPS 2020, Theorem 1.  See *The mathematics*, the exponential
+    mechanism and permute-and-flip as report-noisy-max.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import private_majority
+    >>> votes = ["red"] * 30 + ["blue"] * 12 + ["green"] * 5
+    >>> private_majority(votes, 1.0, candidates=["red", "green", "blue"], rng=0)
+    'red'
+    """
+    lab = _as_labels(labels, "labels")
+    if candidates is None:
+        warnings.warn(
+            "private_majority: candidates=None uses the distinct labels of the data as the output space; "
+            "this is data-dependent and voids the DP guarantee (pass the public candidates)",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+        cand = np.unique(lab.astype(str)) if lab.dtype == object else np.unique(lab)
+        cand_list = cand.tolist()
+        counts = label_counts(lab.astype(str) if lab.dtype == object else lab, cand_list)
+    else:
+        cand_list = list(_as_labels(candidates, "candidates").tolist())
+        if not cand_list:
+            raise ValueError("candidates must not be empty")
+        counts = label_counts(lab, cand_list)
+    prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove",
+                            private=candidates is not None)
+    mech = resolve_mechanism(mechanism, epsilon, 0.0)
+    gen = check_random_state(rng)
+    charge(accountant, mech.privacy(prob))
+    return cand_list[int(mech.select(prob, rng=gen))]

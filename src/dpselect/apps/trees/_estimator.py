@@ -1,0 +1,150 @@
+"""What the private tree estimators share: validated parameters, the budget, honest claims, warnings.
+
+* **Parameters** come from the one table of :mod:`dpselect.apps.trees._params`; ``selection=`` is
+  the deprecated alias of ``mechanism=`` (a ``DeprecationWarning`` at fit).
+* **The accountant** is a constructor parameter, so ``clone``, ``Pipeline``
+  and ``GridSearchCV`` carry it (the :class:`~dpselect.accounting.Accountant`
+  survives ``sklearn.base.clone`` as the same object: every clone charges the
+  one budget).  ``fit(X, y, accountant=...)`` is accepted too; both at once
+  must be the same object.  An estimator unpickled with its accountant (a
+  joblib worker process, e.g. ``GridSearchCV(n_jobs=2)``) holds a detached
+  copy of the budget, so its ``fit`` and its clones' refuse to charge it
+  (fit in the accountant's process: ``n_jobs=1`` or joblib's threading
+  backend).
+* **Honest claims**: when bounds, categories, classes or the info-gain
+  sensitivity come from the training data, the fit has no differential
+  privacy guarantee: ``privacy_`` has ``epsilon = inf`` (as every mechanism
+  reports on a problem with a data-dependent candidate set), and a finite
+  accountant refuses the fit before any randomness is drawn.
+* **Warnings once per fit**: one :class:`~dpselect.PrivacyLeakWarning`
+  listing everything inferred, one ``UserWarning`` when training values lie
+  outside the public bounds (they are clipped), with no data value in
+  either message, and none per node or per tree.  The texts depend on the
+  configuration and the schema only, so the folds of a cross-validation
+  repeat the same text (once per fit: scikit-learn resets the warning
+  filters for every fit it dispatches).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import weakref
+from typing import Any
+
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, BudgetExceededError, charge
+from ...mechanisms.registry import APPROXIMATE_NAMES
+from ...privacy import Privacy
+from ._params import validate_params
+from ._tabular import few
+
+__all__ = ["DPClassifierBase"]
+
+_DEFAULT_MECHANISM = "pf"
+#: Accountants unpickled inside an estimator (detached copies of a budget kept in another process or file);
+#: held weakly, by identity, so that clones made after unpickling (e.g. inside a worker) are refused too.
+_DETACHED: weakref.WeakSet[Accountant] = weakref.WeakSet()
+
+
+class DPClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base class of the private tree classifiers (see the module docstring)."""
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.categorical = True
+        # differential privacy trades accuracy for privacy: at the default budget a private tree need not reach
+        # scikit-learn's training-accuracy threshold on its tiny blobs (the tests check accuracy instead)
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        if isinstance(state.get("accountant"), Accountant):  # a detached copy of the pickled budget
+            _DETACHED.add(state["accountant"])
+
+    # ------------------------------------------------------------ parameters
+    def _validated(self) -> dict[str, Any]:
+        """The parameters, checked by the table and the relations; ``mechanism`` resolved from the alias."""
+        params = validate_params(self)
+        owner = type(self).__name__
+        mechanism, alias = params["mechanism"], params.get("selection")
+        if alias is not None:
+            warnings.warn(f"{owner}: selection= is deprecated; use mechanism={alias!r}", DeprecationWarning,
+                          stacklevel=3)
+            if mechanism not in (_DEFAULT_MECHANISM, alias):
+                raise ValueError(f"{owner}: selection={alias!r} (deprecated) contradicts mechanism={mechanism!r}; "
+                                 "pass mechanism= only")
+            mechanism = alias
+        params["mechanism"] = mechanism
+        if mechanism in APPROXIMATE_NAMES and not params["delta"] > 0.0:
+            raise ValueError(f"{owner}: delta must be > 0 for mechanism={mechanism!r}, got {float(params['delta'])}")
+        return params
+
+    def _budget(self, accountant: Accountant | None) -> Accountant | None:
+        """The accountant a fit charges: the constructor's or fit's (the same object if both are given)."""
+        owner = type(self).__name__
+        if accountant is not None and not isinstance(accountant, Accountant):
+            raise TypeError(f"{owner}: accountant must be a dpselect.Accountant or None, "
+                            f"got {type(accountant).__name__}")
+        own = self.accountant
+        if own is not None and accountant is not None and own is not accountant:
+            raise ValueError(f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
+                             "spends one budget: pass it once")
+        if own is not None and own in _DETACHED:
+            raise ValueError(
+                f"{owner}: the constructor's accountant was unpickled with the estimator (e.g. sent to a joblib "
+                "worker process by GridSearchCV(n_jobs>1)); charges to this copy would not reach the original "
+                "budget. Fit in the accountant's process (n_jobs=1 or joblib's threading backend) or set_params("
+                "accountant=...) with the accountant to charge."
+            )
+        return accountant if accountant is not None else own
+
+    # --------------------------------------------------------------- privacy
+    def _inferred(self, schema: Any) -> list[str]:
+        """What the fit takes from the training data instead of public parameters (empty: a DP fit)."""
+        inferred = list(schema.inferred)
+        if self.classes is None:
+            inferred.append("the classes (from y)")
+        return inferred
+
+    def _claim(self, privacy: Privacy, inferred: list[str]) -> Privacy:
+        """``privacy`` if nothing was inferred from the data, else no guarantee (epsilon = inf)."""
+        if not inferred:
+            return privacy
+        return Privacy(math.inf, 0.0, "add_remove",
+                       "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
+
+    def _charge(self, accountant: Accountant | None, privacy: Privacy, inferred: list[str]) -> None:
+        """Charge ``accountant`` (before any randomness); refuse a finite one when nothing is guaranteed."""
+        if inferred and accountant is not None and math.isfinite(accountant.budget.epsilon):
+            raise BudgetExceededError(
+                f"{type(self).__name__}: {'; '.join(inferred)} inferred from the training data, so the fit has "
+                f"no differential-privacy guarantee and cannot be charged to the finite budget {accountant.budget}; "
+                "pass public bounds, categories and classes"
+            )
+        charge(accountant, self._claim(privacy, inferred))
+
+    def _warn(self, inferred: list[str], clipped: list[Any], *, stacklevel: int = 3) -> None:
+        """The fit's warnings, each at most once (``stacklevel`` 3: the caller of ``fit``)."""
+        owner = type(self).__name__
+        if inferred:
+            warnings.warn(
+                f"{owner}: {'; '.join(inferred)} inferred from the training data, which leaks private "
+                "information: the fit has no differential-privacy guarantee (privacy_.epsilon = inf). Pass the "
+                "public bounds=..., categorical_features={feature: categories}, classes=... (and n_max=... for "
+                "split_utility='info_gain').",
+                PrivacyLeakWarning,
+                stacklevel=stacklevel,
+            )
+        if clipped:
+            warnings.warn(
+                f"{owner}: training values of continuous features {few(clipped)} lie outside their public bounds "
+                "and were clipped to them (the guarantee holds; check that the bounds are right).",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+

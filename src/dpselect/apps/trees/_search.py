@@ -1,0 +1,288 @@
+"""DPSearchCV: private choice of a differentially private estimator's hyper-parameters.
+
+Algorithm
+---------
+Each record is put in a held-out part with probability 1 / ``n_splits`` by an
+independent draw (the rest is the training part), once.  One *run* Q:
+
+1. draw a configuration uniformly from the grid;
+2. fit the estimator with it at budget eps_0 on the training part;
+3. release the noisy number of correct held-out predictions
+   s = #{i held out: h(x_i) = y_i} + Lap(1/eps_0).
+
+Q is eps_0-DP under add/remove for every fixed assignment of the existing
+records: an added record x lands either in the training part (the model is
+eps_0-DP, s is its post-processing with the held-out part unchanged) or in
+the held-out part (the model is unchanged and the count moves by at most one:
+the Laplace mechanism, Dwork et al. 2006).  Since x's own draw is independent
+of everything else, the output law under D + x is a mixture of two laws each
+within e^{eps_0} of the law under D.
+
+The search runs Q K times (K from the truncated negative binomial law
+D_{eta, gamma}, :mod:`dpselect.apps.trees._repeat`) on the same assignment and
+releases the best run only (its configuration, its fitted model, its noisy
+count).  Conditional on the assignment the runs are i.i.d. copies of an
+eps_0-DP algorithm, so the release is
+
+.. math::
+
+    \\varepsilon = (2 + \\eta)\\,\\varepsilon_0
+
+-DP (Papernot & Steinke 2022, Theorem 2; eta = 1, ``method="liu_talwar"``: the
+geometric law and Liu & Talwar's 3 eps_0), and mixing over the assignment of
+the added record keeps it.  ``fit`` sets eps_0 = epsilon / (2 + eta), so the
+total is ``epsilon``; K and the other runs are never released (releasing K
+would break the bound).  The derivation, with its constants, is on the
+documentation's mathematics page.
+
+References
+----------
+Liu & Talwar, "Private selection from private candidates", STOC 2019, Theorem 3.1.
+Papernot & Steinke, "Hyperparameter tuning with Renyi differential privacy", ICLR 2022, Theorem 2.
+Dwork, McSherry, Nissim & Smith, "Calibrating noise to sensitivity in private data analysis", TCC 2006.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ..._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state, check_real
+from ..._warnings import PrivacyLeakWarning
+from ...accounting import Accountant, charge
+from ...mechanisms.registry import APPROXIMATE_NAMES
+from ...privacy import Privacy
+from ._repeat import gamma_for_mean, repetition_epsilon, sample_repetitions
+from ._tabular import is_dataframe
+
+__all__ = ["DPSearchCV", "METHODS"]
+
+#: Repetition laws: Papernot–Steinke's truncated negative binomial (``eta``), Liu–Talwar's geometric (eta = 1).
+METHODS = ("papernot_steinke", "liu_talwar")
+_RESERVED = ("epsilon", "delta", "random_state", "accountant")
+_MECHANISM_PARAMS = ("mechanism", "selection")  # selection: the deprecated alias of mechanism
+
+
+class DPSearchCV(ClassifierMixin, BaseEstimator):
+    """Private hyper-parameter search over a grid of differentially private classifiers.
+
+    See the module docstring for the algorithm and its guarantee.
+
+    Parameters
+    ----------
+    estimator : estimator
+        a differentially private classifier with ``epsilon`` and
+        ``random_state`` parameters whose ``fit`` is ``epsilon``-DP (pure) for
+        the add/remove relation, e.g. :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`
+        with a pure ``mechanism`` (not "snm_laplace" / "snm_lln").  Its own
+        ``accountant`` (if any) is not charged: the runs are clones with
+        ``accountant=None``, and the search charges its total once.
+    param_grid : dict or list of dicts
+        the configurations (as :class:`sklearn.model_selection.ParameterGrid`);
+        may not set ``epsilon``, ``delta``, ``random_state`` or ``accountant``.
+    epsilon : float
+        total budget (> 0): every run gets epsilon / (2 + eta).
+    delta : float, default=0.0
+        total delta; the search spends none (its candidates must be pure).
+    n_splits : int, default=5
+        a record is held out with probability 1 / n_splits (>= 2).
+    method : {"papernot_steinke", "liu_talwar"}, default="papernot_steinke"
+        the law of the number of runs K: truncated negative binomial with
+        ``eta`` (total (2 + eta) eps_0), or geometric (Liu–Talwar, 3 eps_0).
+    eta : float, default=0.0
+        Papernot–Steinke's eta >= 0 (0: the logarithmic law, total 2 eps_0).
+    mean_repetitions : float or None, default=None
+        E[K] (> 1); None: twice the number of configurations.  It costs time,
+        not privacy.
+    random_state : None, int or numpy Generator, default=None
+        the source of randomness.
+    accountant : Accountant or None, default=None
+        charged with ``privacy_`` before any randomness is drawn.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        the configuration of the best run.
+    best_estimator_ : estimator
+        the best run's model (fitted on the training part).
+    best_noisy_correct_ : float
+        its noisy number of correct held-out predictions.
+    privacy_ : Privacy
+        the total guarantee.
+    epsilon_per_run_ : float
+        eps_0.
+    classes_ : ndarray
+        the best model's classes.
+
+    References
+    ----------
+    Liu & Talwar, "Private selection from private candidates", STOC 2019, Theorem 3.1.
+    Papernot & Steinke, "Hyperparameter tuning with Renyi differential privacy", ICLR 2022, Theorem 2.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from dpselect.apps.trees import DPDecisionTreeClassifier, DPSearchCV
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> bounds = list(zip(X.min(axis=0), X.max(axis=0)))  # stand-ins for public bounds
+    >>> tree = DPDecisionTreeClassifier(bounds=bounds, classes=[0, 1], n_records=569)
+    >>> search = DPSearchCV(tree, {"max_depth": [1, 2, 3]}, epsilon=3.0, random_state=0).fit(X, y)
+    >>> search.privacy_.epsilon, sorted(search.best_params_)
+    (3.0, ['max_depth'])
+    """
+
+    def __init__(
+        self,
+        estimator: Any,
+        param_grid: Any,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        n_splits: int = 5,
+        method: str = "papernot_steinke",
+        eta: float = 0.0,
+        mean_repetitions: float | None = None,
+        random_state: Any = None,
+        accountant: Accountant | None = None,
+    ) -> None:
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_splits = n_splits
+        self.method = method
+        self.eta = eta
+        self.mean_repetitions = mean_repetitions
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.classifier_tags.poor_score = True  # differential privacy (see DPDecisionTreeClassifier)
+        return tags
+
+    # ------------------------------------------------------------------- fit
+    def _check(self) -> tuple[list[dict], float, float, float]:
+        """(configurations, eta, gamma, eps_0); every check before any randomness."""
+        epsilon = check_epsilon(self.epsilon)
+        check_delta(self.delta)
+        n_splits = check_int(self.n_splits, "n_splits", minimum=2)
+        del n_splits
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        eta = 1.0 if self.method == "liu_talwar" else check_real(self.eta, "eta")
+        if not (math.isfinite(eta) and eta >= 0.0):
+            raise ValueError(f"eta must be finite and >= 0, got {self.eta!r}")
+        if self.accountant is not None and not isinstance(self.accountant, Accountant):
+            raise TypeError(f"accountant must be a dpselect.Accountant or None, got {type(self.accountant).__name__}")
+        if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "get_params"):
+            raise TypeError(f"estimator must be a scikit-learn estimator, got {type(self.estimator).__name__}")
+        base = self.estimator.get_params(deep=False)
+        for name in ("epsilon", "random_state"):
+            if name not in base:
+                raise ValueError(f"estimator must have an {name!r} parameter (a differentially private estimator)")
+        try:
+            grid = list(ParameterGrid(self.param_grid))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"param_grid: {exc}") from None
+        if not grid or grid == [{}]:
+            raise ValueError("param_grid must give at least one configuration")
+        for cfg in grid:
+            for name in cfg:
+                if name in _RESERVED:
+                    raise ValueError(f"param_grid may not set {name!r}: DPSearchCV sets it (budget per run, seeds)")
+                if name not in base:
+                    raise ValueError(f"param_grid: {name!r} is not a parameter of {type(self.estimator).__name__}")
+            merged = {**base, **cfg}
+            for name in _MECHANISM_PARAMS:
+                if merged.get(name) in APPROXIMATE_NAMES:
+                    raise ValueError(
+                        f"cannot meet the budget with {name}={merged[name]!r}: the repetition theorem used here "
+                        "(Papernot & Steinke 2022, Thm 2, pure case) needs pure epsilon-DP candidates")
+        mean = (2.0 * len(grid) if self.mean_repetitions is None
+                else check_positive(self.mean_repetitions, "mean_repetitions"))
+        if not (math.isfinite(mean) and mean > 1.0):
+            raise ValueError(f"mean_repetitions must be finite and > 1, got {self.mean_repetitions!r}")
+        gamma = gamma_for_mean(eta, mean)
+        eps0 = epsilon / (2.0 + eta)
+        while repetition_epsilon(eps0, eta) > epsilon:  # never claim more than the budget after rounding
+            eps0 = math.nextafter(eps0, 0.0)
+        return grid, eta, gamma, eps0
+
+    def fit(self, X: Any, y: Any) -> DPSearchCV:
+        """Run the private search; charge ``accountant`` (if given) before drawing any randomness."""
+        grid, eta, gamma, eps0 = self._check()
+        if y is None:
+            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
+        if is_dataframe(X):  # kept as a DataFrame (categorical columns, names) for the estimator
+            validate_data(self, X, y, reset=True, skip_check_array=True)
+            y = column_or_1d(y)
+            if len(y) != X.shape[0]:
+                raise ValueError("Found input variables with inconsistent numbers of samples: "
+                                 f"[{X.shape[0]}, {len(y)}]")
+        else:
+            X, y = validate_data(self, X, y, reset=True, dtype=None, accept_sparse=False)
+        n = len(y)
+        source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
+                  f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
+        self.privacy_ = Privacy(float(self.epsilon), 0.0, "add_remove", source)
+        self.epsilon_per_run_ = eps0
+        charge(self.accountant, self.privacy_)
+        gen = check_random_state(self.random_state, "random_state")
+        y_arr = np.asarray(y)
+        held = gen.random(n) < 1.0 / int(self.n_splits)
+        tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
+        X_tr, y_tr = _safe_indexing(X, tr), _safe_indexing(y, tr)
+        X_ho, y_ho = _safe_indexing(X, ho), y_arr[ho]
+        K = sample_repetitions(eta, gamma, rng=gen)  # never stored nor released
+        # the search charged its total above: the runs charge nothing (else the estimator's accountant pays again)
+        own = {"accountant": None} if "accountant" in self.estimator.get_params(deep=False) else {}
+        best: tuple[float, int, Any] | None = None
+        leaks: dict[str, type] = {}
+        worst = 0.0
+        for _ in range(K):
+            j = int(gen.integers(len(grid)))
+            model = clone(self.estimator).set_params(**grid[j], **own, epsilon=eps0, random_state=gen)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model.fit(X_tr, y_tr)
+                correct = float(np.sum(np.asarray(model.predict(X_ho)) == y_ho)) if ho.size else 0.0
+            for w in caught:  # schema leaks (public configuration) are re-issued once; data-dependent notes are not
+                if issubclass(w.category, PrivacyLeakWarning):
+                    leaks.setdefault(str(w.message), w.category)
+            spent = getattr(model, "privacy_", None)
+            worst = max(worst, spent.epsilon if isinstance(spent, Privacy) else math.inf)
+            score = correct + float(gen.laplace(0.0, 1.0 / eps0))
+            if best is None or score > best[0]:
+                best = (score, j, model)
+        for msg, cat in leaks.items():
+            warnings.warn(msg, cat, stacklevel=2)
+        if worst > eps0 * (1.0 + 1e-12):  # a candidate did not keep its budget: no guarantee is left to report
+            self.privacy_ = Privacy(math.inf, 0.0, "add_remove", "a candidate fit reported more than its budget")
+            warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget eps_0 = {eps0:.6g} "
+                          "(e.g. a schema inferred from the data), so the search has no guarantee.",
+                          PrivacyLeakWarning, stacklevel=2)
+        assert best is not None  # K >= 1
+        self.best_noisy_correct_, j, self.best_estimator_ = best
+        self.best_params_ = dict(grid[j])
+        self.classes_ = getattr(self.best_estimator_, "classes_", None)
+        return self
+
+    # --------------------------------------------------------------- predict
+    def predict(self, X: Any) -> np.ndarray:
+        """The best model's predictions."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """The best model's class probabilities."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)

@@ -1,0 +1,103 @@
+"""Exact samplers for the exponential mechanism and permute-and-flip (``sampler="exact"``).
+
+Both laws are functions of the rates gamma_r = (u* - u_r) / b >= 0, b = c Delta u / eps
+(c = 2, or 1 for monotone utilities), u* = max_r u_r:
+
+* exponential mechanism: P[r] = e^{-gamma_r} / sum_s e^{-gamma_s};
+* permute-and-flip: visit the candidates in a uniformly random order and stop
+  at the first r for which a Bernoulli(e^{-gamma_r}) succeeds (McKenna &
+  Sheldon 2020, Algorithm 1; OpenDP's implementation).
+
+Every float (score, epsilon, Delta u) is a rational number and is converted
+exactly, so gamma_r = n_r / d with integers n_r, d, and every decision is an
+exact Bernoulli(e^{-n_r/d}) (:mod:`dpselect.noise.exact`).  No float enters a
+decision: the output law is exactly the mathematical one.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..noise.exact import IntegerSource, bernoulli_exp_batch, as_fraction
+from ..problem import SelectionProblem
+
+__all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]
+
+#: Samplers of the classic mechanisms: NumPy float noise, or exact integer arithmetic.
+SAMPLERS = ("float", "exact")
+
+_PERM_ELEMENTS = 1 << 22
+
+
+def check_sampler(sampler: object) -> str:
+    """``sampler`` must be one of :data:`SAMPLERS`."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    return str(sampler)
+
+
+def exact_rates(problem: SelectionProblem, epsilon: float) -> tuple[np.ndarray, int]:
+    """(n, d): gamma_r = n_r / d = (u* - u_r) eps / (c Delta u) exactly, n an int64 or object array."""
+    factor = 1 if problem.monotone else 2
+    q = as_fraction(epsilon, "epsilon") / (factor * as_fraction(problem.global_sensitivity, "global_sensitivity"))
+    scores = problem.scores
+    if np.all(np.abs(scores) < 2.0**52) and np.all(scores == np.round(scores)):
+        gaps = (scores.max() - scores).astype(np.int64)  # exact: integers below 2^53
+        nums = gaps.astype(object) * q.numerator
+        den = q.denominator
+    else:
+        fr = [Fraction(float(s)) for s in scores]
+        top = max(fr)
+        gam = [(top - f) * q for f in fr]
+        den = math.lcm(*(g.denominator for g in gam))
+        nums = np.array([g.numerator * (den // g.denominator) for g in gam], dtype=object)
+    if all(int(v) < (1 << 62) for v in nums):
+        nums = nums.astype(np.int64)
+    return nums, den
+
+
+def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
+    """n draws of P[r] ∝ exp(-nums_r/den) by rejection: propose r uniformly, accept w.p. e^{-gamma_r}.
+
+    Each round outputs r with probability e^{-gamma_r}/m and repeats otherwise,
+    so P[r] = e^{-gamma_r} / sum_s e^{-gamma_s}; some gamma is 0, hence at most
+    m rounds are expected.
+    """
+    m = nums.size
+    out = np.empty(n, dtype=np.int64)
+    todo = np.arange(n)
+    while todo.size:
+        r = src.below_array(np.full(todo.size, m, dtype=np.int64))
+        acc = bernoulli_exp_batch(src, nums[r], den)
+        out[todo[acc]] = r[acc]
+        todo = todo[~acc]
+    return out
+
+
+def sample_pf_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
+    """n draws of permute-and-flip: a lazy Fisher-Yates order per draw, stop at the first success.
+
+    Some candidate has gamma = 0 and accepts with probability 1, so one pass suffices.
+    """
+    m = nums.size
+    out = np.empty(n, dtype=np.int64)
+    rows = max(1, _PERM_ELEMENTS // m)
+    for start in range(0, n, rows):
+        k = min(rows, n - start)
+        perm = np.tile(np.arange(m, dtype=np.int64), (k, 1))
+        todo = np.arange(k)
+        i = 0
+        while todo.size:
+            j = i + src.below_array(np.full(todo.size, m - i, dtype=np.int64))
+            at_i = perm[todo, i].copy()
+            perm[todo, i] = perm[todo, j]
+            perm[todo, j] = at_i
+            cand = perm[todo, i]
+            acc = bernoulli_exp_batch(src, nums[cand], den)
+            out[start + todo[acc]] = cand[acc]
+            todo = todo[~acc]
+            i += 1
+    return out
