@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ._quantile_law import Pieces, Sample, pieces
+from ._quantile_law import Pieces, Sample, draw_in_pieces, pieces
 
 __all__: list[str] = []
 
@@ -140,8 +140,7 @@ def sample_joint(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: 
             logw = (fw.rows(i, slice(0, j)) + kern[None, :]).ravel()
             c, j = divmod(_gumbel_argmax(logw, gen), j)
         slots[i] = j
-    out = pc.lo[slots] + gen.random(m) * (pc.hi[slots] - pc.lo[slots])
-    return np.sort(np.minimum(out, pc.hi[slots]))
+    return np.sort(draw_in_pieces(pc, slots, gen))
 
 
 def joint_log_density(s: Sample, qs: np.ndarray, epsilon: float, relation: str, o: np.ndarray,
