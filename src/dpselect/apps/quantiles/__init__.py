@@ -2,13 +2,18 @@
 
 - Percentiles over a public grid: :func:`private_percentile`, :func:`percentile_problem`
   (rank-distance and indicator utilities), :func:`rank_distances`, :func:`true_percentile`.
-- Duff's exponential mechanism over continuous output ranges: :func:`duff_median`
-  (alias :func:`private_median`), :func:`duff_mean`, their exact laws.
+- Quantiles without a grid (numpy conventions, target ``numpy.quantile(x, q,
+  method="inverted_cdf")``): :func:`private_quantile`, :func:`private_quantiles` (many at
+  once: JointExp, recursive), :func:`private_median`, :func:`quantile_law`,
+  :func:`quantile_expected_error`, :func:`true_quantile`; continuous or integer outputs.
+- Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
+  :func:`duff_mean`, their exact laws.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
   median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 
-Neighbour relation: add/remove one record (percentiles, Duff); replace one record for the
-order-statistic sensitivities and their baselines.
+Neighbour relation: add/remove one record (percentiles, quantiles, Duff; ``relation="replace"``
+is offered by the percentile and quantile functions); replace one record for the
+order-statistic sensitivities and their baselines.  The one name for a 1-D sample is ``x``.
 
 Examples
 --------
@@ -28,7 +33,6 @@ from ._duff_median import (
     expected_absolute_error,
     median_neighbours,
     output_cdf,
-    private_median,
 )
 from ._grid import RANK_CONVENTIONS, rank
 from ._median_baselines import (
@@ -58,9 +62,12 @@ from ._percentile import (
     true_percentile,
 )
 from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
+from ._quantile import private_median, private_quantile, quantile_expected_error, quantile_law, true_quantile
+from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
 
 __all__ = [
     "DPBENCH_NAMES",
+    "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
     "UTILITIES",
     "absolute_error_loss",
@@ -89,6 +96,10 @@ __all__ = [
     "percentile_stability",
     "private_median",
     "private_percentile",
+    "private_quantile",
+    "private_quantiles",
+    "quantile_expected_error",
+    "quantile_law",
     "rank",
     "rank_distances",
     "smooth_sens_approx",
@@ -98,4 +109,5 @@ __all__ = [
     "smooth_sensitivity_median",
     "smooth_sensitivity_quantile",
     "true_percentile",
+    "true_quantile",
 ]

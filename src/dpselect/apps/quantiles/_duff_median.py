@@ -13,7 +13,7 @@ public candidate set for the mode) -- is ``epsilon``-DP under add/remove (and
 
 What is here
 ------------
-* :func:`duff_median` (alias :func:`private_median`) and its exact output
+* :func:`duff_median` and its exact output
   law: :func:`duff_median_intervals`, :func:`duff_median_pdf`,
   :func:`output_cdf`, :func:`expected_absolute_error`,
   :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
@@ -70,7 +70,6 @@ __all__ = [
     "expected_absolute_error",
     "median_neighbours",
     "output_cdf",
-    "private_median",
 ]
 
 
@@ -142,9 +141,6 @@ def duff_median(
     charge(accountant, em_privacy(epsilon))
     return sample_median(ext, epsilon, size, gen, method)
 
-
-#: The documented convenience name.
-private_median = duff_median
 
 def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact output law of :func:`duff_median` as a piecewise-uniform mixture.

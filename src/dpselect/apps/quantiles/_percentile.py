@@ -94,6 +94,7 @@ from ._grid import (
     stability,
 )
 from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
+from ._quantile import private_quantile
 
 __all__ = [
     "DPBENCH_NAMES",
@@ -121,13 +122,13 @@ def _check_utility(utility: Any) -> str:
 
 
 def _counts_and_rank(
-    data: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any
+    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(counts h, float grid, original grid, rank k), every argument validated."""
     p = check_p(p)
     g, g_orig = check_grid(grid)
     convention = check_rank_convention(rank_convention)
-    h = bin_counts(data, g, histogram)
+    h = bin_counts(x, g, histogram)
     return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
 
@@ -158,7 +159,7 @@ def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: 
 
 
 def rank_distances(
-    data: Any,
+    x: Any,
     p: float,
     grid: Any,
     *,
@@ -182,15 +183,15 @@ def rank_distances(
     array([5., 1., 0., 5., 5.])
     """
     relation = check_relation(relation)
-    h, _, _, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    h, _, _, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
     return _rank_distances(h, k, float(p), str(rank_convention), relation)
 
 
 def percentile_stability(
-    data: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
+    x: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
 ) -> tuple[int, int, int, int]:
     """(k, v_index, j_l, j_g): rank, grid index of the percentile value, copies of it below / above rank k."""
-    h, _, _, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    h, _, _, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
     return (k, *stability(h, k))
 
 
@@ -210,7 +211,7 @@ def _profile(tstar: int) -> StepProfile:
 
 
 def percentile_problem(
-    data: Any,
+    x: Any,
     p: float,
     grid: Any,
     *,
@@ -223,7 +224,7 @@ def percentile_problem(
 
     Parameters
     ----------
-    data
+    x
         raw values (1-D, finite, within ``[grid[0], grid[-1]]``), or with
         ``histogram=True`` non-negative integer counts, one per grid point.
     p
@@ -231,7 +232,7 @@ def percentile_problem(
     grid
         public candidate values, finite and strictly increasing.
     histogram
-        whether ``data`` are per-grid-point counts.
+        whether ``x`` holds per-grid-point counts.
     relation
         "add_remove" (default) or "replace".
     utility
@@ -260,7 +261,7 @@ def percentile_problem(
     """
     relation = check_relation(relation)
     utility = _check_utility(utility)
-    h, g, g_orig, k = _counts_and_rank(data, p, grid, histogram, rank_convention)
+    h, g, g_orig, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
     labels = g_orig.tolist()
     if utility == "rank":
         d = _rank_distances(h, k, float(p), str(rank_convention), relation)
@@ -281,19 +282,21 @@ def percentile_problem(
 
 
 def true_percentile(
-    data: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
+    x: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
 ) -> Any:
     """The (non-private) grid value of rank k — what :func:`private_percentile` estimates."""
-    _, v, _, _ = percentile_stability(data, p, grid, histogram=histogram, rank_convention=rank_convention)
+    _, v, _, _ = percentile_stability(x, p, grid, histogram=histogram, rank_convention=rank_convention)
     return np.asarray(grid)[v].item()
 
 
 def private_percentile(
-    data: Any,
+    x: Any,
     p: float,
     epsilon: float | None,
-    grid: Any,
+    grid: Any = None,
     *,
+    bounds: Any = None,
+    integer: bool | None = None,
     mechanism: Any = "pf",
     utility: str = "rank",
     delta: float = 0.0,
@@ -303,34 +306,56 @@ def private_percentile(
     rng: Any = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """Privately select the p-th percentile from the public ``grid``; returns a grid value.
+    r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
-    Default: permute-and-flip on the rank-distance utility (SPEC §9.1), the
-    most accurate sound choice the library measures (``tests/test_percentile.py``,
-    ``benchmarks/accuracy_percentile.py``); the guarantee is eps-DP under
-    ``relation``.  ``utility="indicator"`` with ``mechanism="em"`` is the
-    previous default (Chaves et al.'s utility; near-uniform output), and the
-    seed papers' smooth mechanisms ("snm_laplace", "snm_t", "snm_lln", "sps",
-    "ld") are meant for ``utility="indicator"``.
+    With ``grid``: permute-and-flip on the rank-distance utility (Asi & Duchi
+    2020 inverse sensitivity; the module docstring) returns a grid value; the
+    target rank follows ``rank_convention``.  ``utility="indicator"`` with
+    ``mechanism="em"`` is Chaves et al.'s utility, and the seed papers' smooth
+    mechanisms ("snm_laplace", "snm_t", "snm_lln", "sps", "ld") are meant for it.
+
+    With ``bounds`` and no grid: :func:`~dpselect.apps.quantiles.private_quantile`
+    at q = p / 100 (continuous outputs, or integers for integer data; target
+    :math:`x_{(k)}`, :math:`k = \max(1, \lceil p n / 100 \rceil)`, numpy's
+    ``inverted_cdf``).  The guarantee is epsilon-DP under ``relation`` either way.
 
     Parameters
     ----------
-    data, p, grid, histogram, relation, rank_convention
-        see :func:`problem`.
-    epsilon
+    x : array_like or dask array
+        1-D sample (or per-grid-point counts with ``histogram=True``).
+    p : float
+        percentile in [0, 100].
+    epsilon : float or None
         privacy budget (None when ``mechanism`` is an instance).
-    mechanism
-        a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
-        or a mechanism instance.
-    utility
-        "rank" (default) or "indicator".
-    delta
-        for the approximate-DP mechanisms only.
-    rng
-        None, an int seed or a numpy Generator.
-    accountant
-        optional :class:`~dpselect.accounting.Accountant`, charged
-        ``mech.privacy(problem)`` before any randomness is drawn.
+    grid : array_like or None, default=None
+        public candidate values, finite and strictly increasing.
+    bounds : tuple of float or None, default=None
+        public ``(a, b)`` for the grid-free mechanism (exactly one of grid, bounds).
+    integer : bool or None, default=None
+        grid-free path only: integer outputs (None: from the dtype of ``x``).
+    mechanism : str or mechanism, default="pf"
+        grid path: a name of :data:`dpselect.mechanisms.registry.MECHANISM_NAMES`
+        or an instance; the grid-free path is the exponential mechanism ("em"/"pf" accepted).
+    utility : str, default="rank"
+        grid path: "rank" or "indicator".
+    delta : float, default=0.0
+        for the approximate-DP grid mechanisms only.
+    histogram : bool, default=False
+        grid path: ``x`` holds per-grid-point counts.
+    relation : str, default="add_remove"
+        "add_remove" or "replace".
+    rank_convention : str, default="paper"
+        grid path: "paper" or "code" (:func:`rank`).
+    rng : None, int or numpy.random.Generator, default=None
+        randomness; a seed reproduces.
+    accountant : Accountant or None, default=None
+        charged ``mech.privacy(problem)`` before any randomness is drawn.
+
+    References
+    ----------
+    Chaves et al., "Smooth noisy max" (Def. 5.1); H. Asi & J. Duchi, NeurIPS
+    2020; A. Smith, STOC 2011; docs/mathematics.md, "Percentiles over a grid"
+    and "Quantiles without a grid".
 
     Examples
     --------
@@ -340,9 +365,24 @@ def private_percentile(
     >>> grid = np.linspace(-5, 5, 1001)
     >>> round(private_percentile(x, 90, 1.0, grid, rng=1), 2)
     1.28
+    >>> round(private_percentile(x, 90, 1.0, bounds=(-5, 5), rng=1), 2)
+    1.28
     """
-    prob = percentile_problem(data, p, grid, histogram=histogram, relation=relation, utility=utility,
-                   rank_convention=rank_convention)
+    if grid is None:
+        if bounds is None:
+            raise ValueError("give one of grid (a public candidate grid) and bounds (grid-free outputs)")
+        if mechanism not in ("pf", "em") or utility != "rank" or histogram:
+            raise ValueError("without a grid only the exponential mechanism on the rank utility is offered "
+                             "(mechanism 'em'/'pf', utility 'rank', histogram=False)")
+        q = check_p(p) / 100.0
+        return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
+                                integer=integer, relation=relation, rng=rng, accountant=accountant)
+    if bounds is not None:
+        raise ValueError("give one of grid and bounds, not both")
+    if integer is not None:
+        raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
+    prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,
+                              rank_convention=rank_convention)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))
@@ -353,7 +393,7 @@ def private_percentile(
 def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], np.ndarray]:
     """Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units.
 
-    ``expected_error(mech, percentile_problem(data, p, grid), loss=absolute_error_loss(grid,
+    ``expected_error(mech, percentile_problem(x, p, grid), loss=absolute_error_loss(grid,
     true_percentile(data, p, grid)))`` is the expected absolute error.
     """
     g, _ = check_grid(grid)

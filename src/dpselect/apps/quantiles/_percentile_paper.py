@@ -107,7 +107,7 @@ def percentile_neighbours(
         check_p(p)
     g, _ = check_grid(grid)
     relation = check_relation(relation)
-    x = raw_values(data, g)
+    x = raw_values(data, g, "data")
     out: list[np.ndarray] = []
     seen: set[bytes] = set()
 
