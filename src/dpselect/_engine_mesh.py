@@ -8,11 +8,11 @@ panels of width ~1 next to a score at a_s = -1e300 are resolved exactly.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["nodes", "half_width", "profile"]
+__all__ = ["Panels", "nodes", "panels", "half_width", "profile"]
 
 _NODES_PER_PANEL = 12
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
@@ -147,12 +147,39 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
     return float(pts[ok[-1]]) if ok.size else far
 
 
+class Panels(NamedTuple):
+    """Quadrature panels in local coordinates: panel i is [left[i], right[i]] around
+    ``anchor[i]`` (its cluster's top score); ``first``/``last`` index the scores of each
+    kept cluster, ``cluster[i]`` is panel i's cluster (into ``first``/``last``/``top``);
+    ``far`` is every group's log closed-form far tail."""
+
+    anchor: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    cluster: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    top: np.ndarray
+    far: np.ndarray
+
+
 def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarray, ...]:
     """(anchor, offset, log-weight) of every node, and each group's log closed-form far tails.
 
     ``values`` are the distinct finite standardised scores (ascending, max 0),
     ``counts`` their multiplicities.
     """
+    p = panels(values, counts, noise)
+    half = 0.5 * p.right - 0.5 * p.left
+    mid = p.left + half
+    w = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
+    logw = (np.log(half)[:, None] + np.log(_GL_W)[None, :]).ravel()
+    return np.repeat(p.anchor, _NODES_PER_PANEL), w, logw, p.far
+
+
+def panels(values: np.ndarray, counts: np.ndarray, noise: Any) -> Panels:
+    """The composite rule's panels (see :class:`Panels`); every score of a kept cluster is
+    a panel edge, so no panel straddles a score."""
     h = 0.5 * float(noise.width)
     spike = refine_start(noise)
     m = float(counts.sum())
@@ -209,13 +236,8 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     cid, e = cid[order], e[order]
     same = (cid[1:] == cid[:-1]) & (e[1:] > e[:-1])
     left, right, owner = e[:-1][same], e[1:][same], cid[:-1][same]
-    half = 0.5 * right - 0.5 * left
-    mid = left + half
-    w = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
-    logw = (np.log(half)[:, None] + np.log(_GL_W)[None, :]).ravel()
-    anchor = np.repeat(b[owner], _NODES_PER_PANEL)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         far_up = np.log(-np.expm1(m * float(noise.logcdf(y_far)))) - np.log(m)
         far_lo = m * float(noise.logcdf(-y_far_lo)) - np.log(m) if y_lo <= -y_far_lo else -np.inf
     far = np.full(values.size, float(np.logaddexp(far_up, far_lo)))
-    return anchor, w, logw, far
+    return Panels(b[owner], left, right, owner, first, last, b, far)

@@ -63,9 +63,10 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from . import _engine_laplace
 from . import _engine_mesh as mesh
 from ._validation import check_positive, check_random_state, check_size
-from .noise import MIN_TAIL_EXPONENT
+from .noise import MIN_TAIL_EXPONENT, Laplace
 
 __all__ = ["check_noise", "sample_argmax", "log_probabilities", "probabilities", "standardised"]
 
@@ -127,6 +128,13 @@ def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None
 
 def _group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: Any) -> np.ndarray:
     """log Pr[a given member of distinct group k wins], k = 0..K-1 (values ascending, finite)."""
+    if type(noise) is Laplace:
+        return _engine_laplace.group_log_probabilities(values, counts, noise)
+    return _dense_group_log_probabilities(values, counts, noise)
+
+
+def _dense_group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: Any) -> np.ndarray:
+    """The same by summing every candidate's log-CDF on every node (O(K Q), any law)."""
     anchor, w, logw, far = mesh.nodes(values, counts, noise)
     K = values.size
     bounded_below = bool(np.isfinite(noise.support[0]))
