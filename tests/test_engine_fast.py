@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpselect import _engine_laplace, noisy_max
-from dpselect.noise import Laplace
+from dpselect.noise import Gumbel, Laplace, PolynomialTail, StudentT
 
 
 def _groups(scores, scale):
@@ -96,3 +96,45 @@ def test_laplace_many_distinct_scores_sum_to_one_and_order():
     assert abs(np.exp(lp).sum() - 1.0) < 1e-12
     order = np.argsort(scores)
     assert np.all(np.diff(lp[order]) >= -1e-12 * np.abs(lp[order][1:]))  # monotone in the score
+
+
+# ----------------------------------------------------------------------------- analytic laws: no breakpoints
+def _with_breakpoints(law):
+    """The same law declared non-analytic, so the mesh puts a breakpoint at every score."""
+    param = law.df if isinstance(law, StudentT) else law.gamma
+    return type("WithBreakpoints", (type(law),), {"analytic_strip": 0.0})(param)
+
+
+@pytest.mark.parametrize("law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0),
+                                 PolynomialTail(2.0)], ids=repr)
+@pytest.mark.parametrize("scores", CASES[:6], ids=lambda s: f"m{len(s)}")
+@pytest.mark.parametrize("scale", [1.0, 0.01, 3.0])
+def test_analytic_laws_need_no_breakpoints_at_the_scores(law, scores, scale):
+    v, c = _groups(scores, scale)
+    fin = np.isfinite(v)
+    v, c = v[fin], c[fin]
+    if v.size < 2:
+        pytest.skip("a single finite group")
+    fast = noisy_max._group_log_probabilities(v, c, law)
+    ref = noisy_max._group_log_probabilities(v, c, _with_breakpoints(law))
+    assert np.all(np.abs(fast - ref) <= 1e-13 * np.maximum(1.0, np.abs(ref)))
+
+
+@pytest.mark.parametrize("scores", CASES[:6], ids=lambda s: f"m{len(s)}")
+def test_gumbel_engine_is_the_softmax(scores):
+    from scipy.special import logsumexp
+    a = noisy_max.standardised(np.asarray(scores, float), 0.7)
+    got = noisy_max.log_probabilities(np.asarray(scores, float), 0.7, Gumbel())
+    ref = a - logsumexp(a)
+    assert np.all(np.abs(got - ref) <= 1e-13 * np.maximum(1.0, np.abs(ref)))
+
+
+@pytest.mark.parametrize("df", [0.1, 0.5, 3.0, 30.0])
+def test_student_t_logpdf_against_mpmath(df):
+    z = np.r_[-np.logspace(-300, 300, 61), 0.0, np.logspace(-300, 300, 61)]
+    got = StudentT(df).logpdf(z)
+    with mp.workdps(40):
+        d = mp.mpf(df)
+        c = mp.loggamma((d + 1) / 2) - mp.loggamma(d / 2) - mp.log(mp.sqrt(d * mp.pi))
+        ref = np.array([float(c - (d + 1) / 2 * mp.log(1 + mp.mpf(x) ** 2 / d)) for x in z])
+    assert np.all(np.abs(got - ref) <= 1e-14 * np.maximum(1.0, np.abs(ref)))
