@@ -14,13 +14,18 @@ density f and CDF F, candidate r wins with probability
 
 (Dwork & Roth 2014, §3.3, written for a general noise density).  Candidates
 with equal scores share one integral, so the cost is O(K Q) for K distinct
-scores and Q quadrature nodes, whatever the number of tied candidates.
+scores and Q quadrature nodes, whatever the number of tied candidates.  With
+Laplace noise the K x Q sums are done in closed form instead
+(:mod:`dpselect._engine_laplace`: power sums and linear recurrences over the
+sorted scores, O((K + Q) N) with N ~ 50 + log2 m series terms), on the same nodes.
 
 Quadrature (:mod:`dpselect._engine_mesh`).  The integral runs over a composite
 12-point Gauss–Legendre rule whose panels are placed in *local* coordinates
 around the scores: a_r are grouped into clusters (consecutive gaps at most two
 noise widths); inside a cluster, panels of half the noise's interquartile
-width with a breakpoint at every score (the kinks of Laplace-type densities)
+width (at most the width s of the strip |Im z| < s where the law is analytic,
+for Student t, even-gamma polynomial tails and Gumbel, which need no further
+breakpoint) and otherwise a breakpoint at every score (the kinks of Laplace-type densities)
 and geometric refinement around each score for laws narrower at the mode than
 their quartiles; away from a cluster, a per-law profile of panel lengths that
 grow geometrically with the distance d (ratio 2) but never let the log-density
