@@ -138,3 +138,18 @@ def test_student_t_logpdf_against_mpmath(df):
         c = mp.loggamma((d + 1) / 2) - mp.loggamma(d / 2) - mp.log(mp.sqrt(d * mp.pi))
         ref = np.array([float(c - (d + 1) / 2 * mp.log(1 + mp.mpf(x) ** 2 / d)) for x in z])
     assert np.all(np.abs(got - ref) <= 1e-14 * np.maximum(1.0, np.abs(ref)))
+
+
+@pytest.mark.parametrize("law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0),
+                                 PolynomialTail(2.0), Gumbel()], ids=repr)
+@pytest.mark.parametrize("scale", [4.0, 100.0])
+def test_chebyshev_candidates_equal_the_direct_sum(law, scale):
+    from dpselect import _engine_mesh as mesh
+    r = np.random.default_rng(5)
+    sc = np.r_[r.normal(size=10000) * 10, r.integers(0, 50, size=1000).astype(float), -1e4]
+    v, c = _groups(sc, scale)
+    assert noisy_max._chebyshev_grid(v, c, law) is not None
+    got = noisy_max._dense_group_log_probabilities(v, c, law)
+    anchor, w, logw, far = mesh.nodes(v, c, law)
+    ref = np.logaddexp(noisy_max._node_sums(v, c, law, anchor, w, logw), far)
+    assert np.all(np.abs(got - ref) <= 1e-13 * np.maximum(1.0, np.abs(ref)))
