@@ -48,6 +48,9 @@ class NoiseDistribution(ABC):
     #: Whether the density is log-concave (Laplace, Gumbel, exponential): then
     #: f(G + y)/f(G) <= f(y)/f(0), which lets quadrature cut the upper tail early.
     log_concave: ClassVar[bool] = False
+    #: s > 0 if the density and log-CDF are analytic in the strip |Im z| < s (inf: entire),
+    #: 0 otherwise (kinks, support edges): quadrature then needs no breakpoint at the scores.
+    analytic_strip: ClassVar[float] = 0.0
     #: kappa with P[|Z| > z] ~ z^-kappa (inf for tails lighter than every power).
     tail_exponent: ClassVar[float] = _INF
 

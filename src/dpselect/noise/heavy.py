@@ -58,6 +58,14 @@ class StudentT(_Symmetric):
         x, y, lx, ly = self._args(a)
         return _log_ibeta(0.5, self.df / 2, y, x, ly, lx)
 
+    def _logpdf(self, z: Array) -> Array:
+        """-(d+1)/2 log(1 + z^2/d) - log(sqrt(d) B(d/2, 1/2)), without forming z^2 for huge z."""
+        d, a = self.df, np.abs(z)
+        big = a > 1e150
+        r = np.where(big, 0.0, a * a / d)
+        lt = np.where(big, 2.0 * np.log(a) - math.log(d), np.log1p(r))
+        return -0.5 * (d + 1.0) * lt - 0.5 * math.log(d) - special.betaln(d / 2, 0.5)
+
     def _fold_tail_guess(self, w: Array) -> Array:
         lx = _ibeta_tail_logx(w, self.df / 2, 0.5)
         return 0.5 * (math.log(self.df) + _log1mexp(-lx) - lx)
@@ -81,6 +89,11 @@ class StudentT(_Symmetric):
     def tail_exponent(self) -> float:  # type: ignore[override]
         """kappa with P[|Z| > z] ~ z^-kappa: df."""
         return self.df
+
+    @property
+    def analytic_strip(self) -> float:  # type: ignore[override]
+        """The density's poles and the CDF's branch points are at z = +-i sqrt(df)."""
+        return math.sqrt(self.df)
 
     @property
     def shift_constant(self) -> float:  # type: ignore[override]
@@ -134,6 +147,11 @@ class PolynomialTail(_Symmetric):
     def analytic_mode(self) -> bool:  # type: ignore[override]
         """|z|^gamma is analytic at 0 only for even integer gamma."""
         return self.gamma % 2.0 == 0.0
+
+    @property
+    def analytic_strip(self) -> float:  # type: ignore[override]
+        """For even gamma the nearest zero of 1 + z^gamma is at |Im z| = sin(pi/gamma); 0 otherwise."""
+        return math.sin(math.pi / self.gamma) if self.analytic_mode else 0.0
 
     @property
     def c_gamma(self) -> float:

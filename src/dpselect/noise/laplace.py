@@ -102,6 +102,7 @@ class Gumbel(NoiseDistribution):
     """
 
     log_concave: ClassVar[bool] = True
+    analytic_strip: ClassVar[float] = _INF  # log f and log F are entire
 
     def _logpdf(self, z: Array) -> Array:
         return np.where(z == -_INF, -_INF, -z - np.exp(-z))
