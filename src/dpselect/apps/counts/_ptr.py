@@ -100,6 +100,7 @@ from ..._validation import (
 )
 from ...accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
 from ...noise import Laplace
+from ...noise.grid import GridLaplace, check_granularity, grid_index, grid_values
 
 __all__ = [
     "laplace_sf",
@@ -125,6 +126,43 @@ def _threshold(epsilon: float, delta: float) -> float:
     return math.log(1.0 / delta) / epsilon
 
 
+#: Output grid of a release with bound 0 (nothing noisy; the value is only snapped).
+_ZERO_BOUND_GRID = 2.0**-20
+
+
+def _test_noise(epsilon: float) -> GridLaplace:
+    """The integer test noise K (discrete Laplace, scale >= 1/epsilon): the test is on integers."""
+    return GridLaplace(1.0, epsilon, granularity=1.0)
+
+
+def _first_tail_index(noise: GridLaplace, delta: float) -> int:
+    """The smallest integer k >= 1 with P[K >= k] <= delta/2, for the noise lambda K of ``noise``.
+
+    P[K >= k] = q^k / (1 + q) for k >= 1 (q = e^{-1/t}; :meth:`GridLaplace.log_tail`),
+    so k starts at the continuous solution and is moved until the exact tail
+    satisfies the bound (k >= 1 always: P[K >= 0] > 1/2 > delta/2).
+    """
+    target = math.log(delta / 2.0)
+    r = 1.0 / float(noise.scale_units)
+    tail = lambda j: float(noise.log_tail(j * noise.lam))  # noqa: E731
+    k = max(1, math.ceil((-target - math.log1p(math.exp(-r))) / r))
+    while k > 1 and tail(k - 1) <= target:
+        k -= 1
+    while tail(k) > target:
+        k += 1
+    return k
+
+
+def _integer_threshold(noise: GridLaplace, delta: float) -> int:
+    """T = the smallest integer with P[K > T] <= delta/2 (K the integer test noise)."""
+    return _first_tail_index(noise, delta) - 1
+
+
+def _grid_threshold(noise: GridLaplace, delta: float) -> float:
+    """x* = the smallest grid point with P[lambda K >= x*] <= delta/2 (lambda K the release noise)."""
+    return noise.lam * _first_tail_index(noise, delta)
+
+
 def laplace_sf(z: Any, scale: float) -> Any:
     """P[Lap(scale) > z], vectorised and accurate in both tails (``dpselect.noise.Laplace().logsf``)."""
     z = np.asarray(z, dtype=np.float64)
@@ -139,10 +177,16 @@ def propose_test_release(
     bound: float,
     epsilon: float,
     delta: float,
+    granularity: float | None = None,
     rng: Any = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """Generic PTR: ⊥ (``np.ma.masked``) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
+    """Generic PTR: ⊥ (``np.ma.masked``) or ``value`` + discrete Laplace on a grid; (2 epsilon, delta/2)-DP.
+
+    The test passes when ``gamma + K > T``, K an exact discrete Laplace integer
+    of scale >= 1/epsilon and T the smallest integer with P[K > T] <= delta/2;
+    the value is released by :class:`~dpselect.noise.GridLaplace` (sensitivity
+    ``bound``): a multiple of the granularity, exactly epsilon-DP.
 
     Parameters
     ----------
@@ -155,8 +199,12 @@ def propose_test_release(
         proposed bound b >= 0 on the local sensitivity (chosen publicly).
     epsilon, delta
         epsilon > 0, 0 < delta < 1.
+    granularity
+        the output grid lambda (a power of two); None: the
+        :class:`~dpselect.noise.GridLaplace` default from ``bound`` and
+        ``epsilon`` (2^-20 when ``bound`` = 0, where the value is only snapped).
     rng
-        None, int seed or ``numpy.random.Generator``.
+        None, int seed, ``numpy.random.Generator`` or ``"secure"``.
     accountant
         charged :func:`ptr_privacy` before any randomness is drawn.
 
@@ -171,14 +219,20 @@ def propose_test_release(
     privacy = ptr_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
+    if bound == 0.0:
+        lam = _ZERO_BOUND_GRID if granularity is None else check_granularity(granularity)
+        release = None
+    else:
+        release = GridLaplace(bound, epsilon, granularity=granularity)
+    test = _test_noise(epsilon)
+    threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
-    gamma_hat = gamma + gen.laplace(0.0, 1.0 / epsilon)
-    if gamma_hat <= _threshold(epsilon, delta):
+    if gamma + test.release(0.0, rng=gen) <= threshold:
         return np.ma.masked
-    if bound == 0.0:
-        return value
-    return value + float(gen.laplace(0.0, bound / epsilon))
+    if release is None:
+        return float(grid_values(grid_index(value, lam), lam)[()])
+    return float(release.release(value, rng=gen))
 
 
 def mode_distance_to_instability(counts: Any, *, relation: str = "add_remove") -> float:
@@ -201,13 +255,15 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
 def ptr_mode_probabilities(
     counts: Any, epsilon: float, *, delta: float, relation: str = "add_remove"
 ) -> tuple[float, float]:
-    """Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail)."""
+    """Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (discrete Laplace tail P[K >= T + 1 - gamma])."""
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     gamma = _mode_gamma(c, relation)
-    p_release = 1.0 if math.isinf(gamma) else float(laplace_sf(_threshold(epsilon, delta) - gamma, 1.0 / epsilon))
+    test = _test_noise(epsilon)
+    t1 = _integer_threshold(test, delta) + 1
+    p_release = 1.0 if math.isinf(gamma) else float(np.exp(test.log_tail(t1 - gamma)))
     return p_release, 1.0 - p_release
 
 
@@ -221,7 +277,11 @@ def ptr_mode(
     size: Any = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else ⊥.
+    """PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥.
+
+    K is an exact discrete Laplace integer of scale >= 1/epsilon and T the
+    smallest integer with P[K > T] <= delta/2 (the integer form of the
+    threshold ln(1/delta)/epsilon).
 
     (epsilon, delta/2)-DP under ``relation`` (:func:`ptr_mode_privacy`; see
     the module docstring).  ⊥ is ``np.ma.masked`` for one draw; with ``size``
@@ -235,31 +295,57 @@ def ptr_mode(
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     size = check_size(size)
+    test = _test_noise(epsilon)
+    threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
     gamma = _mode_gamma(c, relation)
     mode = int(np.argmax(c))
     count = 1 if size is None else size
-    passed = gamma + gen.laplace(0.0, 1.0 / epsilon, size=count) > _threshold(epsilon, delta)
+    passed = gamma + test.release(0.0, size=count, rng=gen) > threshold
     draws = np.ma.masked_array(np.full(count, mode, dtype=np.intp), mask=~passed)
     if size is None:
         return mode if bool(passed[0]) else np.ma.masked
     return draws
 
 
-def stable_histogram_probabilities(counts: Any, epsilon: float, *, delta: float) -> np.ndarray:
-    """P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0."""
+def _histogram_noise(epsilon: float, granularity: float | None) -> GridLaplace:
+    rel = GridLaplace(1.0, epsilon, granularity=granularity)
+    if rel.lam > 1.0:
+        raise ValueError(f"granularity must be <= 1 for counts, got {granularity!r}")
+    return rel
+
+
+def stable_histogram_probabilities(
+    counts: Any, epsilon: float, *, delta: float, granularity: float | None = None
+) -> np.ndarray:
+    """P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact discrete Laplace tail)."""
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
-    p = np.asarray(laplace_sf(1.0 + _threshold(epsilon, delta) - c, 1.0 / epsilon), dtype=np.float64)
+    rel = _histogram_noise(epsilon, granularity)
+    thr = 1.0 + _grid_threshold(rel, delta)
+    p = np.exp(rel.log_tail(thr - c.astype(np.float64)))
     return np.where(c > 0, p, 0.0)
 
 
 def stable_histogram(
-    counts: Any, epsilon: float, *, delta: float, rng: Any = None, accountant: Accountant | None = None
+    counts: Any,
+    epsilon: float,
+    *,
+    delta: float,
+    granularity: float | None = None,
+    rng: Any = None,
+    accountant: Accountant | None = None,
 ) -> np.ndarray:
     """LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
+
+    Noisy counts ``D_x + lambda K`` (:class:`~dpselect.noise.GridLaplace`,
+    sensitivity 1, exact discrete Laplace on the grid lambda Z, lambda =
+    ``granularity`` <= 1, default from epsilon); a bin is kept when its noisy
+    count is >= ``1 + x*``, x* the smallest grid point with
+    P[lambda K >= x*] <= delta/2, so a new bin of count 1 survives with
+    probability at most delta/2.
 
     ``counts`` are the non-negative integer bin counts over the bins present in
     the data domain (bins with count 0 are always released as 0, so the bin
@@ -271,8 +357,9 @@ def stable_histogram(
     privacy = stable_histogram_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
+    rel = _histogram_noise(epsilon, granularity)
+    threshold = 1.0 + _grid_threshold(rel, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
-    threshold = 1.0 + _threshold(epsilon, delta)
-    noisy = c + gen.laplace(0.0, 1.0 / epsilon, size=c.size)
+    noisy = rel.release(c.astype(np.float64), rng=gen)
     return np.where((c > 0) & (noisy >= threshold), noisy, 0.0)
