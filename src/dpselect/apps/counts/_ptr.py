@@ -10,6 +10,16 @@ distance to instability, which has sensitivity 1.  Release
     if gamma_hat <= ln(1/delta)/epsilon: output None (⊥)
     else: output f(D) + Lap(b/epsilon).
 
+On the grid (floating-point safe, Mironov 2012): the test noise is an exact
+discrete Laplace integer K of scale t >= 1/epsilon and the threshold the
+smallest integer T with P[K > T] <= delta/2; the value is released as
+lambda (round(f(D)/lambda) + K'), K' discrete Laplace of scale >=
+ceil(b/lambda)/epsilon (:class:`~dpselect.noise.GridLaplace`).  The proof
+below carries over: the tails of K change by at most e^{1/t} <= e^epsilon
+under a shift of gamma by 1 (and floor(T - gamma) moves by at most 1), the
+grid release is epsilon-DP for |f(D) - f(D')| <= b, and at gamma = 0 the
+test passes with probability P[K > T] <= delta/2.
+
 Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
 proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
 neighbours have LS <= b and the Laplace release costs another epsilon; when
