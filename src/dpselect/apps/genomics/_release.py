@@ -65,8 +65,9 @@ def release_mechanism(
     n = check_int(n_families, "n_families", minimum=1)
     if noise not in PURE_NOISES:
         raise ValueError(f"noise must be one of {PURE_NOISES} (pure epsilon-DP, YS Thm 1), got {noise!r}")
-    grid = {"granularity": granularity}  # the output grid (SmoothSensitivityRelease; 0: float output)
-    mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, kappa=kappa, relation=_RELATION, **grid)
+    mech = SmoothSensitivityRelease(
+        epsilon, noise=noise, gamma=gamma, df=df, kappa=kappa, relation=_RELATION, granularity=granularity
+    )
     bmax = tdt.beta_max(n, "thm5", threshold)
     if mech.beta <= bmax:
         return mech
@@ -74,7 +75,7 @@ def release_mechanism(
     k_star = 2.0 - (2.0 - 2.0 * mech.kappa) * bmax / mech.beta
     for _ in range(64):
         mech = SmoothSensitivityRelease(
-            epsilon, noise=noise, gamma=gamma, df=df, kappa=k_star / 2.0, relation=_RELATION, **grid
+            epsilon, noise=noise, gamma=gamma, df=df, kappa=k_star / 2.0, relation=_RELATION, granularity=granularity
         )
         if mech.beta <= bmax:
             return mech
