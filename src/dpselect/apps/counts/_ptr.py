@@ -132,10 +132,6 @@ def _check_ptr_delta(delta: Any) -> float:
     return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
 
 
-def _threshold(epsilon: float, delta: float) -> float:
-    return math.log(1.0 / delta) / epsilon
-
-
 #: Output grid of a release with bound 0 (nothing noisy; the value is only snapped).
 _ZERO_BOUND_GRID = 2.0**-20
 
