@@ -77,6 +77,10 @@ Add/remove.  For each bin with ``D_x > 0``: ``a_x = D_x + Lap(1/epsilon)``, set
 to 0 if ``a_x < 1 + ln(1/delta)/epsilon``; bins with ``D_x = 0`` stay 0.
 Guarantee (epsilon, delta/2) under add/remove (a new bin with count 1 survives
 with probability exactly delta/2); (2 epsilon, delta) under replace-one.
+On the grid: ``a_x = D_x + lambda K`` (:class:`~dpselect.noise.GridLaplace`,
+sensitivity 1, lambda <= 1), kept when ``a_x >= 1 + x*`` with x* the smallest
+grid point such that P[lambda K >= x*] <= delta/2: a new bin survives with
+probability at most delta/2, and the guarantees are unchanged.
 
 Examples
 --------
