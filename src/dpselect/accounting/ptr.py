@@ -18,11 +18,15 @@ def _ptr_delta(delta: Any) -> float:
 def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:
     """Generic propose-test-release: (2 epsilon, delta/2)-DP (SPEC §6.2, errata 27).
 
-    The test ``gamma + Lap(1/epsilon) > ln(1/delta)/epsilon`` is epsilon-DP
-    (gamma has sensitivity 1); when gamma(D) >= 1 the Laplace release
-    ``f(D) + Lap(b/epsilon)`` costs another epsilon; when gamma(D) = 0 the test
-    passes with probability exactly P[Lap(1/epsilon) > ln(1/delta)/epsilon] =
-    delta/2.  ``relation``: the neighbour relation in which gamma is measured.
+    The test ``gamma + K > T`` is epsilon-DP (gamma has sensitivity 1; K is a
+    Laplace variable of scale 1/epsilon, or the library's discrete Laplace
+    integer of scale >= 1/epsilon, whose tails change by at most e^epsilon
+    under a shift of 1); when gamma(D) >= 1 the release of ``f(D)`` with
+    noise of scale b/epsilon (continuous or on a grid) costs another epsilon;
+    when gamma(D) = 0 the test passes with probability P[K > T] <= delta/2
+    (equal for the continuous threshold ln(1/delta)/epsilon; for the integer
+    threshold T is the smallest integer with P[K > T] <= delta/2).
+    ``relation``: the neighbour relation in which gamma is measured.
 
     Examples
     --------
@@ -49,8 +53,10 @@ def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") 
 def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
     """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one (SPEC §6.3).
 
-    A new bin with count 1 survives the threshold 1 + ln(1/delta)/epsilon with
-    probability exactly delta/2; a replacement moves two bins.
+    A new bin with count 1 survives the threshold (1 + ln(1/delta)/epsilon for
+    continuous noise, 1 + the smallest grid point x with P[noise >= x] <=
+    delta/2 on a grid) with probability at most delta/2; a replacement moves
+    two bins.
     """
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)

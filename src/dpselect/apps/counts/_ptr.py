@@ -12,6 +12,16 @@ distance to instability, which has sensitivity 1.  Release
     \text{output } \bot \text{ if } \hat\gamma \le \ln(1/\delta)/\varepsilon,
     \text{ else } f(D) + \mathrm{Lap}(b/\varepsilon).
 
+On the grid (floating-point safe, Mironov 2012): the test noise is an exact
+discrete Laplace integer K of scale t >= 1/epsilon and the threshold the
+smallest integer T with P[K > T] <= delta/2; the value is released as
+lambda (round(f(D)/lambda) + K'), K' discrete Laplace of scale >=
+ceil(b/lambda)/epsilon (:class:`~dpselect.noise.GridLaplace`).  The proof
+below carries over: the tails of K change by at most e^{1/t} <= e^epsilon
+under a shift of gamma by 1 (and floor(T - gamma) moves by at most 1), the
+grid release is epsilon-DP for |f(D) - f(D')| <= b, and at gamma = 0 the
+test passes with probability P[K > T] <= delta/2.
+
 Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
 proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
 neighbours have LS <= b and the Laplace release costs another epsilon; when
@@ -69,6 +79,10 @@ Add/remove.  For each bin with ``D_x > 0``: ``a_x = D_x + Lap(1/epsilon)``, set
 to 0 if ``a_x < 1 + ln(1/delta)/epsilon``; bins with ``D_x = 0`` stay 0.
 Guarantee (epsilon, delta/2) under add/remove (a new bin with count 1 survives
 with probability exactly delta/2); (2 epsilon, delta) under replace-one.
+On the grid: ``a_x = D_x + lambda K`` (:class:`~dpselect.noise.GridLaplace`,
+sensitivity 1, lambda <= 1), kept when ``a_x >= 1 + x*`` with x* the smallest
+grid point such that P[lambda K >= x*] <= delta/2: a new bin survives with
+probability at most delta/2, and the guarantees are unchanged.
 
 Examples
 --------
@@ -102,6 +116,7 @@ from ..._validation import (
 )
 from ...accounting import Accountant, charge, ptr_mode_privacy, ptr_privacy, stable_histogram_privacy
 from ...noise import Laplace
+from ...noise.grid import GridLaplace, check_granularity, grid_index, grid_values
 from ...typing import ArrayLike, Relation, SeedLike
 
 __all__ = [
@@ -124,8 +139,41 @@ def _check_ptr_delta(delta: Any) -> float:
     return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
 
 
-def _threshold(epsilon: float, delta: float) -> float:
-    return math.log(1.0 / delta) / epsilon
+#: Output grid of a release with bound 0 (nothing noisy; the value is only snapped).
+_ZERO_BOUND_GRID = 2.0**-20
+
+
+def _test_noise(epsilon: float) -> GridLaplace:
+    """The integer test noise K (discrete Laplace, scale >= 1/epsilon): the test is on integers."""
+    return GridLaplace(1.0, epsilon, granularity=1.0)
+
+
+def _first_tail_index(noise: GridLaplace, delta: float) -> int:
+    """The smallest integer k >= 1 with P[K >= k] <= delta/2, for the noise lambda K of ``noise``.
+
+    P[K >= k] = q^k / (1 + q) for k >= 1 (q = e^{-1/t}; :meth:`GridLaplace.log_tail`),
+    so k starts at the continuous solution and is moved until the exact tail
+    satisfies the bound (k >= 1 always: P[K >= 0] > 1/2 > delta/2).
+    """
+    target = math.log(delta / 2.0)
+    r = 1.0 / float(noise.scale_units)
+    tail = lambda j: float(noise.log_tail(j * noise.lam))  # noqa: E731
+    k = max(1, math.ceil((-target - math.log1p(math.exp(-r))) / r))
+    while k > 1 and tail(k - 1) <= target:
+        k -= 1
+    while tail(k) > target:
+        k += 1
+    return k
+
+
+def _integer_threshold(noise: GridLaplace, delta: float) -> int:
+    """T = the smallest integer with P[K > T] <= delta/2 (K the integer test noise)."""
+    return _first_tail_index(noise, delta) - 1
+
+
+def _grid_threshold(noise: GridLaplace, delta: float) -> float:
+    """x* = the smallest grid point with P[lambda K >= x*] <= delta/2 (lambda K the release noise)."""
+    return noise.lam * _first_tail_index(noise, delta)
 
 
 def laplace_sf(z: ArrayLike, scale: float) -> Any:
@@ -161,10 +209,16 @@ def propose_test_release(
     bound: float,
     epsilon: float,
     delta: float,
+    granularity: float | None = None,
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """Generic PTR: ⊥ (``np.ma.masked``) or ``value + Lap(bound/epsilon)``; (2 epsilon, delta/2)-DP.
+    """Generic PTR: ⊥ (``np.ma.masked``) or ``value`` + discrete Laplace on a grid; (2 epsilon, delta/2)-DP.
+
+    The test passes when ``gamma + K > T``, K an exact discrete Laplace integer
+    of scale >= 1/epsilon and T the smallest integer with P[K > T] <= delta/2;
+    the value is released by :class:`~dpselect.noise.GridLaplace` (sensitivity
+    ``bound``): a multiple of the granularity, exactly epsilon-DP.
 
     Parameters
     ----------
@@ -180,22 +234,28 @@ def propose_test_release(
         The privacy parameter (> 0; keyword-only).
     delta : float
         In (0, 1) (keyword-only).
+    granularity : float or None, default=None
+        The output grid lambda (a power of two); None: the
+        :class:`~dpselect.noise.GridLaplace` default from ``bound`` and
+        ``epsilon`` (2^-20 when ``bound`` = 0, where the value is only snapped).
     rng : SeedLike, default=None
-        The randomness: None, an int seed or a ``numpy.random.Generator``.
+        The randomness: None, an int seed, a ``numpy.random.Generator`` or ``"secure"``.
     accountant : Accountant, default=None
         Charged :func:`ptr_privacy` before any randomness is drawn.
 
     Returns
     -------
     float or numpy.ma.MaskedConstant
-        ``value + Lap(bound/epsilon)``, or ``np.ma.masked`` (⊥) when the test
-        fails.
+        ``value`` plus discrete Laplace noise on the grid, or ``np.ma.masked`` (⊥)
+        when the test fails.
 
     References
     ----------
     Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
     (propose-test-release); the lecture notes' version with the corrections
-    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+    of mathematics §6.2 (strict distance to instability, the mode's gamma);
+    Mironov, "On significance of the least significant bits for differential
+    privacy", CCS 2012 (why the output lies on a grid).
 
     Examples
     --------
@@ -208,14 +268,20 @@ def propose_test_release(
     privacy = ptr_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
+    if bound == 0.0:
+        lam = _ZERO_BOUND_GRID if granularity is None else check_granularity(granularity)
+        release = None
+    else:
+        release = GridLaplace(bound, epsilon, granularity=granularity)
+    test = _test_noise(epsilon)
+    threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
-    gamma_hat = gamma + gen.laplace(0.0, 1.0 / epsilon)
-    if gamma_hat <= _threshold(epsilon, delta):
+    if gamma + test.release(0.0, rng=gen) <= threshold:
         return np.ma.masked
-    if bound == 0.0:
-        return value
-    return value + float(gen.laplace(0.0, bound / epsilon))
+    if release is None:
+        return float(grid_values(grid_index(value, lam), lam)[()])
+    return float(release.release(value, rng=gen))
 
 
 def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add_remove") -> float:
@@ -269,11 +335,11 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
 def ptr_mode_probabilities(
     counts: ArrayLike, epsilon: float, *, delta: float, relation: Relation = "add_remove"
 ) -> tuple[float, float]:
-    r"""Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (Laplace tail).
+    r"""Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (exact discrete Laplace tail).
 
     .. math::
 
-        P[\text{release}] = P\bigl[\gamma + \mathrm{Lap}(1/\varepsilon) > \ln(1/\delta)/\varepsilon\bigr]
+        P[\text{release}] = P[K \ge T + 1 - \gamma]
 
     Parameters
     ----------
@@ -282,7 +348,7 @@ def ptr_mode_probabilities(
     epsilon : float
         The privacy parameter (> 0).
     delta : float
-        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+        In (0, 1): T is the smallest integer with P[K > T] <= delta/2 (keyword-only).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation whose distance to instability is used.
 
@@ -294,16 +360,18 @@ def ptr_mode_probabilities(
     Examples
     --------
     >>> from dpselect.apps.counts import ptr_mode_probabilities
-    >>> p, bottom = ptr_mode_probabilities([4, 3, 1], 1.0, delta=1e-6)   # gamma = 0: P = delta/2
-    >>> round(p / 1e-6, 12)
-    0.5
+    >>> p, bottom = ptr_mode_probabilities([4, 3, 1], 1.0, delta=1e-6)   # gamma = 0: P <= delta/2
+    >>> 0 < p <= 0.5e-6 and abs(p + bottom - 1) < 1e-12
+    True
     """
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     gamma = _mode_gamma(c, relation)
-    p_release = 1.0 if math.isinf(gamma) else float(laplace_sf(_threshold(epsilon, delta) - gamma, 1.0 / epsilon))
+    test = _test_noise(epsilon)
+    t1 = _integer_threshold(test, delta) + 1
+    p_release = 1.0 if math.isinf(gamma) else float(np.exp(test.log_tail(t1 - gamma)))
     return p_release, 1.0 - p_release
 
 
@@ -317,7 +385,11 @@ def ptr_mode(
     size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
-    """PTR mode: the argmax index (first on ties) if gamma + Lap(1/epsilon) > ln(1/delta)/epsilon, else ⊥.
+    """PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥.
+
+    K is an exact discrete Laplace integer of scale >= 1/epsilon and T the
+    smallest integer with P[K > T] <= delta/2 (the integer form of the
+    threshold ln(1/delta)/epsilon).
 
     (epsilon, delta/2)-DP under ``relation`` (:func:`ptr_mode_privacy`; see
     the module docstring).
@@ -363,25 +435,35 @@ def ptr_mode(
     delta = _check_ptr_delta(delta)
     relation = check_relation(relation)
     size = check_size(size)
+    test = _test_noise(epsilon)
+    threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
     gamma = _mode_gamma(c, relation)
     mode = int(np.argmax(c))
     count = 1 if size is None else size
-    passed = gamma + gen.laplace(0.0, 1.0 / epsilon, size=count) > _threshold(epsilon, delta)
+    passed = gamma + test.release(0.0, size=count, rng=gen) > threshold
     draws = np.ma.masked_array(np.full(count, mode, dtype=np.intp), mask=~passed)
     if size is None:
         return mode if bool(passed[0]) else np.ma.masked
     return draws
 
 
-def stable_histogram_probabilities(counts: ArrayLike, epsilon: float, *, delta: float) -> np.ndarray:
-    r"""P[a_x != 0] per bin: P[Lap(1/epsilon) >= 1 + ln(1/delta)/epsilon - D_x] for D_x > 0, else 0.
+def _histogram_noise(epsilon: float, granularity: float | None) -> GridLaplace:
+    rel = GridLaplace(1.0, epsilon, granularity=granularity)
+    if rel.lam > 1.0:
+        raise ValueError(f"granularity must be <= 1 for counts, got {granularity!r}")
+    return rel
+
+
+def stable_histogram_probabilities(
+    counts: ArrayLike, epsilon: float, *, delta: float, granularity: float | None = None
+) -> np.ndarray:
+    r"""P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact discrete Laplace tail).
 
     .. math::
 
-        P[a_x \ne 0] = P\bigl[\mathrm{Lap}(1/\varepsilon) \ge 1 + \ln(1/\delta)/\varepsilon - D_x\bigr]
-        \quad (D_x > 0)
+        P[a_x \ne 0] = P[\lambda K \ge 1 + x^* - D_x] \quad (D_x > 0)
 
     Parameters
     ----------
@@ -390,7 +472,9 @@ def stable_histogram_probabilities(counts: ArrayLike, epsilon: float, *, delta: 
     epsilon : float
         The privacy parameter (> 0).
     delta : float
-        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+        In (0, 1): x* is the smallest grid point with P[lambda K >= x*] <= delta/2 (keyword-only).
+    granularity : float or None, default=None
+        The grid lambda (a power of two <= 1); None: the default from epsilon.
 
     Returns
     -------
@@ -405,25 +489,40 @@ def stable_histogram_probabilities(counts: ArrayLike, epsilon: float, *, delta: 
     Examples
     --------
     >>> from dpselect.apps.counts import stable_histogram_probabilities
-    >>> (stable_histogram_probabilities([0, 1], 1.0, delta=1e-6) / 1e-6).round(12).tolist()   # count 1: delta/2
-    [0.0, 0.5]
+    >>> p = stable_histogram_probabilities([0, 1], 1.0, delta=1e-6)   # count 1: <= delta/2
+    >>> float(p[0]), bool(0 < p[1] <= 0.5e-6)
+    (0.0, True)
     """
     c = check_counts(counts, "counts")
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
-    p = np.asarray(laplace_sf(1.0 + _threshold(epsilon, delta) - c, 1.0 / epsilon), dtype=np.float64)
+    rel = _histogram_noise(epsilon, granularity)
+    thr = 1.0 + _grid_threshold(rel, delta)
+    p = np.exp(rel.log_tail(thr - c.astype(np.float64)))
     return np.where(c > 0, p, 0.0)
 
 
 def stable_histogram(
-    counts: ArrayLike, epsilon: float, *, delta: float, rng: SeedLike = None, accountant: Accountant | None = None
+    counts: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    granularity: float | None = None,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
 ) -> np.ndarray:
     r"""LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
 
+    Noisy counts ``D_x + lambda K`` (:class:`~dpselect.noise.GridLaplace`,
+    sensitivity 1, exact discrete Laplace on the grid lambda Z); a bin is kept
+    when its noisy count is >= ``1 + x*``, x* the smallest grid point with
+    P[lambda K >= x*] <= delta/2, so a new bin of count 1 survives with
+    probability at most delta/2:
+
     .. math::
 
-        a_x = D_x + \mathrm{Lap}(1/\varepsilon), \quad
-        a_x \leftarrow 0 \text{ if } a_x < 1 + \ln(1/\delta)/\varepsilon \text{ or } D_x = 0.
+        a_x = D_x + \lambda K, \quad
+        a_x \leftarrow 0 \text{ if } a_x < 1 + x^* \text{ or } D_x = 0.
 
     Parameters
     ----------
@@ -434,9 +533,11 @@ def stable_histogram(
     epsilon : float
         The privacy parameter (> 0).
     delta : float
-        In (0, 1): the test's threshold is ln(1/delta)/epsilon (keyword-only).
+        In (0, 1) (keyword-only).
+    granularity : float or None, default=None
+        The grid lambda (a power of two <= 1); None: the default from epsilon.
     rng : SeedLike, default=None
-        The randomness: None, an int seed or a ``numpy.random.Generator``.
+        The randomness: None, an int seed, a ``numpy.random.Generator`` or ``"secure"``.
     accountant : Accountant, default=None
         Charged :func:`stable_histogram_privacy` (add/remove) before any
         randomness is drawn.
@@ -444,7 +545,7 @@ def stable_histogram(
     Returns
     -------
     numpy.ndarray of float, shape (k,)
-        The released counts (0 for suppressed bins).
+        The released counts (0 for suppressed bins), multiples of the granularity.
 
     References
     ----------
@@ -462,8 +563,9 @@ def stable_histogram(
     privacy = stable_histogram_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)
+    rel = _histogram_noise(epsilon, granularity)
+    threshold = 1.0 + _grid_threshold(rel, delta)
     gen = check_random_state(rng)
     charge(accountant, privacy)
-    threshold = 1.0 + _threshold(epsilon, delta)
-    noisy = c + gen.laplace(0.0, 1.0 / epsilon, size=c.size)
+    noisy = rel.release(c.astype(np.float64), rng=gen)
     return np.where((c > 0) & (noisy >= threshold), noisy, 0.0)

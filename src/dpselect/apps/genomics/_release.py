@@ -53,17 +53,21 @@ def release_mechanism(
     *,
     df: float = 3,
     threshold: float = 6,
+    granularity: float | None = None,
 ) -> SmoothSensitivityRelease:
     """The calibrated release for one TDT statistic, with beta' <= beta_max(N) (Thm 5).
 
     Returns a :class:`SmoothSensitivityRelease` (relation "replace"); its
     ``kappa`` is the requested kappa, or k*/2 with k* of the module docstring
-    when the requested split would give beta' > beta_max.
+    when the requested split would give beta' > beta_max.  ``granularity``
+    is its output grid (a power of two; None: 2^-20; 0: float output).
     """
     n = check_int(n_families, "n_families", minimum=1)
     if noise not in PURE_NOISES:
         raise ValueError(f"noise must be one of {PURE_NOISES} (pure epsilon-DP, YS Thm 1), got {noise!r}")
-    mech = SmoothSensitivityRelease(epsilon, noise=noise, gamma=gamma, df=df, kappa=kappa, relation=_RELATION)
+    mech = SmoothSensitivityRelease(
+        epsilon, noise=noise, gamma=gamma, df=df, kappa=kappa, relation=_RELATION, granularity=granularity
+    )
     bmax = tdt.beta_max(n, "thm5", threshold)
     if mech.beta <= bmax:
         return mech
@@ -71,7 +75,7 @@ def release_mechanism(
     k_star = 2.0 - (2.0 - 2.0 * mech.kappa) * bmax / mech.beta
     for _ in range(64):
         mech = SmoothSensitivityRelease(
-            epsilon, noise=noise, gamma=gamma, df=df, kappa=k_star / 2.0, relation=_RELATION
+            epsilon, noise=noise, gamma=gamma, df=df, kappa=k_star / 2.0, relation=_RELATION, granularity=granularity
         )
         if mech.beta <= bmax:
             return mech
@@ -96,6 +100,7 @@ def release_statistic(
     df: float = 3,
     threshold: float = 6,
     size: Any = None,
+    granularity: float | None = None,
 ) -> Any:
     """Release chi2_TDT of SNP ``index`` with its Thm 5 smooth bound; epsilon-DP (family replacement).
 
@@ -111,6 +116,9 @@ def release_statistic(
     size : None (one release) or a number of independent releases (each
         costs epsilon; for studying the error distribution).
     accountant : charged with ``size`` (or 1) times epsilon before any draw.
+    granularity : the output grid, a power of two (None: the
+        :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`
+        default 2^-20; 0: the unsnapped float output, not floating-point safe).
 
     Returns
     -------
@@ -124,7 +132,7 @@ def release_statistic(
     idx = check_int(index, "index", minimum=0)
     if idx >= scores.size:
         raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {idx}")
-    mech = release_mechanism(n, epsilon, noise, gamma, kappa, df=df, threshold=threshold)
+    mech = release_mechanism(n, epsilon, noise, gamma, kappa, df=df, threshold=threshold, granularity=granularity)
     bounds = np.atleast_1d(tdt.smooth_upper_bound(b, c, n, mech.beta, "thm5", threshold))
     draws = 1 if size is None else check_int(size, "size", minimum=1)
     charge(accountant, Privacy(mech.privacy().epsilon * draws, 0.0, _RELATION, "TDT release (YS Thm 1)"))
@@ -146,6 +154,7 @@ def select_and_release(
     gamma: float = 4,
     kappa: float = 0.5,
     threshold: float = 6,
+    granularity: float | None = None,
 ) -> tuple[int, float, Privacy]:
     """Privately select the top SNP, then release its chi2; returns (index, value, total Privacy).
 
@@ -159,7 +168,7 @@ def select_and_release(
     utility : "distance" (default: the neighbour distance, as
         :func:`dpselect.apps.genomics.select_top_snp`) or "chi2".
     accountant : charged with the total before any randomness is drawn.
-    noise, gamma, kappa : of the release (see :func:`release_statistic`).
+    noise, gamma, kappa, granularity : of the release (see :func:`release_statistic`).
 
     Notes
     -----
@@ -173,7 +182,7 @@ def select_and_release(
     n = check_int(n_families, "n_families", minimum=1)
     mech, util = tdt.resolve_tdt_mechanism(mechanism, epsilon_select, utility, {})
     problem = tdt.build_tdt_problem(util, b, c, n, "thm5", threshold, None, mech)
-    rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold)
+    rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold, granularity=granularity)
     total = mech.privacy(problem) + rel.privacy()
     charge(accountant, total)
     gen = check_random_state(rng)

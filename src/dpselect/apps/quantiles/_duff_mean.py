@@ -27,7 +27,15 @@ import numpy as np
 from ..._validation import check_epsilon, check_int, check_random_state, check_size
 from ...accounting import Accountant, charge
 from ._order_stats import check_bounds, check_points, sorted_padded
-from ._piecewise_em import check_method, em_privacy, piecewise_probabilities, sample_piecewise_em
+from ._piecewise_em import (
+    check_method,
+    check_output_grid,
+    em_privacy,
+    piecewise_grid_law,
+    piecewise_probabilities,
+    sample_piecewise_em,
+    sample_piecewise_grid,
+)
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_levels", "duff_mean_utility"]
 
@@ -178,6 +186,7 @@ def duff_mean(
     size: Any = None,
     method: str = "auto",
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
     """Duff exponential mechanism for the mean: epsilon-DP under add/remove.
 
@@ -190,14 +199,38 @@ def duff_mean(
 
     ``accountant`` (optional :class:`~dpselect.accounting.Accountant`) is
     charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+
+    ``granularity`` (a power of two <= b - a; None: 2^(floor(log2(b - a)) - 20)):
+    the output is a grid point k lambda of [a, b] drawn exactly with
+    probability ∝ exp(epsilon u(k lambda) / 2) (the exponential mechanism over
+    the public grid, floating-point safe; ``method`` unused); 0 gives the
+    continuous mechanism sampled with floats (paper reproductions).
     """
     epsilon = check_epsilon(epsilon)
     a, b = check_bounds(bounds)
     K = _check_levels(levels, epsilon)
     size = check_size(size)
     method = check_method(method)
+    lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b)
     gen = check_random_state(rng)
     charge(accountant, em_privacy(epsilon))
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
+    if lam:
+        return sample_piecewise_grid(lefts, utilities, epsilon, a, b, lam, size, gen)
     return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
+
+
+def duff_mean_grid_law(
+    x: Any, epsilon: float, *, bounds: Any, levels: Any = None, granularity: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact law of :func:`duff_mean` on its grid: (first grid index, n_j, P[each point of piece j])."""
+    epsilon = check_epsilon(epsilon)
+    a, b = check_bounds(bounds)
+    K = _check_levels(levels, epsilon)
+    lam = check_output_grid(granularity, a, b)
+    if not lam:
+        raise ValueError("granularity must be > 0 for the grid law (0 is the continuous law: duff_mean_intervals)")
+    ext = sorted_padded(x, a, b)
+    lefts, _, utilities = _mean_pieces(ext, a, b, K)
+    return piecewise_grid_law(lefts, utilities, epsilon, a, b, lam)

@@ -58,9 +58,9 @@ from ..._validation import (
     check_size,
 )
 from ...accounting import Accountant, charge
-from ._duff_median_law import median_distribution, sample_median, uniform_abs_dev
+from ._duff_median_law import median_distribution, sample_median, sample_median_grid, uniform_abs_dev
 from ._order_stats import check_bounds, check_points, lower_median_index, sorted_padded
-from ._piecewise_em import check_method, em_privacy
+from ._piecewise_em import check_method, check_output_grid, em_privacy
 
 __all__ = [
     "duff_median",
@@ -87,6 +87,7 @@ def duff_median(
     size: Any = None,
     method: str = "auto",
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
     """Sample the Duff exponential mechanism for the (lower) median.
 
@@ -108,12 +109,21 @@ def duff_median(
     accountant
         optional :class:`~dpselect.accounting.Accountant`, charged
         ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+    granularity
+        the output grid lambda, a power of two <= b - a (None:
+        2^(floor(log2(b - a)) - 20), from the public bounds).  The release is
+        the exponential mechanism over the grid points of [a, b], sampled
+        exactly (floating-point safe; ``method`` is not used).  0 gives the
+        continuous mechanism sampled with floats (not floating-point safe;
+        for reproductions of the paper).
 
     Returns
     -------
     float or ndarray
-        A point of [a, b] drawn with density ∝ exp(-epsilon d(x, t) / 2),
-        d the add/remove distance to "lower median = t".
+        A grid point k lambda of [a, b] drawn with probability ∝
+        exp(-epsilon d(x, t) / 2), d the add/remove distance to "lower median
+        = t" (right limit at the data points); with ``granularity=0`` a point
+        of [a, b] with that density.
 
     Cost: one sort of ``x`` plus O(window + size log window)
     (:mod:`._duff_median_law`); the window is all n + 1 intervals only for
@@ -136,9 +146,12 @@ def duff_median(
     a, b = check_bounds(bounds)
     size = check_size(size)
     method = check_method(method)
+    lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b)
     gen = check_random_state(rng)
     charge(accountant, em_privacy(epsilon))
+    if lam:
+        return sample_median_grid(ext, epsilon, lam, size, gen)
     return sample_median(ext, epsilon, size, gen, method)
 
 

@@ -30,7 +30,9 @@ from ._piecewise_em import (
     _normalise_log,
     _sample_pieces,
     _scale_geometric,
+    piecewise_grid_law,
     sample_piecewise_em,
+    sample_piecewise_grid,
 )
 
 __all__: list[str] = []
@@ -142,3 +144,15 @@ def sample_median(ext: np.ndarray, epsilon: float, size: int | None, gen: np.ran
         return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
     w = _median_fast_masses(ext, epsilon, jlo, jhi, s)
     return _sample_pieces(lefts, rights, size, gen, "inverse", w=w, overwrite=True)
+
+
+def sample_median_grid(ext: np.ndarray, epsilon: float, lam: float, size: int | None, rng: Any) -> Any:
+    """Draws of the Duff median on the grid lambda Z of [a, b]: exact EM over the grid points (all n + 1 intervals)."""
+    n = ext.size - 2
+    return sample_piecewise_grid(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam, size, rng)
+
+
+def median_grid_law(ext: np.ndarray, epsilon: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact law of :func:`sample_median_grid`: (first grid index, n_j, P[each point]) per interval."""
+    n = ext.size - 2
+    return piecewise_grid_law(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam)

@@ -158,10 +158,19 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
 # ---------------------------------------------------------------------------
 
 
-def smooth_sens_pure_mechanism(epsilon: float) -> SmoothSensitivityRelease:
-    """SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop. 3), replace-one, epsilon-DP."""
+def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = None) -> SmoothSensitivityRelease:
+    """SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop. 3), replace-one, epsilon-DP.
+
+    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
+    """
     return SmoothSensitivityRelease(
-        epsilon, noise="polynomial", gamma=2, kappa=0.5, admissible_method="nrs", relation=_RELATION
+        epsilon,
+        noise="polynomial",
+        gamma=2,
+        kappa=0.5,
+        admissible_method="nrs",
+        relation=_RELATION,
+        granularity=granularity,
     )
 
 
@@ -174,9 +183,13 @@ def smooth_sens_pure(
     size: Any = None,
     clip: bool = True,
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
-    """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one)."""
-    mech = smooth_sens_pure_mechanism(epsilon)
+    """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one).
+
+    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    """
+    mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
 
 
@@ -253,7 +266,9 @@ def _warn_paper_tuning(stacklevel: int) -> None:
     )
 
 
-def _approx_release(ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any) -> SmoothSensitivityRelease:
+def _approx_release(
+    ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any, granularity: float | None = None
+) -> SmoothSensitivityRelease:
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     if delta == 0:
@@ -262,32 +277,39 @@ def _approx_release(ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any) -> S
         raise ValueError(f"tuning must be one of {_TUNINGS}, got {tuning!r}")
     k = _paper_k(ext, epsilon, delta) if tuning == "paper" else 1.0
     return SmoothSensitivityRelease(
-        epsilon, delta, noise="laplace", kappa=k / 2.0, relation=_RELATION, tuned_on_data=tuning == "paper"
+        epsilon,
+        delta,
+        noise="laplace",
+        kappa=k / 2.0,
+        relation=_RELATION,
+        tuned_on_data=tuning == "paper",
+        granularity=granularity,
     )
 
 
 def smooth_sens_approx_mechanism(
-    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed"
+    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", granularity: float | None = None
 ) -> SmoothSensitivityRelease:
     """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
 
     ``tuning="fixed"``: alpha = eps/2, data-independent (x and bounds are not used).
     ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
     PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
+    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
     """
     ext = np.empty(0)
     if tuning == "paper":
         a, b = check_bounds(bounds)
         ext = sorted_padded(x, a, b)
-    mech = _approx_release(ext, epsilon, delta, tuning)
+    mech = _approx_release(ext, epsilon, delta, tuning, granularity)
     if mech.tuned_on_data:
         _warn_paper_tuning(2)
     return mech
 
 
-def _approx_factory(epsilon: float, delta: float, tuning: str) -> _Factory:
+def _approx_factory(epsilon: float, delta: float, tuning: str, granularity: float | None = None) -> _Factory:
     def make(ext: np.ndarray, a: float, b: float) -> SmoothSensitivityRelease:
-        mech = _approx_release(ext, epsilon, delta, tuning)
+        mech = _approx_release(ext, epsilon, delta, tuning, granularity)
         if mech.tuned_on_data:
             _warn_paper_tuning(4)  # make -> _release/_expected -> public function -> caller
         return mech
@@ -306,12 +328,16 @@ def smooth_sens_approx(
     size: Any = None,
     clip: bool = True,
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
     """SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b).
 
     (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
+    On the grid ``granularity`` (None: 2^-20; 0: float output) with exact
+    discrete Laplace noise, clipped to the grid points of [a, b].
     """
-    return _release(_approx_factory(epsilon, delta, tuning), x, bounds, clip, rng, size, accountant)
+    make = _approx_factory(epsilon, delta, tuning, granularity)
+    return _release(make, x, bounds, clip, rng, size, accountant)
 
 
 def expected_abs_error_smooth_sens_approx(
@@ -327,11 +353,26 @@ def expected_abs_error_smooth_sens_approx(
 
 
 def laplace_ln_mechanism(
-    epsilon: float, *, delta: float = DEFAULT_LLN_DELTA, sigma: float | None = None, calibration: str = "proven"
+    epsilon: float,
+    *,
+    delta: float = DEFAULT_LLN_DELTA,
+    sigma: float | None = None,
+    calibration: str = "proven",
+    granularity: float | None = None,
 ) -> SmoothSensitivityRelease:
-    """LaplaceLN release (SPEC §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta)."""
+    """LaplaceLN release (SPEC §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta).
+
+    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
+    """
     return SmoothSensitivityRelease(
-        epsilon, delta, noise="lln", kappa=0.5, sigma=sigma, relation=_RELATION, calibration=calibration
+        epsilon,
+        delta,
+        noise="lln",
+        kappa=0.5,
+        sigma=sigma,
+        relation=_RELATION,
+        calibration=calibration,
+        granularity=granularity,
     )
 
 
@@ -347,9 +388,13 @@ def laplace_ln(
     size: Any = None,
     clip: bool = True,
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
-    """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one)."""
-    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
+    """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one).
+
+    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    """
+    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
 
 

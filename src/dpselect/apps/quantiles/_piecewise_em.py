@@ -24,10 +24,14 @@ law; the tests check each against the log-domain probabilities.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ...noise.exact import exponential_weights
+from ...noise.grid import check_granularity, default_granularity, grid_values
 from ...privacy import Privacy
 
 __all__: list[str] = []
@@ -221,3 +225,86 @@ def em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
     the Duff utilities are 1-Lipschitz under add/remove (errata 23).
     """
     return Privacy(epsilon, 0.0, relation, "Duff exponential mechanism, sensitivity 1 (SPEC §6.1)")
+
+
+# ---------------------------------------------------------------------------
+# On the output grid (floating-point safe): exact EM over the grid points
+# ---------------------------------------------------------------------------
+
+
+def check_output_grid(granularity: Any, a: float, b: float) -> float:
+    """lambda for an output in [a, b]: None -> 2^(floor(log2(b - a)) - 20); 0 -> 0.0 (continuous law).
+
+    A power of two with lambda <= b - a (so [a, b] holds a grid point) and
+    |a|, |b| < 2^51 lambda (grid indices and values exact in float64).
+    """
+    if granularity is None:
+        lam = default_granularity(b - a)
+    elif isinstance(granularity, (int, float, np.integer, np.floating)) and not isinstance(granularity, bool) \
+            and granularity == 0:
+        return 0.0
+    else:
+        lam = check_granularity(granularity)
+    if lam > b - a:
+        raise ValueError(f"granularity must be <= b - a = {b - a!r}, got {granularity!r}")
+    if max(abs(a), abs(b)) >= 2.0**51 * lam:
+        raise ValueError(f"granularity {lam!r} is too fine for the bounds ({a!r}, {b!r}): |bound| / lambda >= 2^51")
+    return lam
+
+
+def _grid_groups(lefts: np.ndarray, a: float, b: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """(first grid index, number of grid points) of each half-open piece [l_j, l_{j+1}) of [a, b].
+
+    ``lefts`` are the sorted left ends of contiguous pieces covering [a, b]
+    (lefts[0] = a); the last piece also holds b.  A grid point k lambda gets
+    the utility of the piece holding it: the right limit of the utility, which
+    is 1-Lipschitz in the data whenever the utility is.
+    """
+    starts = np.ceil(np.maximum(np.asarray(lefts, dtype=np.float64), a) / lam).astype(np.int64)
+    end = np.int64(math.floor(b / lam)) + 1
+    counts = np.diff(np.append(starts, end))
+    return starts, counts
+
+
+def _rates(utilities: np.ndarray, epsilon: float) -> list[Fraction]:
+    """gamma_j = -epsilon u_j / 2, exactly (floats converted to fractions)."""
+    e = Fraction(epsilon) / 2
+    return [-e * Fraction(float(u)) for u in utilities]
+
+
+def sample_piecewise_grid(
+    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, size: int | None, rng: Any
+) -> Any:
+    """Exact EM over the grid points k lambda of [a, b], utility of the piece holding each point.
+
+    P[k lambda] ∝ exp(epsilon u(k lambda) / 2) (Delta = 1): a piece with n_j grid
+    points is drawn with probability ∝ n_j exp(epsilon u_j / 2) and a uniform
+    grid point in it (:func:`dpselect.noise.exact.exponential_weights`: exact
+    Bernoulli(e^-x) rejection, no float in any decision).  epsilon-DP
+    whenever u has sensitivity 1 (McSherry & Talwar 2007, with the public grid
+    as the output range).
+    """
+    starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    keep = np.flatnonzero(counts > 0)
+    rates = _rates(np.asarray(utilities, dtype=np.float64)[keep], epsilon)
+    g, o = exponential_weights(rates, counts=counts[keep], size=size, rng=rng)
+    idx = starts[keep][np.asarray(g)] + np.asarray(o)
+    out = grid_values(idx, lam)
+    return float(out) if size is None else out
+
+
+def piecewise_grid_law(
+    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact law of :func:`sample_piecewise_grid` per piece: (first grid index, n_j, P[each point of j]).
+
+    P[point of piece j] = exp(epsilon u_j / 2) / sum_h n_h exp(epsilon u_h / 2),
+    normalised in the log domain; pieces without grid points have n_j = 0.
+    """
+    starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    logw = 0.5 * epsilon * np.asarray(utilities, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logm = np.log(counts.astype(np.float64)) + logw
+    top = logm.max()
+    log_norm = top + math.log(float(np.exp(logm - top).sum()))
+    return starts, counts, np.where(counts > 0, np.exp(logw - log_norm), 0.0)

@@ -116,7 +116,8 @@ def _options(values: tuple[str, ...], *, none: bool = False) -> Rule:
 
 
 def _seed(value: Any, name: str) -> None:
-    check_int(value, name, minimum=0)
+    if not (isinstance(value, str) and value == "secure"):  # "secure": the OS CSPRNG
+        check_int(value, name, minimum=0)
 
 
 _SCHEMA = Rule("checked against the training data at fit", check=lambda v, n: None, none=True)
@@ -141,7 +142,7 @@ PARAMETERS: dict[str, Rule] = {
     "categorical_features": _SCHEMA,
     "classes": _SCHEMA,
     "accountant": Rule("a dpselect.Accountant", none=True, types=(Accountant,)),
-    "random_state": Rule("an int >= 0, a numpy Generator, SeedSequence or RandomState", check=_seed, none=True,
+    "random_state": Rule("an int >= 0, 'secure', a Generator, SeedSequence or RandomState", check=_seed, none=True,
                          types=(np.random.Generator, np.random.SeedSequence, np.random.RandomState)),
 }
 
