@@ -9,7 +9,9 @@ Markdown, so this extension rewrites, before the docstrings are parsed:
   (resolved relative to the docstring's object, then through the public face that exports
   it); a target that is not rendered anywhere becomes inline code (an *optional* autoref);
 - ``:math:`x``` -> ``$x$`` and ``.. math::`` blocks -> ``$$ ... $$`` (pymdownx.arithmatex);
-- simple RST tables -> Markdown pipe tables.
+- simple RST tables -> Markdown pipe tables;
+- citations of the mathematics page (``mathematics §3.1``, ``mathematics §7 items 5, 7``) -> links
+  to its anchors (``sec-3-1``, ``errata-5``).
 
 The sources keep plain numpydoc (what ``help()`` and Sphinx users read); only the site changes.
 Used from mkdocs.yml: ``extensions: [docs/scripts/griffe_rst.py:RstToMarkdown]``.
@@ -25,6 +27,8 @@ import griffe
 
 _ROLE = re.compile(r":(?:py:)?(func|class|mod|meth|attr|data|obj|exc):`(~?)([^`<]+?)(?:\s*<([^>`]+)>)?`")
 _MATH_ROLE = re.compile(r":math:`([^`]+)`")
+_SECTION = re.compile(r"\bmathematics §(\d+(?:\.\d+)?)(?! items?\b)")
+_ERRATA = re.compile(r"\bmathematics §7 (items?) (\d+)((?:\s*(?:,|–|-|and)\s*\d+)*)")
 _TABLE_RULE = re.compile(r"^(\s*)(=+)((?:\s+=+)+)\s*$")
 
 
@@ -110,7 +114,10 @@ class RstToMarkdown(griffe.Extension):
                 return code
             return f'<autoref identifier="{path}" optional>{code}</autoref>'
 
-        return _ROLE.sub(role, text)
+        text = _ROLE.sub(role, text)
+        text = _ERRATA.sub(lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}][errata-{m.group(2)}]{m.group(3)}",
+                           text)
+        return _SECTION.sub(lambda m: f"[mathematics §{m.group(1)}][sec-{m.group(1).replace('.', '-')}]", text)
 
 
 def _math_blocks(text: str) -> str:

@@ -5,7 +5,7 @@ report-noisy-max) and instance-based ones (smooth sensitivity, local
 dampening, dataset-distance utilities, a private sensitivity bound) behind one
 interface, with exact output distributions and privacy audits.
 See the documentation: *Architecture* (the contract) and *The mathematics*
-(every guarantee, cited as "SPEC §N").
+(every guarantee, cited as "mathematics §N").
 
 Subpackages ``dpselect.apps`` (applications), ``dpselect.analysis`` (exact
 accuracy, error laws, audits), ``dpselect.noise`` and ``dpselect.accounting``

@@ -36,7 +36,7 @@ __all__ = [
     "SecureGenerator",
 ]
 
-#: The two neighbour relations of SPEC.md §1.
+#: The two neighbour relations of mathematics §1.
 RELATIONS = ("add_remove", "replace")
 
 
@@ -209,7 +209,7 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
 
 
 def check_relation(relation: Any, name: str = "relation") -> Relation:
-    """Neighbour relation: 'add_remove' or 'replace' (SPEC.md §1)."""
+    """Neighbour relation: 'add_remove' or 'replace' (mathematics §1)."""
     if relation not in RELATIONS:
         raise ValueError(f"{name} must be one of {RELATIONS}, got {relation!r}")
     return relation

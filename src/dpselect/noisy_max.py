@@ -79,7 +79,7 @@ _CHUNK_ELEMENTS = 1 << 22  # bound on temporaries (elements) in sampling and qua
 
 
 def check_noise(noise: Any) -> Any:
-    """Reject power tails too heavy for floating point (issue #17 item 2): with a tail
+    """Reject power tails too heavy for floating point: with a tail
     exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` draws overflow and the law's mass
     lies beyond the largest double."""
     kappa = float(getattr(noise, "tail_exponent", np.inf))

@@ -2,7 +2,7 @@
 
 ``Privacy(epsilon, delta)`` is an (epsilon, delta)-differential-privacy
 guarantee (Dwork & Roth 2014, Def. 2.4) with respect to a neighbour relation
-(SPEC.md §1: "add_remove" or "replace"; ``None`` when it holds for both or is
+(mathematics §1: "add_remove" or "replace"; ``None`` when it holds for both or is
 not tied to data).  ``a + b`` is basic sequential composition (Dwork & Roth
 Thm 3.16): epsilons and deltas add; the sum remembers its atomic guarantees
 (``parts``) so that the accountant can compose their bounded-range / zCDP
@@ -35,10 +35,10 @@ class Privacy:
     relation
         "add_remove", "replace" or None.
     source
-        where the guarantee comes from (theorem / SPEC section).
+        where the guarantee comes from (theorem / the mathematics page section).
     rho
         if not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
-        (epsilon, delta) is that rho converted (SPEC §2.5).  The accountant
+        (epsilon, delta) is that rho converted (mathematics §2.5).  The accountant
         (:class:`dpselect.accounting.Accountant`) composes such guarantees in
         rho and converts once, which is never worse than adding epsilons.
     bounded_range

@@ -4,11 +4,11 @@ A problem holds the utilities u(x, r) of every candidate r in a public,
 data-independent candidate set R for one dataset x, together with what the
 mechanisms need to calibrate noise: the global sensitivity Delta u, and,
 for instance-based mechanisms, the local sensitivity at distance t
-LS_u(x, t) (SPEC.md §1), optionally per candidate, or a ready smooth upper
+LS_u(x, t) (mathematics §1), optionally per candidate, or a ready smooth upper
 bound.  It holds no privacy parameters.
 
 Sensitivities are only meaningful within one neighbour relation
-(``relation``: "add_remove" or "replace", SPEC.md §1).
+(``relation``: "add_remove" or "replace", mathematics §1).
 
 A problem is immutable once built (attributes cannot be rebound, ``scores``
 is a read-only array, ``labels`` a tuple), like the mechanisms: its
@@ -64,9 +64,9 @@ class SelectionProblem:
     monotone : bool, default=False
         Whether, for all neighbours x ~ y, either u(y, r) >= u(x, r) for all r
         or u(y, r) <= u(x, r) for all r (e.g. counts under add/remove).
-        Enables halved noise where SPEC §2.6/§3.1 allows it.
+        Enables halved noise where mathematics §2.6/§3.1 allows it.
     relation : {"add_remove", "replace"}, default="add_remove"
-        The neighbour relation the sensitivities refer to (SPEC.md §1).
+        The neighbour relation the sensitivities refer to (mathematics §1).
     smooth_bound : callable, default=None
         ``beta -> S(x)``, a beta-smooth upper bound on LS (e.g. from
         Yamamoto–Shibuya Thm 4/5) used instead of the exact smooth
@@ -78,7 +78,7 @@ class SelectionProblem:
         constraint); asking for a larger beta raises ValueError.
     private : bool, default=True
         False when the problem is not differentially private whatever the
-        mechanism (e.g. a data-dependent candidate set, SPEC errata 16):
+        mechanism (e.g. a data-dependent candidate set, mathematics §7 item 16):
         every mechanism's ``privacy()`` then reports no guarantee
         (epsilon = inf).
 
@@ -233,7 +233,7 @@ class SelectionProblem:
 
     # ---------------------------------------------------------- sensitivities
     def local_sensitivity(self, t: int = 0) -> float:
-        r"""The local sensitivity at distance t, :math:`LS_u(x, t)` (SPEC.md §1).
+        r"""The local sensitivity at distance t, :math:`LS_u(x, t)` (mathematics §1).
 
         .. math::
 

@@ -1,6 +1,6 @@
 r"""Sensitivity profiles, smooth sensitivity and smooth upper bounds.
 
-Notation (SPEC.md §1): LS_u(x, t) = max_{y: d(x,y) <= t} LS_u(y) is the local
+Notation (mathematics §1): LS_u(x, t) = max_{y: d(x,y) <= t} LS_u(y) is the local
 sensitivity at distance t; the beta-smooth sensitivity is
 
 .. math::
@@ -8,7 +8,7 @@ sensitivity at distance t; the beta-smooth sensitivity is
     S^*_\beta(x) = \max_{t \ge 0} e^{-\beta t} LS_u(x, t)
 
 (Nissim, Raskhodnikova & Smith 2007, Def. 2.2 / Prop. 3.1).  t ranges over all
-t >= 0 (SPEC errata 11).  A profile that is a step function of t with
+t >= 0 (mathematics §7 item 11).  A profile that is a step function of t with
 breakpoints t_0 = 0 < t_1 < ... and values v_0 <= v_1 <= ... has the closed
 form S*_beta = max_i exp(-beta t_i) v_i, because on [t_i, t_{i+1}) the term
 exp(-beta t) v_i is largest at t_i.
@@ -224,7 +224,7 @@ def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: flo
 
 
 # ---------------------------------------------------------------------------
-# Generic smooth upper bounds from a distance to an "unstable" set (SPEC §4.1)
+# Generic smooth upper bounds from a distance to an "unstable" set (mathematics §4.1)
 # ---------------------------------------------------------------------------
 
 #: Relative tolerance used only to absorb floating-point rounding when
@@ -252,7 +252,7 @@ def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike
         S(x) = GS \, e^{-\beta\, l(x)}
 
 
-    **Lemma** (SPEC.md §4.1, [DERIVED]; YS Thm 5 is a special case).  Let
+    **Lemma** (mathematics §4.1, [DERIVED]; YS Thm 5 is a special case).  Let
     ``U`` be a set of datasets containing every x with ``LS_u(x) > T`` and let
     ``l`` be a function with
 
@@ -334,7 +334,7 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, gd: A
     r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 4 on a finite state space.
 
     **Theorem 4** (Yamamoto & Shibuya, IPCCC 2024, Thm 4; proof in the
-    supplement; SPEC.md §4.1).  Let ``G = {x : LS(x) = GS}`` (non-empty) and
+    supplement; mathematics §4.1).  Let ``G = {x : LS(x) = GS}`` (non-empty) and
     ``gd(x) = d(x, G)`` in the neighbour metric.  If
 
         beta <= min_{x : LS(x) != GS} ln(GS / LS(x)) / gd(x),
@@ -401,7 +401,7 @@ def thm5_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, ud: A
     r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 5 on a finite state space.
 
     **Theorem 5** (Yamamoto & Shibuya, IPCCC 2024, Thm 5; proof in the
-    supplement; SPEC.md §4.1).  Let ``U = {x : LS(x) > T}`` for a threshold T
+    supplement; mathematics §4.1).  Let ``U = {x : LS(x) > T}`` for a threshold T
     and ``ud(x) = d(x, U)`` in the neighbour metric.  If
 
         beta <= min_{x not in U} ln(GS / LS(x)) / ud(x),

@@ -1,19 +1,19 @@
 """Privacy accounting: every conversion and composition rule in one place.
 
 Each rule is a pure function returning a number or a :class:`~dpselect.privacy.Privacy`
-and cites the SPEC.md section (shipped in the documentation's *Mathematics*
+and cites the the mathematics page section (shipped in the documentation's *Mathematics*
 page) that proves it.  :class:`Accountant` tracks a budget across calls.
 
 Modules (one family of rules each):
 
-* ``conversions`` — zCDP <-> (epsilon, delta) (SPEC §2.5) and the noise
-  admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5);
+* ``conversions`` — zCDP <-> (epsilon, delta) (mathematics §2.5) and the noise
+  admissibility conditions of smooth-sensitivity releases (mathematics §2.2-§2.5);
 * ``selection`` — smooth report-noisy-max and Smooth Private Selection
-  (SPEC §3.1, §3.2);
+  (mathematics §3.1, §3.2);
 * ``discrete`` — releases sampled exactly on a power-of-two grid (discrete Laplace);
 * ``ptr`` — propose-test-release, stable histograms and the private
-  sensitivity bound (SPEC §6.2, §6.3, §9.2);
-* ``trees`` — decision trees and forests (SPEC §5);
+  sensitivity bound (mathematics §6.2, §6.3, §9.2);
+* ``trees`` — decision trees and forests (mathematics §5);
 * ``composition`` — basic, bounded-range (Dong, Durfee & Rogers 2020) and
   zCDP composition of many guarantees (mathematics page §10.1);
 * ``accountant`` — :class:`Accountant`, the budget across calls.

@@ -1,6 +1,6 @@
-"""zCDP <-> (epsilon, delta) conversions (SPEC §2.5).
+"""zCDP <-> (epsilon, delta) conversions (mathematics §2.5).
 
-Also the noise admissibility conditions of smooth-sensitivity releases (SPEC §2.2-§2.5).
+Also the noise admissibility conditions of smooth-sensitivity releases (mathematics §2.2-§2.5).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def zcdp_to_dp(rho: Any, delta: Any) -> float:
     """epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP.
 
     epsilon = rho + 2 sqrt(rho ln(1/delta))  (Bun & Steinke 2016, Prop. 1.3;
-    SPEC §2.5).  ``delta`` must be > 0.
+    mathematics §2.5).  ``delta`` must be > 0.
     """
     r = check_positive(rho, "rho", allow_zero=True)
     d = _require_delta_positive(delta)
@@ -32,7 +32,7 @@ def dp_to_zcdp(epsilon: Any, delta: Any) -> float:
     """Largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``.
 
     rho = (sqrt(L + eps) - sqrt(L))^2 = (eps / (sqrt(L + eps) + sqrt(L)))^2 with
-    L = ln(1/delta) (the inverse of SPEC §2.5's conversion).
+    L = ln(1/delta) (the inverse of mathematics §2.5's conversion).
     """
     eps = check_epsilon(epsilon)
     L = -math.log(_require_delta_positive(delta))
@@ -40,11 +40,11 @@ def dp_to_zcdp(epsilon: Any, delta: Any) -> float:
 
 
 def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
-    """Smallest delta certified by SPEC §2.2's exact condition for Laplace noise of scale
+    """Smallest delta certified by mathematics §2.2's exact condition for Laplace noise of scale
     S(x)/alpha with S beta-smooth: exp(-(epsilon - alpha + beta)/(e^beta - 1)), or 1.0
     when epsilon < alpha + beta (0.0 when beta = 0: fixed scale, pure).
 
-    Source: SPEC §2.2 [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34]: the privacy
+    Source: mathematics §2.2 [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34]: the privacy
     loss is at most alpha + max(beta, |z|(e^beta - 1) - beta).
 
     Examples
@@ -63,7 +63,7 @@ def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
 
 def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     """Largest beta with which Laplace noise of scale S(x)/alpha, S beta-smooth, is
-    (epsilon, delta)-DP by SPEC §2.2's exact condition
+    (epsilon, delta)-DP by mathematics §2.2's exact condition
 
         epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
 
@@ -78,7 +78,7 @@ def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     0.038218
     """
     eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
     alpha = check_positive(alpha, "alpha")
     if not alpha < eps:
         raise ValueError(f"alpha must be < epsilon, got alpha={alpha!r}, epsilon={eps!r}")
@@ -106,8 +106,8 @@ def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
     """NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta))).
 
     WARNING: for reproductions only.  It is NOT a valid (epsilon, delta)
-    guarantee in general: with delta = 1e-6 it fails for epsilon >= 20 (SPEC
-    §2.2 [NUM nrs_lap.py], errata 30).  Use :func:`laplace_smooth_beta`.
+    guarantee in general: with delta = 1e-6 it fails for epsilon >= 20 (the mathematics page
+    §2.2 [NUM nrs_lap.py], mathematics §7 item 30).  Use :func:`laplace_smooth_beta`.
 
     Examples
     --------
@@ -115,14 +115,14 @@ def nrs_laplace_parameters(epsilon: Any, delta: Any) -> tuple[float, float]:
     [0.5, 0.034462]
     """
     eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
     return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
 
 
 def lln_zcdp_rho(sigma: Any, alpha: Any, beta: Any) -> float:
     """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: Laplace-log-normal noise LLN(sigma)
     of scale S(x)/alpha with S beta-smooth is rho-zCDP (Bun & Steinke 2019 §3.1.1,
-    SPEC §2.5; one coordinate).
+    mathematics §2.5; one coordinate).
 
     Examples
     --------

@@ -21,7 +21,7 @@ channels"; in short, with granularity lambda:
 
       delta >= 2/(1 + e^{-alpha/M}) exp(-(epsilon - alpha + beta - eta)/(e^beta - 1)),
 
-  the continuous condition (SPEC-verified, Bun & Steinke 2019 Thm 34 form) up to the
+  the continuous condition (the mathematics page-verified, Bun & Steinke 2019 Thm 34 form) up to the
   factor 2/(1 + e^{-alpha/M}) and the term eta, both negligible for M = 32.
 """
 

@@ -1,4 +1,4 @@
-"""Propose-test-release, stable histograms and the private sensitivity bound (SPEC §6.2, §6.3, §9.2)."""
+"""Propose-test-release, stable histograms and the private sensitivity bound (mathematics §6.2, §6.3, §9.2)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _ptr_delta(delta: Any) -> float:
 
 
 def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:
-    """Generic propose-test-release: (2 epsilon, delta/2)-DP (SPEC §6.2, errata 27).
+    """Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27).
 
     The test ``gamma + K > T`` is epsilon-DP (gamma has sensitivity 1; K is a
     Laplace variable of scale 1/epsilon, or the library's discrete Laplace
@@ -35,23 +35,26 @@ def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Pri
     """
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)
-    return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (SPEC §6.2)")
+    return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (mathematics §6.2)")
 
 
 def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
     """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
 
-    Under the relation whose distance to instability is used (SPEC §6.2,
-    errata 28; the derivation is in :mod:`dpselect.apps.counts`).  The bound is
+    Under the relation whose distance to instability is used (mathematics §6.2,
+    mathematics §7 item 28; the derivation is in :mod:`dpselect.apps.counts`).  The bound is
     attained (exact audit in the tests).
     """
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)
-    return Privacy(eps, d / 2.0, check_relation(relation), "PTR mode, no release noise (SPEC §6.2, errata 28)")
+    return Privacy(eps, d / 2.0, check_relation(relation),
+                   "PTR mode, no release noise (mathematics §6.2, mathematics §7 item 28)")
 
 
 def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
-    """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one (SPEC §6.3).
+    """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one.
+
+    See mathematics §6.3.
 
     A new bin with count 1 survives the threshold (1 + ln(1/delta)/epsilon for
     continuous noise, 1 + the smallest grid point x with P[noise >= x] <=
@@ -61,12 +64,12 @@ def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_r
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)
     rel = check_relation(relation)
-    src = "stable histogram (SPEC §6.3)"
+    src = "stable histogram (mathematics §6.3)"
     return Privacy(eps, d / 2.0, rel, src) if rel == "add_remove" else Privacy(2.0 * eps, d, rel, src)
 
 
 def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float:
-    """Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (SPEC §9.2).
+    """Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (mathematics §9.2).
 
     With L̂ = ln S(x) + (beta/eps1)(Z + ln(1/(2 delta))), Z ~ Lap(1), the bad
     event L̂ < ln S(x) has probability exactly delta.
@@ -82,7 +85,7 @@ def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float
 def sensitivity_bound_privacy(
     epsilon1: float, epsilon2: float, delta: float, *, relation: str | None = None
 ) -> Privacy:
-    """Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP (SPEC §9.2).
+    """Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP (mathematics §9.2).
 
     eps1 pays for the Laplace release of ln S(x) (beta-Lipschitz, scale
     beta/eps1), delta is the probability that the released bound is below
@@ -98,7 +101,7 @@ def sensitivity_bound_privacy(
         check_epsilon(epsilon1, "epsilon1") + check_epsilon(epsilon2, "epsilon2"),
         _require_delta_positive(delta),
         relation,
-        "private sensitivity bound + fixed-scale selection (generalized PTR; SPEC §9.2)",
+        "private sensitivity bound + fixed-scale selection (generalized PTR; mathematics §9.2)",
     )
 
 

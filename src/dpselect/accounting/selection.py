@@ -1,4 +1,4 @@
-"""Smooth report-noisy-max and Smooth Private Selection guarantees (SPEC §3.1, §3.2)."""
+"""Smooth report-noisy-max and Smooth Private Selection guarantees (mathematics §3.1, §3.2)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..privacy import Privacy
 from .conversions import _require_delta_positive
 
 # ---------------------------------------------------------------------------
-# 3. Smooth report-noisy-max / Smooth Private Selection (SPEC §3.1, §3.2)
+# 3. Smooth report-noisy-max / Smooth Private Selection (mathematics §3.1, §3.2)
 #    (owned by the mechanisms work)
 #
 #    Mechanism: argmax_r { u(x, r) + (S(x)/A) Z_r }, Z_r iid h, S a beta-smooth
@@ -27,19 +27,19 @@ def _log_expm1(x: float) -> float:
 
 
 def _sliding_factor(monotone: bool) -> float:
-    """2 (candidate and competitors move in opposite directions), 1 for monotone utilities (SPEC §3.1)."""
+    """2 (candidate and competitors move in opposite directions), 1 for monotone utilities (mathematics §3.1)."""
     return 1.0 if monotone else 2.0
 
 
 def smooth_rnm_epsilon(
     a: float, beta: float, m: int, shift_constant: float, dilation_constant: float, *, monotone: bool = False
 ) -> float:
-    """epsilon of smooth report-noisy-max with a pure noise law (SPEC §3.1):
+    """epsilon of smooth report-noisy-max with a pure noise law (mathematics §3.1):
 
         eps_total = 2 A L_s + m beta L_d      (A L_s for monotone utilities),
 
     noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
-    constants (SPEC §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
+    constants (mathematics §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
 
     Examples
     --------
@@ -57,7 +57,7 @@ def smooth_rnm_epsilon(
 
 
 def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
-    """log delta_d of the m-fold Laplace dilation (SPEC §3.1, [DERIVED]).
+    """log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED]).
 
     With noise scale S(x)/A, S beta-smooth, the dilation of all m Laplace
     coordinates costs (eps_d, delta_d) for any eps_d >= m beta, with
@@ -95,7 +95,7 @@ def _gamma_upper_quantile(m: int, delta: float) -> float:
 
 
 def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
-    """Largest beta with m beta <= eps_d and delta_d(beta) <= delta (SPEC §3.1).
+    """Largest beta with m beta <= eps_d and delta_d(beta) <= delta (mathematics §3.1).
 
     delta_d(beta) <= delta  <=>  (eps_d + m beta)/(e^beta - 1) >= q, q the
     Gamma(m, 1) upper delta-quantile  <=>  q (e^beta - 1) - m beta <= eps_d.
@@ -133,7 +133,7 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
 
 
 def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
-    """Smallest eps_d >= m beta with delta_d <= delta for a given beta (SPEC §3.1); inf if it overflows."""
+    """Smallest eps_d >= m beta with delta_d <= delta for a given beta (mathematics §3.1); inf if it overflows."""
     m = check_int(m, "m", minimum=1)
     beta = check_positive(beta, "beta")
     d = _require_delta_positive(delta)
@@ -153,7 +153,7 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
 def laplace_selection_privacy(
     a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: str | None = None
 ) -> Privacy:
-    """(2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise (SPEC §3.1; A + eps_d if monotone)."""
+    """(2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise (mathematics §3.1; A + eps_d if monotone)."""
     a = check_positive(a, "a")
     eps_d = check_positive(eps_d, "eps_d", allow_inf=True)
     if eps_d < m * beta:
@@ -161,12 +161,13 @@ def laplace_selection_privacy(
     delta_d = math.exp(laplace_selection_log_delta(m, beta, eps_d))
     return Privacy(
         _sliding_factor(monotone) * a + eps_d, delta_d, relation,
-        "smooth report-noisy-max, Laplace (SPEC §3.1: (2A + eps_d, P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))",
+        "smooth report-noisy-max, Laplace (mathematics §3.1: "
+        "(2A + eps_d, P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))",
     )
 
 
 def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
-    """rho-zCDP of releasing all m LLN-noised scores (SPEC §3.1, §2.5):
+    """rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5):
 
         rho = m (beta/sigma + e^{3 sigma^2/2} A)^2 / 2
 
@@ -189,7 +190,7 @@ def _lln_coordinate_epsilon(beta: float, sigma: float, a: float) -> float:
 def lln_selection_privacy(
     m: int, beta: float, sigma: float, a: float, delta: float, *, relation: str | None = None
 ) -> Privacy:
-    """rho-zCDP of :func:`lln_selection_rho`, converted to (rho + 2 sqrt(rho ln 1/delta), delta) (SPEC §2.5).
+    """rho-zCDP of :func:`lln_selection_rho`, converted to (rho + 2 sqrt(rho ln 1/delta), delta) (mathematics §2.5).
 
     The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
 
@@ -208,21 +209,21 @@ def lln_selection_privacy(
     exact_rho = rho if (0.0 < rho < math.inf) else None  # an underflowed or infinite rho is not reported
     return Privacy(
         eps, d, relation,
-        "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 zCDP (SPEC §3.1), "
-        "converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)",
+        "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 zCDP (mathematics §3.1), "
+        "converted by rho + 2 sqrt(rho ln(1/delta)) (mathematics §2.5)",
         exact_rho,
     )
 
 
 def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
-    """Smooth Private Selection: (k + m l / 2) epsilon-DP (YS Thm 2; YS-supp Thm 3; SPEC §3.2).
+    """Smooth Private Selection: (k + m l / 2) epsilon-DP (YS Thm 2; YS-supp Thm 3; mathematics §3.2).
 
     Holds for two-sided and one-sided polynomial-tail noise with
     alpha' = alpha(k eps), beta' = beta(l eps).
 
     Examples
     --------
-    >>> k, l = sps_split(0.5, 5)      # SPEC §3.2's worked example: k = 1/2, l = 1/5
+    >>> k, l = sps_split(0.5, 5)      # mathematics §3.2's worked example: k = 1/2, l = 1/5
     >>> sps_epsilon(k, l, 5, 1.0)
     1.0
     """
@@ -233,7 +234,7 @@ def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
 
 
 def sps_split(kappa: float, m: int) -> tuple[float, float]:
-    """The default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (SPEC §3.2 "Choosing k, l")."""
+    """The default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (mathematics §3.2 "Choosing k, l")."""
     kappa = check_probability_in(kappa, "kappa", 0.0, 1.0)
     m = check_int(m, "m", minimum=1)
     return kappa, 2.0 * (1.0 - kappa) / m

@@ -1,4 +1,4 @@
-"""Decision trees and forests: parallel and sequential composition over nodes and levels (SPEC §5)."""
+"""Decision trees and forests: parallel and sequential composition over nodes and levels (mathematics §5)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def parallel_composition(parts: Any) -> Privacy:
     """Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta).
 
     Under add/remove one record lies in at most one part, so a neighbour
-    changes one part only (McSherry 2009, PINQ Thm 4; SPEC §5.2: the nodes of
+    changes one part only (McSherry 2009, PINQ Thm 4; mathematics §5.2: the nodes of
     one tree level, the leaves of a tree, the trees of a forest).  The part
     with the largest epsilon names the source.  If every part is
     eta_i-bounded-range the result is (max eta_i)-bounded-range (one
@@ -43,7 +43,7 @@ def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> flo
     or one leaf query, plus (``count_queries``, DiffP-ID3) a Laplace noisy
     count of the node.  Splitting ``epsilon`` evenly gives epsilon / levels
     (data-independent stopping) or epsilon / (2 levels) (DiffP-ID3:
-    eps' = eps / (2 (d + 1)), SPEC §5.2 / errata 17).
+    eps' = eps / (2 (d + 1)), mathematics §5.2 / mathematics §7 item 17).
     """
     eps = check_epsilon(epsilon)
     if not isinstance(levels, int) or levels < 1:
@@ -58,7 +58,7 @@ def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Priva
     (:func:`parallel_composition`) over the level's nodes; levels compose
     sequentially (adaptively: a level's partition is a function of the
     released levels above).  ``record_count``: the noisy record count used to
-    choose the shape, composed sequentially in front (SPEC §5.2).  The
+    choose the shape, composed sequentially in front (mathematics §5.2).  The
     result keeps the levels as its ``parts``: an accountant composes
     bounded-range levels (exponential-mechanism selections) tightly.
     """
@@ -69,17 +69,17 @@ def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Priva
     for q in parts[1:]:
         total = total + q
     return Privacy(total.epsilon, total.delta, "add_remove",
-                   f"{len(parts)} sequential parts, parallel within each (SPEC §5.2)", parts=total.atoms)
+                   f"{len(parts)} sequential parts, parallel within each (mathematics §5.2)", parts=total.atoms)
 
 
 def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> Privacy:
     """Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records.
 
     Parallel composition over leaves and trees leaves ONE leaf query
-    (SPEC §5.3, with records assigned to trees by independent draws);
+    (mathematics §5.3, with records assigned to trees by independent draws);
     ``record_count`` (the noisy count used for the shape) adds sequentially.
     """
     parts = ([record_count] if record_count is not None else []) + [leaf_query]
     return tree_privacy(parts[1:], parts[0]) if record_count is not None else Privacy(
         leaf_query.epsilon, leaf_query.delta, "add_remove",
-        f"one leaf query (parallel over leaves and disjoint trees; SPEC §5.3): {leaf_query.source}")
+        f"one leaf query (parallel over leaves and disjoint trees; mathematics §5.3): {leaf_query.source}")

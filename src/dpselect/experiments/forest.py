@@ -157,7 +157,7 @@ def claims(rows: list[dict]) -> list[Claim]:
             "SNM-T forest accuracy at eps >= 0.1 matches the published value (mean difference within 0.05)",
             pairs, 0.05, "Fig. 5 / SNM logs", "needs --data-dir with the six forest datasets",
             "our leaves use their own smooth sensitivity and the proven accounting; SNM's code used one S for all "
-            "leaves (SPEC §5.3 (iii))", statistic="mean"),
+            "leaves (mathematics §5.3 (iii))", statistic="mean"),
     ]
 
 
@@ -174,7 +174,7 @@ def summary(rows: list[dict]) -> str:
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
     out = [
         "Every leaf query uses the full epsilon (parallel composition over leaves and over the trees' disjoint "
-        "records; records are assigned to trees at random, SPEC §5.3 (ii)).",
+        "records; records are assigned to trees at random, mathematics §5.3 (ii)).",
         "Feature domains, bounds and class sets are taken from the whole file and treated as public "
         "(as the papers do).",
     ]

@@ -23,7 +23,7 @@ baseline is handicapped by releasing values outside the data domain.
 SmoothSens_{eps,delta} (fixed) and LaplaceLN (eps, delta); the claim row
 "best sound mechanism" names the most accurate of them per setting.
 
-The baselines are replace-one guarantees (SPEC §4.5); Duff's is add/remove
+The baselines are replace-one guarantees (mathematics §4.5); Duff's is add/remove
 (i.e. 2 eps under replace-one): the comparison "at the same epsilon" is the
 paper's.
 """

@@ -4,7 +4,7 @@ Grid: datasets HEPTH / PATENT / INCOME (DPBench 1-D histograms, 4096 bins)
 x p in {50, 90, 99} x mechanisms EM, PF, LD, SNM-LAP, SNM-T (+ SNM-T with
 the paper's calibration, for reference) on the paper's indicator utility,
 plus the baseline PF-rank / EM-rank: permute-and-flip / EM on the
-rank-distance utility (SPEC §9.1), the library's default for percentiles
+rank-distance utility (mathematics §9.1), the library's default for percentiles
 (``apps.percentile.private_percentile``) x epsilon in logspace(-1, 2, 30)
 (quick: 7 values).  The absolute expected error
 AEE = E|grid_r - true percentile| is computed **exactly** from each
@@ -14,7 +14,7 @@ repetitions and the results do not depend on the seed.
 
 Problem: ``apps.percentile.problem(counts, p, grid=arange(4096),
 histogram=True)`` -- the p-th percentile of the records of the histogram over
-the public 4096-bin grid (SPEC.md §4.3, errata 16).  Chaves et al.'s code
+the public 4096-bin grid (mathematics §4.3, mathematics §7 item 16).  Chaves et al.'s code
 instead sorts the 4096 bin counts and selects among the data values themselves
 (a data-dependent output space, not DP); our AEE is therefore in bins, not in
 counts, and only the qualitative comparison between mechanisms is checked.
@@ -61,7 +61,7 @@ MECHANISMS = {
     "PF-rank": lambda e: PermuteAndFlip(e),
     "EM-rank": lambda e: ExponentialMechanism(e),
 }
-#: Mechanisms run on the rank-distance utility (SPEC §9.1); every other one on the indicator (SPEC §4.3).
+#: Mechanisms run on the rank-distance utility (mathematics §9.1); every other one on the indicator (mathematics §4.3).
 RANK_UTILITY = ("PF-rank", "EM-rank")
 #: The sound mechanism the library recommends, and the paper's proposal, for the claim row.
 BEST_SOUND, PAPERS = "PF-rank", ("SNM-T (paper)", "SNM-T", "SNM-LAP")
@@ -203,11 +203,11 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
     """Claim row: the library's default (PF on the rank utility) vs the paper's SNM, every setting."""
     wins, n, ratio = _compare(rows, BEST_SOUND, 0.0, PAPERS)
     return Claim(
-        f"Best sound mechanism ({BEST_SOUND}: PF on the rank-distance utility, SPEC §9.1) vs the paper's "
+        f"Best sound mechanism ({BEST_SOUND}: PF on the rank-distance utility, mathematics §9.1) vs the paper's "
         "mechanism (best of SNM-T paper / proven, SNM-LAP)",
         f"{BEST_SOUND} AEE lower in {wins}/{n} settings; median AEE ratio {fmt(ratio)}" if n else "not run",
         "not in the paper (baseline added by this library)", (wins * 2 > n) if n else None,
-        "what a user should use; the paper's SNM-T (paper) is not eps-DP as calibrated (SPEC errata 5, 7)",
+        "what a user should use; the paper's SNM-T (paper) is not eps-DP as calibrated (mathematics §7 items 5, 7)",
         kind="new",
     )
 
@@ -215,8 +215,9 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
 def claims(rows: list[dict]) -> list[Claim]:
     out = [_best_sound_vs_paper(rows)]
     for mech, note in (
-        ("SNM-T", "proven calibration (SPEC §3.1: all m = 4096 noises dilated)"),
-        ("SNM-T (paper)", "paper's calibration; its proven guarantee is (m+1) eps / 2, not eps (SPEC errata 5, 7)"),
+        ("SNM-T", "proven calibration (mathematics §3.1: all m = 4096 noises dilated)"),
+        ("SNM-T (paper)", "paper's calibration; its proven guarantee is (m+1) eps / 2, not eps "
+                          "(mathematics §7 items 5, 7)"),
         ("SNM-LAP", "proven calibration, delta = 1e-6"),
     ):
         wins, n, ratio = _compare(rows, mech, 10.0)
@@ -243,7 +244,7 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "so only the ordering of the mechanisms is compared.",
         "SNM-T (paper) uses Chaves et al.'s parameters (alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1))); "
         "column eps_proven of results.csv gives what is actually proven for it ((m+1) eps/2).",
-        "LD is local dampening as reconstructed in SPEC §5.1 [RECON].",
+        "LD is local dampening as reconstructed in mathematics §5.1 [RECON].",
     ]
     if data_dir is None:
         out.append("No --data-dir: synthetic 4096-bin histograms shaped like HEPTH / PATENT / INCOME "

@@ -1,7 +1,7 @@
 """Yamamoto & Shibuya (IPCCC 2024): private top-SNP selection by the TDT statistic.
 
 * Baselines next to the paper's mechanisms: ND-PF (permute-and-flip on the
-  neighbour-distance utility, SPEC §9.1 -- the library's default and the best
+  neighbour-distance utility, mathematics §9.1 -- the library's default and the best
   sound mechanism measured) and local dampening (LD); claim rows compare
   ND-PF with the paper's SPS.
 * Fig. 1 / Fig. 2 -- exact accuracy (probability of returning the SNP with the
@@ -73,7 +73,7 @@ def paper_one_sided_sps(epsilon: float, m: int, beta_max: float, gamma: float = 
 
     l = min(2 (1 - kappa)/(m - 1), beta_max / (beta(1) eps)) (shrunk by 1e-12)
     and k = 1 - (m - 1) l / 2.  The paper claims eps-DP; YS-supp retracts the
-    proof (SPEC §3.2, errata 2) and ``privacy()`` reports the proven
+    proof (mathematics §3.2, mathematics §7 item 2) and ``privacy()`` reports the proven
     (k + m l / 2) eps.  For reproducing the paper's accounting only.
     """
     epsilon = check_epsilon(epsilon)
@@ -294,7 +294,7 @@ def claims(rows: list[dict]) -> list[Claim]:
     means = _fig1_means(rows)
     out = []
     for accounting, note in (("paper", "YS's accounting: one-sided cases with the published Thm 3 split"),
-                             ("proven", "every mechanism at the same proven epsilon (SPEC §3.2)")):
+                             ("proven", "every mechanism at the same proven epsilon (mathematics §3.2)")):
         cells = [(m, e) for (a, m, e, mech) in means if a == accounting and mech == "em" and e >= 9]
         if not cells:
             continue
@@ -331,7 +331,7 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
             f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
             f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
             "paper: SPS IV (no distance-utility baseline)", None,
-            "proven accounting; ND-PF is select_top_snp's default (SPEC §9.1)", kind="new",
+            "proven accounting; ND-PF is select_top_snp's default (mathematics §9.1)", kind="new",
         ))
     eps_r = sorted({e for (a, e, mech) in real if a == "proven"})
     if eps_r:
@@ -382,7 +382,7 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "Table II: " + ("the EnhancedSPS notebooks' printed tables from " + str(data_dir) if data_dir is not None
                         else "tables regenerated from the published statistics (only chi2 values are published); "
                              "--data-dir uses the notebooks' printed tables") + ".",
-        "ND-PF = permute-and-flip on the neighbour-distance utility (SPEC §9.1), select_top_snp's default.",
+        "ND-PF = permute-and-flip on the neighbour-distance utility (mathematics §9.1), select_top_snp's default.",
         f"Figures: error bars = standard deviation over the panel chunks (each the mean of "
         f"{grid(quick)['reps_per_chunk']} panels) or over the Table II table sets; the dashed line is chance, "
         "1/m (a uniformly random SNP; the accuracy is higher only when several SNPs tie for the top).",

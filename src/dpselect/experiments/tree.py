@@ -203,9 +203,10 @@ def summary(rows: list[dict]) -> str:
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
     out = [
-        "Budget per query eps' = eps / (2 (d_eff + 1)) (SPEC errata 17); the smooth selections use the node's own "
-        "records and the proven SPEC §3.1 accounting (the SNM code computed S once on the whole data with beta = eps, "
-        "errata 21), so the published SNM numbers come from a less private algorithm.",
+        "Budget per query eps' = eps / (2 (d_eff + 1)) (mathematics §7 item 17); the smooth selections use "
+        "the node's own records and the proven mathematics §3.1 accounting (the SNM code computed S once on "
+        "the whole data with beta = eps, mathematics §7 item 21), so the published SNM numbers come from a "
+        "less private algorithm.",
         "Feature domains, bounds and class sets are taken from the whole file and treated as public "
         "(as the papers do).",
     ]

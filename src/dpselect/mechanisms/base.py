@@ -62,7 +62,7 @@ def no_guarantee(problem: SelectionProblem) -> Privacy | None:
 
     Every mechanism's ``privacy()`` starts with this check: a problem whose
     candidate set or scores are not differentially private (e.g. data points
-    as candidates, SPEC errata 16) has no guarantee whatever the noise.
+    as candidates, mathematics §7 item 16) has no guarantee whatever the noise.
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ def no_guarantee(problem: SelectionProblem) -> Privacy | None:
         return None
     return Privacy(
         math.inf, 0.0, problem.relation,
-        "no guarantee: the problem itself is not differentially private (SPEC errata 16)",
+        "no guarantee: the problem itself is not differentially private (mathematics §7 item 16)",
     )
 
 

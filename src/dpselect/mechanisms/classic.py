@@ -1,4 +1,4 @@
-"""Classic global-sensitivity selection mechanisms (SPEC.md §2.6, §3.1).
+"""Classic global-sensitivity selection mechanisms (mathematics §2.6, §3.1).
 
 All three are epsilon-DP under the problem's neighbour relation with the
 global sensitivity Delta u; for ``monotone`` problems (every score moves in
@@ -6,12 +6,12 @@ the same direction between neighbours) the noise is halved.
 
 * Exponential mechanism (McSherry & Talwar 2007): P[r] ∝ exp(eps u_r/(2 Delta u))
   (exp(eps u_r / Delta u) if monotone) ≡ argmax_r (u_r + G_r), G_r iid
-  Gumbel(0, eta), eta = 2 Delta u/eps (Delta u/eps if monotone) (SPEC §2.6).
+  Gumbel(0, eta), eta = 2 Delta u/eps (Delta u/eps if monotone) (mathematics §2.6).
 * Permute-and-flip (McKenna & Sheldon 2020) ≡ argmax_r (u_r + E_r), E_r iid
-  exponential with mean 2 Delta u/eps (Delta u/eps if monotone) (SPEC §2.6,
+  exponential with mean 2 Delta u/eps (Delta u/eps if monotone) (mathematics §2.6,
   Ding et al.).  Sampling uses the exponential-noise form: O(m) per draw.
 * Report noisy max with Laplace noise of scale 2 Delta u/eps (Delta u/eps if
-  monotone): SPEC §3.1 with a constant scale (beta = 0): loss 2A L_s with
+  monotone): mathematics §3.1 with a constant scale (beta = 0): loss 2A L_s with
   A = eps/2, L_s = 1 (A L_s for monotone utilities); Dwork & Roth Claim 3.9.
 
 Samplers.  ``sampler="float"`` (default) draws NumPy float noise: fast and
@@ -108,7 +108,7 @@ class ExponentialMechanism(_ExactSampling):
     """Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max.
 
     Source: McSherry & Talwar (2007) Thm 6; Gumbel-max form: Yamamoto & Shibuya
-    Def. 8 (SPEC.md §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
+    Def. 8 (mathematics §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
     Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
     ``privacy().bounded_range``: the accountant composes it through zCDP /
     bounded-range composition (mathematics page §10.1).
@@ -140,7 +140,8 @@ class ExponentialMechanism(_ExactSampling):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; SPEC §2.6)", bounded_range=True)
+        return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; mathematics §2.6)",
+                     bounded_range=True)
 
 
 @lru_cache(maxsize=32)
@@ -251,8 +252,8 @@ class PermuteAndFlip(_ExactSampling):
     """Permute-and-flip (McKenna & Sheldon 2020), sampled as exponential noisy max.
 
     Equivalent to argmax_r (u_r + E_r), E_r iid exponential with mean
-    2 Delta u / eps (SPEC.md §2.6; Ding et al. 2021), which is O(m) per draw.
-    epsilon-DP; monotone utilities use mean Delta u / eps (SPEC §2.6, derived
+    2 Delta u / eps (mathematics §2.6; Ding et al. 2021), which is O(m) per draw.
+    epsilon-DP; monotone utilities use mean Delta u / eps (mathematics §2.6, derived
     by the one-sided argument of §3.1).
 
     ``sampler="exact"`` runs McKenna & Sheldon's Algorithm 1 itself (as
@@ -282,7 +283,7 @@ class PermuteAndFlip(_ExactSampling):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; SPEC §2.6)")
+        return _pure(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; mathematics §2.6)")
 
 
 _RNM_NOISE: dict[str, Callable[[], Any]] = {"gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
@@ -294,7 +295,7 @@ class ReportNoisyMax(_ExactSampling):
 
     ``noise="gumbel"`` is the exponential mechanism, ``"exponential"`` is
     permute-and-flip, ``"laplace"`` is Laplace report-noisy-max (Dwork & Roth
-    Claim 3.9; SPEC §3.1 with constant scale).  Output probabilities always
+    Claim 3.9; mathematics §3.1 with constant scale).  Output probabilities always
     come from the noisy-max integral (so they independently check the closed
     forms of ExponentialMechanism and PermuteAndFlip).  epsilon-DP.
 
@@ -323,5 +324,5 @@ class ReportNoisyMax(_ExactSampling):
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         check_problem(problem)
-        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; SPEC §2.6/§3.1)",
+        return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; mathematics §2.6/§3.1)",
                      bounded_range=self.noise == "gumbel")

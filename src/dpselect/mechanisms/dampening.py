@@ -1,10 +1,10 @@
-r"""Local dampening (Farias et al., PVLDB 2020 / VLDB J. 2023; SPEC.md §5.1).
+r"""Local dampening (Farias et al., PVLDB 2020 / VLDB J. 2023; mathematics §5.1).
 
 **[RECON]**: the primary paper could not be retrieved; the definitions below
-are SPEC.md §5.1's reconstruction (two public code bases by the same group +
+are mathematics §5.1's reconstruction (two public code bases by the same group +
 recollection).  Confirm against the primary paper before relying on it.
 
-Definitions (SPEC.md §5.1)
+Definitions (mathematics §5.1)
 --------------------------
 * Element local sensitivity at distance t: delta(x, t, r) =
   max_{y: d(x,y) <= t} LS_u(y, r), here ``problem.candidate_local_sensitivity(t)``.
@@ -20,7 +20,7 @@ Definitions (SPEC.md §5.1)
       D(x, r) = \frac{u(x, r) - b(x, i, r)}{b(x, i+1, r) - b(x, i, r)} + i.
 
 * Mechanism: P[r] ∝ exp(eps D(x, r) / 2), which is eps-DP (Farias et al.;
-  SPEC.md §5.1):
+  mathematics §5.1):
 
   .. math::
 
@@ -34,7 +34,7 @@ Conventions made explicit here
   beyond it), and delta(x, t, r) = delta(x, T, r) for
   t > T, so b grows linearly with slope delta(x, T, r) beyond b(x, T+1, r) and
   D is extended linearly there.  This is the exact element local sensitivity
-  (admissible by definition); SPEC.md's "boundedness" convention
+  (admissible by definition); the mathematics page's "boundedness" convention
   delta = GS for t >= n is not imposed (it only matters for utilities that
   run beyond b(T+1), where the exact profile is the smaller, still admissible,
   choice).
@@ -71,7 +71,7 @@ Conventions made explicit here
 With a constant profile delta = GS the mechanism is the exponential mechanism
 (D = u/GS); with instance-based profiles it is not (tests check both).
 
-Shifted local dampening (VLDB J.) is not offered (SPEC §9.3).
+Shifted local dampening (VLDB J.) is not offered (mathematics §9.3).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _dampen(u: np.ndarray, delta: np.ndarray) -> np.ndarray:
 
 
 def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
-    r"""The dampened utilities D_{u,delta}(x, r) of every candidate (SPEC.md §5.1).
+    r"""The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1).
 
     .. math::
 
@@ -190,7 +190,7 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
 class LocalDampening(Mechanism):
     """Local dampening (Farias et al. 2020): P[r] ∝ exp(eps D_{u,delta}(x, r) / 2).
 
-    **[RECON]** — reconstructed in SPEC.md §5.1 from third-party code and
+    **[RECON]** — reconstructed in mathematics §5.1 from third-party code and
     recollection; the primary paper was not available.  Confirm before relying
     on it.
 
@@ -198,21 +198,21 @@ class LocalDampening(Mechanism):
     element local sensitivity ``problem.candidate_local_sensitivity(t)`` as the
     admissible sensitivity function; GS(D) <= 1, so the mechanism is the
     exponential mechanism on D: **eps-DP** under ``problem.relation``
-    (Farias et al.; SPEC §5.1).  Probabilities are the closed-form log-softmax
+    (Farias et al.; mathematics §5.1).  Probabilities are the closed-form log-softmax
     of eps (D - max D) / 2 (no overflow for any eps); sampling is Gumbel
     noisy max on D with scale 2/eps through :mod:`dpselect.noisy_max`, over
     the candidates that can win (all of them unless some score can never
     change).
 
     **Not the default for votes, percentiles or TDT.**  Prefer PF/EM on the
-    counts or on a dataset-distance (rank) utility (SPEC §9.1).  Majority
+    counts or on a dataset-distance (rank) utility (mathematics §9.1).  Majority
     counts [22, 8, 17, 4, 0], eps = 1, exact P[best]: LD on the argmax
     indicator 0.834 vs PF on the counts 0.997.  On the DPBench percentile
     settings rank-utility EM/PF beat LD in 82 of 108 and lose by more than 5%
-    in 6, all where both errors are ~0 (SPEC §9.1).  LD stays useful on
-    information-gain splits at small nodes (SPEC §9.3: ACS, n = 1000,
+    in 6, all where both errors are ~0 (mathematics §9.1).  LD stays useful on
+    information-gain splits at small nodes (mathematics §9.3: ACS, n = 1000,
     eps = 1: 0.69 vs EM 0.24).  Shifted local dampening (VLDB J. 2023) is not
-    offered (SPEC §9.3: it penalises stable candidates; the two public
+    offered (mathematics §9.3: it penalises stable candidates; the two public
     codebases disagree on its shift).
 
     Parameters
@@ -340,7 +340,7 @@ class LocalDampening(Mechanism):
         check_problem(problem)
         return no_guarantee(problem) or Privacy(
             self.epsilon, 0.0, problem.relation,
-            "local dampening (Farias et al. 2020) [RECON]; SPEC §5.1",
+            "local dampening (Farias et al. 2020) [RECON]; mathematics §5.1",
         )
 
 

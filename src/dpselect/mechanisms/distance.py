@@ -1,4 +1,4 @@
-"""Dataset-distance ("inverse sensitivity") utilities (SPEC §9.1).
+"""Dataset-distance ("inverse sensitivity") utilities (mathematics §9.1).
 
 For a public candidate set R and Y_r := {y : r is an optimal output at y}, the
 utility u(x, r) = -d(x, Y_r) in the neighbour metric of the relation has
@@ -37,7 +37,7 @@ def distance_problem(
     monotone: bool = False,
     private: bool = True,
 ) -> SelectionProblem:
-    r"""A selection problem on the dataset-distance utility u_r = -d_r (SPEC §9.1).
+    r"""A selection problem on the dataset-distance utility u_r = -d_r (mathematics §9.1).
 
     .. math::
 
@@ -60,11 +60,11 @@ def distance_problem(
     monotone : bool, default=False
         True when, for every pair of neighbours, all distances move in the
         same direction (e.g. negated counts under add/remove); EM and PF may
-        then use half the noise (SPEC §2.6, §9.1).
+        then use half the noise (mathematics §2.6, §9.1).
     private : bool, default=True
         False when the candidate set itself depends on the data (e.g. the
         data's own distinct values): every mechanism then reports no
-        guarantee (SPEC errata 16).
+        guarantee (mathematics §7 item 16).
 
     Returns
     -------
@@ -110,7 +110,7 @@ def max_utility_change(
     The empirical sensitivity of a utility (e.g. a distance oracle) over the
     given pairs: every application's tests check that it is <= 1 on all
     neighbours of small datasets before relying on ``global_sensitivity=1``
-    (SPEC §9.1).
+    (mathematics §9.1).
 
     Parameters
     ----------

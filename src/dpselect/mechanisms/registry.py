@@ -5,7 +5,7 @@ Names: "em" (ExponentialMechanism), "pf" (PermuteAndFlip), "rnm_laplace",
 "snm_lln" (SmoothNoisyMax, proven calibration), "sps"
 (SmoothPrivateSelection), "ld" (LocalDampening), "psb_pf", "psb_em"
 (PrivateSensitivityBound with PF / EM; epsilon1 = epsilon/3 for the bound,
-epsilon2 = 2 epsilon/3 for the selection, as in SPEC §9.2's check).
+epsilon2 = 2 epsilon/3 for the selection, as in mathematics §9.2's check).
 
 ``delta`` is used only by the approximate-DP mechanisms (``APPROXIMATE_NAMES``:
 "snm_laplace", "snm_lln", "psb_pf", "psb_em"), which need delta > 0.  Every
@@ -46,7 +46,7 @@ _REGISTRY: dict[str, tuple[type, dict[str, Any], bool]] = {
     "psb_em": (PrivateSensitivityBound, {"selector": "em"}, True),
 }
 
-#: Share of epsilon spent on the private sensitivity bound by the "psb_*" names (SPEC §9.2's check: 0.5 of 1.5).
+#: Share of epsilon spent on the private sensitivity bound by the "psb_*" names (mathematics §9.2's check: 0.5 of 1.5).
 PSB_BOUND_SHARE = 1.0 / 3.0
 
 MECHANISM_NAMES: tuple[str, ...] = tuple(_REGISTRY)

@@ -1,4 +1,4 @@
-"""Numeric releases with smooth sensitivity (NRS07 framework; SPEC.md §2, §3.2).
+"""Numeric releases with smooth sensitivity (NRS07 framework; mathematics §2, §3.2).
 
 **A numeric release, not a selection mechanism**: it adds noise to one real
 number; it has no ``select``/``probabilities`` and is not a
@@ -7,7 +7,7 @@ number; it has no ``select``/``probabilities`` and is not a
 
 Vocabulary shared with the selection mechanisms: ``kappa`` in (0, 1) is the
 share of the budget spent on the sliding (shift) term (Yamamoto & Shibuya's
-k = 2 kappa), and ``calibration`` is ``"proven"`` (SPEC's sound calibration,
+k = 2 kappa), and ``calibration`` is ``"proven"`` (the mathematics page's sound calibration,
 default) or ``"paper"`` (a paper's own parameters; ``privacy()`` then says
 what they actually guarantee).
 
@@ -16,36 +16,36 @@ what they actually guarantee).
     A(x) = f(x) + (S(x) / alpha') * Z,        Z ~ h (iid of everything else),
 
 where S is a beta'-smooth upper bound on the local sensitivity of f
-(S(x) >= LS_f(x) and S(x) <= e^{beta'} S(y) for neighbours x ~ y, SPEC.md §1)
+(S(x) >= LS_f(x) and S(x) <= e^{beta'} S(y) for neighbours x ~ y, mathematics §1)
 computed **at the mechanism's beta'** (``mech.beta``), and (alpha', beta')
 come from the noise law h and the budget as follows.
 
 Pure noise (``noise="polynomial"`` or ``"student_t"``) -- epsilon-DP
     alpha' = alpha(k eps),  beta' = beta((2 - k) eps),  k = 2 kappa in (0, 2),
     with (alpha(.), beta(.)) the noise's admissibility pair
-    (``noise.admissible``): Yamamoto & Shibuya IPCCC'24 Thm 1 (SPEC.md §3.2).
+    (``noise.admissible``): Yamamoto & Shibuya IPCCC'24 Thm 1 (mathematics §3.2).
     kappa = 1/2 (k = 1) is NRS07's even split (half of the budget to the sliding property,
-    half to the dilation property).  In the Lipschitz form of SPEC.md §2.1 the
+    half to the dilation property).  In the Lipschitz form of mathematics §2.1 the
     privacy loss is at most L_s alpha' + L_d beta' = k eps/2 + (2 - k) eps/2.
 
-    * ``"polynomial"``: h(z) ∝ 1/(1 + |z|^gamma) (SPEC.md §2.3).
-      ``admissible_method="ys"`` (default): YS Thm 6 as corrected in SPEC.md
-      §2.3 / errata 1, alpha(eps) = eps / (2 (gamma-1)^((gamma-1)/gamma)),
+    * ``"polynomial"``: h(z) ∝ 1/(1 + |z|^gamma) (mathematics §2.3).
+      ``admissible_method="ys"`` (default): YS Thm 6 as corrected in the mathematics page
+      §2.3 / mathematics §7 item 1, alpha(eps) = eps / (2 (gamma-1)^((gamma-1)/gamma)),
       beta(eps) = eps / (2 max(1, gamma - 1)).
       ``admissible_method="nrs"``: NRS07 Lemmas 2.6/2.7 as quoted by Duff
       Prop. 3, alpha(eps) = beta(eps) = eps / (2 (gamma + 1)) (valid, more
       conservative; used by the Duff paper's SmoothSens_eps baseline).
     * ``"student_t"``: Student t with ``df`` = d degrees of freedom,
-      Bun & Steinke 2019 Thm 31 in NRS form (SPEC.md §2.4):
+      Bun & Steinke 2019 Thm 31 in NRS form (mathematics §2.4):
       alpha(eps) = eps sqrt(d)/(d + 1), beta(eps) = eps/(2 (d + 1)).
 
 Laplace (``noise="laplace"``, delta > 0 required) -- (eps, delta)-DP
     **Not** the NRS07 formula alpha = eps/2, beta = eps/(2 ln(2/delta)), which
-    fails for eps >= 20 (SPEC.md §2.2, errata 30).  With scale S(x)/alpha' the
+    fails for eps >= 20 (mathematics §2.2, mathematics §7 item 30).  With scale S(x)/alpha' the
     privacy loss is at most alpha' + max(beta, |z| (e^beta - 1) - beta)
-    (SPEC.md §2.2, Duff Prop. 2 / Bun & Steinke Thm 34, errata 26) -- a
+    (mathematics §2.2, Duff Prop. 2 / Bun & Steinke Thm 34, mathematics §7 item 26) -- a
     direct bound on the loss, not the chaining of two (eps/2, delta/2)
-    admissibility properties (errata 31) -- hence (eps, delta)-DP whenever
+    admissibility properties (mathematics §7 item 31) -- hence (eps, delta)-DP whenever
 
         eps >= alpha' + beta'   and   exp(-(eps - alpha' + beta')/(e^beta' - 1)) <= delta.
 
@@ -57,18 +57,18 @@ Laplace (``noise="laplace"``, delta > 0 required) -- (eps, delta)-DP
 
 Laplace log-normal (``noise="lln"``, delta > 0 required) -- (eps, delta)-DP
     Z = X e^{sigma Y}, X ~ Lap(1), Y ~ N(0, 1).  Bun & Steinke 2019 §3.1.1
-    (SPEC.md §2.5): with a beta'-smooth bound and scale S(x)/alpha' the
+    (mathematics §2.5): with a beta'-smooth bound and scale S(x)/alpha' the
     release is rho-zCDP with
 
         rho = (beta'/sigma + e^{3 sigma^2 / 2} alpha')^2 / 2,
 
-    converted to (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (SPEC.md §2.5).
+    converted to (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (mathematics §2.5).
     Calibration to a target (eps, delta): rho* = (sqrt(ln(1/delta) + eps) -
     sqrt(ln(1/delta)))^2 solves rho + 2 sqrt(rho ln(1/delta)) = eps; with
     eps_c = sqrt(2 rho*) the budget is split as
     e^{3 sigma^2/2} alpha' = kappa eps_c and beta'/sigma = (1 - kappa) eps_c.
     Default ``sigma = sqrt((1 - kappa) / (5 kappa))``: for the beta' this split
-    produces, it is exactly the variance-optimal sigma of SPEC.md §2.5 (the
+    produces, it is exactly the variance-optimal sigma of mathematics §2.5 (the
     root of 5 (eps_c/beta') sigma^3 - 5 sigma^2 - 1 = 0), and it does not
     depend on the data (kappa = 1/2: sigma = 1/sqrt(5)).
     ``calibration="paper"`` treats ``epsilon`` as Bun & Steinke's CDP
@@ -97,7 +97,7 @@ Output grid (floating-point safety, Mironov 2012) -- ``granularity``
     grid.  Accuracy cost: rounding <= lambda/2, S + 32 lambda in place of S.
 
 Every hyper-parameter (kappa, gamma, df, sigma, the calibration, the
-granularity) must be chosen independently of the private data (SPEC.md §1).
+granularity) must be chosen independently of the private data (mathematics §1).
 
 Neighbour relation: the guarantee holds under the relation in which S is a
 smooth upper bound (``relation``, default "add_remove"; the NRS median and
@@ -179,7 +179,7 @@ class SmoothSensitivityRelease:
     """Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth.
 
     See the module docstring for the calibrations and their sources
-    (YS Thm 1; SPEC.md §2.2-§2.5, §3.2).
+    (YS Thm 1; mathematics §2.2-§2.5, §3.2).
 
     Parameters
     ----------
@@ -319,12 +319,12 @@ class SmoothSensitivityRelease:
             return alpha, beta
         if self.noise == "laplace":
             if self.calibration == "paper":
-                # NRS07 (SNM Cor 4.4, dp_multiq): valid only for moderate eps (SPEC §2.2)
+                # NRS07 (SNM Cor 4.4, dp_multiq): valid only for moderate eps (mathematics §2.2)
                 return nrs_laplace_parameters(eps, self.delta)
             if self.on_grid:  # the grid condition, less the slack of the 40-bit scale
                 alpha = kappa * eps
                 return alpha, grid_laplace_smooth_beta(eps, self.delta, alpha, GUARD) - ROUND_SLACK
-            # exact SPEC §2.2 condition, alpha = kappa eps, largest admissible beta
+            # exact mathematics §2.2 condition, alpha = kappa eps, largest admissible beta
             return noise_obj.admissible(eps, self.delta, alpha_fraction=kappa)
         # lln: split eps_c = beta/sigma + e^{3 sigma^2/2} alpha as (1 - kappa) : kappa
         sigma = self.sigma
@@ -366,19 +366,20 @@ class SmoothSensitivityRelease:
         return float(self._noise.zcdp_rho(self._alpha, self._beta))
 
     def privacy(self) -> Privacy:
-        """The guarantee of one release (SPEC.md §2.2-§2.5, §3.2).
+        """The guarantee of one release (mathematics §2.2-§2.5, §3.2).
 
         ``tuned_on_data=True`` marks a configuration whose parameters were
         chosen from the private data (a paper's baseline): no guarantee
-        (epsilon = inf, SPEC.md §1).
+        (epsilon = inf, mathematics §1).
         """
         eps, delta, rel = self.epsilon, self.delta, self.relation
         if self.tuned_on_data:
-            return Privacy(math.inf, 0.0, rel, "no guarantee: parameters tuned on the private data (SPEC §1)")
+            return Privacy(math.inf, 0.0, rel, "no guarantee: parameters tuned on the private data (mathematics §1)")
         if self.noise in PURE_NOISES:
             what = (
                 f"polynomial gamma={self.gamma:g}, "
-                + ("YS Thm 6 (corrected, SPEC §2.3)" if self.admissible_method == "ys" else "NRS07 / Duff Prop. 3")
+                + ("YS Thm 6 (corrected, mathematics §2.3)" if self.admissible_method == "ys"
+                   else "NRS07 / Duff Prop. 3")
                 if self.noise == "polynomial"
                 else f"Student t df={self.df:g}, BS19 Thm 31"
             )
@@ -399,7 +400,7 @@ class SmoothSensitivityRelease:
         assert rho is not None
         e2 = eps if self.calibration == "proven" else zcdp_to_dp(rho, delta)
         return Privacy(
-            e2, delta, rel, f"smooth-sensitivity LLN release, rho={rho:.6g}-zCDP (BS19 §3.1.1; SPEC §2.5)", rho
+            e2, delta, rel, f"smooth-sensitivity LLN release, rho={rho:.6g}-zCDP (BS19 §3.1.1; mathematics §2.5)", rho
         )
 
     # ---------------------------------------------------------------- release

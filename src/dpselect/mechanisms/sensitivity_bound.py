@@ -1,4 +1,4 @@
-r"""Private sensitivity bound, then a fixed-scale mechanism (generalized PTR; SPEC.md §9.2).
+r"""Private sensitivity bound, then a fixed-scale mechanism (generalized PTR; mathematics §9.2).
 
 Step 1 releases a private upper bound on the local sensitivity,
 
@@ -12,7 +12,7 @@ with S a beta-smooth upper bound on LS_u(x) = max_r LS_u(x, r)
 is post-processing).  Step 2 runs a fixed-scale selector (permute-and-flip,
 the exponential mechanism, or Laplace report-noisy-max) with budget eps2 on
 the scores, as if their sensitivity were Ŝ.  Unlike smooth report-noisy-max
-(SPEC §3.1) no noise is rescaled per dataset inside the selector, so there is
+(mathematics §3.1) no noise is rescaled per dataset inside the selector, so there is
 no m-fold dilation.
 """
 
@@ -71,7 +71,7 @@ class PrivateSensitivityBound(Mechanism):
     not change the guarantee).
 
     **Guarantee: (eps1 + eps2, delta)-DP** under ``problem.relation``
-    (SPEC §9.2 [DERIVED]; Dwork & Lei 2009 PTR; Redberg, Zhu & Wang 2023).
+    (mathematics §9.2 [DERIVED]; Dwork & Lei 2009 PTR; Redberg, Zhu & Wang 2023).
 
     Proof.  (i) ln S is beta-Lipschitz along neighbours (S is beta-smooth),
     so L̂ is the Laplace mechanism on a beta-sensitive quantity with scale
@@ -90,7 +90,7 @@ class PrivateSensitivityBound(Mechanism):
     argument is symmetric.)  The formula is
     :func:`dpselect.accounting.sensitivity_bound_privacy`.  Audited exactly on
     all add/remove neighbours of small universes (tests/test_sensitivity_bound.py,
-    after the exact check of SPEC §9.2 (see §8 of the mathematics page)),
+    after the exact check of mathematics §9.2 (see §8 of the mathematics page)),
     where dropping the shift ln(1/(2 delta)) or plugging S(x) straight into
     EM are caught as violations.
 
@@ -378,7 +378,7 @@ class PrivateSensitivityBound(Mechanism):
         return int(out[0]) if size is None else out
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """(eps1 + eps2, delta)-DP under ``problem.relation`` (SPEC §9.2).
+        """(eps1 + eps2, delta)-DP under ``problem.relation`` (mathematics §9.2).
 
         Parameters
         ----------

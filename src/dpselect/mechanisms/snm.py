@@ -1,13 +1,13 @@
-"""Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration (SPEC.md §3.1, §3.3).
+"""Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration (mathematics §3.1, §3.3).
 
 argmax_r { u(x, r) + (S_beta(x)/A) Z_r } with S a beta-smooth upper bound on
 the local sensitivity and Z_r iid Laplace, Student's t or Laplace-log-normal.
 **The paper's guarantee (Thm 4.2, Cor. 4.3-4.6) is not sound as published**
-(SPEC.md §3.3, errata 5-10): its proof rescales only the selected candidate's
+(mathematics §3.3, mathematics §7 items 5-10): its proof rescales only the selected candidate's
 noise, while all m noises are rescaled.  ``calibration="proven"`` (default)
-uses the smooth report-noisy-max theorem of SPEC.md §3.1, in which every
+uses the smooth report-noisy-max theorem of mathematics §3.1, in which every
 candidate's noise is dilated (cost m·beta·L_d); ``calibration="paper"``
-reproduces the paper's noise parameters and reports what SPEC.md §3.1
+reproduces the paper's noise parameters and reports what mathematics §3.1
 actually proves for them.  The calibration is one table keyed by
 (noise, calibration) below; every privacy formula is in
 :mod:`dpselect.accounting` (section 3).  Sampling and the exact law are
@@ -67,11 +67,11 @@ class SNMParameters(NamedTuple):
     sigma
         LLN shape parameter (None for the other noises).
     eps_d, delta_d
-        Laplace dilation budget (SPEC.md §3.1; None otherwise).
+        Laplace dilation budget (mathematics §3.1; None otherwise).
     rho
         zCDP parameter of the LLN release (None otherwise).
     epsilon, delta
-        the guarantee (SPEC.md §3.1), never the paper's claim.
+        the guarantee (mathematics §3.1), never the paper's claim.
     source
         where the guarantee comes from.
     """
@@ -92,16 +92,17 @@ class SNMParameters(NamedTuple):
 # ---------------------------------------------------------------------------
 
 _T_PAPER = (
-    "SNM paper parameters (Chaves et al. Cor. 4.3), guarantee re-derived by SPEC §3.1/§3.3 item 4 "
-    "(the paper's eps-DP claim is false, SPEC errata 5, 7)"
+    "SNM paper parameters (Chaves et al. Cor. 4.3), guarantee re-derived by mathematics §3.1/§3.3 item 4 "
+    "(the paper's eps-DP claim is false, mathematics §7 items 5, 7)"
 )
 _LAP_PAPER = (
     "SNM paper parameters (Chaves et al. Cor. 4.4, NRS alpha = eps/2, beta = eps/(2 ln(2/delta))), "
-    "guarantee re-derived by SPEC §3.1 (the paper's (eps, delta) claim is false, SPEC errata 5, 8)"
+    "guarantee re-derived by mathematics §3.1 (the paper's (eps, delta) claim is false, mathematics §7 items 5, 8)"
 )
 _LLN_PAPER = (
     "SNM paper parameters (Chaves et al. Cor. 4.5, alpha = e^{-3 sigma^2/2}(eps - beta/sigma)), "
-    "guarantee re-derived by SPEC §3.1 as zCDP then converted (the paper's claim is false, SPEC errata 9)"
+    "guarantee re-derived by mathematics §3.1 as zCDP then converted "
+    "(the paper's claim is false, mathematics §7 item 9)"
 )
 
 
@@ -116,7 +117,7 @@ class _Config(NamedTuple):
 
 
 def _t_constants(df: float) -> tuple[float, float]:
-    """Bun–Steinke Thm 31 constants of t_d: L_s = (d+1)/(2 sqrt d), L_d = d + 1 (SPEC §2.4)."""
+    """Bun–Steinke Thm 31 constants of t_d: L_s = (d+1)/(2 sqrt d), L_d = d + 1 (mathematics §2.4)."""
     t = StudentT(df)
     return float(t.shift_constant), float(t.dilation_constant)
 
@@ -136,7 +137,7 @@ def _t_proven(c: _Config) -> SNMParameters:
     ls, ld = _t_constants(c.df)
     a = c.kappa * c.epsilon / ((1.0 if c.monotone else 2.0) * ls)
     beta = (1.0 - c.kappa) * c.epsilon / (c.m * ld)
-    p = _pure(c, a, beta, "smooth report-noisy-max, Student's t (SPEC §3.1; Bun-Steinke Thm 31 constants)")
+    p = _pure(c, a, beta, "smooth report-noisy-max, Student's t (mathematics §3.1; Bun-Steinke Thm 31 constants)")
     return p._replace(epsilon=_target(c, p.epsilon))  # slide A L_s + m beta L_d = kappa eps + (1 - kappa) eps
 
 
@@ -154,7 +155,7 @@ def _laplace_proven(c: _Config) -> SNMParameters:
     eps_d = (1.0 - c.kappa) * c.epsilon
     beta = accounting.laplace_selection_beta(c.m, eps_d, c.delta)
     a = c.kappa * c.epsilon / (1.0 if c.monotone else 2.0)
-    p = _laplace(c, a, beta, eps_d, "smooth report-noisy-max, Laplace (SPEC §3.1: (2A + eps_d, "
+    p = _laplace(c, a, beta, eps_d, "smooth report-noisy-max, Laplace (mathematics §3.1: (2A + eps_d, "
                  "P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))")
     return p._replace(epsilon=_target(c, p.epsilon))  # 2A + eps_d = kappa eps + (1 - kappa) eps
 
@@ -184,7 +185,7 @@ def _lln_proven(c: _Config) -> SNMParameters:
     if not a > 0.0:
         raise ValueError(f"sigma={s!r} is too large for epsilon={c.epsilon!r}: the noise scale underflows")
     p = _lln(c, a, beta, s, "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
-             "zCDP (SPEC §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (SPEC §2.5)")
+             "zCDP (mathematics §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (mathematics §2.5)")
     return p._replace(epsilon=_target(c, p.epsilon))  # rho is dp_to_zcdp(eps, delta) by construction
 
 
@@ -224,8 +225,8 @@ class SmoothNoisyMax(NoisyMaxMechanism):
 
     **Not the default for selection.**  Every candidate's noise is rescaled
     by S(x), so a sound calibration pays the m-fold dilation m·beta·L_d
-    (SPEC §3.1) and the mechanism is near-uniform on most tasks.  Prefer
-    PF/EM on a count or dataset-distance utility (SPEC §9.1).  Majority vote,
+    (mathematics §3.1) and the mechanism is near-uniform on most tasks.  Prefer
+    PF/EM on a count or dataset-distance utility (mathematics §9.1).  Majority vote,
     counts [22, 8, 17, 4, 0] at eps = 1, exact P[best] (``analysis.accuracy``):
     PF on the counts (monotone) 0.997, SNM-t on the argmax indicator 0.246
     (SNM-Laplace, delta = 1e-6: 0.257; EM on the indicator 0.292).  For
@@ -255,7 +256,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
 
     Notes
     -----
-    ``calibration="proven"`` (SPEC.md §3.1, smooth report-noisy-max theorem;
+    ``calibration="proven"`` (mathematics §3.1, smooth report-noisy-max theorem;
     every candidate's noise is dilated):
 
     * student_t — A = kappa eps/(2 L_s), beta = (1-kappa) eps/(m L_d) with
@@ -269,26 +270,26 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     * lln — rho = the zCDP level whose conversion rho + 2 sqrt(rho ln 1/delta)
       equals eps; per coordinate eps_c = sqrt(2 rho / m), split as
       beta/sigma = (1-kappa) eps_c and e^{3 sigma^2/2} A = kappa eps_c; default
-      sigma = sqrt((1-kappa)/(5 kappa)) (the fixed point of SPEC §2.5's
+      sigma = sqrt((1-kappa)/(5 kappa)) (the fixed point of mathematics §2.5's
       variance-optimal rule under this split; public).  Guarantee:
       rho_total = m (beta/sigma + e^{3 sigma^2/2} A)^2 / 2 zCDP, reported as
       (rho_total + 2 sqrt(rho_total ln(1/delta)), delta)-DP with ``rho`` set.
 
     For ``problem.monotone`` utilities the sliding term is A L_s instead of
-    2 A L_s (SPEC §3.1), so A is doubled for student_t and laplace.
+    2 A L_s (mathematics §3.1), so A is doubled for student_t and laplace.
 
     ``calibration="paper"`` reproduces the paper's parameters (noise 2S/alpha,
     S/alpha if monotone, Cor. 4.6): Student's t alpha = eps sqrt(d)/(d+1),
     beta = eps/(2(d+1)) (Cor. 4.3); Laplace NRS alpha = eps/2,
     beta = eps/(2 ln(2/delta)) (Cor. 4.4); LLN beta = eps/2 (authors' code),
     sigma variance-optimal, alpha = e^{-3 sigma^2/2}(eps - beta/sigma)
-    (Cor. 4.5); kappa is ignored.  ``privacy()`` then reports what SPEC §3.1
+    (Cor. 4.5); kappa is ignored.  ``privacy()`` then reports what mathematics §3.1
     proves for those parameters — **never the paper's claim**: t is
     (m+1) eps / 2-DP (3-DP at eps = 1, m = 5); Laplace (2A + eps_d, delta)
     with the smallest eps_d >= m beta giving delta_d <= delta ((1.149, 1e-6)
     at eps = 1, m = 5); LLN the §3.1 rho converted ((11.89, 1e-6)).
 
-    Source: Chaves et al., Smooth Noisy Max, Algorithm 1; SPEC.md §3.1, §3.3.
+    Source: Chaves et al., Smooth Noisy Max, Algorithm 1; mathematics §3.1, §3.3.
     The guarantee is under ``problem.relation``.  A smooth sensitivity of 0
     or one that underflows gives the zero-noise limit (:func:`noise_scale`).
 
@@ -361,7 +362,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         return noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """The guarantee SPEC.md §3.1 proves for this calibration (never the paper's claim)."""
+        """The guarantee mathematics §3.1 proves for this calibration (never the paper's claim)."""
         params = self.parameters(problem)
         guarantee = Privacy(params.epsilon, params.delta, problem.relation, params.source, params.rho)
         return no_guarantee(problem) or guarantee

@@ -1,9 +1,9 @@
-"""Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; SPEC.md §3.2).
+"""Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; mathematics §3.2).
 
 argmax_r { u(x, r) + (max_r S(x, r)/alpha') Z_r } with polynomial-tail noise
 P_gamma (one- or two-sided), alpha' = alpha(k eps), beta' = beta(l eps):
 (k + m l / 2) eps-DP (YS Thm 2; one-sided: the supplement's corrected Thm 3;
-SPEC.md §3.2, errata 1-2).  The privacy formula is
+mathematics §3.2, mathematics §7 items 1-2).  The privacy formula is
 :func:`dpselect.accounting.sps_epsilon`; sampling and the exact law are
 :mod:`dpselect.noisy_max`'s.
 """
@@ -48,7 +48,7 @@ class SPSParameters(NamedTuple):
 
 @dataclass(frozen=True)
 class SmoothPrivateSelection(NoisyMaxMechanism):
-    """Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; SPEC.md §3.2).
+    """Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def. 12; mathematics §3.2).
 
     argmax_r { u(x, r) + (max_r S(x, r) / alpha') Z_r },  Z_r iid P_gamma
     (density proportional to 1/(1+|z|^gamma)), restricted to z >= 0 and
@@ -56,12 +56,12 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
     ``problem.candidate_smooth_sensitivity(beta')``.
 
     **Not the default for selection.**  The noise of all m candidates is
-    rescaled by S(x), so SPS pays the m-fold dilation (k + m l/2, SPEC §3.1)
-    and loses to PF/EM on a dataset-distance utility (SPEC §9.1).  TDT top
+    rescaled by S(x), so SPS pays the m-fold dilation (k + m l/2, mathematics §3.1)
+    and loses to PF/EM on a dataset-distance utility (mathematics §9.1).  TDT top
     SNP, m = 20 simulated SNPs, N = 150 families, exact P[best] averaged over
     40 panels (``apps.tdt.accuracy_table(ms=(20,), rng=0)``): sound SPS
     (case IV, Thm 5 bound, one-sided) 0.096 at eps = 3 and 0.526 at eps = 9,
-    against 0.77 and 0.99 for PF on the neighbour-distance utility (SPEC
+    against 0.77 and 0.99 for PF on the neighbour-distance utility (the mathematics page
     §9.1's measurement; Justice 2020 example at eps = 9: 0.97 vs SPS 0.47).
     Majority counts [22, 8, 17, 4, 0], eps = 1: SPS on the argmax indicator
     0.250 vs PF on the counts 0.997.  Use the neighbour-distance default of
@@ -89,18 +89,18 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
     -----
     alpha' = alpha(k eps), beta' = beta(l eps) with (alpha(e), beta(e)) =
     ``PolynomialTail(gamma).admissible(e)`` = (e / (2 (gamma-1)^{(gamma-1)/gamma}),
-    e / (2 max(1, gamma-1))) — YS Thm 6 with the corrected beta (SPEC errata 1).
-    Worked example (SPEC §3.2): eps = 1, gamma = 4, kappa = 1/2, m = 5:
+    e / (2 max(1, gamma-1))) — YS Thm 6 with the corrected beta (mathematics §7 item 1).
+    Worked example (mathematics §3.2): eps = 1, gamma = 4, kappa = 1/2, m = 5:
     alpha' = 0.1097, beta' = 0.0333.
 
     **Guarantee: (k + m l / 2) eps-DP for both sidedness settings** (YS Thm 2;
-    for one-sided noise the supplement's correction of Thm 3, SPEC errata 2);
+    for one-sided noise the supplement's correction of Thm 3, mathematics §7 item 2);
     with the defaults this is exactly eps.
 
     If the problem's smooth bound is only valid up to ``problem.beta_max``
-    (YS Thm 4/5, SPEC §4.1) and beta' exceeds it: with l defaulted, l is
+    (YS Thm 4/5, mathematics §4.1) and beta' exceeds it: with l defaulted, l is
     reduced so that beta(l eps) = beta_max and, with k defaulted too,
-    k = 1 - m l / 2 (SPEC §3.2 "Choosing k, l"; the total stays eps); with l
+    k = 1 - m l / 2 (mathematics §3.2 "Choosing k, l"; the total stays eps); with l
     fixed by the user a ValueError is raised.  :meth:`parameters` reports the
     (k, l, alpha', beta') actually used.
 
@@ -159,7 +159,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         return noise_scale(s, params.alpha), self._noise()
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; SPEC §3.2), under problem.relation."""
+        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation."""
         params = self.parameters(problem)
         side = "one-sided" if self.one_sided else "two-sided"
         return no_guarantee(problem) or Privacy(
@@ -167,7 +167,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
             0.0,
             problem.relation,
             f"smooth private selection, {side} P_{self.gamma:g} (Yamamoto-Shibuya Thm 2 / YS-supp Thm 3; "
-            "SPEC §3.2)",
+            "mathematics §3.2)",
         )
 
 

@@ -1,4 +1,4 @@
-"""Standard noise distributions and their admissibility parameters (SPEC.md §2).
+"""Standard noise distributions and their admissibility parameters (mathematics §2).
 
 Every law here is *standard* (location 0, unit scale); mechanisms scale it.
 All distributions are immutable, hashable frozen dataclasses (equality by
@@ -14,14 +14,14 @@ parameters) sharing the :class:`NoiseDistribution` interface:
 * ``sample(size=None, rng=None)`` with NumPy's native generators.
 * ``support``, ``symmetric``, ``width`` (interquartile range), ``mean_abs()``,
   ``var()``, the Lipschitz constants ``shift_constant`` (L_s) and
-  ``dilation_constant`` (L_d) of SPEC §2.1/§2.7 (``None`` when not pure), and
+  ``dilation_constant`` (L_d) of mathematics §2.1/§2.7 (``None`` when not pure), and
   ``admissible(epsilon, delta) -> (alpha, beta)``.
 
 Symmetric laws (Laplace, StudentT, LaplaceLogNormal, PolynomialTail) are
 implemented through their folded law |Z|; ``.one_sided()`` returns
 :class:`OneSided`, the law restricted to ``z >= 0`` and renormalised (density
 2h(z), cdf 2F(z)-1, logsf = log 2 + logsf of the parent, samples |Z|).  A
-one-sided law keeps its parent's constants and ``admissible``: SPEC §3.1 uses a
+one-sided law keeps its parent's constants and ``admissible``: mathematics §3.1 uses a
 one-sided h that is nonincreasing on [0, inf) with L_s, L_d computed on the
 support, which for a symmetric unimodal parent are the parent's constants.
 

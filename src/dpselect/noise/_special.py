@@ -1,5 +1,5 @@
 """Special-function helpers of the noise laws: log-space incomplete beta, safeguarded
-Newton inversion, Lambert W of huge arguments, argument checks (SPEC §2)."""
+Newton inversion, Lambert W of huge arguments, argument checks (mathematics §2)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
 #: a draw exceeds the largest double with probability below ~1e-29, so the sampler
 #: never overflows in practice and the exact law (integrated to 1.7e308, plus a
 #: closed-form tail) stays exact; with kappa = 0.01 it happens to 1e-3 - 1e-2 of the draws
-#: (issue #17 item 2) and ~20% of the mass of a noisy maximum lies beyond the doubles.
+#: (mathematics §2.3, moments) and ~20% of the mass of a noisy maximum lies beyond the doubles.
 MIN_TAIL_EXPONENT = 0.1
 
 

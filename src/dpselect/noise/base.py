@@ -38,9 +38,9 @@ class NoiseDistribution(ABC):
 
     support: ClassVar[tuple[float, float]] = (-_INF, _INF)
     symmetric: ClassVar[bool] = False
-    #: L_s of SPEC §2.1: privacy loss per noise unit of shift (None: not pure).
+    #: L_s of mathematics §2.1: privacy loss per noise unit of shift (None: not pure).
     shift_constant: ClassVar[float | None] = None
-    #: L_d of SPEC §2.1: privacy loss per unit of log-scale change (None: not pure).
+    #: L_d of mathematics §2.1: privacy loss per unit of log-scale change (None: not pure).
     dilation_constant: ClassVar[float | None] = None
     #: Whether the density is analytic on each side of the mode 0 (quadrature needs no
     #: geometric refinement towards the scores; False for |z|^gamma cusps and LLN).
@@ -145,7 +145,7 @@ class NoiseDistribution(ABC):
         return float(self.isf(0.25) - self.ppf(0.25))
 
     def _lipschitz_admissible(self, epsilon: Any, delta: Any) -> tuple[float, float]:
-        """(alpha, beta) = (eps/(2 L_s), eps/(2 L_d)) for a pure law (SPEC §2.1, [DERIVED])."""
+        """(alpha, beta) = (eps/(2 L_s), eps/(2 L_d)) for a pure law (mathematics §2.1, [DERIVED])."""
         eps = check_epsilon(epsilon)
         _require_pure(delta, type(self).__name__)
         assert self.shift_constant is not None and self.dilation_constant is not None
@@ -155,11 +155,11 @@ class NoiseDistribution(ABC):
         """(alpha, beta) such that the law is (alpha, beta)-admissible for (epsilon, delta).
 
         Raises NotImplementedError for laws that are not admissible for smooth
-        sensitivity (SPEC §2.6: their dilation loss is unbounded in z and there is
+        sensitivity (mathematics §2.6: their dilation loss is unbounded in z and there is
         no (epsilon, delta) calibration; use them only with a data-independent scale).
         """
         raise NotImplementedError(
-            f"{self!r} is not admissible for smooth sensitivity (SPEC §2.6): use it only with a "
+            f"{self!r} is not admissible for smooth sensitivity (mathematics §2.6): use it only with a "
             "data-independent (global-sensitivity) scale")
 
     def one_sided(self) -> OneSided:
@@ -254,11 +254,11 @@ class _Symmetric(NoiseDistribution):
 class OneSided(NoiseDistribution):
     """One-sided version of a symmetric law h: density g(z) = 2h(z) 1[z >= 0].
 
-    cdf G(z) = 2F(z) - 1, logsf = log 2 + logsf_parent, sampler |Z| (SPEC §2.2-2.5,
-    YS Def. 12).  Constants and ``admissible`` are the parent's (SPEC §3.1: for a
+    cdf G(z) = 2F(z) - 1, logsf = log 2 + logsf_parent, sampler |Z| (mathematics §2.2-2.5,
+    YS Def. 12).  Constants and ``admissible`` are the parent's (mathematics §3.1: for a
     one-sided h nonincreasing on [0, inf) the constants are computed on the
     support, where they coincide with the parent's); the one-sided accounting of
-    the selection itself is done by the mechanism (SPEC §3.1/§3.2).
+    the selection itself is done by the mechanism (mathematics §3.1/§3.2).
     """
 
     parent: _Symmetric

@@ -1,4 +1,4 @@
-"""Heavy-tailed noise: Student's t and the polynomial-tail family P_gamma (SPEC §2.3, §2.4)."""
+"""Heavy-tailed noise: Student's t and the polynomial-tail family P_gamma (mathematics §2.3, §2.4)."""
 
 from __future__ import annotations
 
@@ -27,14 +27,14 @@ from .base import _Symmetric
 
 @dataclass(frozen=True)
 class StudentT(_Symmetric):
-    """Student's t with ``df`` = d degrees of freedom (SPEC §2.4, Bun-Steinke 2019).
+    """Student's t with ``df`` = d degrees of freedom (mathematics §2.4, Bun-Steinke 2019).
 
     h(z) = (1 + z^2/d)^{-(d+1)/2} / (sqrt(d) B(d/2, 1/2));
     P[|Z| > a] = I_{d/(d+a^2)}(d/2, 1/2) (so F(z) = 1 - I/2 for z >= 0), evaluated
     in log space (accurate far in the tails, e.g. logsf(1e8)).  Sampler
     ``rng.standard_t``; Var = d/(d-2) (d > 2).
     Constants: L_s = (d+1)/(2 sqrt d); L_d = d+1 (Bun-Steinke's constant, used by
-    ``admissible``; the tight derived value is max(d, 1), SPEC §2.4/§2.7).
+    ``admissible``; the tight derived value is max(d, 1), mathematics §2.4/§2.7).
     """
 
     df: float
@@ -105,7 +105,7 @@ class StudentT(_Symmetric):
 
     def admissible(self, epsilon: Any, delta: Any = 0.0) -> tuple[float, float]:
         """alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)): pure, BS19 Theorem 31
-        (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), SPEC §2.4.  delta must be 0.
+        (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), mathematics §2.4.  delta must be 0.
 
         Requires df >= 0.1 (:data:`MIN_TAIL_EXPONENT`, checked again by the engine):
         heavier tails put mass beyond the largest double (P[|Z| > 1.8e308] ~
@@ -118,13 +118,13 @@ class StudentT(_Symmetric):
 # ----------------------------------------------------------------------------- polynomial tail
 @dataclass(frozen=True)
 class PolynomialTail(_Symmetric):
-    """Polynomial-tail law P_gamma: h(z) = c_gamma / (1 + |z|^gamma), gamma > 1 (SPEC §2.3).
+    """Polynomial-tail law P_gamma: h(z) = c_gamma / (1 + |z|^gamma), gamma > 1 (mathematics §2.3).
 
     c_gamma = gamma sin(pi/gamma)/(2 pi) (gamma = 2: 1/pi, 4: sqrt2/pi).
     F(z) = 1/2 + sgn(z)/2 I_{u}(1/gamma, 1 - 1/gamma), u = |z|^gamma/(1+|z|^gamma); the
     upper tail uses P[|Z| > a] = I_{1/(1+a^gamma)}(1 - 1/gamma, 1/gamma) in log space.
     Exact sampler: |Z| = (G1/G2)^{1/gamma}, G1 ~ Gamma(1/gamma), G2 ~ Gamma(1 - 1/gamma),
-    random sign (SPEC §2.3 (b)); the small-shape gammas are drawn in log space as
+    random sign (mathematics §2.3 (b)); the small-shape gammas are drawn in log space as
     log Gamma(k+1) - E/k (E ~ Exp(1)), so nothing underflows.
     E|Z| = 1/(2 cos(pi/gamma)) (gamma > 2), Var = sin(pi/gamma)/sin(3 pi/gamma) (gamma > 3).
     Constants: L_s = (gamma-1)^{(gamma-1)/gamma}, L_d = max(1, gamma-1).
@@ -201,9 +201,9 @@ class PolynomialTail(_Symmetric):
     def admissible(self, epsilon: Any, delta: Any = 0.0, method: str = "ys") -> tuple[float, float]:
         """(alpha, beta) for pure (epsilon, 0); delta must be 0.
 
-        * ``"ys"``: Yamamoto-Shibuya Thm 6 corrected (SPEC §2.3, errata 1):
+        * ``"ys"``: Yamamoto-Shibuya Thm 6 corrected (mathematics §2.3, mathematics §7 item 1):
           alpha = eps/(2 (gamma-1)^{(gamma-1)/gamma}), beta = eps/(2 max(1, gamma-1)).
-        * ``"nrs"``: NRS07 (SPEC §2.3): alpha = beta = eps/(2 (gamma+1)) (conservative).
+        * ``"nrs"``: NRS07 (mathematics §2.3): alpha = beta = eps/(2 (gamma+1)) (conservative).
 
         Requires gamma >= 1.1 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
         :meth:`StudentT.admissible`).

@@ -1,4 +1,4 @@
-"""Laplace, exponential (one-sided Laplace) and Gumbel noise (SPEC §2.2, §2.6)."""
+"""Laplace, exponential (one-sided Laplace) and Gumbel noise (mathematics §2.2, §2.6)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .base import NoiseDistribution, OneSided, _Symmetric
 class Laplace(_Symmetric):
     """Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0).
 
-    Sampler ``rng.laplace``; Var = 2.  L_s = 1, dilation not pure (SPEC §2.2).
+    Sampler ``rng.laplace``; Var = 2.  L_s = 1, dilation not pure (mathematics §2.2).
     ``one_sided()`` is the Exp(1) law (same formulas as :class:`Exponential`,
     but with Laplace's ``admissible``).
     """
@@ -53,8 +53,8 @@ class Laplace(_Symmetric):
         return 2.0
 
     def admissible(self, epsilon: Any, delta: Any = 0.0, alpha_fraction: Any = 0.5) -> tuple[float, float]:
-        """(alpha, beta) from the EXACT sufficient condition of SPEC §2.2 [DERIVED; Duff
-        Prop. 2 quoting Bun-Steinke Thm 34, plus errata 26]: noise scale S(x)/alpha with
+        """(alpha, beta) from the EXACT sufficient condition of mathematics §2.2 [DERIVED; Duff
+        Prop. 2 quoting Bun-Steinke Thm 34, plus mathematics §7 item 26]: noise scale S(x)/alpha with
         S beta-smooth is (epsilon, delta)-DP whenever
 
             epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
@@ -65,10 +65,10 @@ class Laplace(_Symmetric):
         nudged down (nextafter) until ``laplace_smooth_delta`` certifies delta
         (:func:`dpselect.accounting.laplace_smooth_beta`).
         delta must be > 0.  (Not NRS's beta = eps/(2 ln(2/delta)), which fails for
-        epsilon >= 20, SPEC errata 30; see :func:`nrs_laplace_parameters`.)
+        epsilon >= 20, mathematics §7 item 30; see :func:`nrs_laplace_parameters`.)
         """
         eps = check_epsilon(epsilon)
-        d = check_delta_positive(delta, "Laplace noise is not pure-admissible (SPEC §2.2)")
+        d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
         alpha = check_probability_in(alpha_fraction, "alpha_fraction", 0.0, 1.0) * eps
         return alpha, laplace_smooth_beta(eps, d, alpha)
 
@@ -77,9 +77,9 @@ class Laplace(_Symmetric):
 class Exponential(OneSided):
     """Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0.
 
-    Sampler ``rng.standard_exponential``; mean 1, Var 1 (PF noise, SPEC §2.2/§2.6).
+    Sampler ``rng.standard_exponential``; mean 1, Var 1 (PF noise, mathematics §2.2/§2.6).
     It is literally the one-sided Laplace (``OneSided(Laplace())``), but as
-    report-noisy-max noise it is not admissible for smooth scales (SPEC §2.6).
+    report-noisy-max noise it is not admissible for smooth scales (mathematics §2.6).
     """
 
     parent: _Symmetric = field(default_factory=Laplace, init=False, repr=False)
@@ -87,7 +87,7 @@ class Exponential(OneSided):
     dilation_constant: ClassVar[None] = None
 
     def admissible(self, epsilon: Any, delta: Any = 0.0, **kwargs: Any) -> tuple[float, float]:
-        """Not admissible: raises NotImplementedError (SPEC §2.6)."""
+        """Not admissible: raises NotImplementedError (mathematics §2.6)."""
         return NoiseDistribution.admissible(self, epsilon, delta)
 
 
@@ -97,7 +97,7 @@ class Exponential(OneSided):
 class Gumbel(NoiseDistribution):
     """Standard Gumbel: h(z) = exp(-z - e^{-z}), F(z) = exp(-e^{-z}).
 
-    Sampler ``rng.gumbel``; Var = pi^2/6.  EM noise (SPEC §2.6); not admissible
+    Sampler ``rng.gumbel``; Var = pi^2/6.  EM noise (mathematics §2.6); not admissible
     for smooth scales.
     """
 

@@ -1,4 +1,4 @@
-"""Laplace log-normal noise LLN(sigma) (Bun & Steinke 2019, §3.1.1; SPEC §2.5)."""
+"""Laplace log-normal noise LLN(sigma) (Bun & Steinke 2019, §3.1.1; mathematics §2.5)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _q(t: Array) -> Array:
 class LaplaceLogNormal(_Symmetric):
     """Laplace log-normal LLN(sigma): Z = X e^{sigma Y}, X ~ Laplace(1), Y ~ N(0,1) indep.
 
-    Source: Bun-Steinke 2019 §3.1.1, SPEC §2.5.
+    Source: Bun-Steinke 2019 §3.1.1, mathematics §2.5.
 
     h(z) = E_Y[e^{-sigma Y} exp(-|z| e^{-sigma Y})]/2,  P[Z > z] = E_Y[exp(-z e^{-sigma Y})]/2 (z >= 0).
     The expectations are computed in log space by a Gauss-Hermite rule (~64 sigma^2 nodes,
@@ -130,24 +130,24 @@ class LaplaceLogNormal(_Symmetric):
 
     def zcdp_rho(self, alpha: Any, beta: Any) -> float:
         """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: noise scale S(x)/alpha with S
-        beta-smooth is rho-zCDP (BS19 §3.1.1, SPEC §2.5; one coordinate)."""
+        beta-smooth is rho-zCDP (BS19 §3.1.1, mathematics §2.5; one coordinate)."""
         return lln_zcdp_rho(self.sigma, alpha, beta)
 
     def admissible(self, epsilon: Any, delta: Any = 0.0) -> tuple[float, float]:
-        """(alpha, beta) giving (epsilon, delta)-DP through zCDP (SPEC §2.5); delta > 0.
+        """(alpha, beta) giving (epsilon, delta)-DP through zCDP (mathematics §2.5); delta > 0.
 
         rho = dp_to_zcdp(epsilon, delta), eps_c = sqrt(2 rho), split in halves between
         the t- and s-terms of eps_c = beta/sigma + e^{3 sigma^2/2} alpha:
         beta = sigma eps_c/2, alpha = e^{-3 sigma^2/2} eps_c/2 (so zcdp_rho(alpha, beta) = rho).
         """
         eps = check_epsilon(epsilon)
-        d = check_delta_positive(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (SPEC §2.5)")
+        d = check_delta_positive(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (mathematics §2.5)")
         eps_c = math.sqrt(2.0 * dp_to_zcdp(eps, d))
         return math.exp(-1.5 * self.sigma**2) * eps_c / 2.0, self.sigma * eps_c / 2.0
 
     @staticmethod
     def optimal_sigma(epsilon_c: Any, beta: Any) -> float:
-        """Variance-optimal sigma for eps_c = t/sigma + e^{3 sigma^2/2} s with t = beta (SPEC §2.5):
+        """Variance-optimal sigma for eps_c = t/sigma + e^{3 sigma^2/2} s with t = beta (mathematics §2.5):
         the root of 5 (eps/t) sigma^3 - 5 sigma^2 - 1 = 0 in (t/eps, max(2t/eps, 1/2)],
         solved as x^2 (x - 1) = k^2/5 with x = k sigma, k = eps/t (no cancellation)."""
         k = check_epsilon(epsilon_c, "epsilon_c") / check_positive(beta, "beta")

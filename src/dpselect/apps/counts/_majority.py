@@ -2,10 +2,10 @@ r"""Majority vote / mode / leaf label over non-negative integer counts: count an
 
 Count utility (``utility="count"``, the default of :func:`private_argmax`)
 --------------------------------------------------------------------------
-u(x, r) = n_r, the counts themselves (SPEC §9.1, §6.1: Duff's mode utility
+u(x, r) = n_r, the counts themselves (mathematics §9.1, §6.1: Duff's mode utility
 n_r - n_max orders the candidates the same way).  Global sensitivity 1 under
 both relations; under add/remove every count moves in the same direction, so
-the problem is ``monotone`` and EM / PF use scale 1/eps (SPEC §2.6); under
+the problem is ``monotone`` and EM / PF use scale 1/eps (mathematics §2.6); under
 replace one count rises and another falls (not monotone, scale 2/eps).  On
 votes [22, 8, 17, 4, 0] at eps = 1, PF on the counts returns the winner with
 probability 0.997, EM on the indicator below with 0.29
@@ -15,7 +15,7 @@ papers (SNM, Fletcher–Islam) or with their smooth-sensitivity mechanisms.
 Argmax-indicator utility (``utility="indicator"``)
 -------------------------------------------------
 
-Utility (SPEC.md §4.2)
+Utility (mathematics §4.2)
 ----------------------
 Candidates are the m classes (public; ``labels`` name them), the data enter
 only through their counts ``n_r >= 0``, and
@@ -26,12 +26,12 @@ only through their counts ``n_r >= 0``, and
   maxima.
 
 Global sensitivity 1.  Sources: Chaves et al. (Smooth Noisy Max) Def. 7.1
-(leaf majority) and Def. 6.2 (max-operator split), corrected by SPEC.md §4.2
-and errata 12–13: the paper's smooth sensitivity S = e^{-j eps} (j = gap) is
+(leaf majority) and Def. 6.2 (max-operator split), corrected by mathematics §4.2
+and mathematics §7 items 12–13: the paper's smooth sensitivity S = e^{-j eps} (j = gap) is
 wrong twice — the rate must be the smoothing parameter beta, not eps, and
 t* = j overstates the distance (a gap of 1 already has local sensitivity 1).
 
-Neighbour relations (SPEC.md §1)
+Neighbour relations (mathematics §1)
 --------------------------------
 * ``relation="add_remove"`` (AR, default): one count changes by +-1 (staying
   >= 0) — one record added or removed.
@@ -44,7 +44,7 @@ LS_u(x) is 0 or 1, so LS_u(x, t) = 1[t >= t*(x)] and the smooth sensitivity is
 S*_beta(x) = e^{-beta t*(x)}, t* the distance to the nearest dataset where one
 more step can change some indicator.  With g = top - runner-up count (over all
 m classes, zeros included), a the T2 winner and
-M = min_{b != a} (n_a - n_b + 1[a < b]) (SPEC.md §4.2):
+M = min_{b != a} (n_a - n_b + 1[a < b]) (mathematics §4.2):
 
 =========  =====================  ============================
 tie rule   add_remove             replace
@@ -106,10 +106,10 @@ __all__ = [
     "majority_neighbours",
 ]
 
-#: Supported tie conventions (SPEC.md §4.2: T1 = "tieset", T2 = "first").
+#: Supported tie conventions (mathematics §4.2: T1 = "tieset", T2 = "first").
 TIE_RULES = ("tieset", "first")
 
-#: Utilities of :func:`problem`: the counts (SPEC §9.1) and the argmax indicator (SPEC §4.2).
+#: Utilities of :func:`problem`: the counts (mathematics §9.1) and the argmax indicator (mathematics §4.2).
 UTILITIES = ("count", "indicator")
 
 _NONE = np.iinfo(np.int64).min // 4  # sentinel "no such class" for prefix/suffix maxima
@@ -137,7 +137,7 @@ def _ceil_div(a: Any, b: Any) -> Any:
 def distance_to_instability(
     counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
 ) -> float:
-    r"""t*(x): distance to the nearest table whose local sensitivity is 1 (SPEC.md §4.2).
+    r"""t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2).
 
     With g the gap between the two largest counts (tie set, add/remove),
 
@@ -351,7 +351,7 @@ def majority_problem(
     Notes
     -----
     The indicator problem has global sensitivity 1, ``monotone=False``
-    (indicators move in opposite directions, SPEC.md §3.1), the exact
+    (indicators move in opposite directions, mathematics §3.1), the exact
     local-sensitivity profile ``LS(t) = 1[t >= t*]`` (so
     ``smooth_sensitivity(beta) = exp(-beta t*)`` exactly) and the exact
     per-candidate profile ``LS(t, r) = 1[t >= t*_r]``.  The count problem

@@ -1,6 +1,6 @@
 """Duff mode: the exponential mechanism on the add/remove distance to "v is a mode".
 
-Gillenwater & Muñoz Medina (Duff); SPEC.md §6.1, §9.1.  Neighbour relation:
+Gillenwater & Muñoz Medina (Duff); mathematics §6.1, §9.1.  Neighbour relation:
 **add/remove**.  The candidates are a finite public set, so the mode is an
 ordinary :class:`~dpselect.problem.SelectionProblem` (:func:`mode_problem`,
 a dataset-distance utility with ``global_sensitivity=1``) run by the
@@ -54,7 +54,7 @@ def _mode_setup(x: ArrayLike, candidates: ArrayLike | None, stacklevel: int = 3)
 
 
 def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (SPEC.md §6.1, errata 25).
+    r"""``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25).
 
     .. math::
 
@@ -64,7 +64,7 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> t
     ties count in v's favour (v is a mode when ``n_v = n_max``).  Under
     add/remove the distance to "v is a mode" is exactly ``n_max - n_v`` (add
     copies of v), so ``|Delta u_d| <= 1``.  It is also **monotone** across
-    add/remove neighbours (SPEC §2.6, §9.1): adding a record of a value w
+    add/remove neighbours (mathematics §2.6, §9.1): adding a record of a value w
     either raises u_d(w) by one and leaves the rest (w not a mode) or lowers
     every non-mode candidate by one (w a mode) -- never one up and another down.
 
@@ -108,7 +108,7 @@ def _check_monotone(monotone: Any) -> bool:
 
 
 def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone: bool = True) -> SelectionProblem:
-    """The Duff mode as a dataset-distance selection problem (SPEC §6.1, §9.1).
+    """The Duff mode as a dataset-distance selection problem (mathematics §6.1, §9.1).
 
     Scores ``n_v - n_max`` over the public ``candidates`` (index ``i`` is
     ``candidates[i]``), ``global_sensitivity=1``, relation add/remove.
@@ -255,9 +255,9 @@ def duff_mode(
     Notes
     -----
     The library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
-    (McSherry & Talwar 2007, Thm 6; monotone scale SPEC §2.6) on
+    (McSherry & Talwar 2007, Thm 6; monotone scale mathematics §2.6) on
     :func:`mode_problem`, sampled by the noisy-max engine.  The monotone form
-    is SPEC §9.1's "counts under add/remove" (§6.1 records it as a
+    is mathematics §9.1's "counts under add/remove" (§6.1 records it as a
     recollection; the exact audit in the tests confirms loss <= epsilon on all
     add/remove neighbours of small datasets, and shows that under replace-one
     the guarantee is 2 epsilon, as for every add/remove mechanism).

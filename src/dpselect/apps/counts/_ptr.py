@@ -1,9 +1,9 @@
-r"""Propose-test-release (PTR) and stable histograms (SPEC.md §6.2–6.3, errata 27–29).
+r"""Propose-test-release (PTR) and stable histograms (mathematics §6.2–6.3, mathematics §7 items 27–29).
 
 Propose-test-release (lecture notes "LN", corrected)
 ---------------------------------------------------
 Propose a bound ``b`` on the local sensitivity of ``f``.  Let
-``gamma(D) = min{d(D, D') : LS_f(D') > b}`` (strict ">", errata 27): the
+``gamma(D) = min{d(D, D') : LS_f(D') > b}`` (strict ">", mathematics §7 item 27): the
 distance to instability, which has sensitivity 1.  Release
 
 .. math::
@@ -22,7 +22,7 @@ under a shift of gamma by 1 (and floor(T - gamma) moves by at most 1), the
 grid release is epsilon-DP for |f(D) - f(D')| <= b, and at gamma = 0 the
 test passes with probability P[K > T] <= delta/2.
 
-Guarantee (2 epsilon, delta/2) (SPEC.md §6.2; LN's "Lap(epsilon/delta)" in the
+Guarantee (2 epsilon, delta/2) (mathematics §6.2; LN's "Lap(epsilon/delta)" in the
 proof reads Lap(1/epsilon)): the test is epsilon-DP; when gamma(D) >= 1 the
 neighbours have LS <= b and the Laplace release costs another epsilon; when
 gamma(D) = 0 the test passes with probability P[Lap(1/epsilon) >
@@ -34,7 +34,7 @@ PTR for the mode (b = 0, no release noise)
 ------------------------------------------
 Counts ``c`` over m candidates; ``g = c_(1) - c_(2)`` (top minus runner-up,
 zeros included).  The released index is ``argmax c`` (first index on ties).
-Distance to instability (tie-set convention, SPEC.md §4.2 (T1), errata 28):
+Distance to instability (tie-set convention, mathematics §4.2 (T1), mathematics §7 item 28):
 
 * add/remove: ``gamma = max(g - 1, 0)`` (one record moves one count by 1);
 * replace-one: ``gamma = max(ceil(g/2) - 1, 0)`` (one record moves two counts).
@@ -51,11 +51,11 @@ replace-one), hence gamma(D) = gamma(D') = 0; both output ⊥ with the same
 probability 1 - delta/2 and otherwise their own mode, so the hockey-stick
 divergence is exactly P[L > T] = delta/2.  No second epsilon is spent because
 nothing noisy is released after the test.  (With LN's gamma = g the bound
-becomes e^epsilon delta/2, errata 28; the tests show the violation.)
+becomes e^epsilon delta/2, mathematics §7 item 28; the tests show the violation.)
 
-Utility (errata 29): for gamma >= T, P[⊥] = exp(-epsilon (gamma - T)) / 2.  At
+Utility (mathematics §7 item 29): for gamma >= T, P[⊥] = exp(-epsilon (gamma - T)) / 2.  At
 LN's "gap >= ln(1/delta)/epsilon" (gamma = T) the failure probability is 1/2;
-it is <= delta once gamma >= (ln(1/delta) + ln(1/(2 delta)))/epsilon (SPEC's
+it is <= delta once gamma >= (ln(1/delta) + ln(1/(2 delta)))/epsilon (the mathematics page's
 threshold) and <= delta/2 once gamma >= 2 ln(1/delta)/epsilon.
 
 "No answer" (⊥)
@@ -73,7 +73,7 @@ API: data (and epsilon) positional, everything else keyword-only; every
 sampling function takes ``rng`` and ``accountant`` (charged before any
 randomness is drawn).
 
-Stable histogram (SPEC.md §6.3)
+Stable histogram (mathematics §6.3)
 -------------------------------
 Add/remove.  For each bin with ``D_x > 0``: ``a_x = D_x + Lap(1/epsilon)``, set
 to 0 if ``a_x < 1 + ln(1/delta)/epsilon``; bins with ``D_x = 0`` stay 0.
@@ -511,7 +511,7 @@ def stable_histogram(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> np.ndarray:
-    r"""LN stable histogram (SPEC.md §6.3): (epsilon, delta/2)-DP under add/remove.
+    r"""LN stable histogram (mathematics §6.3): (epsilon, delta/2)-DP under add/remove.
 
     Noisy counts ``D_x + lambda K`` (:class:`~dpselect.noise.GridLaplace`,
     sensitivity 1, exact discrete Laplace on the grid lambda Z); a bin is kept

@@ -1,8 +1,8 @@
-"""Neighbour-distance utility for private top-SNP selection (SPEC §9.1).
+"""Neighbour-distance utility for private top-SNP selection (mathematics §9.1).
 
 u_r = -d_r with d_r the fewest family replacements after which SNP r has a
 largest TDT statistic (ties count as optimal).  One family moves every SNP's
-table by at most one table-level move, each SNP its own (SPEC §4.4), so the
+table by at most one table-level move, each SNP its own (mathematics §4.4), so the
 distance between panels is the max over SNPs of the Lemma 3 table distance
 and
 
@@ -48,8 +48,8 @@ a search on [0, d_r] (probing d_r - 1 first: most distances do not move);
 a level whose listed tables are all removed is listed again from the live ones.
 A round costs O(u log d) evaluations instead of a rebuild.
 Values are compared in floating point on correctly rounded chi2 fractions,
-which orders distinct fractions correctly for N < 80,000.  Checked against breadth-first search and against SPEC's
-spec-check in ``tests/test_tdt_math.py``.
+which orders distinct fractions correctly for N < 80,000.  Checked against breadth-first search
+and against the mathematics page's spec-check in ``tests/test_tdt_math.py``.
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def distance_utility_problem(b: Any, c: Any, n_families: int, *, labels: Any = N
     Run it through :class:`~dpselect.mechanisms.classic.PermuteAndFlip` (the
     default of :func:`dpselect.apps.genomics.select_top_snp`) or
     :class:`~dpselect.mechanisms.classic.ExponentialMechanism`: epsilon-DP
-    under family replacement (SPEC §9.1).
+    under family replacement (mathematics §9.1).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Private release of TDT chi-square statistics (Yamamoto & Shibuya, IPCCC'24 §V).
 
-Neighbour relation: replace one **family** ("replace", SPEC.md §4.4).
+Neighbour relation: replace one **family** ("replace", mathematics §4.4).
 
 * :func:`release_statistic` releases chi2_TDT of one SNP r,
   chi2(b_r, c_r) + (S(x, r)/alpha') Z, with the YS Theorem 5 smooth upper

@@ -1,4 +1,4 @@
-"""TDT sensitivities in closed form (Yamamoto & Shibuya §V; SPEC.md §4.4).
+"""TDT sensitivities in closed form (Yamamoto & Shibuya §V; mathematics §4.4).
 
 A table is ``(b, c)`` with ``b, c >= 0`` and ``b + c <= 2N`` (N families);
 chi2(b, c) = (b - c)^2 / (b + c).  One family replaced moves a table by one
@@ -160,7 +160,7 @@ def tdt_statistic(b: Any, c: Any) -> Any:
 
 
 def global_sensitivity(n_families: int) -> float:
-    """GS = 8(N - 1)/N for N >= 2 (Wang et al., quoted by YS §V; SPEC §4.4); 2 for N = 1."""
+    """GS = 8(N - 1)/N for N >= 2 (Wang et al., quoted by YS §V; mathematics §4.4); 2 for N = 1."""
     n = check_n(n_families)
     return 2.0 if n == 1 else 8.0 * (n - 1) / n
 
@@ -233,7 +233,7 @@ def lemma2_region(b: Any, c: Any) -> Any:
     """YS-supp Lemma 2's ``LS > 6`` region, in exact integer arithmetic.
 
     ``7c < b - 8`` or ``b >= 2 and 7b < c + 8`` or ``7b < c - 8`` or
-    ``c >= 2 and 7c < b + 8`` (independent of N; SPEC §4.4).
+    ``c >= 2 and 7c < b + 8`` (independent of N; mathematics §4.4).
     """
     b, c = check_tables(b, c)
     return ((7 * c < b - 8) | ((b >= 2) & (7 * b < c + 8)) | (7 * b < c - 8) | ((c >= 2) & (7 * c < b + 8)))[()]
@@ -382,7 +382,7 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     is a beta-smooth upper bound).  The minimum runs over the state space
     with the closed forms of LS, gd and ud: every state for N <= 200, the
     top 16 rows b + c >= 2N - 15 above (where the minimum lies; see the module
-    docstring), cached per argument set.  SPEC §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
+    docstring), cached per argument set.  mathematics §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
     thm5, T = 6: 0.1457 (N = 30), 0.0337 (N = 150).
 
     Examples
@@ -405,7 +405,7 @@ def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
     with ``U = {LS > threshold}`` (bound="thm5", YS Thm 5).  ValueError if
     ``beta > beta_max(n_families, bound, threshold)``.  One family change moves
     every table by one move, so each S(., r) and max_r S(x, r) are beta-smooth
-    for the panel (SPEC §4.4).
+    for the panel (mathematics §4.4).
     """
     n = check_n(n_families)
     b, c = check_tables(b, c, n)

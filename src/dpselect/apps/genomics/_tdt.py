@@ -7,7 +7,7 @@ A trio study with ``N = n_families`` families (2N parents).  For one SNP,
 allele; ``b, c >= 0``, ``b + c <= 2N``; chi2(b, c) = (b - c)^2 / (b + c)
 (0 at b = c = 0).  Counts from PLINK files: :mod:`dpselect.apps.genomics`.
 
-Neighbour relation (SPEC.md §1, §4.4)
+Neighbour relation (mathematics §1, §4.4)
 -------------------------------------
 One **family** replaced ("replace").  On one SNP's table a replacement is a
 table-level move ``(db, dc)``, ``|db|, |dc|, |db + dc| <= 2`` (:data:`MOVES`),
@@ -30,7 +30,7 @@ Selection
   Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}, the Thm 4/5
   beta_max and smooth upper bounds, at any N.
 
-Sources: Yamamoto & Shibuya, IPCCC 2024, §V and supplement; SPEC.md §4.4,
+Sources: Yamamoto & Shibuya, IPCCC 2024, §V and supplement; mathematics §4.4,
 §9.1 (which win over the paper).
 """
 

@@ -26,7 +26,7 @@ counting kernel are those of :mod:`dpselect.apps.genomics`.
 * **Multi-allelic sites** (more than one ALT) are skipped and their number is
   reported in one ``UserWarning`` (split them first with ``bcftools norm -m-``).
   Sites without an ALT (``.``) are kept (b = c = 0).
-* **The site list is the public candidate set** (SPEC §1): the positions and
+* **The site list is the public candidate set** (mathematics §1): the positions and
   REF/ALT alleles of the file must not depend on the cohort, e.g. a genotyping
   array's manifest or a reference panel's sites.  A VCF jointly called from
   the cohort itself has a data-dependent site list (one family can add a site

@@ -1,12 +1,12 @@
 """Duff mean: the exponential mechanism on the add/remove distance to "mean = v".
 
-Gillenwater & Muñoz Medina (Duff); SPEC.md §6.1.  Neighbour relation:
+Gillenwater & Muñoz Medina (Duff); mathematics §6.1.  Neighbour relation:
 **add/remove**.  Level sets ``J_k = [L_k, U_k]`` of means reachable with at
 most ``k`` add/remove operations (at least one addition) are exact up to a
 finite set (derivation in :func:`duff_mean_levels`); the utility is ``-k`` on
 the ring ``J_k \\ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
 ``K``.  Floating point: level boundaries are computed in double precision
-(SPEC's guarantees are for exact arithmetic).  Re-exported by
+(the mathematics page's guarantees are for exact arithmetic).  Re-exported by
 :mod:`dpselect.apps.quantiles`.
 
 Examples

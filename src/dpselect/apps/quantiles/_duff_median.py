@@ -1,11 +1,11 @@
 """Duff: private median, mode and mean with dataset-distance utilities.
 
-Gillenwater & Muñoz Medina ("Duff"); SPEC.md §6.1, errata 23–25.
+Gillenwater & Muñoz Medina ("Duff"); mathematics §6.1, mathematics §7 items 23–25.
 
 Neighbour relation: **add/remove** ("add_remove").  The utility of an output
 ``v`` is ``u_d(x, v) = -d_AR(x, x')`` minimised over datasets ``x'`` (records
 in the public ``bounds``) whose statistic equals ``v``.  By the triangle
-inequality ``|u_d(x, v) - u_d(y, v)| <= 1`` for neighbours (errata 23), so the
+inequality ``|u_d(x, v) - u_d(y, v)| <= 1`` for neighbours (mathematics §7 item 23), so the
 exponential mechanism with ``Delta = 1`` -- density ``p(v) ∝ exp(epsilon
 u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` (counting measure on a
 public candidate set for the mode) -- is ``epsilon``-DP under add/remove (and
@@ -22,7 +22,7 @@ What is here
 * :func:`duff_mode`, :func:`mode_problem`, :func:`duff_mode_probabilities`,
   :func:`duff_mode_utility`: a finite public candidate set, so the mode is an
   ordinary :class:`~dpselect.problem.SelectionProblem` (dataset-distance
-  utility, SPEC §9.1) run by the library's
+  utility, mathematics §9.1) run by the library's
   :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (monotone
   scale by default; :mod:`.duff_mode`, re-exported here).
 * :func:`duff_mean` and its law (:mod:`.duff_mean`, re-exported here).
@@ -97,7 +97,7 @@ def duff_median(
         1-D array of finite floats in ``bounds`` (n >= 1).
     epsilon
         privacy parameter (> 0); the release is epsilon-DP under
-        **add/remove** (SPEC.md §6.1).
+        **add/remove** (mathematics §6.1).
     bounds
         public ``(a, b)`` with ``a < b``.
     rng
@@ -228,8 +228,8 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
 
     (Records may be added at a, t or b, all inside the bounds.)  For t strictly
     between order statistics this is ``max(n - 2j, 2j + 1 - n)``; at data points
-    it is the larger of the two adjacent interval values (SPEC.md §6.1,
-    errata 24), and 0 at the lower median.
+    it is the larger of the two adjacent interval values (mathematics §6.1,
+    mathematics §7 item 24), and 0 at the lower median.
     """
     a, b = check_bounds(bounds)
     ext = sorted_padded(x, a, b)

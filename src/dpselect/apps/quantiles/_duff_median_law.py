@@ -3,7 +3,7 @@
 Sorted data ``y_1 <= ... <= y_n`` in ``[a, b]``, ``y_0 = a``, ``y_{n+1} = b``,
 ``m = ceil(n/2)``.  For ``v`` strictly inside the ``j``-th interval
 ``(y_j, y_{j+1})`` (``j = 0..n``) the add/remove distance to "lower median =
-v" is ``d_j = max(n - 2j, 2j + 1 - n)`` (SPEC.md §6.1, errata 24), so
+v" is ``d_j = max(n - 2j, 2j + 1 - n)`` (mathematics §6.1, mathematics §7 item 24), so
 ``P(interval j) ∝ lambda_j exp(-epsilon d_j / 2)``.
 
 Only the window of levels whose mass is not exactly zero after normalisation

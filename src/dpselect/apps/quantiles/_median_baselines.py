@@ -6,12 +6,12 @@ of data x in the public ``bounds`` = [a, b] as
 
     y_m + (S*_beta(x) / alpha) Z
 
-with the NRS07 beta-smooth sensitivity of the median (SPEC.md §4.5,
+with the NRS07 beta-smooth sensitivity of the median (mathematics §4.5,
 :func:`dpselect.apps.quantiles.smooth_sensitivity_median`), through
 :class:`dpselect.mechanisms.release.SmoothSensitivityRelease`.
 
 Neighbour relation: **replace-one** ("replace", n fixed) -- the NRS median
-smooth sensitivity is only a smooth bound under replace-one (SPEC.md §4.5).
+smooth sensitivity is only a smooth bound under replace-one (mathematics §4.5).
 The Duff median (``apps.duff``) is epsilon-DP under add/remove, i.e. 2
 epsilon-DP under replace-one; comparisons "at the same epsilon" (as in the
 Duff paper) therefore compare guarantees under different relations.
@@ -25,7 +25,7 @@ Baselines
   error is infinite.
 * :func:`smooth_sens_approx` -- SmoothSens_{eps,delta}: Laplace noise with the
   exact condition eps >= alpha + beta, eps >= alpha + (e^beta - 1) ln(1/delta)
-  - beta (Duff Prop. 2 + errata 26, SPEC.md §2.2, §6.1).
+  - beta (Duff Prop. 2 + mathematics §7 item 26, mathematics §2.2, §6.1).
     - ``tuning="fixed"`` (default, **data-independent**, DP as stated):
       alpha = eps/2 (k = 1), beta the largest admissible beta.
     - ``tuning="paper"``: the Duff paper's baseline, (alpha, beta) chosen to
@@ -35,7 +35,7 @@ Baselines
       stated (eps, delta) guarantee is not proven for it; a
       :class:`~dpselect._warnings.PrivacyLeakWarning` is issued.  Use it only
       to reproduce the paper's numbers.
-* :func:`laplace_ln` -- LaplaceLN (Bun & Steinke 2019, §3.1.1; SPEC.md §2.5):
+* :func:`laplace_ln` -- LaplaceLN (Bun & Steinke 2019, §3.1.1; mathematics §2.5):
   Laplace-log-normal noise, rho-zCDP with rho = (beta/sigma + e^{3 sigma^2/2}
   alpha)^2/2.  ``calibration="proven"`` (default): calibrated so that the
   converted guarantee rho + 2 sqrt(rho ln(1/delta)) equals eps;
@@ -205,7 +205,7 @@ def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, *, bounds: Any, 
 
 
 def _alpha_max(beta: np.ndarray, epsilon: float, L: float) -> np.ndarray:
-    """Largest alpha with eps >= alpha + beta and eps >= alpha + (e^beta - 1) L - beta (SPEC §6.1)."""
+    """Largest alpha with eps >= alpha + beta and eps >= alpha + (e^beta - 1) L - beta (mathematics §6.1)."""
     return np.minimum(epsilon - beta, epsilon + beta - np.expm1(beta) * L)
 
 
@@ -360,7 +360,7 @@ def laplace_ln_mechanism(
     calibration: str = "proven",
     granularity: float | None = None,
 ) -> SmoothSensitivityRelease:
-    """LaplaceLN release (SPEC §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta).
+    """LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta).
 
     ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
     """

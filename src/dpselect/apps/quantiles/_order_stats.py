@@ -6,9 +6,9 @@ Duff mechanisms (:mod:`dpselect.apps.quantiles`) and the smooth-sensitivity medi
 baselines (:mod:`dpselect.apps.quantiles`).
 
 Neighbour relation: **replace-one** ("replace", ``n`` fixed) -- Nissim,
-Raskhodnikova & Smith 2007 (NRS07) §3.1; SPEC.md §4.5.  Under add/remove the
+Raskhodnikova & Smith 2007 (NRS07) §3.1; mathematics §4.5.  Under add/remove the
 median index moves with ``n`` and the formula here is *not* the smooth
-sensitivity (SPEC.md §4.5, last bullet).
+sensitivity (mathematics §4.5, last bullet).
 
 * :func:`local_sensitivity_quantile`, :func:`local_sensitivity_median`:
   ``LS = max(x_m - x_{m-1}, x_{m+1} - x_m)``.
@@ -107,7 +107,7 @@ def local_sensitivity_quantile(x: Any, *, bounds: Any, index: Any) -> float:
     """LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b].
 
     LS = max(x_m - x_{m-1}, x_{m+1} - x_m) with m = index + 1 (1-based) and the
-    padding x_0 = a, x_{n+1} = b (SPEC.md §4.5).
+    padding x_0 = a, x_{n+1} = b (mathematics §4.5).
     """
     a, b = check_bounds(bounds)
     ext = sorted_padded(x, a, b)
@@ -124,7 +124,7 @@ def local_sensitivity_median(x: Any, *, bounds: Any) -> float:
 def smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
     """max_{0 <= i <= m <= j <= n+1, i < j} (ext_j - ext_i) exp(-beta (j - i - 1)).
 
-    Divide and conquer on i with the monotone argmax j*(i) (SPEC.md §4.5;
+    Divide and conquer on i with the monotone argmax j*(i) (mathematics §4.5;
     (x_j - c) e^{-beta j} has increasing differences in (j, c)), run level by
     level: all sub-problems of one recursion depth are scanned in one
     vectorised pass (segment max via ``maximum.reduceat``), in the log domain
@@ -179,7 +179,7 @@ def smooth_sensitivity_quantile(x: Any, beta: float, *, bounds: Any, index: Any)
 
     S*_beta(x) = max_{i <= m <= j, i < j} (x_j - x_i) e^{-beta (j - i - 1)}
     with m = index + 1 (1-based), x_i = a for i < 1 and x_i = b for i > n
-    (SPEC.md §4.5; one padded index on each side suffices).  O(n log n).
+    (mathematics §4.5; one padded index on each side suffices).  O(n log n).
     Neighbour relation: replace-one (n fixed).
     """
     beta = check_positive(beta, "beta")

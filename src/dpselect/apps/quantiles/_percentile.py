@@ -13,7 +13,7 @@ C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)
 --------------------------------------------------------------------------------------
 u(x, j) = -d_j, d_j a 1-Lipschitz lower bound on d(x, Y_j), the number of
-neighbour steps after which j is the percentile value (SPEC §9.1, "inverse
+neighbour steps after which j is the percentile value (mathematics §9.1, "inverse
 sensitivity", Asi & Duchi 2020).  Any function that moves by at most 1 per
 neighbour step and is <= 0 on Y_j is such a bound; d_j is the largest of
 these (and 0):
@@ -21,7 +21,7 @@ these (and 0):
 * a_j = L_j + 1 - k and b_j = k - C_j, the distance of the target rank k
   from the block of ranks of point j (both relations).  For an empty bin
   max(a_j, b_j) = |k - (L_j + 1/2)| + 1/2 >= 1: the bin sits half a rank
-  between its neighbours' blocks and needs one record (SPEC §9.1 prints a
+  between its neighbours' blocks and needs one record (mathematics §9.1 prints a
   value half a step smaller; both are valid, this one is tighter).  Each
   slack moves by at most 1 per step: adding (removing) a record changes L_j,
   C_j by 0 or +1 (-1) and k by 0 or +1 (-1) (k(n + 1) - k(n) is 0 or 1 in
@@ -57,7 +57,7 @@ It is kept for the smooth-sensitivity mechanisms of the seed papers
 Let v be the grid value at rank k, j_l (j_g) the copies of v at ranks < k
 (> k) (:func:`percentile_stability`).  LS is 0 or 1, so S*_beta = exp(-beta
 t*), t* the distance to the nearest dataset where one more step changes the
-percentile value (SPEC.md §4.3):
+percentile value (mathematics §4.3):
 
 * add_remove, p = 50: t* = min(2 j_l + 1[n odd], 2 j_g + 1[n even]), for
   both rank conventions — exact (BFS);
@@ -65,8 +65,8 @@ percentile value (SPEC.md §4.3):
   moves both slacks by at most one);
 * replace: t* = floor(min(j_l, j_g) / 2) (valid lower bound).
 
-Sources: Chaves et al., Smooth Noisy Max §5 (Def. 5.1, Prop. 5.3/5.4); SPEC.md
-§4.3, §9.1 and errata 14–16.
+Sources: Chaves et al., Smooth Noisy Max §5 (Def. 5.1, Prop. 5.3/5.4); the mathematics page
+§4.3, §9.1 and mathematics §7 items 14–16.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ __all__ = [
     "true_percentile",
 ]
 
-#: Utilities of :func:`problem`: the rank distance (SPEC §9.1) and the paper's indicator (SPEC §4.3).
+#: Utilities of :func:`problem`: the rank distance (mathematics §9.1) and the paper's indicator (mathematics §4.3).
 UTILITIES = ("rank", "indicator")
 
 def _check_utility(utility: Any) -> str:
@@ -171,7 +171,7 @@ def rank_distances(
 
     d_j = max(0, L_j + 1 - k, k - C_j) under replace (exact); under
     add/remove also the slope-corrected terms psi_a, psi_b (module
-    docstring, SPEC §9.1).  Vectorised, O(len(grid)).
+    docstring, mathematics §9.1).  Vectorised, O(len(grid)).
 
     Examples
     --------
@@ -199,7 +199,7 @@ def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str) -> int:
     if relation == "replace":
         return min(j_l, j_g) // 2
     if p == 50:
-        odd = n % 2  # the same parities for both rank conventions (SPEC §4.3; BFS-checked in the tests)
+        odd = n % 2  # the same parities for both rank conventions (mathematics §4.3; BFS-checked in the tests)
         return min(2 * j_l + odd, 2 * j_g + 1 - odd)
     return min(j_l, j_g)
 
@@ -238,7 +238,7 @@ def percentile_problem(
     utility
         "indicator" (default here, for the seed papers' smooth
         mechanisms: scores 1[j = percentile], ``local_sensitivity``
-        ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of SPEC §4.3) or "rank"
+        ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of mathematics §4.3) or "rank"
         (scores -d_j of :func:`rank_distances`, global sensitivity 1, built by
         :func:`~dpselect.mechanisms.distance.distance_problem`; the accurate
         choice for EM / PF, the default of :func:`private_percentile`).

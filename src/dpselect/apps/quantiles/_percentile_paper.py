@@ -36,10 +36,10 @@ def paper_problem(
     """Chaves et al.'s percentile problem — NOT differentially private.
 
     Candidates are the sorted data values themselves (a data-dependent output
-    space, SPEC errata 16); every position holding the percentile value
+    space, mathematics §7 item 16); every position holding the percentile value
     scores 1 (as in the authors' code); the smooth sensitivity is the paper's
     S = exp(-(2j + 1) beta), j = min(j_l, j_g) (Prop. 5.4, invalid per
-    errata 14).  Only for reproducing the published numbers; emits a
+    mathematics §7 item 14).  Only for reproducing the published numbers; emits a
     :class:`~dpselect._warnings.PrivacyLeakWarning`.  A mechanism's
     ``privacy()`` on this problem is meaningless (it describes the
     calibration, not a guarantee: the output space itself leaks the data).
@@ -67,8 +67,8 @@ def paper_problem(
     j = min(int(u[:pos].sum()), int(u[pos + 1:].sum()))
     warnings.warn(
         "paper_problem reproduces Chaves et al.'s percentile selection, which is NOT differentially "
-        "private: its candidates are the data values (SPEC errata 16) and S = exp(-(2j+1) beta) is not a "
-        "smooth upper bound (errata 14). Use percentile.problem with a public grid instead.",
+        "private: its candidates are the data values (mathematics §7 item 16) and S = exp(-(2j+1) beta) is not a "
+        "smooth upper bound (mathematics §7 item 14). Use percentile.problem with a public grid instead.",
         PrivacyLeakWarning,
         stacklevel=2,
     )

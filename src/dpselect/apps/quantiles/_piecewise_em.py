@@ -7,7 +7,7 @@ measure, so it chooses piece ``k`` with probability
 
     P(k) ∝ (r_k - l_k) exp(epsilon u_k / 2)
 
-and then a uniform point in it (SPEC.md §6.1 sampler; Duff Prop. 5 / Alg. 1).
+and then a uniform point in it (mathematics §6.1 sampler; Duff Prop. 5 / Alg. 1).
 This is a *continuous* output range, which the finite-candidate engine
 (:mod:`dpselect.noisy_max`) does not cover; the finite Duff mode uses the
 library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism`.
@@ -84,7 +84,7 @@ def _sample_categorical(
 ) -> np.ndarray:
     """``count`` iid draws from P(k) ∝ exp(logw_k) (or ∝ w_k, w >= 0 not all 0).
 
-    method "race": Gumbel race K = argmin_k log log(1/U_k) - logw_k (SPEC.md
+    method "race": Gumbel race K = argmin_k log log(1/U_k) - logw_k (the mathematics page
     §6.1, Duff Prop. 5); "inverse": inverse CDF of exp(logw - max logw) (or of
     w); "auto": the race when count * pieces <= 2**20 and log-weights are
     given, the inverse CDF otherwise.  Both give the same law.
@@ -221,10 +221,10 @@ def _scale_geometric(arr: np.ndarray, log_first: float, rate: float) -> None:
 def em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
     """Guarantee of the piecewise EM on a utility with sensitivity 1 in ``relation``: epsilon-DP.
 
-    McSherry & Talwar 2007, Thm 6, with Lebesgue base measure (SPEC.md §6.1);
-    the Duff utilities are 1-Lipschitz under add/remove (errata 23).
+    McSherry & Talwar 2007, Thm 6, with Lebesgue base measure (mathematics §6.1);
+    the Duff utilities are 1-Lipschitz under add/remove (mathematics §7 item 23).
     """
-    return Privacy(epsilon, 0.0, relation, "Duff exponential mechanism, sensitivity 1 (SPEC §6.1)")
+    return Privacy(epsilon, 0.0, relation, "Duff exponential mechanism, sensitivity 1 (mathematics §6.1)")
 
 
 # ---------------------------------------------------------------------------

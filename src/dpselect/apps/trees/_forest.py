@@ -20,19 +20,19 @@ Fletcher–Islam algorithm (with its privacy caveats fixed)
   uniform draw (``rng.integers(n_estimators, size=n)``).  Fletcher–Islam cut
   the shuffled data into positional chunks of floor(n/tau) records, which is
   not parallel-composable under add/remove (adding a record can shift every
-  chunk; SPEC §5.3 caveat (ii), errata 22).  With independent draws, adding
+  chunk; mathematics §5.3 caveat (ii), mathematics §7 item 22).  With independent draws, adding
   or removing one record changes exactly one tree's data by that record.
 * **Private leaf labels.**  Each leaf's label is one private selection from
   the leaf's OWN class counts.  Default (``mechanism="pf"``,
   ``leaf_utility`` None -> "count"): permute-and-flip with the counts as
-  utilities (global sensitivity 1, monotone under add/remove; SPEC §9.1),
+  utilities (global sensitivity 1, monotone under add/remove; mathematics §9.1),
   which can tell a 1-0 leaf from a 100-0 one.  The seeds' leaf query is
   ``leaf_utility="indicator"``: :mod:`dpselect.apps.counts`'s argmax
   indicator (tie set; smooth sensitivity e^{-beta max(g - 1, 0)} from the
-  leaf's gap g, SPEC §4.2), the default for the smooth selections.
+  leaf's gap g, mathematics §4.2), the default for the smooth selections.
   Fletcher–Islam's EM with S = e^{-j eps} in place of the global sensitivity
   is not DP (SNM Thm 7.2), and SNM's reproduction code used one S computed
-  on the whole dataset for every leaf (SPEC §5.3 caveat (iii)).
+  on the whole dataset for every leaf (mathematics §5.3 caveat (iii)).
 * **Accounting.**  Leaves of a tree partition its records and the trees'
   data are disjoint, so by parallel composition the whole forest costs what
   one leaf query costs (:func:`dpselect.accounting.forest_privacy`); a
@@ -46,7 +46,7 @@ Fletcher–Islam algorithm (with its privacy caveats fixed)
   with m_c continuous and m_k categorical attributes, d_c = the smallest d
   with m_c ((m_c - 1)/m_c)^d <= m_c / 2, depth floor(d_c + m_k / 2)
   (floor(m_k / 2) if m_c = 0), capped at 15 (both public implementations
-  return d_c + 1; we follow the formula, SPEC §5.3).  When n / (T 2^depth)
+  return d_c + 1; we follow the formula, mathematics §5.3).  When n / (T 2^depth)
   < 1/8 records per leaf (most leaves empty, voting at random) ``fit``
   warns.
 * **Prediction.**  Every tree votes its leaf's label; ``predict_proba`` is the

@@ -210,7 +210,7 @@ def root_ids(seed: np.ndarray, n_trees: int) -> np.ndarray:
 
 
 def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -> int:
-    """Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (SPEC §5.3).
+    """Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (mathematics §5.3).
 
     d_c is the smallest d >= 0 with m_c ((m_c - 1)/m_c)^d <= m_c/2, i.e.
     ceil(ln(1/2) / ln(1 - 1/m_c)) (d_c = 1 for m_c = 1).  The public codes'

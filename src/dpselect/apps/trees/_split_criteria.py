@@ -2,7 +2,7 @@
 
 A node's candidate splits are scored from contingency tables tau_{j,c}
 (children j, classes c) of the node's records; tables have shape
-(..., k, C).  Two families of candidates (SPEC §5.2 and this module):
+(..., k, C).  Two families of candidates (mathematics §5.2 and this module):
 
 * **multiway** (DiffP-ID3): one candidate per attribute A, one child per
   value of A (k = |A|);
@@ -20,17 +20,17 @@ Utilities (either family):
   (= |T| - misclassification count).  **Delta = 1 and monotone** under
   add/remove: one added record increments exactly one cell tau_{j,c} of
   every candidate's table, so each child's max_c moves by 0 or +1 and MaxOp
-  by 0 or +1 (removal: 0 or -1), for all candidates at once (SPEC §5.2; the
+  by 0 or +1 (removal: 0 or -1), for all candidates at once (mathematics §5.2; the
   binary case is the same argument with k = 2).  EM/PF then use noise
-  Delta/eps instead of 2 Delta/eps (SPEC §2.6).
+  Delta/eps instead of 2 Delta/eps (mathematics §2.6).
 * ``info_gain``: q_IG = sum_j sum_c tau_jc log2(tau_jc / tau_j), Delta =
-  log2(N + 1) + 1/ln 2 for a public bound N on |T|, monotone (SPEC §5.2; one
+  log2(N + 1) + 1/ln 2 for a public bound N on |T|, monotone (mathematics §5.2; one
   record changes one cell, the bound is per cell, so k = 2 changes nothing).
 
 Smooth mechanisms ("snm_*", "sps") use the max-operator *indicator* with the
 local-sensitivity profile 1[t >= max(k - 1, 0)] (k = top - second MaxOp on
-the node's records, SPEC §4.2) and "ld" the info-gain element sensitivity of
-SPEC §5.1 (:func:`info_gain_element_sensitivity`).
+the node's records, mathematics §4.2) and "ld" the info-gain element sensitivity of
+mathematics §5.1 (:func:`info_gain_element_sensitivity`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ SMOOTH = ("snm_t", "snm_lln", "snm_laplace", "sps")
 _LN2 = math.log(2.0)
 #: Horizon T of the info-gain element-sensitivity profile: delta(x, t, A) is
 #: computed exactly for t = 0..T and set to the global sensitivity beyond (a
-#: data-independent cap keeps the profile admissible, SPEC §5.1).
+#: data-independent cap keeps the profile admissible, mathematics §5.1).
 LD_HORIZON = 64
 
 
@@ -104,7 +104,7 @@ def info_gain(tables: np.ndarray) -> np.ndarray:
 
 
 def info_gain_sensitivity(n_max: float) -> float:
-    """Global sensitivity of q_IG under add/remove: log2(N + 1) + 1/ln 2 (SPEC §5.2)."""
+    """Global sensitivity of q_IG under add/remove: log2(N + 1) + 1/ln 2 (mathematics §5.2)."""
     return math.log2(float(n_max) + 1.0) + 1.0 / _LN2
 
 
@@ -120,7 +120,7 @@ def _ig_cell_sensitivity(a: np.ndarray, b: np.ndarray, F: np.ndarray) -> np.ndar
 
     Adding a record (j, c): q changes by F(b) - F(a) (<= 0); removing one
     (needs b >= 1): by F(a-1) - F(b-1) (>= 0), F(x) = f(x+1) - f(x),
-    f(x) = x log2 x.  This is h(a, b) of SPEC §5.1 (f, g there are F and
+    f(x) = x log2 x.  This is h(a, b) of mathematics §5.1 (f, g there are F and
     -F(. - 1)); it increases in a and decreases in b.  ``a``, ``b`` are
     non-negative integer arrays and ``F`` the table ``_inc(arange(max a + 1))``.
     """
@@ -131,7 +131,7 @@ def _ig_cell_sensitivity(a: np.ndarray, b: np.ndarray, F: np.ndarray) -> np.ndar
 
 def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
                                   n_values: np.ndarray | None = None) -> np.ndarray:
-    """delta(T, t, A) for t = 0..horizon: the info-gain element local sensitivity (SPEC §5.1).
+    """delta(T, t, A) for t = 0..horizon: the info-gain element local sensitivity (mathematics §5.1).
 
     Returns an array of shape (horizon + 1, m): the largest local sensitivity
     of q_IG(., A) over all node datasets within t add/remove steps of T.
