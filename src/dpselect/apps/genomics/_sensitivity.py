@@ -24,12 +24,10 @@ Closed forms (no state-space table, no breadth-first search):
   vertex (all edges are b, c or b + c = integer), found greedily, and k by
   bisection: O(log N) per table, vectorised.
 * ``beta_max`` (a number per N, not per SNP): the theorems' minimum over the
-  states, from the closed forms above.  For N <= 200 every state is scanned
-  (O(N^2), streamed row block by row block); above, only the top 16 rows
-  ``b + c >= 2N - 15`` (O(N log N)): the minimum lies within the top three
-  rows for every N from 23 to 2,000 where it was checked against the full
-  scan (docs/mathematics.md, "beta_max on the top rows", for the argument
-  and the range checked).  Cached per (N, bound, T).
+  states, from the closed forms above: every state is scanned (O(N^2),
+  streamed row block by row block), cached per (N, bound, T).  A scan of
+  the top rows only is available (``beta_max_scan(rows=...)``) but is not
+  used: it is not proven, and at N = 201, T = 7.5 it overstates beta_max.
 
 Every closed form is checked against breadth-first search on the move graph
 for every state at N <= 300 in ``tests/test_tdt_math.py``.
@@ -73,7 +71,7 @@ _BOUNDS = ("thm4", "thm5")
 #: States processed at once by the beta_max scan.
 _SCAN_BLOCK = 1 << 20
 
-#: Largest N whose beta_max scans every state; above it only the top _BAND_ROWS rows b + c >= 2N - 15.
+#: Experimental top-rows scan (not used for guarantees): N above which tests compare it with the full scan.
 FULL_SCAN_MAX_N = 200
 _BAND_ROWS = 16
 
@@ -354,9 +352,10 @@ def _band_blocks(n: int, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
 
 @functools.lru_cache(maxsize=64)
 def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
-    if n <= FULL_SCAN_MAX_N:
-        return beta_max_scan(n, bound, threshold)
-    return beta_max_scan(n, bound, threshold, rows=_BAND_ROWS)
+    # Always the full scan: the top-rows band (``beta_max_scan(rows=...)``) agreed with it at T = 6 on the
+    # N checked, but overstates beta_max at N = 201, T = 7.5 (0.014267 vs 0.014099), which would make
+    # the smooth bound invalid; it is kept for experiments only, never for a reported guarantee.
+    return beta_max_scan(n, bound, threshold)
 
 
 def beta_max_scan(n: int, bound: str, threshold: float, rows: int | None = None) -> float:
@@ -380,9 +379,8 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     ``GS e^{-beta gd}`` is exactly the beta-smooth sensitivity); thm5:
     ``min over states outside U of ln(GS/LS)/ud`` (then ``GS e^{-beta ud}``
     is a beta-smooth upper bound).  The minimum runs over the state space
-    with the closed forms of LS, gd and ud: every state for N <= 200, the
-    top 16 rows b + c >= 2N - 15 above (where the minimum lies; see the module
-    docstring), cached per argument set.  mathematics §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
+    with the closed forms of LS, gd and ud, over every state (O(N^2)), cached
+    per argument set.  mathematics §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
     thm5, T = 6: 0.1457 (N = 30), 0.0337 (N = 150).
 
     Examples
