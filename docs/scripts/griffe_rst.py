@@ -115,9 +115,12 @@ class RstToMarkdown(griffe.Extension):
             return f'<autoref identifier="{path}" optional>{code}</autoref>'
 
         text = _ROLE.sub(role, text)
-        text = _ERRATA.sub(lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}][errata-{m.group(2)}]{m.group(3)}",
-                           text)
-        return _SECTION.sub(lambda m: f"[mathematics §{m.group(1)}][sec-{m.group(1).replace('.', '-')}]", text)
+        # the API pages live in docs/api/: the mathematics page is ../mathematics.md
+        math = "../mathematics.md"
+        text = _ERRATA.sub(
+            lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}]({math}#errata-{m.group(2)}){m.group(3)}", text)
+        return _SECTION.sub(
+            lambda m: f"[mathematics §{m.group(1)}]({math}#sec-{m.group(1).replace('.', '-')})", text)
 
 
 def _math_blocks(text: str) -> str:
