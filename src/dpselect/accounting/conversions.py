@@ -61,6 +61,16 @@ def laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any) -> float:
     return math.exp(-(eps - a + b) * math.exp(-b) / -math.expm1(-b))
 
 
+def check_smooth_laplace_args(epsilon: Any, delta: Any, alpha: Any) -> tuple[float, float, float]:
+    """(epsilon, delta, alpha) of a smooth-sensitivity Laplace calibration: delta > 0, 0 < alpha < epsilon."""
+    eps = check_epsilon(epsilon)
+    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
+    a = check_positive(alpha, "alpha")
+    if not a < eps:
+        raise ValueError(f"alpha must be < epsilon, got alpha={a!r}, epsilon={eps!r}")
+    return eps, d, a
+
+
 def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     """Largest beta with which Laplace noise of scale S(x)/alpha, S beta-smooth, is
     (epsilon, delta)-DP by mathematics §2.2's exact condition
@@ -77,11 +87,7 @@ def laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any) -> float:
     >>> round(laplace_smooth_beta(1.0, 1e-6, 0.5), 6)
     0.038218
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
-    alpha = check_positive(alpha, "alpha")
-    if not alpha < eps:
-        raise ValueError(f"alpha must be < epsilon, got alpha={alpha!r}, epsilon={eps!r}")
+    eps, d, alpha = check_smooth_laplace_args(epsilon, delta, alpha)
     r, log_l = eps - alpha, math.log(-math.log(d))
 
     def psi(b: float) -> float:  # log[(r + b)/(e^b - 1)] - log ln(1/delta), decreasing

@@ -31,7 +31,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from .._validation import check_delta_positive, check_epsilon, check_positive
+from .._validation import check_epsilon, check_positive
+from .conversions import check_smooth_laplace_args
 
 __all__ = ["grid_laplace_smooth_beta", "grid_laplace_smooth_delta", "grid_steps"]
 
@@ -88,11 +89,7 @@ def grid_laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any, guard: Any = 
     >>> round(grid_laplace_smooth_beta(1.0, 1e-6, 0.5, 32), 6)
     0.038193
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible")
-    a = check_positive(alpha, "alpha")
-    if not a < eps:
-        raise ValueError(f"alpha must be < epsilon, got alpha={a!r}, epsilon={eps!r}")
+    eps, d, a = check_smooth_laplace_args(epsilon, delta, alpha)
     ok = lambda b: grid_laplace_smooth_delta(eps, a, b, guard) <= d  # noqa: E731 - monotone in b
     lo, hi = 0.0, eps - a
     if not ok(hi):
