@@ -138,3 +138,16 @@ def test_em_and_pf_on_the_issue13_scores():
             warnings.simplefilter("error")
             p = mech.probabilities(pr)
         np.testing.assert_array_equal(p, [1.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("which", range(len(MECHS)))
+@pytest.mark.parametrize("scores", [[0.0, 5e-324], [-5e-324, 5e-324], [0.0, 0.0, 5e-324]])
+def test_subnormal_gaps_give_distributions_without_warnings(scores, which):
+    # a quadrature panel between two scores 1 subnormal apart has width 0 (log weight -inf);
+    # hypothesis once found [0, 5e-324] raising "divide by zero in log"
+    pr = SelectionProblem(scores, monotone=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = MECHS[which](1.0).probabilities(pr)
+    _check_distribution(scores, p)
+    np.testing.assert_allclose(p[1:] if len(scores) == 2 else p, 1.0 / len(scores), rtol=1e-12)

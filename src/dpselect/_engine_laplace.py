@@ -100,7 +100,7 @@ def group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: objec
     seg = _segments(values, p)
     n = np.arange(1, N + 1, dtype=np.float64)
     gaps = np.diff(values)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         # power sums P_n(j) (row j + 1; row 0 = no score below) and the linear part's suffix sums
         alpha = np.exp(-np.outer(np.r_[np.inf, gaps], n))
         alpha[0] = 0.0

@@ -173,7 +173,8 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     half = 0.5 * p.right - 0.5 * p.left
     mid = p.left + half
     w = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
-    logw = (np.log(half)[:, None] + np.log(_GL_W)[None, :]).ravel()
+    with np.errstate(divide="ignore"):  # a panel narrower than 2 subnormals has weight 0
+        logw = (np.log(half)[:, None] + np.log(_GL_W)[None, :]).ravel()
     return np.repeat(p.anchor, _NODES_PER_PANEL), w, logw, p.far
 
 
