@@ -245,6 +245,28 @@ def test_schema_leak_warned_once():
         warnings.simplefilter("always")
         s = DPSearchCV(tree, GRID, epsilon=2.0, mean_repetitions=12, random_state=0).fit(X, y)
     leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
-    # the candidates' leak (the same text for every run) once, and the search's own: no guarantee is left
-    assert len(leaks) == 2 and "classes" in leaks[0] and "no guarantee" in leaks[1], leaks
+    # the search's own (known before the runs: no guarantee), and the candidates' leak (the same text
+    # for every run) once
+    assert len(leaks) == 2 and "no guarantee" in leaks[0] and "classes" in leaks[1], leaks
     assert math.isinf(s.privacy_.epsilon) and math.isinf(s.best_estimator_.privacy_.epsilon)
+
+
+def test_inferred_schema_refuses_a_finite_accountant_before_charging():
+    X, y, _ = _data()
+    budget = Accountant(10.0)
+    tree = DPDecisionTreeClassifier(bounds=(0.0, 5000.0), n_records=569)  # classes inferred
+    search = DPSearchCV(tree, GRID, epsilon=2.0, mean_repetitions=6, random_state=0, accountant=budget)
+    with pytest.raises(BudgetExceededError, match="classes"):
+        search.fit(X, y)
+    assert budget.spent.epsilon == 0.0 and not hasattr(search, "best_estimator_")
+    # the same search with public classes is charged its epsilon
+    public = DPDecisionTreeClassifier(bounds=(0.0, 5000.0), n_records=569, classes=np.unique(y))
+    DPSearchCV(public, GRID, epsilon=2.0, mean_repetitions=6, random_state=0, accountant=budget).fit(X, y)
+    assert budget.spent.epsilon == pytest.approx(2.0)
+    # an infinite budget takes the no-guarantee search (epsilon = inf) as before
+    unlimited = Accountant(math.inf)
+    s = DPSearchCV(tree, GRID, epsilon=2.0, mean_repetitions=6, random_state=0, accountant=unlimited)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        s.fit(X, y)
+    assert math.isinf(s.privacy_.epsilon)

@@ -39,7 +39,7 @@ from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ._params import validate_params
-from ._tabular import few
+from ._tabular import encode_fit, few
 
 __all__ = ["DPClassifierBase"]
 
@@ -109,6 +109,22 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
         inferred = list(schema.inferred)
         if self.classes is None:
             inferred.append("the classes (from y)")
+        return inferred
+
+    def _inferred_from(self, X: Any) -> list[str]:
+        """What a fit on ``X`` would take from the data instead of public parameters.
+
+        Runs only the public-schema step (no randomness, nothing stored on
+        ``self`` but the input-shape attributes), so a caller such as
+        :class:`DPSearchCV` can refuse or report before it charges anything.
+        """
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fit itself warns once
+            schema, Xc, _ = encode_fit(self, X, self.bounds, self.categorical_features)
+        inferred = self._inferred(schema)
+        ig_sensitivity = getattr(self, "_ig_sensitivity", None)
+        if ig_sensitivity is not None:
+            ig_sensitivity(Xc.shape[0], inferred)
         return inferred
 
     def _claim(self, privacy: Privacy, inferred: list[str]) -> Privacy:

@@ -56,7 +56,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ..._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state, check_real
 from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, charge
+from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ._repeat import gamma_for_mean, repetition_epsilon, sample_repetitions
@@ -104,7 +104,11 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     random_state : None, int or numpy Generator, default=None
         the source of randomness.
     accountant : Accountant or None, default=None
-        charged with ``privacy_`` before any randomness is drawn.
+        charged with ``privacy_`` before any randomness is drawn.  When a
+        dpselect candidate would infer bounds, categories, classes or
+        ``n_max`` from the data, the search reports no guarantee
+        (``privacy_.epsilon = inf``) and a finite accountant is refused,
+        both before anything is charged or drawn.
 
     Attributes
     ----------
@@ -235,6 +239,19 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
                   f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
         self.privacy_ = Privacy(float(self.epsilon), 0.0, "add_remove", source)
         self.epsilon_per_run_ = eps0
+        own = {"accountant": None} if "accountant" in self.estimator.get_params(deep=False) else {}
+        inferred = self._inferred_by_candidates(X, grid, own, eps0)
+        if inferred:  # known before any charge or draw: no guarantee, and a finite budget is refused
+            if self.accountant is not None and math.isfinite(self.accountant.budget.epsilon):
+                raise BudgetExceededError(
+                    f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training data, so "
+                    f"the search has no differential-privacy guarantee and cannot be charged to the finite budget "
+                    f"{self.accountant.budget}; pass public bounds, categories and classes")
+            self.privacy_ = Privacy(math.inf, 0.0, "add_remove",
+                                    "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
+            warnings.warn(f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
+                          "data, so the search has no guarantee (privacy_.epsilon = inf).",
+                          PrivacyLeakWarning, stacklevel=2)
         charge(self.accountant, self.privacy_)
         gen = check_random_state(self.random_state, "random_state")
         y_arr = np.asarray(y)
@@ -244,7 +261,6 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         X_ho, y_ho = _safe_indexing(X, ho), y_arr[ho]
         K = sample_repetitions(eta, gamma, rng=gen)  # never stored nor released
         # the search charged its total above: the runs charge nothing (else the estimator's accountant pays again)
-        own = {"accountant": None} if "accountant" in self.estimator.get_params(deep=False) else {}
         best: tuple[float, int, Any] | None = None
         leaks: dict[str, type] = {}
         worst = 0.0
@@ -265,7 +281,8 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
                 best = (score, j, model)
         for msg, cat in leaks.items():
             warnings.warn(msg, cat, stacklevel=2)
-        if worst > eps0 * (1.0 + 1e-12):  # a candidate did not keep its budget: no guarantee is left to report
+        # a candidate did not keep its budget (a non-dpselect estimator, checked only now): no guarantee is left
+        if math.isfinite(self.privacy_.epsilon) and worst > eps0 * (1.0 + 1e-12):
             self.privacy_ = Privacy(math.inf, 0.0, "add_remove", "a candidate fit reported more than its budget")
             warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget eps_0 = {eps0:.6g} "
                           "(e.g. a schema inferred from the data), so the search has no guarantee.",
@@ -275,6 +292,18 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = dict(grid[j])
         self.classes_ = getattr(self.best_estimator_, "classes_", None)
         return self
+
+    def _inferred_by_candidates(self, X: Any, grid: list[dict[str, Any]], own: dict[str, Any],
+                                eps0: float) -> list[str]:
+        """Everything some grid candidate would infer from ``X`` (dpselect estimators only: others
+        are checked after their fits, from their ``privacy_``)."""
+        found: dict[str, None] = {}
+        for params in grid:
+            model = clone(self.estimator).set_params(**params, **own, epsilon=eps0)
+            probe = getattr(model, "_inferred_from", None)
+            if probe is not None:
+                found.update(dict.fromkeys(probe(X)))
+        return list(found)
 
     # --------------------------------------------------------------- predict
     def predict(self, X: Any) -> np.ndarray:
