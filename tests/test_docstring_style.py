@@ -43,6 +43,8 @@ CHECKED: tuple[str, ...] = (
     "dpselect.apps.counts._majority",
     "dpselect.apps.counts._mode",
     "dpselect.apps.counts._ptr",
+    "dpselect.apps.counts._ptr_mode",
+    "dpselect.apps.counts._stable_histogram",
     "dpselect.apps.counts._vote",
 )
 

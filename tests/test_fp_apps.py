@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from conftest import assert_frequencies_match
-from dpselect.apps.counts import _ptr as P
+from dpselect import accounting
+from dpselect.apps import counts as P
 from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import duff_mean, duff_median, laplace_ln, smooth_sens_approx, smooth_sens_pure
 from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
@@ -117,7 +118,7 @@ def test_ptr_value_release_on_grid_and_exact_audit():
     out = [P.propose_test_release(0.3, 50.0, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=s)
            for s in range(300)]
     assert _on_grid(out, lam)
-    claim = P.ptr_privacy(eps, delta)
+    claim = accounting.ptr_privacy(eps, delta)
     worst = 0.0
     pairs = [((0.0, 3), (1.0, 2)), ((0.0, 1), (0.9, 0)), ((0.1, 0), (0.6, 0)), ((0.0, 8), (1.0, 7))]
     pairs.append(((0.0, 0), (40.0, 0)))  # both unstable, values far apart: the delta case

@@ -15,7 +15,7 @@ from scipy import stats
 import dpselect
 from dpselect import accounting
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps.counts import _ptr as P
+from dpselect.apps import counts as P
 from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import dyadic_ceil
 from dpselect.privacy import Privacy
@@ -48,13 +48,13 @@ def _pair(privacy):
 
 def test_ptr_privacy_objects():
     """PTR guarantees are Privacy objects like every other mechanism's (SPEC §6.2, §6.3)."""
-    assert _pair(P.ptr_privacy(0.5, 1e-6)) == (1.0, 5e-7, None)
-    assert _pair(P.ptr_privacy(0.5, 1e-6, relation="replace")) == (1.0, 5e-7, "replace")
-    assert _pair(P.ptr_mode_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
-    assert _pair(P.ptr_mode_privacy(0.5, 1e-6, relation="replace")) == (0.5, 5e-7, "replace")
-    assert _pair(P.stable_histogram_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
-    assert _pair(P.stable_histogram_privacy(0.5, 1e-6, relation="replace")) == (1.0, 1e-6, "replace")
-    assert P.ptr_privacy is accounting.ptr_privacy  # one home for the formulas
+    assert _pair(accounting.ptr_privacy(0.5, 1e-6)) == (1.0, 5e-7, None)
+    assert _pair(accounting.ptr_privacy(0.5, 1e-6, relation="replace")) == (1.0, 5e-7, "replace")
+    assert _pair(accounting.ptr_mode_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
+    assert _pair(accounting.ptr_mode_privacy(0.5, 1e-6, relation="replace")) == (0.5, 5e-7, "replace")
+    assert _pair(accounting.stable_histogram_privacy(0.5, 1e-6)) == (0.5, 5e-7, "add_remove")
+    assert _pair(accounting.stable_histogram_privacy(0.5, 1e-6, relation="replace")) == (1.0, 1e-6, "replace")
+    assert accounting.ptr_privacy is accounting.ptr_privacy  # one home for the formulas
 
 
 def test_laplace_sf_matches_scipy():
@@ -174,7 +174,7 @@ def _neighbour_pairs(relation, m_max=4, c_max=8):
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
 def test_ptr_mode_exact_audit(relation, eps, delta):
-    claim = P.ptr_mode_privacy(eps, delta, relation=relation)
+    claim = accounting.ptr_mode_privacy(eps, delta, relation=relation)
     claimed_eps, claimed_delta = claim.epsilon, claim.delta
     worst = 0.0
     n_pairs = 0
@@ -201,7 +201,7 @@ def test_ptr_mode_exact_audit(relation, eps, delta):
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-2), (1.0, 0.2)])
 def test_ptr_mode_lecture_notes_gamma_violates(eps, delta):
     # errata 28: gamma = g (LN) instead of max(g - 1, 0) gives delta e^eps / 2 > delta / 2
-    claim = P.ptr_mode_privacy(eps, delta)
+    claim = accounting.ptr_mode_privacy(eps, delta)
     claimed_eps, claimed_delta = claim.epsilon, claim.delta
 
     def gap(c):
@@ -279,7 +279,7 @@ def _bin_hockey(c_from, c_to, eps, delta, lam=2.0**-4, claim=None):
 
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-3), (1.0, 0.05)])
 def test_stable_histogram_single_bin_audit(eps, delta):
-    claim = P.stable_histogram_privacy(eps, delta)
+    claim = accounting.stable_histogram_privacy(eps, delta)
     claimed_eps, claimed_delta = claim.epsilon, claim.delta
     worst = 0.0
     for c in range(0, 40):
@@ -314,7 +314,7 @@ def test_bad_inputs_raise_before_randomness(which, what, e, d, c):
         lambda c, e, d: P.propose_test_release(
             1.0, float(len(c)) if isinstance(c, list) else 0.0, bound=1.0, epsilon=e, delta=d, rng=GEN
         ),
-        lambda c, e, d: P.ptr_privacy(e, d),
+        lambda c, e, d: accounting.ptr_privacy(e, d),
     ]
     args = [[3, 1], 1.0, 1e-3]
     args[what] = [c, e, d][what]

@@ -29,15 +29,9 @@ from ._majority import (
     private_argmax,
 )
 from ._mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
-from ._ptr import (
-    laplace_sf,
-    mode_distance_to_instability,
-    propose_test_release,
-    ptr_mode,
-    ptr_mode_probabilities,
-    stable_histogram,
-    stable_histogram_probabilities,
-)
+from ._ptr import laplace_sf, propose_test_release
+from ._ptr_mode import mode_distance_to_instability, ptr_mode, ptr_mode_probabilities
+from ._stable_histogram import stable_histogram, stable_histogram_probabilities
 from ._vote import label_counts, private_majority
 
 __all__ = [
