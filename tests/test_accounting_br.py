@@ -31,7 +31,7 @@ from dpselect.accounting.composition import (
     compose_privacy,
     zcdp_epsilon,
 )
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.mechanisms.top_k import top_k_privacy
 
 mpmath.mp.dps = 50

@@ -85,7 +85,7 @@ def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
     """The CLI's expected output, computed with the library directly."""
     import numpy as np
 
-    from dpselect.apps.counts import _majority as majority
+    from dpselect.apps import counts as majority
     from dpselect.mechanisms.registry import make_mechanism
     from dpselect.problem import SelectionProblem
 
@@ -138,7 +138,7 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
 
     from dpselect._cli_input import DEFAULT_MECHANISM
     from dpselect.analysis import accuracy
-    from dpselect.apps.counts import _majority as majority
+    from dpselect.apps import counts as majority
     from dpselect.mechanisms.registry import make_mechanism
     from dpselect.problem import SelectionProblem
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import CachedMechanism
 from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.analysis import audit
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.apps.quantiles import _percentile as pct
 from dpselect.mechanisms.distance import distance_problem, max_utility_change
 

@@ -40,6 +40,7 @@ CHECKED: tuple[str, ...] = (
     "dpselect.analysis.error",
     "dpselect.analysis.error_distribution",
     "dpselect.datasets",
+    "dpselect.apps.counts._instability",
     "dpselect.apps.counts._majority",
     "dpselect.apps.counts._mode",
     "dpselect.apps.counts._ptr",

@@ -21,7 +21,7 @@ import dpselect
 from conftest import assert_frequencies_match
 from dpselect import noisy_max
 from dpselect.analysis import audit
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.noise import (
     Exponential,
     Gumbel,

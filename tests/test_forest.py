@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.apps.trees import _forest as forest_mod
 from dpselect.apps.trees._forest import (
     RECORD_COUNT_SHARE,

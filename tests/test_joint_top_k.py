@@ -21,7 +21,7 @@ import pytest
 from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.analysis import audit
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.mechanisms.top_k import TopK, _joint, select_top_k, top_k_log_probabilities, top_k_privacy
 
 

@@ -13,7 +13,7 @@ import dpselect
 from conftest import CachedMechanism, assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax, StepProfile
 from dpselect.analysis import audit
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 
 M = 3
 CAP = 8  # states with every count < CAP are checked

@@ -28,7 +28,7 @@ from dpselect import (
 from dpselect import noise as nz
 from dpselect.accounting import dp_to_zcdp, laplace_selection_log_delta, laplace_smooth_delta
 from dpselect.analysis import accuracy, audit, output_distribution
-from dpselect.apps.counts import _majority as majority
+from dpselect.apps import counts as majority
 from dpselect.mechanisms.dampening import LocalDampening, dampened_utilities
 from dpselect.mechanisms.snm import SmoothNoisyMax
 from dpselect.mechanisms.sps import SmoothPrivateSelection

@@ -19,15 +19,8 @@ Examples
 
 from __future__ import annotations
 
-from ._majority import (
-    TIE_RULES,
-    UTILITIES,
-    candidate_distances,
-    distance_to_instability,
-    majority_neighbours,
-    majority_problem,
-    private_argmax,
-)
+from ._instability import TIE_RULES, candidate_distances, distance_to_instability
+from ._majority import UTILITIES, majority_neighbours, majority_problem, private_argmax
 from ._mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
 from ._ptr import laplace_sf, propose_test_release
 from ._ptr_mode import mode_distance_to_instability, ptr_mode, ptr_mode_probabilities
