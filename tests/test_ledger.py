@@ -1,0 +1,103 @@
+"""The accountant's running sums (``accounting.composition.Ledger``) against a from-scratch composition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpselect import Privacy
+from dpselect.accounting import Accountant, BudgetExceededError
+from dpselect.accounting.composition import Ledger, _ExactSum, br_kl_bound, zcdp_epsilon
+
+
+def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
+    """compose_privacy's three routes recomputed from lists of atoms with math.fsum (the pre-ledger code)."""
+    atoms = [a for c in charges for a in c.atoms]
+    plain = [a for a in atoms if a.bounded_range is None and a.rho is None]
+    br = [a.bounded_range for a in atoms if a.bounded_range is not None]
+    zc = [a for a in atoms if a.bounded_range is None and a.rho is not None]
+    eps_plain, delta_plain = math.fsum(a.epsilon for a in plain), math.fsum(a.delta for a in plain)
+    routes = [(math.fsum(a.epsilon for a in atoms), math.fsum(a.delta for a in atoms))]
+    slack, delta_z = delta - delta_plain, math.fsum(a.delta for a in zc)
+    rho = math.fsum([e * e / 8.0 for e in br] + [a.rho for a in zc])
+    for d in {x for x in (slack, delta_z) if x > 0.0 and (br or zc)}:
+        routes.append((eps_plain + zcdp_epsilon(rho, d), delta_plain + d))
+    if br and slack - delta_z > 0.0:
+        spread = math.sqrt(0.5 * math.fsum(e * e for e in br) * -math.log(slack - delta_z))
+        eps_br = min(math.fsum(br), math.fsum(br_kl_bound(e) for e in br) + spread)
+        routes.append((eps_plain + math.fsum(a.epsilon for a in zc) + eps_br, delta))
+    within = [r for r in routes if r[1] <= delta * (1.0 + 1e-12)] or routes
+    return min(within)
+
+
+def _random_charge(gen: np.random.Generator, pure: bool) -> Privacy:
+    kind = int(gen.choice([0, 1, 3] if pure else [0, 1, 2, 3]))
+    eps = float(gen.choice([1e-3, 0.05, 0.3, 1.0]) * gen.uniform(0.5, 1.5))
+    if kind == 0:
+        return Privacy(eps, bounded_range=eps)  # an exponential mechanism
+    if kind == 1:
+        return Privacy(eps, 0.0 if pure else float(gen.choice([0.0, 1e-9])))  # uncertified
+    if kind == 2:
+        rho = eps * eps / 2.0
+        return Privacy(rho + 2 * math.sqrt(rho * math.log(1e8)), 1e-8, rho=rho)  # a zCDP release
+    return Privacy(eps, bounded_range=eps) + Privacy(eps / 2, bounded_range=eps / 2)  # a composed charge
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6, 1e-3, 0.5])
+@pytest.mark.parametrize("seed", range(4))
+def test_ledger_equals_composition_from_scratch(seed, delta):
+    gen = np.random.default_rng(seed)
+    acc = Accountant(math.inf, delta=delta)
+    charges = []
+    for _ in range(60):
+        c = _random_charge(gen, pure=delta < 1e-3)
+        acc.spend(c)
+        charges.append(c)
+        eps, dlt = _reference(charges, delta)
+        assert acc.spent.epsilon == pytest.approx(eps, rel=1e-12, abs=1e-15)
+        assert acc.spent.delta == pytest.approx(dlt, rel=1e-12, abs=1e-300)
+    assert Accountant.compose(charges, delta).epsilon == pytest.approx(_reference(charges, delta)[0], rel=1e-12)
+
+
+def test_exact_sum_is_correctly_rounded_and_inf_absorbs():
+    gen = np.random.default_rng(0)
+    xs = np.concatenate([gen.uniform(0, 1, 500) * 10.0 ** gen.integers(-20, 20, 500), [1e16, 1.0, 1e-16]])
+    s = _ExactSum()
+    for i, x in enumerate(xs):
+        s.add(float(x))
+        if i % 50 == 0:
+            assert s.value == math.fsum(xs[: i + 1])
+    assert s.value == math.fsum(xs)
+    naive = 0.0
+    for x in (1e16, 1.0, 1.0):
+        naive += x
+    t = _ExactSum()
+    for x in (1e16, 1.0, 1.0):
+        t.add(x)
+    assert t.value == 1e16 + 2.0 != naive  # plain += loses both 1.0s; the ledger does not
+    t.add(math.inf)
+    assert t.value == math.inf
+
+
+def test_refused_charge_leaves_the_ledger_unchanged_and_relations_do_not_mix():
+    acc = Accountant(1.0, delta=1e-6)
+    acc.spend(Privacy(0.6, relation="add_remove"))
+    before = acc.spent
+    with pytest.raises(BudgetExceededError):
+        acc.spend(Privacy(0.6))
+    with pytest.raises(ValueError, match="relations"):
+        acc.spend(Privacy(0.1, relation="replace"))
+    assert acc.spent == before and len(acc.charges) == 1
+    ledger = Ledger().add(Privacy(0.1, relation="replace"))
+    with pytest.raises(ValueError, match="relations"):
+        ledger.add(Privacy(0.1, relation="add_remove"))
+    assert ledger.compose().relation == "replace"
+
+
+def test_basic_accountant_ignores_certificates():
+    acc = Accountant(10.0, delta=1e-6, composition="basic")
+    for _ in range(100):
+        acc.spend(Privacy(0.05, bounded_range=0.05))
+    assert acc.spent.epsilon == pytest.approx(5.0, rel=1e-12) and acc.spent.delta == 0.0
