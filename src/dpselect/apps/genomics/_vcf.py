@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
