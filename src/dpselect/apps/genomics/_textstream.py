@@ -105,15 +105,16 @@ def _gzip_pieces(f: BinaryIO, path: Path) -> Iterator[bytes]:
 
 
 def _raw_pieces(f: BinaryIO) -> Iterator[bytes]:
-    while data := f.read(CHUNK_BYTES):
+    while data := f.read(_READ_BYTES):
         yield data
 
 
-def text_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """Decompressed text of ``path`` in chunks of about ``chunk_bytes``, each ending with ``\\n``.
+def text_chunks(path: Path, chunk_bytes: int | None = None) -> Iterator[bytes]:
+    """Decompressed text of ``path`` in chunks of about ``chunk_bytes`` (``CHUNK_BYTES``), each ending with ``\\n``.
 
     Raises :class:`StreamError` for a truncated or corrupt compressed stream.
     """
+    chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     with open(path, "rb") as f, ThreadPoolExecutor(2) as pool:
         head = f.read(18)
         f.seek(0)

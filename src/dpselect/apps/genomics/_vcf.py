@@ -223,6 +223,9 @@ def _text_sites(path: Path, ids: np.ndarray, members: np.ndarray) -> Iterator[Ch
             found = parse_header(head) if head else None
             if found is None:
                 raise ValueError("not a VCF: no '#CHROM' header line")
+    except StreamError as exc:
+        raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant '(none)' "
+                         f"({str(exc).split(': ', 2)[-1]})") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from None
     header, samples, start = found
