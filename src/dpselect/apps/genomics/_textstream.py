@@ -47,7 +47,8 @@ def _is_bgzf(head: bytes) -> bool:
 def _bgzf_blocks(data: memoryview) -> tuple[list[tuple[int, int]], int, bool]:
     """(offset, size) of the complete BGZF blocks at the start of ``data``, the bytes they span, and
     whether the bytes after them start with a valid block header (or are too short to tell)."""
-    blocks, pos, n = [], 0, len(data)
+    blocks: list[tuple[int, int]] = []
+    pos, n = 0, len(data)
     while pos + 18 <= n:
         if not _is_bgzf(bytes(data[pos:pos + 18])):
             return blocks, pos, False
