@@ -174,10 +174,13 @@ class TextParser:
         rows = sliding_window_view(classes, width)[first[cand]]  # (lines, 4 samples) copy
         fields = rows.view("<u4")
         ok = ((fields[:, :-1] & _MASK) == _FIELD).all(axis=1) & ((fields[:, -1] & _MASK) == _LAST)
-        cand, fields = cand[ok], fields[ok]
-        good, meta = self._prefix(buf, starts[cand], first[cand] - 3)
-        cand = cand[good]
-        sel = np.take(fields[good], self.cols, axis=1).view(np.uint8)  # (lines, 4 x 3 n_trios) class bytes
+        use = np.flatnonzero(ok)
+        good, meta = self._prefix(buf, starts[cand[use]], first[cand[use]] - 3)
+        use = use[good]
+        sel = np.take(fields, self.cols, axis=1)  # the trio samples' fields, (lines, 3 n_trios) uint32
+        if use.size < cand.size:  # (rows copied only when some line is left to htslib)
+            cand, sel = cand[use], sel[use]
+        sel = sel.view(np.uint8)  # (lines, 4 x 3 n_trios) class bytes
         key = sel[:, 0::4] | (sel[:, 2::4] << 2)
         codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
         return cand, codes, meta
@@ -203,13 +206,14 @@ class TextParser:
                 good[np.flatnonzero(good)[~digits]] = False
                 continue
             break
-        chrom = np.char.decode(tok[:, 0], "utf-8")
+        chrom = np.char.decode(tok[:, 0], "utf-8", "replace")
         pos = tok[:, 1].astype(np.int64)
-        sid = np.char.decode(tok[:, 2], "utf-8").astype(object)
+        sid = np.char.decode(tok[:, 2], "utf-8", "replace").astype(object)
         unnamed = sid == "."
         if unnamed.any():
             sid[unnamed] = [f"{c}:{p}" for c, p in zip(chrom[unnamed], pos[unnamed])]
-        return good, [chrom, sid, pos, np.char.decode(tok[:, 4], "utf-8"), np.char.decode(tok[:, 3], "utf-8")]
+        return good, [chrom, sid, pos, np.char.decode(tok[:, 4], "utf-8", "replace"),
+                      np.char.decode(tok[:, 3], "utf-8", "replace")]
 
     def _fallback(self, chunk: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray, out: np.ndarray,
                   keep: np.ndarray, multi: np.ndarray, meta: tuple[np.ndarray, ...]) -> None:
