@@ -158,6 +158,15 @@ def test_bgzf_damage_is_a_named_error_or_warning(cohort, tmp_path):
         transmission_counts(cut, pedigree=fam)
 
 
+def test_duplicate_sample_name_is_refused_from_the_header(tmp_path):
+    fam = tmp_path / "t.fam"
+    fam.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
+    path = tmp_path / "d.vcf"
+    path.write_text(HEADER + "fa\tmo\tch\tmo\n" + "1\tnot a site\n")
+    with pytest.raises(ValueError, match="path: .* names sample 'mo' twice"):
+        transmission_counts(path, pedigree=fam)
+
+
 def test_progress_line_for_vcf(cohort, tmp_path, capsys):
     path = tmp_path / "p.vcf"
     path.write_bytes(write_cohort_vcf(cohort)[0])

@@ -227,7 +227,11 @@ def _check_samples(path: Path, header: list[str], ids: np.ndarray) -> dict[str, 
     if missing:
         raise ValueError(f"pedigree: {len(missing)} individual id(s) are not samples of the VCF {str(path)!r}, "
                          f"e.g. {missing[0]!r}")
-    return {s: j for j, s in enumerate(header)}
+    position = {s: j for j, s in enumerate(header)}
+    if len(position) < len(header):
+        twice = next(s for s in header if header.count(s) > 1)
+        raise ValueError(f"path: the VCF {str(path)!r} names sample {twice!r} twice in its header")
+    return position
 
 
 def _text_sites(path: Path, ids: np.ndarray, members: np.ndarray) -> Iterator[ChunkSites] | None:

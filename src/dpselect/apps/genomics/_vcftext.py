@@ -139,7 +139,8 @@ class TextParser:
         """Sites of ``chunk`` (whole lines, ending with a line end) in file order."""
         buf = np.frombuffer(chunk, dtype=np.uint8)
         ends = np.flatnonzero(buf == 10)
-        starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
+        starts = np.zeros_like(ends)
+        starts[1:] = ends[:-1] + 1
         k = ends.size
         fast, codes, columns = self._fixed_width(chunk, buf, starts, ends)
         slow = np.setdiff1d(np.arange(k), fast, assume_unique=True)
