@@ -172,6 +172,7 @@ def test_progress_line_for_vcf(cohort, tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(_progress, "_EVERY", 0.0)  # off a terminal: a line per interval, here per chunk
     monkeypatch.setattr(_textstream, "CHUNK_BYTES", 20000)
+    monkeypatch.setattr(_textstream, "_READ_BYTES", 20000)
     path = tmp_path / "p.vcf"
     path.write_bytes(write_cohort_vcf(cohort)[0])
     transmission_counts(path, pedigree=cohort.with_suffix(".fam"), progress=True)
