@@ -1,6 +1,7 @@
 """GWAS benchmark: TDT counting on PLINK trio files, side by side with PLINK 1.9 ``--tdt``, in one run.
 
 Run by hand:  python benchmarks/bench_gwas.py [N_SNPS ...]   (default 50,000 and 200,000 SNPs)
+              python benchmarks/bench_gwas.py vcf [N_SNPS]   (VCF input; default 20,000 sites)
 
 For each size, 2,000 affected trios (2 % missing calls, 1 % child errors, the
 last 5 % of SNPs on chromosome X with mixed-sex children) are simulated once,
@@ -19,6 +20,18 @@ after the imports and Dask's thread-pool start) next to one chunk's bytes
 counting call (reading the .fam/.bim included, Python start-up excluded).  The counts are compared with
 PLINK's T and U (must be identical).  The machine's load shows in the wall
 times; CPU times are the comparable figure on a shared machine.
+
+``vcf``: the same cohort written as a BGZF-compressed VCF (``REF`` = A2,
+``ALT`` = A1, ``GT`` only; unphased diploid calls, missing ``./.``; on X the
+males' homozygous calls are haploid ``0`` / ``1`` and missing ``.``, as
+variant callers write them, so those lines take htslib's path), counted end
+to end from the ``.vcf.gz`` by ``transmission_counts(path, pedigree=.fam)``
+and by PLINK's own VCF route: ``plink1.9 --vcf F --double-id
+--keep-allele-order --make-bed`` (the pedigree ``.fam`` then replaces the
+imported one, whose samples have no parents) followed by ``--bfile --tdt
+--keep-allele-order``; CPU (user + system) and wall of the two PLINK runs
+summed.  Each side runs three times, alternating, and the best CPU and the
+best wall of each are printed with their ratio.
 """
 
 from __future__ import annotations
@@ -26,10 +39,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +59,9 @@ _CHILD = """
 import json, resource, sys, threading, time
 import numpy as np, dask, dask.threaded  # imports before the baseline
 from dpselect.apps.genomics import transmission_counts
-prefix, chunk, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+prefix, chunk, out, ped = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if ped:
+    import cyvcf2  # noqa: F401  (the VCF reader's htslib fallback; imported before the baseline)
 dask.compute(dask.delayed(int)(0), scheduler="threads")  # start Dask's thread pool before the baseline
 
 def rss_mb():
@@ -59,7 +77,7 @@ def watch():
 
 threading.Thread(target=watch, daemon=True).start()
 w0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-counts = transmission_counts(prefix, chunk_snps=chunk)
+counts = transmission_counts(prefix, chunk_snps=chunk, **({"pedigree": ped} if ped else {}))
 w1, r1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
 done.set()
 np.save(out, np.stack([counts.b, counts.c]))
@@ -78,16 +96,125 @@ def _plink(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray]:
     return {"wall": float(wall), "cpu": float(user) + float(sys_), "rss_peak_mb": int(rss) / 1024}, tu
 
 
-def _ours(prefix: Path, chunk: int) -> tuple[dict[str, float], np.ndarray]:
+def _ours(prefix: Path, chunk: int, pedigree: str = "") -> tuple[dict[str, float], np.ndarray]:
     out = str(prefix) + "_ours.npy"
-    run = subprocess.run([sys.executable, "-c", _CHILD, str(prefix), str(chunk), out], capture_output=True,
-                         text=True, check=True)
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(prefix), str(chunk), out, pedigree],
+                         capture_output=True, text=True, check=True)
     return json.loads(run.stdout.strip().splitlines()[-1]), np.load(out)
 
 
-def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [50_000, 200_000]
+def _timed(cmd: list[str]) -> tuple[float, float]:
+    """(CPU = user + system, wall) seconds of one command, from /usr/bin/time."""
+    run = subprocess.run(["/usr/bin/time", "-f", "TIME %U %S %e", *cmd], capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError(f"{cmd[0]} failed: {run.stderr[-500:]}")
+    user, sys_, wall = next(line for line in run.stderr.splitlines() if line.startswith("TIME")).split()[1:]
+    return float(user) + float(sys_), float(wall)
+
+
+def _plink_vcf(plink: str, vcf: Path, fam: Path) -> tuple[dict[str, float], np.ndarray]:
+    out = str(vcf.with_suffix("")) + "_plinkvcf"
+    cpu1, wall1 = _timed([plink, "--vcf", str(vcf), "--double-id", "--keep-allele-order", "--make-bed",
+                          "--out", out])
+    shutil.copyfile(fam, out + ".fam")  # the trios and sexes (the VCF has neither); same sample order
+    cpu2, wall2 = _timed([plink, "--bfile", out, "--tdt", "--keep-allele-order", "--out", out])
+    rows = [line.split() for line in Path(out + ".tdt").read_text().splitlines()[1:]]
+    tu = np.array([[int(r[5]) for r in rows], [int(r[6]) for r in rows]])
+    return {"cpu": cpu1 + cpu2, "wall": wall1 + wall2}, tu
+
+
+def _bgzf_block(payload: bytes) -> bytes:
+    """One BGZF block (SAM/BAM format specification 4.1), zlib level 6 as bgzip's default."""
+    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = comp.compress(payload) + comp.flush()
+    head = struct.pack("<4BI2BH2BHH", 31, 139, 8, 4, 0, 0, 255, 6, 66, 67, 2, len(body) + 25)
+    return head + body + struct.pack("<II", zlib.crc32(payload), len(payload))
+
+
+def write_vcf_gz(prefix: Path, out: Path) -> None:
+    """The fileset as a BGZF VCF (REF = A2, ALT = A1; haploid homozygous male calls on X)."""
+    fam = [line.split() for line in prefix.with_suffix(".fam").read_text().splitlines()]
+    bim = [line.split() for line in prefix.with_suffix(".bim").read_text().splitlines()]
+    n, m = len(fam), len(bim)
+    bed = np.fromfile(prefix.with_suffix(".bed"), dtype=np.uint8, offset=3).reshape(m, (n + 3) // 4)
+    codes = ((bed[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 3).reshape(m, -1)[:, :n]
+    field = np.frombuffer(b"1/1\t./.\t0/1\t0/0\t", dtype=np.uint8).reshape(4, 4)  # by PLINK code
+    haploid = np.array(["1", ".", "0/1", "0"], dtype=object)
+    male = np.array([r[4] == "1" for r in fam])
+    head = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
+            '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+            "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" + "\t".join(r[1] for r in fam) + "\n")
+    pieces = [head.encode()]
+    for j, (chrom, sid, _, pos, a1, a2) in enumerate(bim):
+        prefix_j = f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\tGT\t".encode()
+        if chrom == "23":
+            calls = np.where(male, haploid[codes[j]], np.array(["1/1", "./.", "0/1", "0/0"], dtype=object)[codes[j]])
+            pieces.append(prefix_j + "\t".join(calls).encode() + b"\n")
+        else:
+            row = field[codes[j]].ravel()
+            row[-1] = 10
+            pieces.append(prefix_j + row.tobytes())
+    text = b"".join(pieces)
+    size = 0xFF00
+    with ThreadPoolExecutor(2) as pool:
+        blocks = list(pool.map(_bgzf_block, (text[a:a + size] for a in range(0, len(text), size))))
+    out.write_bytes(b"".join(blocks) + _bgzf_block(b""))
+
+
+def _cohort(m: int, tmp: str) -> Path:
     # a simulated cohort is reused from $DPSELECT_BENCH_DIR when set (simulation is slow on a shared machine)
+    prefix = Path(os.environ.get("DPSELECT_BENCH_DIR") or tmp) / f"cohort_{N_TRIOS}x{m}"
+    if not prefix.with_suffix(".bed").exists():
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        simulate_trios(prefix, N_TRIOS, m, causal=10, effect=0.6, missing_rate=0.02, error_rate=0.01,
+                       x_snps=m // 20, child_sex="mixed", rng=0)
+        print(f"{m:>9} simulate_trios: {time.perf_counter() - t0:.1f} s, .bed "
+              f"{prefix.with_suffix('.bed').stat().st_size / 1e6:.0f} MB")
+    return prefix
+
+
+def main_vcf(m: int) -> None:
+    plink = shutil.which("plink1.9") or shutil.which("plink")
+    if plink is None or not Path("/usr/bin/time").exists():
+        print("plink1.9 (Debian package plink1.9) or /usr/bin/time not found: only dpselect is timed")
+        plink = None
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = _cohort(m, tmp)
+        vcf = prefix.with_suffix(".vcf.gz")
+        if not vcf.exists():
+            t0 = time.perf_counter()
+            write_vcf_gz(prefix, vcf)
+            print(f"wrote {vcf.name}: {vcf.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t0:.0f} s")
+        fam = prefix.with_suffix(".fam")
+        best: dict[str, dict[str, float]] = {}
+        results: dict[str, np.ndarray] = {}
+        for _ in range(3):
+            runs = [("dpselect", lambda: _ours(vcf, CHUNK, str(fam)))]
+            if plink is not None:
+                runs.append(("plink1.9 VCF route", lambda: _plink_vcf(plink, vcf, fam)))
+            for name, run in runs:
+                t, counts = run()
+                results[name] = counts[:2]
+                b = best.setdefault(name, {"cpu": np.inf, "wall": np.inf})
+                b["cpu"], b["wall"] = min(b["cpu"], t["cpu"]), min(b["wall"], t["wall"])
+        print(f"{N_TRIOS} trios, {m} sites ({m // 20} on X), {vcf.stat().st_size / 1e6:.0f} MB .vcf.gz; best of 3")
+        print(f"{'tool':<22}{'CPU s':>8}{'wall s':>8}{'sites/s (CPU)':>15}")
+        for name, b in best.items():
+            print(f"{name:<22}{b['cpu']:>8.2f}{b['wall']:>8.2f}{m / b['cpu']:>15,.0f}")
+        if plink is not None:
+            ours, ref = results["dpselect"], results["plink1.9 VCF route"]
+            same = ours.shape == ref.shape and bool((ours == ref).all())
+            print(f"counts identical to PLINK's T/U (autosomes and X): {same}")
+            p, o = best["plink1.9 VCF route"], best["dpselect"]
+            print(f"ratios dpselect / PLINK VCF route: CPU {o['cpu'] / p['cpu']:.2f}, wall {o['wall'] / p['wall']:.2f}")
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["vcf"]:
+        main_vcf(int(sys.argv[2]) if len(sys.argv) > 2 else 20_000)
+        return
+    sizes = [int(a) for a in sys.argv[1:]] or [50_000, 200_000]
     plink = shutil.which("plink1.9") or shutil.which("plink")
     if plink is None or not Path("/usr/bin/time").exists():
         print("plink1.9 (Debian package plink1.9) or /usr/bin/time not found: only dpselect is timed")
@@ -97,15 +224,7 @@ def main() -> None:
     print(f"{'SNPs':>9} {'tool':<26}{'wall s':>8}{'CPU s':>8}{'SNPs/s (wall)':>15}{'SNPs/s (CPU)':>14}  memory")
     for m in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            keep = os.environ.get("DPSELECT_BENCH_DIR")
-            prefix = Path(keep or tmp) / f"cohort_{N_TRIOS}x{m}"
-            if not prefix.with_suffix(".bed").exists():
-                prefix.parent.mkdir(parents=True, exist_ok=True)
-                t0 = time.perf_counter()
-                simulate_trios(prefix, N_TRIOS, m, causal=10, effect=0.6, missing_rate=0.02, error_rate=0.01,
-                               x_snps=m // 20, child_sex="mixed", rng=0)
-                print(f"{m:>9} simulate_trios: {time.perf_counter() - t0:.1f} s, .bed "
-                      f"{prefix.with_suffix('.bed').stat().st_size / 1e6:.0f} MB")
+            prefix = _cohort(m, tmp)
             ref = None
             if plink is not None and Path("/usr/bin/time").exists():
                 p, ref = _plink(plink, prefix)

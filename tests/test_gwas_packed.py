@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from dpselect.apps.genomics import simulate_trios, transmission_counts
-from dpselect.apps.genomics._counting import count_dosages, count_trios
-from dpselect.apps.genomics._packed import CODE_COPIES, TrioPlan, count_packed, trio_contribution
+from dpselect.apps.genomics._counting import count_trios
+from dpselect.apps.genomics._packed import CODE_COPIES, TrioPlan, count_codes, count_packed, trio_contribution
+from dpselect.apps.genomics._vcftext import allele_codes
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
 needs_plink = pytest.mark.skipif(PLINK is None, reason="plink1.9 not installed (Debian package plink1.9; "
@@ -56,8 +57,14 @@ def test_packed_kernel_chrx_equals_per_trio_rule_and_dosage_kernel():
             codes = [3 if g[i, j] < 0 else int(g[i, j]) for i in (fa, mo, ch)]
             want[:, j] += trio_contribution(*codes, male_x=bool(male[t] and x_mask[j]))
     np.testing.assert_array_equal(got, want)
-    dosages = np.stack([g[rows[:, 0]], g[rows[:, 1]], g[rows[:, 2]]])
-    np.testing.assert_array_equal(count_dosages(dosages, male, x_mask), want)
+    # the VCF readers' route: allele indices (diploid; -1 missing) -> PLINK codes -> the same table kernel
+    d = np.stack([g[rows[:, 1]], g[rows[:, 2]], g[rows[:, 0]]]).transpose(2, 0, 1).reshape(k, 3 * n_trios)
+    alleles_a = np.where(d < 0, -1, (d >= 1).astype(np.int16))
+    alleles_b = np.where(d < 0, -1, (d == 2).astype(np.int16))
+    codes = allele_codes(alleles_a, alleles_b, np.zeros(d.shape, dtype=bool), x_mask[:, None]).T
+    male64 = np.where(male, 64, 0).astype(np.uint8)[:, None]
+    got_vcf = count_codes(codes[:n_trios].copy(), codes[n_trios:2 * n_trios], codes[2 * n_trios:], male64, x_mask)
+    np.testing.assert_array_equal(got_vcf, want)
 
 
 def test_chrx_male_rule_by_hand():

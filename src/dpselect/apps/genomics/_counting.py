@@ -1,6 +1,7 @@
-"""The trio counting kernel and the trio table: genotype codes -> TDT transmission counts.
+"""The trio table, the counts' container and the reference kernel: genotypes -> TDT transmission counts.
 
-Shared by the PLINK and the VCF readers (neither imports the other).
+Shared by the PLINK and the VCF readers (neither imports the other; both count
+with the packed-code table kernel).
 
 Chromosomes follow PLINK's codes: 1-22 (and any other name) autosomal, X / 23
 (male children receive only the mother's allele there, sex from the pedigree),
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TransmissionCounts", "chromosome_kind", "count_dosages", "count_trios", "trios"]
+__all__ = ["TransmissionCounts", "chromosome_kind", "count_trios", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
 SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son only",
@@ -95,24 +96,6 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") ->
         seen.add((fa, mo))
         out.append((r, fa, mo))
     return np.array(out, dtype=np.int64).reshape(-1, 3)
-
-
-def count_dosages(g: np.ndarray, male_child: np.ndarray, x_mask: np.ndarray | None = None) -> np.ndarray:
-    """Table kernel on decoded dosages: (3, n_trios, k) int8 (child, father, mother; < 0 = missing) -> (3, k).
-
-    Same rules and tables as the packed ``.bed`` kernel (chromosome X with the
-    male-child table where ``x_mask``); used by the VCF reader.
-    """
-    from ._packed import PACKED_TABLE
-
-    code = np.where(g < 0, np.uint8(0b01), np.where(g == 0, np.uint8(0b11), np.where(g == 1, np.uint8(0b10),
-                                                                                     np.uint8(0b00))))
-    idx = code[1] | code[2] << 2 | code[0] << 4
-    if x_mask is not None and x_mask.any():
-        male = np.where(np.asarray(male_child, dtype=bool), 64, 0).astype(np.uint8)[:, None]
-        np.bitwise_or(idx, male, out=idx, where=np.asarray(x_mask, dtype=bool)[None, :])
-    v = np.take(PACKED_TABLE, idx).astype(np.int64)
-    return np.stack([(v & 1023).sum(axis=0), ((v >> 10) & 1023).sum(axis=0), (v >> 20).sum(axis=0)])
 
 
 def count_trios(g: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TrioPlan", "count_packed", "trio_contribution", "PACKED_TABLE"]
+__all__ = ["TrioPlan", "count_codes", "count_packed", "trio_contribution", "PACKED_TABLE"]
 
 #: Copies of allele 1 by raw 2-bit PLINK code (3 = missing).
 CODE_COPIES = (2, 3, 1, 0)
@@ -105,16 +105,28 @@ def count_packed(records: np.ndarray, plan: TrioPlan, x_mask: np.ndarray | None 
         g = np.take(np.ascontiguousarray(records[a:z].T), plan.byte, axis=0)  # (3n, s) bytes
         g >>= plan.shift
         g &= 3
-        idx = g[:n]
-        idx |= g[n:2 * n] << 2
-        idx |= g[2 * n:] << 4
-        if x_mask is not None:
-            xm = x_mask[a:z]
-            if xm.any():
-                np.bitwise_or(idx, plan.male, out=idx, where=xm[None, :])
-        for t in range(0, n, _SUM_BLOCK):
-            s = np.take(PACKED_TABLE, idx[t:t + _SUM_BLOCK]).sum(axis=0, dtype=np.uint32)
-            out[0, a:z] += s & 1023
-            out[1, a:z] += (s >> 10) & 1023
-            out[2, a:z] += s >> 20
+        out[:, a:z] = count_codes(g[:n], g[n:2 * n], g[2 * n:], plan.male, None if x_mask is None else x_mask[a:z])
+    return out
+
+
+def count_codes(father: np.ndarray, mother: np.ndarray, child: np.ndarray, male: np.ndarray,
+                x_mask: np.ndarray | None = None) -> np.ndarray:
+    """(3, s) int64 rows b, c, Mendel errors from raw 2-bit codes: three (n_trios, s) uint8 arrays (any strides).
+
+    ``male``: (n_trios, 1) uint8, 64 for a male child (:class:`TrioPlan`);
+    ``x_mask``: (s,) bool, True for the SNPs on chromosome X.  ``father`` may
+    be overwritten (it holds the table index).
+    """
+    n, s = father.shape
+    out = np.zeros((3, s), dtype=np.int64)
+    idx = father if father.flags.writeable else father.copy()
+    idx |= mother << 2
+    idx |= child << 4
+    if x_mask is not None and x_mask.any():
+        np.bitwise_or(idx, male, out=idx, where=x_mask[None, :])
+    for t in range(0, n, _SUM_BLOCK):
+        v = np.take(PACKED_TABLE, idx[t:t + _SUM_BLOCK]).sum(axis=0, dtype=np.uint32)
+        out[0] += v & 1023
+        out[1] += (v >> 10) & 1023
+        out[2] += v >> 20
     return out

@@ -9,9 +9,15 @@ from typing import Any, TextIO
 
 __all__ = ["Progress", "make_progress"]
 
+#: Seconds between progress lines off a terminal when the total is unknown.
+_EVERY = 10.0
+
 
 class Progress:
     """Thread-safe progress of ``total`` units: one rewritten line on a terminal, else a line per 10 %.
+
+    ``total = 0``: unknown (a stream); the line gives the units done, and off a
+    terminal one line is printed every ``_EVERY`` seconds.
 
     ``advance`` may be called from Dask's worker threads; ``close`` prints the
     final line (units, seconds, rate).
@@ -31,9 +37,8 @@ class Progress:
 
     def _line(self) -> str:
         dt = max(time.perf_counter() - self._start, 1e-9)
-        pct = 100.0 * self.done / self.total if self.total else 100.0
-        return (f"{self.label}: {self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {dt:.1f} s, "
-                f"{self.done / dt:,.0f} {self.unit}/s")
+        of = f"/{self.total:,} {self.unit} ({100.0 * self.done / self.total:.0f}%)" if self.total else f" {self.unit}"
+        return f"{self.label}: {self.done:,}{of}, {dt:.1f} s, {self.done / dt:,.0f} {self.unit}/s"
 
     def advance(self, units: int) -> None:
         with self._lock:
@@ -46,6 +51,10 @@ class Progress:
                     self.stream.flush()
             elif self.total and self.done * 10 >= self._next_decile * self.total and self.done < self.total:
                 self._next_decile = self.done * 10 // self.total + 1
+                self.stream.write(self._line() + "\n")
+                self.stream.flush()
+            elif not self.total and now - max(self._last, self._start) >= _EVERY:
+                self._last = now
                 self.stream.write(self._line() + "\n")
                 self.stream.flush()
 

@@ -1,0 +1,256 @@
+"""VCF text -> PLINK 2-bit genotype codes of the trio samples, vectorised over many lines at once.
+
+The VCF reader's parser for ``.vcf`` / ``.vcf.gz`` text (chunks of whole
+lines from the text stream module).  Most lines of a genotyping-array or
+imputed-and-hard-called VCF have ``FORMAT`` exactly ``GT`` and diploid,
+biallelic calls of three bytes (``0/1``, ``1|1``, ``./.``, ``.|0`` ...), so
+the sample columns of such a line are ``4 x #samples`` bytes that end at the
+line end.  For every line of a chunk at once:
+
+1. The chunk is mapped byte by byte (``bytes.translate``) to classes: allele
+   ``0`` / ``1`` / ``.`` -> 1 / 2 / 3, separator ``/`` or ``|`` -> 4, tab -> 8,
+   line end -> 16, any other byte -> 128.
+2. The ``4 x #samples`` bytes before each line end are copied as one row of a
+   (lines, samples) ``uint32`` array (a strided window view indexed by the
+   line ends, no per-line Python), and a line is *fixed-width* when every
+   field is ``allele, separator, allele, tab`` (the last one ending in a line
+   end) -- one mask and one comparison per field -- and the four bytes before
+   the samples are ``\\tGT\\t``.
+3. The two allele classes of the trio samples' fields give the PLINK code
+   (``00`` two ALT, ``10`` one, ``11`` none, ``01`` missing: any ``.``) by a
+   16-entry table.
+4. The columns before ``FORMAT`` (exactly eight: CHROM ... INFO) of the
+   fixed-width lines are gathered into one short buffer and split at once.
+
+Every other line (``GT:AD:DP``, haploid calls such as a male's ``1`` on
+chromosome X, multi-digit allele indices, other ploidies, malformed lines) is
+parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
+file's header) and coded by :func:`allele_codes` -- the same rules as for BCF
+input -- so the fast path never guesses: a line it cannot read exactly is
+read by htslib.  Multi-allelic sites (an ALT with a comma) are skipped on
+both paths.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ._counting import chromosome_kind
+
+__all__ = ["ChunkSites", "TextParser", "allele_codes", "parse_header"]
+
+
+def _class_table() -> bytes:
+    t = bytearray([128] * 256)
+    for ch, c in ((b"0", 1), (b"1", 2), (b".", 3), (b"/", 4), (b"|", 4), (b"\t", 8), (b"\n", 16)):
+        t[ch[0]] = c
+    return bytes(t)
+
+
+def _code_table() -> bytes:
+    t = bytearray([255] * 256)
+    for a in (1, 2, 3):
+        for c in (1, 2, 3):
+            t[a | c << 2] = 1 if 3 in (a, c) else (3, 2, 0)[(a == 2) + (c == 2)]
+    return bytes(t)
+
+
+_CLASSES = _class_table()
+_CODES = _code_table()
+#: A field's class bytes (allele, separator, allele, tab) masked and compared as one little-endian uint32.
+_MASK, _FIELD, _LAST = np.uint32(0xFFFCFFFC), np.uint32(0x08000400), np.uint32(0x10000400)
+#: PLINK 2-bit code by ALT dosage (0, 1, 2); 1 is missing.
+_DOSAGE_CODE = np.array([3, 2, 0], dtype=np.uint8)
+_PREFIX_COLUMNS = 8
+
+
+def parse_header(text: bytes) -> tuple[str, list[str], int] | None:
+    """(header text, sample names, offset of the first site) if ``text`` holds the whole header, else None.
+
+    Raises ValueError (``"not a VCF"`` in the message) when the text cannot be a VCF header.
+    """
+    if not text.startswith(b"#"):
+        raise ValueError("not a VCF: the file does not start with a '#' header line")
+    pos = 0
+    while True:
+        end = text.find(b"\n", pos)
+        if end < 0:
+            return None
+        line = text[pos:end]
+        if not line.startswith(b"#"):
+            raise ValueError("not a VCF: the header has no '#CHROM' line")
+        if line.startswith(b"#CHROM"):
+            cols = line.rstrip(b"\r").decode("utf-8", "replace").split("\t")
+            if cols[:8] != ["#CHROM", "POS", "ID", "REF", "ALT", "QUAL", "FILTER", "INFO"]:
+                raise ValueError("not a VCF: the '#CHROM' line does not name the eight VCF columns")
+            return text[:end + 1].decode("utf-8", "replace"), cols[9:], end + 1
+        pos = end + 1
+
+
+def allele_codes(a: np.ndarray, b: np.ndarray, polyploid: np.ndarray, on_x: np.ndarray) -> np.ndarray:
+    """PLINK 2-bit codes (uint8) from htslib allele indices of the first two GT slots (same shapes).
+
+    ``a``, ``b``: allele index (-1 missing, -2 vector end: ``b = -2`` is a
+    haploid call); ``polyploid``: True where a third allele slot is used;
+    ``on_x``: broadcastable, True on chromosome X.  A diploid call counts ALT
+    alleles (index > 0); a call with a missing allele, a polyploid call, and a
+    haploid call off chromosome X are missing; a haploid call on X (a male's
+    ``0`` / ``1``) is homozygous, as PLINK's VCF import reads it.
+    """
+    dosage = (a > 0).view(np.int8) + (b > 0).view(np.int8)
+    haploid = (a >= 0) & (b == -2) & on_x
+    dosage[haploid] = 2 * (a[haploid] > 0)
+    code = _DOSAGE_CODE[dosage]
+    code[((a < 0) | (b < 0) | polyploid) & ~haploid] = 1
+    return code
+
+
+@dataclass
+class ChunkSites:
+    """Codes and public columns of the sites of one chunk that are counted (multi-allelic ones dropped)."""
+
+    codes: np.ndarray  # (k, 3 n_trios) uint8 PLINK codes: fathers, mothers, children
+    chrom: np.ndarray
+    sid: np.ndarray
+    pos: np.ndarray
+    alt: np.ndarray
+    ref: np.ndarray
+    multiallelic: int
+    fallback: int
+
+
+class TextParser:
+    """Parses chunks of VCF body lines for the trio samples at ``cols`` (fathers, mothers, children)."""
+
+    def __init__(self, header: str, n_samples: int, cols: np.ndarray, path: str) -> None:
+        self.header = header
+        self.n_samples = n_samples
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.path = path
+        self.last = "(none)"
+        self._writer: Any = None
+
+    def parse(self, chunk: bytes) -> ChunkSites:
+        """Sites of ``chunk`` (whole lines, ending with a line end) in file order."""
+        buf = np.frombuffer(chunk, dtype=np.uint8)
+        ends = np.flatnonzero(buf == 10)
+        starts = np.zeros_like(ends)
+        starts[1:] = ends[:-1] + 1
+        k = ends.size
+        fast, codes, columns = self._fixed_width(chunk, buf, starts, ends)
+        slow = np.setdiff1d(np.arange(k), fast, assume_unique=True)
+        chrom = np.empty(k, dtype=object)
+        sid, alt, ref, pos = chrom.copy(), chrom.copy(), chrom.copy(), np.zeros(k, dtype=np.int64)
+        out = np.empty((k, self.cols.size), dtype=np.uint8)
+        multi = np.zeros(k, dtype=bool)
+        keep = np.ones(k, dtype=bool)
+        if fast.size:
+            chrom[fast], sid[fast], pos[fast], alt[fast], ref[fast] = columns
+            multi[fast] = np.char.find(columns[3].astype(str), ",") >= 0
+            out[fast] = codes
+        if slow.size:
+            self._fallback(chunk, starts[slow], ends[slow], slow, out, keep, multi, (chrom, sid, pos, alt, ref))
+        keep &= ~multi
+        if k and sid[k - 1] is not None:
+            self.last = str(sid[k - 1])
+        return ChunkSites(out[keep], chrom[keep].astype(str), sid[keep].astype(str), pos[keep],
+                          alt[keep].astype(str), ref[keep].astype(str), int(multi.sum()), int(slow.size))
+
+    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray,
+                     ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Lines whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt, ref])."""
+        width = 4 * self.n_samples
+        first = ends - (width - 1)  # where the samples start if every field has 3 bytes
+        cand = np.flatnonzero(first - 4 > starts)
+        f = first[cand]
+        cand = cand[(buf[f - 1] == 9) & (buf[f - 2] == ord("T")) & (buf[f - 3] == ord("G")) & (buf[f - 4] == 9)]
+        if cand.size == 0 or self.n_samples == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), []
+        classes = np.frombuffer(chunk.translate(_CLASSES), dtype=np.uint8)
+        rows = sliding_window_view(classes, width)[first[cand]]  # (lines, 4 samples) copy
+        fields = rows.view("<u4")
+        ok = ((fields[:, :-1] & _MASK) == _FIELD).all(axis=1) & ((fields[:, -1] & _MASK) == _LAST)
+        use = np.flatnonzero(ok)
+        good, meta = self._prefix(buf, starts[cand[use]], first[cand[use]] - 3)
+        use = use[good]
+        sel = np.take(fields, self.cols, axis=1)  # the trio samples' fields, (lines, 3 n_trios) uint32
+        if use.size < cand.size:  # (rows copied only when some line is left to htslib)
+            cand, sel = cand[use], sel[use]
+        sel = sel.view(np.uint8)  # (lines, 4 x 3 n_trios) class bytes
+        key = sel[:, 0::4] | (sel[:, 2::4] << 2)
+        codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
+        return cand, codes, meta
+
+    def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Mask of the lines whose bytes a..z-1 (up to the tab before FORMAT) are 8 columns with an integer
+        POS, and their CHROM, ID, POS, ALT, REF (decoded, in one split of the gathered bytes)."""
+        good = np.ones(a.size, dtype=bool)
+        while True:
+            aa, zz = a[good], z[good]
+            length = zz - aa
+            if length.size == 0:
+                return good, [np.zeros(0, dtype=str)] * 2 + [np.zeros(0, dtype=np.int64)] + [np.zeros(0, dtype=str)] * 2
+            offset = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+            text = buf[np.repeat(aa - offset, length) + np.arange(int(length.sum()))]
+            tabs = np.add.reduceat((text == 9).view(np.int8), offset, dtype=np.int64)
+            if (tabs != _PREFIX_COLUMNS).any():
+                good[np.flatnonzero(good)[tabs != _PREFIX_COLUMNS]] = False
+                continue
+            tok = np.array(text.tobytes().split(b"\t")[:-1], dtype=bytes).reshape(-1, _PREFIX_COLUMNS)
+            digits = np.char.isdigit(tok[:, 1])
+            if not digits.all():  # left to htslib, which reports the bad POS
+                good[np.flatnonzero(good)[~digits]] = False
+                continue
+            break
+        chrom = np.char.decode(tok[:, 0], "utf-8", "replace")
+        pos = tok[:, 1].astype(np.int64)
+        sid = np.char.decode(tok[:, 2], "utf-8", "replace").astype(object)
+        unnamed = sid == "."
+        if unnamed.any():
+            sid[unnamed] = [f"{c}:{p}" for c, p in zip(chrom[unnamed], pos[unnamed])]
+        return good, [chrom, sid, pos, np.char.decode(tok[:, 4], "utf-8", "replace"),
+                      np.char.decode(tok[:, 3], "utf-8", "replace")]
+
+    def _fallback(self, chunk: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray, out: np.ndarray,
+                  keep: np.ndarray, multi: np.ndarray, meta: tuple[np.ndarray, ...]) -> None:
+        """htslib (cyvcf2) parses the lines the fixed-width path left; their codes and columns go to ``out``."""
+        if self._writer is None:
+            from cyvcf2 import Writer
+
+            self._writer = Writer.from_string(os.devnull, self.header)
+        chrom, sid, pos, alt, ref = meta
+        n = lines.size
+        a = np.full((n, self.cols.size), -1, dtype=np.int16)
+        b, poly = a.copy(), np.zeros(a.shape, dtype=bool)
+        for j, (s, e, i) in enumerate(zip(starts.tolist(), ends.tolist(), lines.tolist())):
+            text = chunk[s:e].rstrip(b"\r").decode("utf-8", "replace")
+            if not text:
+                keep[i] = False
+                continue
+            try:
+                v = self._writer.variant_from_string(text)
+            except Exception as exc:  # htslib: a line it cannot parse
+                before = str(sid[i - 1]) if i > 0 and sid[i - 1] is not None else self.last
+                raise ValueError(f"path: {self.path!r} is truncated or corrupt after variant {before!r} "
+                                 f"(htslib cannot parse the next line: {str(exc).strip()[:120]})") from None
+            name = v.ID if v.ID is not None else f"{v.CHROM}:{v.POS}"
+            chrom[i], sid[i], pos[i], ref[i] = v.CHROM, name, int(v.POS), v.REF
+            alt[i] = v.ALT[0] if v.ALT else "."
+            if len(v.ALT) > 1:
+                multi[i] = True
+                continue
+            try:
+                gt = v.genotype.array()[self.cols]
+            except Exception as exc:  # cyvcf2 raises a bare Exception without a GT field
+                raise ValueError(f"path: variant {name!r} of {self.path!r} has no GT (genotype) field") from exc
+            a[j] = gt[:, 0]
+            b[j] = gt[:, 1] if gt.shape[1] > 2 else -2
+            if gt.shape[1] > 3:
+                poly[j] = (gt[:, 2:-1] >= 0).any(axis=1)
+        on_x = (chromosome_kind(chrom[lines].astype(str)) == "X")[:, None]
+        out[lines] = allele_codes(a, b, poly, on_x)
