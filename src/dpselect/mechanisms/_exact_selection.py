@@ -16,12 +16,9 @@ decision: the output law is exactly the mathematical one.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
-from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch
+from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch, rational_rates
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]
@@ -43,20 +40,7 @@ def exact_rates(problem: SelectionProblem, epsilon: float) -> tuple[np.ndarray, 
     """(n, d): gamma_r = n_r / d = (u* - u_r) eps / (c Delta u) exactly, n an int64 or object array."""
     factor = 1 if problem.monotone else 2
     q = as_fraction(epsilon, "epsilon") / (factor * as_fraction(problem.global_sensitivity, "global_sensitivity"))
-    scores = problem.scores
-    if np.all(np.abs(scores) < 2.0**52) and np.all(scores == np.round(scores)):
-        gaps = (scores.max() - scores).astype(np.int64)  # exact: integers below 2^53
-        nums = gaps.astype(object) * q.numerator
-        den = q.denominator
-    else:
-        fr = [Fraction(float(s)) for s in scores]
-        top = max(fr)
-        gam = [(top - f) * q for f in fr]
-        den = math.lcm(*(g.denominator for g in gam))
-        nums = np.array([g.numerator * (den // g.denominator) for g in gam], dtype=object)
-    if all(int(v) < (1 << 62) for v in nums):
-        nums = nums.astype(np.int64)
-    return nums, den
+    return rational_rates(problem.scores, q)
 
 
 def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
