@@ -20,6 +20,7 @@ from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import duff_mean, duff_median
 from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
 from dpselect.apps.quantiles._order_stats import sorted_padded
+from dpselect.apps.quantiles._piecewise_em import check_output_grid
 from dpselect.mechanisms._exact_selection import exact_rates
 from dpselect.noise import _exact_em as E
 from dpselect.noise.exact import (
@@ -166,10 +167,11 @@ class _CountingSource(IntegerSource):
 
 
 def test_rounds_are_bounded_whatever_the_grid():
-    # the Duff median of n = 10^4 on the default grid of [-5, 5] (2^21 + 1 points): <= 2.5 rounds expected
+    # the Duff median of n = 10^4 on the default grid of [-5, 5] (10 * 2^17 + 1 points): <= 2.5 rounds expected
     n, eps, a, b = 10_000, 1.0, -5.0, 5.0
     ext = sorted_padded(np.random.default_rng(0).standard_normal(n), a, b)
-    lam = 2.0**-18
+    lam = check_output_grid(None, a, b)
+    assert lam == 2.0**-17
     starts, counts, probs = DML.median_grid_law(ext, eps, lam)
     keep = counts > 0
     nums, den = rational_rates(-DML._median_costs(n, 0, n)[keep], Fraction(eps) / 2)

@@ -15,9 +15,10 @@ position inside group ``g``'s block also gives the uniform offset ``o`` -- and
 accepts with probability ``a_g = 2^{j_g} e^{-gamma_g} <= 1``.  A round outputs
 ``(g, o)`` with probability ``2^{-J} e^{-gamma_g} / (T 2^{-J})``, so the output
 law is exact.  Its success probability is at least
-``(1/2) U / (U + 1/4) >= 2/5`` (``U >= 1`` the uncapped proposal mass, ``a_g >
-1/2`` there, and the capped groups carry at most ``N 2^{-J} <= 1/4``): **at most
-2.5 rounds are expected, whatever N**.
+``e^{-k} (1/2) U / (U + 1/4) >= (2/5) e^{-k}``, ``k = 2^-114`` (``U >= 1`` the
+uncapped proposal mass, ``a_g > e^{-k}/2`` there since the ln 2 bound is
+within 2^-120, and the capped groups carry at most ``N 2^{-J} < 1/4``): **at
+most 2.5 rounds (times e^k) are expected, whatever N**.
 
 The acceptance ``a_g = e^{-y}``, ``y = gamma_g - j_g ln 2``, is irrational, so it
 is decided by comparing a lazily drawn uniform ``U = 0.v_1 v_2 ...`` with
@@ -162,6 +163,22 @@ def rational_rates(values: Any, scale: Fraction) -> tuple[np.ndarray, int]:
     return nums, den
 
 
+def _as_int_array(values: Any) -> np.ndarray:
+    """Non-negative integers as int64 when every one is below 2^62, else as Python ints (object)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and (arr.size == 0 or int(arr.max()) < _INT62):
+        return arr.astype(np.int64, copy=False).reshape(-1)
+    obj = np.array([int(v) for v in arr.reshape(-1)], dtype=object)
+    return obj.astype(np.int64) if all(v < _INT62 for v in obj) else obj
+
+
+def _total(cnt: np.ndarray) -> int:
+    """Exact sum (no int64 overflow)."""
+    if cnt.dtype == np.int64 and int(cnt.max()) < _INT62 // max(cnt.size, 1):
+        return int(cnt.sum())
+    return sum(int(c) for c in cnt)
+
+
 def exponential_weights_batch(
     src: IntegerSource, nums: Any, den: int, counts: Any, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -170,22 +187,31 @@ def exponential_weights_batch(
     The dyadic-proposal rejection of the module docstring (at most 2.5 rounds
     expected); vectorised over int64 while the proposal total is below 2^62.
     """
-    num = [int(x) for x in np.asarray(nums, dtype=object).reshape(-1)]
-    cnt = [int(c) for c in np.asarray(counts, dtype=object).reshape(-1)]
-    top = sum(cnt).bit_length() + 2  # J: capped groups carry <= N 2^-J <= 1/4
+    num = _as_int_array(nums)
+    cnt = _as_int_array(counts)
+    top = _total(cnt).bit_length() + 2  # J: capped groups carry <= N 2^-J < 1/4
+    # j_g = min(floor(gamma_g / l), J) = #{1 <= j <= J : num_g >= t_j}, t_j = ceil(j l den), l = l2hi 2^-128 >= ln 2
     l2hi = _ln2_fixed(_J_BITS)[1]
-    jj = [min((x << _J_BITS) // (den * l2hi), top) for x in num]  # j ln 2 <= j l2hi 2^-128 <= gamma
-    weights = [c << (top - j) for c, j in zip(cnt, jj)]
-    cum = np.cumsum(np.array(weights, dtype=object))
+    thresholds = [-((-(j * l2hi * den)) >> _J_BITS) for j in range(1, top + 1)]
+    if num.dtype == np.int64:
+        jj = np.searchsorted(np.array([min(t, _INT62) for t in thresholds], dtype=np.int64), num, side="right")
+    else:
+        jj = np.searchsorted(np.array(thresholds, dtype=object), num, side="right")
+    shift = (top - jj).astype(np.int64, copy=False)
+    if cnt.dtype == np.int64 and _total(cnt).bit_length() + top < 62:
+        weights = cnt << shift
+    else:
+        weights = cnt.astype(object) * np.array([1 << int(s) for s in shift], dtype=object)
+    cum = np.cumsum(weights)
     total = int(cum[-1])
     group = np.empty(n, dtype=np.int64)
     offset = np.empty(n, dtype=np.int64)
     cache: dict[tuple[int, int], tuple[int, int]] = {}
 
     def bounds(g: int) -> tuple[int, int]:
-        key = (num[g], jj[g])
+        key = (int(num[g]), int(jj[g]))
         if key not in cache:
-            cache[key] = pow2_exp_bounds(num[g], den, jj[g], _FAST_BITS)
+            cache[key] = pow2_exp_bounds(key[0], den, key[1], _FAST_BITS)
         return cache[key]
 
     if total >= _INT62:  # huge grids: Python integers, one draw at a time (same law)
@@ -196,15 +222,14 @@ def exponential_weights_batch(
                 h = bisect_right(ends, ui)
                 vi = src.below(1 << _FAST_BITS)
                 lo, hi = bounds(h)
-                if vi < lo or (vi < hi and _bernoulli_pow2_exp(src, num[h], den, jj[h], vi, _FAST_BITS)):
+                if vi < lo or (vi < hi and _bernoulli_pow2_exp(src, int(num[h]), den, int(jj[h]), vi, _FAST_BITS)):
                     break
-            group[k], offset[k] = h, (ui - (ends[h] - weights[h])) >> (top - jj[h])
+            group[k], offset[k] = h, (ui - (ends[h] - int(weights[h]))) >> int(shift[h])
         return group, offset
-    ends64 = cum.astype(np.int64)
-    starts64 = ends64 - np.array(weights, dtype=np.int64)
-    shift = top - np.array(jj, dtype=np.int64)
-    lo64 = np.full(len(num), -1, dtype=np.int64)
-    hi64 = np.full(len(num), -1, dtype=np.int64)
+    ends64 = cum.astype(np.int64, copy=False)
+    starts64 = ends64 - weights.astype(np.int64, copy=False)
+    lo64 = np.full(num.size, -1, dtype=np.int64)
+    hi64 = np.full(num.size, -1, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
         u = src.below_array(np.full(todo.size, total, dtype=np.int64))
@@ -215,7 +240,7 @@ def exponential_weights_batch(
         acc = v < lo64[g]
         for i in np.flatnonzero(~acc & (v < hi64[g])):  # probability ~2^-60 each: refine exactly
             gi = int(g[i])
-            acc[i] = _bernoulli_pow2_exp(src, num[gi], den, jj[gi], int(v[i]), _FAST_BITS)
+            acc[i] = _bernoulli_pow2_exp(src, int(num[gi]), den, int(jj[gi]), int(v[i]), _FAST_BITS)
         group[todo[acc]] = g[acc]
         offset[todo[acc]] = ((u - starts64[g]) >> shift[g])[acc]
         todo = todo[~acc]
