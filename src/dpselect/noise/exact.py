@@ -1,4 +1,4 @@
-"""Exact samplers: Bernoulli(e^-x), discrete Laplace and discrete Gaussian on the integers.
+"""Exact samplers: Bernoulli(e^-x), discrete Laplace, discrete Gaussian, exponential weights.
 
 Every decision is made with integer (:class:`fractions.Fraction`) arithmetic on
 uniform random integers, so the sampled law is *exactly* the stated one: no
@@ -13,6 +13,9 @@ operating system's CSPRNG (:func:`os.urandom`); otherwise from the NumPy
 Generator, so a seed reproduces the draws.  Batches (``size=``) are vectorised
 over int64 arrays while the integers fit (denominators below 2^50), otherwise
 they fall back to Python integers, element by element (same law).
+Exponential weights over groups of points (the exponential mechanism on a
+grid, or over candidates) live in :mod:`dpselect.noise._exact_em` and are
+re-exported here.
 """
 
 from __future__ import annotations
