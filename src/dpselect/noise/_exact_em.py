@@ -150,6 +150,8 @@ def rational_rates(values: Any, scale: Fraction) -> tuple[np.ndarray, int]:
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     if np.all(np.abs(v) < 2.0**52) and np.all(v == np.round(v)):
         gaps = (v.max() - v).astype(np.int64)  # exact: integers below 2^53
+        if int(gaps.max()) * scale.numerator < _INT62:
+            return gaps * scale.numerator, scale.denominator
         nums = gaps.astype(object) * scale.numerator
         den = scale.denominator
     else:
@@ -158,7 +160,7 @@ def rational_rates(values: Any, scale: Fraction) -> tuple[np.ndarray, int]:
         gam = [(top - f) * scale for f in fr]
         den = math.lcm(*(g.denominator for g in gam))
         nums = np.array([g.numerator * (den // g.denominator) for g in gam], dtype=object)
-    if all(int(x) < _INT62 for x in nums):
+    if nums.size and int(nums.max()) < _INT62:
         nums = nums.astype(np.int64)
     return nums, den
 
