@@ -209,3 +209,13 @@ def test_duff_grid_secure_frequencies_and_seeds():
         one = f(np.linspace(-1, 1, 501), 0.5, bounds=(-4.0, 4.0), size=50, rng=123)
         assert np.array_equal(one, f(np.linspace(-1, 1, 501), 0.5, bounds=(-4.0, 4.0), size=50, rng=123))
         assert not np.array_equal(one, f(np.linspace(-1, 1, 501), 0.5, bounds=(-4.0, 4.0), size=50, rng=124))
+
+
+def test_rates_beyond_int64_use_python_integers():
+    # denominators of 2^80: nums and thresholds are Python integers (object arrays), same law
+    rates = [Fraction(3, 2**80), Fraction(5, 2), 0.1, Fraction(2**81 + 1, 2**80)]
+    counts = [2, 7, 1, 30]
+    g, o = exponential_weights(rates, counts=counts, size=20_000, rng=4)
+    w = np.array([c * float(mpmath.exp(-_mp(Fraction(r)))) for r, c in zip(rates, counts)])
+    assert_frequencies_match(g, w / w.sum())
+    assert (o < np.array(counts)[g]).all()
