@@ -3,7 +3,8 @@
 Both laws are functions of the rates gamma_r = (u* - u_r) / b >= 0, b = c Delta u / eps
 (c = 2, or 1 for monotone utilities), u* = max_r u_r:
 
-* exponential mechanism: P[r] = e^{-gamma_r} / sum_s e^{-gamma_s};
+* exponential mechanism: P[r] = e^{-gamma_r} / sum_s e^{-gamma_s} (rejection
+  from a dyadic proposal, :func:`dpselect.noise.exact.exponential_weights_batch`);
 * permute-and-flip: visit the candidates in a uniformly random order and stop
   at the first r for which a Bernoulli(e^{-gamma_r}) succeeds (McKenna &
   Sheldon 2020, Algorithm 1; OpenDP's implementation).
@@ -16,12 +17,9 @@ decision: the output law is exactly the mathematical one.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
-from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch
+from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch, exponential_weights_batch, rational_rates
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]
@@ -43,38 +41,18 @@ def exact_rates(problem: SelectionProblem, epsilon: float) -> tuple[np.ndarray, 
     """(n, d): gamma_r = n_r / d = (u* - u_r) eps / (c Delta u) exactly, n an int64 or object array."""
     factor = 1 if problem.monotone else 2
     q = as_fraction(epsilon, "epsilon") / (factor * as_fraction(problem.global_sensitivity, "global_sensitivity"))
-    scores = problem.scores
-    if np.all(np.abs(scores) < 2.0**52) and np.all(scores == np.round(scores)):
-        gaps = (scores.max() - scores).astype(np.int64)  # exact: integers below 2^53
-        nums = gaps.astype(object) * q.numerator
-        den = q.denominator
-    else:
-        fr = [Fraction(float(s)) for s in scores]
-        top = max(fr)
-        gam = [(top - f) * q for f in fr]
-        den = math.lcm(*(g.denominator for g in gam))
-        nums = np.array([g.numerator * (den // g.denominator) for g in gam], dtype=object)
-    if all(int(v) < (1 << 62) for v in nums):
-        nums = nums.astype(np.int64)
-    return nums, den
+    return rational_rates(problem.scores, q)
 
 
 def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
-    """n draws of P[r] ∝ exp(-nums_r/den) by rejection: propose r uniformly, accept w.p. e^{-gamma_r}.
+    """n draws of P[r] ∝ exp(-nums_r/den): :func:`dpselect.noise.exact.exponential_weights_batch` with unit counts.
 
-    Each round outputs r with probability e^{-gamma_r}/m and repeats otherwise,
-    so P[r] = e^{-gamma_r} / sum_s e^{-gamma_s}; some gamma is 0, hence at most
-    m rounds are expected.
+    Rejection from a dyadic proposal (P[r proposed] ∝ 2^{-j_r}, j_r ln 2 <=
+    gamma_r) with an exact Bernoulli(2^{j_r} e^{-gamma_r}) acceptance, so the
+    law is exactly the exponential mechanism's and at most 2.5 rounds are
+    expected, however many candidates are far behind.
     """
-    m = nums.size
-    out = np.empty(n, dtype=np.int64)
-    todo = np.arange(n)
-    while todo.size:
-        r = src.below_array(np.full(todo.size, m, dtype=np.int64))
-        acc = bernoulli_exp_batch(src, nums[r], den)
-        out[todo[acc]] = r[acc]
-        todo = todo[~acc]
-    return out
+    return exponential_weights_batch(src, nums, den, np.ones(nums.size, dtype=np.int64), n)[0]
 
 
 def sample_pf_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:

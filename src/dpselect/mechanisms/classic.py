@@ -113,12 +113,15 @@ class ExponentialMechanism(_ExactSampling):
     ``privacy().bounded_range``: the accountant composes it through zCDP /
     bounded-range composition (mathematics page §10.1).
 
-    ``sampler="exact"`` samples by rejection: propose r uniformly, accept with
-    an exact Bernoulli(e^{-gamma_r}), gamma_r = (u* - u_r) eps / (2 Delta u)
-    (Delta u if monotone), repeat until acceptance.  A round outputs r with
-    probability e^{-gamma_r}/m, so P[r] = e^{-gamma_r} / sum_s e^{-gamma_s}:
-    exactly the exponential mechanism (expected rounds m / sum_s e^{-gamma_s}
-    <= m).  Scores, epsilon and Delta u are converted exactly to rationals.
+    ``sampler="exact"`` samples by rejection, gamma_r = (u* - u_r) eps / (2 Delta u)
+    (Delta u if monotone): propose r with probability ∝ 2^{-j_r}, j_r =
+    min(floor(gamma_r / ln 2), J) (certified j_r ln 2 <= gamma_r; J =
+    bitlength(m) + 2), accept with an exact Bernoulli(2^{j_r} e^{-gamma_r}),
+    repeat until acceptance.  A round outputs r with probability ∝ e^{-gamma_r},
+    so P[r] = e^{-gamma_r} / sum_s e^{-gamma_s}: exactly the exponential
+    mechanism, with at most 2.5 rounds expected (documentation page "Floating
+    point and side channels").  Scores, epsilon and Delta u are converted
+    exactly to rationals.
     """
 
     epsilon: float

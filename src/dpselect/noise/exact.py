@@ -1,4 +1,4 @@
-"""Exact samplers: Bernoulli(e^-x), discrete Laplace and discrete Gaussian on the integers.
+"""Exact samplers: Bernoulli(e^-x), discrete Laplace, discrete Gaussian, exponential weights.
 
 Every decision is made with integer (:class:`fractions.Fraction`) arithmetic on
 uniform random integers, so the sampled law is *exactly* the stated one: no
@@ -13,18 +13,21 @@ operating system's CSPRNG (:func:`os.urandom`); otherwise from the NumPy
 Generator, so a seed reproduces the draws.  Batches (``size=``) are vectorised
 over int64 arrays while the integers fit (denominators below 2^50), otherwise
 they fall back to Python integers, element by element (same law).
+Exponential weights over groups of points (the exponential mechanism on a
+grid, or over candidates) live in :mod:`dpselect.noise._exact_em` and are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from .._validation import SecureGenerator, check_random_state, check_size
+from .._validation import check_size
+from ._exact_em import exponential_weights, exponential_weights_batch, rational_rates
+from ._integers import _INT62, _VEC_DEN, IntegerSource, as_fraction
 
 __all__ = [
     "as_fraction",
@@ -35,76 +38,11 @@ __all__ = [
     "discrete_laplace_batch",
     "discrete_laplace_logpmf",
     "exponential_weights",
+    "exponential_weights_batch",
+    "exponential_weights_uniform_batch",
     "IntegerSource",
+    "rational_rates",
 ]
-
-_VEC_DEN = 1 << 50  # vectorise while den * K stays below 2^62
-_INT62 = 1 << 62
-
-
-def as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
-    """An int, Fraction, float or NumPy real as an exact :class:`~fractions.Fraction`."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a rational number (int, Fraction or float), got bool")
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (int, Fraction)):
-        q = Fraction(value)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        q = Fraction(value)
-    else:
-        raise TypeError(f"{name} must be a rational number (int, Fraction or float), got {type(value).__name__}")
-    if positive and q <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if nonnegative and q < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return q
-
-
-class IntegerSource:
-    """Uniform random integers from a NumPy Generator, or from the OS for ``"secure"``.
-
-    ``below(n)`` is uniform on {0, ..., n-1} for any Python int n >= 1;
-    ``below_array(high)`` is elementwise uniform on {0, ..., high_i - 1} for an
-    int64 array with entries in [1, 2^62].
-    """
-
-    def __init__(self, rng: Any = None) -> None:
-        self.generator = check_random_state(rng)
-        self.secure = isinstance(self.generator, SecureGenerator)
-
-    def below(self, n: int) -> int:
-        if self.secure:
-            import secrets  # the OS CSPRNG (imported only when asked for)
-
-            return secrets.randbelow(n)
-        if n <= 1 << 64:
-            return int(self.generator.integers(0, n, dtype=np.uint64)) if n > 1 else 0
-        bits = (n - 1).bit_length()
-        words = -(-bits // 64)
-        while True:  # rejection on `bits` random bits: exact and reproducible
-            w = self.generator.integers(0, 1 << 64, size=words, dtype=np.uint64, endpoint=False)
-            x = int.from_bytes(w.astype("<u8").tobytes(), "little") >> (64 * words - bits)
-            if x < n:
-                return x
-
-    def below_array(self, high: np.ndarray) -> np.ndarray:
-        high = np.asarray(high, dtype=np.int64)
-        if not self.secure:
-            return self.generator.integers(0, high)
-        h = high.astype(np.uint64)
-        out = np.empty(h.shape, dtype=np.int64)
-        todo = np.arange(h.size)
-        while todo.size:  # x uniform on [0, 2^64); keep x < 2^64 - (2^64 mod h), return x mod h
-            x = np.frombuffer(os.urandom(8 * todo.size), dtype=np.uint64)
-            hh = h.reshape(-1)[todo]
-            r = (np.uint64(0) - hh) % hh  # 2^64 mod h
-            ok = (r == 0) | (x < np.uint64(0) - r)
-            out.reshape(-1)[todo[ok]] = (x[ok] % hh[ok]).astype(np.int64)
-            todo = todo[~ok]
-        return out
 
 
 def _bern_exp_scalar(src: IntegerSource, num: int, den: int) -> bool:
@@ -341,81 +279,31 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
     return int(out[0]) if size is None else out
 
 
-def exponential_weights(
-    rates: Any, *, counts: Any = None, size: int | None = None, rng: Any = None
-) -> tuple[Any, Any]:
-    r"""Exact draw of (group g, offset o) with P[g, o] proportional to e^{-rate_g}, o in {0..counts_g - 1}.
+def exponential_weights_uniform_batch(
+    src: IntegerSource, nums: Any, den: int, counts: Any, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The plain rejection sampler of :func:`exponential_weights`' law (reference for tests and benchmarks).
 
-    .. math::
-
-        P[g] = \frac{n_g e^{-\gamma_g}}{\sum_h n_h e^{-\gamma_h}}, \qquad
-        o \mid g \sim \mathrm{Uniform}\{0, \dots, n_g - 1\}.
-
-    The exponential mechanism over the grid points of intervals (n_g grid
-    points sharing the rate gamma_g, e.g. Duff's median on a grid) or over
-    candidates (all n_g = 1).  Rejection: propose one of the N = sum n_g points
-    uniformly, accept with an exact Bernoulli(e^{-(gamma_g - min gamma)}); a
-    round outputs (g, o) with probability e^{-(gamma_g - min gamma)}/N, so the
-    law is exact; the expected number of rounds is N / sum_h n_h e^{-(gamma_h - min gamma)}.
-
-    Parameters
-    ----------
-    rates : sequence of int, Fraction or float
-        gamma_g (floats converted exactly); any real values.
-    counts : sequence of int or None, default=None
-        n_g >= 1 (None: all 1).
-    size : int or None, default=None
-        None for one draw, else the number of draws.
-    rng : None, int, Generator or "secure", default=None
-        Randomness (keyword-only).
-
-    Returns
-    -------
-    (g, o) : two ints, or two int64 arrays of length ``size``
-
-    References
-    ----------
-    McSherry & Talwar (2007), FOCS (the exponential mechanism); Canonne,
-    Kamath & Steinke (2020), NeurIPS, Algorithm 1 (the Bernoulli).
-
-    Examples
-    --------
-    >>> g, o = exponential_weights([0, 1, 2], counts=[1, 4, 2], size=5, rng=0)
-    >>> bool((o < np.array([1, 4, 2])[g]).all())
-    True
+    Propose one of the N = sum n_g points uniformly, accept with an exact
+    Bernoulli(e^{-nums_g/den}) (nums_g >= 0, some 0): exact, but N / Z rounds
+    are expected (Z = sum n_g e^{-gamma_g}), which grows with N -- slow on
+    fine grids; :func:`exponential_weights` needs at most 2.5 rounds.
     """
-    q = [as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
-    if not q:
-        raise ValueError("rates must not be empty")
-    n = [1] * len(q) if counts is None else [int(c) for c in np.asarray(counts).reshape(-1)]
-    if len(n) != len(q):
-        raise ValueError(f"counts must have the same length as rates, got {len(n)} and {len(q)}")
-    if min(n) < 1:
-        raise ValueError("counts must be >= 1")
-    size = check_size(size)
-    src = IntegerSource(rng)
-    low = min(q)
-    gam = [r - low for r in q]
-    den = math.lcm(*(g.denominator for g in gam))
-    nums = np.array([g.numerator * (den // g.denominator) for g in gam], dtype=object)
+    cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
+    ends = np.cumsum(cnt)
+    if int(ends[-1]) >= _INT62:
+        raise ValueError(f"the total count {int(ends[-1])} must be below 2^62")
+    nums = np.asarray(nums, dtype=object).reshape(-1)
     if all(int(v) < _INT62 for v in nums):
         nums = nums.astype(np.int64)
-    cum = np.cumsum(np.array(n, dtype=object))
-    total = int(cum[-1])
-    if total >= _INT62:
-        raise ValueError(f"the total count {total} must be below 2^62")
-    cum64 = cum.astype(np.int64)
-    draws = 1 if size is None else size
-    group = np.empty(draws, dtype=np.int64)
-    offset = np.empty(draws, dtype=np.int64)
-    todo = np.arange(draws)
+    group = np.empty(n, dtype=np.int64)
+    offset = np.empty(n, dtype=np.int64)
+    todo = np.arange(n)
     while todo.size:
-        u = src.below_array(np.full(todo.size, total, dtype=np.int64))
-        g = np.searchsorted(cum64, u, side="right")
+        u = src.below_array(np.full(todo.size, int(ends[-1]), dtype=np.int64))
+        g = np.searchsorted(ends, u, side="right")
         acc = bernoulli_exp_batch(src, nums[g], den)
         group[todo[acc]] = g[acc]
-        offset[todo[acc]] = (u - (cum64[g] - np.asarray(n, dtype=np.int64)[g]))[acc]
+        offset[todo[acc]] = (u - (ends[g] - cnt[g]))[acc]
         todo = todo[~acc]
-    if size is None:
-        return int(group[0]), int(offset[0])
     return group, offset
