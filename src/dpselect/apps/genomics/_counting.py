@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TransmissionCounts", "chromosome_kind", "count_dosages", "count_trios", "trios"]
+__all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "count_dosages", "count_trios", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
 SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son only",
@@ -152,26 +152,31 @@ class TransmissionCounts:
         return list(zip(chrom, snp, self.pos[idx].tolist(), a1, a2))
 
 
-def chromosome_kind(codes: Any) -> np.ndarray:
-    """PLINK chromosome codes (``1``, ``chr7``, ``X``, ``23``, ``XY``, ``MT`` ...) -> "A", "X", "XY", "Y" or "MT".
+def chromosome_runs(codes: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Kinds ("A", "X", "XY", "Y" or "MT") and lengths of the runs of equal chromosome codes (str or bytes).
 
-    ``codes``: str or bytes; named once per run of equal codes (a ``.bim`` is
-    sorted by chromosome), so the work is one comparison per SNP.
+    Each run is named once (a ``.bim`` is sorted by chromosome, so there are
+    a few dozen runs), for one comparison per SNP in all.
     """
     a = np.asarray(codes)
     if a.dtype.kind not in "SU":
         a = a.astype(str)
     a = a.ravel()
     if a.size == 0:
-        return np.empty(0, dtype="<U2")
+        return np.empty(0, dtype="<U2"), np.empty(0, dtype=np.int64)
     heads = np.flatnonzero(np.concatenate(([True], a[1:] != a[:-1])))
     uniq, inverse = np.unique(a[heads], return_inverse=True)
     kinds = {"X": "X", "23": "X", "Y": "Y", "24": "Y", "XY": "XY", "25": "XY", "PAR1": "XY", "PAR2": "XY",
              "MT": "MT", "M": "MT", "26": "MT"}
     texts = [u.decode("utf-8", "replace") if isinstance(u, bytes) else str(u) for u in uniq.tolist()]
     names = [u.upper()[3:] if u.upper().startswith("CHR") else u.upper() for u in texts]
-    per_run = np.array([kinds.get(x, "A") for x in names], dtype="<U2")[np.asarray(inverse).ravel()]
-    return np.repeat(per_run, np.diff(np.append(heads, a.size)))
+    run_kind = np.array([kinds.get(x, "A") for x in names], dtype="<U2")[np.asarray(inverse).ravel()]
+    return run_kind, np.diff(np.append(heads, a.size))
+
+
+def chromosome_kind(codes: Any) -> np.ndarray:
+    """PLINK chromosome codes (``1``, ``chr7``, ``X``, ``23``, ``XY``, ``MT`` ...) -> "A", "X", "XY", "Y" or "MT"."""
+    return np.repeat(*chromosome_runs(codes))
 
 
 def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") -> np.ndarray:
