@@ -10,7 +10,8 @@ SNP's counts are sums of table entries over trios.  On chromosome X the
 index gets a 7th bit for a male child and a second table applies
 (:func:`trio_contribution`, PLINK 1.9's rule).  The packed sums are taken over
 blocks of at most 511 trios (at most 1022 per field, no carry between
-fields) and unpacked into int64.
+fields) and unpacked into the caller's counts (any integer dtype holding
+twice the number of trios).
 
 Per SNP block the record bytes are transposed once (individual bytes
 become rows, so gathering the trios' bytes copies whole rows), shifted and

@@ -1,10 +1,12 @@
 """Trio genotype files -> TDT transmission counts, counted on the packed ``.bed`` bytes in SNP chunks on Dask.
 
 Input: PLINK 1 binary filesets (``.bed/.bim/.fam``).  Each Dask task reads
-its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~4 MiB of
+its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~1 MiB of
 packed bytes) and counts the trios with table lookups on the 2-bit codes (no
 decoded genotype matrix; see the packed kernel's module), so a task holds a
-few MiB whatever the chunk size.
+few MiB whatever the chunk size; on threads the tasks write their counts
+straight into the result.  The ``.bim`` annotations are kept as bytes (one
+byte a character) and decoded to ``str`` only when asked for.
 The ``.fam`` father / mother columns define the trios (both parents and the
 child present in the file; the child affected, phenotype 2, unless
 ``affected_only=False``); one trio is kept per parent pair (the first such
@@ -280,7 +282,7 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
         Keep trios whose child has phenotype 2 (default) or all trios.
     chunk_snps : int, default=10_000
         SNPs per Dask task (a task reads its ``chunk_snps x ceil(#individuals / 4)``
-        bytes of the ``.bed`` ~4 MiB at a time and works in about 8 MiB).
+        bytes of the ``.bed`` ~1 MiB at a time and works in about 3 MiB).
     scheduler : None, str or distributed.Client, default=None
         None (Dask's threaded scheduler), a Dask scheduler name, or a
         ``dask.distributed`` address ("tcp://host:port") or ``Client``.
