@@ -12,19 +12,39 @@ MT / 26 (haploid, not transmitted by both parents: no TDT; skipped, as PLINK's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TransmissionCounts", "chromosome_kind", "count_trios", "trios"]
+__all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "count_trios", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
 SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son only",
                  "MT": "mitochondrial DNA is passed from the mother only"}
 
 
-@dataclass(frozen=True)
+_TEXT = ("snp_ids", "chrom", "a1", "a2")
+
+
+def _compact_text(values: Any, name: str) -> np.ndarray:
+    """A text column kept as ASCII bytes (``S``, 1 byte a character) when it is ASCII, else as ``str`` (``U``)."""
+    a = np.asarray(values)
+    if a.dtype.kind == "S":
+        raw = np.ascontiguousarray(a).view(np.uint8)
+        if raw.size == 0 or int(raw.max()) < 128:
+            return a
+        try:
+            return np.strings.decode(a, "utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{name}: text is neither ASCII nor UTF-8") from None
+    if a.dtype.kind != "U":
+        a = a.astype(str)
+    try:
+        return a.astype(np.bytes_)  # ASCII only: 4x smaller than str
+    except UnicodeEncodeError:
+        return a
+
+
 class TransmissionCounts:
     """TDT counts per SNP (private data: never print them next to a private release).
 
@@ -37,32 +57,127 @@ class TransmissionCounts:
     CHROM, POS, ALT, REF).  ``b`` counts transmissions of A1: PLINK 1.9's A1
     *with* ``--keep-allele-order`` (the ``.bim`` column 5 allele; without that
     flag PLINK re-chooses A1 as the minor allele and may swap T and U).
+
+    The text annotations are held as ASCII bytes (a quarter of the memory of
+    ``str`` arrays); ``snp_ids``, ``chrom``, ``a1`` and ``a2`` are ``str``
+    arrays made on first access (then kept), and :meth:`annotations` decodes
+    only the rows asked for.  Instances are immutable.
+
+    Parameters
+    ----------
+    b : ndarray of int
+        Transmissions of allele 1 per SNP.
+    c : ndarray of int
+        Transmissions of allele 2 per SNP.
+    n_families : int
+        Number of trios counted.
+    snp_ids : array-like of str or bytes
+        SNP ids.
+    mendel_errors : ndarray of int
+        Trios with a Mendelian-inconsistent call per SNP.
+    chrom : array-like of str or bytes
+        Chromosome codes.
+    pos : ndarray of int
+        Base-pair positions.
+    a1 : array-like of str or bytes
+        Allele 1 (the allele ``b`` counts).
+    a2 : array-like of str or bytes
+        Allele 2.
     """
 
+    __slots__ = ("b", "c", "n_families", "mendel_errors", "pos", "_text", "_decoded")
     b: np.ndarray
     c: np.ndarray
     n_families: int
-    snp_ids: np.ndarray
     mendel_errors: np.ndarray
-    chrom: np.ndarray
     pos: np.ndarray
-    a1: np.ndarray
-    a2: np.ndarray
+    _text: dict[str, np.ndarray]
+    _decoded: dict[str, np.ndarray]
+
+    def __init__(self, b: np.ndarray, c: np.ndarray, n_families: int, snp_ids: Any, mendel_errors: np.ndarray,
+                 chrom: Any, pos: np.ndarray, a1: Any, a2: Any) -> None:
+        init = object.__setattr__
+        for name, value in (("b", b), ("c", c), ("n_families", n_families), ("mendel_errors", mendel_errors),
+                            ("pos", pos)):
+            init(self, name, value)
+        init(self, "_text", {name: _compact_text(v, name) for name, v in zip(_TEXT, (snp_ids, chrom, a1, a2))})
+        init(self, "_decoded", {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"TransmissionCounts is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"TransmissionCounts is immutable: cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        t = self._text
+        return (type(self), (self.b, self.c, self.n_families, t["snp_ids"], self.mendel_errors, t["chrom"], self.pos,
+                             t["a1"], t["a2"]))
+
+    def __repr__(self) -> str:  # no counts: they are private
+        return f"TransmissionCounts({self.b.size} SNPs, {self.n_families} families)"
+
+    def _column(self, name: str) -> np.ndarray:
+        out = self._decoded.get(name)
+        if out is None:
+            raw = self._text[name]
+            out = raw.astype(str) if raw.dtype.kind == "S" else raw
+            self._decoded[name] = out
+        return out
+
+    @property
+    def snp_ids(self) -> np.ndarray:
+        """SNP ids (``str`` array)."""
+        return self._column("snp_ids")
+
+    @property
+    def chrom(self) -> np.ndarray:
+        """Chromosome codes (``str`` array)."""
+        return self._column("chrom")
+
+    @property
+    def a1(self) -> np.ndarray:
+        """Allele 1, the allele ``b`` counts (``str`` array)."""
+        return self._column("a1")
+
+    @property
+    def a2(self) -> np.ndarray:
+        """Allele 2 (``str`` array)."""
+        return self._column("a2")
 
     def annotations(self, indices: Any = None) -> list[tuple[str, str, int, str, str]]:
         """(CHR, SNP, BP, A1, A2) rows of the SNPs at ``indices`` (all by default): public columns only."""
         idx = np.arange(self.b.size) if indices is None else np.asarray(indices, dtype=np.int64).ravel()
-        return [(str(self.chrom[i]), str(self.snp_ids[i]), int(self.pos[i]), str(self.a1[i]), str(self.a2[i]))
-                for i in idx]
+        cols = [self._text[name][idx] for name in ("chrom", "snp_ids", "a1", "a2")]
+        chrom, snp, a1, a2 = (col.astype(str).tolist() if col.dtype.kind == "S" else col.tolist() for col in cols)
+        return list(zip(chrom, snp, self.pos[idx].tolist(), a1, a2))
+
+
+def chromosome_runs(codes: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Kinds ("A", "X", "XY", "Y" or "MT") and lengths of the runs of equal chromosome codes (str or bytes).
+
+    Each run is named once (a ``.bim`` is sorted by chromosome, so there are
+    a few dozen runs), for one comparison per SNP in all.
+    """
+    a = np.asarray(codes)
+    if a.dtype.kind not in "SU":
+        a = a.astype(str)
+    a = a.ravel()
+    if a.size == 0:
+        return np.empty(0, dtype="<U2"), np.empty(0, dtype=np.int64)
+    heads = np.flatnonzero(np.concatenate(([True], a[1:] != a[:-1])))
+    uniq, inverse = np.unique(a[heads], return_inverse=True)
+    kinds = {"X": "X", "23": "X", "Y": "Y", "24": "Y", "XY": "XY", "25": "XY", "PAR1": "XY", "PAR2": "XY",
+             "MT": "MT", "M": "MT", "26": "MT"}
+    texts = [u.decode("utf-8", "replace") if isinstance(u, bytes) else str(u) for u in uniq.tolist()]
+    names = [u.upper()[3:] if u.upper().startswith("CHR") else u.upper() for u in texts]
+    run_kind = np.array([kinds.get(x, "A") for x in names], dtype="<U2")[np.asarray(inverse).ravel()]
+    return run_kind, np.diff(np.append(heads, a.size))
 
 
 def chromosome_kind(codes: Any) -> np.ndarray:
     """PLINK chromosome codes (``1``, ``chr7``, ``X``, ``23``, ``XY``, ``MT`` ...) -> "A", "X", "XY", "Y" or "MT"."""
-    uniq, inverse = np.unique(np.asarray(codes, dtype=str), return_inverse=True)
-    kinds = {"X": "X", "23": "X", "Y": "Y", "24": "Y", "XY": "XY", "25": "XY", "PAR1": "XY", "PAR2": "XY",
-             "MT": "MT", "M": "MT", "26": "MT"}
-    names = [u.upper()[3:] if u.upper().startswith("CHR") else u.upper() for u in uniq.tolist()]
-    return np.array([kinds.get(x, "A") for x in names], dtype="<U2")[np.asarray(inverse).ravel()]
+    return np.repeat(*chromosome_runs(codes))
 
 
 def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") -> np.ndarray:

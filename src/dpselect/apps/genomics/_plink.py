@@ -1,10 +1,12 @@
 """Trio genotype files -> TDT transmission counts, counted on the packed ``.bed`` bytes in SNP chunks on Dask.
 
 Input: PLINK 1 binary filesets (``.bed/.bim/.fam``).  Each Dask task reads
-its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~4 MiB of
+its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~1 MiB of
 packed bytes) and counts the trios with table lookups on the 2-bit codes (no
 decoded genotype matrix; see the packed kernel's module), so a task holds a
-few MiB whatever the chunk size.
+few MiB whatever the chunk size; on threads the tasks write their counts
+straight into the result.  The ``.bim`` annotations are kept as bytes (one
+byte a character) and decoded to ``str`` only when asked for.
 The ``.fam`` father / mother columns define the trios (both parents and the
 child present in the file; the child affected, phenotype 2, unless
 ``affected_only=False``); one trio is kept per parent pair (the first such
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +50,7 @@ import numpy as np
 
 from ..._optional import require
 from ..._validation import check_int
-from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
+from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_runs, trios
 from ._packed import TrioPlan, count_packed
 from ._progress import Progress, make_progress
 
@@ -98,49 +101,126 @@ def _check_bed(path: Path, n_ind: int, n_snp: int) -> None:
                          f"({n_snp} SNPs) need {expected}: the fileset is mismatched or truncated")
 
 
-def read_bim(path: Path) -> dict[str, np.ndarray]:
-    """The .bim columns chrom, snp, pos, a1, a2, parsed in 1 MiB blocks (no per-line Python objects kept)."""
-    cols: list[list[np.ndarray]] = [[] for _ in range(6)]
+#: ASCII whitespace (what ``bytes.split()`` splits on), by byte value.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+
+
+def _token_column(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Tokens ``buf[start[i]:stop[i]]`` as one fixed-width bytes (``S``) array: one pass per character position."""
+    width = int((stop - start).max())
+    out = np.zeros((start.size, width), dtype=np.uint8)
+    for j in range(width):
+        has = start + j < stop
+        out[has, j] = buf[start[has] + j]
+    return out.view(f"S{width}").ravel()
+
+
+def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
+    """Columns 0, 1, 3, 4, 5 of whole .bim lines as bytes arrays, tokenised with NumPy (no Python object per token).
+
+    None for a block of blank lines; every line must have 6 columns.
+    """
+    buf = np.frombuffer(block, dtype=np.uint8)
+    word = _SPACE[buf]
+    np.logical_not(word, out=word)
+    edge = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))  # +1: a token starts; -1: it ended
+    start = np.flatnonzero(edge == 1)
+    if start.size == 0:
+        return None
+    stop = np.flatnonzero(edge == -1)
+    line = np.searchsorted(np.flatnonzero((buf == 10) | (buf == 13)), start)  # line of each token
+    grouped = start.size % 6 == 0 and bool((line[0::6] == line[5::6]).all()) and bool(
+        (line[6::6] > line[5:-1:6]).all())
+    if not grouped:
+        _read_table(path, 6, ".bim")  # names the first bad line
+        raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
+    return {j: _token_column(buf, start[j::6], stop[j::6]) for j in (0, 1, 3, 4, 5)}
+
+
+#: Bytes of .bim text tokenised at once: the transient arrays (~25 bytes per byte of text) stay small (at 10^6
+#: SNPs 256 KiB blocks left ~4 MiB of freed heap resident, 64 KiB ~1 MiB, for ~1 % of the counting CPU).
+_BIM_BLOCK = 1 << 16
+
+
+def _blocks(path: Path) -> Iterator[bytes]:
+    """The file in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last block: whatever is left)."""
     rest = b""
     with open(path, "rb") as f:
         while True:
-            data = f.read(1 << 20)
+            data = f.read(_BIM_BLOCK)
             text = rest + data
             cut = len(text) if not data else text.rfind(b"\n") + 1
-            block, rest = text[:cut], text[cut:]
-            tokens = block.split()
-            if len(tokens) != 6 * sum(1 for line in block.splitlines() if line.strip()):
-                _read_table(path, 6, ".bim")  # names the first bad line
-                raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
-            for j in range(6):
-                cols[j].append(np.array(tokens[j::6], dtype=bytes))
+            if cut:
+                yield text[:cut]
+            rest = text[cut:]
             if not data:
-                break
-    if not any(c.size for c in cols[0]):
+                return
+
+
+_BIM_TEXT = {"chrom": 0, "snp": 1, "a1": 4, "a2": 5}
+
+
+def read_bim(path: Path) -> dict[str, np.ndarray]:
+    """The .bim columns chrom, snp, pos, a1, a2: text as bytes (``S``) arrays, pos int64; read in 64 KiB blocks.
+
+    About 1 byte of memory per character of text plus 8 per SNP for the
+    position, with no Python object per line or token (a ``str`` array would
+    take 4 bytes per character).  The columns are allocated once for an upper
+    bound on the number of lines (a first pass counts line ends) and filled
+    block by block, so no per-block pieces are joined.  Non-ASCII text stays
+    UTF-8 bytes here.
+    """
+    bound = 1 + sum(block.count(b"\n") + block.count(b"\r") for block in _blocks(path))
+    text = {name: np.zeros(bound, dtype="S1") for name in _BIM_TEXT}  # widened when a longer token comes
+    pos = np.zeros(bound, dtype=np.int64)
+    n = 0
+    for block in _blocks(path):
+        parts = _bim_block(block, path)
+        if parts is None:
+            continue
+        k = parts[0].size
+        for name, j in _BIM_TEXT.items():
+            if parts[j].itemsize > text[name].itemsize:
+                wider = np.zeros(bound, dtype=parts[j].dtype)
+                wider[:n] = text[name][:n]
+                text[name] = wider
+            text[name][n:n + k] = parts[j]
+        try:
+            pos[n:n + k] = parts[3].astype(np.int64)
+        except (ValueError, OverflowError):
+            raise ValueError(f"path: .bim file {str(path)!r} has a non-integer position (column 4)") from None
+        n += k
+    if n == 0:
         raise ValueError(f"path: .bim file {str(path)!r} is empty")
-    full = [np.concatenate(c) for c in cols]
-    try:
-        pos = full[3].astype(np.int64)
-    except ValueError:
-        raise ValueError(f"path: .bim file {str(path)!r} has a non-integer position (column 4)") from None
-    return {"chrom": full[0].astype(str), "snp": full[1].astype(str), "pos": pos,
-            "a1": full[4].astype(str), "a2": full[5].astype(str)}
+    return {"chrom": text["chrom"][:n], "snp": text["snp"][:n], "pos": pos[:n], "a1": text["a1"][:n],
+            "a2": text["a2"][:n]}
 
 
-#: Bytes of .bed records read at once inside a task (the task's chunk is read piece by piece).
-_READ_BYTES = 1 << 22
+#: Bytes of .bed records read at once inside a task (the task's chunk is read piece by piece; 1 MiB measured
+#: as fast as 4 MiB and holds a quarter of the memory per thread).
+_READ_BYTES = 1 << 20
 
 
 def _chunk_counts(bed: str, n_bytes: int, start: int, stop: int, plan: TrioPlan, x_mask: np.ndarray | None,
-                  progress: Progress | None) -> np.ndarray:
-    """(3, stop - start) int64: b, c and Mendel errors of SNPs start..stop-1, from the chunk's bytes.
+                  keep: np.ndarray | None, sink: np.ndarray | None, offset: int,
+                  progress: Progress | None) -> np.ndarray | None:
+    """b, c and Mendel errors of the kept SNPs among start..stop-1, counted from the chunk's bytes.
 
-    The chunk is read in positioned reads of about 4 MiB, each counted and
-    freed before the next, so a task holds a few MiB whatever the chunk size
-    (a memory map of the same bytes measured ~40 % more CPU: one page fault
-    per 4 KiB in system time).
+    ``x_mask`` / ``keep``: the chunk's chromosome-X / kept SNPs (None: none /
+    all).  With a ``sink`` (the (3, #kept) int64 result, shared by the tasks
+    of a threaded scheduler) the counts are written to its columns from
+    ``offset`` on and None is returned; without one (a cluster) the counts are
+    returned as a (3, #kept in chunk) block in the smallest unsigned dtype
+    holding ``2 * plan.n``, the largest possible count (uint16 up to 32,767
+    trios: a quarter of int64's size).  The chunk is read in positioned reads
+    of about 1 MiB, each counted and freed before the next, so a task holds
+    a few MiB whatever the chunk size (a memory map of the same bytes measured
+    ~40 % more CPU: one page fault per 4 KiB in system time).
     """
-    out = np.empty((3, stop - start), dtype=np.int64)
+    dtype = np.min_scalar_type(2 * plan.n)
+    out = sink if sink is not None else np.empty((3, stop - start if keep is None else int(keep.sum())), dtype=dtype)
+    j = offset if sink is not None else 0
     step = max(1, _READ_BYTES // max(n_bytes, 1))
     with open(bed, "rb") as f:
         f.seek(3 + start * n_bytes)
@@ -149,21 +229,42 @@ def _chunk_counts(bed: str, n_bytes: int, start: int, stop: int, plan: TrioPlan,
             records = np.fromfile(f, dtype=np.uint8, count=(z - a) * n_bytes)
             if records.size != (z - a) * n_bytes:
                 raise ValueError(f"path: {bed!r} ended inside SNP {a + records.size // max(n_bytes, 1)}: truncated")
-            out[:, a - start:z - start] = count_packed(records.reshape(z - a, n_bytes), plan,
-                                                      None if x_mask is None else x_mask[a - start:z - start])
+            piece = count_packed(records.reshape(z - a, n_bytes), plan,
+                                 None if x_mask is None else x_mask[a - start:z - start],
+                                 out=np.zeros((3, z - a), dtype=dtype))
+            if keep is not None:
+                piece = piece[:, keep[a - start:z - start]]
+            out[:, j:j + piece.shape[1]] = piece
+            j += piece.shape[1]
     if progress is not None:
         progress.advance(stop - start)
+    return None if sink is not None else out
+
+
+def _assemble(blocks: list[np.ndarray], n: int) -> np.ndarray:
+    """(3, n) int64 counts from the tasks' blocks in SNP order, each block freed once copied."""
+    out = np.empty((3, n), dtype=np.int64)
+    j = 0
+    while blocks:
+        block = blocks.pop(0)
+        out[:, j:j + block.shape[1]] = block
+        j += block.shape[1]
     return out
 
 
-def skip_haploid(kind: np.ndarray) -> np.ndarray:
-    """Mask of the SNPs kept (not on Y or MT); one UserWarning naming what was skipped and why."""
-    keep = ~np.isin(kind, list(SKIPPED_KINDS))
-    if not keep.all():
-        parts = [f"{int((kind == k).sum())} on {k} ({why})" for k, why in SKIPPED_KINDS.items() if (kind == k).any()]
-        warnings.warn(f"path: skipped {int((~keep).sum())} SNP(s) without a TDT: " + "; ".join(parts),
+def chromosome_masks(chrom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the SNPs kept (not on Y or MT) and of those on X; one UserWarning naming what was skipped and why.
+
+    Built from the runs of equal chromosome codes: one byte a SNP per mask.
+    """
+    run_kind, run_len = chromosome_runs(chrom)
+    skipped = np.isin(run_kind, list(SKIPPED_KINDS))
+    if skipped.any():
+        parts = [f"{int(run_len[run_kind == k].sum())} on {k} ({why})" for k, why in SKIPPED_KINDS.items()
+                 if (run_kind == k).any()]
+        warnings.warn(f"path: skipped {int(run_len[skipped].sum())} SNP(s) without a TDT: " + "; ".join(parts),
                       UserWarning, stacklevel=3)
-    return keep
+    return np.repeat(~skipped, run_len), np.repeat(run_kind == "X", run_len)
 
 
 def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
@@ -182,7 +283,7 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
         Keep trios whose child has phenotype 2 (default) or all trios.
     chunk_snps : int, default=10_000
         SNPs per Dask task (a task reads its ``chunk_snps x ceil(#individuals / 4)``
-        bytes of the ``.bed`` ~4 MiB at a time and works in about 8 MiB).
+        bytes of the ``.bed`` ~1 MiB at a time and works in about 3 MiB).
     scheduler : None, str or distributed.Client, default=None
         None (Dask's threaded scheduler), a Dask scheduler name, or a
         ``dask.distributed`` address ("tcp://host:port") or ``Client``.
@@ -247,24 +348,28 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     if rows.shape[0] == 0:
         raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the .fam)")
-    kind = chromosome_kind(bim["chrom"])
-    keep = skip_haploid(kind)
+    keep, is_x = chromosome_masks(bim["chrom"])
     plan = TrioPlan.from_rows(rows, fam[rows[:, 0], 4] == "1")
-    is_x = kind == "X"
     n_bytes = (n_ind + 3) // 4
     local = scheduler is None or scheduler in ("threads", "sync", "synchronous", "single-threaded")
     bar = make_progress(progress, n_snp, "counting transmissions")
+    starts = np.arange(0, n_snp, chunk)
+    kept = np.add.reduceat(keep, starts)  # kept SNPs per chunk
+    offsets = np.concatenate(([0], np.cumsum(kept)))
+    # threads write into the result in place; a cluster's workers return compact blocks
+    sink = np.zeros((3, int(offsets[-1])), dtype=np.int64) if local else None
     tasks = [dask.delayed(_chunk_counts)(str(bed), n_bytes, a, min(a + chunk, n_snp), plan,
                                          is_x[a:a + chunk] if is_x[a:a + chunk].any() else None,
-                                         bar if local else None, pure=False)
-             for a in range(0, n_snp, chunk)]
-    out = np.concatenate(_compute(tasks, scheduler), axis=1)
+                                         None if kept[i] == min(chunk, n_snp - a) else keep[a:a + chunk],
+                                         sink, int(offsets[i]), bar if local else None, pure=False)
+             for i, a in enumerate(starts.tolist())]
+    blocks = _compute(tasks, scheduler)
+    out = sink if sink is not None else _assemble(blocks, int(offsets[-1]))
     if bar is not None:
         if not local:
             bar.advance(n_snp)
         bar.close()
     if not keep.all():
-        out = out[:, keep]
         bim = {name: col[keep] for name, col in bim.items()}
     return TransmissionCounts(out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"],
                               bim["a1"], bim["a2"])
