@@ -200,7 +200,7 @@ def test_grid_audit_exact(q, relation):
 def test_grid_audit_negative_controls():
     eps = 1.0
     # pieces closed at both ends (the half-open convention dropped): caught
-    assert _worst_loss(lambda x: _closed_pieces_law(x, 0.3, eps, "add_remove"), "add_remove") > 1.2 * eps
+    assert _worst_loss(lambda x: _closed_pieces_law(x, 0.3, eps, "add_remove"), "add_remove") > 1.15 * eps  # 1.21
 
     def understated(x):  # sensitivity claimed 1/2: weights exp(-eps psi)
         s = QL.check_sample(x, BOUNDS)
@@ -374,7 +374,7 @@ def _old_and_new(kind, granularity, size):
 @pytest.mark.parametrize("kind", ["quantile", "percentile", "median", "joint", "recursive"])
 def test_reconstruction_attack(kind):
     # negative control: the old float path (granularity=0)
-    assert _attack(_old_and_new(kind, 0, 600)) > 0.1
+    assert _attack(_old_and_new(kind, 0, 600)) > 0.2  # 30-40 % of the draws in the piece at this seed
     # grid path: every output is a grid point, and every grid point has positive probability under XP
     lam = 2.0**-19  # the default for bounds (-1, 1)
     ynew = _old_and_new(kind, None, 300)
