@@ -124,13 +124,14 @@ class _Forward:
         """A_i(j, c) for c = 1..i+1 (row c - 1) and the pieces ``cols``."""
         out = np.empty((i + 1, self.Lf[cols].size))
         extra = np.zeros(self.Lf[cols].size)
+        grid_n = None if self.grid_n is None else self.grid_n[cols]
         for c in range(1, i + 2):
             start = i - c + 1  # index of the first point of the chain
             row = self.B[start][cols] + (self.stay[i] - self.stay[start])
-            if c > 1 and self.grid_n is None:  # (c - 1) log lambda: never 0 * (-inf) for a zero-length piece
+            if c > 1 and grid_n is None:  # (c - 1) log lambda: never 0 * (-inf) for a zero-length piece
                 row = row + (c - 1) * self.loglam[cols] - math.lgamma(c + 1)
-            elif c > 1:  # log C(N + c - 1, c) - log N = sum_{r < c} log(N + r) - log c!
-                extra += np.log(self.grid_n[cols] + (c - 1))
+            elif c > 1 and grid_n is not None:  # log C(N + c - 1, c) - log N = sum_{r < c} log(N + r) - log c!
+                extra += np.log(grid_n + (c - 1))
                 row = row + extra - math.lgamma(c + 1)
             out[c - 1] = row
         return out
