@@ -122,6 +122,28 @@ def test_grid_expected_error_matches_enumeration():
     assert abs(grid_err - cont_err) < 1e-3 * cont_err + 2.0**-17
 
 
+def test_grid_law_and_error_random_bounds_and_grids():
+    """Random bounds (negative, off the grid), grids 2^-4 .. 1, data on and off the grid: the law
+    sums to 1 over the grid points and the closed-form error equals the enumerated one."""
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        lam = 2.0 ** int(rng.integers(-4, 1))
+        a = -0.37 * float(rng.integers(0, 5))
+        b = a + float(rng.uniform(1, 3))
+        x = np.sort(rng.uniform(a, b, size=int(rng.integers(1, 6))))
+        if rng.random() < 0.5:
+            x[0] = math.ceil(a / lam) * lam  # a record on a grid point
+        q, eps = float(rng.choice([0.1, 0.5, 0.8])), float(rng.uniform(0.2, 4))
+        relation = str(rng.choice(["add_remove", "replace"]))
+        pmf = law_on_grid(*Q.quantile_law(x, q, eps, bounds=(a, b), relation=relation, granularity=lam),
+                          lam=lam, bounds=(a, b))
+        grid = np.arange(math.ceil(a / lam), math.floor(b / lam) + 1) * lam
+        assert pmf.sum() == pytest.approx(1.0, abs=1e-12) and (pmf > 0).all()
+        t = np.quantile(x, q, method="inverted_cdf")
+        got = Q.quantile_expected_error(x, q, eps, bounds=(a, b), relation=relation, granularity=lam)
+        assert got == pytest.approx(float(np.dot(pmf, np.abs(grid - t))), rel=1e-12, abs=1e-15)
+
+
 @pytest.mark.parametrize("method", ["race", "inverse"])
 def test_grid_sampling_matches_law_and_is_on_the_grid(method):
     x = np.array([0.3, 1.0, 1.0, 1.1, 1.8])
