@@ -7,6 +7,7 @@ The default run (``python -m pytest -q -n auto``) skips every test marked
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -38,6 +39,60 @@ def assert_frequencies_match(draws: np.ndarray, probs: np.ndarray, n_se: float =
     se = np.sqrt(np.maximum(probs * (1 - probs), 1.0 / n) / n)
     bad = np.abs(freq - probs) > n_se * se
     assert not bad.any(), f"frequencies {freq[bad]} vs exact {probs[bad]} (se {se[bad]})"
+
+
+def on_grid(y, lam) -> bool:
+    """Whether every entry of ``y`` is an exact multiple of ``lam``."""
+    k = np.asarray(y, dtype=np.float64) / lam
+    return bool(np.all(k == np.round(k)))
+
+
+def assert_neighbour_frequencies(yx, yy, eps, n) -> None:
+    """On every output, freq_x <= e^eps freq_y + 5 standard errors of the difference, both ways."""
+    pts = np.union1d(yx, yy)
+    fx = np.array([np.sum(yx == p) for p in pts]) / n
+    fy = np.array([np.sum(yy == p) for p in pts]) / n
+    for a, b in ((fx, fy), (fy, fx)):
+        se = np.sqrt((a * (1 - a) + math.exp(2 * eps) * b * (1 - b)) / n + 1 / n**2)
+        assert np.all(a <= math.exp(eps) * b + 5 * se)
+
+
+# The red team's reconstruction of NumPy's float samplers: U = k 2^-53, k in {0, ..., 2^53 - 1}.
+TWO53 = 2**53
+
+
+def numpy_laplace(k: int) -> float:
+    """NumPy's Generator.laplace for the 53-bit uniform U = k 2^-53 (distributions.c, random_laplace)."""
+    u = k / TWO53
+    if u >= 0.5:
+        return -math.log(2.0 - u - u)
+    return math.log(u + u)
+
+
+def first_reaching(f, y) -> int:
+    """The smallest k in [0, 2^53) with f(k) >= y, for a nondecreasing f (bisection)."""
+    lo, hi = 0, TWO53 - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if f(mid) < y:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def possible_laplace(y: float, value: float, scale: float) -> bool:
+    """Is there a 53-bit uniform U with value + scale * laplace(U) == y (NumPy's float arithmetic)?"""
+    f = lambda k: value + scale * numpy_laplace(k) if k > 0 else -math.inf  # noqa: E731 - nondecreasing
+    k = first_reaching(f, y)
+    return any(f(j) == y for j in (k - 1, k, k + 1) if 0 < j < TWO53)
+
+
+def possible_uniform(y: float, lo: float, hi: float) -> bool:
+    """Is there a 53-bit U = k 2^-53 with min(lo + U (hi - lo), hi) == y (a float uniform draw in a piece)?"""
+    f = lambda k: min(lo + (k / TWO53) * (hi - lo), hi)  # noqa: E731 - nondecreasing
+    k = first_reaching(f, y)
+    return any(f(j) == y for j in (k - 1, k, k + 1) if 0 <= j < TWO53)
 
 
 class CachedMechanism:

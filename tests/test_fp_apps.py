@@ -17,7 +17,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from conftest import assert_frequencies_match
+from conftest import assert_frequencies_match, on_grid, possible_laplace, possible_uniform
+from conftest import assert_neighbour_frequencies as _assert_neighbour_frequencies
 from dpselect import accounting
 from dpselect.apps import counts as P
 from dpselect.apps.quantiles import _duff_median_law as DML
@@ -28,57 +29,6 @@ from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import dyadic_ceil
 
 N = 40_000
-_TWO53 = 2**53
-
-
-def _on_grid(y, lam):
-    y = np.asarray(y, dtype=np.float64)
-    return bool(np.all(y / lam == np.floor(y / lam)))
-
-
-def _assert_neighbour_frequencies(yx, yy, eps, n):
-    """On every output, freq_x <= e^eps freq_y + 5 standard errors of the difference, both ways."""
-    pts = np.union1d(yx, yy)
-    fx = np.array([np.sum(yx == p) for p in pts]) / n
-    fy = np.array([np.sum(yy == p) for p in pts]) / n
-    for a, b in ((fx, fy), (fy, fx)):
-        se = np.sqrt((a * (1 - a) + math.exp(2 * eps) * b * (1 - b)) / n + 1 / n**2)
-        assert np.all(a <= math.exp(eps) * b + 5 * se)
-
-
-def _numpy_laplace(k: int) -> float:
-    """NumPy's Generator.laplace for the 53-bit uniform U = k 2^-53 (distributions.c, random_laplace)."""
-    u = k / _TWO53
-    if u >= 0.5:
-        return -math.log(2.0 - u - u)
-    return math.log(u + u)
-
-
-def _first_reaching(f, y):
-    lo, hi = 0, _TWO53 - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if f(mid) < y:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _possible_laplace(y: float, value: float, scale: float) -> bool:
-    """Is there a 53-bit uniform U with value + scale * laplace(U) == y (NumPy's float arithmetic)?"""
-    f = lambda k: value + scale * _numpy_laplace(k) if k > 0 else -math.inf  # noqa: E731 - nondecreasing
-    k = _first_reaching(f, y)
-    return any(f(j) == y for j in (k - 1, k, k + 1) if 0 < j < _TWO53)
-
-
-def _possible_uniform(y: float, lo: float, hi: float) -> bool:
-    """Is there a 53-bit U = k 2^-53 with min(lo + U (hi - lo), hi) == y (the old Duff within-piece draw)?"""
-    f = lambda k: min(lo + (k / _TWO53) * (hi - lo), hi)  # noqa: E731 - nondecreasing
-    k = _first_reaching(f, y)
-    return any(f(j) == y for j in (k - 1, k, k + 1) if 0 <= j < _TWO53)
-
-
 def _tail(k, eps, lam=1.0):
     """P[K >= k], K the discrete Laplace of GridLaplace(1, eps, granularity=lam) (pmf formula)."""
     t = float(dyadic_ceil(Fraction(math.ceil(1 / lam)) / Fraction(eps)))
@@ -117,7 +67,7 @@ def test_ptr_value_release_on_grid_and_exact_audit():
     eps, delta, lam = 1.0, 0.1, 0.25
     out = [P.propose_test_release(0.3, 50.0, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=s)
            for s in range(300)]
-    assert _on_grid(out, lam)
+    assert on_grid(out, lam)
     claim = accounting.ptr_privacy(eps, delta)
     worst = 0.0
     pairs = [((0.0, 3), (1.0, 2)), ((0.0, 1), (0.9, 0)), ((0.1, 0), (0.6, 0)), ((0.0, 8), (1.0, 7))]
@@ -144,7 +94,7 @@ def test_ptr_neighbour_frequencies():
     enc = lambda o: math.nan if o is np.ma.masked else o  # noqa: E731
     yx = np.array([enc(rel(0.0, 3.0, gx)) for _ in range(N)])
     yy = np.array([enc(rel(1.0, 2.0, gy)) for _ in range(N)])
-    assert _on_grid(yx[~np.isnan(yx)], lam)
+    assert on_grid(yx[~np.isnan(yx)], lam)
     yx[np.isnan(yx)] = -1e9  # ⊥ as one more output
     yy[np.isnan(yy)] = -1e9
     _assert_neighbour_frequencies(yx, yy, 2 * eps, N)  # ptr_privacy: (2 eps, delta/2); delta/2 unused at gamma >= 1
@@ -156,13 +106,13 @@ def test_ptr_reconstruction_attack():
     # the old float path released 0 + gen.laplace(0, bound/eps): most outputs are impossible from value 1
     gen = np.random.default_rng(0)
     old = gen.laplace(0.0, 1.0, size=300)
-    assert all(_possible_laplace(v, 0.0, 1.0) for v in old[:30])  # the reconstruction is faithful
-    impossible_old = sum(not _possible_laplace(v, 1.0, 1.0) for v in old)
+    assert all(possible_laplace(v, 0.0, 1.0) for v in old[:30])  # the reconstruction is faithful
+    impossible_old = sum(not possible_laplace(v, 1.0, 1.0) for v in old)
     assert impossible_old > 0.5 * old.size
     # the grid path: every output has positive probability under the neighbour value 1.0
     lam = 2.0**-20
     new = np.array([P.propose_test_release(0.0, 100.0, bound=1.0, epsilon=1.0, delta=1e-6, rng=s) for s in range(300)])
-    assert _on_grid(new, lam)
+    assert on_grid(new, lam)
     scale = dyadic_ceil(Fraction(math.ceil(1.0 / lam)) / Fraction(1.0))
     logp = discrete_laplace_logpmf(np.round(new / lam).astype(np.int64) - round(1.0 / lam), scale)
     assert np.isfinite(logp).all()
@@ -175,7 +125,7 @@ def test_stable_histogram_on_grid_and_neighbour_frequencies():
     eps, delta, lam = 1.0, 0.2, 0.5
     yx = P.stable_histogram(np.full(N, 2), eps, delta=delta, granularity=lam, rng=1)
     yy = P.stable_histogram(np.full(N, 1), eps, delta=delta, granularity=lam, rng=2)
-    assert _on_grid(yx, lam) and _on_grid(yy, lam)
+    assert on_grid(yx, lam) and on_grid(yy, lam)
     _assert_neighbour_frequencies(yx, yy, eps, N)
     # frequencies of survival match the exact tail
     p = P.stable_histogram_probabilities([2, 1], eps, delta=delta, granularity=lam)
@@ -208,7 +158,7 @@ def test_duff_median_on_grid_frequencies_and_exact_audit():
     law = _median_point_law(x, eps, bounds, lam)
     assert law.sum() == pytest.approx(1.0) and (law > 0).all()  # every grid point possible
     y = duff_median(x, eps, bounds=bounds, granularity=lam, size=N, rng=3)
-    assert _on_grid(y, lam)
+    assert on_grid(y, lam)
     assert_frequencies_match(np.round(y / lam).astype(np.int64), law)
     # exact audit on add/remove neighbours: max log-ratio <= eps, attained; over-claim caught
     rng = np.random.default_rng(5)
@@ -239,13 +189,13 @@ def test_duff_median_reconstruction_attack():
     y = duff_median(x, eps, bounds=bounds, granularity=0, size=3000, rng=0)
     inside = y[(y > 0.0015) & (y < 0.9)][:300]
     assert inside.size == 300
-    assert all(_possible_uniform(v, 0.001, 0.9) for v in inside[:30])  # the reconstruction is faithful
-    impossible = sum(not _possible_uniform(v, 0.0015, 0.9) for v in inside)
+    assert all(possible_uniform(v, 0.001, 0.9) for v in inside[:30])  # the reconstruction is faithful
+    impossible = sum(not possible_uniform(v, 0.0015, 0.9) for v in inside)
     assert impossible > 0.2 * inside.size  # 90 of 300 at this seed
     # grid path: outputs on the grid, and every grid point has positive probability under x'
     lam = 2.0**-20
     ynew = duff_median(x, eps, bounds=bounds, size=300, rng=0)
-    assert _on_grid(ynew, lam)
+    assert on_grid(ynew, lam)
     starts, counts, probs = DML.median_grid_law(sorted_padded(xp, *bounds), eps, lam)
     assert counts.sum() == 2**21 + 1 and (probs[counts > 0] > 0).all()
 
@@ -257,7 +207,7 @@ def test_duff_mean_on_grid_frequencies_and_exact_audit():
     law = np.repeat(probs, counts)
     assert law.size == 17 and law.sum() == pytest.approx(1.0) and (law > 0).all()
     y = duff_mean(x, eps, bounds=bounds, levels=4, granularity=lam, size=N, rng=6)
-    assert _on_grid(y, lam)
+    assert on_grid(y, lam)
     assert_frequencies_match(np.round(y / lam).astype(np.int64), law)
     rng = np.random.default_rng(7)
     worst = 0.0
@@ -274,8 +224,8 @@ def test_duff_mean_on_grid_frequencies_and_exact_audit():
 
 def test_duff_default_grid_secure_and_bad_granularity():
     y = duff_median([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 5.0), size=50, rng="secure")
-    assert _on_grid(y, 2.0**-18)  # 2^(floor(log2 5) - 20)
-    assert _on_grid(duff_mean([1.0, 2.0], 1.0, bounds=(0.0, 4.0), size=20, rng=0), 2.0**-18)
+    assert on_grid(y, 2.0**-18)  # 2^(floor(log2 5) - 20)
+    assert on_grid(duff_mean([1.0, 2.0], 1.0, bounds=(0.0, 4.0), size=20, rng=0), 2.0**-18)
     for bad in (0.3, -1.0, 8.0):
         with pytest.raises(ValueError, match="granularity"):
             duff_median([1.0], 1.0, bounds=(0.0, 5.0), granularity=bad)
@@ -288,8 +238,8 @@ def test_median_baselines_on_grid_and_neighbour_frequencies():
     x, bounds, lam = np.linspace(0, 1, 21), (0.0, 1.0), 2.0**-6
     for f, kw in ((smooth_sens_pure, {}), (smooth_sens_approx, {"delta": 1e-6}), (laplace_ln, {})):
         y = f(x, 1.0, bounds=bounds, granularity=lam, size=200, rng=0, **kw)
-        assert _on_grid(y, lam)
-        assert not _on_grid(f(x, 1.0, bounds=bounds, granularity=0, size=200, rng=0, **kw), lam)
+        assert on_grid(y, lam)
+        assert not on_grid(f(x, 1.0, bounds=bounds, granularity=0, size=200, rng=0, **kw), lam)
     # smooth_sens_approx (exact grid Laplace) on replace-one neighbours, coarse grid
     xp = x.copy()
     xp[10] = 0.9
@@ -305,9 +255,9 @@ def test_tdt_release_granularity():
     b, c = np.array([30, 12, 5]), np.array([10, 14, 6])
     lam = 2.0**-8
     y = release_statistic(b, c, 100, 1.0, 0, granularity=lam, size=300, rng=0)
-    assert _on_grid(y, lam)
+    assert on_grid(y, lam)
     assert release_mechanism(100, 1.0, granularity=lam).granularity == lam
-    assert not _on_grid(release_statistic(b, c, 100, 1.0, 0, granularity=0, size=300, rng=0), lam)
+    assert not on_grid(release_statistic(b, c, 100, 1.0, 0, granularity=0, size=300, rng=0), lam)
 
 
 # ---------------------------------------------------------------------------- trees

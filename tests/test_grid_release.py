@@ -8,18 +8,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from conftest import assert_frequencies_match
+from conftest import assert_frequencies_match, on_grid, possible_laplace
+from conftest import assert_neighbour_frequencies as _assert_neighbour_frequencies
 from dpselect import SmoothSensitivityRelease
 from dpselect.accounting import grid_laplace_smooth_delta
 from dpselect.analysis.audit import hockey_stick, privacy_loss
 from dpselect.mechanisms._release_grid import grid_laplace_log_law
 from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import GridLaplace, check_granularity, default_granularity, dyadic_ceil, grid_index
-
-
-def _on_grid(y, lam):
-    k = np.asarray(y) / lam
-    return bool(np.all(k == np.round(k)))
 
 
 def _aligned(law_x, law_y):
@@ -79,10 +75,10 @@ def test_grid_laplace_negative_control_without_the_ceiling():
     assert privacy_loss(lx, ly) > 1.3 * eps
 
 
-def test_grid_laplace_frequencies_and_output_on_grid():
+def test_grid_laplace_frequencies_and_outputon_grid():
     rel = GridLaplace(1.0, 1.0, granularity=0.5)
     y = rel.release(0.3, size=40_000, rng=5)
-    assert _on_grid(y, 0.5)
+    assert on_grid(y, 0.5)
     pts, lp = rel.log_law(0.3, 30)
     idx = np.clip(np.searchsorted(pts, y), 0, pts.size)
     inside = np.isin(y, pts)
@@ -90,7 +86,7 @@ def test_grid_laplace_frequencies_and_output_on_grid():
     probs = np.exp(lp)
     assert_frequencies_match(draws, np.append(probs, 1 - probs.sum()))
     arr = rel.release(np.array([0.0, 10.0, 3.3]), rng=1)
-    assert arr.shape == (3,) and _on_grid(arr, 0.5)
+    assert arr.shape == (3,) and on_grid(arr, 0.5)
 
 
 # ---------------------------------------------------- smooth-sensitivity Laplace on the grid
@@ -129,16 +125,6 @@ def test_smooth_grid_laplace_negative_control_without_the_extra_lambda():
     assert hockey_stick(a, b, 1.0) > 1e-3
 
 
-def _assert_neighbour_frequencies(yx, yy, eps, n):
-    """On every grid point, freq_x <= e^eps freq_y + 5 standard errors of the difference, both ways."""
-    pts = np.union1d(yx, yy)
-    fx = np.array([np.sum(yx == p) for p in pts]) / n
-    fy = np.array([np.sum(yy == p) for p in pts]) / n
-    for a, b in ((fx, fy), (fy, fx)):
-        se = np.sqrt((a * (1 - a) + math.exp(2 * eps) * b * (1 - b)) / n + 1 / n**2)
-        assert np.all(a <= math.exp(eps) * b + 5 * se)
-
-
 def test_grid_laplace_and_snapped_t_neighbour_frequencies():
     n = 40_000
     rel = GridLaplace(1.0, 1.0, granularity=0.5)
@@ -160,7 +146,7 @@ def test_smooth_grid_laplace_neighbour_frequencies():
     n = 40_000
     yx = rel.release(0.0, sx, size=n, rng=11)
     yy = rel.release(sy, sy, size=n, rng=12)
-    assert _on_grid(yx, lam) and _on_grid(yy, lam)
+    assert on_grid(yx, lam) and on_grid(yy, lam)
     _assert_neighbour_frequencies(yx, yy, eps, n)
     for y, v, s in ((yx, 0.0, sx), (yy, sy, sy)):
         law_pts, lp = rel.log_law(v, s, 200)
@@ -174,7 +160,7 @@ def test_snapped_releases_are_on_the_grid_and_match_the_snapped_law(noise, delta
     lam = 0.5
     rel = SmoothSensitivityRelease(1.0, delta, noise=noise, granularity=lam)
     y = rel.release(0.3, 0.4, size=40_000, rng=3)
-    assert _on_grid(y, lam)
+    assert on_grid(y, lam)
     pts, lp = rel.log_law(0.3, 0.4, 400)
     draws = np.where(np.isin(y, pts), np.searchsorted(pts, y), pts.size)
     probs = np.exp(lp)
@@ -187,7 +173,7 @@ def test_snapped_releases_are_on_the_grid_and_match_the_snapped_law(noise, delta
 def test_default_grid_and_float_opt_out():
     rel = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace")
     assert rel.granularity == 2.0**-20 and rel.on_grid
-    assert _on_grid(rel.release(1.0, 0.5, size=100, rng=0), 2.0**-20)
+    assert on_grid(rel.release(1.0, 0.5, size=100, rng=0), 2.0**-20)
     old = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", granularity=0)
     assert not old.on_grid
     with pytest.raises(ValueError, match="granularity"):
@@ -195,34 +181,10 @@ def test_default_grid_and_float_opt_out():
     with pytest.raises(ValueError, match="grid"):
         old.log_law(0.0, 1.0)
     clipped = SmoothSensitivityRelease(1.0, granularity=0.25).release(0.0, 10.0, size=200, clip=(-0.3, 0.6), rng=2)
-    assert clipped.min() >= -0.25 and clipped.max() <= 0.5 and _on_grid(clipped, 0.25)
+    assert clipped.min() >= -0.25 and clipped.max() <= 0.5 and on_grid(clipped, 0.25)
 
 
 # ---------------------------------------------------- the red team's reconstruction attack
-
-_TWO53 = 2**53
-
-
-def _numpy_laplace(k: int) -> float:
-    """NumPy's Generator.laplace for the 53-bit uniform U = k 2^-53 (distributions.c, random_laplace)."""
-    u = k / _TWO53
-    if u >= 0.5:
-        return -math.log(2.0 - u - u)
-    return math.log(u + u)
-
-
-def _possible(y: float, value: float, scale: float) -> bool:
-    """Is there a 53-bit uniform U with value + scale * laplace(U) == y (as release() computes it)?"""
-    f = lambda k: value + scale * _numpy_laplace(k)  # noqa: E731 - nondecreasing in k
-    lo, hi = 1, _TWO53 - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if f(mid) < y:
-            lo = mid + 1
-        else:
-            hi = mid
-    return any(f(k) == y for k in (lo - 1, lo, lo + 1) if 0 < k < _TWO53)
-
 
 def test_reconstruction_attack_flags_the_float_path():
     # negative control: the old unsnapped float release; most outputs from 0 are impossible from 1
@@ -230,8 +192,8 @@ def test_reconstruction_attack_flags_the_float_path():
     scale = rel.scale(1.0)
     gen = np.random.default_rng(0)
     y = rel.release(0.0, 1.0, size=400, rng=gen)
-    assert all(_possible(v, 0.0, scale) for v in y[:50])  # the reconstruction is faithful
-    impossible = sum(not _possible(v, 1.0, scale) for v in y)
+    assert all(possible_laplace(v, 0.0, scale) for v in y[:50])  # the reconstruction is faithful
+    impossible = sum(not possible_laplace(v, 1.0, scale) for v in y)
     assert impossible > 0.5 * y.size
 
 
@@ -239,7 +201,7 @@ def test_reconstruction_attack_finds_nothing_on_the_grid():
     rel = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace")
     lam = rel.granularity
     y = rel.release(0.0, 1.0, size=2000, rng=0)
-    assert _on_grid(y, lam)
+    assert on_grid(y, lam)
     # every grid point has positive probability under the neighbour (value 1.0): exact law, finite log-pmf
     t_pts, _ = rel.log_law(1.0, 1.0, 1)
     c1 = int(round(t_pts[1] / lam))

@@ -140,13 +140,13 @@ def test_continuous_median_is_duff():
     for n in (1, 2, 5, 8, 31):
         x = rng.uniform(0, 10, size=n).round(1)
         for eps in (0.2, 2.0):
-            lo, hi, p = Q.quantile_law(x, 0.5, eps, bounds=(0, 10))
+            lo, hi, p = Q.quantile_law(x, 0.5, eps, bounds=(0, 10), granularity=0)
             dl, dh, dp = Q.duff_median_intervals(x, eps, bounds=(0, 10))
             # same mass on every non-degenerate interval
             keep = dh > dl
             mass = {(a, b): pr for a, b, pr in zip(lo, hi, p) if b > a}
             np.testing.assert_allclose([mass[(a, b)] for a, b in zip(dl[keep], dh[keep])], dp[keep], rtol=1e-10)
-            assert Q.quantile_expected_error(x, 0.5, eps, bounds=(0, 10)) == pytest.approx(
+            assert Q.quantile_expected_error(x, 0.5, eps, bounds=(0, 10), granularity=0) == pytest.approx(
                 Q.expected_absolute_error(x, eps, bounds=(0, 10)), rel=1e-10)
 
 
@@ -154,7 +154,7 @@ def test_continuous_law_brute_force_density():
     """Density at interior points = exp(-eps psi(t)/2) / integral, integral by fine quadrature."""
     x = np.array([0.7, 1.5, 1.5, 2.2, 4.0])
     for q in (0.2, 0.6):
-        lo, hi, p = Q.quantile_law(x, q, 1.0, bounds=(0, 5))
+        lo, hi, p = Q.quantile_law(x, q, 1.0, bounds=(0, 5), granularity=0)
         t = np.linspace(0, 5, 40001)[1:-1]
         t = t[~np.isin(t, x)]
         dens = np.exp(np.array([-0.5 * direct_psi(x, v, q, "add_remove", True) for v in t]))
@@ -181,8 +181,8 @@ def test_expected_error_matches_sampling_and_integer_closed_form():
 @pytest.mark.parametrize("method", ["race", "inverse"])
 def test_continuous_sampling_matches_law(method):
     x = np.array([0.5, 1.0, 1.0, 2.5, 4.5])
-    lo, hi, p = Q.quantile_law(x, 0.3, 1.5, bounds=(0, 5))
-    draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, method=method)
+    lo, hi, p = Q.quantile_law(x, 0.3, 1.5, bounds=(0, 5), granularity=0)
+    draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, method=method, granularity=0)
     edges = np.unique(np.concatenate((lo, hi)))
     idx = np.searchsorted(edges, draws, side="right") - 1
     cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in zip(edges[:-1], edges[1:])])
@@ -264,8 +264,8 @@ def test_audit_negative_control_add_remove_utility_under_replace():
 def _cell_log_masses(x, y, q, eps, bounds, relation):
     """Both laws on the common refinement of their pieces: exact (densities are constant per cell)."""
     out = []
-    lx, hx, px = Q.quantile_law(x, q, eps, bounds=bounds, relation=relation)
-    ly, hy, py = Q.quantile_law(y, q, eps, bounds=bounds, relation=relation)
+    lx, hx, px = Q.quantile_law(x, q, eps, bounds=bounds, relation=relation, granularity=0)
+    ly, hy, py = Q.quantile_law(y, q, eps, bounds=bounds, relation=relation, granularity=0)
     edges = np.unique(np.concatenate((lx, hx, ly, hy)))
     for lo, hi, p in ((lx, hx, px), (ly, hy, py)):
         mids = 0.5 * (edges[:-1] + edges[1:])

@@ -5,7 +5,8 @@
 - Quantiles without a grid (numpy conventions, target ``numpy.quantile(x, q,
   method="inverted_cdf")``): :func:`private_quantile`, :func:`private_quantiles` (many at
   once: JointExp, recursive), :func:`private_median`, :func:`quantile_law`,
-  :func:`quantile_expected_error`, :func:`true_quantile`; continuous or integer outputs.
+  :func:`quantile_expected_error`, :func:`true_quantile`; real outputs on a public power-of-two
+  grid (``granularity``) or integer outputs.
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity

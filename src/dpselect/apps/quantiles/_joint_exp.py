@@ -20,6 +20,18 @@ sorted uniforms.  The sum over earlier pieces j < j' of a kernel
 exp(-beta |L_j' - L_j - t|) splits at L_j = L_j' - t into a prefix (a running
 log-sum) and a window (dyadic block sums): O(m D log D + m^2 D) time, O(m D)
 memory, D distinct values.
+
+**On the output grid** lambda Z (the default of ``private_quantiles`` for real
+outputs): the base measure is the counting measure on non-decreasing tuples of
+grid points of ``[a, b]``, and ``g_i`` counts the records in ``(o_{i-1}, o_i]``
+(each point counts the records at or below it, the right limit of the
+continuous utility; one added record still moves exactly one g_i by one, so
+Delta is unchanged: docs/mathematics.md §12.2).  The pieces are the grid points
+of ``[v_i, v_{i+1})``; c points in a piece of N grid points have
+C(N + c - 1, c) non-decreasing placements (in place of lambda^c / c!), and given
+the pieces the points of each piece are a uniform multiset (a uniform c-subset
+of {0 .. N + c - 2} by Floyd's algorithm, minus 0 .. c - 1), all in integer
+arithmetic: the outputs are exact grid points.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ import math
 
 import numpy as np
 
+from ...noise.grid import grid_values
 from ._quantile_law import Pieces, Sample, draw_in_pieces, pieces
 
 __all__: list[str] = []
@@ -95,6 +108,8 @@ class _Forward:
         self.m = qs.size
         self.Lf = pc.L.astype(np.float64)
         self.loglam = pc.logsize
+        # grid pieces: the c-th point of a piece of N grid points multiplies the count by (N + c - 1) / c
+        self.grid_n = pc.count().astype(np.float64) if pc.lam > 0 else None
         self.targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
         self.beta = beta
         # cost of staying in a piece for quantile i: -beta t_i; cumulative for chains
@@ -108,11 +123,16 @@ class _Forward:
     def rows(self, i: int, cols: slice = slice(None)) -> np.ndarray:
         """A_i(j, c) for c = 1..i+1 (row c - 1) and the pieces ``cols``."""
         out = np.empty((i + 1, self.Lf[cols].size))
+        extra = np.zeros(self.Lf[cols].size)
+        grid_n = None if self.grid_n is None else self.grid_n[cols]
         for c in range(1, i + 2):
             start = i - c + 1  # index of the first point of the chain
             row = self.B[start][cols] + (self.stay[i] - self.stay[start])
-            if c > 1:  # (c - 1) log lambda: never 0 * (-inf) for a zero-length piece
+            if c > 1 and grid_n is None:  # (c - 1) log lambda: never 0 * (-inf) for a zero-length piece
                 row = row + (c - 1) * self.loglam[cols] - math.lgamma(c + 1)
+            elif c > 1 and grid_n is not None:  # log C(N + c - 1, c) - log N = sum_{r < c} log(N + r) - log c!
+                extra += np.log(grid_n + (c - 1))
+                row = row + extra - math.lgamma(c + 1)
             out[c - 1] = row
         return out
 
@@ -121,9 +141,9 @@ class _Forward:
 
 
 def sample_joint(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator,
-                 sensitivity: float | None = None) -> np.ndarray:
-    """One draw of JointExp (sorted m values) on a validated continuous sample."""
-    pc = pieces(s)
+                 sensitivity: float | None = None, lam: float = 0.0) -> np.ndarray:
+    """One draw of JointExp (sorted m values) on a validated real sample; ``lam > 0``: on the grid."""
+    pc = pieces(s, lam)
     delta_u = joint_sensitivity(qs, relation) if sensitivity is None else sensitivity
     fw = _Forward(pc, s.n, qs, epsilon / (2.0 * delta_u))
     m = qs.size
@@ -140,17 +160,43 @@ def sample_joint(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: 
             logw = (fw.rows(i, slice(0, j)) + kern[None, :]).ravel()
             c, j = divmod(_gumbel_argmax(logw, gen), j)
         slots[i] = j
+    if lam > 0:
+        return _draw_grid_tuple(pc, slots, gen)
     return np.sort(draw_in_pieces(pc, slots, gen))
 
 
+def _draw_grid_tuple(pc: Pieces, slots: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Uniform non-decreasing grid points, c_j of them in piece j (multiplicities from ``slots``)."""
+    first = np.rint(pc.lo / pc.lam).astype(np.int64)
+    cnt = pc.count()
+    parts = []
+    for j, c in zip(*np.unique(slots, return_counts=True)):
+        pick = _uniform_subset(int(cnt[j]) + int(c) - 1, int(c), gen)
+        parts.append(first[j] + pick - np.arange(c))
+    return grid_values(np.concatenate(parts), pc.lam)
+
+
+def _uniform_subset(M: int, c: int, gen: np.random.Generator) -> np.ndarray:
+    """A uniform c-subset of {0, ..., M - 1}, sorted (Floyd's algorithm: c integer draws)."""
+    chosen: set[int] = set()
+    for j in range(M - c, M):
+        t = int(gen.integers(0, j + 1))
+        chosen.add(j if t in chosen else t)
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
 def joint_log_density(s: Sample, qs: np.ndarray, epsilon: float, relation: str, o: np.ndarray,
-                      sensitivity: float | None = None) -> float:
-    """Exact log density of JointExp at a sorted tuple ``o`` with no coordinate on a data value."""
-    pc = pieces(s)
+                      sensitivity: float | None = None, lam: float = 0.0) -> float:
+    """Exact log density of JointExp at a sorted tuple ``o`` with no coordinate on a data value.
+
+    ``lam > 0``: the exact log probability of the sorted grid tuple ``o`` (any grid points;
+    records at a point count at or below it).
+    """
+    pc = pieces(s, lam)
     n = s.n
     delta_u = joint_sensitivity(qs, relation) if sensitivity is None else sensitivity
     fw = _Forward(pc, n, qs, epsilon / (2.0 * delta_u))
-    below = np.searchsorted(s.values, o, side="left")
+    below = np.searchsorted(s.values, o, side="right" if lam > 0 else "left")
     g = np.diff(np.concatenate(([0], np.concatenate(([0], np.cumsum(s.counts)))[below], [n])))
     return float(-fw.beta * np.abs(g - fw.targets).sum() - fw.log_normaliser())
 

@@ -305,6 +305,7 @@ def private_percentile(
     rank_convention: str = "paper",
     rng: Any = None,
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
     r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
@@ -315,7 +316,8 @@ def private_percentile(
     mechanisms ("snm_laplace", "snm_t", "snm_lln", "sps", "ld") are meant for it.
 
     With ``bounds`` and no grid: :func:`~dpselect.apps.quantiles.private_quantile`
-    at q = p / 100 (continuous outputs, or integers for integer data; target
+    at q = p / 100 (real outputs on the public power-of-two grid ``granularity``,
+    or integers for integer data; target
     :math:`x_{(k)}`, :math:`k = \max(1, \lceil p n / 100 \rceil)`, numpy's
     ``inverted_cdf``).  The guarantee is epsilon-DP under ``relation`` either way.
 
@@ -350,6 +352,10 @@ def private_percentile(
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
         charged ``mech.privacy(problem)`` before any randomness is drawn.
+    granularity : float or None, default=None
+        grid-free path with real outputs: the output grid, a power of two
+        (None: 2^(floor(log2(b - a)) - 20) from the bounds; 0: continuous floats,
+        not floating-point safe); see :func:`~dpselect.apps.quantiles.private_quantile`.
 
     References
     ----------
@@ -376,9 +382,12 @@ def private_percentile(
                              "(mechanism 'em'/'pf', utility 'rank', histogram=False)")
         q = check_p(p) / 100.0
         return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
-                                integer=integer, relation=relation, rng=rng, accountant=accountant)
+                                integer=integer, relation=relation, rng=rng, accountant=accountant,
+                                granularity=granularity)
     if bounds is not None:
         raise ValueError("give one of grid and bounds, not both")
+    if granularity is not None:
+        raise ValueError("granularity applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     if integer is not None:
         raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,

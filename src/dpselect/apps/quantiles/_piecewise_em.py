@@ -260,10 +260,23 @@ def _grid_groups(lefts: np.ndarray, a: float, b: float, lam: float) -> tuple[np.
     the utility of the piece holding it: the right limit of the utility, which
     is 1-Lipschitz in the data whenever the utility is.
     """
-    starts = np.ceil(np.maximum(np.asarray(lefts, dtype=np.float64), a) / lam).astype(np.int64)
-    end = np.int64(math.floor(b / lam)) + 1
+    starts = grid_ceil(np.maximum(np.asarray(lefts, dtype=np.float64), a), lam)
+    end = grid_ceil(np.asarray([b]), lam, floor=True) + 1
     counts = np.diff(np.append(starts, end))
     return starts, counts
+
+
+def grid_ceil(v: np.ndarray, lam: float, floor: bool = False) -> np.ndarray:
+    """ceil(v / lambda) (or floor) as int64, exactly: v / lambda is exact for a power of two lambda
+    except when it underflows to a subnormal, which the check k lambda <> v corrects (|v| < 2^51 lambda)."""
+    v = np.asarray(v, dtype=np.float64)
+    if floor:
+        k = np.floor(v / lam)
+        k -= k * lam > v
+    else:
+        k = np.ceil(v / lam)
+        k += k * lam < v
+    return k.astype(np.int64)
 
 
 def sample_piecewise_grid(

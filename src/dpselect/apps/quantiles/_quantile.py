@@ -1,9 +1,11 @@
-"""One private quantile without a grid: continuous or integer outputs, exact law and error.
+"""One private quantile without a candidate grid: real or integer outputs, exact law and error.
 
 The exponential mechanism over the pieces between consecutive order
 statistics (Smith 2011; the inverse-sensitivity view of Asi & Duchi 2020),
 with the rank-distance utility of :mod:`._quantile_law`; integer data give
-integer outputs (ties exact).  O(n log n) (one ``np.unique``), log space.
+integer outputs (ties exact), real data outputs on the public power-of-two
+grid lambda Z (``granularity``; 0 gives the continuous law sampled with floats,
+not floating-point safe).  O(n log n) (one ``np.unique``), log space.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation, check_size
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
-from ._piecewise_em import _sample_categorical, check_method
+from ._piecewise_em import _sample_categorical, check_method, check_output_grid
 from ._quantile_law import (
     Sample,
     abs_dev,
@@ -36,15 +38,30 @@ def quantile_privacy(epsilon: float, relation: str) -> Privacy:
     return Privacy(epsilon, 0.0, relation, "exponential mechanism on a rank distance, sensitivity 1")
 
 
-def _law(s: Sample, q: float, epsilon: float, relation: str) -> tuple[Any, np.ndarray]:
-    pc = pieces(s)
+def output_grid(granularity: Any, s: Sample) -> float:
+    """lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
+
+    Real outputs: :func:`._piecewise_em.check_output_grid` (None: 2^(floor(log2(b - a)) - 20),
+    from the public bounds only).
+    """
+    if not s.integer:
+        return check_output_grid(granularity, s.a, s.b)
+    if granularity is None or (isinstance(granularity, (int, float, np.integer, np.floating))
+                               and not isinstance(granularity, bool) and granularity == 1):
+        return 0.0
+    raise ValueError(f"granularity applies to real outputs; integer outputs are on the grid 1 already, "
+                     f"got granularity={granularity!r} with integer outputs")
+
+
+def _law(s: Sample, q: float, epsilon: float, relation: str, lam: float = 0.0) -> tuple[Any, np.ndarray]:
+    pc = pieces(s, lam)
     return pc, log_masses(pc, s.n, q, epsilon, relation)
 
 
 def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: int | None,
-                    gen: np.random.Generator, method: str = "auto") -> Any:
-    """Draws of the mechanism on a validated sample (no validation, no accounting)."""
-    pc, logw = _law(s, q, epsilon, relation)
+                    gen: np.random.Generator, method: str = "auto", lam: float = 0.0) -> Any:
+    """Draws of the mechanism on a validated sample (no validation, no accounting); ``lam``: grid."""
+    pc, logw = _law(s, q, epsilon, relation, lam)
     count = 1 if size is None else size
     idx = _sample_categorical(count, gen, method, logw=logw)
     out = draw_in_pieces(pc, idx, gen)
@@ -65,20 +82,29 @@ def private_quantile(
     size: int | None = None,
     method: str = "auto",
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
-    r"""Privately estimate the q-th quantile of ``x`` (no grid): epsilon-DP under ``relation``.
+    r"""Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ``relation``.
 
     The target is the order statistic :math:`x_{(k)}`, :math:`k = \max(1, \lceil q n \rceil)`
     (``numpy.quantile(x, q, method="inverted_cdf")``).  The output space is
-    ``bounds`` (continuous) or its integers (``integer=True``, the default for
-    an integer dtype): the exponential mechanism with the rank distance
-    :math:`\psi` of the pieces between consecutive distinct values,
+    the grid points :math:`\lambda\mathbb{Z} \cap [a, b]` (real outputs,
+    :math:`\lambda` = ``granularity``) or the integers of ``bounds``
+    (``integer=True``, the default for an integer dtype): the exponential
+    mechanism with the rank distance :math:`\psi` of the pieces between
+    consecutive distinct values,
 
     .. math:: P(\text{piece } p) \propto |p|\, e^{-\varepsilon \psi_p / 2},
 
-    then a uniform point (integer) of the chosen piece.  Integer outputs land
-    exactly on a run of ties; continuous outputs never fall between tied
-    records (a zero-length piece has no mass).
+    :math:`|p|` the number of grid points (integers) of ``p``, then a uniform
+    one of them, drawn with integer arithmetic.  A grid point gets the score
+    of the half-open piece :math:`[v_i, v_{i+1})` holding it (the right limit
+    of the continuous score, still of sensitivity 1: docs/mathematics.md
+    §12.1), so the guarantee is the same epsilon-DP as for the continuous
+    law; the output is an exact multiple of :math:`\lambda` (floating-point
+    safe: no output is possible under one dataset and impossible under a
+    neighbour).  Integer outputs land exactly on a run of ties; real outputs
+    never fall between tied records (a zero-length piece has no point).
 
     Parameters
     ----------
@@ -102,11 +128,18 @@ def private_quantile(
         "auto", "race" or "inverse": how the piece is drawn (same law).
     accountant : Accountant or None, default=None
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+    granularity : float or None, default=None
+        real outputs: the grid :math:`\lambda`, a power of two <= b - a with
+        max(|a|, |b|) < 2^51 lambda; None gives 2^(floor(log2(b - a)) - 20),
+        from the public bounds only.  0 gives the continuous law sampled with
+        floats (a uniform float in the piece: not floating-point safe, for
+        reproductions).  Integer outputs: None (or 1).
 
     Returns
     -------
     float, int or ndarray
-        the private quantile (int for integer outputs).
+        the private quantile (int for integer outputs, a multiple of
+        ``granularity`` for real ones).
 
     References
     ----------
@@ -114,16 +147,20 @@ def private_quantile(
     convergence rates", STOC 2011 (§3, the exponential mechanism for quantiles);
     H. Asi & J. Duchi, "Instance-optimality in differential privacy via
     approximate inverse sensitivity mechanisms", NeurIPS 2020 (Def. 2.1);
-    F. McSherry & K. Talwar, FOCS 2007 (Thm 6).  Proof: docs/mathematics.md,
-    "Quantiles without a grid".
+    F. McSherry & K. Talwar, FOCS 2007 (Thm 6); I. Mironov, "On significance of
+    the least significant bits for differential privacy", CCS 2012 (why a
+    grid).  Proof: docs/mathematics.md §12.1.
 
     Examples
     --------
     >>> import numpy as np
     >>> from dpselect.apps.quantiles import private_quantile
     >>> x = np.random.default_rng(0).normal(size=1000)
-    >>> round(private_quantile(x, 0.9, 1.0, bounds=(-5, 5), rng=1), 1)
-    1.3
+    >>> y = private_quantile(x, 0.9, 1.0, bounds=(-5, 5), rng=1)
+    >>> round(y, 2), (y * 2**17).is_integer()  # default grid 2^(floor(log2 10) - 20)
+    (1.24, True)
+    >>> private_quantile(x, 0.9, 1.0, bounds=(-5, 5), rng=1, granularity=2**-4)
+    1.25
     >>> private_quantile(np.array([3, 5, 5, 5, 9]), 0.5, 5.0, bounds=(0, 10), rng=1)
     5
     """
@@ -133,19 +170,29 @@ def private_quantile(
     size = check_size(size)
     method = check_method(method)
     s = check_sample(x, bounds, integer)
+    lam = output_grid(granularity, s)
     gen = check_random_state(rng)
     charge(accountant, quantile_privacy(epsilon, relation))
-    return sample_quantile(s, q, epsilon, relation, size, gen, method)
+    return sample_quantile(s, q, epsilon, relation, size, gen, method, lam)
 
 
 def quantile_law(
-    x: Any, q: float, epsilon: float, *, bounds: Any, integer: bool | None = None, relation: str = "add_remove"
+    x: Any,
+    q: float,
+    epsilon: float,
+    *,
+    bounds: Any,
+    integer: bool | None = None,
+    relation: str = "add_remove",
+    granularity: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact output law of :func:`private_quantile`: ``(lo, hi, probabilities)`` per piece.
 
-    The output is uniform on ``[lo, hi]`` (on its integers for integer outputs)
-    with the given probability; pieces are in increasing order (an integer
-    run between adjacent values is empty: ``hi < lo``, probability 0).
+    With the given probability the output is uniform on the grid points of
+    ``[lo, hi]`` (real outputs: lo and hi are the first and last multiple of
+    ``granularity`` in the piece), on its integers (integer outputs), or on
+    the interval (``granularity=0``); pieces are in increasing order (a piece
+    without a point is empty: ``hi < lo``, probability 0).
 
     Examples
     --------
@@ -158,12 +205,15 @@ def quantile_law(
     [0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0]
     >>> round(float(p[3]), 3)  # the atom {2}: the median
     0.826
+    >>> lo, hi, p = quantile_law(np.array([0.3, 1.5]), 0.5, 2.0, bounds=(0, 2), granularity=0.25)
+    >>> lo.tolist(), hi.tolist()  # grid points of [0, 0.3), [0.3, 1.5), [1.5, 2]
+    ([0.0, 0.5, 1.5], [0.25, 1.25, 2.0])
     """
     epsilon = check_epsilon(epsilon)
     q = check_q(q)
     relation = check_relation(relation)
     s = check_sample(x, bounds, integer)
-    pc, logw = _law(s, q, epsilon, relation)
+    pc, logw = _law(s, q, epsilon, relation, output_grid(granularity, s))
     return pc.lo.copy(), pc.hi.copy(), normalise(logw)
 
 
@@ -190,8 +240,12 @@ def quantile_expected_error(
     integer: bool | None = None,
     relation: str = "add_remove",
     target: float | None = None,
+    granularity: float | None = None,
 ) -> float:
     """Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per piece.
+
+    On the output grid of ``granularity`` (default as in :func:`private_quantile`;
+    0: the continuous law) the closed form is that of a uniform grid point.
 
     Examples
     --------
@@ -204,8 +258,9 @@ def quantile_expected_error(
     q = check_q(q)
     relation = check_relation(relation)
     s = check_sample(x, bounds, integer)
+    lam = output_grid(granularity, s)
     t = s.order_statistic(target_rank(q, s.n)) if target is None else float(target)
-    pc, logw = _law(s, q, epsilon, relation)
+    pc, logw = _law(s, q, epsilon, relation, lam)
     p = normalise(logw)
     keep = p > 0
     return float(np.dot(p[keep], abs_dev(pc, t)[keep]))
@@ -222,14 +277,19 @@ def private_median(
     size: int | None = None,
     method: str = "auto",
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> Any:
     r"""Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``.
 
     :func:`private_quantile` at q = 1/2.  Under add/remove its utility is the
     exact add/remove distance of the Duff median (Gillenwater & Muñoz Medina),
-    so continuous outputs have exactly the law of
-    :func:`~dpselect.apps.quantiles.duff_median`; integer data (or
+    so real outputs have exactly the law of
+    :func:`~dpselect.apps.quantiles.duff_median` (on the same grid
+    ``granularity``, the exponential mechanism over the grid points of
+    ``bounds``; with ``granularity=0`` its continuous law); integer data (or
     ``integer=True``) give integer outputs, exactly on a run of tied records.
+
+    .. math:: P(t) \propto e^{-\varepsilon \psi(t) / 2}, \quad t \in \lambda\mathbb{Z} \cap [a, b].
 
     Parameters
     ----------
@@ -251,16 +311,19 @@ def private_median(
         "auto", "race" or "inverse" (same law).
     accountant : Accountant or None, default=None
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+    granularity : float or None, default=None
+        real outputs: the output grid, a power of two (None: 2^(floor(log2(b - a)) - 20);
+        0: continuous, floats); see :func:`private_quantile`.
 
     Returns
     -------
     float, int or ndarray
-        the private median.
+        the private median (a multiple of ``granularity`` for real outputs).
 
     References
     ----------
     J. Gillenwater & A. Muñoz Medina (Duff median: exact add/remove distance);
-    A. Smith, STOC 2011; docs/mathematics.md, "Quantiles without a grid".
+    A. Smith, STOC 2011; docs/mathematics.md §12.1 (the grid: Mironov, CCS 2012).
 
     Examples
     --------
@@ -270,4 +333,4 @@ def private_median(
     40
     """
     return private_quantile(x, 0.5, epsilon, bounds=bounds, integer=integer, relation=relation, rng=rng,
-                            size=size, method=method, accountant=accountant)
+                            size=size, method=method, accountant=accountant, granularity=granularity)

@@ -40,6 +40,18 @@ measure above) picks piece ``p`` with probability proportional to
 ``|p| exp(-epsilon psi_p / 2)`` (``|p|`` its length or its number of
 integers) and outputs a uniform point (integer) of it: epsilon-DP under the
 relation.
+
+**On the output grid** lambda Z (lambda a power of two; the default for real
+outputs, floating-point safe): the base measure is the counting measure on the
+grid points of ``[a, b]``.  A grid point t gets the score of the continuous
+piece holding it in the half-open convention ``[v_i, v_{i+1})`` (the last piece
+also holds b): the interval score at ``j = #{x <= t}``, the right limit of the
+continuous score.  ``j`` moves like ``#{x < t'}`` for an interior point t', so
+this score is 1-Lipschitz by the same lemma (docs/mathematics.md §12.1).  A
+piece then has ``|p|`` = its number of grid points (pieces without one drop
+out) and the output is ``lambda * (first index + uniform integer)``, drawn with
+integer arithmetic: exactly a grid point, and every grid point of a piece of
+positive weight is reachable from every dataset.
 """
 
 from __future__ import annotations
@@ -51,7 +63,9 @@ from typing import Any
 import numpy as np
 
 from ..._validation import as_real_array, check_probability_in
+from ...noise.grid import grid_values
 from ._order_stats import check_bounds
+from ._piecewise_em import _grid_groups
 
 __all__: list[str] = []
 
@@ -158,7 +172,12 @@ def _dask_unique(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Pieces:
-    """Pieces of constant utility: [lo, hi] (closed integer ranges when ``integer``), L, C, log-size."""
+    """Pieces of constant utility: [lo, hi], L, C, log-size.
+
+    ``integer``: closed integer ranges and the integer score.  ``lam > 0``:
+    grid pieces, [lo, hi] the first and last grid point (``hi < lo``: none),
+    ``logsize`` the log of their number; ``lam = 0``: Lebesgue (length).
+    """
 
     lo: np.ndarray
     hi: np.ndarray
@@ -166,15 +185,30 @@ class Pieces:
     C: np.ndarray
     logsize: np.ndarray
     integer: bool
+    lam: float = 0.0
+
+    def count(self) -> np.ndarray:
+        """Number of points per piece (integer or grid pieces), int64, 0 for an empty piece."""
+        step = 1.0 if self.integer else self.lam
+        return np.maximum(np.rint((self.hi - self.lo) / step) + 1.0, 0.0).astype(np.int64)
 
 
-def pieces(s: Sample) -> Pieces:
-    """The pieces of the module docstring, in increasing order; O(D)."""
+def pieces(s: Sample, lam: float = 0.0) -> Pieces:
+    """The pieces of the module docstring, in increasing order; O(D).
+
+    ``lam > 0`` (real outputs only): the grid points of the half-open pieces
+    ``[v_i, v_{i+1})`` (the last one closed at b).
+    """
     D = s.values.size
     cum = np.concatenate(([0], np.cumsum(s.counts)))
     edges = np.concatenate(([s.a], s.values, [s.b]))
     if not s.integer:
         lo, hi = edges[:-1], edges[1:]
+        if lam > 0:
+            first, cnt = _grid_groups(lo, s.a, s.b, lam)
+            with np.errstate(divide="ignore"):
+                logsize = np.log(cnt.astype(np.float64))
+            return Pieces(grid_values(first, lam), grid_values(first + cnt - 1, lam), cum, cum, logsize, False, lam)
         with np.errstate(divide="ignore"):
             logsize = np.log(hi - lo)
         return Pieces(lo, hi, cum, cum, logsize, False)
@@ -230,19 +264,25 @@ def normalise(logw: np.ndarray) -> np.ndarray:
 def draw_in_pieces(pc: Pieces, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniform point of each chosen piece: the one place real (or integer) outputs are drawn.
 
-    Integer pieces: a uniform integer of [lo, hi].  Continuous pieces:
-    lo + U (hi - lo), U uniform in [0, 1) (a power-of-two output grid can be
-    wired in here).
+    Integer pieces: a uniform integer of [lo, hi].  Grid pieces: lambda times
+    a uniform integer index of the piece's grid points (``rng.integers``: an
+    exact grid point).  Continuous pieces (``lam = 0``, not floating-point
+    safe): lo + U (hi - lo), U uniform in [0, 1).
     """
     lo, hi = pc.lo[idx], pc.hi[idx]
     if pc.integer:
         return lo.astype(np.int64) + rng.integers(0, (hi - lo).astype(np.int64) + 1)
+    if pc.lam > 0:
+        first = np.rint(lo / pc.lam).astype(np.int64)
+        return grid_values(first + rng.integers(0, pc.count()[idx]), pc.lam)
     return np.minimum(lo + rng.random(idx.size) * (hi - lo), hi)
 
 
 def abs_dev(pc: Pieces, t: float) -> np.ndarray:
-    """E|U - t| for U uniform on each piece (continuous or integer), closed forms."""
+    """E|U - t| for U uniform on each piece (continuous, integer or grid), closed forms."""
     lo, hi = pc.lo, pc.hi
+    if pc.lam > 0:
+        return pc.lam * _grid_abs_dev(lo / pc.lam, pc.count().astype(np.float64), t / pc.lam)
     if not pc.integer:
         lam = hi - lo
         s = np.clip((t - lo) / np.where(lam > 0, lam, 1.0), 0.0, 1.0)
@@ -253,3 +293,19 @@ def abs_dev(pc: Pieces, t: float) -> np.ndarray:
     b_ = np.maximum(hi - t, 0.0)
     inside = (a_ * (a_ + 1.0) + b_ * (b_ + 1.0)) / (2.0 * cnt)
     return np.where((lo <= t) & (t <= hi), inside, np.abs(0.5 * (lo + hi) - t))
+
+
+def _grid_abs_dev(first: np.ndarray, cnt: np.ndarray, t: float) -> np.ndarray:
+    """E|I - t| for I uniform on the integers first .. first + cnt - 1 and any real t (cnt >= 1; else 0).
+
+    With d = t - first in [0, cnt - 1] and A = floor(d): the A + 1 points at or
+    below t contribute (A + 1)(d - A/2), the m = cnt - A - 1 above
+    m (A + 1 - d + (m - 1)/2); outside, |mean - t|.
+    """
+    c = np.maximum(cnt, 1.0)
+    d = t - first
+    A = np.floor(np.clip(d, 0.0, c - 1.0))
+    m = c - A - 1.0
+    inside = ((A + 1.0) * (d - 0.5 * A) + m * (A + 1.0 - d + 0.5 * (m - 1.0))) / c
+    out = np.where((d >= 0) & (d <= c - 1.0), inside, np.abs(0.5 * (c - 1.0) - d))
+    return np.where(cnt > 0, out, 0.0)

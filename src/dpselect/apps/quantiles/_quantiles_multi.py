@@ -18,6 +18,11 @@ two jittered datasets are neighbours).  The floor of the k-th jittered order
 statistic is the k-th order statistic, so a run of tied records behaves like
 an interval of length 1: no collapse on ties (the failure of JointExp run on
 the raw tied values, where every tie is a zero-length interval).
+
+Real data: both methods release points of the public grid lambda Z
+(``granularity``; JointExp over sorted grid tuples, the recursive method's
+nodes on the grid points of their intervals), so the outputs are exact
+multiples of lambda (floating-point safe; docs/mathematics.md §12.2-12.3).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from ..._validation import check_epsilon, check_random_state, check_relation
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
 from ._joint_exp import sample_joint
-from ._quantile import sample_quantile
+from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
@@ -81,8 +86,13 @@ def _sub(s: Sample, lo: float, hi: float) -> Sample:
     return Sample(s.values[i0:i1], s.counts[i0:i1], lo, hi, False)
 
 
-def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator) -> np.ndarray:
-    """ApproximateQuantiles on a continuous sample; qs sorted.  Level by level (breadth first)."""
+def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator,
+               lam: float = 0.0) -> np.ndarray:
+    """ApproximateQuantiles on a real sample; qs sorted.  Level by level (breadth first); ``lam``: grid.
+
+    On the grid every node interval [lo, hi] holds a grid point: the root because
+    lambda <= b - a, the others because lo or hi is an earlier (grid) output.
+    """
     m = qs.size
     levels = max(1, math.ceil(math.log2(m + 1)))
     eps_node = epsilon / levels / (2.0 if relation == "replace" else 1.0)
@@ -98,7 +108,7 @@ def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np
             if sub.a >= sub.b:
                 o = sub.a
             else:
-                o = float(sample_quantile(sub, rel, eps_node, "add_remove", None, gen))
+                o = float(sample_quantile(sub, rel, eps_node, "add_remove", None, gen, lam=lam))
             out[mid] = o
             if mid > i0:
                 nxt.append((i0, mid, lo, o, qlo, float(qs[mid])))
@@ -119,6 +129,7 @@ def private_quantiles(
     relation: str = "add_remove",
     rng: Any = None,
     accountant: Accountant | None = None,
+    granularity: float | None = None,
 ) -> np.ndarray:
     r"""Private estimates of several quantiles at once, total budget epsilon; sorted, one per q.
 
@@ -131,7 +142,12 @@ def private_quantiles(
 
     on sorted tuples; ``method="recursive"`` is ApproximateQuantiles
     (:func:`private_quantile` at budget epsilon / ceil(log2(m + 1)) per level
-    of a balanced recursion).  Integer data are jittered and the outputs
+    of a balanced recursion).  Real outputs are points of the public grid
+    :math:`\lambda\mathbb{Z}` (``granularity``): JointExp with the counting
+    measure on sorted grid tuples (the records at a grid point count at or
+    below it; the same :math:`\Delta`, docs/mathematics.md §12.2), the
+    recursive method with the grid single-quantile mechanism at every node;
+    the guarantee is unchanged.  Integer data are jittered and the outputs
     floored (module docstring), so ties never make the estimates collapse.
 
     Parameters
@@ -155,18 +171,24 @@ def private_quantiles(
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+    granularity : float or None, default=None
+        real outputs: the output grid, a power of two <= b - a (None:
+        2^(floor(log2(b - a)) - 20), from the bounds; 0: the continuous
+        mechanisms sampled with floats, not floating-point safe).  Integer
+        outputs: None (or 1).
 
     Returns
     -------
     ndarray
-        m non-decreasing estimates (float, or int64 for integer outputs), in the order of sorted ``qs``.
+        m non-decreasing estimates (multiples of ``granularity``, or int64 for integer outputs), in the
+        order of sorted ``qs``.
 
     References
     ----------
     J. Gillenwater, M. Joseph & A. Kulesza, "Differentially private quantiles",
     ICML 2021 (§3, JointExp); H. Kaplan, S. Schnapp & U. Stemmer, "Differentially
     private approximate quantiles", ICML 2022 (Alg. 1); docs/mathematics.md,
-    "Many quantiles".
+    "Many quantiles" (§12.2-12.3; the grid: Mironov, CCS 2012).
 
     Examples
     --------
@@ -184,15 +206,16 @@ def private_quantiles(
     method = _check_method(method)
     relation = check_relation(relation)
     s = check_sample(x, bounds, integer)
+    lam = output_grid(granularity, s)
     if method == "auto":
         method = choose_method(q_arr.size, epsilon)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({method})"))
     work = _jitter(s, gen) if s.integer else s
     if method == "joint":
-        out = sample_joint(work, q_arr, epsilon, relation, gen)
+        out = sample_joint(work, q_arr, epsilon, relation, gen, lam=lam)
     else:
-        out = _recursive(work, q_arr, epsilon, relation, gen)
+        out = _recursive(work, q_arr, epsilon, relation, gen, lam)
     if s.integer:
         return np.minimum(np.floor(out), s.b).astype(np.int64)
     return out
