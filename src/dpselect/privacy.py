@@ -27,28 +27,29 @@ class Privacy:
 
     Parameters
     ----------
-    epsilon
-        float >= 0 (``inf`` means "no guarantee", e.g. a deliberately
+    epsilon : float
+        epsilon >= 0 (``inf`` means "no guarantee", e.g. a deliberately
         non-private configuration; 0 is the guarantee of releasing nothing).
-    delta
-        float in [0, 1).
-    relation
-        "add_remove", "replace" or None.
-    source
-        where the guarantee comes from (theorem / the mathematics page section).
-    rho
-        if not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
+    delta : float, default=0.0
+        delta in [0, 1).
+    relation : {"add_remove", "replace"} or None, default=None
+        The neighbour relation the guarantee refers to; None when it holds
+        for both or is not tied to data.
+    source : str, default=""
+        Where the guarantee comes from (theorem / the mathematics page section).
+    rho : float or None, default=None
+        If not None, the mechanism is also rho-zCDP (Bun & Steinke 2016) and
         (epsilon, delta) is that rho converted (mathematics §2.5).  The accountant
         (:class:`dpselect.accounting.Accountant`) composes such guarantees in
         rho and converts once, which is never worse than adding epsilons.
-    bounded_range
-        if not None, eta: the mechanism is eta-bounded-range (Durfee & Rogers
+    bounded_range : float or None, default=None
+        If not None, eta: the mechanism is eta-bounded-range (Durfee & Rogers
         2019, Def. 3.1): for neighbours x, y and outputs r, r',
         P_x(r)/P_y(r) <= e^eta P_x(r')/P_y(r').  The exponential mechanism at
         epsilon is epsilon-BR, hence (epsilon^2/8)-zCDP (Cesar & Rogers 2021);
         see the documentation's mathematics page §10.1.
-    parts
-        the atomic guarantees a composed guarantee was built from (empty for
+    parts : tuple of Privacy, default=()
+        The atomic guarantees a composed guarantee was built from (empty for
         an atomic one); not compared.
     """
 

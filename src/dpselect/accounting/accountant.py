@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from .._validation import check_delta, check_epsilon
@@ -24,13 +25,13 @@ class Accountant:
 
     Parameters
     ----------
-    epsilon
-        float > 0, the total epsilon budget (``inf`` for "track only").
-    delta
-        float in [0, 1), the total delta budget.
-    composition
-        "tight" (default: the best valid rule, see Notes) or "basic" (epsilons
-        and deltas add).
+    epsilon : float
+        The total epsilon budget, > 0 (``inf`` for "track only").
+    delta : float, default=0.0
+        The total delta budget, in [0, 1).
+    composition : {"tight", "basic"}, default="tight"
+        "tight": the best valid rule (see Notes); "basic": epsilons and deltas
+        add.
 
     Notes
     -----
@@ -122,8 +123,29 @@ class Accountant:
             return tuple(self._charges)
 
     @staticmethod
-    def compose(charges: Any, delta: float = 0.0) -> Privacy:
-        """The guarantee of running every mechanism in ``charges`` with ``delta`` available (see Notes)."""
+    def compose(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
+        """The guarantee of running every mechanism in ``charges`` with ``delta`` available (see Notes).
+
+        Parameters
+        ----------
+        charges : iterable of Privacy
+            The guarantees of the mechanisms run, in any order.
+        delta : float, default=0.0
+            The total delta available, in [0, 1): the certified charges'
+            zCDP / bounded-range parts are converted at what it leaves.
+
+        Returns
+        -------
+        Privacy
+            The composed guarantee
+            (:func:`~dpselect.accounting.composition.compose_privacy`).
+
+        Examples
+        --------
+        >>> from dpselect import Accountant, Privacy
+        >>> print(Accountant.compose([Privacy(0.3), Privacy(0.2)]))
+        0.5-DP
+        """
         ledger = Ledger()
         for c in charges:
             ledger.add(c)
@@ -179,7 +201,21 @@ class Accountant:
         return self.remaining.delta
 
     def check(self, privacy: Privacy) -> None:
-        """Raise :class:`BudgetExceededError` if spending ``privacy`` would exceed the budget."""
+        """Raise :class:`BudgetExceededError` if spending ``privacy`` would exceed the budget.
+
+        Parameters
+        ----------
+        privacy : Privacy
+            The guarantee of the mechanism about to run; nothing is recorded.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the composition of the charges so far and ``privacy`` exceeds
+            the budget.
+        TypeError
+            If ``privacy`` is not a :class:`~dpselect.privacy.Privacy`.
+        """
         if not isinstance(privacy, Privacy):
             raise TypeError(f"privacy must be a Privacy, got {type(privacy).__name__}")
         with self._lock:
@@ -195,6 +231,12 @@ class Accountant:
         """Charge ``privacy``; raise :class:`BudgetExceededError` (recording nothing) if it does not fit.
 
         The check and the record happen under one lock (atomic across threads of one process).
+
+        Parameters
+        ----------
+        privacy : Privacy
+            The guarantee of the mechanism about to run (charge it before
+            drawing any randomness).
         """
         with self._lock:
             self.check(privacy)
@@ -219,7 +261,23 @@ class Accountant:
 
 
 def charge(accountant: Accountant | None, privacy: Privacy) -> None:
-    """Charge ``accountant`` (if given) with ``privacy``: the one call apps make before drawing randomness."""
+    """Charge ``accountant`` (if given) with ``privacy``: the one call apps make before drawing randomness.
+
+    Parameters
+    ----------
+    accountant : Accountant or None
+        The budget to charge; ``None`` charges nothing.
+    privacy : Privacy
+        The guarantee of the mechanism about to run.
+
+    Raises
+    ------
+    TypeError
+        If ``accountant`` is neither an :class:`Accountant` nor None.
+    BudgetExceededError
+        If ``privacy`` does not fit in the remaining budget (nothing is
+        recorded).
+    """
     if accountant is None:
         return
     if not isinstance(accountant, Accountant):

@@ -53,6 +53,16 @@ def br_kl_bound(eta: float) -> float:
     the mean of the two-point loss law on {a, a + eta} with E[e^-L] = 1
     (Dong, Durfee & Rogers 2020, used in their Prop. 4); KL(eta) <= eta^2/8.
 
+    Parameters
+    ----------
+    eta : float
+        The bounded-range parameter, >= 0.
+
+    Returns
+    -------
+    float
+        KL(eta), computed without cancellation (0 at eta = 0).
+
     Examples
     --------
     >>> round(br_kl_bound(1.0), 6), 1.0 / 8
@@ -70,7 +80,23 @@ def br_kl_bound(eta: float) -> float:
 
 
 def br_zcdp_rho(eta: float) -> float:
-    """rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)."""
+    """rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021).
+
+    Parameters
+    ----------
+    eta : float
+        The bounded-range parameter, >= 0.
+
+    Returns
+    -------
+    float
+        eta^2 / 8.
+
+    Examples
+    --------
+    >>> br_zcdp_rho(1.0)
+    0.125
+    """
     eta = check_positive(eta, "eta", allow_zero=True)
     return eta * eta / 8.0
 
@@ -95,6 +121,18 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     Prop. 12).  Every alpha gives a valid bound, so the numerical minimisation
     can only lose tightness, never validity; the result is also capped by Bun &
     Steinke's closed form (Prop. 1.3).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter, >= 0.
+    delta : float
+        The delta of the (epsilon, delta) statement, in (0, 1).
+
+    Returns
+    -------
+    float
+        The epsilon, >= 0 (0 when rho = 0).
 
     Examples
     --------
@@ -131,6 +169,18 @@ def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
         \\sum_i \\mathrm{KL}(\\eta_i) + \\sqrt{\\tfrac12 \\textstyle\\sum_i \\eta_i^2 \\ln(1/\\delta)}\\Bigr)
 
     (Dong, Durfee & Rogers, ICML 2020, Prop. 4; the eta_i fixed in advance).
+
+    Parameters
+    ----------
+    etas : sequence of float
+        The bounded-range parameters eta_i >= 0 of the composed mechanisms.
+    delta : float
+        The delta of the (epsilon, delta) statement, in (0, 1).
+
+    Returns
+    -------
+    float
+        epsilon', never above basic composition (sum of the eta_i).
 
     Examples
     --------
@@ -234,7 +284,19 @@ class Ledger:
         return out
 
     def add(self, privacy: Privacy) -> Ledger:
-        """Record every atom of ``privacy`` (raises on a different neighbour relation, recording nothing)."""
+        """Record every atom of ``privacy`` (raises on a different neighbour relation, recording nothing).
+
+        Parameters
+        ----------
+        privacy : Privacy
+            The charge; a composed one is split into its atoms
+            (:attr:`Privacy.atoms`).
+
+        Returns
+        -------
+        Ledger
+            This ledger (so calls chain).
+        """
         atoms = privacy.atoms
         relations = {a.relation for a in atoms if a.relation is not None} | (
             {self.relation} if self.relation is not None else set())
@@ -263,8 +325,21 @@ class Ledger:
         return self
 
     def compose(self, delta: float = 0.0, *, basic: bool = False) -> Privacy:
-        """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`);
-        ``basic``: basic composition only."""
+        """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`).
+
+        Parameters
+        ----------
+        delta : float, default=0.0
+            The total delta available, in [0, 1).
+        basic : bool, default=False
+            If True, basic composition only (epsilons and deltas add).
+
+        Returns
+        -------
+        Privacy
+            The guarantee with the smallest epsilon among the valid routes
+            (within ``delta`` when any route is).
+        """
         budget_delta = check_delta(delta)
         routes = [(self.eps_all.value, self.delta_all.value, "basic composition")]
         eps_plain, delta_plain = self.eps_plain.value, self.delta_plain.value
@@ -306,6 +381,24 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
     zCDP atoms' own deltas can be used).  Mixing is basic
     composition between the groups (mathematics page §10.1).  Guarantees
     under different neighbour relations cannot be mixed.
+
+    Parameters
+    ----------
+    charges : iterable of Privacy
+        The guarantees of the mechanisms run.
+    delta : float, default=0.0
+        The total delta available, in [0, 1).
+
+    Returns
+    -------
+    Privacy
+        The composed guarantee (its ``source`` names the winning route).
+
+    Examples
+    --------
+    >>> from dpselect import Privacy
+    >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)
+    1.1429
     """
     ledger = Ledger()
     for c in charges:

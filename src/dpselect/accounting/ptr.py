@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .._validation import check_delta_positive, check_epsilon, check_positive, check_relation
 from ..privacy import Privacy
 from .conversions import _require_delta_positive
 
 
-def _ptr_delta(delta: Any) -> float:
+def _ptr_delta(delta: float) -> float:
     """PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon)."""
     return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
 
 
-def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Privacy:
+def ptr_privacy(epsilon: float, delta: float, *, relation: str | None = None) -> Privacy:
     """Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27).
 
     The test ``gamma + K > T`` is epsilon-DP (gamma has sensitivity 1; K is a
@@ -26,7 +25,26 @@ def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Pri
     when gamma(D) = 0 the test passes with probability P[K > T] <= delta/2
     (equal for the continuous threshold ln(1/delta)/epsilon; for the integer
     threshold T is the smallest integer with P[K > T] <= delta/2).
-    ``relation``: the neighbour relation in which gamma is measured.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon of the test (and of the release), > 0.
+    delta : float
+        The delta parameter of the threshold, in (0, 1).
+    relation : {"add_remove", "replace"} or None, default=None
+        The neighbour relation in which gamma (the distance to instability)
+        is measured; None leaves the guarantee untied to a relation.
+
+    Returns
+    -------
+    Privacy
+        (2 epsilon, delta/2)-DP.
+
+    References
+    ----------
+    Dwork & Lei, Differential Privacy and Robust Statistics, STOC 2009
+    (propose-test-release); the mathematics page §6.2.
 
     Examples
     --------
@@ -38,12 +56,32 @@ def ptr_privacy(epsilon: Any, delta: Any, *, relation: str | None = None) -> Pri
     return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (mathematics §6.2)")
 
 
-def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+def ptr_mode_privacy(epsilon: float, delta: float, *, relation: str = "add_remove") -> Privacy:
     """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
 
     Under the relation whose distance to instability is used (mathematics §6.2,
     mathematics §7 item 28; the derivation is in :mod:`dpselect.apps.counts`).  The bound is
     attained (exact audit in the tests).
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon of the test, > 0.
+    delta : float
+        The delta parameter of the threshold, in (0, 1).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation in which the distance to instability is
+        measured.
+
+    Returns
+    -------
+    Privacy
+        (epsilon, delta/2)-DP under ``relation``.
+
+    Examples
+    --------
+    >>> print(ptr_mode_privacy(0.5, 1e-6))
+    (0.5, 5e-07)-DP [add_remove]
     """
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)
@@ -51,7 +89,7 @@ def ptr_mode_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") 
                    "PTR mode, no release noise (mathematics §6.2, mathematics §7 item 28)")
 
 
-def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_remove") -> Privacy:
+def stable_histogram_privacy(epsilon: float, delta: float, *, relation: str = "add_remove") -> Privacy:
     """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one.
 
     See mathematics §6.3.
@@ -60,6 +98,33 @@ def stable_histogram_privacy(epsilon: Any, delta: Any, *, relation: str = "add_r
     continuous noise, 1 + the smallest grid point x with P[noise >= x] <=
     delta/2 on a grid) with probability at most delta/2; a replacement moves
     two bins.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon of the noisy counts, > 0.
+    delta : float
+        The delta parameter of the threshold, in (0, 1).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation of the guarantee.
+
+    Returns
+    -------
+    Privacy
+        (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta)-DP under
+        replace.
+
+    References
+    ----------
+    Korolova, Kenthapadi, Mishra & Ntoulas, Releasing Search Queries and
+    Clicks Privately, WWW 2009; Bun, Nissim & Stemmer, Simultaneous Private
+    Learning of Multiple Concepts, ITCS 2016 (stability-based histograms);
+    the mathematics page §6.3.
+
+    Examples
+    --------
+    >>> print(stable_histogram_privacy(0.5, 1e-6, relation="replace"))
+    (1, 1e-06)-DP [replace]
     """
     eps = check_epsilon(epsilon)
     d = _ptr_delta(delta)
@@ -73,6 +138,25 @@ def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float
 
     With L̂ = ln S(x) + (beta/eps1)(Z + ln(1/(2 delta))), Z ~ Lap(1), the bad
     event L̂ < ln S(x) has probability exactly delta.
+
+    Parameters
+    ----------
+    beta : float
+        The Lipschitz constant of ln S (S is beta-smooth), > 0.
+    epsilon1 : float
+        The epsilon of the Laplace release of ln S(x), > 0.
+    delta : float
+        The probability that the released bound is below S(x), in (0, 1/2).
+
+    Returns
+    -------
+    float
+        The shift (beta/epsilon1) ln(1/(2 delta)) > 0.
+
+    Examples
+    --------
+    >>> round(sensitivity_bound_shift(0.1, 0.5, 1e-6), 6)
+    2.624473
     """
     beta = check_positive(beta, "beta")
     epsilon1 = check_epsilon(epsilon1, "epsilon1")
@@ -91,6 +175,22 @@ def sensitivity_bound_privacy(
     beta/eps1), delta is the probability that the released bound is below
     S(x), eps2 pays for EM / PF / Laplace RNM at the released sensitivity.
     The proof is in :class:`dpselect.mechanisms.sensitivity_bound.PrivateSensitivityBound`.
+
+    Parameters
+    ----------
+    epsilon1 : float
+        The epsilon of the sensitivity-bound release, > 0.
+    epsilon2 : float
+        The epsilon of the selector run at the released sensitivity, > 0.
+    delta : float
+        The probability that the released bound is below S(x), in (0, 1).
+    relation : {"add_remove", "replace"} or None, default=None
+        The neighbour relation of the guarantee (None: not tied to one).
+
+    Returns
+    -------
+    Privacy
+        (epsilon1 + epsilon2, delta)-DP.
 
     Examples
     --------

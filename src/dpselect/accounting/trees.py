@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from .._validation import check_epsilon
 from ..privacy import Privacy
 
 
-def parallel_composition(parts: Any) -> Privacy:
+def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
     """Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta).
 
     Under add/remove one record lies in at most one part, so a neighbour
@@ -17,6 +17,21 @@ def parallel_composition(parts: Any) -> Privacy:
     with the largest epsilon names the source.  If every part is
     eta_i-bounded-range the result is (max eta_i)-bounded-range (one
     neighbour moves one part's output law only; mathematics page §10.1).
+
+    Parameters
+    ----------
+    parts : iterable of Privacy
+        The guarantees of the mechanisms, one per disjoint part (at least one).
+
+    Returns
+    -------
+    Privacy
+        (max epsilon, max delta)-DP, (max eta)-bounded-range when every part
+        is bounded-range.
+
+    References
+    ----------
+    McSherry, Privacy Integrated Queries, SIGMOD 2009, Thm 4.
 
     Examples
     --------
@@ -36,7 +51,7 @@ def parallel_composition(parts: Any) -> Privacy:
                    worst.source, bounded_range=eta)
 
 
-def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> float:
+def tree_query_epsilon(epsilon: float, levels: int, *, count_queries: bool) -> float:
     """Budget of one query of a level-wise private tree with ``levels`` levels (root .. leaves).
 
     Every record meets one node per level; a level costs one split selection
@@ -44,6 +59,30 @@ def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> flo
     count of the node.  Splitting ``epsilon`` evenly gives epsilon / levels
     (data-independent stopping) or epsilon / (2 levels) (DiffP-ID3:
     eps' = eps / (2 (d + 1)), mathematics §5.2 / mathematics §7 item 17).
+
+    Parameters
+    ----------
+    epsilon : float
+        The tree's total budget, > 0.
+    levels : int
+        The number of levels, root to leaves, >= 1.
+    count_queries : bool
+        Whether every node also pays for a Laplace noisy count (DiffP-ID3).
+
+    Returns
+    -------
+    float
+        epsilon / levels, or epsilon / (2 levels) with ``count_queries``.
+
+    References
+    ----------
+    Friedman & Schuster, Data Mining with Differential Privacy, KDD 2010
+    (DiffP-ID3's budget split).
+
+    Examples
+    --------
+    >>> tree_query_epsilon(1.0, 4, count_queries=True)
+    0.125
     """
     eps = check_epsilon(epsilon)
     if not isinstance(levels, int) or levels < 1:
@@ -51,16 +90,32 @@ def tree_query_epsilon(epsilon: Any, levels: Any, *, count_queries: bool) -> flo
     return eps / (levels * (2 if count_queries else 1))
 
 
-def tree_privacy(level_costs: Any, record_count: Privacy | None = None) -> Privacy:
+def tree_privacy(level_costs: Iterable[Privacy], record_count: Privacy | None = None) -> Privacy:
     """Guarantee of a level-wise private tree: sequential over levels, each level parallel over its nodes.
 
-    ``level_costs``: one Privacy per level, already the parallel composition
-    (:func:`parallel_composition`) over the level's nodes; levels compose
-    sequentially (adaptively: a level's partition is a function of the
-    released levels above).  ``record_count``: the noisy record count used to
-    choose the shape, composed sequentially in front (mathematics §5.2).  The
-    result keeps the levels as its ``parts``: an accountant composes
-    bounded-range levels (exponential-mechanism selections) tightly.
+    Levels compose sequentially (adaptively: a level's partition is a
+    function of the released levels above; mathematics §5.2).  The result
+    keeps the levels as its ``parts``: an accountant composes bounded-range
+    levels (exponential-mechanism selections) tightly.
+
+    Parameters
+    ----------
+    level_costs : iterable of Privacy
+        One guarantee per level, already the parallel composition
+        (:func:`parallel_composition`) over the level's nodes.
+    record_count : Privacy or None, default=None
+        The guarantee of the noisy record count used to choose the shape,
+        composed sequentially in front; None if there is none.
+
+    Returns
+    -------
+    Privacy
+        The sum of the parts, under add/remove.
+
+    Examples
+    --------
+    >>> print(tree_privacy([Privacy(0.25)] * 4, Privacy(0.1)))
+    1.1-DP [add_remove]
     """
     parts = ([record_count] if record_count is not None else []) + list(level_costs)
     if not parts:
@@ -78,6 +133,31 @@ def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> 
     Parallel composition over leaves and trees leaves ONE leaf query
     (mathematics §5.3, with records assigned to trees by independent draws);
     ``record_count`` (the noisy count used for the shape) adds sequentially.
+
+    Parameters
+    ----------
+    leaf_query : Privacy
+        The guarantee of one leaf query.
+    record_count : Privacy or None, default=None
+        The guarantee of the noisy record count used for the shape; None if
+        there is none.
+
+    Returns
+    -------
+    Privacy
+        ``leaf_query`` (plus ``record_count``), under add/remove.
+
+    References
+    ----------
+    McSherry, Privacy Integrated Queries, SIGMOD 2009, Thm 4 (parallel
+    composition); Fletcher & Islam, Differentially private random decision
+    forests using smooth sensitivity, Expert Systems with Applications 2017
+    (the forest); the mathematics page §5.3.
+
+    Examples
+    --------
+    >>> print(forest_privacy(Privacy(0.5), Privacy(0.1)))
+    0.6-DP [add_remove]
     """
     parts = ([record_count] if record_count is not None else []) + [leaf_query]
     return tree_privacy(parts[1:], parts[0]) if record_count is not None else Privacy(
