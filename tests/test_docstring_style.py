@@ -47,6 +47,20 @@ CHECKED: tuple[str, ...] = (
     "dpselect.apps.counts._ptr_mode",
     "dpselect.apps.counts._stable_histogram",
     "dpselect.apps.counts._vote",
+    "dpselect.privacy",
+    "dpselect.accounting.accountant",
+    "dpselect.accounting.composition",
+    "dpselect.accounting.conversions",
+    "dpselect.accounting.ptr",
+    "dpselect.accounting.trees",
+    "dpselect.accounting.dp_events",
+    "dpselect.mechanisms.classic",
+    "dpselect.mechanisms.top_k",
+    "dpselect.mechanisms.joint_top_k",
+    "dpselect.apps.trees._search",
+    "dpselect.apps.trees._tree",
+    "dpselect.apps.trees._forest",
+    "dpselect.apps.trees._ensemble",
 )
 
 #: Dunder methods that are part of the public interface (documented like any method).

@@ -43,6 +43,7 @@ from ..noise import Exponential, Gumbel, Laplace
 from ..noise.exact import IntegerSource
 from ..privacy import Privacy
 from ..problem import SelectionProblem
+from ..typing import SeedLike
 from ._exact_selection import check_sampler, exact_rates, sample_em_exact, sample_pf_exact
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
 
@@ -91,7 +92,7 @@ class _ExactSampling(NoisyMaxMechanism):
     def _exact_kind(self) -> str | None:
         return self._EXACT
 
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: Any = None) -> Any:
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
         if self.sampler != "exact":
             return super().select(problem, size=size, rng=rng)
         check_problem(problem)
@@ -122,6 +123,22 @@ class ExponentialMechanism(_ExactSampling):
     mechanism, with at most 2.5 rounds expected (documentation page "Floating
     point and side channels").  Scores, epsilon and Delta u are converted
     exactly to rationals.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, > 0.
+    sampler : {"float", "exact"}, default="float"
+        "float": Gumbel noisy max with NumPy float noise (fast; see the module
+        docstring for its e^-40-order deviation); "exact": the exact
+        rejection sampler above.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([1.0, 0.0])
+    >>> dpselect.ExponentialMechanism(2.0, sampler="exact").select(p, size=3, rng=0).shape
+    (3,)
     """
 
     epsilon: float
@@ -133,15 +150,73 @@ class ExponentialMechanism(_ExactSampling):
         object.__setattr__(self, "sampler", check_sampler(self.sampler))
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+        """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Gumbel law.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities, global sensitivity and ``monotone`` flag.
+
+        Returns
+        -------
+        tuple of (float, noise distribution)
+            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> scale, noise = dpselect.ExponentialMechanism(2.0).calibrate(p)
+        >>> scale, type(noise).__name__
+        (1.0, 'Gumbel')
+        """
         return _global_scale(self.epsilon, problem), Gumbel()
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Closed form: log-softmax of u / eta."""
+        """Closed form: log-softmax of u / eta.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``log P[select(problem) = r]``, eta the scale of :meth:`calibrate`.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)
+        array([-0.3133, -1.3133])
+        """
         check_problem(problem)
         a = noisy_max.standardised(problem.scores, _global_scale(self.epsilon, problem))
         return a - logsumexp(a)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
+        """epsilon-DP and epsilon-bounded-range (``bounded_range=epsilon``).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation`` and ``private`` flag matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> q = dpselect.ExponentialMechanism(1.0).privacy(p)
+        >>> str(q), q.bounded_range
+        ('1-DP [add_remove]', 1.0)
+        """
         check_problem(problem)
         return _pure(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; mathematics §2.6)",
                      bounded_range=True)
@@ -262,6 +337,22 @@ class PermuteAndFlip(_ExactSampling):
     ``sampler="exact"`` runs McKenna & Sheldon's Algorithm 1 itself (as
     OpenDP does): candidates in a uniformly random order, stop at the first r
     whose exact Bernoulli(exp(-(u* - u_r) eps / (2 Delta u))) succeeds.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, > 0.
+    sampler : {"float", "exact"}, default="float"
+        "float": exponential noisy max with NumPy float noise (fast; see the
+        module docstring for its e^-40-order deviation); "exact": Algorithm 1
+        with exact Bernoulli draws.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([1.0, 0.0])
+    >>> dpselect.PermuteAndFlip(2.0).probabilities(p).round(4)
+    array([0.8161, 0.1839])
     """
 
     epsilon: float
@@ -273,11 +364,49 @@ class PermuteAndFlip(_ExactSampling):
         object.__setattr__(self, "sampler", check_sampler(self.sampler))
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+        """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Exponential law.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities, global sensitivity and ``monotone`` flag.
+
+        Returns
+        -------
+        tuple of (float, noise distribution)
+            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> scale, noise = dpselect.PermuteAndFlip(2.0).calibrate(p)
+        >>> scale, type(noise).__name__
+        (1.0, 'Exponential')
+        """
         return _global_scale(self.epsilon, problem), Exponential()
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact law: the degree-(m-1) polynomial integral for m <= 64 candidates, the
-        O(18 m) power-sum evaluation of the same integral beyond (equal to ~1e-15)."""
+        O(18 m) power-sum evaluation of the same integral beyond (equal to ~1e-15).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m,)
+            ``log P[select(problem) = r]``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> dpselect.PermuteAndFlip(2.0).log_probabilities(p).round(4)
+        array([-0.2033, -1.6931])
+        """
         check_problem(problem)
         scale = _global_scale(self.epsilon, problem)
         if problem.n_candidates <= _PF_CLOSED_FORM_MAX_M:
@@ -285,6 +414,26 @@ class PermuteAndFlip(_ExactSampling):
         return _pf_fast_log_probabilities(problem.scores, scale)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
+        """epsilon-DP (no bounded-range certificate).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation`` and ``private`` flag matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> q = dpselect.PermuteAndFlip(1.0).privacy(p)
+        >>> str(q), q.bounded_range
+        ('1-DP [add_remove]', None)
+        """
         check_problem(problem)
         return _pure(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; mathematics §2.6)")
 
@@ -305,6 +454,23 @@ class ReportNoisyMax(_ExactSampling):
     ``sampler="exact"`` is available for ``noise="gumbel"`` (the exponential
     mechanism's exact rejection sampler) and ``"exponential"`` (exact
     permute-and-flip); Laplace report-noisy-max has no exact sampler here.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, > 0.
+    noise : {"gumbel", "exponential", "laplace"}, default="gumbel"
+        The noise law Z_r.
+    sampler : {"float", "exact"}, default="float"
+        "float": NumPy float noise; "exact": the exact sampler of the
+        equivalent mechanism (not with ``noise="laplace"``).
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([1.0, 0.0])
+    >>> dpselect.ReportNoisyMax(2.0, noise="exponential").probabilities(p).round(4)   # = PF
+    array([0.8161, 0.1839])
     """
 
     epsilon: float
@@ -323,9 +489,49 @@ class ReportNoisyMax(_ExactSampling):
         return "em" if self.noise == "gumbel" else "pf"
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+        """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the law named by ``noise``.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities, global sensitivity and ``monotone`` flag.
+
+        Returns
+        -------
+        tuple of (float, noise distribution)
+            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> scale, noise = dpselect.ReportNoisyMax(2.0, noise="laplace").calibrate(p)
+        >>> scale, type(noise).__name__
+        (1.0, 'Laplace')
+        """
         return _global_scale(self.epsilon, problem), _RNM_NOISE[self.noise]()
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
+        """epsilon-DP; also epsilon-bounded-range with ``noise="gumbel"`` (the exponential mechanism).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation`` and ``private`` flag matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        >>> q = dpselect.ReportNoisyMax(1.0, noise="laplace").privacy(p)
+        >>> str(q), q.bounded_range
+        ('1-DP [add_remove]', None)
+        """
         check_problem(problem)
         return _pure(self.epsilon, problem, f"report noisy max ({self.noise}; mathematics §2.6/§3.1)",
                      bounded_range=self.noise == "gumbel")
