@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,7 +39,8 @@ from .._validation import check_epsilon, check_int, check_random_state
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import check_problem, no_guarantee
+from ..typing import ArrayLike, SeedLike
+from .base import Mechanism, NoisyMaxMechanism, check_problem, no_guarantee
 from .joint_top_k import enumerate_tuples, joint_lambda, joint_levels
 
 __all__ = [
@@ -57,8 +58,30 @@ __all__ = [
 TOP_K_METHODS = ("joint", "peel", "gumbel")
 
 
-def is_gumbel_mechanism(mechanism: Any, problem: SelectionProblem) -> bool:
-    """True when ``mechanism`` is a noisy max with Gumbel noise (EM-type: one-shot top-k applies)."""
+def is_gumbel_mechanism(mechanism: Mechanism, problem: SelectionProblem) -> bool:
+    """True when ``mechanism`` is a noisy max with Gumbel noise (EM-type: one-shot top-k applies).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Any mechanism; only one with a ``calibrate`` method whose noise law is
+        :class:`~dpselect.noise.Gumbel` qualifies.
+    problem : SelectionProblem
+        The problem passed to ``calibrate`` (the noise law may depend on it).
+
+    Returns
+    -------
+    bool
+        Whether ``mechanism`` calibrates Gumbel noise on ``problem`` (the
+        exponential mechanism, report-noisy-max with Gumbel noise).
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([1.0, 0.0])
+    >>> is_gumbel_mechanism(dpselect.ExponentialMechanism(1.0), p), is_gumbel_mechanism(dpselect.PermuteAndFlip(1.0), p)
+    (True, False)
+    """
     calibrate = getattr(mechanism, "calibrate", None)
     if not callable(calibrate):
         return False
@@ -66,7 +89,7 @@ def is_gumbel_mechanism(mechanism: Any, problem: SelectionProblem) -> bool:
     return isinstance(noise, Gumbel)
 
 
-def restrict_problem(problem: SelectionProblem, keep: Any) -> SelectionProblem:
+def restrict_problem(problem: SelectionProblem, keep: ArrayLike) -> SelectionProblem:
     """The problem on the candidates ``keep`` (indices, in that order), with the same sensitivities.
 
     The whole local-sensitivity profile is kept (t -> LS(x, t) of the full
@@ -75,6 +98,28 @@ def restrict_problem(problem: SelectionProblem, keep: Any) -> SelectionProblem:
     beyond which it is constant: the full problem's LS at every distance is an
     upper bound for the restricted one, so every mechanism's calibration stays
     valid.
+
+    Parameters
+    ----------
+    problem : SelectionProblem
+        The full problem.
+    keep : array_like of int
+        Indices of the candidates kept, in the order of the restricted
+        problem.
+
+    Returns
+    -------
+    SelectionProblem
+        The restricted problem (scores, labels and per-candidate bounds of
+        ``keep``; the full problem's other sensitivities and flags).
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([3.0, 1.0, 2.0], labels=["a", "b", "c"])
+    >>> sub = restrict_problem(p, [2, 0])
+    >>> sub.scores.tolist(), sub.labels
+    ([2.0, 3.0], ('c', 'a'))
     """
     keep = np.asarray(keep, dtype=np.int64)
     labels = None if problem.labels is None else [problem.labels[i] for i in keep]
@@ -116,6 +161,20 @@ def default_top_k_method(k: int, m: int, epsilon: float) -> str:
     epsilon = 10: 0.22 vs 4.0), a regime no public quantity reveals.  The
     arguments are kept for a rule that depends on them.
 
+    Parameters
+    ----------
+    k : int
+        The number of candidates selected, >= 1.
+    m : int
+        The number of candidates, >= 1.
+    epsilon : float
+        The per-round epsilon, > 0.
+
+    Returns
+    -------
+    str
+        "gumbel".
+
     Examples
     --------
     >>> default_top_k_method(10, 4096, 0.1)
@@ -152,7 +211,8 @@ def _joint(mechanism: Any, problem: SelectionProblem, k: int) -> Any:
     return joint_levels(problem.scores, k, lam)
 
 
-def top_k_privacy(mechanism: Any, problem: SelectionProblem, k: int, *, method: str | None = None) -> Privacy:
+def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
+                  method: str | None = None) -> Privacy:
     """Guarantee of :func:`select_top_k` (the same ``method`` resolution).
 
     * peel / gumbel: the sum of the k rounds' guarantees (basic composition;
@@ -162,6 +222,36 @@ def top_k_privacy(mechanism: Any, problem: SelectionProblem, k: int, *, method: 
       the accountant composes more tightly.
     * joint: one exponential mechanism at the k rounds' total budget
       epsilon_J = k epsilon: epsilon_J-DP and epsilon_J-bounded-range.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The per-round mechanism (as in :func:`select_top_k`).
+    problem : SelectionProblem
+        The candidates' scores and sensitivities.
+    k : int
+        The number of candidates selected, 1 <= k <= m.
+    method : {"joint", "peel", "gumbel"} or None, default=None
+        As in :func:`select_top_k` (None: the same default).
+
+    Returns
+    -------
+    Privacy
+        The guarantee under the problem's relation.
+
+    References
+    ----------
+    Dwork & Roth 2014, Thm 3.16 (peeling); Durfee & Rogers, NeurIPS 2019,
+    Lemma 4.2 (one-shot Gumbel); Gillenwater, Joseph, Muñoz Medina & Ribero,
+    ICML 2022 (joint); the mathematics page §10.2.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([50.0, 40.0, 0.0, 1.0, 30.0])
+    >>> q = top_k_privacy(dpselect.PermuteAndFlip(0.5), p, 3)
+    >>> q.epsilon, len(q.atoms)
+    (1.5, 3)
     """
     problem = check_problem(problem)
     k = _check_k(k, problem.n_candidates)
@@ -178,26 +268,26 @@ def top_k_privacy(mechanism: Any, problem: SelectionProblem, k: int, *, method: 
     return total
 
 
-def select_top_k(mechanism: Any, problem: SelectionProblem, k: int, *, method: str | None = None,
-                 rng: Any = None) -> np.ndarray:
+def select_top_k(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None,
+                 rng: SeedLike = None) -> np.ndarray:
     """k distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
 
     Parameters
     ----------
     mechanism : Mechanism
-        a selection mechanism (``select`` and ``privacy``); its epsilon is the
+        A selection mechanism (``select`` and ``privacy``); its epsilon is the
         budget of **one** round, the total is k times it for every method.
     problem : SelectionProblem
-        the candidates' scores and sensitivities.
+        The candidates' scores and sensitivities.
     k : int
-        number of candidates to return, 1 <= k <= m.
+        The number of candidates to return, 1 <= k <= m.
     method : {"joint", "peel", "gumbel"} or None, default=None
         "joint" and "gumbel" need an exponential-mechanism-type mechanism
         (EM or Gumbel report-noisy-max); None picks
         :func:`default_top_k_method` ("gumbel", by measurement) for those and
         "peel" for the others.
-    rng : None, int or numpy.random.Generator, default=None
-        randomness (keyword-only); a seed reproduces the output.
+    rng : SeedLike, default=None
+        The randomness (keyword-only); a seed reproduces the output.
 
     Returns
     -------
@@ -246,7 +336,7 @@ def select_top_k(mechanism: Any, problem: SelectionProblem, k: int, *, method: s
     if chosen_method == "joint":
         return _joint(mechanism, problem, k).sample(1, gen)[0]
     if chosen_method == "gumbel":
-        scale, noise = mechanism.calibrate(problem)
+        scale, noise = cast(NoisyMaxMechanism, mechanism).calibrate(problem)  # checked by _method
         noisy = problem.scores + scale * np.asarray(noise.sample(problem.n_candidates, gen), dtype=np.float64)
         part = np.argpartition(-noisy, k - 1)[:k] if k < noisy.size else np.arange(noisy.size)
         return part[np.argsort(-noisy[part], kind="stable")].astype(np.int64)
@@ -263,7 +353,7 @@ def select_top_k(mechanism: Any, problem: SelectionProblem, k: int, *, method: s
 _MAX_TUPLES = 200_000
 
 
-def top_k_log_probabilities(mechanism: Any, problem: SelectionProblem, k: int, *,
+def top_k_log_probabilities(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
                             method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact law of :func:`select_top_k`'s ordered tuple, on small problems.
 
@@ -273,6 +363,32 @@ def top_k_log_probabilities(mechanism: Any, problem: SelectionProblem, k: int, *
     enumeration); peel / gumbel: the product over rounds of the mechanism's
     exact law on the restricted problems (gumbel has the peeling-EM law).
     At most 200,000 tuples.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The per-round mechanism (as in :func:`select_top_k`).
+    problem : SelectionProblem
+        The candidates' scores and sensitivities.
+    k : int
+        The tuple length, 1 <= k <= m, with m!/(m-k)! <= 200,000.
+    method : {"joint", "peel", "gumbel"} or None, default=None
+        As in :func:`select_top_k`.
+
+    Returns
+    -------
+    tuples : numpy.ndarray of int, shape (m!/(m-k)!, k)
+        Every ordered k-tuple of distinct candidates, lexicographic.
+    log_p : numpy.ndarray of float, shape (m!/(m-k)!,)
+        ``log P[select_top_k(...) = tuples[i]]``.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> p = dpselect.SelectionProblem([2.0, 1.0, 0.0])
+    >>> tuples, log_p = top_k_log_probabilities(dpselect.ExponentialMechanism(1.0), p, 2, method="peel")
+    >>> tuples.shape, round(float(np.exp(log_p).sum()), 12)
+    ((6, 2), 1.0)
     """
     problem = check_problem(problem)
     k = _check_k(k, problem.n_candidates)
@@ -308,11 +424,11 @@ class TopK:
     Parameters
     ----------
     mechanism : Mechanism
-        the per-round mechanism.
+        The per-round mechanism.
     k : int
-        tuple length.
+        The tuple length, 1 <= k <= m.
     method : {"joint", "peel", "gumbel"} or None, default=None
-        as in :func:`select_top_k`.
+        As in :func:`select_top_k`.
 
     Examples
     --------
@@ -324,26 +440,83 @@ class TopK:
     (1.0, 2.0)
     """
 
-    mechanism: Any
+    mechanism: Mechanism
     k: int
     method: str | None = None
 
-    def select(self, problem: SelectionProblem, *, rng: Any = None) -> np.ndarray:
-        """One ordered tuple (:func:`select_top_k`)."""
+    def select(self, problem: SelectionProblem, *, rng: SeedLike = None) -> np.ndarray:
+        """One ordered tuple (:func:`select_top_k`).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' scores and sensitivities.
+        rng : SeedLike, default=None
+            The randomness (keyword-only); a seed reproduces the output.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (k,)
+            k distinct indices, most preferred first.
+        """
         return select_top_k(self.mechanism, problem, self.k, method=self.method, rng=rng)
 
     def outputs(self, problem: SelectionProblem) -> np.ndarray:
-        """The ordered tuples, in the order of :meth:`log_probabilities`."""
+        """The ordered tuples, in the order of :meth:`log_probabilities`.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' scores and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (m!/(m-k)!, k)
+            Every ordered k-tuple of distinct candidates, lexicographic.
+        """
         return top_k_log_probabilities(self.mechanism, problem, self.k, method=self.method)[0]
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Exact log-probabilities of the ordered tuples."""
+        """Exact log-probabilities of the ordered tuples.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' scores and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m!/(m-k)!,)
+            One per tuple of :meth:`outputs`.
+        """
         return top_k_log_probabilities(self.mechanism, problem, self.k, method=self.method)[1]
 
     def probabilities(self, problem: SelectionProblem) -> np.ndarray:
-        """Exact probabilities of the ordered tuples (sum to 1)."""
+        """Exact probabilities of the ordered tuples (sum to 1).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' scores and sensitivities.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m!/(m-k)!,)
+            One per tuple of :meth:`outputs`.
+        """
         return np.exp(self.log_probabilities(problem))
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """:func:`top_k_privacy`."""
+        """The guarantee of :meth:`select` (:func:`top_k_privacy`).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' scores and sensitivities.
+
+        Returns
+        -------
+        Privacy
+            The guarantee under the problem's relation.
+        """
         return top_k_privacy(self.mechanism, problem, self.k, method=self.method)
