@@ -32,6 +32,8 @@ import math
 
 import numpy as np
 
+from ..typing import ArrayLike
+
 __all__ = ["JointLevels", "joint_lambda", "joint_levels"]
 
 
@@ -40,6 +42,26 @@ def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool) -> f
 
     Delta* = Delta u if every score moves in the same direction between
     neighbours (``monotone``), else 2 Delta u (the sensitivity of u*).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget of the joint mechanism (k times the per-round epsilon
+        in :func:`~dpselect.mechanisms.top_k.select_top_k`).
+    global_sensitivity : float
+        Delta u, the global sensitivity of the scores.
+    monotone : bool
+        Whether the problem is monotone.
+
+    Returns
+    -------
+    float
+        lambda.
+
+    Examples
+    --------
+    >>> joint_lambda(1.0, 1.0, False), joint_lambda(1.0, 1.0, True)
+    (0.25, 0.5)
     """
     sens = global_sensitivity if monotone else 2.0 * global_sensitivity
     return epsilon / (2.0 * sens)
@@ -48,10 +70,33 @@ def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool) -> f
 class JointLevels:
     """The level structure of the joint EM on one score vector (precomputed once, sampled many times).
 
-    Attributes: ``order`` (candidates by decreasing score, stable), ``gaps``
-    (k x m matrix c_(i) - c_(j) over the sorted candidates), ``values`` (the
-    levels t, increasing, first 0) and ``log_weights`` (log of
-    (N(t) - N(t^-)) e^{-lambda t}, normalised).
+    Parameters
+    ----------
+    scores : numpy.ndarray of float, shape (m,)
+        The scores c_j (a float array; :func:`joint_levels` converts any
+        array_like).
+    k : int
+        The tuple length, 1 <= k <= m.
+    lam : float
+        The weight lambda of exp(-lambda G(s)) (:func:`joint_lambda`).
+
+    Attributes
+    ----------
+    order : numpy.ndarray of int, shape (m,)
+        The candidates by decreasing score (stable).
+    gaps : numpy.ndarray of float, shape (k, m)
+        c_(i) - c_(j) over the sorted candidates.
+    values : numpy.ndarray of float
+        The levels t, increasing, the first 0.
+    log_weights : numpy.ndarray of float
+        log of (N(t) - N(t^-)) e^{-lambda t} per level, normalised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> levels = JointLevels(np.array([3.0, 1.0, 0.0]), 2, 1.0)
+    >>> levels.values.tolist(), np.exp(levels.log_weights).round(4).tolist()
+    ([0.0, 1.0, 2.0, 3.0], [0.5753, 0.2117, 0.1557, 0.0573])
     """
 
     def __init__(self, scores: np.ndarray, k: int, lam: float) -> None:
@@ -89,18 +134,72 @@ class JointLevels:
         return np.array([np.searchsorted(self.gaps[p], t, side="right") for p in range(self.k)], dtype=np.int64)
 
     def log_probability_of_gap(self, gap: np.ndarray) -> np.ndarray:
-        """log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s))."""
+        """log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s)).
+
+        Parameters
+        ----------
+        gap : numpy.ndarray of float
+            Values of G(s) (e.g. from :meth:`gap`), any shape.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            -lambda G(s) - log Z, the shape of ``gap``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> levels = joint_levels([3.0, 1.0, 0.0], 2, 1.0)
+        >>> np.exp(levels.log_probability_of_gap(np.array([0.0, 1.0]))).round(4)
+        array([0.5753, 0.2117])
+        """
         with np.errstate(over="ignore"):
             return -self.lam * np.asarray(gap, dtype=np.float64) - self.log_norm
 
     def gap(self, tuples: np.ndarray) -> np.ndarray:
-        """G(s) = max_i (c_(i) - c_{s_i}) for each row of ``tuples`` (original candidate indices)."""
+        """G(s) = max_i (c_(i) - c_{s_i}) for each row of ``tuples`` (original candidate indices).
+
+        Parameters
+        ----------
+        tuples : numpy.ndarray of int, shape (n, k)
+            Ordered tuples of distinct candidate indices, one per row.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            G(s) for each row.
+
+        Examples
+        --------
+        >>> levels = joint_levels([3.0, 1.0, 0.0], 2, 1.0)
+        >>> levels.gap(enumerate_tuples(3, 2)).tolist()
+        [0.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+        """
         rank = np.empty_like(self.order)
         rank[self.order] = np.arange(self.order.size)
         return self.gaps[np.arange(self.k)[None, :], rank[tuples]].max(axis=1)
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent ordered k-tuples (int64, shape (size, k))."""
+        """``size`` independent ordered k-tuples (int64, shape (size, k)).
+
+        Parameters
+        ----------
+        size : int
+            The number of tuples, >= 0.
+        rng : numpy.random.Generator
+            The randomness (a generator, used as is and advanced).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (size, k)
+            One tuple of original candidate indices per row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> joint_levels([3.0, 1.0, 0.0], 2, 1.0).sample(2, np.random.default_rng(0)).shape
+        (2, 2)
+        """
         if self._cdf is None:
             cdf = np.cumsum(np.exp(self.log_weights))
             self._cdf = cdf / cdf[-1]
@@ -140,13 +239,51 @@ class JointLevels:
         return np.array(used, dtype=np.int64)
 
 
-def joint_levels(scores: np.ndarray, k: int, lam: float) -> JointLevels:
-    """The :class:`JointLevels` of ``scores`` for k and weight ``lam``."""
+def joint_levels(scores: ArrayLike, k: int, lam: float) -> JointLevels:
+    """The :class:`JointLevels` of ``scores`` for k and weight ``lam``.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (m,)
+        The scores c_j (converted to a float array).
+    k : int
+        The tuple length, 1 <= k <= m.
+    lam : float
+        The weight lambda of exp(-lambda G(s)) (:func:`joint_lambda`).
+
+    Returns
+    -------
+    JointLevels
+        The level structure, ready to sample.
+
+    Examples
+    --------
+    >>> joint_levels([3.0, 1.0, 0.0], 2, 1.0).values.tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
     return JointLevels(np.asarray(scores, dtype=np.float64), k, lam)
 
 
 def enumerate_tuples(m: int, k: int) -> np.ndarray:
-    """Every ordered k-tuple of distinct indices in range(m), lexicographic (int64, shape (m!/(m-k)!, k))."""
+    """Every ordered k-tuple of distinct indices in range(m), lexicographic (int64, shape (m!/(m-k)!, k)).
+
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 0.
+    k : int
+        The tuple length, 0 <= k <= m.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (m!/(m-k)!, k)
+        The tuples, one per row.
+
+    Examples
+    --------
+    >>> enumerate_tuples(3, 2).tolist()
+    [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]]
+    """
     count = math.perm(m, k)
     return np.fromiter(itertools.chain.from_iterable(itertools.permutations(range(m), k)),
                        dtype=np.int64, count=count * k).reshape(count, k)
