@@ -18,6 +18,14 @@ Import them to annotate code that calls dpselect::
 * :data:`TieRule` -- how the argmax-indicator utility treats tied maxima:
   ``"tieset"`` (every tied maximum scores 1) or ``"first"`` (the lowest
   index wins).
+* :data:`FeatureBounds` -- the public (lo, hi) bounds of the continuous
+  features of a tabular estimator: one pair for every feature, a mapping
+  {feature index or column name: (lo, hi)}, or one pair per row of an
+  array of shape (n_continuous, 2) or (n_features, 2).
+* :data:`CategoricalFeatures` -- which features of a tabular estimator are
+  categorical: indices, column names or a boolean mask, or a mapping
+  {feature index or column name: public categories} (None for a feature
+  whose categories are to be inferred from the data, which leaks).
 
 Examples
 --------
@@ -29,12 +37,13 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["ArrayLike", "Relation", "SeedLike", "TieRule"]
+__all__ = ["ArrayLike", "CategoricalFeatures", "FeatureBounds", "Relation", "SeedLike", "TieRule"]
 
 #: The randomness argument ``rng`` (``random_state`` for estimators).
 SeedLike: TypeAlias = (
@@ -46,3 +55,11 @@ Relation: TypeAlias = Literal["add_remove", "replace"]
 
 #: Tie convention of the argmax-indicator utility.
 TieRule: TypeAlias = Literal["tieset", "first"]
+
+#: Public (lo, hi) bounds of continuous features: one pair, {feature: (lo, hi)}, or one pair per row.
+FeatureBounds: TypeAlias = ArrayLike | Mapping[int, Sequence[float]] | Mapping[str, Sequence[float]]
+
+#: Categorical features: indices, names or a boolean mask, or {feature: public categories or None}.
+CategoricalFeatures: TypeAlias = (
+    ArrayLike | Mapping[int, Iterable[object] | None] | Mapping[str, Iterable[object] | None]
+)

@@ -45,7 +45,7 @@ Friedman & Schuster, "Data mining with differential privacy", KDD 2010 (the priv
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -54,8 +54,12 @@ from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, parallel_composition
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
+from ...typing import ArrayLike
 from ._tabular import encode_fit, encode_transform, encode_y
 from ._tree import DPDecisionTreeClassifier, auto_tree_depth
+
+if TYPE_CHECKING:  # the forest imports this module
+    from ._forest import DPRandomForestClassifier
 
 __all__ = ["MAX_PARTITIONS", "RECORD_COUNT_SHARE", "auto_partitions", "fit_partition_forest",
            "partition_forest_proba"]
@@ -76,13 +80,13 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     Parameters
     ----------
     n_records : float
-        public (or noisy) number of training records n.
+        Public (or noisy) number of training records n.
     n_classes : int
-        public number of classes C.
+        Public number of classes C.
     epsilon : float
-        budget of each tree.
+        Budget of each tree.
     cap : int, default=8
-        largest number of trees.
+        Largest number of trees (>= 1).
 
     Returns
     -------
@@ -117,7 +121,8 @@ def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
     return Z
 
 
-def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None, mechanism: str) -> Any:
+def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLike, accountant: Accountant | None,
+                         mechanism: str) -> DPRandomForestClassifier:
     """Fit ``est`` (a forest estimator, see the module docstring) as a partition ensemble of private trees.
 
     ``est``'s parameters have been validated (``est._validated()``, which
@@ -127,6 +132,27 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None
     fit has none (``privacy_.epsilon = inf``, a finite ``accountant`` refused
     before any randomness), although every member tree, fitted on the
     forest's schema as if it were public, reports a finite one.
+
+    Parameters
+    ----------
+    est : DPRandomForestClassifier
+        The forest (``algorithm="trees"``), its parameters validated.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Training records.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    accountant : Accountant or None
+        The budget the fit charges (before any randomness); None charges
+        nothing.
+    mechanism : str
+        The trees' split selection, resolved from ``mechanism`` /
+        ``selection`` (a name of :mod:`dpselect.mechanisms.registry`).
+
+    Returns
+    -------
+    DPRandomForestClassifier
+        ``est``, fitted (``estimators_``, ``privacy_``, ``classes_``, the
+        shape attributes).
     """
     epsilon, delta = float(est.epsilon), float(est.delta)
     schema, Xc, Xk = encode_fit(est, X, est.bounds, est.categorical_features)
@@ -148,7 +174,8 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None
     est._charge(accountant, total, inferred)
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
-    n_hat = float(est.n_records) if not need_count else max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_r))))
+    n_hat = (float(est.n_records) if est.n_records is not None  # i.e. not need_count
+             else max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_r)))))
     T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
@@ -157,7 +184,7 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None
         anchor = _member_matrix(schema, ac, ak)
     bounds = {int(j): (float(lo), float(hi)) for j, lo, hi in zip(schema.cont, schema.lo, schema.hi)}
     cats = {int(j): list(range(len(dom))) for j, dom in zip(schema.cat, schema.categories)}
-    kw = {"mechanism": mechanism, "epsilon": eps_r, "delta": delta, "max_depth": est.max_depth,
+    kw: dict[str, Any] = {"mechanism": mechanism, "epsilon": eps_r, "delta": delta, "max_depth": est.max_depth,
           "bounds": bounds or None, "categorical_features": cats or None, "classes": list(range(C)),
           "n_records": max(1, int(round(n_hat / T)))}
     members, seen = [], set()
@@ -188,8 +215,21 @@ def fit_partition_forest(est: Any, X: Any, y: Any, accountant: Accountant | None
     return est
 
 
-def partition_forest_proba(est: Any, X: Any) -> np.ndarray:
-    """Mean of the trees' class probabilities."""
+def partition_forest_proba(est: DPRandomForestClassifier, X: ArrayLike) -> np.ndarray:
+    """Mean of the trees' class probabilities.
+
+    Parameters
+    ----------
+    est : DPRandomForestClassifier
+        A forest fitted by :func:`fit_partition_forest`.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Samples.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+        Rows sum to 1; columns follow ``est.classes_``.
+    """
     check_is_fitted(est, "estimators_")
     Xc, Xk = encode_transform(est, X, est._schema)
     Z = _member_matrix(est._schema, Xc, np.where(Xk < 0, -1, Xk))

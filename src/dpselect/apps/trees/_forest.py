@@ -74,6 +74,7 @@ from ...accounting import Accountant, forest_privacy
 from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...problem import SelectionProblem
+from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ..counts import majority_problem
 from ._ensemble import fit_partition_forest, partition_forest_proba
 from ._estimator import DPClassifierBase
@@ -121,6 +122,22 @@ def problem_key(counts: np.ndarray) -> np.ndarray:
     W_r = max_{b != r} n_b - n_r, t*_r = -W_r if r wins (W_r <= 0) and
     W_r - 1 otherwise (majority's module docstring).  Equal keys therefore
     mean equal problems (checked against majority in tests/test_forest.py).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int, shape (L, m)
+        One row of class counts per leaf, m >= 2 classes.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (L, 2 m)
+        Per row: the m argmax indicators, then the m distances t*_r.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> problem_key(np.array([[5, 2, 2], [3, 3, 0]])).tolist()
+    [[1, 0, 0, 3, 2, 2], [1, 1, 0, 0, 0, 2]]
     """
     counts = np.asarray(counts, dtype=np.int64)
     top = counts.max(axis=1)
@@ -132,13 +149,31 @@ def problem_key(counts: np.ndarray) -> np.ndarray:
 
 
 
-def leaf_problem(counts: Any, leaf_utility: str = "indicator") -> SelectionProblem:
+def leaf_problem(counts: ArrayLike, leaf_utility: str = "indicator") -> SelectionProblem:
     """The leaf-label problem of a leaf with these class counts (add/remove).
 
     "indicator": :func:`dpselect.apps.counts.majority_problem` (argmax indicator,
     tie set; Fletcher–Islam / SNM).  "count": the counts themselves as
     utilities, global sensitivity 1, monotone under add/remove (as
     diffprivlib's permute-and-flip leaves).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m,)
+        The leaf's non-negative class counts.
+    leaf_utility : {"indicator", "count"}, default="indicator"
+        The utility of the leaf-label selection.
+
+    Returns
+    -------
+    SelectionProblem
+        The problem under add/remove.
+
+    Examples
+    --------
+    >>> p = leaf_problem([5, 2, 2], "count")
+    >>> p.scores.tolist(), p.monotone
+    ([5.0, 2.0, 2.0], True)
     """
     if leaf_utility == "indicator":
         return majority_problem(counts, relation="add_remove", tie_rule="tieset")
@@ -168,10 +203,12 @@ class DPRandomForestClassifier(DPClassifierBase):
         The leaf-label selection ("fletcher_islam") or the trees' split
         selection ("trees").
     bounds : pair, dict or array-like, default=None
-        Public bounds of the continuous features (:mod:`dpselect.apps.trees`);
+        Public bounds of the continuous features
+        (:data:`~dpselect.typing.FeatureBounds`, :mod:`dpselect.apps.trees`);
         None infers them from the data: no guarantee.
     categorical_features : indices, names, mask or dict, default=None
-        The categorical features and, as a dict, their public categories.
+        The categorical features and, as a dict, their public categories
+        (:data:`~dpselect.typing.CategoricalFeatures`).
     delta : float, default=1e-6
         Delta of each leaf query (or tree) for "snm_laplace" / "snm_lln" (the
         total, by parallel composition).
@@ -187,8 +224,9 @@ class DPRandomForestClassifier(DPClassifierBase):
         "indicator" for the others.
     n_records : int or None, default=None
         Public number of records for the shape rule (None: a noisy count).
-    random_state : None, int, numpy Generator or RandomState, default=None
-        The randomness; a seed reproduces the fit.
+    random_state : SeedLike, default=None
+        The randomness (None, an int seed, a numpy Generator or RandomState);
+        a seed reproduces the fit.
     algorithm : {"trees", "fletcher_islam"}, default="trees"
         "trees": private greedy trees on disjoint parts of the records
         (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
@@ -249,13 +287,13 @@ class DPRandomForestClassifier(DPClassifierBase):
         n_estimators: int | None = None,
         max_depth: int | None = None,
         mechanism: str = "pf",
-        bounds: Any = None,
-        categorical_features: Any = None,
+        bounds: FeatureBounds | None = None,
+        categorical_features: CategoricalFeatures | None = None,
         delta: float = 1e-6,
-        classes: Any = None,
+        classes: ArrayLike | None = None,
         leaf_utility: str | None = None,
         n_records: int | None = None,
-        random_state: Any = None,
+        random_state: SeedLike = None,
         algorithm: str = "trees",
         *,
         accountant: Accountant | None = None,
@@ -312,7 +350,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         labels[:] = perm[np.arange(L), pos]
         return labels
 
-    def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPRandomForestClassifier:
+    def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPRandomForestClassifier:
         """Build the forest on (X, y) with ``algorithm``.
 
         Parameters
@@ -444,7 +482,7 @@ class DPRandomForestClassifier(DPClassifierBase):
             votes[s0:s1] = np.bincount((smp[alive] - s0) * C + lab[alive], minlength=(s1 - s0) * C).reshape(-1, C)
         return votes
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities.
 
         Each leaf releases one privately selected label, not class counts
@@ -473,7 +511,19 @@ class DPRandomForestClassifier(DPClassifierBase):
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The class with the most votes (first on ties)."""
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The class with the most votes (first on ties); "trees": the largest mean probability.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The argmax of :meth:`predict_proba` (the first class on ties),
+            as labels of ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
+from ...typing import ArrayLike, SeedLike
 from ._repeat import gamma_for_mean, repetition_epsilon, sample_repetitions
 from ._tabular import is_dataframe
 
@@ -77,34 +79,35 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : estimator
-        a differentially private classifier with ``epsilon`` and
+    estimator : BaseEstimator
+        A differentially private classifier with ``epsilon`` and
         ``random_state`` parameters whose ``fit`` is ``epsilon``-DP (pure) for
         the add/remove relation, e.g. :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`
         with a pure ``mechanism`` (not "snm_laplace" / "snm_lln").  Its own
         ``accountant`` (if any) is not charged: the runs are clones with
         ``accountant=None``, and the search charges its total once.
     param_grid : dict or list of dicts
-        the configurations (as :class:`sklearn.model_selection.ParameterGrid`);
+        The configurations (as :class:`sklearn.model_selection.ParameterGrid`:
+        {parameter name: sequence of values}, or a list of such dicts);
         may not set ``epsilon``, ``delta``, ``random_state`` or ``accountant``.
     epsilon : float
-        total budget (> 0): every run gets epsilon / (2 + eta).
+        Total budget (> 0): every run gets epsilon / (2 + eta).
     delta : float, default=0.0
-        total delta; the search spends none (its candidates must be pure).
+        Total delta; the search spends none (its candidates must be pure).
     n_splits : int, default=5
-        a record is held out with probability 1 / n_splits (>= 2).
+        A record is held out with probability 1 / n_splits (>= 2).
     method : {"papernot_steinke", "liu_talwar"}, default="papernot_steinke"
-        the law of the number of runs K: truncated negative binomial with
+        The law of the number of runs K: truncated negative binomial with
         ``eta`` (total (2 + eta) eps_0), or geometric (Liu–Talwar, 3 eps_0).
     eta : float, default=0.0
         Papernot–Steinke's eta >= 0 (0: the logarithmic law, total 2 eps_0).
     mean_repetitions : float or None, default=None
         E[K] (> 1); None: twice the number of configurations.  It costs time,
         not privacy.
-    random_state : None, int or numpy Generator, default=None
-        the source of randomness.
+    random_state : SeedLike, default=None
+        The source of randomness (None, an int seed, a numpy Generator, ...).
     accountant : Accountant or None, default=None
-        charged with ``privacy_`` before any randomness is drawn.  When a
+        Charged with ``privacy_`` before any randomness is drawn.  When a
         dpselect candidate would infer bounds, categories, classes or
         ``n_max`` from the data, the search reports no guarantee
         (``privacy_.epsilon = inf``) and a finite accountant is refused,
@@ -144,8 +147,8 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator: Any,
-        param_grid: Any,
+        estimator: BaseEstimator,
+        param_grid: Mapping[str, Sequence[object]] | Sequence[Mapping[str, Sequence[object]]],
         *,
         epsilon: float,
         delta: float = 0.0,
@@ -153,7 +156,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         method: str = "papernot_steinke",
         eta: float = 0.0,
         mean_repetitions: float | None = None,
-        random_state: Any = None,
+        random_state: SeedLike = None,
         accountant: Accountant | None = None,
     ) -> None:
         self.estimator = estimator
@@ -221,26 +224,42 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             eps0 = math.nextafter(eps0, 0.0)
         return grid, eta, gamma, eps0
 
-    def fit(self, X: Any, y: Any) -> DPSearchCV:
-        """Run the private search; charge ``accountant`` (if given) before drawing any randomness."""
+    def fit(self, X: ArrayLike, y: ArrayLike) -> DPSearchCV:
+        """Run the private search; charge ``accountant`` (if given) before drawing any randomness.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training records (a DataFrame is passed to the candidates as is).
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        DPSearchCV
+            The fitted search (``best_params_``, ``best_estimator_``,
+            ``privacy_``, ...).
+        """
+        data: Any = X  # array-like or DataFrame (scikit-learn's validators below are untyped)
+        labels: Any = y
         grid, eta, gamma, eps0 = self._check()
-        if y is None:
+        if labels is None:
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
-        if is_dataframe(X):  # kept as a DataFrame (categorical columns, names) for the estimator
-            validate_data(self, X, y, reset=True, skip_check_array=True)
-            y = column_or_1d(y)
-            if len(y) != X.shape[0]:
+        if is_dataframe(data):  # kept as a DataFrame (categorical columns, names) for the estimator
+            validate_data(self, data, labels, reset=True, skip_check_array=True)
+            labels = column_or_1d(labels)
+            if len(labels) != data.shape[0]:
                 raise ValueError("Found input variables with inconsistent numbers of samples: "
-                                 f"[{X.shape[0]}, {len(y)}]")
+                                 f"[{data.shape[0]}, {len(labels)}]")
         else:
-            X, y = validate_data(self, X, y, reset=True, dtype=None, accept_sparse=False)
-        n = len(y)
+            data, labels = validate_data(self, data, labels, reset=True, dtype=None, accept_sparse=False)
+        n = len(labels)
         source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
                   f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
         self.privacy_ = Privacy(float(self.epsilon), 0.0, "add_remove", source)
         self.epsilon_per_run_ = eps0
         own = {"accountant": None} if "accountant" in self.estimator.get_params(deep=False) else {}
-        inferred = self._inferred_by_candidates(X, grid, own, eps0)
+        inferred = self._inferred_by_candidates(data, grid, own, eps0)
         if inferred:  # known before any charge or draw: no guarantee, and a finite budget is refused
             if self.accountant is not None and math.isfinite(self.accountant.budget.epsilon):
                 raise BudgetExceededError(
@@ -254,11 +273,11 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
                           PrivacyLeakWarning, stacklevel=2)
         charge(self.accountant, self.privacy_)
         gen = check_random_state(self.random_state, "random_state")
-        y_arr = np.asarray(y)
+        y_arr = np.asarray(labels)
         held = gen.random(n) < 1.0 / int(self.n_splits)
         tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
-        X_tr, y_tr = _safe_indexing(X, tr), _safe_indexing(y, tr)
-        X_ho, y_ho = _safe_indexing(X, ho), y_arr[ho]
+        X_tr, y_tr = _safe_indexing(data, tr), _safe_indexing(labels, tr)
+        X_ho, y_ho = _safe_indexing(data, ho), y_arr[ho]
         K = sample_repetitions(eta, gamma, rng=gen)  # never stored nor released
         # the search charged its total above: the runs charge nothing (else the estimator's accountant pays again)
         best: tuple[float, int, Any] | None = None
@@ -306,12 +325,34 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         return list(found)
 
     # --------------------------------------------------------------- predict
-    def predict(self, X: Any) -> np.ndarray:
-        """The best model's predictions."""
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The best model's predictions.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``best_estimator_.predict(X)``.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """The best model's class probabilities."""
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """The best model's class probabilities.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``best_estimator_.predict_proba(X)``.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)

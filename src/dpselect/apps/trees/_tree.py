@@ -99,6 +99,7 @@ from ..._validation import check_random_state
 from ...accounting import Accountant, parallel_composition, tree_privacy, tree_query_epsilon
 from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
+from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
 from ._grow import DPTree, GrowSpec, goes_yes, grow
 from ._split_criteria import info_gain_sensitivity, problem_from_tables, problem_kind
@@ -116,6 +117,32 @@ def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branchi
                     count_queries: bool = False, cap: int = _MAX_AUTO_DEPTH) -> int:
     """Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public inputs only).
 
+    eps_leaf(d) = :func:`~dpselect.accounting.tree_query_epsilon` (epsilon, d + 1):
+    the budget of one level's queries when epsilon is split evenly over the
+    d + 1 levels.
+
+    Parameters
+    ----------
+    n_records : float
+        Public (or noisy) number of training records n.
+    n_classes : int
+        Public number of classes C.
+    epsilon : float
+        The tree's budget (> 0).
+    branching : float, default=2.0
+        Children per split b (2 for binary cuts, the mean public domain size
+        for multiway splits).
+    count_queries : bool, default=False
+        Whether every node also releases a noisy count (``stopping="count"``),
+        which halves eps_leaf.
+    cap : int, default=12
+        Largest depth returned.
+
+    Returns
+    -------
+    int
+        The depth d in [0, cap] (0 when no d >= 1 qualifies).
+
     Examples
     --------
     >>> auto_tree_depth(455, 2, 0.95), auto_tree_depth(39_000, 2, 0.95), auto_tree_depth(1_437, 10, 0.95)
@@ -131,6 +158,18 @@ def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branchi
 
 def auto_n_bins(n_records: float, epsilon: float) -> int:
     """The power of two nearest sqrt(n eps), clipped to [8, 32] (module docstring).
+
+    Parameters
+    ----------
+    n_records : float
+        Public (or noisy) number of training records n.
+    epsilon : float
+        The budget left after the record count (eps_r).
+
+    Returns
+    -------
+    int
+        The number of equal-width bins per continuous feature, in {8, 16, 32}.
 
     Examples
     --------
@@ -177,10 +216,12 @@ class DPDecisionTreeClassifier(DPClassifierBase):
     n_bins : int or None, default=None
         Equal-width bins per continuous feature (>= 2); None chooses it.
     bounds : pair, dict or array-like, default=None
-        Public (lo, hi) of the continuous features (:mod:`dpselect.apps.trees`);
+        Public (lo, hi) of the continuous features
+        (:data:`~dpselect.typing.FeatureBounds`, :mod:`dpselect.apps.trees`);
         None infers them from the data: no guarantee.
     categorical_features : indices, names, mask or dict, default=None
-        The categorical features and, as a dict, their public categories.
+        The categorical features and, as a dict, their public categories
+        (:data:`~dpselect.typing.CategoricalFeatures`).
     delta : float, default=1e-6
         Total delta of "snm_laplace" / "snm_lln" (unused by pure mechanisms).
     n_max : int or None, default=None
@@ -190,8 +231,9 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         Public number of records for the shape rule (None: a noisy count).
     classes : array-like or None, default=None
         Public class labels; None infers them from y: no guarantee.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        The randomness; a seed reproduces the fit.
+    random_state : SeedLike, default=None
+        The randomness (None, an int seed, a numpy Generator or RandomState);
+        a seed reproduces the fit.
     accountant : Accountant or None, default=None
         The budget every fit is charged to before drawing any randomness
         (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
@@ -241,13 +283,13 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         splits: str = "binary",
         stopping: str = "auto",
         n_bins: int | None = None,
-        bounds: Any = None,
-        categorical_features: Any = None,
+        bounds: FeatureBounds | None = None,
+        categorical_features: CategoricalFeatures | None = None,
         delta: float = 1e-6,
         n_max: int | None = None,
         n_records: int | None = None,
-        classes: Any = None,
-        random_state: Any = None,
+        classes: ArrayLike | None = None,
+        random_state: SeedLike = None,
         *,
         accountant: Accountant | None = None,
         selection: str | None = None,
@@ -308,7 +350,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             levels = [query + lv for lv in levels]
         return _Plan(n_bins, n_values, depth, eps_q, mech, kind, levels)
 
-    def fit(self, X: Any, y: Any, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
+    def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
         """Grow the private tree on (X, y).
 
         Parameters
@@ -413,7 +455,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             node = np.where(inner, child, node)
         return tr.leaf[node]
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The released class frequencies of each sample's leaf.
 
         Post-processing of the leaves' noisy class counts (no further privacy
@@ -436,11 +478,34 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         check_is_fitted(self, "tree_")
         return self.tree_.value[self._leaves(X)]
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of the sample's leaf."""
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The most probable class of the sample's leaf (post-processing of the released tree).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The argmax of :meth:`predict_proba` (the first class on ties),
+            as labels of ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def apply(self, X: Any) -> np.ndarray:
-        """Index (row of ``tree_.leaf_counts``) of the leaf each sample lands in."""
+    def apply(self, X: ArrayLike) -> np.ndarray:
+        """Index (row of ``tree_.leaf_counts``) of the leaf each sample lands in.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            The leaf index of each sample.
+        """
         return self._leaves(X)
