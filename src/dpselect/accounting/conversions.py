@@ -109,7 +109,8 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
     Returns
     -------
     float
-        delta in (0, 1], or 0.0 when beta = 0.
+        delta in (0, 1]: 1.0 when epsilon < alpha + beta; 0.0 when beta = 0
+        and epsilon >= alpha.
 
     Examples
     --------
