@@ -109,8 +109,8 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
     Returns
     -------
     float
-        delta in (0, 1]: 1.0 when epsilon < alpha + beta; 0.0 when beta = 0
-        and epsilon >= alpha.
+        1.0 when epsilon < alpha + beta, else 0.0 when beta = 0, else the
+        formula's delta in (0, 1).
 
     Examples
     --------
