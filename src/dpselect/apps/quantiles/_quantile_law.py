@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -248,6 +249,27 @@ def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
     if relation == "add_remove":
         psi = np.maximum(psi, np.maximum(L - qn, qn - C) / w)
     return psi
+
+
+def interval_distance_exact(j: np.ndarray, n: int, q: float, relation: str) -> tuple[np.ndarray, int]:
+    """(num, W): the interval score psi of :func:`rank_distance` at ``j`` records below, psi = num / W exactly.
+
+    Integers throughout (int64, or Python ints when they may pass 2^62): the
+    Duff median and the replace score are integers (W = 1); otherwise, with the
+    float q = m / 2^e exactly and W = max(m, 2^e - m) (so w = W / 2^e),
+    num = max(|j - k| W, (j - 1) 2^e - m n, m n - j 2^e).
+    """
+    j = np.asarray(j, dtype=np.int64)
+    if relation == "add_remove" and q == 0.5:  # E = 0, e = 1, D = n - 2 j
+        return 1 + np.maximum(0, np.maximum(2 * j - n, n - 2 * j - 1)), 1
+    k = target_rank(q, n)
+    if relation != "add_remove":
+        return np.abs(j - k), 1
+    m, den = Fraction(q).as_integer_ratio()
+    W = max(m, den - m)
+    jj: np.ndarray = j if (n + 2) * den < 2**62 else j.astype(object)
+    mn = m * n
+    return np.maximum(np.abs(jj - k) * W, np.maximum((jj - 1) * den - mn, mn - jj * den)), W
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
