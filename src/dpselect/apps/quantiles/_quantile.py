@@ -5,7 +5,10 @@ statistics (Smith 2011; the inverse-sensitivity view of Asi & Duchi 2020),
 with the rank-distance utility of :mod:`._quantile_law`; integer data give
 integer outputs (ties exact), real data outputs on the public power-of-two
 grid lambda Z (``granularity``; 0 gives the continuous law sampled with floats,
-not floating-point safe).  O(n log n) (one ``np.unique``), log space.
+not floating-point safe).  On the grid the piece and the grid point are drawn
+exactly by default (``sampler="exact"``: exact rational scores and the exact
+exponential-weights rejection of :mod:`dpselect.noise.exact`); ``sampler="float"``
+draws the piece with the float sampler.  O(n log n) (one ``np.unique``), log space.
 """
 
 from __future__ import annotations

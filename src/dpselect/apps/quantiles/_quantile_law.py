@@ -51,7 +51,9 @@ this score is 1-Lipschitz by the same lemma (docs/mathematics.md §12.1).  A
 piece then has ``|p|`` = its number of grid points (pieces without one drop
 out) and the output is ``lambda * (first index + uniform integer)``, drawn with
 integer arithmetic: exactly a grid point, and every grid point of a piece of
-positive weight is reachable from every dataset.
+positive weight is reachable from every dataset.  :func:`interval_distance_exact`
+gives these scores as exact rationals for the exact sampler; :func:`log_masses`
+evaluates them in float64 for the law and the float sampler.
 """
 
 from __future__ import annotations
