@@ -18,9 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation, check_size
+from ..._validation import (
+    check_array_1d,
+    check_epsilon,
+    check_random_state,
+    check_relation,
+    check_sampler,
+    check_size,
+)
 from ...accounting import Accountant, charge
-from ...mechanisms._exact_selection import check_sampler
 from ...privacy import Privacy
 from ._piecewise_em import _sample_categorical, check_method, check_output_grid, sample_grid_exact
 from ._quantile_law import (
