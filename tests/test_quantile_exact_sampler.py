@@ -41,7 +41,7 @@ def fraction_psi(j: int, n: int, q: float, relation: str) -> Fraction:
 
 
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
-@pytest.mark.parametrize("q", [0.0, 0.1, 0.3, 0.5, 0.9, 1 / 3, 1.0])
+@pytest.mark.parametrize("q", [0.0, 1e-300, 0.1, 0.3, 0.5, 0.9, 1 / 3, 1 - 2**-53, 1.0])
 @pytest.mark.parametrize("n", [1, 2, 7, 40, 1000])  # 1000: Python-int path for non-dyadic q
 def test_rational_scores_are_the_rank_distance(n, q, relation):
     j = np.arange(n + 1)

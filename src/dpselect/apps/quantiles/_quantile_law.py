@@ -269,9 +269,18 @@ def interval_distance_exact(j: np.ndarray, n: int, q: float, relation: str) -> t
         return np.abs(j - k), 1
     m, den = Fraction(q).as_integer_ratio()
     W = max(m, den - m)
-    jj: np.ndarray = j if (n + 2) * den < 2**62 else j.astype(object)
-    mn = m * n
-    return np.maximum(np.abs(jj - k) * W, np.maximum((jj - 1) * den - mn, mn - jj * den)), W
+    # q n = A + r / den, 0 <= r < den: for j > A the third term is < 0, for j <= A the second is,
+    # and the first is >= 0, so num = max(|j - k| W, (j - A - 1) den - r or (A - j) den + r)
+    A, r = divmod(m * n, den)
+    up = j > A
+    far = np.where(up, j - A - 1, A - j)
+    near = np.abs(j - k)
+    if (n + 2) * den >= 2**62:  # Python integers
+        far, near = far.astype(object), near.astype(object)
+    lin = far * den
+    lin[up] -= r
+    lin[~up] += r
+    return np.maximum(near * W, lin), W
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
