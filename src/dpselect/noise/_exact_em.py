@@ -179,8 +179,8 @@ def _as_int_array(values: Any) -> np.ndarray:
     arr = np.asarray(values)
     if arr.dtype.kind in "iu" and (arr.size == 0 or int(arr.max()) < _INT62):
         return arr.astype(np.int64, copy=False).reshape(-1)
-    obj = np.array([int(v) for v in arr.reshape(-1)], dtype=object)
-    return obj.astype(np.int64) if all(v < _INT62 for v in obj) else obj
+    obj = np.frompyfunc(int, 1, 1)(arr.reshape(-1)).astype(object)  # Python ints, in one C loop
+    return obj.astype(np.int64) if obj.size == 0 or int(obj.max()) < _INT62 else obj
 
 
 def _total(cnt: np.ndarray) -> int:
