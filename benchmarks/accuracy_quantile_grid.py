@@ -16,7 +16,11 @@ p in {10, 50, 90} and eps in {0.1, 1, 10}:
   one subsample in units of lambda, and the largest relative and absolute differences overall;
 * nine deciles (``private_quantiles``, JointExp and recursive): mean absolute error of draws on the
   grid and with floats from the same seeds (sampled: the difference is within noise);
-* CPU time (``time.process_time``, best of 3) of one draw, grid vs float, side by side.
+* CPU time (``time.process_time``, best of 3) of one draw, grid vs float, side by side;
+* ``--cpu``: only the sampler table -- CPU per draw of the single-quantile grid release with the
+  exact sampler (``sampler="exact"``, the default) and the float piece sampler (``sampler="float"``),
+  n in {1e3, 1e4}, q in {0.5 (integer scores), 0.9 (rational scores)}, eps in {0.1, 1, 10}: one
+  draw per call (data reduction included) and per draw of a ``size=10^4`` batch.
 """
 
 from __future__ import annotations
@@ -64,11 +68,37 @@ def cpu(f, reps: int = 3) -> float:
     return best
 
 
+def sampler_table(calls: int = 20) -> None:
+    """CPU per draw, exact vs float piece sampler on the default grid, N(0, 1) on [-5, 5]."""
+    col, bounds = columns()["normal(0,1)"]
+    print("CPU per draw (best of 3), private_quantile on the default grid, normal(0,1), bounds [-5, 5]:")
+    print(f"  {'n':>6} {'q':>4} {'eps':>5}  {'exact 1 draw':>12} {'float 1 draw':>12} {'ratio':>6}"
+          f"  {'exact/draw, size=1e4':>21} {'float/draw':>11} {'ratio':>6}")
+    for n in SIZES:
+        x = col[:n]
+        for q in (0.5, 0.9):
+            for eps in EPSILONS:
+                t = {}
+                for smp in ("exact", "float"):
+                    one = cpu(lambda: [Q.private_quantile(x, q, eps, bounds=bounds, rng=r, sampler=smp)
+                                       for r in range(calls)]) / calls
+                    batch = cpu(lambda: Q.private_quantile(x, q, eps, bounds=bounds, rng=1, size=10_000,
+                                                           sampler=smp)) / 10_000
+                    t[smp] = (one, batch)
+                (e1, eb), (f1, fb) = t["exact"], t["float"]
+                print(f"  {n:>6} {q:>4} {eps:>5}  {e1 * 1e3:>9.3f} ms {f1 * 1e3:>9.3f} ms {e1 / f1:>6.2f}"
+                      f"  {eb * 1e6:>18.2f} us {fb * 1e6:>8.2f} us {eb / fb:>6.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--multi-draws", type=int, default=40)
+    ap.add_argument("--cpu", action="store_true", help="only the exact vs float sampler CPU table")
     args = ap.parse_args()
+    if args.cpu:
+        sampler_table()
+        return
     worst_rel = worst_abs = worst_mean_rel = 0.0
     print(f"{'column':<20} {'n':>6} {'eps':>5} {'p':>3} {'E|err| grid':>12} {'continuous':>12} {'rel. diff':>10}"
           f" {'max |diff|/lambda':>18}")
@@ -105,7 +135,9 @@ def main() -> None:
             print(f"  {method:<9} eps={eps:<5} grid {err[None][0]:.4g} ± {err[None][1]:.2g}   "
                   f"float {err[0][0]:.4g} ± {err[0][1]:.2g}")
 
-    print("\nCPU per draw (best of 3), normal(0,1) n = 1e4:")
+    print()
+    sampler_table()
+    print("\nCPU per draw (best of 3), normal(0,1) n = 1e4 (grid: the default exact sampler):")
     for label, f in (
         ("private_quantile q=0.9", lambda g: Q.private_quantile(x, 0.9, 1.0, bounds=bounds, granularity=g, rng=1)),
         ("private_quantile q=0.9 size=10^5",

@@ -208,6 +208,17 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
     return arr.astype(np.int64)
 
 
+#: Samplers of the classic mechanisms and the quantile grid releases: NumPy floats, or exact integer arithmetic.
+SAMPLERS = ("float", "exact")
+
+
+def check_sampler(sampler: object) -> str:
+    """``sampler`` must be one of :data:`SAMPLERS`."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    return str(sampler)
+
+
 def check_relation(relation: Any, name: str = "relation") -> Relation:
     """Neighbour relation: 'add_remove' or 'replace' (mathematics §1)."""
     if relation not in RELATIONS:

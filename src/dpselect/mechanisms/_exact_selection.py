@@ -19,22 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import SAMPLERS, check_sampler
 from ..noise.exact import IntegerSource, as_fraction, bernoulli_exp_batch, exponential_weights_batch, rational_rates
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]
 
-#: Samplers of the classic mechanisms: NumPy float noise, or exact integer arithmetic.
-SAMPLERS = ("float", "exact")
-
 _PERM_ELEMENTS = 1 << 22
-
-
-def check_sampler(sampler: object) -> str:
-    """``sampler`` must be one of :data:`SAMPLERS`."""
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    return str(sampler)
 
 
 def exact_rates(problem: SelectionProblem, epsilon: float) -> tuple[np.ndarray, int]:

@@ -146,8 +146,17 @@ def rational_rates(values: Any, scale: Fraction) -> tuple[np.ndarray, int]:
     """(nums, den) with (max v - v_r) * scale = nums_r / den exactly, for finite floats v (min rate 0).
 
     Integer-valued floats below 2^52 take a vectorised path; int64 output when it fits, else object.
+    Integers (an integer array, or Python ints in an object array) are taken exactly, whatever their size.
     """
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    v = np.asarray(values).reshape(-1)
+    if v.dtype.kind in "iuO" and v.size and not (v.dtype.kind in "iu" and int(np.abs(v).max()) < 2**52):
+        vo = v.astype(object)
+        nums = (vo.max() - vo) * scale.numerator
+        den = scale.denominator
+        if int(nums.max()) < _INT62:
+            nums = nums.astype(np.int64)
+        return nums, den
+    v = v.astype(np.float64)
     if np.all(np.abs(v) < 2.0**52) and np.all(v == np.round(v)):
         gaps = (v.max() - v).astype(np.int64)  # exact: integers below 2^53
         if int(gaps.max()) * scale.numerator < _INT62:
@@ -170,8 +179,8 @@ def _as_int_array(values: Any) -> np.ndarray:
     arr = np.asarray(values)
     if arr.dtype.kind in "iu" and (arr.size == 0 or int(arr.max()) < _INT62):
         return arr.astype(np.int64, copy=False).reshape(-1)
-    obj = np.array([int(v) for v in arr.reshape(-1)], dtype=object)
-    return obj.astype(np.int64) if all(v < _INT62 for v in obj) else obj
+    obj = np.frompyfunc(int, 1, 1)(arr.reshape(-1)).astype(object)  # Python ints, in one C loop
+    return obj.astype(np.int64) if obj.size == 0 or int(obj.max()) < _INT62 else obj
 
 
 def _total(cnt: np.ndarray) -> int:

@@ -306,6 +306,7 @@ def private_percentile(
     rng: Any = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    sampler: str | None = None,
 ) -> Any:
     r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
@@ -356,6 +357,10 @@ def private_percentile(
         grid-free path with real outputs: the output grid, a power of two
         (None: 2^(floor(log2(b - a)) - 20) from the bounds; 0: continuous floats,
         not floating-point safe); see :func:`~dpselect.apps.quantiles.private_quantile`.
+    sampler : str or None, default=None
+        grid-free path with real outputs on the grid: "exact" (None; integer
+        arithmetic only, no float in any decision) or "float" (the float piece
+        sampler, faster); see :func:`~dpselect.apps.quantiles.private_quantile`.
 
     References
     ----------
@@ -383,11 +388,14 @@ def private_percentile(
         q = check_p(p) / 100.0
         return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
                                 integer=integer, relation=relation, rng=rng, accountant=accountant,
-                                granularity=granularity)
+                                granularity=granularity, sampler="exact" if sampler is None else sampler)
     if bounds is not None:
         raise ValueError("give one of grid and bounds, not both")
     if granularity is not None:
         raise ValueError("granularity applies to the grid-free path (bounds=) only; the grid fixes the outputs")
+    if sampler is not None:
+        raise ValueError("sampler applies to the grid-free path (bounds=) only; with a grid pass a mechanism "
+                         "instance (e.g. ExponentialMechanism(epsilon, sampler='exact'))")
     if integer is not None:
         raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,

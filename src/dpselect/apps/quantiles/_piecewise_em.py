@@ -294,11 +294,27 @@ def sample_piecewise_grid(
     2007, with the public grid as the output range).
     """
     starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
-    keep = np.flatnonzero(counts > 0)
-    nums, den = rational_rates(np.asarray(utilities, dtype=np.float64)[keep], Fraction(epsilon) / 2)
-    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], 1 if size is None else size)
-    out = grid_values(starts[keep][g] + o, lam)
+    out = sample_grid_exact(starts, counts, np.asarray(utilities, dtype=np.float64), Fraction(epsilon) / 2, lam,
+                            1 if size is None else size, rng)
     return float(out[0]) if size is None else out
+
+
+def sample_grid_exact(
+    starts: np.ndarray, counts: np.ndarray, utilities: np.ndarray, scale: Fraction, lam: float, count: int, rng: Any
+) -> np.ndarray:
+    """``count`` exact draws of (starts_j + o) lambda, P ∝ exp(scale u_j) per point, o uniform below counts_j.
+
+    Piece j (of ``counts_j`` grid points from index ``starts_j``) is drawn with
+    probability ∝ counts_j exp(scale u_j) by
+    :func:`dpselect.noise.exact.exponential_weights_batch` on the exact
+    rational rates scale (max u - u_j) (floats converted exactly, integer or
+    Python-int arrays taken as they are); pieces without a grid point drop out.
+    No float enters any decision; ``rng="secure"`` draws every integer from the OS.
+    """
+    keep = np.flatnonzero(counts > 0)
+    nums, den = rational_rates(utilities[keep], scale)
+    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], count)
+    return grid_values(starts[keep][g] + o, lam)
 
 
 def piecewise_grid_law(

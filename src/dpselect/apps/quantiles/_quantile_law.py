@@ -51,13 +51,16 @@ this score is 1-Lipschitz by the same lemma (docs/mathematics.md §12.1).  A
 piece then has ``|p|`` = its number of grid points (pieces without one drop
 out) and the output is ``lambda * (first index + uniform integer)``, drawn with
 integer arithmetic: exactly a grid point, and every grid point of a piece of
-positive weight is reachable from every dataset.
+positive weight is reachable from every dataset.  :func:`interval_distance_exact`
+gives these scores as exact rationals for the exact sampler; :func:`log_masses`
+evaluates them in float64 for the law and the float sampler.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -248,6 +251,36 @@ def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
     if relation == "add_remove":
         psi = np.maximum(psi, np.maximum(L - qn, qn - C) / w)
     return psi
+
+
+def interval_distance_exact(j: np.ndarray, n: int, q: float, relation: str) -> tuple[np.ndarray, int]:
+    """(num, W): the interval score psi of :func:`rank_distance` at ``j`` records below, psi = num / W exactly.
+
+    Integers throughout (int64, or Python ints when they may pass 2^62): the
+    Duff median and the replace score are integers (W = 1); otherwise, with the
+    float q = m / 2^e exactly and W = max(m, 2^e - m) (so w = W / 2^e),
+    num = max(|j - k| W, (j - 1) 2^e - m n, m n - j 2^e).
+    """
+    j = np.asarray(j, dtype=np.int64)
+    if relation == "add_remove" and q == 0.5:  # E = 0, e = 1, D = n - 2 j
+        return 1 + np.maximum(0, np.maximum(2 * j - n, n - 2 * j - 1)), 1
+    k = target_rank(q, n)
+    if relation != "add_remove":
+        return np.abs(j - k), 1
+    m, den = Fraction(q).as_integer_ratio()
+    W = max(m, den - m)
+    # q n = A + r / den, 0 <= r < den: for j > A the third term is < 0, for j <= A the second is,
+    # and the first is >= 0, so num = max(|j - k| W, (j - A - 1) den - r or (A - j) den + r)
+    A, r = divmod(m * n, den)
+    up = j > A
+    far = np.where(up, j - A - 1, A - j)
+    near = np.abs(j - k)
+    if (n + 2) * den >= 2**62:  # Python integers
+        far, near = far.astype(object), near.astype(object)
+    lin = far * den
+    lin[up] -= r
+    lin[~up] += r
+    return np.maximum(near * W, lin), W
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
