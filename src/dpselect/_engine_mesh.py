@@ -17,6 +17,7 @@ __all__ = ["Panels", "nodes", "panels", "half_width", "profile"]
 _NODES_PER_PANEL = 12
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
 _LOG_FLOOR = -750.0
+_LIFT_FLOOR = -60.0  # above the top score the cut drops at most e^-60 P_min (relative 9e-27)
 _BIG = 1.7e308
 _NATS_PER_PANEL = 4.0  # 12-point Gauss-Legendre on e^{c x} over a 4-nat change: error ~3e-17
 _NEGLIGIBLE = 800.0  # below e^-800 of the mode a law's tail is not refined any further
@@ -130,7 +131,7 @@ def _log_cdf_bound(values: np.ndarray, counts: np.ndarray, noise: Any, ys: np.nd
 
 
 def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float) -> float:
-    """A y_lo >= -y_far with G(y_lo) <= -750 + L, or -y_far (the closed form covers the rest).
+    """A y_lo >= -y_far with G(y_lo) <= -750 + L (or -60 + L above the top score), or -y_far.
 
     Below y_lo every group's integrand integrates to at most P[max <= y_lo] <= e^{-750 + L},
     L a lower bound on the smallest group probability: with q >= 0 such that
@@ -138,7 +139,8 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
     The cut is thus relative to the least likely candidate (whose own neighbourhood
     matters for heavy tails), not absolute.  With many candidates the cut may lie above
     the top score (the maximum of m noises is then never near it): it is searched on
-    (0, q] as well.  G is bounded above by :func:`_log_cdf_bound`, so the cut is safe.
+    (0, q] as well, at G <= -60 + L (each group's dropped mass is at most e^-60 = 9e-27 of
+    its probability).  G is bounded above by :func:`_log_cdf_bound`, so the cuts are safe.
     """
     m = float(counts.sum())
     with np.errstate(all="ignore"):
@@ -146,14 +148,16 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
         L = min(0.0, float(noise.logsf(q - values[0])) - 1.0)
     floor = _LOG_FLOOR + L
     lo_support = noise.support[0]
+    if np.isfinite(floor) and _log_cdf_bound(values, counts, noise, np.zeros(1))[0] <= _LIFT_FLOOR + L:
+        return _lift(values, counts, noise, 0.0, q, L)
     if np.isfinite(lo_support):
-        return _lift(values, counts, noise, float(values[-1] + lo_support), q, floor)
+        return float(values[-1] + lo_support)
     with np.errstate(all="ignore"):
         far = float(noise.ilogcdf(floor / counts[-1])) if np.isfinite(floor) else -np.inf
     if not far > -y_far:
         far = -y_far
     if far >= -1e-12:
-        return _lift(values, counts, noise, far, q, floor)
+        return far
     step = min(float(noise.width), -far) * 1e-3
     n = int(np.ceil(np.log2(-far) - np.log2(step))) + 1
     with np.errstate(over="ignore"):
@@ -161,14 +165,13 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
     pts = np.concatenate([[far], pts[pts > far]])
     G = _log_cdf_bound(values, counts, noise, pts)
     ok = np.nonzero(G <= floor)[0]
-    if ok.size and ok[-1] == pts.size - 1:
-        return _lift(values, counts, noise, 0.0, q, floor)
     return float(pts[ok[-1]]) if ok.size else far
 
 
-def _lift(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float, q: float, floor: float) -> float:
+def _lift(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float, q: float, L: float) -> float:
     """The largest of ``y_lo`` and the points q 2^-j (j < 64), refined by q 2^-j (1 + i/16),
-    in (0, q] where the bound on G is still <= ``floor`` (G(q) > floor: q is never one)."""
+    in (0, q] where the bound on G is still <= -60 + L (G(q) >= -1: q is never one)."""
+    floor = _LIFT_FLOOR + L
     if not (q > 0.0 and y_lo >= -1e-12 and np.isfinite(floor)):
         return y_lo
     coarse = q * 2.0 ** -np.arange(1.0, 64.0)
