@@ -12,6 +12,7 @@ for one-sided P_2 (F(z) = 2 atan(z)/pi).  The criterion is the fast paths' own:
 from __future__ import annotations
 
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_core import smooth_problem  # noqa: E402
 
 TOL = 1e-13
+slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")
 
 
 def _worst(got, ref):
@@ -83,8 +85,11 @@ def test_separated_equals_direct_sum_on_the_same_nodes(law, name, scale):
     assert worst <= TOL
 
 
-@pytest.mark.parametrize("law", [PolynomialTail(4.0).one_sided(), LaplaceLogNormal(0.45),
-                                 LaplaceLogNormal(1.0).one_sided()], ids=repr)
+@pytest.mark.parametrize("law", [
+    PolynomialTail(4.0).one_sided(),
+    pytest.param(LaplaceLogNormal(0.45), marks=[slow, pytest.mark.slow]),  # ~200 s: 140 x 1e5 LLN cdfs
+    pytest.param(LaplaceLogNormal(1.0).one_sided(), marks=[slow, pytest.mark.slow]),
+], ids=repr)
 def test_separated_equals_direct_sum_on_a_mesh_through_the_scores(law):
     """An independent node set: the cut forced down to the top score (one-sided) or below
     every score, so the mesh has a breakpoint (and, for LLN, geometric refinement) at each
@@ -126,7 +131,7 @@ def test_separated_against_mpmath_half_cauchy():
     c = np.ones(v.size)
     assert sep.separated_grid(v, c, law, mesh.lower_end(v, c, law)) is not None
     got = noisy_max.log_probabilities(v, 1.0, law)
-    rows = [0, 40, 118, 119]
+    rows = [0, 60, 119]
     ref = _mp_half_cauchy(v, rows)
     worst = _worst(got[rows], ref)
     print(f"one-sided P_2, 120 scores: worst relative error vs mpmath {worst:.2e}")

@@ -15,12 +15,13 @@ ratio rho = 2 + sqrt(5) around any panel of centre distance D and half-length L 
 (the ellipse's semi-axes are sqrt(5) L and 2 L, so the whole ellipse has
 Re z >= D - sqrt(5) L and |Im z| <= 2 L).  Panels geometric in D with ratio
 r = min(2, (kappa + 1)/(kappa - 1)) from D = r0, capped at half the noise width,
-satisfy it; on each, degree-25 Chebyshev interpolation is exact to ~rho^-25 = 2e-16
+satisfy it (lengths up to about 2h); on each, degree-25 Chebyshev interpolation is exact to ~rho^-25 = 2e-16
 relative.  The scores are replaced by the panels' Chebyshev points with summed
 barycentric weights (for G) and Pr is interpolated back, as for laws analytic in a
-strip (:func:`dpselect.noisy_max._chebyshev_grid`); scores closer than r0 to y_lo are
-summed directly (r0 is the distance of the 27th closest, at most h).  The y-mesh is refined geometrically above y_lo from r0 so that the
-Chebyshev points' own integrands, singular at distance >= r0 below y_lo, are resolved.
+strip (:func:`dpselect.noisy_max._chebyshev_grid`); the scores closer than r0 to y_lo
+(at most 26; r0 <= h) are summed directly.  The y-mesh is refined geometrically above
+y_lo from r0 so that the Chebyshev points' own integrands, singular at distance >= r0
+below y_lo, are resolved.  Proofs of the sectors: the mathematics page, §13.
 """
 
 from __future__ import annotations
