@@ -73,11 +73,15 @@ def test_sectors_are_the_proved_ones():
 @pytest.mark.parametrize("name", list(SCORES))
 @pytest.mark.parametrize("scale", [10.0])
 def test_separated_equals_direct_sum_on_the_same_nodes(law, name, scale):
+    if name == "normal2000" and law.right_sector == math.pi / 2 and not os.environ.get("DPSELECT_SLOW"):
+        pytest.skip("the direct LLN reference over 2000 groups takes ~80 s; set DPSELECT_SLOW=1")
     v, c = _groups(SCORES[name], scale)
     y_lo = mesh.lower_end(v, c, law)
     grid = sep.separated_grid(v, c, law, y_lo)
     if grid is None:
         pytest.skip("path not taken (too few groups per Chebyshev point)")
+    if (~grid.proxied).sum() > 40 and not np.isfinite(law.support[0]):
+        pytest.skip("cut below many scores: the direct LLN reference would take minutes")
     got = noisy_max._group_log_probabilities(v, c, law)
     ref = _direct(v, c, law, y_lo, grid.r0)
     worst = _worst(got, ref)
