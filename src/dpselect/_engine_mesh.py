@@ -17,11 +17,13 @@ __all__ = ["Panels", "nodes", "panels", "half_width", "profile"]
 _NODES_PER_PANEL = 12
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
 _LOG_FLOOR = -750.0
+_LIFT_FLOOR = -60.0  # above the top score the cut drops at most e^-60 P_min (relative 9e-27)
 _BIG = 1.7e308
 _NATS_PER_PANEL = 4.0  # 12-point Gauss-Legendre on e^{c x} over a 4-nat change: error ~3e-17
 _NEGLIGIBLE = 800.0  # below e^-800 of the mode a law's tail is not refined any further
 _NEGLIGIBLE_LOG_CONCAVE = 80.0
 _FAR = 2.0**56  # beyond 2^56 |a_min| all arguments y - a_s agree to relative 2^-56
+_BOUND_GROUPS = 256  # groups in the upper bound on G used to place the lower cut
 
 
 @lru_cache(maxsize=256)
@@ -114,23 +116,43 @@ def _ragged(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(owner.size) - starts
 
 
+def _log_cdf_bound(values: np.ndarray, counts: np.ndarray, noise: Any, ys: np.ndarray) -> np.ndarray:
+    """An upper bound on G(y) = sum_k c_k log F(y - v_k) at every y of ``ys``: exact for at most
+    _BOUND_GROUPS groups; otherwise the top groups exactly and the rest in blocks of consecutive
+    scores, each block's count at its lowest score (log F is nondecreasing)."""
+    K = values.size
+    if K > _BOUND_GROUPS:
+        half = _BOUND_GROUPS // 2
+        starts = np.r_[np.linspace(0, K - half, half, endpoint=False).astype(np.int64), np.arange(K - half, K)]
+        starts = np.unique(starts)
+        values, counts = values[starts], np.add.reduceat(counts, starts)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return counts @ noise.logcdf(ys[None, :] - values[:, None])
+
+
 def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float) -> float:
-    """A y_lo >= -y_far with G(y_lo) <= -750 + L, or -y_far (the closed form covers the rest).
+    """A y_lo >= -y_far with G(y_lo) <= -750 + L (or -60 + L above the top score), or -y_far.
 
     Below y_lo every group's integrand integrates to at most P[max <= y_lo] <= e^{-750 + L},
     L a lower bound on the smallest group probability: with q >= 0 such that
     F(q)^{m-1} >= e^{-1}, P_k >= P[Z_k > q - a_k] F(q)^{m-1}, so L = log sf(q - a_min) - 1.
     The cut is thus relative to the least likely candidate (whose own neighbourhood
-    matters for heavy tails), not absolute.
+    matters for heavy tails), not absolute.  With many candidates the cut may lie above
+    the top score (the maximum of m noises is then never near it): it is searched on
+    (0, q] as well, at G <= -60 + L (each group's dropped mass is at most e^-60 = 9e-27 of
+    its probability).  G is bounded above by :func:`_log_cdf_bound`, so the cuts are safe.
     """
-    lo_support = noise.support[0]
-    if np.isfinite(lo_support):
-        return float(values[-1] + lo_support)
     m = float(counts.sum())
     with np.errstate(all="ignore"):
         q = max(0.0, float(noise.ilogcdf(-1.0 / (m - 1.0))))
         L = min(0.0, float(noise.logsf(q - values[0])) - 1.0)
-        floor = _LOG_FLOOR + L
+    floor = _LOG_FLOOR + L
+    lo_support = noise.support[0]
+    if np.isfinite(floor) and _log_cdf_bound(values, counts, noise, np.zeros(1))[0] <= _LIFT_FLOOR + L:
+        return _lift(values, counts, noise, 0.0, q, L)
+    if np.isfinite(lo_support):
+        return float(values[-1] + lo_support)
+    with np.errstate(all="ignore"):
         far = float(noise.ilogcdf(floor / counts[-1])) if np.isfinite(floor) else -np.inf
     if not far > -y_far:
         far = -y_far
@@ -141,10 +163,39 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
     with np.errstate(over="ignore"):
         pts = np.append(-step * (2.0 ** np.arange(n, 0, -1) - 1.0), 0.0)
     pts = np.concatenate([[far], pts[pts > far]])
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        G = counts @ noise.logcdf(pts[None, :] - values[:, None])
+    G = _log_cdf_bound(values, counts, noise, pts)
     ok = np.nonzero(G <= floor)[0]
     return float(pts[ok[-1]]) if ok.size else far
+
+
+def _lift(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float, q: float, L: float) -> float:
+    """The largest of ``y_lo`` and the points q 2^-j (j < 64), refined by q 2^-j (1 + i/16),
+    in (0, q] where the bound on G is still <= -60 + L (G(q) >= -1: q is never one)."""
+    floor = _LIFT_FLOOR + L
+    if not (q > 0.0 and y_lo >= -1e-12 and np.isfinite(floor)):
+        return y_lo
+    coarse = q * 2.0 ** -np.arange(1.0, 64.0)
+    ok = np.flatnonzero(_log_cdf_bound(values, counts, noise, coarse) <= floor)
+    if not ok.size:
+        return y_lo
+    fine = coarse[ok[0]] * (1.0 + np.arange(1.0, 16.0) / 16.0)
+    good = np.flatnonzero(_log_cdf_bound(values, counts, noise, fine) <= floor)
+    best = float(fine[good[-1]]) if good.size else float(coarse[ok[0]])
+    return max(y_lo, best)
+
+
+def lower_end(values: np.ndarray, counts: np.ndarray, noise: Any) -> float:
+    """The integration's lower end y_lo for these scores (see :func:`_lower_end`)."""
+    return _lower_end(values, counts, noise, _y_far(values))
+
+
+def _n_refine(r0: float, h: float) -> int:
+    """Number of edges r0 (2^j - 1), j = 0, 1, ..., up to the first beyond h."""
+    return int(np.ceil(np.log2(max(h / r0, 1.0) + 1.0))) + 1
+
+
+def _y_far(values: np.ndarray) -> float:
+    return min(_FAR * max(1.0, -float(values[0])), _BIG)
 
 
 class Panels(NamedTuple):
@@ -163,13 +214,14 @@ class Panels(NamedTuple):
     far: np.ndarray
 
 
-def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarray, ...]:
+def nodes(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None,
+          lo_refine: float = 0.0) -> tuple[np.ndarray, ...]:
     """(anchor, offset, log-weight) of every node, and each group's log closed-form far tails.
 
     ``values`` are the distinct finite standardised scores (ascending, max 0),
-    ``counts`` their multiplicities.
+    ``counts`` their multiplicities; ``y_lo``, ``lo_refine``: see :func:`panels`.
     """
-    p = panels(values, counts, noise)
+    p = panels(values, counts, noise, y_lo, lo_refine)
     half = 0.5 * p.right - 0.5 * p.left
     mid = p.left + half
     w = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
@@ -178,18 +230,22 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any) -> tuple[np.ndarra
     return np.repeat(p.anchor, _NODES_PER_PANEL), w, logw, p.far
 
 
-def panels(values: np.ndarray, counts: np.ndarray, noise: Any) -> Panels:
+def panels(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None,
+           lo_refine: float = 0.0) -> Panels:
     """The composite rule's panels (see :class:`Panels`); every score of a kept cluster is
-    a panel edge, so no panel straddles a score."""
+    a panel edge, so no panel straddles a score.  ``y_lo``: the lower end if already
+    computed (:func:`lower_end`); ``lo_refine`` > 0 adds edges y_lo + lo_refine (2^j - 1)
+    up to half the noise width above y_lo (panels resolving a singularity lo_refine below y_lo)."""
     h = 0.5 * float(noise.width)
     spike = refine_start(noise)
     m = float(counts.sum())
-    y_far = y_far_lo = min(_FAR * max(1.0, -float(values[0])), _BIG)
+    y_far = y_far_lo = _y_far(values)
     if getattr(noise, "log_concave", False):  # f(G + y)/f(G) <= f(y)/f(0): beyond 4 ilogsf(-800), < e^-800
         with np.errstate(all="ignore"):
             tail = 4.0 * max(1.0, float(np.nan_to_num(noise.ilogsf(-_NEGLIGIBLE), nan=_BIG, posinf=_BIG)))
         y_far = min(y_far, tail)
-    y_lo = _lower_end(values, counts, noise, y_far_lo)
+    if y_lo is None:
+        y_lo = _lower_end(values, counts, noise, y_far_lo)
     # clusters of scores with gaps <= 4h share an anchor (their top score)
     brk = np.flatnonzero(np.diff(values) > 4.0 * h)
     first = np.concatenate([[0], brk + 1])
@@ -221,6 +277,8 @@ def panels(values: np.ndarray, counts: np.ndarray, noise: Any) -> Panels:
     # otherwise every score is a breakpoint; spiky laws also refine geometrically around each score
     cl, j = _ragged(last - first + 1)
     local = values[first[cl] + j] - b[cl]
+    near = local + h > y_lo - b[cl]  # the other scores' edges would all be clipped to y_lo
+    cl, local = cl[near], local[near]
     if strip <= 0:
         add(cl, local)
     if spike < h and strip <= 0:
@@ -235,6 +293,9 @@ def panels(values: np.ndarray, counts: np.ndarray, noise: Any) -> Panels:
         add(c, base[c] + side * prof[j])
         ok = lim > 0
         add(np.flatnonzero(ok), base[ok] + side * lim[ok])
+    if lo_refine > 0 and C:  # the lowest kept cluster's cell starts at y_lo
+        add(np.zeros(_n_refine(lo_refine, h), dtype=np.int64),
+            (y_lo - b[0]) + lo_refine * (2.0 ** np.arange(_n_refine(lo_refine, h)) - 1.0))
     cid = np.concatenate(pieces_c)
     e = np.concatenate(pieces_e)
     lo_b, hi_b = np.maximum((a - b) - llim, y_lo - b), rlim  # clip everything to each cluster's cell

@@ -53,6 +53,10 @@ class NoiseDistribution(ABC):
     analytic_strip: ClassVar[float] = 0.0
     #: kappa with P[|Z| > z] ~ z^-kappa (inf for tails lighter than every power).
     tail_exponent: ClassVar[float] = _INF
+    #: theta > 0 if the density and log-CDF are analytic on the sector {z != 0: |arg z| < theta}
+    #: (0: not declared): scores far below the integration range are then replaced by
+    #: Chebyshev points (quadrature, mathematics §13).
+    right_sector: ClassVar[float] = 0.0
 
     @abstractmethod
     def _logpdf(self, z: Array) -> Array: ...
@@ -177,6 +181,8 @@ class _Symmetric(NoiseDistribution):
     """
 
     symmetric: ClassVar[bool] = True
+    #: :attr:`NoiseDistribution.right_sector` of the folded law |Z| (density 2h, cdf 2F - 1).
+    fold_sector: ClassVar[float] = 0.0
 
     @abstractmethod
     def _fold_logpdf(self, a: Array) -> Array: ...
@@ -304,6 +310,10 @@ class OneSided(NoiseDistribution):
     @property
     def tail_exponent(self) -> float:  # type: ignore[override]
         return self.parent.tail_exponent
+
+    @property
+    def right_sector(self) -> float:  # type: ignore[override]
+        return self.parent.fold_sector
 
     @property
     def shift_constant(self) -> float | None:  # type: ignore[override]

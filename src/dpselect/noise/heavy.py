@@ -96,6 +96,13 @@ class StudentT(_Symmetric):
         return math.sqrt(self.df)
 
     @property
+    def fold_sector(self) -> float:  # type: ignore[override]
+        """min(pi/4, pi/(2(d+1))): for |arg z| < pi/4, Re(1 + z^2/d) > 0, so h is analytic, and
+        |arg h(u z)| < (d+1)|arg z| < pi/2 for u in [0, 1], so the folded cdf
+        2 z int_0^1 h(u z) du has no zero but z = 0 (mathematics §13)."""
+        return min(math.pi / 4.0, math.pi / (2.0 * (self.df + 1.0)))
+
+    @property
     def shift_constant(self) -> float:  # type: ignore[override]
         return (self.df + 1) / (2.0 * math.sqrt(self.df))
 
@@ -152,6 +159,13 @@ class PolynomialTail(_Symmetric):
     def analytic_strip(self) -> float:  # type: ignore[override]
         """For even gamma the nearest zero of 1 + z^gamma is at |Im z| = sin(pi/gamma); 0 otherwise."""
         return math.sin(math.pi / self.gamma) if self.analytic_mode else 0.0
+
+    @property
+    def fold_sector(self) -> float:  # type: ignore[override]
+        """pi/(2 gamma): there Re(1 + (u z)^gamma) > 1 for u in [0, 1], so the density's poles
+        (z^gamma = -1, |arg z| = pi/gamma) stay outside and the folded cdf
+        2 c z int_0^1 du/(1 + (u z)^gamma) has no zero but z = 0 (mathematics §13)."""
+        return math.pi / (2.0 * self.gamma)
 
     @property
     def c_gamma(self) -> float:

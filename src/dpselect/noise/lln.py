@@ -50,6 +50,11 @@ class LaplaceLogNormal(_Symmetric):
 
     sigma: float
     analytic_mode: ClassVar[bool] = False
+    #: With t = e^{-sigma Y}: f(z) = E[t e^{-z t}]/2 and 1 - F(z) = E[e^{-z t}]/2 (z > 0) are
+    #: Laplace transforms of a law with all moments, analytic on Re z > 0, where
+    #: |E[e^{-z t}]| < 1, so F and the folded cdf 1 - E[e^{-z t}] have no zero there.
+    right_sector: ClassVar[float] = math.pi / 2.0
+    fold_sector: ClassVar[float] = math.pi / 2.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
