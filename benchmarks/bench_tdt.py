@@ -28,7 +28,7 @@ import numpy as np
 
 from _timing import median_time
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._sensitivity import beta_max_unchecked
+from dpselect.apps.genomics._beta_max import beta_max_unchecked
 from dpselect.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 

@@ -18,7 +18,7 @@ import pytest
 
 from dpselect.apps.genomics import _distance as tdt_distance
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._sensitivity import beta_max_unchecked
+from dpselect.apps.genomics._beta_max import beta_max_unchecked
 from dpselect.sensitivity import (
     distance_to_instability_bound,
     thm4_beta_max,

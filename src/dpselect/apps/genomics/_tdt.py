@@ -52,11 +52,10 @@ from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
+from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._sensitivity import (
     MOVES,
-    beta_max,
-    beta_max_unchecked,
     check_bound,
     check_n,
     check_tables,
@@ -68,7 +67,6 @@ from ._sensitivity import (
     hex_distance,
     lemma2_region,
     local_sensitivity,
-    smooth_upper_bound,
     table_distance,
     tdt_statistic,
     unstable_distance,
