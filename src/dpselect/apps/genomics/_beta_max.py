@@ -77,11 +77,9 @@ def _dist_fn(n: int, bound: str, threshold: float) -> Callable[[np.ndarray, np.n
     return lambda b, c: unstable_dist(b, c, n, threshold)
 
 
-def _ratios(b: np.ndarray, c: np.ndarray, n: int, gs: float,
-            dist_fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+def _ratios(b: np.ndarray, c: np.ndarray, n: int, gs: float, dist: np.ndarray) -> np.ndarray:
     """f = max(ln(GS/LS), 0) / dist of each state, +inf where LS = 0 or dist = 0 (no constraint)."""
     ls = exact_local_sensitivity(b, c, n)
-    dist = dist_fn(b, c)
     keep = (dist > 0) & (ls > 0)
     out = np.full(b.shape, np.inf)
     out[keep] = np.maximum(np.log(gs / ls[keep]), 0.0) / dist[keep]
@@ -103,40 +101,43 @@ def beta_max_scan(n: int, bound: str, threshold: float) -> float:
     """The theorems' minimum over every state, O(N^2): the reference for :func:`beta_max_unchecked`."""
     gs = global_sensitivity(n)
     dist_fn = _dist_fn(n, bound, threshold)
-    return min(float(_ratios(b, c, n, gs, dist_fn).min()) for b, c in _state_blocks(n))
+    return min(float(_ratios(b, c, n, gs, dist_fn(b, c)).min()) for b, c in _state_blocks(n))
 
 
 # ---------------------------------------------------------------------------
 # branch and bound
 # ---------------------------------------------------------------------------
 
+_DB = np.array([m[0] for m in MOVES], dtype=np.int64)
+_DC = np.array([m[1] for m in MOVES], dtype=np.int64)
+_DD = (_DB - _DC).astype(np.float64)  # change of d = b - c
+_DS = _DB + _DC  # change of s = b + c
+_VERTEX = np.divide(_DD, _DS, out=np.zeros(_DD.size), where=_DS != 0)  # r maximising |q| inside, if any
+
+
 def _ls_upper(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n: int) -> np.ndarray:
-    """Upper bound on LS over each block's states (+inf where the block reaches b + c < _MIN_S)."""
-    s_lo = b0 + c0
-    s_hi = np.minimum(b1 + c1, 2 * n)
-    small = s_lo < _MIN_S
+    """Upper bound on LS over each block's states (+inf where the block reaches b + c < _MIN_S).
+
+    Blocks along axis 0, the 18 moves along axis 1: |q(r, 1/s)| at r in {r_lo, r_hi,
+    vertex} and 1/s in {1/s_hi, 1/s_lo}, times max s/(s + Ds), for the moves legal
+    somewhere in the block.
+    """
+    s_lo = (b0 + c0)[:, None]
+    s_hi = np.minimum(b1 + c1, 2 * n)[:, None]
     s_lo_f = np.maximum(s_lo, _MIN_S).astype(np.float64)
     s_hi_f = np.maximum(s_hi, _MIN_S).astype(np.float64)
-    r_lo = (b0 - c1) / np.maximum(b0 + c1, 1)
-    r_hi = (b1 - c0) / np.maximum(b1 + c0, 1)
-    inv_s = (1.0 / s_lo_f, 1.0 / s_hi_f)
-    out = np.zeros(b0.shape)
-    for db, dc in MOVES:
-        dd, ds = db - dc, db + dc
-        possible = (b1 + db >= 0) & (c1 + dc >= 0) & (s_lo + ds <= 2 * n)
-        rs = [r_lo, r_hi] + ([np.clip(dd / ds, r_lo, r_hi)] if ds else [])
-        q_max = np.zeros(b0.shape)
-        for r in rs:
-            for u in inv_s:
-                np.maximum(q_max, np.abs(2.0 * dd * r - ds * r * r + dd * dd * u), out=q_max)
-        if ds > 0:
-            rho = s_hi_f / (s_hi_f + ds)
-        elif ds < 0:
-            rho = s_lo_f / (s_lo_f + ds)
-        else:
-            rho = np.ones(b0.shape)
-        np.maximum(out, np.where(possible, q_max * rho, 0.0), out=out)
-    out[small] = np.inf
+    r_lo = ((b0 - c1) / np.maximum(b0 + c1, 1))[:, None]
+    r_hi = ((b1 - c0) / np.maximum(b1 + c0, 1))[:, None]
+    vertex = np.where(_DS != 0, np.clip(_VERTEX, r_lo, r_hi), r_lo)
+    q_max = np.zeros((b0.size, _DD.size))
+    for r in (r_lo, r_hi, vertex):
+        lin = 2.0 * _DD * r - _DS * r * r
+        for s_f in (s_lo_f, s_hi_f):
+            np.maximum(q_max, np.abs(lin + _DD * _DD / s_f), out=q_max)
+    rho = np.where(_DS > 0, s_hi_f / (s_hi_f + _DS), np.where(_DS < 0, s_lo_f / (s_lo_f + _DS), 1.0))
+    possible = ((b1[:, None] + _DB >= 0) & (c1[:, None] + _DC >= 0) & (s_lo + _DS <= 2 * n))
+    out = np.where(possible, q_max * rho, 0.0).max(axis=1, initial=0.0)
+    out[s_lo[:, 0] < _MIN_S] = np.inf
     return out
 
 
@@ -184,14 +185,15 @@ def block_lower_bounds(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.nd
     pc = np.minimum((c0 + c1) // 2, top - pb)
     s_hi = np.minimum(b1 + c1, top)
     reach = np.maximum.reduce([b1 - pb, pb - b0, c1 - pc, pc - c0, s_hi - pb - pc, pb + pc - b0 - c0])
-    dist_hi = dist_fn(pb, pc) + (reach + 1) // 2
+    dist_p = dist_fn(pb, pc)
+    dist_hi = dist_p + (reach + 1) // 2
     ls_hi = _ls_upper(b0, b1, c0, c1, n)
     if bound == "thm5":  # only states outside U = {LS > T} count, and there LS <= T
         np.minimum(ls_hi, threshold, out=ls_hi)
     ls_hi *= 1.0 + _margin(n)
     with np.errstate(divide="ignore"):
         lower = np.where(dist_hi > 0, np.maximum(np.log(gs / ls_hi), 0.0) / np.maximum(dist_hi, 1), np.inf)
-    return lower, _ratios(pb, pc, n, gs, dist_fn)
+    return lower, _ratios(pb, pc, n, gs, dist_p)
 
 
 def beta_max_branch_and_bound(n: int, bound: str, threshold: float) -> float:
@@ -213,7 +215,7 @@ def beta_max_branch_and_bound(n: int, bound: str, threshold: float) -> float:
         leaf = live & (b1 - b0 < _LEAF) & (c1 - c0 < _LEAF)
         if leaf.any():
             lb, lc = _leaf_states(b0[leaf], b1[leaf], c0[leaf], c1[leaf], n)
-            best = min(best, float(_ratios(lb, lc, n, gs, dist_fn).min()))
+            best = min(best, float(_ratios(lb, lc, n, gs, dist_fn(lb, lc)).min()))
         split = live & ~leaf
         nb0, nb1, pi = _split(b0[split], b1[split])
         nc0, nc1, pj = _split(c0[split][pi], c1[split][pi])
