@@ -50,6 +50,7 @@ import numpy as np
 from ..._validation import check_positive
 from ...sensitivity import distance_to_instability_bound
 from ._sensitivity import (
+    EXACT_LS_MAX_N,
     MOVES,
     check_bound,
     check_n,
@@ -69,6 +70,10 @@ _SCAN_BLOCK = 1 << 20
 #: Branch and bound: blocks at most this many states wide in b and in c are evaluated exactly.
 _LEAF = 8
 
+#: Unit roundoff of float64 and the absolute slack taken off each float ln(GS/LS) (> 8 u + rounding).
+_UNIT_ROUNDOFF = 2.0**-53
+_LOG_ROUNDING = 4e-15
+
 #: Smallest b + c at which the block bound on LS is used (moves from s <= 2 may reach (0, 0)).
 _MIN_S = 3
 
@@ -80,11 +85,22 @@ def _dist_fn(n: int, bound: str, threshold: float) -> Callable[[np.ndarray, np.n
 
 
 def _ratios(b: np.ndarray, c: np.ndarray, n: int, gs: float, dist: np.ndarray) -> np.ndarray:
-    """f = max(ln(GS/LS), 0) / dist of each state, +inf where LS = 0 or dist = 0 (no constraint)."""
+    """f = max(ln(GS/LS), 0) / dist of each state, rounded down; +inf where LS = 0 or dist = 0 (no constraint).
+
+    The float ln(GS/LS) is within a few units in the last place of the exact
+    value (LS = num/den of int64 integers, GS = 8(N-1)/N, one division, one
+    log), i.e. within 8 u + 2 u |ln| (u = 2^-53); it is lowered by more than
+    that, so f never exceeds the exact ratio (it matters for Thm 4, whose
+    minimiser has GS/LS = 1 + 1/(2N^2 - 3N)).
+    """
     ls = exact_local_sensitivity(b, c, n)
     keep = (dist > 0) & (ls > 0)
+    ls = ls[keep]
     out = np.full(b.shape, np.inf)
-    out[keep] = np.maximum(np.log(gs / ls[keep]), 0.0) / dist[keep]
+    log_ratio = np.log(gs / ls) * (1.0 - 1e-14) - _LOG_ROUNDING
+    if n > EXACT_LS_MAX_N:  # LS is a float difference of chi2 values <= 2N
+        log_ratio -= 16.0 * n * _UNIT_ROUNDOFF / ls
+    out[keep] = np.maximum(log_ratio, 0.0) / dist[keep]
     return out
 
 
@@ -144,7 +160,8 @@ def _ls_upper(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n:
 
 
 def _margin(n: int) -> float:
-    """Relative slack on LS_hi covering float error in the bound and in the exact LS (float for N > 500000)."""
+    """Relative slack on LS_hi: covers the float error of the bound and the rounding-down of f in _ratios
+    (for N <= EXACT_LS_MAX_N; above, the result is still a lower bound of the scan's minimum)."""
     return max(1e-12, 1e-15 * n)
 
 

@@ -164,10 +164,14 @@ def _move_fractions(b: np.ndarray, c: np.ndarray, n: int) -> Iterator[tuple[np.n
         yield valid, np.abs(p1 * (np.maximum(b2 + c2, 1)) - (b2 - c2) ** 2 * q1), q1 * np.maximum(b2 + c2, 1)
 
 
+#: Largest N whose LS is a quotient of exact int64 integers (above: float chi2 differences).
+EXACT_LS_MAX_N = 500_000
+
+
 def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
-    """LS of validated tables from exact integer fractions (float chi2 differences for N > 500000)."""
+    """LS of validated tables from exact integer fractions (float chi2 differences for N > EXACT_LS_MAX_N)."""
     ls = np.zeros(b.shape, dtype=np.float64)
-    if n <= 500_000:  # p q <= 8 N^3 fits in int64
+    if n <= EXACT_LS_MAX_N:  # p q <= 8 N^3 fits in int64
         for valid, num, den in _move_fractions(b, c, n):
             np.maximum(ls, np.where(valid, num / den, 0.0), out=ls)
         return ls
