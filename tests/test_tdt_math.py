@@ -666,6 +666,13 @@ def test_beta_max_is_not_the_top_rows_band_at_n201_t7_5():
                          201)
 
 
+def test_beta_max_thm4_refused_where_float_cannot_certify_it():
+    # N > 500000: LS is a float chi2 difference, whose error exceeds ln(GS/LS) ~ 1/(2N^2) at the minimiser
+    with pytest.raises(ValueError, match="bound='thm4' at n_families=1000000: no beta > 0"):
+        tdt.beta_max(10**6, "thm4")
+    assert 0 < tdt.beta_max(10**5, "thm4") < 1 / (2 * 10**10 - 3 * 10**5)  # the exact minimum, from below
+
+
 def _random_blocks(n: int, rng, count: int):
     top = 2 * n
     b0 = rng.integers(0, top + 1, size=count)

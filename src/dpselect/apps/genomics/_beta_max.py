@@ -244,8 +244,18 @@ def beta_max_branch_and_bound(n: int, bound: str, threshold: float) -> float:
 
 @functools.lru_cache(maxsize=64)
 def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
-    """beta_max of validated arguments by branch and bound (equal to :func:`beta_max_scan`), cached."""
-    return beta_max_branch_and_bound(n, bound, threshold)
+    """beta_max of validated arguments by branch and bound (equal to :func:`beta_max_scan`), cached.
+
+    ValueError if no beta > 0 is certified (Thm 4 above N = EXACT_LS_MAX_N, where
+    ln(GS/LS) ~ 1/(2N^2) is below the error of the float LS).
+    """
+    value = beta_max_branch_and_bound(n, bound, threshold)
+    if not value > 0:
+        raise ValueError(
+            f"bound={bound!r} at n_families={n}: no beta > 0 can be certified in float64 (the Thm 4 beta_max "
+            f"is about 1/(2N^2) and LS is a float difference above N = {EXACT_LS_MAX_N}); use bound='thm5'"
+        )
+    return value
 
 
 def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> float:
@@ -280,7 +290,13 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     Returns
     -------
     float
-        beta_max.
+        beta_max (never above the exact minimum: each float ratio is rounded down).
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, or for thm4 when no beta > 0 can be certified in
+        float64 (N > 500,000, where ln(GS/LS) ~ 1/(2N^2) is below the error of LS).
 
     References
     ----------
