@@ -12,23 +12,27 @@ Prints, side by side in one run (median wall time):
 * ``select_top_snps`` (k = 10) at N = 500, m = 10^6, and next to
   ``select_top_snp`` at N = 10^4 with m = 2 * 10^4 and m = 10^6 (CPU time,
   min of 3; target: top-10 <= 3 x top-1);
-* SPS (``mechanism="sps", utility="chi2"``) at N = 10^4 (its beta_max from
-  the top rows, then cached);
-* the one-off Theorem 4 / 5 ``beta_max`` scan (cached per N; only the SPS
-  baseline needs it) and one SPS selection at N = 150, m = 10^6.
+* SPS (``mechanism="sps", utility="chi2"``) at N = 10^4, m = 2 * 10^4, CPU
+  including the one-off ``beta_max`` (cache cleared; target: seconds);
+* the one-off Theorem 4 / 5 ``beta_max`` by branch and bound (CPU, cache
+  cleared) at N = 2,000, 10^4 and 10^5, next to the full O(N^2) scan at
+  N = 2,000, and one SPS selection at N = 150, m = 10^6.
+
+``python benchmarks/bench_tdt.py --beta-max`` prints the beta_max / SPS rows only.
 Panels are ``dpselect.datasets.simulate_tdt`` with 10 SNPs given a
 transmission distortion (a realistic "a few causal SNPs" panel).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
 from _timing import median_time
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._sensitivity import beta_max_unchecked
+from dpselect.apps.genomics._beta_max import beta_max_scan, beta_max_unchecked
 from dpselect.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 
@@ -60,7 +64,41 @@ def _cpu(fn: object, repeat: int = 3) -> float:
     return best
 
 
+def _sps_n1e4(bs: np.ndarray, cs: np.ndarray, rng: np.random.Generator) -> None:
+    beta_max_unchecked.cache_clear()  # include the one-off beta_max
+    tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)
+
+
+def beta_max_rows(rng: np.random.Generator) -> None:
+    """beta_max by branch and bound (CPU, cache cleared, least of 3) and SPS at N = 1e4."""
+    for n in (2000, 10**4, 10**5):
+        for bound, t in (("thm5", 6.0), ("thm5", 7.5), ("thm4", 0.0)):
+            def run(n: int = n, bound: str = bound, t: float = t) -> None:
+                beta_max_unchecked.cache_clear()
+                beta_max_unchecked(n, bound, t)
+            _row(f"beta_max({bound}{', T = ' + format(t, 'g') if bound == 'thm5' else ''}), N = {n} "
+                 "(branch and bound, CPU)", _cpu(run))
+    for bound, t in (("thm5", 6.0), ("thm4", 0.0)):
+        t0 = time.process_time()
+        beta_max_scan(2000, bound, t)
+        full = time.process_time() - t0
+        beta_max_unchecked.cache_clear()
+        t0 = time.process_time()
+        beta_max_unchecked(2000, bound, t)
+        fast = time.process_time() - t0
+        print(f"{'  full O(N^2) scan, N = 2000, ' + bound + ' (CPU)':<62}{full:>10.3f} s: {full / fast:.0f}x the "
+              "branch and bound")
+    bs, cs = _panel(2 * 10**4, 10**4, rng)
+    _row("SPS select_top_snp, N = 1e4, m = 2e4, incl. beta_max (CPU)", _cpu(lambda: _sps_n1e4(bs, cs, rng)))
+    beta_max_unchecked(10**4, "thm5", 6.0)
+    _row("  the same, beta_max cached (CPU)",
+         _cpu(lambda: tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)))
+
+
 def main() -> None:
+    if "--beta-max" in sys.argv:
+        beta_max_rows(np.random.default_rng(0))
+        return
     rng = np.random.default_rng(0)
     b, c = _panel(10**6, 500, rng)
     em = ExponentialMechanism(EPSILON)
@@ -81,20 +119,10 @@ def main() -> None:
         ten = _cpu(lambda: tdt.select_top_snps(bk, ck, 10**4, EPSILON, 10, rng=rng))
         print(f"{'top-10 vs top-1 (PF, distance), N = 1e4, m = ' + format(m, '.0e'):<62}{ten:>10.3f} s CPU vs "
               f"{one:.3f} s: {ten / one:.2f}x (target <= 3x: {'met' if ten <= 3 * one else 'NOT met'})")
-    beta_max_unchecked.cache_clear()
-    bs, cs = _panel(2 * 10**4, 10**4, rng)
-    t0 = time.process_time()
-    tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)
-    _row("SPS select_top_snp, N = 1e4, m = 2e4, incl. the beta_max scan (CPU)", time.process_time() - t0)
     b4, c4 = _panel(10**5, 10**4, rng)
     _row("ND-PF select_top_snp, m = 1e5, N = 1e4",
          median_time(lambda: tdt.select_top_snp(b4, c4, 10**4, EPSILON, rng=rng), 3), 10.0)
-    for n in (150, 500, 10**4):
-        for bound in ("thm5", "thm4"):
-            beta_max_unchecked.cache_clear()
-            t0 = time.perf_counter()
-            tdt.beta_max(n, bound)
-            _row(f"one-off beta_max({bound}) scan, N = {n} (cached afterwards)", time.perf_counter() - t0)
+    beta_max_rows(rng)
     b1, c1 = _panel(10**6, 150, rng)
     sps = SmoothPrivateSelection(EPSILON)
     _row("SPS (Thm 5) select_top_snp, m = 1e6, N = 150",

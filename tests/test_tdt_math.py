@@ -18,7 +18,6 @@ import pytest
 
 from dpselect.apps.genomics import _distance as tdt_distance
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._sensitivity import beta_max_unchecked
 from dpselect.sensitivity import (
     distance_to_instability_bound,
     thm4_beta_max,
@@ -459,6 +458,11 @@ def _check_smooth_bound(n: int, sb, sc, ls, dist, bound: str, t: float = 6.0) ->
     assert (gs * np.exp(-beta * (1 + 1e-6) * dist) < ls).any(), (bound, t, n)
 
 
+def _assert_rounded_down(got: float, naive: float, what) -> None:
+    """beta_max is the float ln(GS/LS)/dist minimum lowered by a few ulps of the logarithm (never above)."""
+    assert naive * (1 - 1e-6) <= got <= naive, (what, got, naive)
+
+
 def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=None):
     sb, sc = _state_arrays(n)
     gs = tdt.global_sensitivity(n)
@@ -469,7 +473,7 @@ def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=Non
     if sample is None:
         _assert_states_equal("LS", n, sb, sc, tdt.local_sensitivity(sb, sc, n), ls)
         ls_g = np.where(in_g, gs, ls)
-        assert tdt.beta_max(n, "thm4") == thm4_beta_max(gs, ls_g, gd), n
+        _assert_rounded_down(tdt.beta_max(n, "thm4"), thm4_beta_max(gs, ls_g, gd), n)
         _check_smooth_bound(n, sb, sc, ls, gd, "thm4")
     for num_t, den_t in thresholds:
         t = num_t / den_t
@@ -480,7 +484,7 @@ def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=Non
         got = tdt.unstable_distance(sb[idx], sc[idx], n, threshold=t)
         _assert_states_equal(f"ud (T = {t})", n, sb[idx], sc[idx], got, ud[idx])
         if sample is None:
-            assert tdt.beta_max(n, "thm5", t) == thm5_beta_max(gs, ls, ud), (n, t)
+            _assert_rounded_down(tdt.beta_max(n, "thm5", t), thm5_beta_max(gs, ls, ud), (n, t))
             _check_smooth_bound(n, sb, sc, ls, ud, "thm5", t)
 
 
@@ -629,32 +633,109 @@ def test_neighbour_distances_large_panel_and_validation():
         tdt.neighbour_distances([6], [5], 5)
 
 
-def _beta_max_ns():
+# ---------------------------------------------------------------------------
+# beta_max by branch and bound == the full scan (docs/mathematics.md §4.4)
+# ---------------------------------------------------------------------------
+
+def _bb_configs(n: int):
+    """(bound, T) pairs valid at N: Thm 4 and Thm 5 at T = 6, 6.5, 7.5 where T < GS."""
+    gs = tdt.global_sensitivity(n)
+    return [("thm4", 0.0)] + [("thm5", t) for t in (6.0, 6.5, 7.5) if t < gs]
+
+
+def test_beta_max_branch_and_bound_equals_the_full_scan_every_n_to_150():
+    from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
+
+    for n in range(1, 151):
+        for bound, t in _bb_configs(n):
+            if t == 6.5 and n % 25:
+                continue
+            assert beta_max_branch_and_bound(n, bound, t) == beta_max_scan(n, bound, t), (n, bound, t)
+
+
+def test_beta_max_is_not_the_top_rows_band_at_n201_t7_5():
+    # the old 16-row band gave 0.014267 here, above the true minimum: beta_max must be the scan's value
+    from dpselect.apps.genomics._beta_max import beta_max_scan
+
+    full = beta_max_scan(201, "thm5", 7.5)
+    assert tdt.beta_max(201, "thm5", 7.5) == full < 0.014267
+    # the full scan against the generic Thm 5 helper on every state (independent assembly of LS and ud)
+    sb, sc = _state_arrays(201)
+    ls = tdt.local_sensitivity(sb, sc, 201)
+    _assert_rounded_down(full, thm5_beta_max(tdt.global_sensitivity(201), ls, tdt.unstable_distance(sb, sc, 201, 7.5)),
+                         201)
+
+
+def test_beta_max_thm4_refused_where_float_cannot_certify_it():
+    # N > 500000: LS is a float chi2 difference, whose error exceeds ln(GS/LS) ~ 1/(2N^2) at the minimiser
+    with pytest.raises(ValueError, match="bound='thm4' at n_families=1000000: no beta > 0"):
+        tdt.beta_max(10**6, "thm4")
+    assert 0 < tdt.beta_max(10**5, "thm4") < 1 / (2 * 10**10 - 3 * 10**5)  # the exact minimum, from below
+
+
+def _random_blocks(n: int, rng, count: int):
+    top = 2 * n
+    b0 = rng.integers(0, top + 1, size=count)
+    c0 = (rng.random(count) * (top + 1 - b0)).astype(np.int64)
+    wb = rng.integers(1, 40, size=count)
+    wc = rng.integers(1, 40, size=count)
+    return b0, np.minimum(b0 + wb - 1, top), c0, np.minimum(c0 + wc - 1, top)
+
+
+@pytest.mark.parametrize("n", [7, 40, 333])
+def test_block_lower_bounds_are_lower_bounds(n):
+    """Each block's bound <= f at every state of the block (exact LS and distances), and the
+    bound's ingredient LS_hi >= LS holds."""
+    from dpselect.apps.genomics._beta_max import _leaf_states, _ls_upper, _margin, _ratios, block_lower_bounds
+
+    rng = np.random.default_rng(n)
+    gs = tdt.global_sensitivity(n)
+    b0, b1, c0, c1 = _random_blocks(n, rng, 150)
+    for bound, t in _bb_configs(n):
+        lower, _ = block_lower_bounds(b0, b1, c0, c1, n, bound, t)
+        ls_hi = _ls_upper(b0, b1, c0, c1, n)
+        for i in range(b0.size):
+            sb, sc = _leaf_states(b0[i:i + 1], b1[i:i + 1], c0[i:i + 1], c1[i:i + 1], n)
+            dist = tdt.gs_distance(sb, sc, n) if bound == "thm4" else tdt.unstable_distance(sb, sc, n, t)
+            f = _ratios(sb, sc, n, gs, dist)
+            assert lower[i] <= f.min(), (n, bound, t, b0[i], b1[i], c0[i], c1[i])
+            # the raw bound may sit one ulp below LS (float): the margin used by the search covers it
+            assert ls_hi[i] * (1 + _margin(n)) >= tdt.local_sensitivity(sb, sc, n).max(), (n, b0[i], c0[i])
+
+
+def test_branch_and_bound_catches_an_unsound_block_bound(monkeypatch):
+    """Negative control: an LS bound 20 % too small (no longer an upper bound) is caught by the
+    block test's check and makes the branch and bound drop blocks holding the minimum."""
+    from dpselect.apps.genomics import _beta_max as bm
+
+    sound = bm._ls_upper
+    monkeypatch.setattr(bm, "_ls_upper", lambda *args: 0.8 * sound(*args))
+    b0, b1, c0, c1 = _random_blocks(40, np.random.default_rng(40), 150)
+    sb, sc = _state_arrays(40)
+    ls = tdt.local_sensitivity(sb, sc, 40)
+    too_small = [i for i in range(b0.size)
+                 if bm._ls_upper(b0[i:i + 1], b1[i:i + 1], c0[i:i + 1], c1[i:i + 1], 40)[0]
+                 < ls[(sb >= b0[i]) & (sb <= b1[i]) & (sc >= c0[i]) & (sc <= c1[i])].max()]
+    assert too_small
+    wrong = [(n, bound, t) for n in (60, 120, 201) for bound, t in (("thm4", 0.0), ("thm5", 7.5))
+             if bm.beta_max_branch_and_bound(n, bound, t) > bm.beta_max_scan(n, bound, t)]
+    assert len(wrong) >= 4, wrong
+
+
+def _slow_bb_ns():
     import os
 
     if os.environ.get("DPSELECT_BETA_MAX_ALL"):
-        return list(range(1, 2001))
-    return list(range(195, 241)) + list(range(300, 2001, 170))
+        return list(range(151, 2001))
+    return list(range(151, 401)) + list(range(410, 1001, 30)) + [1500, 2000]
 
 
 @pytest.mark.slow
-def test_beta_max_top_rows_equal_the_full_scan():
-    """beta_max above N = 200 scans the top 16 rows only; the full O(N^2) scan agrees exactly (docs/mathematics.md)."""
-    from dpselect.apps.genomics._sensitivity import FULL_SCAN_MAX_N, beta_max_scan
+def test_beta_max_branch_and_bound_equals_the_full_scan_more_n():
+    """151 <= N <= 400, every 30th N to 1,000, N = 1,500 and 2,000 (every N <= 2,000 with
+    DPSELECT_BETA_MAX_ALL=1, hours); benchmarks/verify_beta_max.py is the same check as a script."""
+    from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
 
-    for n in _beta_max_ns():
-        for bound, t in (("thm4", 0.0), ("thm5", 6.0)):
-            full = beta_max_scan(n, bound, t)
-            assert beta_max_scan(n, bound, t, rows=16) == full, (n, bound)
-            if n > FULL_SCAN_MAX_N:
-                assert beta_max_unchecked(n, bound, t) == full
-
-
-def test_beta_max_band_needs_the_full_scan_at_small_n():
-    # below N = 23 the Thm 5 minimum lies deep inside the triangle: the library scans every state there
-    from dpselect.apps.genomics._sensitivity import beta_max_scan
-
-    full = beta_max_scan(15, "thm5", 6.0)
-    assert beta_max_scan(15, "thm5", 6.0, rows=16) > full == beta_max_unchecked(15, "thm5", 6.0)
-    assert beta_max_scan(250, "thm5", 6.0, rows=3) == beta_max_unchecked(250, "thm5", 6.0)
-    assert beta_max_scan(250, "thm4", 0.0, rows=2) == beta_max_unchecked(250, "thm4", 0.0)
+    for n in _slow_bb_ns():
+        for bound, t in _bb_configs(n):
+            assert beta_max_branch_and_bound(n, bound, t) == beta_max_scan(n, bound, t), (n, bound, t)

@@ -26,18 +26,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._beta_max import beta_max, smooth_upper_bound
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._plink import transmission_counts
 from ._release import release_mechanism, release_statistic, select_and_release
 from ._sensitivity import (
     MOVES,
-    beta_max,
     global_sensitivity,
     gs_distance,
     lemma2_region,
     local_sensitivity,
-    smooth_upper_bound,
     table_distance,
     tdt_statistic,
     unstable_distance,

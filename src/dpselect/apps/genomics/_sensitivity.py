@@ -23,11 +23,8 @@ Closed forms (no state-space table, no breadth-first search):
   a point of it; the hexagon's maximum of the linear form sits at an integer
   vertex (all edges are b, c or b + c = integer), found greedily, and k by
   bisection: O(log N) per table, vectorised.
-* ``beta_max`` (a number per N, not per SNP): the theorems' minimum over the
-  states, from the closed forms above: every state is scanned (O(N^2),
-  streamed row block by row block), cached per (N, bound, T).  A scan of
-  the top rows only is available (``beta_max_scan(rows=...)``) but is not
-  used: it is not proven, and at N = 201, T = 7.5 it overstates beta_max.
+* ``beta_max`` and the smooth upper bounds built on these closed forms are in
+  :mod:`._beta_max`.
 
 Every closed form is checked against breadth-first search on the move graph
 for every state at N <= 300 in ``tests/test_tdt_math.py``.
@@ -36,14 +33,12 @@ for every state at N <= 300 in ``tests/test_tdt_math.py``.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..._validation import check_counts, check_int, check_positive
-from ...sensitivity import distance_to_instability_bound
 
 __all__ = [
     "MOVES",
@@ -54,8 +49,6 @@ __all__ = [
     "lemma2_region",
     "gs_distance",
     "unstable_distance",
-    "beta_max",
-    "smooth_upper_bound",
 ]
 
 #: The 18 non-zero table-level moves (db, dc) of one family replacement.
@@ -67,13 +60,6 @@ MOVES: tuple[tuple[int, int], ...] = tuple(
 MIN_THRESHOLD = 6.0
 
 _BOUNDS = ("thm4", "thm5")
-
-#: States processed at once by the beta_max scan.
-_SCAN_BLOCK = 1 << 20
-
-#: Experimental top-rows scan (not used for guarantees): N above which tests compare it with the full scan.
-FULL_SCAN_MAX_N = 200
-_BAND_ROWS = 16
 
 
 # ---------------------------------------------------------------------------
@@ -178,10 +164,14 @@ def _move_fractions(b: np.ndarray, c: np.ndarray, n: int) -> Iterator[tuple[np.n
         yield valid, np.abs(p1 * (np.maximum(b2 + c2, 1)) - (b2 - c2) ** 2 * q1), q1 * np.maximum(b2 + c2, 1)
 
 
+#: Largest N whose LS is a quotient of exact int64 integers (above: float chi2 differences).
+EXACT_LS_MAX_N = 500_000
+
+
 def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
-    """LS of validated tables from exact integer fractions (float chi2 differences for N > 500000)."""
+    """LS of validated tables from exact integer fractions (float chi2 differences for N > EXACT_LS_MAX_N)."""
     ls = np.zeros(b.shape, dtype=np.float64)
-    if n <= 500_000:  # p q <= 8 N^3 fits in int64
+    if n <= EXACT_LS_MAX_N:  # p q <= 8 N^3 fits in int64
         for valid, num, den in _move_fractions(b, c, n):
             np.maximum(ls, np.where(valid, num / den, 0.0), out=ls)
         return ls
@@ -325,96 +315,3 @@ def unstable_distance(b: Any, c: Any, n_families: int, threshold: float = 6) -> 
     b, c = check_tables(b, c, n)
     t = check_threshold(threshold, n)
     return unstable_dist(b, c, n, t)[()]
-
-
-# ---------------------------------------------------------------------------
-# beta_max and the smooth upper bounds
-# ---------------------------------------------------------------------------
-
-def _state_blocks(n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """All (2N+1)(2N+2)/2 states, streamed in blocks of whole rows of constant b."""
-    rows = max(1, _SCAN_BLOCK // (2 * n + 1))
-    for start in range(0, 2 * n + 1, rows):
-        bs = np.arange(start, min(start + rows, 2 * n + 1), dtype=np.int64)
-        lengths = 2 * n + 1 - bs
-        b = np.repeat(bs, lengths)
-        c = np.arange(b.size, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        yield b, c
-
-
-def _band_blocks(n: int, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The states of the top ``rows`` rows b + c = 2N, 2N - 1, ... (one block)."""
-    s = np.arange(max(0, 2 * n - rows + 1), 2 * n + 1, dtype=np.int64)
-    lengths = s + 1
-    b = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    yield b, np.repeat(s, lengths) - b
-
-
-@functools.lru_cache(maxsize=64)
-def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
-    # Always the full scan: the top-rows band (``beta_max_scan(rows=...)``) agreed with it at T = 6 on the
-    # N checked, but overstates beta_max at N = 201, T = 7.5 (0.014267 vs 0.014099), which would make
-    # the smooth bound invalid; it is kept for experiments only, never for a reported guarantee.
-    return beta_max_scan(n, bound, threshold)
-
-
-def beta_max_scan(n: int, bound: str, threshold: float, rows: int | None = None) -> float:
-    """The theorems' minimum over every state (``rows=None``, O(N^2)) or over the top ``rows`` rows."""
-    gs = global_sensitivity(n)
-    best = math.inf
-    for b, c in (_state_blocks(n) if rows is None else _band_blocks(n, rows)):
-        ls = exact_local_sensitivity(b, c, n)
-        dist = gs_dist(b, c, n) if bound == "thm4" else unstable_dist(b, c, n, threshold)
-        keep = (dist > 0) & (ls > 0)
-        if keep.any():
-            ratio = np.maximum(np.log(gs / ls[keep]), 0.0) / dist[keep]
-            best = min(best, float(ratio.min()))
-    return best
-
-
-def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> float:
-    """Largest beta for which the Theorem 4 / Theorem 5 bound is valid.
-
-    thm4: ``min over states with LS != GS of ln(GS/LS)/gd`` (then
-    ``GS e^{-beta gd}`` is exactly the beta-smooth sensitivity); thm5:
-    ``min over states outside U of ln(GS/LS)/ud`` (then ``GS e^{-beta ud}``
-    is a beta-smooth upper bound).  The minimum runs over the state space
-    with the closed forms of LS, gd and ud, over every state (O(N^2)), cached
-    per argument set.  mathematics §4.4: thm4 5.8e-4 (N = 30), 2.0e-5 (N = 150);
-    thm5, T = 6: 0.1457 (N = 30), 0.0337 (N = 150).
-
-    Examples
-    --------
-    >>> from dpselect.apps.genomics import beta_max
-    >>> round(beta_max(30, "thm5"), 4)
-    0.1456
-    """
-    n = check_n(n_families)
-    bound = check_bound(bound)
-    t = check_threshold(threshold, n) if bound == "thm5" else 0.0
-    return beta_max_unchecked(n, bound, t)
-
-
-def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
-                       bound: str = "thm5", threshold: float = 6) -> Any:
-    """beta-smooth upper bound S(x, r) = GS exp(-beta dist) on each SNP's local sensitivity.
-
-    dist = gd (bound="thm4", YS Thm 4: the exact smooth sensitivity) or ud
-    with ``U = {LS > threshold}`` (bound="thm5", YS Thm 5).  ValueError if
-    ``beta > beta_max(n_families, bound, threshold)``.  One family change moves
-    every table by one move, so each S(., r) and max_r S(x, r) are beta-smooth
-    for the panel (mathematics §4.4).
-    """
-    n = check_n(n_families)
-    b, c = check_tables(b, c, n)
-    bound = check_bound(bound)
-    t = check_threshold(threshold, n) if bound == "thm5" else 0.0
-    beta = check_positive(beta, "beta")
-    bmax = beta_max_unchecked(n, bound, t)
-    if beta > bmax:
-        raise ValueError(
-            f"beta = {beta!r} exceeds beta_max = {bmax!r} for bound={bound!r}, "
-            f"n_families={n}" + (f", threshold={t!r}" if bound == "thm5" else "")
-        )
-    dist = gs_dist(b, c, n) if bound == "thm4" else unstable_dist(b, c, n, t)
-    return distance_to_instability_bound(global_sensitivity(n), dist, beta)

@@ -26,9 +26,10 @@ Selection
   scores of :func:`tdt_problem` with ``utility="chi2"``.  The older names
   "nd_pf" / "nd_em" (utility in the name) still work and raise a
   DeprecationWarning.
-* Sensitivities in closed form (:mod:`.tdt_sensitivity`): GS = 8(N-1)/N, LS,
-  Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}, the Thm 4/5
-  beta_max and smooth upper bounds, at any N.
+* Sensitivities in closed form (:mod:`._sensitivity`): GS = 8(N-1)/N, LS,
+  Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}; the Thm 4/5
+  beta_max (exact minimum by branch and bound) and smooth upper bounds
+  (:mod:`._beta_max`), at any N.
 
 Sources: Yamamoto & Shibuya, IPCCC 2024, §V and supplement; mathematics §4.4,
 §9.1 (which win over the paper).
@@ -52,11 +53,10 @@ from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
+from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._sensitivity import (
     MOVES,
-    beta_max,
-    beta_max_unchecked,
     check_bound,
     check_n,
     check_tables,
@@ -68,7 +68,6 @@ from ._sensitivity import (
     hex_distance,
     lemma2_region,
     local_sensitivity,
-    smooth_upper_bound,
     table_distance,
     tdt_statistic,
     unstable_distance,
@@ -183,9 +182,9 @@ def tdt_problem(b: Any, c: Any, n_families: int, *, bound: str | None = "thm5", 
     ``beta_max`` lazily from :func:`beta_max` (larger beta raises);
     ``candidate_local_sensitivity(t)`` the exact per-SNP LS at distance t
     (computed lazily, only local dampening uses it).  ``threshold``:
-    6 <= T < GS.  ``bound=None`` leaves the Thm 4/5 bounds out (no beta_max
-    scan, O(N^2) once per N; smooth sensitivities then come from the exact
-    LS profile): what the global-sensitivity mechanisms get from
+    6 <= T < GS.  ``bound=None`` leaves the Thm 4/5 bounds out (no beta_max,
+    a branch and bound once per N, 0.1 s at N = 10^4; smooth sensitivities
+    then come from the exact LS profile): what the global-sensitivity mechanisms get from
     :func:`select_top_snp`.  For the accurate default use
     :func:`distance_utility_problem`.
     """
