@@ -10,8 +10,17 @@ from __future__ import annotations
 import math
 import os
 
+import mpmath
 import numpy as np
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _restore_mpmath_precision():
+    """mpmath's precision is global: a test that raises it must not change the next test's."""
+    prec = mpmath.mp.prec
+    yield
+    mpmath.mp.prec = prec
 
 
 def slow_enabled() -> bool:

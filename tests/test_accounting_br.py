@@ -34,7 +34,12 @@ from dpselect.accounting.composition import (
 from dpselect.apps import counts as majority
 from dpselect.mechanisms.top_k import top_k_privacy
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """This module's mpmath precision, for its tests only (mpmath's precision is global)."""
+    with mpmath.workdps(50):
+        yield
 
 
 def _two_point_max_mean(eta):

@@ -32,7 +32,12 @@ from dpselect.noise.exact import (
 )
 from dpselect.problem import SelectionProblem
 
-mpmath.mp.prec = 400
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """This module's mpmath precision, for its tests only (mpmath's precision is global)."""
+    with mpmath.workprec(400):
+        yield
 N = 40_000
 
 
