@@ -139,6 +139,7 @@ from ..noise import (
     StudentT,
     check_tail_exponent,
 )
+from ..noise._exact_atan import sample_snapped_atan
 from ..noise.grid import check_granularity, grid_index, grid_values
 from ..privacy import Privacy
 from ._release_grid import (
@@ -344,6 +345,17 @@ class SmoothSensitivityRelease:
         return bool(self.granularity)
 
     @property
+    def exact_law(self) -> str | None:
+        """"t3" or "cauchy" when grid outputs are sampled exactly from the snapped law, else None.
+
+        Student t with df = 3, Student t with df = 1 and polynomial gamma = 2 (both
+        Cauchy) have closed-form cdfs in arctan; other df / gamma and LLN are snapped floats.
+        """
+        if self.noise == "student_t" and self.df in (1.0, 3.0):
+            return "t3" if self.df == 3.0 else "cauchy"
+        return "cauchy" if self.noise == "polynomial" and self.gamma == 2.0 else None
+
+    @property
     def alpha(self) -> float:
         """alpha' (the noise scale is S(x)/alpha')."""
         return self._alpha
@@ -462,6 +474,8 @@ class SmoothSensitivityRelease:
         lam = float(self.granularity or 0.0)
         if self.on_grid and self.noise == "laplace":
             out = sample_grid_laplace(v, grid_laplace_scale(s, self._alpha, lam), lam, n, gen)
+        elif self.on_grid and self.exact_law is not None:
+            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, gen)
         else:
             z = np.asarray(self._noise.sample(n, gen), dtype=np.float64).reshape(-1)
             out = v + (s / self._alpha) * z
@@ -475,8 +489,9 @@ class SmoothSensitivityRelease:
         """(grid points, log-probabilities) of one release at 2 window + 1 grid points around f(x).
 
         Laplace: the exact law of the discrete sampler.  Other noises: the exact
-        law of the ideal real-valued release snapped to the grid (the float
-        sampler approximates it).  Requires a grid (``granularity`` > 0).
+        law of the ideal real-valued release snapped to the grid (sampled exactly
+        for Student t df = 3 or 1 and polynomial gamma = 2, see ``exact_law``; the
+        float sampler approximates it otherwise).  Requires a grid (``granularity`` > 0).
         """
         if not self.on_grid:
             raise ValueError("log_law needs an output grid (granularity > 0)")

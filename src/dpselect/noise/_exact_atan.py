@@ -1,0 +1,218 @@
+"""Exact grid sampling of v + b Z rounded to lambda Z, for Z ~ Student t_3 or Cauchy.
+
+The released index is K = floor((v + b Z)/lambda + 1/2), so with
+B(k) = ((k - 1/2) lambda - v)/b (an exact rational: v, b, lambda are floats)
+
+.. math::
+
+    P[K = k] = F(B(k + 1)) - F(B(k)),
+
+    F_{t_3}(x) = 1/2 + (\\arctan u + u/(1 + u^2))/\\pi, \\; u = x/\\sqrt 3, \\qquad
+    F_{\\mathrm{Cauchy}}(x) = 1/2 + \\arctan(x)/\\pi .
+
+K is drawn by inversion, K = max{k : F(B(k)) <= U}, with U uniform on [0, 1)
+drawn 64 bits at a time, and every comparison decided *rigorously* in integer
+arithmetic: F(B(k)) is bracketed by fixed-point integers lo <= 2^P F <= hi
+(outward rounding: sqrt 3 by ``math.isqrt``, arctan by Euler's series
+arctan z = sum_n 2^{2n} (n!)^2/(2n+1)! z^{2n+1}/(1+z^2)^{n+1}, whose terms are
+positive with ratio <= z^2/(1+z^2) <= 1/2 for 0 <= z <= 1, arctan z = pi/2 -
+arctan(1/z) for z > 1, pi = 4 arctan 1).  When the bracket of U or of F is too
+coarse to decide, 64 more bits of U are drawn and P is raised.  No float enters a
+decision: floats only give the starting guess of the search.  The output law is
+therefore exactly the law of the ideal real-valued release rounded to the grid.
+
+References: Euler's series for arctan (e.g. Abramowitz & Stegun 4.4.42);
+inversion with lazily drawn uniform bits: Devroye (1986), *Non-Uniform Random
+Variate Generation*, §II.2; the documentation page "Floating point and side channels".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ._integers import IntegerSource
+
+__all__ = ["ATAN_LAWS", "atan_bounds", "cauchy_cdf_bounds", "pi_bounds", "sample_snapped_atan", "t3_cdf_bounds"]
+
+#: (lo, hi) with lo <= 2^P F(x) <= hi, for x a Fraction and precision P.
+CdfBounds = Callable[[Fraction, int], tuple[int, int]]
+
+
+def _guard(p: int) -> int:
+    """Guard bits: the series' accumulated floor errors stay below 2^guard ulps."""
+    return 2 * p.bit_length() + 8
+
+
+def _atan_unit(num: int, den: int, w: int) -> tuple[int, int]:
+    """lo <= 2^w arctan(num/den) <= hi for 0 <= num <= den (Euler's series, one floor chain).
+
+    Each computed term t'_n = floor(t'_{n-1} r_n) satisfies 0 <= t_n - t'_n <= n + 1
+    (r_n <= 1), so the sum of N + 1 terms is low by at most (N + 1)(N + 2)/2, and the
+    tail after term N is at most t_N <= t'_N + N + 1 (ratio <= 1/2).
+    """
+    if num == 0:
+        return 0, 0
+    s2 = num * num + den * den
+    p2 = num * num
+    t = (num * den << w) // s2
+    total, n = 0, 0
+    while True:
+        total += t
+        if t == 0:
+            break
+        t = t * (2 * n + 2) * p2 // ((2 * n + 3) * s2)
+        n += 1
+    # terms 0..n were summed (t'_n = 0 is the last); tail after n is <= t_n <= n + 1
+    return total, total + (n + 1) * (n + 2) // 2 + n + 1
+
+
+@lru_cache(maxsize=64)
+def pi_bounds(w: int) -> tuple[int, int]:
+    """lo <= 2^w pi <= hi, from pi = 4 arctan 1."""
+    lo, hi = _atan_unit(1, 1, w)
+    return 4 * lo, 4 * hi
+
+
+def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
+    """lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
+    if z < 0:
+        lo, hi = atan_bounds(-z, w)
+        return -hi, -lo
+    p, q = z.numerator, z.denominator
+    if p <= q:
+        return _atan_unit(p, q, w)
+    plo, phi = pi_bounds(w)
+    lo, hi = _atan_unit(q, p, w)
+    return plo // 2 - hi, -(-phi // 2) - lo
+
+
+def _floor_fixed(x: Fraction, w: int) -> int:
+    return (x.numerator << w) // x.denominator
+
+
+def _from_half_plus(g_lo: int, g_hi: int, w: int, p: int) -> tuple[int, int]:
+    """2^p (1/2 + g/pi) bracketed, for 0 <= g_lo <= 2^w g <= g_hi."""
+    plo, phi = pi_bounds(w)
+    return (1 << (p - 1)) + (g_lo << p) // phi, (1 << (p - 1)) - (-(g_hi << p) // plo)
+
+
+def _symmetric(half: Callable[[Fraction, int, int], tuple[int, int]]) -> CdfBounds:
+    def bounds(x: Fraction, p: int) -> tuple[int, int]:
+        w = p + _guard(p)
+        if x >= 0:
+            return half(x, w, p)
+        lo, hi = half(-x, w, p)  # F(x) = 1 - F(-x)
+        return (1 << p) - hi, (1 << p) - lo
+
+    return bounds
+
+
+def _cauchy_half(x: Fraction, w: int, p: int) -> tuple[int, int]:
+    lo, hi = atan_bounds(x, w)
+    return _from_half_plus(lo, hi, w, p)
+
+
+def _t3_half(x: Fraction, w: int, p: int) -> tuple[int, int]:
+    # g(u) = arctan u + u/(1+u^2) is increasing (g' = 2/(1+u^2)^2): bound u = x/sqrt3 outward
+    r = math.isqrt(3 << (2 * w))  # r <= 2^w sqrt3 < r + 1
+    u_lo, u_hi = x * Fraction(1 << w, r + 1), x * Fraction(1 << w, r)
+    g_lo = atan_bounds(u_lo, w)[0] + _floor_fixed(u_lo / (1 + u_lo * u_lo), w)
+    g_hi = atan_bounds(u_hi, w)[1] - _floor_fixed(-u_hi / (1 + u_hi * u_hi), w)
+    return _from_half_plus(g_lo, g_hi, w, p)
+
+
+#: lo <= 2^P F(x) <= hi for the standard Cauchy law (polynomial gamma = 2, Student t df = 1).
+cauchy_cdf_bounds: CdfBounds = _symmetric(_cauchy_half)
+#: lo <= 2^P F(x) <= hi for Student t with 3 degrees of freedom.
+t3_cdf_bounds: CdfBounds = _symmetric(_t3_half)
+#: The laws with an exact grid sampler: name -> (cdf bounds, float quantile for the guess).
+ATAN_LAWS: dict[str, tuple[CdfBounds, Callable[[np.ndarray], np.ndarray]]] = {
+    "cauchy": (cauchy_cdf_bounds, lambda u: np.tan(np.pi * (u - 0.5))),
+    "t3": (t3_cdf_bounds, lambda u: stats.t.ppf(u, 3)),
+}
+
+_P0 = 128  # starting precision (bits) of the cdf brackets
+_CLAMP = 2**51  # released indices are clamped like grid_index's (post-processing)
+
+
+class _Draw:
+    """One inversion: U = (m + r)/2^L with r in [0, 1) not yet drawn; F brackets cached per (k, P)."""
+
+    def __init__(self, m: int, src: IntegerSource, cell: Callable[[int, int], tuple[int, int]]) -> None:
+        self.m, self.bits, self.prec, self.src, self.cell = m, 64, _P0, src, cell
+
+    def below(self, k: int) -> bool:
+        """Whether F(B(k)) <= U, decided rigorously (refining U and P until it is)."""
+        while True:
+            lo, hi = self.cell(k, self.prec)
+            d = self.prec - self.bits  # compare at 2^-prec: U in [m 2^d, (m + 1) 2^d) / 2^prec
+            if hi <= self.m << d:
+                return True
+            if lo >= (self.m + 1) << d:
+                return False
+            self.m = (self.m << 64) | self.src.below(1 << 64)
+            self.bits += 64
+            self.prec = max(2 * self.prec, self.bits + 64)
+
+    def search(self, k0: int) -> int:
+        """max{k : F(B(k)) <= U}: gallop from the guess k0, then bisect."""
+        step = 1
+        if self.below(k0):
+            lo = k0
+            while self.below(lo + step):
+                lo, step = lo + step, 2 * step
+            hi = lo + step
+        else:
+            hi = k0
+            while not self.below(hi - step):
+                hi, step = hi - step, 2 * step
+            lo = hi - step
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.below(mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+
+def sample_snapped_atan(
+    law: str | CdfBounds, value: float, scale: float, lam: float, n: int, rng: Any,
+    quantile: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """n exact draws of clamp(floor((value + scale Z)/lam + 1/2)) lam, Z ~ ``law``.
+
+    ``law`` is "t3" or "cauchy" (or, for tests, any rigorous cdf-bounds function with
+    its ``quantile`` for the starting guess).
+    """
+    if isinstance(law, str):
+        bounds, quant = ATAN_LAWS[law]
+    else:
+        bounds, quant = law, quantile if quantile is not None else ATAN_LAWS["cauchy"][1]
+    src = IntegerSource(rng)
+    v, b, half = Fraction(value), Fraction(scale), Fraction(lam) / 2
+    cache: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def cell(k: int, p: int) -> tuple[int, int]:  # brackets of F(B(k)) at precision p
+        key = (k, p)
+        if key not in cache:
+            cache[key] = bounds(((2 * k - 1) * half - v) / b, p)
+        return cache[key]
+
+    first = [src.below(1 << 64) for _ in range(n)]
+    u = (np.array(first, dtype=np.float64) + 0.5) * 2.0**-64
+    with np.errstate(all="ignore"):
+        guess = np.floor(np.clip((value + scale * quant(u)) / lam, -(2.0**60), 2.0**60) + 0.5)
+    guess = np.nan_to_num(guess, nan=0.0)
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = _Draw(first[i], src, cell).search(int(guess[i]))
+        out[i] = min(max(k, -_CLAMP), _CLAMP)
+    return out.astype(np.float64) * lam
