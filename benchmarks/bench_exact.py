@@ -6,6 +6,9 @@ Prints the median wall time of
     (and "exact" with rng="secure");
   * 100,000 discrete Laplace draws (scale 5/2) vs numpy's float Laplace (the floor);
   * 10,000 smooth-sensitivity Laplace releases: grid (exact discrete) vs granularity=0 (float);
+  * 10,000 smooth-sensitivity Student t (df = 3) and Cauchy (polynomial gamma = 2) releases on the
+    default grid 2^-20 and on 0.5: the exact sampler (the default) vs the float draw snapped to the
+    grid (the former path), CPU time (best of 3), also with rng="secure";
   * the Duff median and mean on the default grid (N(0,1) data, bounds +-5, eps = 1; 2^21 + 1 grid
     points): one draw at n = 10^4 and 100 draws at n = 10^3, CPU time (best of 3), with the exact
     dyadic-proposal sampler (the default), the plain rejection sampler it replaced ("old": uniform
@@ -31,6 +34,7 @@ from dpselect.apps.quantiles import _piecewise_em, duff_mean, duff_median
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise import discrete_laplace
 from dpselect.noise.exact import exponential_weights_uniform_batch
+from dpselect.noise.grid import grid_index, grid_values
 
 
 def cpu_best(fn: Callable[[int], object], repeat: int = 3) -> float:
@@ -95,6 +99,27 @@ def duff_rows() -> list[tuple[str, float, float]]:
     return rows
 
 
+def atan_rows() -> list[tuple[str, float, float]]:
+    """(label, CPU seconds, float-snap seconds): 10^4 exact t3 / Cauchy grid releases vs float + snap."""
+    rows = []
+    for label, kw in (("Student t df=3", {}), ("Cauchy (polynomial gamma=2)", {"noise": "polynomial"})):
+        for lam in (2.0**-20, 0.5):
+            rel = dpselect.SmoothSensitivityRelease(1.0, granularity=lam, **kw)
+            flt = dpselect.SmoothSensitivityRelease(1.0, granularity=0, **kw)
+
+            def snap(seed: int, flt: Any = flt, lam: float = lam) -> object:
+                y = flt.release(0.3, 0.5, size=10_000, rng=seed)
+                return grid_values(grid_index(y, lam), lam)
+
+            t_f = cpu_best(snap)
+            t_e = cpu_best(lambda seed, rel=rel: rel.release(0.3, 0.5, size=10_000, rng=seed))
+            t_s = cpu_best(lambda seed, rel=rel: rel.release(0.3, 0.5, size=10_000, rng="secure"))
+            rows += [(f"{label}, lambda={lam:g}: float + snap, 10^4", t_f, t_f),
+                     (f"{label}, lambda={lam:g}: exact", t_e, t_f),
+                     (f"{label}, lambda={lam:g}: exact, rng='secure'", t_s, t_f)]
+    return rows
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     problem = dpselect.SelectionProblem(rng.integers(0, 50, size=100).astype(float))
@@ -119,7 +144,7 @@ def main() -> None:
     for label, t, ref in rows:
         print(f"{label:<44}{t:>10.4f}{t / ref:>8.1f}")
     print(f"\n{'CPU time, best of 3 (seeds 0, 1, 2)':<66}{'seconds':>10}{'vs float':>10}")
-    for label, t, ref in duff_rows():
+    for label, t, ref in atan_rows() + duff_rows():
         print(f"{label:<66}{t:>10.4f}{t / max(ref, 1e-9):>10.1f}")
 
 

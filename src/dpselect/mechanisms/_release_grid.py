@@ -4,6 +4,9 @@
   plus a discrete Laplace K with scale t(x) = (S(x) + M lambda)/(alpha lambda), M = GUARD,
   rounded up to a dyadic with 40 significant bits (ratio slack log1p(2^-40), charged to
   beta); the guarantee is :func:`dpselect.accounting.grid_laplace_smooth_delta` with guard M.
+* Student t df = 3 or 1, polynomial gamma = 2: sampled exactly from the ideal release
+  rounded to the grid (:mod:`dpselect.noise._exact_atan`), post-processing of the ideal
+  real-valued mechanism, whose guarantee is the one reported.
 * Other noises (Student t, polynomial, LLN): the float release is snapped to the grid,
   floor(y/lambda + 1/2) lambda.  Rounding is post-processing of the ideal real-valued
   mechanism, whose guarantee is the one reported; the float sampler itself is not exact.

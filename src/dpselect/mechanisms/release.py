@@ -90,11 +90,18 @@ Output grid (floating-point safety, Mironov 2012) -- ``granularity``
     eta = min(beta', -log(1 - alpha'^2 e^{2 beta'}/12288))
     (:func:`dpselect.accounting.grid_laplace_smooth_delta` with guard 32; beta' is
     the largest such value, less log1p(2^-40) for rounding the scale to 40
-    bits: within 0.6% of the continuous beta' for eps <= 5).  The
-    other noises are sampled in floats and snapped to the grid; the reported
-    guarantee is the ideal real-valued mechanism's (rounding is
-    post-processing), and ``log_law`` gives that mechanism's exact law on the
-    grid.  Accuracy cost: rounding <= lambda/2, S + 32 lambda in place of S.
+    bits: within 0.6% of the continuous beta' for eps <= 5).
+    Student t with df = 3 (the default) or df = 1 and polynomial noise with
+    gamma = 2 (both Cauchy) are sampled *exactly* from the ideal release rounded
+    to the grid, P[k lambda] = F(B(k+1)) - F(B(k)), B(k) = ((k - 1/2) lambda - f(x))/b,
+    by inversion of a lazily drawn uniform with rigorous integer brackets of
+    the arctan-form cdfs (``exact_law``): the output is post-processing of the
+    ideal real-valued mechanism, so the reported guarantee holds exactly.  The
+    other noises (other df / gamma, LLN) are sampled in floats and snapped to
+    the grid; the reported guarantee is the ideal real-valued mechanism's
+    (rounding is post-processing) but the float sampler is not proven exact.
+    ``log_law`` gives the ideal mechanism's exact law on the grid.  Accuracy
+    cost: rounding <= lambda/2 (Laplace: S + 32 lambda in place of S).
 
 Every hyper-parameter (kappa, gamma, df, sigma, the calibration, the
 granularity) must be chosen independently of the private data (mathematics §1).
@@ -219,6 +226,9 @@ class SmoothSensitivityRelease:
     granularity
         the output grid lambda, a power of two (default None: 2^-20); 0 for
         the unsnapped float output (not floating-point safe; reproductions).
+        On the grid, Student t df = 3 or 1 and polynomial gamma = 2 are sampled
+        exactly from the rounded ideal law (see ``exact_law``; about 0.2 ms per
+        draw at the default grid); other df / gamma and LLN are snapped floats.
         Choose it well below the smooth sensitivities you expect (Laplace's
         noise scale uses S + 32 lambda) and so that |f(x)| < 2^51 lambda.
 
