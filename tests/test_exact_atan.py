@@ -92,7 +92,7 @@ def _law_bins(y, pts, lp):
 @pytest.mark.parametrize("value,scale", [(0.3, 0.8), (-7.1, 2.5)])
 def test_exact_sampler_matches_the_snapped_law(law, noise, value, scale):
     lam = 0.5
-    y = sample_snapped_atan(law, value, scale, lam, 40_000, 5)
+    y = sample_snapped_atan(law, value, scale, lam, 40_000, rng=5)
     assert on_grid(y, lam)
     pts, lp = snapped_log_law(noise, value, scale, lam, 60)
     assert_frequencies_match(*_law_bins(y, pts, lp))
@@ -109,7 +109,7 @@ def test_negative_control_wrong_cdf_is_caught():
         lo, hi = (1 << (p - 1)) + (g_lo << p) // phi, (1 << (p - 1)) + (g_hi << p) // plo + 1
         return (lo, hi) if sign > 0 else ((1 << p) - hi, (1 << p) - lo)
 
-    y = sample_snapped_atan(wrong, 0.3, 0.8, 0.5, 40_000, 5)
+    y = sample_snapped_atan(wrong, 0.3, 0.8, 0.5, 40_000, rng=5)
     pts, lp = snapped_log_law(StudentT(3.0), 0.3, 0.8, 0.5, 60)
     with pytest.raises(AssertionError):
         assert_frequencies_match(*_law_bins(y, pts, lp))
@@ -117,14 +117,14 @@ def test_negative_control_wrong_cdf_is_caught():
 
 def test_output_does_not_depend_on_the_float_guess():
     # the float quantile only starts the search: a useless guess gives the same draws from the same bits
-    good = sample_snapped_atan("t3", 1.3, 0.7, 0.25, 2000, 11)
+    good = sample_snapped_atan("t3", 1.3, 0.7, 0.25, 2000, rng=11)
     bounds = t3_cdf_bounds
     for bad in (lambda u: np.zeros_like(u), lambda u: np.full_like(u, 1e6), lambda u: np.full_like(u, np.nan)):
-        assert np.array_equal(good, sample_snapped_atan(bounds, 1.3, 0.7, 0.25, 2000, 11, quantile=bad))
+        assert np.array_equal(good, sample_snapped_atan(bounds, 1.3, 0.7, 0.25, 2000, rng=11, quantile=bad))
 
 
 def test_huge_draws_are_clamped_to_the_grid_range():
-    y = sample_snapped_atan("cauchy", 0.0, 2.0**60, 1.0, 300, 2)
+    y = sample_snapped_atan("cauchy", 0.0, 2.0**60, 1.0, 300, rng=2)
     assert on_grid(y, 1.0) and np.abs(y).max() <= 2.0**51 and (np.abs(y) == 2.0**51).mean() > 0.9
 
 
@@ -141,7 +141,8 @@ def test_release_uses_the_exact_sampler_for_t3_and_cauchy_only():
     # on the grid, the release *is* the exact sampler's output for the same bits
     rel = SmoothSensitivityRelease(1.0, granularity=2.0**-10)
     y = rel.release(0.3, 0.4, size=500, rng=9)
-    assert np.array_equal(y, sample_snapped_atan("t3", 0.3, 0.4 / rel.alpha, 2.0**-10, 500, np.random.default_rng(9)))
+    same = sample_snapped_atan("t3", 0.3, 0.4 / rel.alpha, 2.0**-10, 500, rng=np.random.default_rng(9))
+    assert np.array_equal(y, same)
     # granularity=0 keeps the float path (NumPy's standard_t)
     flt = SmoothSensitivityRelease(1.0, granularity=0).release(0.3, 0.4, size=5, rng=9)
     z = np.random.default_rng(9).standard_t(3.0, 5)
@@ -172,3 +173,11 @@ def test_exact_cauchy_neighbour_frequencies_and_clip():
     assert_neighbour_frequencies(yx, yy, eps, n)
     c = t.release(0.0, 0.5, size=2000, rng=3, clip=(-1.3, 2.0))
     assert on_grid(c, 0.5) and c.min() >= -1.0 and c.max() <= 2.0
+
+
+def test_bad_arguments_raise_before_drawing():
+    for kw, name in (({"law": "t4"}, "law"), ({"scale": 0.0}, "scale"), ({"lam": -1.0}, "lam"), ({"n": 0}, "n"),
+                     ({"value": math.nan}, "value")):
+        args = {"law": "t3", "value": 0.0, "scale": 1.0, "lam": 0.5, "n": 3} | kw
+        with pytest.raises((ValueError, TypeError), match=name):
+            sample_snapped_atan(args.pop("law"), *args.values(), rng=0)

@@ -146,7 +146,7 @@ from ..noise import (
     StudentT,
     check_tail_exponent,
 )
-from ..noise._exact_atan import sample_snapped_atan
+from ..noise.exact import sample_snapped_atan
 from ..noise.grid import check_granularity, grid_index, grid_values
 from ..privacy import Privacy
 from ._release_grid import (
@@ -485,7 +485,7 @@ class SmoothSensitivityRelease:
         if self.on_grid and self.noise == "laplace":
             out = sample_grid_laplace(v, grid_laplace_scale(s, self._alpha, lam), lam, n, gen)
         elif self.on_grid and self.exact_law is not None:
-            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, gen)
+            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen)
         else:
             z = np.asarray(self._noise.sample(n, gen), dtype=np.float64).reshape(-1)
             out = v + (s / self._alpha) * z

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .._validation import check_finite_float, check_int, check_positive
 from ._integers import IntegerSource
 
 __all__ = ["ATAN_LAWS", "atan_bounds", "cauchy_cdf_bounds", "pi_bounds", "sample_snapped_atan", "t3_cdf_bounds"]
@@ -184,15 +185,64 @@ class _Draw:
 
 
 def sample_snapped_atan(
-    law: str | CdfBounds, value: float, scale: float, lam: float, n: int, rng: Any,
+    law: str | CdfBounds,
+    value: float,
+    scale: float,
+    lam: float,
+    n: int,
+    *,
+    rng: Any = None,
     quantile: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """n exact draws of clamp(floor((value + scale Z)/lam + 1/2)) lam, Z ~ ``law``.
+    r"""n exact draws of the grid-rounded release lambda K, K = floor((value + scale Z)/lambda + 1/2).
 
-    ``law`` is "t3" or "cauchy" (or, for tests, any rigorous cdf-bounds function with
-    its ``quantile`` for the starting guess).
+    .. math::
+
+        P[K = k] = F(B(k + 1)) - F(B(k)), \quad B(k) = ((k - 1/2)\lambda - v)/b,
+
+    with F the cdf of Z (Student t_3 or standard Cauchy), K clamped to +-2^51.
+
+    Parameters
+    ----------
+    law : str or callable
+        "t3" or "cauchy"; or (tests) a function (x, P) -> (lo, hi) with
+        lo <= 2^P F(x) <= hi for a Fraction x.
+    value : float
+        v, the statistic.
+    scale : float
+        b > 0, the noise scale.
+    lam : float
+        lambda, the grid (a power of two).
+    n : int
+        number of independent draws.
+    rng : None, int, Generator or "secure", default=None
+        source of the uniform bits (keyword-only).
+    quantile : callable or None, default=None
+        float quantile of Z for the starting guess (only with a callable ``law``).
+
+    Returns
+    -------
+    ndarray
+        n float64 multiples of lambda.
+
+    References
+    ----------
+    Devroye (1986), *Non-Uniform Random Variate Generation*, §II.2 (inversion);
+    the documentation page "Floating point and side channels".
+
+    Examples
+    --------
+    >>> y = sample_snapped_atan("t3", 0.3, 1.0, 0.5, 4, rng=0)
+    >>> bool(((y / 0.5) == np.round(y / 0.5)).all())
+    True
     """
+    value = check_finite_float(value, "value")
+    scale = check_positive(scale, "scale")
+    lam = check_positive(lam, "lam")
+    n = check_int(n, "n", minimum=1)
     if isinstance(law, str):
+        if law not in ATAN_LAWS:
+            raise ValueError(f"law must be one of {tuple(ATAN_LAWS)}, got {law!r}")
         bounds, quant = ATAN_LAWS[law]
     else:
         bounds, quant = law, quantile if quantile is not None else ATAN_LAWS["cauchy"][1]

@@ -14,8 +14,9 @@ Generator, so a seed reproduces the draws.  Batches (``size=``) are vectorised
 over int64 arrays while the integers fit (denominators below 2^50), otherwise
 they fall back to Python integers, element by element (same law).
 Exponential weights over groups of points (the exponential mechanism on a
-grid, or over candidates) live in :mod:`dpselect.noise._exact_em` and are
-re-exported here.
+grid, or over candidates) live in :mod:`dpselect.noise._exact_em`, and the
+grid-rounded Student t_3 / Cauchy sampler (:func:`sample_snapped_atan`) in
+:mod:`dpselect.noise._exact_atan`; both are re-exported here.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_size
+from ._exact_atan import sample_snapped_atan
 from ._exact_em import exponential_weights, exponential_weights_batch, rational_rates
 from ._integers import _INT62, _VEC_DEN, IntegerSource, as_fraction
 
@@ -42,6 +44,7 @@ __all__ = [
     "exponential_weights_uniform_batch",
     "IntegerSource",
     "rational_rates",
+    "sample_snapped_atan",
 ]
 
 
