@@ -42,8 +42,8 @@ from ._integers import IntegerSource
 
 __all__ = ["ATAN_LAWS", "atan_bounds", "cauchy_cdf_bounds", "pi_bounds", "sample_snapped_atan", "t3_cdf_bounds"]
 
-#: (lo, hi) with lo <= 2^P F(x) <= hi, for x a Fraction and precision P.
-CdfBounds = Callable[[Fraction, int], tuple[int, int]]
+#: (num, den, P) -> (lo, hi) with lo <= 2^P F(num/den) <= hi (integers, den > 0).
+CdfBounds = Callable[[int, int, int], tuple[int, int]]
 
 
 def _guard(p: int) -> int:
@@ -81,12 +81,8 @@ def pi_bounds(w: int) -> tuple[int, int]:
     return 4 * lo, 4 * hi
 
 
-def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
-    """lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
-    if z < 0:
-        lo, hi = atan_bounds(-z, w)
-        return -hi, -lo
-    p, q = z.numerator, z.denominator
+def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
+    """lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
     if p <= q:
         return _atan_unit(p, q, w)
     plo, phi = pi_bounds(w)
@@ -94,8 +90,12 @@ def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
     return plo // 2 - hi, -(-phi // 2) - lo
 
 
-def _floor_fixed(x: Fraction, w: int) -> int:
-    return (x.numerator << w) // x.denominator
+def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
+    """lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
+    if z < 0:
+        lo, hi = _atan_pq(-z.numerator, z.denominator, w)
+        return -hi, -lo
+    return _atan_pq(z.numerator, z.denominator, w)
 
 
 def _from_half_plus(g_lo: int, g_hi: int, w: int, p: int) -> tuple[int, int]:
@@ -104,29 +104,42 @@ def _from_half_plus(g_lo: int, g_hi: int, w: int, p: int) -> tuple[int, int]:
     return (1 << (p - 1)) + (g_lo << p) // phi, (1 << (p - 1)) - (-(g_hi << p) // plo)
 
 
-def _symmetric(half: Callable[[Fraction, int, int], tuple[int, int]]) -> CdfBounds:
-    def bounds(x: Fraction, p: int) -> tuple[int, int]:
+def _symmetric(half: Callable[[int, int, int, int], tuple[int, int]]) -> CdfBounds:
+    def bounds(num: int, den: int, p: int) -> tuple[int, int]:
         w = p + _guard(p)
-        if x >= 0:
-            return half(x, w, p)
-        lo, hi = half(-x, w, p)  # F(x) = 1 - F(-x)
+        if num >= 0:
+            return half(num, den, w, p)
+        lo, hi = half(-num, den, w, p)  # F(x) = 1 - F(-x)
         return (1 << p) - hi, (1 << p) - lo
 
     return bounds
 
 
-def _cauchy_half(x: Fraction, w: int, p: int) -> tuple[int, int]:
-    lo, hi = atan_bounds(x, w)
+def _cauchy_half(num: int, den: int, w: int, p: int) -> tuple[int, int]:
+    lo, hi = _atan_pq(num, den, w)
     return _from_half_plus(lo, hi, w, p)
 
 
-def _t3_half(x: Fraction, w: int, p: int) -> tuple[int, int]:
-    # g(u) = arctan u + u/(1+u^2) is increasing (g' = 2/(1+u^2)^2): bound u = x/sqrt3 outward
-    r = math.isqrt(3 << (2 * w))  # r <= 2^w sqrt3 < r + 1
-    u_lo, u_hi = x * Fraction(1 << w, r + 1), x * Fraction(1 << w, r)
-    g_lo = atan_bounds(u_lo, w)[0] + _floor_fixed(u_lo / (1 + u_lo * u_lo), w)
-    g_hi = atan_bounds(u_hi, w)[1] - _floor_fixed(-u_hi / (1 + u_hi * u_hi), w)
-    return _from_half_plus(g_lo, g_hi, w, p)
+@lru_cache(maxsize=64)
+def _isqrt3(w: int) -> int:
+    """r with r <= 2^w sqrt 3 < r + 1."""
+    return math.isqrt(3 << (2 * w))
+
+
+def _t3_half(num: int, den: int, w: int, p: int) -> tuple[int, int]:
+    """g(u) = arctan u + u/(1+u^2), u = x/sqrt3, is increasing with g'(u) = 2/(1+u^2)^2.
+
+    u_lo = a/c <= u <= a/c' = u_hi (sqrt 3 bracketed by isqrt); the lower bound is g(u_lo),
+    the upper one g(u_lo) + g'(u_lo)(u_hi - u_lo) (g' is decreasing on u >= 0).
+    """
+    r = _isqrt3(w)
+    a, c, c2 = num << w, den * (r + 1), den * r  # c - c2 = den
+    s2 = a * a + c * c
+    rat = (a * c << w) // s2  # floor 2^w u_lo/(1 + u_lo^2)
+    lo, hi = _atan_pq(a, c, w)
+    # 2^w g'(u_lo)(u_hi - u_lo) = 2^(w+1) a den c^3 / (c2 (a^2 + c^2)^2), rounded up
+    extra = -(-(a * den * c * c * c << (w + 1)) // (c2 * s2 * s2))
+    return _from_half_plus(lo + rat, hi + rat + 1 + extra, w, p)
 
 
 #: lo <= 2^P F(x) <= hi for the standard Cauchy law (polynomial gamma = 2, Student t df = 1).
@@ -206,7 +219,7 @@ def sample_snapped_atan(
     ----------
     law : str or callable
         "t3" or "cauchy"; or (tests) a function (x, P) -> (lo, hi) with
-        lo <= 2^P F(x) <= hi for a Fraction x.
+        lo <= 2^P F(num/den) <= hi, called as (num, den, P) with den > 0.
     value : float
         v, the statistic.
     scale : float
@@ -247,13 +260,17 @@ def sample_snapped_atan(
     else:
         bounds, quant = law, quantile if quantile is not None else ATAN_LAWS["cauchy"][1]
     src = IntegerSource(rng)
-    v, b, half = Fraction(value), Fraction(scale), Fraction(lam) / 2
+    # B(k) = ((2k - 1) lambda/2 - v)/b = ((2k - 1) h - c) bq / (d bp), all integers (floats are rationals)
+    half, v, b = Fraction(lam) / 2, Fraction(value), Fraction(scale)
+    d = math.lcm(half.denominator, v.denominator)
+    h, c = half.numerator * (d // half.denominator), v.numerator * (d // v.denominator)
+    bq, den = b.denominator, d * b.numerator
     cache: dict[tuple[int, int], tuple[int, int]] = {}
 
     def cell(k: int, p: int) -> tuple[int, int]:  # brackets of F(B(k)) at precision p
         key = (k, p)
         if key not in cache:
-            cache[key] = bounds(((2 * k - 1) * half - v) / b, p)
+            cache[key] = bounds(((2 * k - 1) * h - c) * bq, den, p)
         return cache[key]
 
     first = [src.below(1 << 64) for _ in range(n)]
