@@ -68,7 +68,8 @@ def test_atan_and_pi_brackets():
     plo, phi = pi_bounds(w)
     assert plo <= mpmath.pi * mpmath.mpf(2) ** w <= phi
     assert phi - plo <= 4 * (w + 2) ** 2  # no guard bits here: the series error bound itself
-    for x in _random_rationals(200, 7) + [Fraction(1), Fraction(-1), Fraction(1, 10**40), Fraction(10**40)]:
+    edges = [Fraction(j, 16) for j in range(-17, 18)] + [Fraction(1, 10**40), Fraction(10**40), Fraction(8, 3)]
+    for x in _random_rationals(200, 7) + edges:  # edges: the reduction points j/8 and midpoints
         lo, hi = atan_bounds(x, w)
         exact = mpmath.atan(_mp(x)) * mpmath.mpf(2) ** w
         assert lo <= exact <= hi and hi - lo <= 4 * (w + 2) ** 2

@@ -227,7 +227,7 @@ class SmoothSensitivityRelease:
         the output grid lambda, a power of two (default None: 2^-20); 0 for
         the unsnapped float output (not floating-point safe; reproductions).
         On the grid, Student t df = 3 or 1 and polynomial gamma = 2 are sampled
-        exactly from the rounded ideal law (see ``exact_law``; about 0.2 ms per
+        exactly from the rounded ideal law (see ``exact_law``; about 20-35 us per
         draw at the default grid); other df / gamma and LLN are snapped floats.
         Choose it well below the smooth sensitivities you expect (Laplace's
         noise scale uses S + 32 lambda) and so that |f(x)| < 2^51 lambda.

@@ -16,7 +16,8 @@ arithmetic: F(B(k)) is bracketed by fixed-point integers lo <= 2^P F <= hi
 (outward rounding: sqrt 3 by ``math.isqrt``, arctan by Euler's series
 arctan z = sum_n 2^{2n} (n!)^2/(2n+1)! z^{2n+1}/(1+z^2)^{n+1}, whose terms are
 positive with ratio <= z^2/(1+z^2) <= 1/2 for 0 <= z <= 1, arctan z = pi/2 -
-arctan(1/z) for z > 1, pi = 4 arctan 1).  When the bracket of U or of F is too
+arctan(1/z) for z > 1, arctan z = arctan(j/8) + arctan((8z - j)/(8 + jz)) with
+j = round(8z) to speed the series up, pi = 4 arctan 1).  When the bracket of U or of F is too
 coarse to decide, 64 more bits of U are drawn and P is raised.  No float enters a
 decision: floats only give the starting guess of the search.  The output law is
 therefore exactly the law of the ideal real-valued release rounded to the grid.
@@ -81,12 +82,30 @@ def pi_bounds(w: int) -> tuple[int, int]:
     return 4 * lo, 4 * hi
 
 
+@lru_cache(maxsize=256)
+def _atan_eighths(j: int, w: int) -> tuple[int, int]:
+    """lo <= 2^w arctan(j/8) <= hi (cached reduction constants)."""
+    return _atan_unit(j, 8, w)
+
+
+def _atan_reduced(p: int, q: int, w: int) -> tuple[int, int]:
+    """arctan(p/q), 0 <= p <= q: arctan(j/8) + arctan((8p - jq)/(8q + jp)), j = round(8p/q).
+
+    The reduced argument has modulus <= 1/16, so the series ratio is <= 1/257.
+    """
+    j = (16 * p + q) // (2 * q)
+    clo, chi = _atan_eighths(j, w)
+    s, t = 8 * p - j * q, 8 * q + j * p
+    lo, hi = _atan_unit(abs(s), t, w)
+    return (clo + lo, chi + hi) if s >= 0 else (clo - hi, chi - lo)
+
+
 def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
     """lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
     if p <= q:
-        return _atan_unit(p, q, w)
+        return _atan_reduced(p, q, w)
     plo, phi = pi_bounds(w)
-    lo, hi = _atan_unit(q, p, w)
+    lo, hi = _atan_reduced(q, p, w)
     return plo // 2 - hi, -(-phi // 2) - lo
 
 
