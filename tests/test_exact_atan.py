@@ -184,3 +184,26 @@ def test_bad_arguments_raise_before_drawing():
         args = {"law": "t3", "value": 0.0, "scale": 1.0, "lam": 0.5, "n": 3} | kw
         with pytest.raises((ValueError, TypeError), match=name):
             sample_snapped_atan(args.pop("law"), *args.values(), rng=0)
+
+
+def test_refinement_path_keeps_the_law(monkeypatch):
+    # start at P = 6: brackets of a few 2^-6 often overlap U's interval, forcing more U bits and a higher
+    # precision; the law must be unchanged
+    import dpselect.noise._exact_atan as E
+
+    monkeypatch.setattr(E, "_P0", 6)
+    seen: dict[int, int] = {}
+
+    def counted(num, den, p):
+        seen[p] = seen.get(p, 0) + 1
+        return t3_cdf_bounds(num, den, p)
+
+    y = sample_snapped_atan(counted, 0.3, 0.8, 2.0**-6, 20_000, rng=8, quantile=E.ATAN_LAWS["t3"][1])
+    assert seen[6] > 100 and sum(v for p, v in seen.items() if p > 6) > 100  # refined often
+    pts, lp = snapped_log_law(StudentT(3.0), 0.3, 0.8, 2.0**-6, 3000)
+    coarse = np.floor(pts / 0.25)  # pool the fine grid into bins of width 1/4 for the frequency test
+    bins = np.unique(coarse)
+    draws = np.searchsorted(bins, np.floor(y / 0.25))
+    draws[~np.isin(np.floor(y / 0.25), bins)] = bins.size
+    probs = np.array([np.exp(lp[coarse == c]).sum() for c in bins])
+    assert_frequencies_match(draws, np.append(probs, max(0.0, 1 - probs.sum())))

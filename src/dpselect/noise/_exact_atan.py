@@ -185,10 +185,10 @@ class _Draw:
         """Whether F(B(k)) <= U, decided rigorously (refining U and P until it is)."""
         while True:
             lo, hi = self.cell(k, self.prec)
-            d = self.prec - self.bits  # compare at 2^-prec: U in [m 2^d, (m + 1) 2^d) / 2^prec
-            if hi <= self.m << d:
+            # F in [lo, hi] / 2^prec and U in [m, m + 1) / 2^bits: compare over the common 2^-(prec + bits)
+            if hi << self.bits <= self.m << self.prec:
                 return True
-            if lo >= (self.m + 1) << d:
+            if lo << self.bits >= (self.m + 1) << self.prec:
                 return False
             self.m = (self.m << 64) | self.src.below(1 << 64)
             self.bits += 64
