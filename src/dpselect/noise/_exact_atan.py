@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 from .._validation import check_finite_float, check_int, check_positive
 from ._integers import IntegerSource
@@ -168,7 +168,7 @@ t3_cdf_bounds: CdfBounds = _symmetric(_t3_half)
 #: The laws with an exact grid sampler: name -> (cdf bounds, float quantile for the guess).
 ATAN_LAWS: dict[str, tuple[CdfBounds, Callable[[np.ndarray], np.ndarray]]] = {
     "cauchy": (cauchy_cdf_bounds, lambda u: np.tan(np.pi * (u - 0.5))),
-    "t3": (t3_cdf_bounds, lambda u: stats.t.ppf(u, 3)),
+    "t3": (t3_cdf_bounds, lambda u: stdtrit(3, u)),
 }
 
 _P0 = 128  # starting precision (bits) of the cdf brackets
