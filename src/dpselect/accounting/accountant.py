@@ -146,10 +146,7 @@ class Accountant:
         >>> print(Accountant.compose([Privacy(0.3), Privacy(0.2)]))
         0.5-DP
         """
-        ledger = Ledger()
-        for c in charges:
-            ledger.add(c)
-        return Accountant._composed(ledger, delta)
+        return Accountant._composed(Ledger.of(charges), delta)
 
     @staticmethod
     def _composed(ledger: Ledger, delta: float, basic: bool = False) -> Privacy:

@@ -276,6 +276,20 @@ class Ledger:
         for name in _SUMS:
             setattr(self, name, _ExactSum())
 
+    @classmethod
+    def of(cls, charges: Iterable[Privacy]) -> Ledger:
+        """A ledger holding every guarantee in ``charges``.
+
+        Parameters
+        ----------
+        charges : iterable of Privacy
+            The guarantees to record (each split into its atoms).
+        """
+        ledger = cls()
+        for c in charges:
+            ledger.add(c)
+        return ledger
+
     def copy(self) -> Ledger:
         out = Ledger()
         out.relation, out.n_br, out.n_zc = self.relation, self.n_br, self.n_zc
@@ -400,7 +414,4 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
     >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)
     1.1429
     """
-    ledger = Ledger()
-    for c in charges:
-        ledger.add(c)
-    return ledger.compose(delta)
+    return Ledger.of(charges).compose(delta)
