@@ -181,7 +181,7 @@ def test_the_number_of_runs_is_not_released():
     X, y, tree = _data()
     s = DPSearchCV(tree, GRID, epsilon=2.0, random_state=0).fit(X, y)
     fitted = {k for k in vars(s) if k.endswith("_") and not k.startswith("_")}
-    assert fitted <= {"privacy_", "epsilon_per_run_", "best_noisy_correct_", "best_estimator_", "best_params_",
+    assert fitted <= {"privacy_", "epsilon_per_run_", "delta_per_run_", "best_noisy_correct_", "best_estimator_", "best_params_",
                       "classes_", "n_features_in_", "feature_names_in_"}
 
 
@@ -190,8 +190,8 @@ def test_the_number_of_runs_is_not_released():
     ({"param_grid": {"random_state": [1]}}, "random_state"),
     ({"param_grid": {"nope": [1]}}, "nope"),
     ({"param_grid": {}}, "at least one"),
-    ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "pure"),
-    ({"param_grid": {"selection": ["pf", "snm_lln"]}}, "pure"),  # the deprecated alias too
+    ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "delta > 0"),
+    ({"param_grid": {"selection": ["pf", "snm_lln"]}}, "delta > 0"),  # the deprecated alias too
     ({"param_grid": {"accountant": [None]}}, "accountant"),
     ({"method": "other"}, "method"),
     ({"eta": -0.5}, "eta"),

@@ -303,21 +303,42 @@ def test_grid_search_warns_once_per_fit(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_values_outside_public_bounds_warn_once_without_values(cls):
+def test_out_of_bounds_record_changes_nothing_observable(cls):
+    """Issue #30.5: one record outside the public schema (a continuous value, a category, a label) vs the
+    same record in bounds: no exception and identical warnings (none), by default; "raise" is the opt-in."""
     X, y, _ = _blobs()
-    X = X.copy()
-    X[[3, 7, 11], 1] = [123.456, -98.765, 77.125]  # outside the public (-12, 12)
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        cls(bounds=(-12, 12), classes=[0, 1, 2], random_state=0).fit(X, y)
-    clipped = _count(record, UserWarning, "clipped")
-    assert len(clipped) == 1
-    assert "features [1]" in clipped[0] and "outside their public bounds" in clipped[0]
-    assert not any(v in clipped[0] for v in ("123", "98.7", "77.1"))  # no data value in the message
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        cls(bounds=(-12, 12), classes=[0, 1, 2], random_state=0).fit(X[:, [0]], y)  # inside: no warning
-    assert not _count(record, UserWarning, "clipped")
+    X = np.column_stack([X, np.arange(X.shape[0]) % 2]).astype(float)  # a categorical feature, domain {0, 1}
+    kw = dict(bounds=(-12, 12), categorical_features={2: [0.0, 1.0]}, classes=[0, 1, 2], random_state=0)
+    variants = {"value": (3, 1, 123.456), "category": (4, 2, 7.0)}
+    for what, (i, j, v) in variants.items():
+        bad = X.copy()
+        bad[i, j] = v
+        seen = []
+        for data in (X, bad):
+            with warnings.catch_warnings(record=True) as record:
+                warnings.simplefilter("always")
+                cls(**kw).fit(data, y)
+            seen.append([(w.category, str(w.message)) for w in record])
+        assert seen[0] == seen[1] == [], what
+        with pytest.raises(ValueError, match="not private") as err:
+            cls(**kw, on_out_of_bounds="raise").fit(bad, y)
+        assert "123" not in str(err.value) and "7.0" not in str(err.value)  # names the feature, not the value
+    bad_y = y.copy()
+    bad_y[5] = 9  # a label outside the public classes
+    for labels in (y, bad_y):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            cls(**kw).fit(X, labels)
+        assert not record
+    with pytest.raises(ValueError, match="y lie outside"):
+        cls(**kw, on_out_of_bounds="raise").fit(X, bad_y)
+    # clamping is what the fit does: the out-of-bounds value and the bound itself give the same model
+    at_bound = X.copy()
+    at_bound[3, 1] = 12.0
+    far = X.copy()
+    far[3, 1] = 1e9
+    a, b = cls(**kw, n_records=300).fit(at_bound, y), cls(**kw, n_records=300).fit(far, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
 # ---------------------------------------------------------------------------

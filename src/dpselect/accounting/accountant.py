@@ -240,6 +240,26 @@ class Accountant:
             self._ledger.add(privacy)
             self._charges.append(privacy)
 
+    def record(self, privacy: Privacy) -> None:
+        """Record a cost that was already incurred, even beyond the budget (no check; nothing is refused).
+
+        For a mechanism that learns only after running that it cost more than
+        it was charged (e.g. a private search whose candidate reported no
+        guarantee): the accountant then shows the true spend (``spent`` may
+        exceed the budget, or be infinite) and refuses every later charge
+        that does not fit.
+
+        Parameters
+        ----------
+        privacy : Privacy
+            The cost incurred on top of the charges so far.
+        """
+        if not isinstance(privacy, Privacy):
+            raise TypeError(f"privacy must be a Privacy, got {type(privacy).__name__}")
+        with self._lock:
+            self._ledger.add(privacy)
+            self._charges.append(privacy)
+
     def __getstate__(self) -> dict[str, Any]:
         # A lock cannot be pickled or deep-copied: a copy gets its own lock (and its own charges).
         with self._lock:

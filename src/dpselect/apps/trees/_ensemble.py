@@ -55,7 +55,9 @@ from ...accounting import Accountant, parallel_composition
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike
-from ._tabular import encode_fit, encode_transform, encode_y
+from ._estimator import child_random_states
+from ._grow import noisy_counts
+from ._tabular import encode_training, encode_transform
 from ._tree import DPDecisionTreeClassifier, auto_tree_depth
 
 if TYPE_CHECKING:  # the forest imports this module
@@ -155,12 +157,10 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
         shape attributes).
     """
     epsilon, delta = float(est.epsilon), float(est.delta)
-    schema, Xc, Xk = encode_fit(est, X, est.bounds, est.categorical_features)
+    schema, Xc, Xk, classes, yc = encode_training(est, X, y, est.bounds, est.categorical_features)
     n = Xc.shape[0]
-    classes, yc = encode_y(est, y, n)
     inferred = est._inferred(schema)
-    est._warn(inferred, schema.clipped, stacklevel=4)  # called from the forest's fit
-    Xc = np.clip(Xc, schema.lo, schema.hi)  # the trees' clipping, done here so they do not warn again
+    est._warn(inferred, stacklevel=4)  # called from the forest's fit
     C = int(classes.size)
     need_count = est.n_records is None
     eps_r = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
@@ -175,7 +175,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
     n_hat = (float(est.n_records) if est.n_records is not None  # i.e. not need_count
-             else max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_r)))))
+             else max(1.0, noisy_counts(n, epsilon - eps_r, gen)))
     T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
@@ -188,6 +188,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
           "bounds": bounds or None, "categorical_features": cats or None, "classes": list(range(C)),
           "n_records": max(1, int(round(n_hat / T)))}
     members, seen = [], set()
+    seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for t in range(T):
@@ -195,7 +196,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
             Zt, yt = Z[rows], yc[rows]
             if T > 1:
                 Zt, yt = np.vstack([Zt, anchor]), np.append(yt, t % C)
-            members.append(DPDecisionTreeClassifier(random_state=gen, **kw).fit(Zt, yt))
+            members.append(DPDecisionTreeClassifier(random_state=seeds[t], **kw).fit(Zt, yt))
     for w in caught:  # the trees' warnings (public quantities), once each
         key = (w.category, str(w.message).split(":", 1)[-1])
         if key not in seen:

@@ -16,22 +16,39 @@
   privacy guarantee: ``privacy_`` has ``epsilon = inf`` (as every mechanism
   reports on a problem with a data-dependent candidate set), and a finite
   accountant refuses the fit before any randomness is drawn.
+* **Out-of-bounds records change nothing observable** (``on_out_of_bounds="clip"``,
+  the default): continuous values are clamped to the public bounds, records
+  whose category or label lies outside the declared domain are dropped
+  (each a map of one record alone, so add/remove neighbours stay neighbours
+  or become equal), with no exception and no warning.
+  ``on_out_of_bounds="raise"`` is an opt-in for a curator looking for data
+  errors: the fit raises a ``ValueError`` naming the features, which tells
+  whether some record lies outside the schema -- **not private**.
 * **Warnings once per fit**: one :class:`~dpselect.PrivacyLeakWarning`
-  listing everything inferred, one ``UserWarning`` when training values lie
-  outside the public bounds (they are clipped), with no data value in
-  either message, and none per node or per tree.  The texts depend on the
-  configuration and the schema only, so the folds of a cross-validation
-  repeat the same text (once per fit: scikit-learn resets the warning
-  filters for every fit it dispatches).
+  listing everything inferred, with no data value, and none per node or per
+  tree.  The texts depend on the configuration and the schema only, so the
+  folds of a cross-validation repeat the same text (once per fit:
+  scikit-learn resets the warning filters for every fit it dispatches).
+* **A fitted estimator holds released values only**: the generator that drew
+  a fit's noise is a local of ``fit``; sub-estimators (a forest's trees, a
+  search's runs) get fresh integer seeds drawn from it when the user gave an
+  integer seed (reproducible, hence **not private**: anyone holding the seed
+  can redraw the noise), and the user's ``random_state`` itself otherwise
+  (None or ``"secure"``: fresh operating-system entropy, nothing stored).  A
+  numpy ``Generator`` or ``RandomState`` passed as ``random_state`` is a
+  constructor parameter, so it stays in the estimator and its pickle: pass
+  None or ``"secure"`` for a model you publish.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 import weakref
 from typing import Any
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..._warnings import PrivacyLeakWarning
@@ -39,14 +56,58 @@ from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ._params import validate_params
-from ._tabular import encode_fit, few
+from ._tabular import encode_fit
 
-__all__ = ["DPClassifierBase"]
+__all__ = ["DPClassifierBase", "check_attached", "child_random_states", "remember_detached"]
 
 _DEFAULT_MECHANISM = "pf"
 #: Accountants unpickled inside an estimator (detached copies of a budget kept in another process or file);
 #: held weakly, by identity, so that clones made after unpickling (e.g. inside a worker) are refused too.
 _DETACHED: weakref.WeakSet[Accountant] = weakref.WeakSet()
+
+
+def remember_detached(state: dict[str, Any]) -> None:
+    """Mark the accountant of an unpickled estimator's ``state`` as a detached copy of a budget."""
+    if isinstance(state.get("accountant"), Accountant):
+        _DETACHED.add(state["accountant"])
+
+
+def check_attached(owner: str, accountant: Accountant | None) -> None:
+    """Refuse (``ValueError``) an accountant that was unpickled with an estimator: charges would not reach it."""
+    if accountant is not None and accountant in _DETACHED:
+        raise ValueError(
+            f"{owner}: the accountant was unpickled with the estimator (e.g. sent to a joblib worker process by "
+            "GridSearchCV(n_jobs>1) or cross_validate(n_jobs>1)); charges to this copy would not reach the original "
+            "budget. Fit in the accountant's process (n_jobs=1 or joblib's threading backend) or set_params("
+            "accountant=...) with the accountant to charge."
+        )
+
+
+def resolve_accountant(owner: str, own: Accountant | None, given: Accountant | None) -> Accountant | None:
+    """The accountant a fit charges: the constructor's ``own`` or fit's ``given`` (the same object if both)."""
+    if given is not None and not isinstance(given, Accountant):
+        raise TypeError(f"{owner}: accountant must be a dpselect.Accountant or None, got {type(given).__name__}")
+    if own is not None and given is not None and own is not given:
+        raise ValueError(f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
+                         "spends one budget: pass it once")
+    check_attached(owner, own)
+    check_attached(owner, given)
+    return given if given is not None else own
+
+
+def child_random_states(random_state: Any, gen: np.random.Generator, k: int) -> list[Any]:
+    """``random_state`` of k sub-estimators (a forest's trees, a search's runs) fitted with ``gen``'s help.
+
+    An integer seed or a ``SeedSequence`` (reproducible: not private) gives k
+    fresh integer seeds drawn from ``gen``; anything else (None, ``"secure"``,
+    the user's own Generator or RandomState) is passed on as the user gave
+    it, so no generator created by a fit outlives it.
+    """
+    reproducible = (isinstance(random_state, (numbers.Integral, np.random.SeedSequence))
+                    and not isinstance(random_state, (bool, np.bool_)))
+    if reproducible:
+        return [int(s) for s in gen.integers(0, 2**63 - 1, size=k)]
+    return [random_state] * k
 
 
 class DPClassifierBase(ClassifierMixin, BaseEstimator):
@@ -63,8 +124,7 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        if isinstance(state.get("accountant"), Accountant):  # a detached copy of the pickled budget
-            _DETACHED.add(state["accountant"])
+        remember_detached(state)  # a detached copy of the pickled budget
 
     # ------------------------------------------------------------ parameters
     def _validated(self) -> dict[str, Any]:
@@ -86,22 +146,7 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _budget(self, accountant: Accountant | None) -> Accountant | None:
         """The accountant a fit charges: the constructor's or fit's (the same object if both are given)."""
-        owner = type(self).__name__
-        if accountant is not None and not isinstance(accountant, Accountant):
-            raise TypeError(f"{owner}: accountant must be a dpselect.Accountant or None, "
-                            f"got {type(accountant).__name__}")
-        own = self.accountant
-        if own is not None and accountant is not None and own is not accountant:
-            raise ValueError(f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
-                             "spends one budget: pass it once")
-        if own is not None and own in _DETACHED:
-            raise ValueError(
-                f"{owner}: the constructor's accountant was unpickled with the estimator (e.g. sent to a joblib "
-                "worker process by GridSearchCV(n_jobs>1)); charges to this copy would not reach the original "
-                "budget. Fit in the accountant's process (n_jobs=1 or joblib's threading backend) or set_params("
-                "accountant=...) with the accountant to charge."
-            )
-        return accountant if accountant is not None else own
+        return resolve_accountant(type(self).__name__, self.accountant, accountant)
 
     # --------------------------------------------------------------- privacy
     def _inferred(self, schema: Any) -> list[str]:
@@ -144,23 +189,14 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
             )
         charge(accountant, self._claim(privacy, inferred))
 
-    def _warn(self, inferred: list[str], clipped: list[Any], *, stacklevel: int = 3) -> None:
-        """The fit's warnings, each at most once (``stacklevel`` 3: the caller of ``fit``)."""
-        owner = type(self).__name__
+    def _warn(self, inferred: list[str], *, stacklevel: int = 3) -> None:
+        """The fit's warning about a schema taken from the data, at most once (``stacklevel`` 3: ``fit``'s caller)."""
         if inferred:
             warnings.warn(
-                f"{owner}: {'; '.join(inferred)} inferred from the training data, which leaks private "
+                f"{type(self).__name__}: {'; '.join(inferred)} inferred from the training data, which leaks private "
                 "information: the fit has no differential-privacy guarantee (privacy_.epsilon = inf). Pass the "
                 "public bounds=..., categorical_features={feature: categories}, classes=... (and n_max=... for "
                 "split_utility='info_gain').",
                 PrivacyLeakWarning,
                 stacklevel=stacklevel,
             )
-        if clipped:
-            warnings.warn(
-                f"{owner}: training values of continuous features {few(clipped)} lie outside their public bounds "
-                "and were clipped to them (the guarantee holds; check that the bounds are right).",
-                UserWarning,
-                stacklevel=stacklevel,
-            )
-

@@ -94,7 +94,8 @@ from ._forest_structure import (
 )
 from ._nodes import select_nodes
 from ._params import ALGORITHMS, LEAF_UTILITIES
-from ._tabular import encode_fit, encode_transform, encode_y
+from ._grow import noisy_counts
+from ._tabular import encode_training, encode_transform
 
 __all__ = [
     "ALGORITHMS",
@@ -224,9 +225,11 @@ class DPRandomForestClassifier(DPClassifierBase):
         "indicator" for the others.
     n_records : int or None, default=None
         Public number of records for the shape rule (None: a noisy count).
-    random_state : SeedLike, default=None
-        The randomness (None, an int seed, a numpy Generator or RandomState);
-        a seed reproduces the fit.
+    random_state : None, int or "secure", default=None
+        The randomness, as :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`'s:
+        None or ``"secure"`` leave no generator in the fitted forest (its trees
+        get the same value); an int seed reproduces the fit (the trees get
+        fresh int seeds drawn from it: reproducible, **not private**).
     algorithm : {"trees", "fletcher_islam"}, default="trees"
         "trees": private greedy trees on disjoint parts of the records
         (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
@@ -235,6 +238,10 @@ class DPRandomForestClassifier(DPClassifierBase):
     accountant : Accountant or None, default=None
         The budget every fit is charged to before drawing any randomness
         (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        Training values outside the public schema, as for
+        :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` ("raise" is
+        not private).
     selection : str or None, default=None
         Deprecated alias of ``mechanism`` (a ``DeprecationWarning`` at fit).
 
@@ -283,6 +290,7 @@ class DPRandomForestClassifier(DPClassifierBase):
 
     def __init__(
         self,
+        *,
         epsilon: float = 1.0,
         n_estimators: int | None = None,
         max_depth: int | None = None,
@@ -295,8 +303,8 @@ class DPRandomForestClassifier(DPClassifierBase):
         n_records: int | None = None,
         random_state: SeedLike = None,
         algorithm: str = "trees",
-        *,
         accountant: Accountant | None = None,
+        on_out_of_bounds: str = "clip",
         selection: str | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -312,6 +320,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         self.random_state = random_state
         self.algorithm = algorithm
         self.accountant = accountant
+        self.on_out_of_bounds = on_out_of_bounds
         self.selection = selection
 
     # ------------------------------------------------------------ structure
@@ -386,11 +395,10 @@ class DPRandomForestClassifier(DPClassifierBase):
             raise ValueError(f"{type(self).__name__}: leaf_utility='count' needs mechanism='em' or 'pf' (a count's "
                              "local sensitivity is always 1, so smooth-sensitivity mechanisms cannot improve on "
                              "them)")
-        schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
+        schema, Xc, Xk, classes, yc = encode_training(self, X, y, self.bounds, self.categorical_features)
         n = Xc.shape[0]
-        classes, yc = encode_y(self, y, n)
         inferred = self._inferred(schema)
-        self._warn(inferred, schema.clipped)
+        self._warn(inferred)
         C = int(classes.size)
         need_count = self.n_records is None and (self.n_estimators is None or self.max_depth is None)
         eps_leaf = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
@@ -406,7 +414,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         self._schema = schema
         n_hat = float(self.n_records) if self.n_records is not None else None
         if need_count:
-            n_hat = max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_leaf))))
+            n_hat = max(1.0, noisy_counts(n, epsilon - eps_leaf, gen))
         self.n_records_ = n_hat
         fi = fletcher_islam_depth(schema.cont.size, schema.cat.size)
         n_est = int(self.n_estimators) if self.n_estimators is not None else auto_n_estimators(n_hat or 1.0)

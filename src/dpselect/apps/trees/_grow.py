@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...noise import GridLaplace
 from ...problem import SelectionProblem
 from ._nodes import select_nodes
 from ._split_criteria import (
@@ -27,7 +28,25 @@ from ._split_criteria import (
     split_scores,
 )
 
-__all__ = ["DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values"]
+__all__ = ["COUNT_GRID", "DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values", "noisy_counts"]
+
+#: Granularity of every noisy count the estimators release: counts are integers (the grid 2^0 Z).
+COUNT_GRID = 1.0
+
+
+def noisy_counts(counts: Any, epsilon: float, gen: np.random.Generator) -> Any:
+    """Counts (sensitivity 1) plus exact discrete Laplace noise of scale 1/epsilon: integers, epsilon-DP.
+
+    :class:`~dpselect.noise.GridLaplace` on the grid :data:`COUNT_GRID` Z
+    (Ghosh, Roughgarden & Sundararajan 2009; sampled exactly, Canonne, Kamath
+    & Steinke 2020): the released value is an integer, so a neighbour's
+    output set is the same (no float gaps, Mironov 2012), and the noise law is
+    P[K = k] proportional to e^{-|k| / t}, t = 1/epsilon rounded up to 40
+    significant bits.  A float scalar for a scalar count, else an array of
+    the counts' shape.
+    """
+    return GridLaplace(1.0, epsilon, granularity=COUNT_GRID).release(np.asarray(counts, dtype=np.float64), rng=gen)
+
 
 _TABLE_CELLS = 1 << 22  # bound on contingency-table cells built at once
 
@@ -45,7 +64,9 @@ class DPTree:
     queries); ``depth[i]``; ``parent[i]``; ``leaf[i]`` (row of
     ``leaf_counts``/``value``, -1 for internal nodes).  ``leaf_counts`` are
     the leaves' noisy class counts, ``value`` the class probabilities after
-    the fallback of near-empty leaves (:func:`leaf_values`).
+    the fallback of near-empty leaves (:func:`leaf_values`).  Noisy counts
+    are integers (:func:`noisy_counts`: exact discrete Laplace on the grid
+    Z); ``value`` is their post-processing.
     """
 
     feature: np.ndarray
@@ -194,7 +215,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
         if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
-            noisy = np.bincount(loc, minlength=n_lvl) + gen.laplace(0.0, 1.0 / spec.eps_count, size=n_lvl)
+            noisy = noisy_counts(np.bincount(loc, minlength=n_lvl), spec.eps_count, gen)
             t = 2 if spec.binary else np.maximum(np.where(~used, spec.n_values[None, :], 0).max(axis=1), 1)
             stop |= noisy / (t * C) < math.sqrt(2.0) / spec.eps_count
         feat = np.full(n_lvl, -1, dtype=np.int64)
@@ -205,7 +226,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         leaves = np.flatnonzero(stop)
         if leaves.size:  # noisy class counts (the classes partition the leaf: one query of eps_leaf)
             cc = np.bincount(loc * C + y[rows], minlength=n_lvl * C).reshape(n_lvl, C)[leaves]
-            leaf_counts.append(cc + gen.laplace(0.0, 1.0 / spec.eps_leaf, size=cc.shape))
+            leaf_counts.append(noisy_counts(cc, spec.eps_leaf, gen))
             leaf_idx[leaves] = n_leaves + np.arange(leaves.size)
             n_leaves += leaves.size
         splits = np.flatnonzero(~stop)

@@ -28,6 +28,7 @@ import numpy as np
 from ..._validation import check_delta, check_epsilon, check_int
 from ...accounting import Accountant
 from ._split_criteria import SPLIT_UTILITIES
+from ._tabular import OUT_OF_BOUNDS
 
 __all__ = [
     "ALGORITHMS",
@@ -142,6 +143,7 @@ PARAMETERS: dict[str, Rule] = {
     "categorical_features": _SCHEMA,
     "classes": _SCHEMA,
     "accountant": Rule("a dpselect.Accountant", none=True, types=(Accountant,)),
+    "on_out_of_bounds": _options(OUT_OF_BOUNDS),
     "random_state": Rule("an int >= 0, 'secure', a Generator, SeedSequence or RandomState", check=_seed, none=True,
                          types=(np.random.Generator, np.random.SeedSequence, np.random.RandomState)),
 }

@@ -35,6 +35,23 @@ total is ``epsilon``; K and the other runs are never released (releasing K
 would break the bound).  The derivation, with its constants, is on the
 documentation's mathematics page.
 
+Candidates with delta > 0.  If every run is (eps_0, delta_0)-DP, each pair of
+neighbouring run laws is within total variation delta_0 of a pair that is
+eps_0-indistinguishable (Kairouz, Oh & Viswanath 2015, Thm 2.1: every such pair
+is a post-processing of a four-point pair with delta_0 mass on points the
+other law misses); K runs move by at most K delta_0 in total variation, so the
+release is (epsilon, E[K] delta_0 (1 + e^epsilon))-DP.  ``fit`` gives every
+run delta_0 = delta / (E[K] (1 + e^epsilon)) (through the estimator's
+``delta`` parameter, when it has one) and reports ``delta``.
+
+What is charged.  ``privacy_`` is charged to the accountant before anything is
+drawn.  A run whose ``privacy_`` reports more than (eps_0, delta_0) (a
+schema inferred from the data, a third-party estimator that ignores its
+``epsilon``) voids the guarantee: ``privacy_`` becomes epsilon = inf and the
+accountant records that cost (:meth:`~dpselect.accounting.Accountant.record`),
+so it refuses every later charge.  The noisy held-out count is an integer
+(exact discrete Laplace, :func:`~dpselect.apps.trees._grow.noisy_counts`).
+
 References
 ----------
 Liu & Talwar, "Private selection from private candidates", STOC 2019, Theorem 3.1.
@@ -61,7 +78,9 @@ from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms.registry import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
-from ._repeat import gamma_for_mean, repetition_epsilon, sample_repetitions
+from ._estimator import child_random_states, remember_detached, resolve_accountant
+from ._grow import noisy_counts
+from ._repeat import expected_repetitions, gamma_for_mean, repetition_epsilon, sample_repetitions
 from ._tabular import is_dataframe
 
 __all__ = ["DPSearchCV", "METHODS"]
@@ -93,7 +112,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     epsilon : float
         Total budget (> 0): every run gets epsilon / (2 + eta).
     delta : float, default=0.0
-        Total delta; the search spends none (its candidates must be pure).
+        Total delta.  0: the candidates must be pure (a dpselect candidate with
+        an approximate mechanism is refused; a third-party candidate that
+        reports delta > 0 voids the guarantee).  > 0: every run gets
+        delta_0 = delta / (E[K] (1 + e^epsilon)) (module docstring).
     n_splits : int, default=5
         A record is held out with probability 1 / n_splits (>= 2).
     method : {"papernot_steinke", "liu_talwar"}, default="papernot_steinke"
@@ -104,10 +126,16 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     mean_repetitions : float or None, default=None
         E[K] (> 1); None: twice the number of configurations.  It costs time,
         not privacy.
-    random_state : SeedLike, default=None
-        The source of randomness (None, an int seed, a numpy Generator, ...).
+    random_state : None, int or "secure", default=None
+        The source of randomness.  None or ``"secure"``: the runs get the
+        same value and the fitted search (``best_estimator_`` included) holds
+        no generator.  An int seed: the runs get fresh int seeds drawn from it
+        (reproducible, **not private**: the seed redraws the noise).
     accountant : Accountant or None, default=None
-        Charged with ``privacy_`` before any randomness is drawn.  When a
+        Charged with ``privacy_`` before any randomness is drawn.  An
+        accountant that was unpickled with the search (a joblib worker, e.g.
+        ``cross_validate(..., n_jobs=2)``) is refused: charges to that copy
+        would not reach the caller's budget.  When a
         dpselect candidate would infer bounds, categories, classes or
         ``n_max`` from the data, the search reports no guarantee
         (``privacy_.epsilon = inf``) and a finite accountant is refused,
@@ -120,11 +148,14 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     best_estimator_ : estimator
         the best run's model (fitted on the training part).
     best_noisy_correct_ : float
-        its noisy number of correct held-out predictions.
+        its noisy number of correct held-out predictions (an integer: exact
+        discrete Laplace of scale 1/eps_0).
     privacy_ : Privacy
         the total guarantee.
     epsilon_per_run_ : float
         eps_0.
+    delta_per_run_ : float
+        delta_0.
     classes_ : ndarray
         the best model's classes.
 
@@ -170,6 +201,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.accountant = accountant
 
+    def __setstate__(self, state: dict[str, Any]) -> None:  # noqa: D105
+        super().__setstate__(state)
+        remember_detached(state)  # a detached copy of the pickled budget: refused by fit
+
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -177,10 +212,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------- fit
-    def _check(self) -> tuple[list[dict], float, float, float]:
-        """(configurations, eta, gamma, eps_0); every check before any randomness."""
+    def _check(self) -> tuple[list[dict], float, float, float, float]:
+        """(configurations, eta, gamma, eps_0, delta_0); every check before any randomness."""
         epsilon = check_epsilon(self.epsilon)
-        check_delta(self.delta)
+        delta = check_delta(self.delta)
         n_splits = check_int(self.n_splits, "n_splits", minimum=2)
         del n_splits
         if self.method not in METHODS:
@@ -210,10 +245,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
                     raise ValueError(f"param_grid: {name!r} is not a parameter of {type(self.estimator).__name__}")
             merged = {**base, **cfg}
             for name in _MECHANISM_PARAMS:
-                if merged.get(name) in APPROXIMATE_NAMES:
+                if merged.get(name) in APPROXIMATE_NAMES and not (delta > 0.0 and "delta" in base):
                     raise ValueError(
-                        f"cannot meet the budget with {name}={merged[name]!r}: the repetition theorem used here "
-                        "(Papernot & Steinke 2022, Thm 2, pure case) needs pure epsilon-DP candidates")
+                        f"cannot meet the budget with {name}={merged[name]!r} and delta={self.delta!r}: candidates "
+                        "with delta > 0 need the search's delta > 0 (and an estimator with a delta parameter)")
         mean = (2.0 * len(grid) if self.mean_repetitions is None
                 else check_positive(self.mean_repetitions, "mean_repetitions"))
         if not (math.isfinite(mean) and mean > 1.0):
@@ -222,10 +257,12 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         eps0 = epsilon / (2.0 + eta)
         while repetition_epsilon(eps0, eta) > epsilon:  # never claim more than the budget after rounding
             eps0 = math.nextafter(eps0, 0.0)
-        return grid, eta, gamma, eps0
+        # delta_0 E[K] (1 + e^eps) <= delta, rounded down (relative 1e-9) so that float error never overclaims
+        delta0 = delta / (expected_repetitions(eta, gamma) * (1.0 + math.exp(epsilon))) * (1.0 - 1e-9)
+        return grid, eta, gamma, eps0, delta0
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> DPSearchCV:
-        """Run the private search; charge ``accountant`` (if given) before drawing any randomness.
+    def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPSearchCV:
+        """Run the private search; charge the accountant (if any) before drawing any randomness.
 
         Parameters
         ----------
@@ -233,6 +270,9 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             Training records (a DataFrame is passed to the candidates as is).
         y : array-like of shape (n_samples,)
             Class labels.
+        accountant : Accountant or None, default=None
+            Charged instead of the constructor's (both given: they must be the
+            same object).
 
         Returns
         -------
@@ -242,7 +282,8 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         """
         data: Any = X  # array-like or DataFrame (scikit-learn's validators below are untyped)
         labels: Any = y
-        grid, eta, gamma, eps0 = self._check()
+        grid, eta, gamma, eps0, delta0 = self._check()
+        budget = resolve_accountant(type(self).__name__, self.accountant, accountant)
         if labels is None:
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
         if is_dataframe(data):  # kept as a DataFrame (categorical columns, names) for the estimator
@@ -256,22 +297,25 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         n = len(labels)
         source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
                   f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
-        self.privacy_ = Privacy(float(self.epsilon), 0.0, "add_remove", source)
-        self.epsilon_per_run_ = eps0
-        own = {"accountant": None} if "accountant" in self.estimator.get_params(deep=False) else {}
+        base = self.estimator.get_params(deep=False)
+        own: dict[str, Any] = {"accountant": None} if "accountant" in base else {}
+        if "delta" in base:
+            own["delta"] = delta0
+        self.privacy_ = Privacy(float(self.epsilon), float(self.delta), "add_remove", source)
+        self.epsilon_per_run_, self.delta_per_run_ = eps0, delta0
         inferred = self._inferred_by_candidates(data, grid, own, eps0)
         if inferred:  # known before any charge or draw: no guarantee, and a finite budget is refused
-            if self.accountant is not None and math.isfinite(self.accountant.budget.epsilon):
+            if budget is not None and math.isfinite(budget.budget.epsilon):
                 raise BudgetExceededError(
                     f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training data, so "
                     f"the search has no differential-privacy guarantee and cannot be charged to the finite budget "
-                    f"{self.accountant.budget}; pass public bounds, categories and classes")
+                    f"{budget.budget}; pass public bounds, categories and classes")
             self.privacy_ = Privacy(math.inf, 0.0, "add_remove",
                                     "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
             warnings.warn(f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
                           "data, so the search has no guarantee (privacy_.epsilon = inf).",
                           PrivacyLeakWarning, stacklevel=2)
-        charge(self.accountant, self.privacy_)
+        charge(budget, self.privacy_)
         gen = check_random_state(self.random_state, "random_state")
         y_arr = np.asarray(labels)
         held = gen.random(n) < 1.0 / int(self.n_splits)
@@ -282,30 +326,35 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         # the search charged its total above: the runs charge nothing (else the estimator's accountant pays again)
         best: tuple[float, int, Any] | None = None
         leaks: dict[str, type] = {}
-        worst = 0.0
+        overspent = False
         for _ in range(K):
             j = int(gen.integers(len(grid)))
-            model = clone(self.estimator).set_params(**grid[j], **own, epsilon=eps0, random_state=gen)
+            seed = child_random_states(self.random_state, gen, 1)[0]  # never gen itself: it draws the noise
+            model = clone(self.estimator).set_params(**grid[j], **own, epsilon=eps0, random_state=seed)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 model.fit(X_tr, y_tr)
-                correct = float(np.sum(np.asarray(model.predict(X_ho)) == y_ho)) if ho.size else 0.0
+                correct = int(np.sum(np.asarray(model.predict(X_ho)) == y_ho)) if ho.size else 0
             for w in caught:  # schema leaks (public configuration) are re-issued once; data-dependent notes are not
                 if issubclass(w.category, PrivacyLeakWarning):
                     leaks.setdefault(str(w.message), w.category)
             spent = getattr(model, "privacy_", None)
-            worst = max(worst, spent.epsilon if isinstance(spent, Privacy) else math.inf)
-            score = correct + float(gen.laplace(0.0, 1.0 / eps0))
+            overspent |= not (isinstance(spent, Privacy) and spent.epsilon <= eps0 * (1.0 + 1e-12)
+                              and spent.delta <= delta0 * (1.0 + 1e-12))
+            score = float(noisy_counts(correct, eps0, gen))
             if best is None or score > best[0]:
                 best = (score, j, model)
         for msg, cat in leaks.items():
             warnings.warn(msg, cat, stacklevel=2)
-        # a candidate did not keep its budget (a non-dpselect estimator, checked only now): no guarantee is left
-        if math.isfinite(self.privacy_.epsilon) and worst > eps0 * (1.0 + 1e-12):
+        # a candidate did not keep its budget (a third-party estimator, checked only now): no guarantee is left,
+        # and the accountant records what was actually spent
+        if math.isfinite(self.privacy_.epsilon) and overspent:
             self.privacy_ = Privacy(math.inf, 0.0, "add_remove", "a candidate fit reported more than its budget")
-            warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget eps_0 = {eps0:.6g} "
-                          "(e.g. a schema inferred from the data), so the search has no guarantee.",
-                          PrivacyLeakWarning, stacklevel=2)
+            if budget is not None:
+                budget.record(self.privacy_)
+            warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget (eps_0, delta_0) "
+                          f"= ({eps0:.6g}, {delta0:.6g}) or no guarantee, so the search has none; the accountant "
+                          "records an infinite cost.", PrivacyLeakWarning, stacklevel=2)
         assert best is not None  # K >= 1
         self.best_noisy_correct_, j, self.best_estimator_ = best
         self.best_params_ = dict(grid[j])

@@ -6,8 +6,8 @@ Inputs (both estimators)
   (all features), a dict {feature index or column name: (lo, hi)}, or an
   array of shape (n_continuous, 2) or (n_features, 2).  Continuous features
   without bounds get the training data's min/max (as diffprivlib does): that
-  leaks.  Training values outside public bounds are clipped to them
-  (:attr:`Schema.clipped` lists those features; the estimators warn once).
+  leaks.  Training values outside public bounds are clamped to them
+  (``on_out_of_bounds="clip"``, the default: silently, nothing recorded).
 * Categorical features: ``bool`` columns (domain {False, True}), pandas
   ``category`` columns, object/string columns and the features listed in
   ``categorical_features`` (indices, names, a boolean mask, or a dict
@@ -15,10 +15,14 @@ Inputs (both estimators)
   declared in ``categorical_features`` is inferred -- from the values
   (object columns) or from the pandas dtype's categories, which
   ``astype("category")`` builds from the data, so one added record with a new
-  value changes the released structure.  Training values outside a declared
-  domain are a ValueError.
+  value changes the released structure.  A training record whose category
+  lies outside a declared domain is dropped (``on_out_of_bounds="clip"``).
 * ``classes``: the public class labels.  If None they are inferred from y
-  (the set of labels present leaks).
+  (the set of labels present leaks).  A training record whose label is not
+  in ``classes`` is dropped (``on_out_of_bounds="clip"``).
+* ``on_out_of_bounds="raise"`` (opt-in, **not private**: whether the fit
+  raises tells whether some record lies outside the schema) raises a
+  ``ValueError`` naming the features (never their values) instead.
 * Whatever is inferred from the data is listed in :attr:`Schema.inferred`;
   the estimators then warn once and claim no guarantee (epsilon = inf).
 * NaN / inf in X is a ValueError.  At prediction time an unseen category gets
@@ -40,10 +44,14 @@ __all__ = [
     "Schema",
     "bin_codes",
     "encode_fit",
+    "encode_training",
     "encode_transform",
     "encode_y",
     "few",
 ]
+
+#: What the estimators do with training values outside the public schema (see the module docstring).
+OUT_OF_BOUNDS = ("clip", "raise")
 
 
 def bin_codes(Xc: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
@@ -69,11 +77,19 @@ class Schema:
     hi: np.ndarray  # (m_c,) public upper bounds
     categories: list  # m_k public domains (1-D arrays)
     inferred: list[str] = field(default_factory=list)  # what was taken from the training data (leaks)
-    clipped: list = field(default_factory=list)  # continuous features with training values outside public bounds
+    names: list | None = None  # column names of a DataFrame input (public: the schema's)
 
     @property
     def n_categories(self) -> np.ndarray:
         return np.array([len(c) for c in self.categories], dtype=np.int64)
+
+    def label(self, j: int) -> Any:
+        """Feature ``j`` as messages name it: its column name, else its index."""
+        return _label(j, self.names)
+
+
+def _label(j: int, names: list | None) -> Any:
+    return names[j] if names is not None else int(j)
 
 
 def _feature_index(key: Any, names: list | None, p: int, what: str) -> int:
@@ -124,13 +140,13 @@ def _resolve_bounds(bounds: Any, cont: np.ndarray, names: list | None, p: int) -
     )
 
 
-def _check_pair(b: Any, j: int) -> tuple[float, float]:
+def _check_pair(b: Any, j: Any) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in b)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds for feature {j} must be a (lo, hi) pair of numbers, got {b!r}") from None
+        raise ValueError(f"bounds for feature {j!r} must be a (lo, hi) pair of numbers, got {b!r}") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"bounds for feature {j} must be finite with lo < hi, got ({lo}, {hi})")
+        raise ValueError(f"bounds for feature {j!r} must be finite with lo < hi, got ({lo}, {hi})")
     return lo, hi
 
 
@@ -209,7 +225,11 @@ def _stack(cols: list, idx: np.ndarray, n: int) -> np.ndarray:
 
 
 def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -> tuple[Schema, np.ndarray, np.ndarray]:
-    """Fit the public feature schema; returns (schema, continuous values (n, m_c), categorical codes (n, m_k))."""
+    """Fit the public feature schema; returns (schema, continuous values (n, m_c), categorical codes (n, m_k)).
+
+    The values are as given (not clamped) and a category outside its domain
+    has code -1: :func:`encode_training` applies ``on_out_of_bounds``.
+    """
     cols, declared, n, p = _columns(estimator, X, reset=True)
     names = list(X.columns) if is_dataframe(X) else None
     cat_spec = _resolve_categorical(categorical_features, names, p)
@@ -231,13 +251,13 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
                 dom = _infer_categories(cols[j])
                 leaked_cats.append(names[j] if names is not None else j)
             if len(dom) < 1 or len(set(dom.tolist())) != len(dom):
-                raise ValueError(f"the categories of feature {j} must be non-empty and distinct")
+                raise ValueError(f"the categories of feature {_label(j, names)!r} must be non-empty and distinct")
             categories.append(dom)
     cont = np.flatnonzero(~is_cat)
     cat = np.flatnonzero(is_cat)
     for j in cont.tolist():
         if cols[j].dtype == object:
-            raise ValueError(f"feature {j} is not numeric: declare it in categorical_features")
+            raise ValueError(f"feature {_label(j, names)!r} is not numeric: declare it in categorical_features")
     raw_bounds = _resolve_bounds(bounds, cont, names, p)
     lo, hi, leaked_bounds = np.empty(cont.size), np.empty(cont.size), []
     for i, j in enumerate(cont.tolist()):
@@ -247,9 +267,9 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
             if not a < b:
                 a, b = a - 0.5, b + 0.5
             lo[i], hi[i] = a, b
-            leaked_bounds.append(names[j] if names is not None else int(j))
+            leaked_bounds.append(_label(j, names))
         else:
-            lo[i], hi[i] = _check_pair(raw_bounds[i], int(j))
+            lo[i], hi[i] = _check_pair(raw_bounds[i], _label(j, names))
     inferred: list[str] = []
     if leaked_bounds:
         inferred.append(f"the bounds of continuous features {few(leaked_bounds)} (the data's min/max)")
@@ -259,15 +279,8 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
         inferred.append(f"the categories of the pandas 'category' columns {few(leaked_dtype)} (their dtype, "
                         "which astype('category') builds from the data)")
     Xc = _stack(cols, cont, n)
-    outside = np.logical_or(Xc < lo, Xc > hi)  # only public bounds can have values outside
-    hit = cont[outside.any(axis=0)] if outside.any() else cont[:0]  # the per-feature reduction only if needed
-    clipped = [names[j] if names is not None else int(j) for j in hit.tolist()]
-    schema = Schema(p, is_cat, cont, cat, lo, hi, categories, inferred, clipped)
-    Xk = _cat_codes(cols, schema, n)
-    if (Xk < 0).any():
-        j = int(cat[np.flatnonzero((Xk < 0).any(axis=0))[0]])
-        raise ValueError(f"training values of feature {j} lie outside its declared categories")
-    return schema, Xc, Xk
+    schema = Schema(p, is_cat, cont, cat, lo, hi, categories, inferred, names)
+    return schema, Xc, _cat_codes(cols, schema, n)
 
 
 def _cat_codes(cols: list, schema: Schema, n: int) -> np.ndarray:
@@ -287,27 +300,60 @@ def encode_transform(estimator: Any, X: Any, schema: Schema) -> tuple[np.ndarray
 
 
 def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(classes_, y codes); the classes are inferred from y when ``estimator.classes`` is None."""
+    """(classes_, y codes); the classes are inferred from y when ``estimator.classes`` is None.
+
+    A label outside ``classes`` has code -1 (:func:`encode_training` applies
+    ``on_out_of_bounds``).  Errors name ``y`` and never show its values.
+    """
+    owner = type(estimator).__name__
     if y is None:
-        raise ValueError(
-            f"This {type(estimator).__name__} estimator requires y to be passed, but the target y is None."
-        )
+        raise ValueError(f"This {owner} estimator requires y to be passed, but the target y is None.")
     y = column_or_1d(y, warn=True)
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise ValueError("Input y contains NaN or infinity.")
     if y.shape[0] != n:
         raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {y.shape[0]}]")
-    check_classification_targets(y)
-    if estimator.classes is None:
-        classes = np.unique(y)
-    else:
-        classes = np.unique(np.asarray(estimator.classes))
-        if classes.size != len(estimator.classes):
-            raise ValueError("classes must be distinct")
-    codes = _codes(y, classes)
-    if (codes < 0).any():
-        raise ValueError("y contains labels that are not in classes")
-    return classes, codes
+    if y.dtype == object and any(v is None for v in y.tolist()):
+        raise ValueError(f"{owner}: y contains None (missing labels); drop those records or give them a label")
+    try:
+        check_classification_targets(y)
+        if estimator.classes is None:
+            classes = np.unique(y)
+        else:
+            classes = np.unique(np.asarray(estimator.classes))
+            if classes.size != len(estimator.classes):
+                raise ValueError(f"{owner}: classes must be distinct")
+    except TypeError:
+        raise TypeError(f"{owner}: the labels in y (or classes) must be of one comparable type, e.g. all str or all "
+                        "int") from None
+    return classes, _codes(y, classes)
+
+
+def encode_training(estimator: Any, X: Any, y: Any, bounds: Any,
+                    categorical_features: Any) -> tuple[Schema, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The training data on the public schema: (schema, Xc clamped, Xk, classes, y codes).
+
+    ``estimator.on_out_of_bounds`` decides what happens to values outside the
+    public schema (module docstring): "clip" clamps continuous values to the
+    bounds and drops records whose category or label is outside its declared
+    domain, silently; "raise" raises a ``ValueError`` naming the features
+    (not private).
+    """
+    schema, Xc, Xk = encode_fit(estimator, X, bounds, categorical_features)
+    classes, yc = encode_y(estimator, y, Xc.shape[0])
+    owner = type(estimator).__name__
+    if getattr(estimator, "on_out_of_bounds", "clip") == "raise":
+        outside = (Xc < schema.lo) | (Xc > schema.hi)
+        where = [schema.label(int(j)) for j in schema.cont[outside.any(axis=0)]]
+        where += [schema.label(int(j)) for j in schema.cat[(Xk < 0).any(axis=0)]]
+        if where or (yc < 0).any():
+            what = f"features {few(where)}" if where else "y"
+            raise ValueError(f"{owner}: training values of {what} lie outside the public bounds, categories or "
+                             "classes (on_out_of_bounds='raise'; this check is not private)")
+    keep = (Xk >= 0).all(axis=1) & (yc >= 0)
+    if not keep.all():
+        Xc, Xk, yc = Xc[keep], Xk[keep], yc[keep]
+    return schema, np.clip(Xc, schema.lo, schema.hi), Xk, classes, yc
 
 
 def few(items: list) -> str:

@@ -101,9 +101,9 @@ from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
-from ._grow import DPTree, GrowSpec, goes_yes, grow
+from ._grow import DPTree, GrowSpec, goes_yes, grow, noisy_counts
 from ._split_criteria import info_gain_sensitivity, problem_from_tables, problem_kind
-from ._tabular import bin_codes, encode_fit, encode_transform, encode_y
+from ._tabular import bin_codes, encode_training, encode_transform
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
 
@@ -231,12 +231,21 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         Public number of records for the shape rule (None: a noisy count).
     classes : array-like or None, default=None
         Public class labels; None infers them from y: no guarantee.
-    random_state : SeedLike, default=None
-        The randomness (None, an int seed, a numpy Generator or RandomState);
-        a seed reproduces the fit.
+    random_state : None, int or "secure", default=None
+        The randomness.  None (fresh entropy) or ``"secure"`` (the operating
+        system's CSPRNG): the fitted model holds no generator, so it can be
+        published.  An int seed reproduces the fit, so anyone who knows it can
+        redraw the noise (reproducible, **not private**).  A numpy Generator
+        or RandomState is accepted but stays in the estimator (a parameter).
     accountant : Accountant or None, default=None
         The budget every fit is charged to before drawing any randomness
         (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        Training values outside the public schema: "clip" clamps continuous
+        values to ``bounds`` and drops records whose category or label is
+        outside its declared domain, silently (nothing observable changes);
+        "raise" raises a ``ValueError`` naming the features, to find data
+        errors -- **not private** (the exception tells that such a record exists).
     selection : str or None, default=None
         Deprecated alias of ``mechanism`` (a ``DeprecationWarning`` at fit).
 
@@ -262,7 +271,9 @@ class DPDecisionTreeClassifier(DPClassifierBase):
     stopping_ : str
         The stopping rule used.
     n_records_ : float or None
-        The public or noisy record count used for the shape.
+        The public or noisy record count used for the shape (a noisy count
+        is an integer: exact discrete Laplace, see
+        :func:`~dpselect.apps.trees._grow.noisy_counts`).
 
     Examples
     --------
@@ -276,6 +287,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
     def __init__(
         self,
+        *,
         epsilon: float = 1.0,
         max_depth: int | None = None,
         mechanism: str = "pf",
@@ -290,8 +302,8 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         n_records: int | None = None,
         classes: ArrayLike | None = None,
         random_state: SeedLike = None,
-        *,
         accountant: Accountant | None = None,
+        on_out_of_bounds: str = "clip",
         selection: str | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -309,6 +321,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
+        self.on_out_of_bounds = on_out_of_bounds
         self.selection = selection
 
     # ------------------------------------------------------------------- fit
@@ -374,12 +387,11 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         epsilon, delta = float(self.epsilon), float(self.delta)
         stopping = self.stopping if self.stopping != "auto" else ("depth" if self.splits == "binary" else "count")
         counting = stopping == "count"
-        schema, Xc, Xk = encode_fit(self, X, self.bounds, self.categorical_features)
+        schema, Xc, Xk, classes, yc = encode_training(self, X, y, self.bounds, self.categorical_features)
         n = Xc.shape[0]
-        classes, yc = encode_y(self, y, n)
         inferred = self._inferred(schema)
         gs = self._ig_sensitivity(n, inferred)
-        self._warn(inferred, schema.clipped)
+        self._warn(inferred)
         C = max(int(classes.size), 1)
         delta_used = delta if mechanism in APPROXIMATE_NAMES else 0.0
         count_priv = None
@@ -395,7 +407,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
         gen = check_random_state(self.random_state, "random_state")
         if noisy_shape:
-            n_hat = max(1.0, n + float(gen.laplace(0.0, 1.0 / (epsilon - eps_r))))
+            n_hat = max(1.0, noisy_counts(n, epsilon - eps_r, gen))
             plan = self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
         assert plan is not None
         self._schema = schema
