@@ -380,3 +380,25 @@ def test_accuracy_real_datasets():
                 accs.append(clf.fit(X.iloc[tr], y[tr]).score(X.iloc[te], y[te]))
         print(name, np.mean(accs), maj)
         assert np.mean(accs) > maj + 5 * math.sqrt(maj * (1 - maj) / y.size)
+
+
+def test_named_errors_without_data_values():
+    """Issue #33.8: labels with None name y (it was numpy's "'<' not supported"); a category outside its
+    declared domain is reported (with on_out_of_bounds="raise") by the column's name, never its value."""
+    import pandas as pd
+
+    X = np.random.default_rng(0).uniform(0, 1, (4, 2))
+    for classes in (None, ["u", "v"]):
+        with pytest.raises(ValueError, match="y contains None"):
+            DPDecisionTreeClassifier(classes=classes).fit(X, ["u", None, "u", "v"])
+    df = pd.DataFrame({"age": [1.0, 2, 3, 4], "colour": ["red", "blue", "secret-zzz", "red"]})
+    kw = dict(bounds={"age": (0, 5)}, categorical_features={"colour": ["red", "blue"]}, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"\['colour'\]") as err:
+        DPDecisionTreeClassifier(**kw, on_out_of_bounds="raise").fit(df, [0, 1, 0, 1])
+    assert "secret" not in str(err.value)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")  # the default drops that record silently
+        DPDecisionTreeClassifier(**kw, random_state=0).fit(df, [0, 1, 0, 1])
+    assert not [w for w in record if "colour" in str(w.message) or "outside" in str(w.message)]
+    with pytest.raises(ValueError, match="'colour' must be non-empty and distinct"):
+        DPDecisionTreeClassifier(**{**kw, "categorical_features": {"colour": ["red", "red"]}}).fit(df, [0, 1, 0, 1])
