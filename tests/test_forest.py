@@ -20,8 +20,8 @@ from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
 from dpselect.apps.trees import _forest as forest_mod
+from dpselect.apps.trees._tree import RECORD_COUNT_SHARE
 from dpselect.apps.trees._forest import (
-    RECORD_COUNT_SHARE,
     DPRandomForestClassifier,
     auto_forest_depth,
     auto_n_estimators,

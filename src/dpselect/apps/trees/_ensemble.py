@@ -2,13 +2,14 @@
 
 Algorithm
 ---------
-* **Shape.**  n = ``n_records`` (public) or a noisy count
-  n + Lap(1/eps_n), eps_n = 5% of epsilon; eps_r = epsilon - eps_n.  The
+* **Shape.**  n = ``n_records`` (public) or a noisy count (the tree's:
+  exact discrete Laplace, eps_n = 10% of epsilon); eps_r = epsilon - eps_n.  The
   number of trees T (unless given) is :func:`auto_partitions`: the largest
   power of two T <= 8 such that a private tree on n / (2T) records still gets
   the depth (:func:`~dpselect.apps.trees.auto_tree_depth` at eps_r) of one
   tree on all n records, i.e. splitting the records costs no depth even with
-  a twofold margin.  Under pure differential privacy every extra tree halves
+  a twofold margin, and T = 1 whenever that depth is 0 (never a forest of
+  stumps).  Under pure differential privacy every extra tree halves
   the records behind each noisy leaf count (T trees on disjoint parts carry
   sqrt(T) times the relative leaf noise of one tree), and on the shared
   tabular benchmark sets (5-fold CV) two or four trees on halves / quarters
@@ -58,16 +59,13 @@ from ...typing import ArrayLike
 from ._estimator import child_random_states
 from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
-from ._tree import DPDecisionTreeClassifier, auto_tree_depth
+from ._tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_tree_depth
 
 if TYPE_CHECKING:  # the forest imports this module
     from ._forest import DPRandomForestClassifier
 
-__all__ = ["MAX_PARTITIONS", "RECORD_COUNT_SHARE", "auto_partitions", "fit_partition_forest",
-           "partition_forest_proba"]
+__all__ = ["MAX_PARTITIONS", "auto_partitions", "fit_partition_forest", "partition_forest_proba"]
 
-#: Share of epsilon spent on the noisy record count when the shape needs one and n_records is not given.
-RECORD_COUNT_SHARE = 0.05
 #: Largest number of trees :func:`auto_partitions` returns.
 MAX_PARTITIONS = 8
 
@@ -95,16 +93,20 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     int
         T in {1, 2, 4, ..., cap}, the largest with
         ``auto_tree_depth(n / (2T), C, epsilon) == auto_tree_depth(n, C, epsilon)``
-        (1 if even T = 2 fails).
+        (1 if even T = 2 fails, and 1 when that depth is 0: no forest of stumps).
 
     Examples
     --------
     >>> auto_partitions(455, 2, 0.95), auto_partitions(39_000, 2, 4.75), auto_partitions(1e6, 2, 4.75)
     (1, 1, 4)
+    >>> auto_partitions(200, 2, 0.1)  # one tree of depth 0, not 8 single-leaf trees
+    1
     """
     cap = check_int(cap, "cap", minimum=1)
     depth = auto_tree_depth(n_records, n_classes, epsilon)
     T = 1
+    if depth == 0:  # a part can only lose records: splitting a single leaf would give a forest of stumps
+        return T
     while 2 * T <= cap and auto_tree_depth(n_records / (4 * T), n_classes, epsilon) >= depth:
         T *= 2
     return T

@@ -36,7 +36,7 @@ Fletcher–Islam algorithm (with its privacy caveats fixed)
 * **Accounting.**  Leaves of a tree partition its records and the trees'
   data are disjoint, so by parallel composition the whole forest costs what
   one leaf query costs (:func:`dpselect.accounting.forest_privacy`); a
-  noisy record count used for the shape (5% of epsilon) adds sequentially.
+  noisy record count used for the shape (10% of epsilon, an integer) adds sequentially.
   ``privacy_`` is fixed before any randomness and ``fit`` charges
   ``accountant`` with it first.
 * **Shape from public quantities.**  n = ``n_records`` or a noisy count.
@@ -96,13 +96,13 @@ from ._nodes import select_nodes
 from ._params import ALGORITHMS, LEAF_UTILITIES
 from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
+from ._tree import RECORD_COUNT_SHARE
 
 __all__ = [
     "ALGORITHMS",
     "DPRandomForestClassifier",
     "DENSE_LEAF_LIMIT",
     "LEAF_UTILITIES",
-    "RECORD_COUNT_SHARE",
     "auto_forest_depth",
     "auto_n_estimators",
     "fletcher_islam_depth",
@@ -110,8 +110,6 @@ __all__ = [
     "problem_key",
 ]
 
-#: Share of epsilon spent on the noisy record count when the shape rule needs it and n_records is not given.
-RECORD_COUNT_SHARE = 0.05
 #: Expected records per leaf below which the fit warns that most leaves are empty.
 SPARSE_LEAVES = 1.0 / 8.0
 def problem_key(counts: np.ndarray) -> np.ndarray:
@@ -188,6 +186,9 @@ class DPRandomForestClassifier(DPClassifierBase):
     """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
     See the module docstring for the algorithms, accounting and representation.
+    **With the defaults the forest is usually one private tree**: ``n_estimators=None`` makes
+    as many disjoint parts as cost no depth (:func:`~dpselect.apps.trees.auto_partitions`),
+    which is one below about a million records (``n_estimators_`` tells).
 
     Parameters
     ----------

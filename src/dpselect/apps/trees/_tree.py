@@ -46,8 +46,17 @@ records):
 Shape from public quantities (never tuned on the private data)
 --------------------------------------------------------------
 n = ``n_records`` if given (a public count), else a noisy count
-n + Lap(1/eps_n) with eps_n = 5% of epsilon (floored at 1); eps_r = epsilon -
-eps_n.  With C classes and branching b (2 for binary cuts, the mean public
+n + K with K exact discrete Laplace of scale 1/eps_n (an integer, floored at 1),
+eps_n = 10% of epsilon (:data:`RECORD_COUNT_SHARE`); eps_r = epsilon - eps_n.
+The depth steps at thresholds of n at least a factor 2 apart, so the count
+needs a relative error well below 1 where the first thresholds lie (about
+16 (1 + ln C) / eps_r records): 5% of epsilon gave a relative standard
+deviation near 1 there (768 records at epsilon = 0.1: depth 0, 1 or 2 with
+the seed, the modal depth in 63% of draws; 10%: 87%), and on scikit-learn's
+bundled breast_cancer, wine and digits (binarised) at epsilon in {0.5, 1}
+held-out accuracy with 10% was within one standard error of 5% or better in
+every cell.  A shape that never depends on the seed needs a public
+``n_records`` (a published dataset size, or a public lower bound).  With C classes and branching b (2 for binary cuts, the mean public
 domain size for multiway):
 
 * ``max_depth=None``: the largest d <= 12 with
@@ -107,8 +116,9 @@ from ._tabular import bin_codes, encode_training, encode_transform
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
 
-#: Share of epsilon spent on the noisy record count when ``n_records`` is not given.
-RECORD_COUNT_SHARE = 0.05
+#: Share of epsilon spent on the noisy record count when ``n_records`` is not given (module docstring);
+#: the forests use the same share.
+RECORD_COUNT_SHARE = 0.1
 _LEAF_MARGIN = 4.0
 _MAX_AUTO_DEPTH = 12
 
