@@ -20,7 +20,6 @@ from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
 from dpselect.apps.trees import _forest as forest_mod
-from dpselect.apps.trees._tree import RECORD_COUNT_SHARE
 from dpselect.apps.trees._forest import (
     DPRandomForestClassifier,
     auto_forest_depth,
@@ -29,6 +28,7 @@ from dpselect.apps.trees._forest import (
     leaf_problem,
 )
 from dpselect.apps.trees._params import MECHANISMS
+from dpselect.apps.trees._tree import RECORD_COUNT_SHARE
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets

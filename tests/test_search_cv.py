@@ -181,8 +181,8 @@ def test_the_number_of_runs_is_not_released():
     X, y, tree = _data()
     s = DPSearchCV(tree, GRID, epsilon=2.0, random_state=0).fit(X, y)
     fitted = {k for k in vars(s) if k.endswith("_") and not k.startswith("_")}
-    assert fitted <= {"privacy_", "epsilon_per_run_", "delta_per_run_", "best_noisy_correct_", "best_estimator_", "best_params_",
-                      "classes_", "n_features_in_", "feature_names_in_"}
+    assert fitted <= {"privacy_", "epsilon_per_run_", "delta_per_run_", "best_noisy_correct_", "best_estimator_",
+                      "best_params_", "classes_", "n_features_in_", "feature_names_in_"}
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [

@@ -92,9 +92,9 @@ from ._forest_structure import (
     sort_unique,
     uniform,
 )
+from ._grow import noisy_counts
 from ._nodes import select_nodes
 from ._params import ALGORITHMS, LEAF_UTILITIES
-from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
 from ._tree import RECORD_COUNT_SHARE
 

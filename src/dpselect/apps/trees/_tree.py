@@ -56,8 +56,9 @@ the seed, the modal depth in 63% of draws; 10%: 87%), and on scikit-learn's
 bundled breast_cancer, wine and digits (binarised) at epsilon in {0.5, 1}
 held-out accuracy with 10% was within one standard error of 5% or better in
 every cell.  A shape that never depends on the seed needs a public
-``n_records`` (a published dataset size, or a public lower bound).  With C classes and branching b (2 for binary cuts, the mean public
-domain size for multiway):
+``n_records`` (a published dataset size, or a public lower bound).  With C
+classes and branching b (2 for binary cuts, the mean public domain size for
+multiway):
 
 * ``max_depth=None``: the largest d <= 12 with
   n / b^d >= 4 (1 + ln C) / eps_leaf(d).  Derivation: a leaf of an evenly
