@@ -28,7 +28,7 @@ Algorithm
   public record changes no neighbour relation.
 * **Trees.**  Every tree is a :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`
   at the whole remaining budget eps_r (binary cuts, one private selection per
-  node, Laplace leaf counts), its shape from the public n / T.
+  node, integer noisy leaf counts), its shape from the public n / T.
 * **Accounting.**  The trees' data are disjoint: parallel composition
   (McSherry 2009, Thm 4) costs what one tree costs, and the noisy record
   count adds sequentially: (epsilon, delta)-DP in total, fixed before any
@@ -168,7 +168,8 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
     eps_r = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
     approx = mechanism in APPROXIMATE_NAMES
     tree_priv = Privacy(eps_r, delta if approx else 0.0, "add_remove", "one private tree (sequential over levels)")
-    count_priv = Privacy(epsilon - eps_r, 0.0, "add_remove", "Laplace noisy record count") if need_count else None
+    count_priv = (Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy record count")
+                  if need_count else None)
     trees = parallel_composition([tree_priv])  # the trees' data are disjoint: one tree's guarantee
     total = count_priv + trees if count_priv is not None else trees
     total = Privacy(total.epsilon, total.delta, "add_remove",

@@ -406,7 +406,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         mech = make_mechanism(mechanism, eps_leaf, delta if mechanism in APPROXIMATE_NAMES else 0.0)
         self.leaf_utility_ = leaf_utility
         zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), leaf_utility)
-        count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "Laplace noisy record count")
+        count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "discrete Laplace noisy record count")
                       if need_count else None)
         privacy = forest_privacy(mech.privacy(zero_problem), count_priv)
         self._charge(budget, privacy, inferred)

@@ -1,8 +1,8 @@
 """Level-wise growth of a private tree, its released arrays, and the leaves' post-processing.
 
 One pass per level (vectorised over the level's nodes, never a Python loop
-over nodes on the default path): optional Laplace noisy node counts
-(DiffP-ID3 stopping), Laplace noisy class counts at the leaves, and ONE
+over nodes on the default path): optional noisy node counts (DiffP-ID3
+stopping), noisy class counts at the leaves (integers, :func:`noisy_counts`), and ONE
 batched private selection (:func:`dpselect.apps.trees._nodes.select_nodes`)
 for all the level's splits.  The algorithm, budget and accounting are
 documented in :mod:`dpselect.apps.trees`.
@@ -214,7 +214,7 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         cand_ok = valid if spec.binary else ~used
         stop = np.asarray(~cand_ok.reshape(n_lvl, -1).any(axis=1) | (lvl >= spec.depth))
         noisy = np.full(n_lvl, np.nan)
-        if spec.count_queries:  # DiffP-ID3: N_T + Lap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
+        if spec.count_queries:  # DiffP-ID3: N_T + DLap(1/eps'), stop if N_T / (t |C|) < sqrt(2)/eps'
             noisy = noisy_counts(np.bincount(loc, minlength=n_lvl), spec.eps_count, gen)
             t = 2 if spec.binary else np.maximum(np.where(~used, spec.n_values[None, :], 0).max(axis=1), 1)
             stop |= noisy / (t * C) < math.sqrt(2.0) / spec.eps_count

@@ -26,7 +26,8 @@ records):
   max-operator utility (Delta = 1, monotone: noise 1/eps per unit).  The
   seeds' smooth selections ("snm_t", "snm_lln", "snm_laplace", "sps") and
   "ld", "em" stay available by name.
-* A leaf releases its noisy class counts tau_c + Lap(1/eps_leaf) (the classes
+* A leaf releases its noisy class counts tau_c + K, K exact discrete Laplace
+  of scale 1/eps_leaf on the integers (the classes
   partition the leaf: one eps_leaf query).  Near-empty leaves fall back to
   their nearest ancestor whose summed noisy counts are at least twice their
   noise (post-processing, :func:`dpselect.apps.trees._grow.leaf_values`).
@@ -34,7 +35,8 @@ records):
   with a possible cut splits; the budget is split evenly over the d + 1
   levels: eps_q = eps_r / (d + 1) for each split level and for the leaves.
   ``stopping="count"`` (DiffP-ID3): each node also releases a noisy count
-  N_T + Lap(1/eps') and becomes a leaf if N_T / (t |C|) < sqrt(2)/eps'
+  N_T + K' (discrete Laplace of scale 1/eps') and becomes a leaf if
+  N_T / (t |C|) < sqrt(2)/eps'
   (t = 2 for binary cuts, the largest domain for multiway); eps' =
   eps_r / (2 (d + 1)).  ``"auto"`` (default) is
   "depth" for binary cuts (the shape rule already sizes the tree, and the
@@ -367,7 +369,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         m = int(n_values.sum()) if binary else p
         dummy = problem_from_tables(np.zeros((m, 2 if binary else int(n_values.max()), C), dtype=np.int64),
                                     np.full(m, 2) if binary else n_values, kind, gs)
-        query = Privacy(eps_q, 0.0, "add_remove", "Laplace noisy counts (classes partition the node)")
+        query = Privacy(eps_q, 0.0, "add_remove", "discrete Laplace noisy counts (classes partition the node)")
         split_level = parallel_composition([query, mech.privacy(dummy)])
         levels = [split_level] * depth + [query]
         if counting:
@@ -411,7 +413,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         n_hat = float(self.n_records) if self.n_records is not None else float("nan")
         if noisy_shape:
             eps_n = RECORD_COUNT_SHARE * epsilon
-            count_priv = Privacy(eps_n, 0.0, "add_remove", "Laplace noisy record count (sensitivity 1)")
+            count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
             eps_r = epsilon - eps_n
         # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
         plan = None if noisy_shape else self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
