@@ -313,3 +313,32 @@ class _Overspender(_ThirdParty):
         super().fit(X, y)
         self.privacy_ = Privacy(10.0, 0.0, "add_remove")
         return self
+
+
+def test_fit_takes_the_accountant_for_every_estimator():
+    """The README's promise: fit(X, y, accountant=...) charges that accountant, for every estimator."""
+    X, y, b = _blobs(300)
+    tree = DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300)
+    models = [tree, DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
+              DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300, algorithm="fletcher_islam"),
+              DPSearchCV(tree, {"max_depth": [1, 2]}, epsilon=1.0)]
+    for model in models:
+        acc = Accountant(1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y, accountant=acc)
+        assert acc.spent.epsilon == pytest.approx(1.0) == model.privacy_.epsilon, type(model).__name__
+
+
+def test_search_with_approximate_dpselect_candidates():
+    """With delta > 0 the search accepts an approximate mechanism and gives every run delta_0."""
+    X, y, b = _blobs(300)
+    tree = DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300, max_depth=1, n_bins=8,
+                                    mechanism="snm_laplace")
+    search = DPSearchCV(tree, {"n_bins": [8]}, epsilon=2.0, delta=1e-4, mean_repetitions=2.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    assert search.privacy_.epsilon == 2.0 and search.privacy_.delta == 1e-4
+    assert search.best_estimator_.delta == search.delta_per_run_ > 0
+    assert search.best_estimator_.privacy_.delta <= search.delta_per_run_
