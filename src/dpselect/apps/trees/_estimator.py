@@ -35,7 +35,7 @@
   integer seed (reproducible, hence **not private**: anyone holding the seed
   can redraw the noise), and the user's ``random_state`` itself otherwise
   (None or ``"secure"``: fresh operating-system entropy, nothing stored).  A
-  numpy ``Generator`` or ``RandomState`` passed as ``random_state`` is a
+  numpy ``Generator``, ``RandomState`` or ``SeedSequence`` passed as ``random_state`` is a
   constructor parameter, so it stays in the estimator and its pickle: pass
   None or ``"secure"`` for a model you publish.
 """
