@@ -247,3 +247,51 @@ def test_python_blocks_of_the_guide_run(page: str) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     for i, block in enumerate(_python_blocks(DOCS / page)):
         exec(compile(block, f"{page}[block {i}]", "exec"), namespace)
+
+
+def _task_rows() -> list[list[str]]:
+    rows = [line.strip().strip("|").split(" | ") for line in (DOCS / "tasks.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and not line.startswith("| Task")]
+    assert len(rows) >= 15, "the task table of docs/tasks.md was not found"
+    return rows
+
+
+def test_task_map_names_functions_that_exist() -> None:
+    """Every dotted name in the task map's function column imports (the table cannot drift from the API)."""
+    import importlib
+
+    missing = []
+    for row in _task_rows():
+        for dotted in re.findall(r"`(dpselect(?:\.\w+)+)\(", row[1]):
+            module, _, attr = dotted.rpartition(".")
+            while module:
+                try:
+                    obj: Any = importlib.import_module(module)
+                    break
+                except ImportError:
+                    module, _, parent = module.rpartition(".")
+                    attr = f"{parent}.{attr}"
+            for part in attr.split("."):
+                obj = getattr(obj, part, None)
+            if obj is None:
+                missing.append(dotted)
+    assert not missing, f"docs/tasks.md names what the package does not have: {missing}"
+
+
+def test_task_map_commands_and_options_exist(capsys, monkeypatch) -> None:
+    """Every `dpselect CMD --option` of the task map is a command of the CLI that accepts that option."""
+    pytest.importorskip("typer")
+    from dpselect.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    for row in _task_rows():
+        for name, args in re.findall(r"`dpselect (\w+)([^`]*)`", row[2]):
+            assert main([name, "--help"]) == 0, f"dpselect {name} is not a command"
+            shown = capsys.readouterr().out
+            for option in re.findall(r"--[a-z][a-z-]*", args):
+                assert option in shown, f"dpselect {name} has no {option}"
+
+
+def test_task_map_is_linked_from_readme_and_getting_started() -> None:
+    for page in (ROOT / "README.md", DOCS / "getting-started.md"):
+        assert "tasks.md" in page.read_text(encoding="utf-8"), f"{page.name} does not link the task map"
