@@ -250,7 +250,8 @@ def test_python_blocks_of_the_guide_run(page: str) -> None:
 
 
 def _task_rows() -> list[list[str]]:
-    rows = [line.strip().strip("|").split(" | ") for line in (DOCS / "tasks.md").read_text(encoding="utf-8").splitlines()
+    lines = (DOCS / "tasks.md").read_text(encoding="utf-8").splitlines()
+    rows = [line.strip().strip("|").split(" | ") for line in lines
             if line.startswith("| ") and not line.startswith("| Task")]
     assert len(rows) >= 15, "the task table of docs/tasks.md was not found"
     return rows
