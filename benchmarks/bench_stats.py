@@ -26,7 +26,8 @@ import time
 import numpy as np
 
 from dpselect.apps.quantiles import smooth_sensitivity_median
-from dpselect.apps.quantiles._duff_median import duff_median, duff_mode
+from dpselect.apps.counts import duff_mode
+from dpselect.apps.quantiles import duff_median
 
 
 def best_of(fn, repeat):

@@ -41,7 +41,7 @@ def main() -> None:
     released = duff_median(ages, EPSILON, bounds=BOUNDS, rng=2024)
     print(f"records: {ages.size}")
     print(f"private median: {released:.2f}")
-    print(f"guarantee: {EPSILON:g}-DP under add/remove (Duff, SPEC §6.1)")
+    print(f"guarantee: {EPSILON:g}-DP under add/remove (Duff, mathematics §6.1)")
     # For illustration only: comparing with the true median reads the private data.
     print(f"true median (not private): {np.median(ages):.2f}")
 

@@ -190,14 +190,49 @@ def test_built_pages_show_no_raw_restructuredtext(site: Path) -> None:
 
 
 @pytest.mark.slow
-def test_math_is_typeset_and_links_point_at_pages(site: Path) -> None:
-    """Formulas reach MathJax (arithmatex spans), and no link targets a Markdown source file."""
+def test_math_is_typeset_offline_and_links_point_at_pages(site: Path) -> None:
+    """Formulas are MathML in the built pages (no script from the network), no link targets a .md source."""
     math_page = (site / "mathematics" / "index.html").read_text(encoding="utf-8")
-    assert math_page.count('class="arithmatex"') >= 10
-    assert "mathjax" in math_page.lower()
+    assert math_page.count("<math ") >= 10
     for page in site.rglob("*.html"):
-        links = re.findall(r'href="([^"#]+\.md)(?:#[^"]*)?"', page.read_text(encoding="utf-8"))
-        assert not links, f"{page.relative_to(site)} links to Markdown sources: {links[:3]}"
+        text = page.read_text(encoding="utf-8")
+        rel = page.relative_to(site)
+        assert 'class="arithmatex"' not in text, f"{rel}: a formula was left for a script to typeset"
+        remote = re.findall(r'<script[^>]+src="(https?:[^"]+)"', text)
+        assert not remote, f"{rel} loads scripts from the network: {remote}"
+        links = re.findall(r'href="([^"#]+\.md)(?:#[^"]*)?"', text)
+        assert not links, f"{rel} links to Markdown sources: {links[:3]}"
+
+
+@pytest.mark.slow
+def test_api_pages_render_cross_references_and_markup(site: Path) -> None:
+    """No page shows an escaped ``<autoref>``, an escaped HTML tag or raw RST double backquotes as text."""
+    bad: list[str] = []
+    for page in sorted(site.rglob("*.html")):
+        # code listings (<pre>) may quote anything; inline <code> is rendered text and is checked
+        text = re.sub(r"<pre\b.*?</pre>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+        for pattern, what in [("&lt;autoref", "escaped autoref"),
+                              (r"&lt;/?(?:code|a|em|strong|span|div)\b", "escaped tag"),
+                              ("``", "raw RST literal")]:
+            hits = re.findall(pattern, text)
+            if hits:
+                bad.append(f"{page.relative_to(site)}: {len(hits)} x {what}")
+    assert not bad, "\n".join(bad)
+
+
+def test_mathml_hook_typesets_and_names_the_page_of_a_bad_formula() -> None:
+    spec = importlib.util.spec_from_file_location("mathml_hook", DOCS / "scripts" / "mathml_hook.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    out = hook.to_mathml('<p>a <span class="arithmatex">\\(x &lt; \\tfrac12\\)</span></p>'
+                         '<div class="arithmatex">\\[\\sum_i e^{u_i}\\]</div>')
+    assert out.count("<math") == 2 and 'display="block"' in out and "arithmatex" not in out
+    assert "&lt;" in out or "&#x0003C;" in out  # the unescaped '<' is re-encoded inside MathML
+    assert "<mo>arg</mo>" in hook.to_mathml('<span class="arithmatex">\\(\\arg\\max_r u_r\\)</span>')
+    for bad in ("x^", "\\undefinedmacro x"):
+        with pytest.raises(ValueError, match="page.md"):
+            hook.to_mathml(f'<span class="arithmatex">\\({bad}\\)</span>', where="page.md")
 
 
 def _python_blocks(page: Path) -> list[str]:
@@ -212,3 +247,52 @@ def test_python_blocks_of_the_guide_run(page: str) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     for i, block in enumerate(_python_blocks(DOCS / page)):
         exec(compile(block, f"{page}[block {i}]", "exec"), namespace)
+
+
+def _task_rows() -> list[list[str]]:
+    lines = (DOCS / "tasks.md").read_text(encoding="utf-8").splitlines()
+    rows = [line.strip().strip("|").split(" | ") for line in lines
+            if line.startswith("| ") and not line.startswith("| Task")]
+    assert len(rows) >= 15, "the task table of docs/tasks.md was not found"
+    return rows
+
+
+def test_task_map_names_functions_that_exist() -> None:
+    """Every dotted name in the task map's function column imports (the table cannot drift from the API)."""
+    import importlib
+
+    missing = []
+    for row in _task_rows():
+        for dotted in re.findall(r"`(dpselect(?:\.\w+)+)\(", row[1]):
+            module, _, attr = dotted.rpartition(".")
+            while module:
+                try:
+                    obj: Any = importlib.import_module(module)
+                    break
+                except ImportError:
+                    module, _, parent = module.rpartition(".")
+                    attr = f"{parent}.{attr}"
+            for part in attr.split("."):
+                obj = getattr(obj, part, None)
+            if obj is None:
+                missing.append(dotted)
+    assert not missing, f"docs/tasks.md names what the package does not have: {missing}"
+
+
+def test_task_map_commands_and_options_exist(capsys, monkeypatch) -> None:
+    """Every `dpselect CMD --option` of the task map is a command of the CLI that accepts that option."""
+    pytest.importorskip("typer")
+    from dpselect.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    for row in _task_rows():
+        for name, args in re.findall(r"`dpselect (\w+)([^`]*)`", row[2]):
+            assert main([name, "--help"]) == 0, f"dpselect {name} is not a command"
+            shown = capsys.readouterr().out
+            for option in re.findall(r"--[a-z][a-z-]*", args):
+                assert option in shown, f"dpselect {name} has no {option}"
+
+
+def test_task_map_is_linked_from_readme_and_getting_started() -> None:
+    for page in (ROOT / "README.md", DOCS / "getting-started.md"):
+        assert "tasks.md" in page.read_text(encoding="utf-8"), f"{page.name} does not link the task map"

@@ -358,3 +358,68 @@ def test_save_figure_tidies_log_ticks_and_moves_legends_off_the_panels(tmp_path)
     assert path.read_bytes()[:4] == b"\x89PNG"
     labels = [t.get_text() for t in axes2[0, 0].get_xticklabels() if t.get_text()]
     assert labels == ["$10^{-3}$", "$10^{-2}$", "$10^{-1}$", "$10^{0}$", "$10^{1}$", "$10^{2}$", "$10^{3}$"]
+
+
+@pytest.mark.parametrize("name", ["percentile", "median", "tree", "forest", "tdt"])
+def test_report_texts_name_only_objects_that_exist(name):
+    """Every dotted name a report prints (description, notes) imports, and no RST role is left raw."""
+    import importlib
+
+    module = runner.load_experiment(name)
+    text = "\n".join([module.DESCRIPTION, *module.notes(True, None), *module.notes(False, None)])
+    assert not re.search(r":(?:func|class|mod|meth|attr|data|obj):`", text)
+    names = set(re.findall(r"``((?:dpselect|apps|analysis|datasets)\.[\w.]+)", text))
+    assert names, "no dotted name found: the pattern is wrong"
+    for dotted in sorted(names):
+        assert dotted.startswith("dpselect."), f"{dotted}: print the full dotted name"
+        module_name, attr = dotted, []
+        while True:
+            try:
+                obj = importlib.import_module(module_name)
+                break
+            except ImportError:
+                module_name, _, last = module_name.rpartition(".")
+                attr.insert(0, last)
+        for part in attr:
+            obj = getattr(obj, part)  # AttributeError: the report names something that does not exist
+
+
+def test_terminal_claims_are_plain_text_with_a_gloss_and_evaluated():
+    claims = [Claim("SPS IV (Thm 5) beats EM | PF", "3/3 cells", "YS Fig. 1", True, note="a note"),
+              Claim("Duff is best", "7/9", "Fig. 1", None, kind="new")]
+    text = runner.claims_text(claims)
+    assert "<br>" not in text and "\\|" not in text and "*" not in text
+    lines = text.splitlines()
+    assert lines[0] == "✓ SPS IV (Thm 5) beats EM | PF" and lines[-1].startswith("    meaning: Duff:")
+    meaning = next(line for line in lines if line.startswith("    meaning: SPS IV"))
+    assert "Thm 5:" not in meaning.split("SPS IV:")[0] and "EM:" in meaning and "PF:" in meaning
+
+
+def test_data_line_lists_files_of_a_cached_dataset_again():
+    """A dataset parsed earlier in the process (load's cache) is still reported as read."""
+    from dpselect.experiments import _data, _tabular
+
+    table = _tabular.Tabular.__new__(_tabular.Tabular)
+    path = _data.Path("/data/nltcs/nltcs.csv")
+    _tabular._load_cached.cache_clear()
+    try:
+        original = _tabular._real
+        _tabular._real = lambda name, d: (_data.record_read(path), table)[1]
+        with _data.recording() as first:
+            _tabular.load("nltcs", "/data")
+        with _data.recording() as second:
+            assert _tabular.load("nltcs", "/data") is table  # from the cache
+    finally:
+        _tabular._real = original
+        _tabular._load_cached.cache_clear()
+    assert first == second == [path]
+
+
+def test_tdt_best_sound_claim_is_evaluated():
+    from dpselect.experiments import tdt
+
+    means = {("proven", 5, 3.0, "nd_pf"): 0.9, ("proven", 5, 3.0, "sps_thm5_one_sided"): 0.5}
+    claim = tdt._best_sound_claims(means, {})[0]
+    assert claim.ok is True and claim.mark == "+"
+    means[("proven", 5, 3.0, "nd_pf")] = 0.1
+    assert tdt._best_sound_claims(means, {})[0].mark == "○"

@@ -324,6 +324,17 @@ def test_no_history_citations_in_source() -> None:
                      f"docs/mathematics.md anchors instead):\n" + "\n".join(hits)
 
 
+def test_user_facing_texts_cite_the_mathematics_page() -> None:
+    """README, the guide pages and the examples say "mathematics §N", never the history's "SPEC §N"."""
+    root = SRC.parent
+    texts = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "examples").glob("*.py"))]
+    hits = [f"{path.relative_to(root)}:{lineno}: {line.strip()[:100]}"
+            for path in texts
+            for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if CITATION_PATTERNS["SPEC §N"].search(line)]
+    assert not hits, "\n".join(hits)
+
+
 @pytest.mark.parametrize(
     ("text", "label"),
     [

@@ -10,6 +10,8 @@ Markdown, so this extension rewrites, before the docstrings are parsed:
   it); a target that is not rendered anywhere becomes inline code (an *optional* autoref);
 - ``:math:`x``` -> ``$x$`` and ``.. math::`` blocks -> ``$$ ... $$`` (pymdownx.arithmatex);
 - simple RST tables -> Markdown pipe tables;
+- a numpydoc parameter written ``name : what it is.`` (a description on the type line) ->
+  ``name`` with the description below it, so that the prose is not shown as a type;
 - citations of the mathematics page (``mathematics §3.1``, ``mathematics §7 items 5, 7``) -> links
   to its anchors (``sec-3-1``, ``errata-5``).
 
@@ -30,6 +32,9 @@ _MATH_ROLE = re.compile(r":math:`([^`]+)`")
 _SECTION = re.compile(r"\bmathematics §(\d+(?:\.\d+)?)(?! items?\b)")
 _ERRATA = re.compile(r"\bmathematics §7 (items?) (\d+)((?:\s*(?:,|–|-|and)\s*\d+)*)")
 _TABLE_RULE = re.compile(r"^(\s*)(=+)((?:\s+=+)+)\s*$")
+_ITEM_SECTIONS = ("Parameters", "Other Parameters", "Attributes")
+# a type line that is prose: it ends a sentence, cites, quotes code or reads as a sentence
+_PROSE = re.compile(r"\.\s*$|:(?:func|class|mod|meth|attr|data|obj|exc|math):`|``|\b(?:see|as|the|of the)\b")
 
 
 def _objects(obj: griffe.Object) -> Any:
@@ -99,7 +104,7 @@ class RstToMarkdown(griffe.Extension):
     # -- rewriting ----------------------------------------------------------------------------
 
     def convert(self, text: str, obj: griffe.Object) -> str:
-        text = _tables(_math_blocks(text))
+        text = _tables(_math_blocks(_prose_types(text)))
         text = _MATH_ROLE.sub(lambda m: f"${m.group(1)}$", text)
 
         def role(m: re.Match[str]) -> str:
@@ -121,6 +126,26 @@ class RstToMarkdown(griffe.Extension):
             lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}]({math}#errata-{m.group(2)}){m.group(3)}", text)
         return _SECTION.sub(
             lambda m: f"[mathematics §{m.group(1)}]({math}#sec-{m.group(1).replace('.', '-')})", text)
+
+
+def _prose_types(text: str) -> str:
+    """In Parameters/Attributes sections, ``name : prose`` -> ``name`` + the prose indented below."""
+    lines = text.split("\n")
+    out: list[str] = []
+    section = ""
+    for i, line in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if re.fullmatch(r"-{3,}", nxt.strip()):
+            section = line.strip()
+        m = re.match(r"^(\s*)([\w*][\w*, ]*?) : (.+)$", line)
+        if section in _ITEM_SECTIONS and m and _PROSE.search(m.group(3)):
+            indent = m.group(1)
+            body = nxt if nxt.strip() and len(nxt) - len(nxt.lstrip()) > len(indent) else indent + "    "
+            body_indent = body[: len(body) - len(body.lstrip())]
+            out += [f"{indent}{m.group(2)}", f"{body_indent}{m.group(3)}"]
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _math_blocks(text: str) -> str:

@@ -134,7 +134,7 @@ def _build_app() -> Any:
         def report(res: Any) -> None:
             typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
                        f"({runner.count_line(res.claims)})")
-            typer.echo(runner.claims_table(res.claims))
+            typer.echo(runner.claims_text(res.claims))
             typer.echo("")
 
         if name == "all":

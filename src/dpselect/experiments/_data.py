@@ -47,10 +47,16 @@ def require_file(data_dir: Path | None, *candidates: str, what: str) -> Path:
     for c in candidates:
         p = Path(data_dir) / c
         if p.is_file():
-            for files in _RECORDERS:
-                files.setdefault(p, None)
+            record_read(p)
             return p
     raise DataNotFoundError(f"{what} data not found under {data_dir} (looked for {', '.join(candidates)})")
+
+
+def record_read(*paths: Path) -> None:
+    """Tell every open :func:`recording` block that ``paths`` were read (also a cached read's files)."""
+    for files in _RECORDERS:
+        for p in paths:
+            files.setdefault(p, None)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ Laplace and Laplace-log-normal noise, SPS; quick: EM, PF, SNM-T) x epsilon in
 {0.01, 0.05, 0.1, 1, 2} (quick: {0.1, 1, 10}) x 10 repetitions of a random
 80/20 split (quick: 2).  32 trees; depth as in SNM's runs (Adult 9, COMPAS 5,
 Mushroom 11, Pendigits 12, Wall-following 4, Wine 10; quick: 3-6).  Test
-accuracy of ``apps.forest.DPRandomForestClassifier`` (every record assigned
+accuracy of ``dpselect.apps.trees.DPRandomForestClassifier`` (every record assigned
 to one tree at random; each leaf's label one private selection on the leaf's
 own class counts, argmax-indicator utility).
 
@@ -16,7 +16,7 @@ the task seed.  Published accuracies (SNM's logs, summarised in
 ``snm_results/random_forest/DERIVED_rf_logs_summary.csv``) are embedded below.
 The seeds' leaf query is reproduced with ``leaf_utility="indicator"`` for
 every selection.  Next to it: our tree and forest at their defaults, the
-peers of :mod:`dpselect.experiments._peers` when importable (DP-EBM on
+peers of ``dpselect.experiments._peers`` when importable (DP-EBM on
 binary tasks only) and the majority-class rate, on the same splits.
 """
 

@@ -6,10 +6,10 @@ Beta(0.5, 0.5) (bounds [0, 1]) x n = 1000 x epsilon in logspace(-1, 1, 9)
 For every dataset the expected absolute error around the (lower) median is
 computed **exactly**:
 
-* Duff: the dataset-distance exponential mechanism (``apps.duff``),
+* Duff: the dataset-distance exponential mechanism (``dpselect.apps.quantiles.duff_median``),
   epsilon-DP under add/remove;
 * SmoothSens_eps: NRS smooth sensitivity + Cauchy noise, alpha = beta =
-  eps/6 (``apps.median_baselines.smooth_sens_pure``);
+  eps/6 (``dpselect.apps.quantiles.smooth_sens_pure``);
 * SmoothSens_{eps,delta}: Laplace noise, delta = 1e-6, with the Duff paper's
   (alpha, beta) tuned on the data (``tuning="paper"``, not DP as stated) and
   with the data-independent default (``tuning="fixed"``);

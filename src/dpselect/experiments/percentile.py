@@ -5,14 +5,14 @@ x p in {50, 90, 99} x mechanisms EM, PF, LD, SNM-LAP, SNM-T (+ SNM-T with
 the paper's calibration, for reference) on the paper's indicator utility,
 plus the baseline PF-rank / EM-rank: permute-and-flip / EM on the
 rank-distance utility (mathematics §9.1), the library's default for percentiles
-(``apps.percentile.private_percentile``) x epsilon in logspace(-1, 2, 30)
+(``dpselect.apps.quantiles.private_percentile``) x epsilon in logspace(-1, 2, 30)
 (quick: 7 values).  The absolute expected error
 AEE = E|grid_r - true percentile| is computed **exactly** from each
-mechanism's output distribution (``analysis.expected_error`` with
-``apps.percentile.absolute_error_loss``): no sampling, so there are no
+mechanism's output distribution (``dpselect.analysis.expected_error`` with
+``dpselect.apps.quantiles.absolute_error_loss``): no sampling, so there are no
 repetitions and the results do not depend on the seed.
 
-Problem: ``apps.percentile.problem(counts, p, grid=arange(4096),
+Problem: ``dpselect.apps.quantiles.percentile_problem(counts, p, grid=arange(4096),
 histogram=True)`` -- the p-th percentile of the records of the histogram over
 the public 4096-bin grid (mathematics §4.3, mathematics §7 item 16).  Chaves et al.'s code
 instead sorts the 4096 bin counts and selects among the data values themselves

@@ -16,8 +16,8 @@ from types import ModuleType
 
 from .tasks import Claim, ExperimentResult
 
-__all__ = ["ABBREVIATIONS", "abbreviations_used", "claim_counts", "claims_table", "combined_report",
-           "count_line", "data_line", "experiment_report", "finding_counts"]
+__all__ = ["ABBREVIATIONS", "GLOSSARY", "abbreviations_used", "claim_counts", "claim_gloss", "claims_table",
+           "claims_text", "combined_report", "count_line", "data_line", "experiment_report", "finding_counts"]
 
 #: Abbreviations of the reports (experiments may add their own with a module-level ``ABBREVIATIONS`` dict).
 ABBREVIATIONS: dict[str, str] = {
@@ -43,6 +43,45 @@ ABBREVIATIONS: dict[str, str] = {
 }
 
 
+#: One-line meanings of the papers' terms that claims cite (the claim's gloss, after the abbreviations).
+GLOSSARY: dict[str, str] = {
+    "Thm 3 split": "Yamamoto & Shibuya's split of the budget between the selection and its noise "
+                   "(k + (m-1) l/2 = 1), which their supplement retracts",
+    "Thm 4": "Yamamoto & Shibuya's exact smooth sensitivity of the TDT statistic",
+    "Thm 5": "Yamamoto & Shibuya's cheaper smooth bound on the TDT statistic's sensitivity",
+    "SPS IV": "smooth private selection with the Thm 5 bound, one-sided noise (the paper's best case)",
+    "ND-PF": "permute-and-flip on the neighbour distance: how many families must change before a SNP is the top",
+    "case IV vs II": "the one-sided selections with the Thm 5 and the Thm 4 bound",
+    "Table II": "the paper's worked example on six real SNPs",
+    "Fig.": "the paper's figure with the claimed result",
+}
+
+
+def claim_gloss(claim: Claim) -> str:
+    """One line saying what the claim's terms mean (those of :data:`GLOSSARY` and :data:`ABBREVIATIONS`)."""
+    terms = {**GLOSSARY, **{k: v for k, v in ABBREVIATIONS.items() if k not in ("eps", "DP")}}
+    text = claim.text
+    found = [(m.start(), k) for k in terms
+             for m in [re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text)] if m is not None]
+    # a term inside a longer term that is glossed too ("Thm 5" in "SPS IV"'s gloss) is said once
+    chosen = [k for _, k in sorted(found) if not any(k != o and k in o for _, o in found)]
+    return "; ".join(f"{k}: {terms[k]}" for k in chosen)
+
+
+def claims_text(claims: Sequence[Claim]) -> str:
+    """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning."""
+    lines = []
+    for c in claims:
+        lines.append(f"{c.mark} {c.text}")
+        lines.append(f"    ours: {c.ours}; published: {c.published}")
+        if c.note:
+            lines.append(f"    note: {c.note}")
+        gloss = claim_gloss(c)
+        if gloss:
+            lines.append(f"    meaning: {gloss}")
+    return "\n".join(lines)
+
+
 #: Caption of every figure unless the experiment module sets ``FIGURE_NOTE``.
 DEFAULT_FIGURE_NOTE = ("points are means over the repetitions; error bars are ± one standard deviation over the "
                        "repetitions (cross-validation folds for the trees), clipped to the metric's range")
@@ -58,7 +97,9 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
     sep = ("|---" if experiment is not None else "") + "|---|---|---|:-:|"
     lines = [head, sep]
     for c in claims:
-        text = _md_escape(c.text) + (f" <br>*{_md_escape(c.note)}*" if c.note else "")
+        gloss = claim_gloss(c)
+        text = (_md_escape(c.text) + (f" <br>*{_md_escape(c.note)}*" if c.note else "")
+                + (f" <br>{_md_escape(gloss)}" if gloss else ""))
         pre = f"| {experiment} " if experiment is not None else ""
         lines.append(f"{pre}| {text} | {_md_escape(c.ours)} | {_md_escape(c.published)} | {c.mark} |")
     return "\n".join(lines)

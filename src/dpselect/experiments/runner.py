@@ -25,7 +25,7 @@ from . import html as _html
 from . import report as _report
 from ._data import DataNotFoundError, recording, require_file, resolve_data_dir
 from .csvio import TIMING_SUFFIX, format_value, write_csv, write_results
-from .report import claims_table, count_line
+from .report import claims_table, claims_text, count_line
 from .scheduler import execute, task_seeds
 from .tasks import EXPERIMENTS, Claim, ExperimentResult, Task, load_experiment
 
@@ -37,6 +37,7 @@ __all__ = [
     "ExperimentResult",
     "Task",
     "claims_table",
+    "claims_text",
     "count_line",
     "execute",
     "format_value",

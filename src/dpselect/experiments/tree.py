@@ -6,7 +6,7 @@ bundled breast_cancer / wine / iris) x max depth {2, 5} x split selection
 quick: the first five) x epsilon in {0.01, 0.05, 0.1, 0.5, 1, 2} (quick:
 {0.5, 2, 8}, the bundled datasets being 40-80x smaller) x 5 repetitions of
 10-fold cross-validation (quick: 1 x 5-fold).  Test accuracy of
-``apps.tree.DPDecisionTreeClassifier`` (max-operator split utility, as the
+``dpselect.apps.trees.DPDecisionTreeClassifier`` (max-operator split utility, as the
 SNM experiment; 20 equal-width bins for continuous features, quick: 5).
 
 The folds depend only on the repetition index (the same folds for every
@@ -20,7 +20,7 @@ Next to it (first depth of the grid only, the depth being theirs): our tree
 and forest at their defaults ("tree_default", "forest_default": binary cuts,
 PF, public shape rule), diffprivlib's tree and forest and DP-EBM (binary
 tasks) when those packages are importable (optional; see
-:mod:`dpselect.experiments._peers`), and the majority-class rate.
+``dpselect.experiments._peers``), and the majority-class rate.
 """
 
 from __future__ import annotations

@@ -240,7 +240,8 @@ def neighbour_distances(b: Any, c: Any, n_families: int) -> np.ndarray:
 
     Returns
     -------
-    int64 ndarray of length m (0 for every SNP with the largest statistic).
+    ndarray of int64, shape (m,)
+        d_r per SNP (0 for every SNP with the largest statistic).
 
     Examples
     --------

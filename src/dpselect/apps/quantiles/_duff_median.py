@@ -125,6 +125,8 @@ def duff_median(
         = t" (right limit at the data points); with ``granularity=0`` a point
         of [a, b] with that density.
 
+    Notes
+    -----
     Cost: one sort of ``x`` plus O(window + size log window)
     (:mod:`._duff_median_law`); the window is all n + 1 intervals only for
     very small epsilon.
