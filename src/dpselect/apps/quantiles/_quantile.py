@@ -109,9 +109,11 @@ def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: in
     count = 1 if size is None else size
     if lam > 0 and sampler == "exact":
         pc = pieces(s, lam, atoms=True)
-        num, Z = distance_exact(pc.L, pc.C, s.n, q, relation, "grid")
-        first = np.rint(pc.lo / lam).astype(np.int64)
-        out = sample_grid_exact(first, pc.count(), -num, Fraction(epsilon) / (2 * Z), lam, count, gen)
+        cnt = pc.count()
+        keep = cnt > 0  # off-grid data values are empty atoms
+        num, Z = distance_exact(pc.L[keep], pc.C[keep], s.n, q, relation, "grid")
+        first = np.rint(pc.lo[keep] / lam).astype(np.int64)
+        out = sample_grid_exact(first, cnt[keep], -num, Fraction(epsilon) / (2 * Z), lam, count, gen)
     else:
         pc, logw = _law(s, q, epsilon, relation, lam)
         out = draw_in_pieces(pc, _sample_categorical(count, gen, method, logw=logw), gen)
