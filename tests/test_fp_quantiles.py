@@ -2,11 +2,12 @@
 private_percentile(bounds=) and private_quantiles (JointExp, recursive) on the power-of-two grid.
 
 Outputs are exact multiples of the granularity; the exact grid laws sum to 1 and match brute
-force (single quantiles: every grid point t scored from #{x < t} and #{x <= t}, so a data value on
-the grid is an atom, mathematics §12.1; JointExp: records at or below each point, §12.2); sampling frequencies match them; the exact laws of all
-neighbouring small datasets differ by at most e^eps at every grid point (negative controls:
-pieces closed at both ends, understated sensitivity); 40k-draw neighbour frequencies within
-5 SE; the red team's reconstruction attack flags the old float path and finds nothing on the grid.
+force (single quantiles: every grid point t scored from #{x < t} and #{x <= t}, so a data value
+on the grid is an atom, mathematics §12.1; JointExp: records at or below each point, §12.2);
+sampling frequencies match them; the exact laws of all neighbouring small datasets differ by at
+most e^eps at every grid point (negative controls: pieces closed at both ends, understated
+sensitivity, atoms weighted twice); 40k-draw neighbour frequencies within 5 SE; the red team's
+reconstruction attack flags the old float path and finds nothing on the grid.
 """
 
 from __future__ import annotations

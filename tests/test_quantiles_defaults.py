@@ -24,27 +24,16 @@ import pytest
 from conftest import on_grid
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _quantile as QQ
+from dpselect.apps.quantiles import _piecewise_em as QQ
 from dpselect.apps.quantiles import _quantile_law as QL
 from dpselect.apps.quantiles import _quantiles_multi as QM
-from test_fp_quantiles import BOUNDS, LAM, UNIVERSE, brute_law, law_on_grid, lib_law, neighbours
+from test_fp_quantiles import BOUNDS, LAM, _worst_loss, brute_law, datasets, law_on_grid, lib_law, neighbours
 
 GRID = np.arange(0, 9) * LAM
 
 
-def datasets(max_n):
-    for n in range(1, max_n + 1):
-        for x in itertools.combinations_with_replacement(UNIVERSE, n):
-            yield np.array(x)
-
-
 def _worst(law, relation, max_n=4):
-    worst = 0.0
-    for x in datasets(max_n):
-        px = np.log(law(x))
-        for y in neighbours(x, relation):
-            worst = max(worst, privacy_loss(px, np.log(law(y))))
-    return worst
+    return _worst_loss(law, relation, max_n)
 
 
 # ---------------------------------------------------------------------------

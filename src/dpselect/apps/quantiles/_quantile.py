@@ -7,15 +7,15 @@ IndExp's normalised distance); integer data give integer outputs (ties exact),
 real data outputs on the public power-of-two grid lambda Z (``granularity``,
 default about 2^-40 of the bounds' magnitude; a data value on the grid is an
 atom of its own; 0 gives the continuous law sampled with floats, not
-floating-point safe).  Records outside the bounds are clamped to them.  On the grid the piece and the grid point are drawn
-exactly by default (``sampler="exact"``: exact rational scores and the exact
-exponential-weights rejection of :mod:`dpselect.noise.exact`); ``sampler="float"``
-draws the piece with the float sampler.  O(n log n) (one ``np.unique``), log space.
+floating-point safe).  Records outside the bounds are clamped to them.  On
+the grid the piece and the grid point are drawn exactly by default
+(``sampler="exact"``: exact rational scores and the exact exponential-weights
+rejection of :mod:`dpselect.noise.exact`); ``sampler="float"`` draws the piece
+with the float sampler.  O(n log n) (one ``np.unique``), log space.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -31,14 +31,20 @@ from ..._validation import (
 )
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
-from ._piecewise_em import _sample_categorical, check_method, check_output_grid, sample_grid_exact
+from ._piecewise_em import (
+    _sample_categorical,
+    check_method,
+    check_output_grid,
+    default_quantile_granularity,
+    sample_grid_exact,
+)
 from ._quantile_law import (
     Sample,
     abs_dev,
     check_q,
     check_sample,
-    draw_in_pieces,
     distance_exact,
+    draw_in_pieces,
     log_masses,
     normalise,
     pieces,
@@ -51,30 +57,6 @@ __all__ = ["private_median", "private_quantile", "quantile_expected_error", "qua
 def quantile_privacy(epsilon: float, relation: str) -> Privacy:
     """epsilon-DP under ``relation`` (exponential mechanism, utility sensitivity 1)."""
     return Privacy(epsilon, 0.0, relation, "exponential mechanism on a rank distance, sensitivity 1")
-
-
-#: Default grid of the quantile releases: 2^-MAGNITUDE_BITS of the bounds' magnitude (2^-40: a relative
-#: rounding of 1e-12, far below any statistical error, whatever the width of the bounds).
-MAGNITUDE_BITS = 40
-
-
-def default_quantile_granularity(a: float, b: float) -> float:
-    """lambda = 2^e, e = max(min(floor(log2 M) - 40, floor(log2(b - a)) - 20), floor(log2 M) - 50), M = max(|a|, |b|).
-
-    From the public bounds only: the bounds' magnitude and float precision fix
-    the resolution (2^-40 of M, at most 2^-20 of the width so that narrow
-    bounds far from 0 keep 2^20 points), so 100x looser bounds move lambda by
-    2^7 only, to ~1e-12 M; kept >= 2^-50 M so that indices stay exact
-    (|bound| < 2^51 lambda) and >= 2^-1074.
-
-    Examples
-    --------
-    >>> default_quantile_granularity(0.0, 400.0) == 2.0**-32, default_quantile_granularity(-5.0, 5.0) == 2.0**-38
-    (True, True)
-    """
-    em = math.frexp(max(abs(a), abs(b)))[1] - 1
-    ew = math.frexp(b - a)[1] - 1
-    return math.ldexp(1.0, max(min(em - MAGNITUDE_BITS, ew - 20), em - 50, -1074))
 
 
 def output_grid(granularity: Any, s: Sample) -> float:
@@ -201,7 +183,7 @@ def private_quantile(
     granularity : float or None, default=None
         real outputs: the grid :math:`\lambda`, a power of two <= b - a with
         max(|a|, |b|) < 2^51 lambda; None gives
-        :func:`~dpselect.apps.quantiles._quantile.default_quantile_granularity`:
+        :func:`~dpselect.apps.quantiles._piecewise_em.default_quantile_granularity`:
         2^(floor(log2 max(|a|, |b|)) - 40), at most 2^(floor(log2(b - a)) - 20),
         from the public bounds only (100x looser bounds move it by 2^7 only).  0 gives the continuous law sampled with
         floats (a uniform float in the piece: not floating-point safe, for

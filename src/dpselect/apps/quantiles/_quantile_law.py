@@ -230,7 +230,6 @@ def pieces(s: Sample, lam: float = 0.0, atoms: bool = False) -> Pieces:
     quantile) a data value on the grid is a piece of its own (``L < C``) and
     the gaps hold the grid points strictly between data values (2 D + 1 pieces).
     """
-    D = s.values.size
     cum = np.concatenate(([0], np.cumsum(s.counts)))
     edges = np.concatenate(([s.a], s.values, [s.b]))
     if not s.integer:

@@ -42,8 +42,8 @@ import numpy as np
 
 from ..._validation import check_epsilon, check_random_state, check_relation
 from ...accounting import Accountant, charge
-from ...privacy import Privacy
 from ...noise.grid import grid_values
+from ...privacy import Privacy
 from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
 from ._quantile import output_grid, sample_quantile
