@@ -142,17 +142,14 @@ def private_quantile(
     data value (an atom: integer outputs, or a real value on the grid, such as
     0, an integer or a bound), so the mechanism draws a piece with probability
     :math:`\propto |p| e^{-\varepsilon\psi_p/2}` (:math:`|p|` its number of
-    grid points) and a uniform point of it, with integer arithmetic.  On the grid the piece and the
-    point are drawn together exactly (``sampler="exact"``, the default): the
-    rates :math:`\varepsilon(\psi_p - \min\psi)/2` are exact rationals and a
+    grid points) and a uniform point of it, with integer arithmetic.  On the
+    grid the piece and the point are drawn together exactly
+    (``sampler="exact"``, the default): the rates
+    :math:`\varepsilon(\psi_p - \min\psi)/2` are exact rationals and a
     rejection with exact Bernoulli(:math:`2^j e^{-\gamma}`) acceptances decides
-    with integers only (about 1.2 rounds per draw).  A grid point gets the score
-    of the half-open piece :math:`[v_i, v_{i+1})` holding it (the right limit
-    of the continuous score, still of sensitivity 1: docs/mathematics.md
-    §12.1), so the guarantee is the same epsilon-DP as for the continuous
-    law; the output is an exact multiple of :math:`\lambda` (floating-point
-    safe: no output is possible under one dataset and impossible under a
-    neighbour).  Integer outputs land exactly on a run of ties; real outputs
+    with integers only (about 1.2 rounds per draw).  The output is an exact
+    multiple of :math:`\lambda` (floating-point safe: no output is possible
+    under one dataset and impossible under a neighbour).  Integer outputs land exactly on a run of ties; real outputs
     never fall between tied records; a tied value on the grid is output
     exactly with the probability its score gives.  Records outside ``bounds``
     are clamped to them (no exception, no warning).
