@@ -23,21 +23,21 @@ from dpselect.apps.quantiles import _quantile_law as QL
 from dpselect.apps.quantiles._piecewise_em import sample_grid_exact
 from test_fp_quantiles import BOUNDS, LAM, N, lib_law
 
-X = np.array([0.3, 1.0, 1.0, 1.1, 1.8])
+X = np.array([0.3, 1.0, 1.0, 1.1, 1.8])  # a tie on the grid (an atom), values off it
 
 
-def fraction_psi(j: int, n: int, q: float, relation: str) -> Fraction:
-    """The interval score of the law module, evaluated in Fractions (independent of the int scaling)."""
+def fraction_psi(L: int, C: int, n: int, q: float, relation: str, kind: str) -> Fraction:
+    """The score of the law module (mathematics §12.1), evaluated in Fractions (independent of the int scaling)."""
+    qn = Fraction(q) * n
+    w = max(Fraction(q), 1 - Fraction(q)) if relation == "add_remove" else Fraction(1)
+    ind = max(L - qn, qn - C) / w
     if relation == "add_remove" and q == 0.5:
-        E, D = 0, (n - j) - j
+        E, D = C - L, (n - C) - L
         e = max(E, 1)
-        return Fraction(max(0, 1 - E) + max(0, 1 - e - D, D - e))
+        return max(Fraction(max(0, 1 - E) + max(0, 1 - e - D, D - e)), ind)
     k = QL.target_rank(q, n)
-    psi = Fraction(abs(j - k))
-    if relation == "add_remove":
-        qn, w = Fraction(q) * n, max(Fraction(q), 1 - Fraction(q))
-        psi = max(psi, (j - qn - 1) / w, (qn - j) / w)
-    return psi
+    up = L + 1 if kind == "integer" else min(C, L + 1)
+    return max(Fraction(max(0, up - k, k - C)), ind)
 
 
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
@@ -45,10 +45,15 @@ def fraction_psi(j: int, n: int, q: float, relation: str) -> Fraction:
 @pytest.mark.parametrize("n", [1, 2, 7, 40, 1000])  # 1000: Python-int path for non-dyadic q
 def test_rational_scores_are_the_rank_distance(n, q, relation):
     j = np.arange(n + 1)
-    num, W = QL.interval_distance_exact(j, n, q, relation)
-    assert [Fraction(int(a), W) for a in num] == [fraction_psi(int(t), n, q, relation) for t in j]
-    flt = QL.rank_distance(j, j, n, q, relation, continuous=True)  # the float law's scores
-    np.testing.assert_allclose([float(Fraction(int(a), W)) for a in num], flt, rtol=1e-13, atol=1e-13)
+    # gaps (L = C = j) and atoms of every size (L = j, C = j + e)
+    L = np.concatenate((j, j[:-1], j[:-1]))
+    C = np.concatenate((j, j[:-1] + 1, np.minimum(j[:-1] + 3, n)))
+    for kind in ("grid", "integer"):
+        num, Z = QL.distance_exact(L, C, n, q, relation, kind)
+        exact = [fraction_psi(int(a), int(c), n, q, relation, kind) for a, c in zip(L, C)]
+        assert [Fraction(int(a), Z) for a in num] == exact
+        flt = QL.rank_distance(L, C, n, q, relation, kind)  # the float law's scores
+        np.testing.assert_allclose([float(v) for v in exact], flt, rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("q,relation", [(0.3, "add_remove"), (0.5, "add_remove"), (0.3, "replace"),
@@ -75,14 +80,14 @@ def test_secure_rng_frequencies():
     assert on_grid(y, LAM) and y.min() >= BOUNDS[0] and y.max() <= BOUNDS[1]
     assert_frequencies_match(np.round(y / LAM).astype(np.int64), lib_law(X, 0.3, 1.5))
     one = Q.private_median(X, 1.5, bounds=BOUNDS, rng="secure")
-    assert isinstance(one, float) and on_grid(one, 2.0**-20)
+    assert isinstance(one, float) and on_grid(one, 2.0**-40)
 
 
 def _direct(q, eps, relation, scale_factor, drop_den=False, rng=6):
     """sample_grid_exact on the pieces of X, with the rate multiplied by scale_factor (or W dropped)."""
     s = QL.check_sample(X, BOUNDS)
-    pc = QL.pieces(s, LAM)
-    num, W = QL.interval_distance_exact(pc.L, s.n, q, relation)
+    pc = QL.pieces(s, LAM, atoms=True)
+    num, W = QL.distance_exact(pc.L, pc.C, s.n, q, relation, "grid")
     scale = Fraction(eps) * scale_factor / (2 * (1 if drop_den else W))
     first = np.rint(pc.lo / LAM).astype(np.int64)
     y = sample_grid_exact(first, pc.count(), -num, scale, LAM, N, np.random.default_rng(rng))
@@ -105,7 +110,7 @@ def test_seed_reproduces_and_samplers_differ_only_in_the_draws():
     assert np.array_equal(a, Q.private_quantile(x, 0.3, 1.0, rng=11, **kw))
     assert np.array_equal(a, Q.private_quantile(x, 0.3, 1.0, rng=np.random.default_rng(11), **kw))
     assert not np.array_equal(a, Q.private_quantile(x, 0.3, 1.0, rng=12, **kw))
-    assert on_grid(a, 2.0**-17)
+    assert on_grid(a, 2.0**-38)
     one = Q.private_quantile(x, 0.3, 1.0, bounds=(-5, 5), rng=11)
     assert isinstance(one, float) and one == Q.private_quantile(x, 0.3, 1.0, bounds=(-5, 5), rng=11)
 

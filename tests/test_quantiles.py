@@ -19,28 +19,22 @@ BOUNDS = (0, 5)
 
 
 def direct_psi(x, t, q, relation, continuous=False):
-    """Independent rank distance of candidate t: counts by comparison, formula of the module docstring."""
+    """Independent score of candidate t (mathematics §12.1): counts by comparison; ``continuous``: a real
+    output (grid point or interval point), whose rank distance is zero on [x_(k), x_(k+1)]."""
     x = np.asarray(x, dtype=float)
     n = x.size
     L = int((x < t).sum())
     C = int((x <= t).sum())
+    w = max(q, 1 - q) if relation == "add_remove" else 1.0
+    ind = max(L - q * n, q * n - C) / w  # IndExp, normalised
     if relation == "add_remove" and q == 0.5:
         E, G = C - L, n - C
         D = G - L
         e = max(E, 1)
-        return max(0, 1 - E) + max(0, 1 - e - D, D - e)
+        return max(max(0, 1 - E) + max(0, 1 - e - D, D - e), ind)
     k = max(1, math.ceil(q * n))
-    w = max(q, 1 - q)
-    if continuous:
-        assert L == C
-        psi = abs(L - k)
-        if relation == "add_remove":
-            psi = max(psi, (L - q * n - 1) / w, (q * n - L) / w)
-        return psi
-    psi = max(0, L + 1 - k, k - C)
-    if relation == "add_remove":
-        psi = max(psi, (L - q * n) / w, (q * n - C) / w)
-    return psi
+    up = min(C, L + 1) if continuous else L + 1
+    return max(0, up - k, k - C, ind)
 
 
 def datasets(max_n):
@@ -85,9 +79,11 @@ def test_rank_distance_lipschitz_and_zero_at_target(relation):
             px = scores(x, q)
             target = np.quantile(x, q, method="inverted_cdf")
             assert (px[:6] == 0).tolist() == (UNIVERSE == target).tolist()
-            if not (relation == "add_remove" and q == 0.5):  # one interval at 0: [x_(k), x_(k+1)]
+            if not (relation == "add_remove" and q == 0.5):  # the best interval is next to x_(k)
                 k = max(1, math.ceil(q * x.size))
-                assert ((px[6:] == 0) == ((x < cand[6:, None]).sum(1) == k)).all()
+                j = (x < cand[6:, None]).sum(1)
+                assert (px[6:][~np.isin(j, [k - 1, k])] >= 1).all()
+                assert (px[6:][j == k] < 1 / max(q, 1 - q) + 1e-12).all()
             # the library's piece values agree with the direct computation
             s = QL.check_sample(x, BOUNDS)
             pc = QL.pieces(s)
@@ -320,7 +316,11 @@ def _bad_calls():
         (ValueError, r"\bq\b", lambda r: Q.private_quantile(g, -0.1, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "empty", lambda r: Q.private_quantile([], 0.5, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "bounds", lambda r: Q.private_quantile(g, 0.5, 1.0, bounds=(3, 0), rng=r)),
-        (ValueError, "bounds", lambda r: Q.private_quantile([5.0], 0.5, 1.0, bounds=(0, 3), rng=r)),
+        (ValueError, "bounds", lambda r: Q.private_quantile([5.0], 0.5, 1.0, bounds=(0, 3), rng=r,
+                                                            on_out_of_bounds="raise")),
+        (ValueError, "on_out_of_bounds", lambda r: Q.private_quantile([1.0], 0.5, 1.0, bounds=(0, 3), rng=r,
+                                                                      on_out_of_bounds="clamp")),
+        (ValueError, "finite", lambda r: Q.private_quantile([np.inf], 0.5, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "integers", lambda r: Q.private_quantile([1.5], 0.5, 1.0, bounds=(0, 3), integer=True, rng=r)),
         (ValueError, "epsilon", lambda r: Q.private_quantile(g, 0.5, 0.0, bounds=(0, 3), rng=r)),
         (ValueError, "1-D", lambda r: Q.private_quantile([[1.0]], 0.5, 1.0, bounds=(0, 3), rng=r)),
@@ -330,7 +330,8 @@ def _bad_calls():
         (ValueError, "qs", lambda r: Q.private_quantiles(g, [0.5, 2.0], 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "qs", lambda r: Q.private_quantiles(g, [], 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "method", lambda r: Q.private_quantiles(g, [0.5], 1.0, bounds=(0, 3), method="x", rng=r)),
-        (ValueError, "bounds", lambda r: Q.private_quantiles([9.0], [0.5], 1.0, bounds=(0, 3), rng=r)),
+        (ValueError, "bounds", lambda r: Q.private_quantiles([9.0], [0.5], 1.0, bounds=(0, 3), rng=r,
+                                                             on_out_of_bounds="raise")),
     ]
 
 

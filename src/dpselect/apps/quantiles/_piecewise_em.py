@@ -232,6 +232,30 @@ def em_privacy(epsilon: float, relation: str = "add_remove") -> Privacy:
 # ---------------------------------------------------------------------------
 
 
+#: Default grid of the quantile releases: 2^-MAGNITUDE_BITS of the bounds' magnitude (2^-40: a relative
+#: rounding of 1e-12, far below any statistical error, whatever the width of the bounds).
+MAGNITUDE_BITS = 40
+
+
+def default_quantile_granularity(a: float, b: float) -> float:
+    """lambda = 2^e, e = max(min(floor(log2 M) - 40, floor(log2(b - a)) - 20), floor(log2 M) - 50), M = max(|a|, |b|).
+
+    From the public bounds only: the bounds' magnitude and float precision fix
+    the resolution (2^-40 of M, at most 2^-20 of the width so that narrow
+    bounds far from 0 keep 2^20 points), so 100x looser bounds move lambda by
+    2^7 only, to ~1e-12 M; kept >= 2^-50 M so that indices stay exact
+    (|bound| < 2^51 lambda) and >= 2^-1074.
+
+    Examples
+    --------
+    >>> default_quantile_granularity(0.0, 400.0) == 2.0**-32, default_quantile_granularity(-5.0, 5.0) == 2.0**-38
+    (True, True)
+    """
+    em = math.frexp(max(abs(a), abs(b)))[1] - 1
+    ew = math.frexp(b - a)[1] - 1
+    return math.ldexp(1.0, max(min(em - MAGNITUDE_BITS, ew - 20), em - 50, -1074))
+
+
 def check_output_grid(granularity: Any, a: float, b: float) -> float:
     """lambda for an output in [a, b]: None -> 2^(floor(log2(b - a)) - 20); 0 -> 0.0 (continuous law).
 

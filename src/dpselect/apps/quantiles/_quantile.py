@@ -2,13 +2,16 @@
 
 The exponential mechanism over the pieces between consecutive order
 statistics (Smith 2011; the inverse-sensitivity view of Asi & Duchi 2020),
-with the rank-distance utility of :mod:`._quantile_law`; integer data give
-integer outputs (ties exact), real data outputs on the public power-of-two
-grid lambda Z (``granularity``; 0 gives the continuous law sampled with floats,
-not floating-point safe).  On the grid the piece and the grid point are drawn
-exactly by default (``sampler="exact"``: exact rational scores and the exact
-exponential-weights rejection of :mod:`dpselect.noise.exact`); ``sampler="float"``
-draws the piece with the float sampler.  O(n log n) (one ``np.unique``), log space.
+with the score of :mod:`._quantile_law` (the larger of the rank distance and
+IndExp's normalised distance); integer data give integer outputs (ties exact),
+real data outputs on the public power-of-two grid lambda Z (``granularity``,
+default about 2^-40 of the bounds' magnitude; a data value on the grid is an
+atom of its own; 0 gives the continuous law sampled with floats, not
+floating-point safe).  Records outside the bounds are clamped to them.  On
+the grid the piece and the grid point are drawn exactly by default
+(``sampler="exact"``: exact rational scores and the exact exponential-weights
+rejection of :mod:`dpselect.noise.exact`); ``sampler="float"`` draws the piece
+with the float sampler.  O(n log n) (one ``np.unique``), log space.
 """
 
 from __future__ import annotations
@@ -28,14 +31,20 @@ from ..._validation import (
 )
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
-from ._piecewise_em import _sample_categorical, check_method, check_output_grid, sample_grid_exact
+from ._piecewise_em import (
+    _sample_categorical,
+    check_method,
+    check_output_grid,
+    default_quantile_granularity,
+    sample_grid_exact,
+)
 from ._quantile_law import (
     Sample,
     abs_dev,
     check_q,
     check_sample,
+    distance_exact,
     draw_in_pieces,
-    interval_distance_exact,
     log_masses,
     normalise,
     pieces,
@@ -53,11 +62,12 @@ def quantile_privacy(epsilon: float, relation: str) -> Privacy:
 def output_grid(granularity: Any, s: Sample) -> float:
     """lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
 
-    Real outputs: :func:`._piecewise_em.check_output_grid` (None: 2^(floor(log2(b - a)) - 20),
-    from the public bounds only).
+    Real outputs: :func:`._piecewise_em.check_output_grid` (None:
+    :func:`default_quantile_granularity`, from the public bounds only).
     """
     if not s.integer:
-        return check_output_grid(granularity, s.a, s.b)
+        return check_output_grid(default_quantile_granularity(s.a, s.b) if granularity is None else granularity,
+                                 s.a, s.b)
     if granularity is None or (isinstance(granularity, (int, float, np.integer, np.floating))
                                and not isinstance(granularity, bool) and granularity == 1):
         return 0.0
@@ -66,7 +76,7 @@ def output_grid(granularity: Any, s: Sample) -> float:
 
 
 def _law(s: Sample, q: float, epsilon: float, relation: str, lam: float = 0.0) -> tuple[Any, np.ndarray]:
-    pc = pieces(s, lam)
+    pc = pieces(s, lam, atoms=True)
     return pc, log_masses(pc, s.n, q, epsilon, relation)
 
 
@@ -80,10 +90,12 @@ def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: in
     """
     count = 1 if size is None else size
     if lam > 0 and sampler == "exact":
-        pc = pieces(s, lam)
-        num, W = interval_distance_exact(pc.L, s.n, q, relation)
-        first = np.rint(pc.lo / lam).astype(np.int64)
-        out = sample_grid_exact(first, pc.count(), -num, Fraction(epsilon) / (2 * W), lam, count, gen)
+        pc = pieces(s, lam, atoms=True)
+        cnt = pc.count()
+        keep = cnt > 0  # off-grid data values are empty atoms
+        num, Z = distance_exact(pc.L[keep], pc.C[keep], s.n, q, relation, "grid")
+        first = np.rint(pc.lo[keep] / lam).astype(np.int64)
+        out = sample_grid_exact(first, cnt[keep], -num, Fraction(epsilon) / (2 * Z), lam, count, gen)
     else:
         pc, logw = _law(s, q, epsilon, relation, lam)
         out = draw_in_pieces(pc, _sample_categorical(count, gen, method, logw=logw), gen)
@@ -106,6 +118,7 @@ def private_quantile(
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: str = "exact",
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     r"""Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ``relation``.
 
@@ -114,29 +127,37 @@ def private_quantile(
     the grid points :math:`\lambda\mathbb{Z} \cap [a, b]` (real outputs,
     :math:`\lambda` = ``granularity``) or the integers of ``bounds``
     (``integer=True``, the default for an integer dtype): the exponential
-    mechanism with the rank distance :math:`\psi` of the pieces between
-    consecutive distinct values,
+    mechanism with the score
 
-    .. math:: P(\text{piece } p) \propto |p|\, e^{-\varepsilon \psi_p / 2},
+    .. math:: \psi(t) = \max\Big(R(t),\ \frac{\max(L - qn,\ qn - C)}{w}\Big),
+              \qquad P(t) \propto e^{-\varepsilon \psi(t) / 2},
 
-    :math:`|p|` the number of grid points (integers) of ``p``, then a uniform
-    one of them, drawn with integer arithmetic.  On the grid the piece and the
-    point are drawn together exactly (``sampler="exact"``, the default): the
-    rates :math:`\varepsilon(\psi_p - \min\psi)/2` are exact rationals and a
+    :math:`L = \#\{x_i < t\}`, :math:`C = \#\{x_i \le t\}`, :math:`R` the
+    rank distance (integers: :math:`\max(0, L + 1 - k, k - C)`; real outputs:
+    :math:`\max(0, \min(C, L + 1) - k, k - C)`; the median: Duff's exact
+    add/remove distance) and :math:`w = \max(q, 1 - q)` under add/remove
+    (IndExp's normalisation; 1 under replace): the pointwise larger of two
+    sensitivity-1 losses (docs/mathematics.md §12.1).  :math:`\psi` is
+    constant on the pieces between consecutive distinct values and on each
+    data value (an atom: integer outputs, or a real value on the grid, such as
+    0, an integer or a bound), so the mechanism draws a piece with probability
+    :math:`\propto |p| e^{-\varepsilon\psi_p/2}` (:math:`|p|` its number of
+    grid points) and a uniform point of it, with integer arithmetic.  On the
+    grid the piece and the point are drawn together exactly
+    (``sampler="exact"``, the default): the rates
+    :math:`\varepsilon(\psi_p - \min\psi)/2` are exact rationals and a
     rejection with exact Bernoulli(:math:`2^j e^{-\gamma}`) acceptances decides
-    with integers only (about 1.2 rounds per draw).  A grid point gets the score
-    of the half-open piece :math:`[v_i, v_{i+1})` holding it (the right limit
-    of the continuous score, still of sensitivity 1: docs/mathematics.md
-    §12.1), so the guarantee is the same epsilon-DP as for the continuous
-    law; the output is an exact multiple of :math:`\lambda` (floating-point
-    safe: no output is possible under one dataset and impossible under a
-    neighbour).  Integer outputs land exactly on a run of ties; real outputs
-    never fall between tied records (a zero-length piece has no point).
+    with integers only (about 1.2 rounds per draw).  The output is an exact
+    multiple of :math:`\lambda` (floating-point safe: no output is possible
+    under one dataset and impossible under a neighbour).  Integer outputs land exactly on a run of ties; real outputs
+    never fall between tied records; a tied value on the grid is output
+    exactly with the probability its score gives.  Records outside ``bounds``
+    are clamped to them (no exception, no warning).
 
     Parameters
     ----------
     x : array_like or dask array
-        1-D sample, finite, within ``bounds`` (values outside are refused).
+        1-D sample, finite (records outside ``bounds`` are clamped to them).
     q : float
         quantile level in [0, 1].
     epsilon : float
@@ -158,8 +179,10 @@ def private_quantile(
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
     granularity : float or None, default=None
         real outputs: the grid :math:`\lambda`, a power of two <= b - a with
-        max(|a|, |b|) < 2^51 lambda; None gives 2^(floor(log2(b - a)) - 20),
-        from the public bounds only.  0 gives the continuous law sampled with
+        max(|a|, |b|) < 2^51 lambda; None gives
+        :func:`~dpselect.apps.quantiles._piecewise_em.default_quantile_granularity`:
+        2^(floor(log2 max(|a|, |b|)) - 40), at most 2^(floor(log2(b - a)) - 20),
+        from the public bounds only (100x looser bounds move it by 2^7 only).  0 gives the continuous law sampled with
         floats (a uniform float in the piece: not floating-point safe, for
         reproductions).  Integer outputs: None (or 1).
     sampler : str, default="exact"
@@ -170,6 +193,10 @@ def private_quantile(
         ``method`` (faster, with the float sampler's worst-case gap:
         docs/floating-point.md).  Integer outputs and ``granularity=0`` always
         use the float piece sampler.
+    on_out_of_bounds : str, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (private: no
+        exception, no warning); "raise": refuse them with a ValueError -- a
+        curator's data check, **not private** (the exception reveals a record).
 
     Returns
     -------
@@ -193,12 +220,14 @@ def private_quantile(
     >>> from dpselect.apps.quantiles import private_quantile
     >>> x = np.random.default_rng(0).normal(size=1000)
     >>> y = private_quantile(x, 0.9, 1.0, bounds=(-5, 5), rng=1)
-    >>> round(y, 2), (y * 2**17).is_integer()  # default grid 2^(floor(log2 10) - 20)
-    (1.22, True)
+    >>> round(y, 2), (y * 2**38).is_integer()  # default grid 2^(floor(log2 5) - 40)
+    (1.24, True)
     >>> private_quantile(x, 0.9, 1.0, bounds=(-5, 5), rng=1, granularity=2**-4)
     1.25
     >>> private_quantile(np.array([3, 5, 5, 5, 9]), 0.5, 5.0, bounds=(0, 10), rng=1)
     5
+    >>> private_quantile(np.r_[np.zeros(700), np.arange(1.0, 301.0)], 0.25, 1.0, bounds=(0, 1000), rng=1)
+    0.0
     """
     epsilon = check_epsilon(epsilon)
     q = check_q(q)
@@ -206,7 +235,7 @@ def private_quantile(
     size = check_size(size)
     method = check_method(method)
     sampler = check_sampler(sampler)
-    s = check_sample(x, bounds, integer)
+    s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
     gen = check_random_state(rng)
     charge(accountant, quantile_privacy(epsilon, relation))
@@ -228,8 +257,10 @@ def quantile_law(
     With the given probability the output is uniform on the grid points of
     ``[lo, hi]`` (real outputs: lo and hi are the first and last multiple of
     ``granularity`` in the piece), on its integers (integer outputs), or on
-    the interval (``granularity=0``); pieces are in increasing order (a piece
-    without a point is empty: ``hi < lo``, probability 0).
+    the interval (``granularity=0``); pieces are in increasing order, the
+    gaps between consecutive data values alternating with the data values
+    themselves (integer outputs, or real values on the grid; a piece without
+    a point is empty: ``hi < lo``, probability 0).
 
     Examples
     --------
@@ -243,8 +274,10 @@ def quantile_law(
     >>> round(float(p[3]), 3)  # the atom {2}: the median
     0.826
     >>> lo, hi, p = quantile_law(np.array([0.3, 1.5]), 0.5, 2.0, bounds=(0, 2), granularity=0.25)
-    >>> lo.tolist(), hi.tolist()  # grid points of [0, 0.3), [0.3, 1.5), [1.5, 2]
-    ([0.0, 0.5, 1.5], [0.25, 1.25, 2.0])
+    >>> lo.tolist()  # [0, 0.3), {0.3} (off the grid: empty), (0.3, 1.5), the atom {1.5}, (1.5, 2]
+    [0.0, 0.5, 0.5, 1.5, 1.75]
+    >>> hi.tolist()
+    [0.25, 0.25, 1.25, 1.5, 2.0]
     """
     epsilon = check_epsilon(epsilon)
     q = check_q(q)
@@ -316,23 +349,26 @@ def private_median(
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: str = "exact",
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     r"""Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``.
 
     :func:`private_quantile` at q = 1/2.  Under add/remove its utility is the
     exact add/remove distance of the Duff median (Gillenwater & Muñoz Medina),
-    so real outputs have exactly the law of
+    so real outputs off the grid have exactly the law of
     :func:`~dpselect.apps.quantiles.duff_median` (on the same grid
     ``granularity``, the exponential mechanism over the grid points of
-    ``bounds``; with ``granularity=0`` its continuous law); integer data (or
-    ``integer=True``) give integer outputs, exactly on a run of tied records.
+    ``bounds``; with ``granularity=0`` its continuous law); a data value on the
+    grid is an atom scored by the same distance (released exactly); integer
+    data (or ``integer=True``) give integer outputs, exactly on a run of tied
+    records.  Records outside ``bounds`` are clamped to them.
 
     .. math:: P(t) \propto e^{-\varepsilon \psi(t) / 2}, \quad t \in \lambda\mathbb{Z} \cap [a, b].
 
     Parameters
     ----------
     x : array_like or dask array
-        1-D sample within ``bounds``.
+        1-D sample (records outside ``bounds`` are clamped to them).
     epsilon : float
         privacy budget (> 0).
     bounds : tuple of float
@@ -350,11 +386,13 @@ def private_median(
     accountant : Accountant or None, default=None
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
     granularity : float or None, default=None
-        real outputs: the output grid, a power of two (None: 2^(floor(log2(b - a)) - 20);
+        real outputs: the output grid, a power of two (None: about 2^-40 max(|a|, |b|);
         0: continuous, floats); see :func:`private_quantile`.
     sampler : str, default="exact"
         "exact" (integer arithmetic only) or "float": how a real output on the
         grid is drawn (same law); see :func:`private_quantile`.
+    on_out_of_bounds : str, default="clip"
+        "clip" (private) or "raise" (a data check, not private); see :func:`private_quantile`.
 
     Returns
     -------
@@ -375,4 +413,4 @@ def private_median(
     """
     return private_quantile(x, 0.5, epsilon, bounds=bounds, integer=integer, relation=relation, rng=rng,
                             size=size, method=method, accountant=accountant, granularity=granularity,
-                            sampler=sampler)
+                            sampler=sampler, on_out_of_bounds=on_out_of_bounds)

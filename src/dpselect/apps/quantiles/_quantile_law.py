@@ -13,27 +13,24 @@ into **pieces** on which the utility is constant:
 
 A piece has ``L`` records below it and ``C`` records at or below it (``L = C``
 except at an atom).  The target is the order statistic ``x_(k)``,
-``k = max(1, ceil(q n))`` (numpy's ``method="inverted_cdf"``).  An integer
-candidate ``t`` is ``x_(k)`` iff ``L + 1 <= k <= C``; its score is the
-largest of the 1-Lipschitz lower bounds on its distance (docs/mathematics.md,
-"Quantiles without a grid")
+``k = max(1, ceil(q n))`` (numpy's ``method="inverted_cdf"``).  The score
+(a loss, smaller is better) is the pointwise largest of two sensitivity-1
+losses (docs/mathematics.md §12.1):
 
-    psi = max(0, L + 1 - k, k - C, (L - q n) / w, (q n - C) / w),
+    psi = max(R, I),   I = max(L - q n, q n - C) / w   (IndExp, normalised),
 
 ``w = max(q, 1 - q)`` under add/remove (one record moves ``L - q n`` by
-``1 - q`` or ``-q``), the last two terms dropped under replace (n and k fixed,
-where the first three are the exact distance).  A continuous interval
-(``L = C = j``) scores
+``1 - q`` or ``-q``), ``w = 1`` under replace (n fixed), and the rank distance
 
-    psi = max(|j - k|, (j - q n - 1) / w, (q n - j) / w)
-
-(the last two under add/remove only): 0 on the one interval
-``[x_(k), x_(k+1)]`` and >= 1 on every other, so at large epsilon the output
-is uniform on one interval next to ``x_(k)`` (two tied intervals would favour
-the longer one).  For the median (q = 1/2, add/remove) the exact add/remove
-distance of Gillenwater & Muñoz Medina's Duff median is used instead: with
-``E = C - L``, ``D = (n - C) - L``, ``e = max(E, 1)``:
-``psi = max(0, 1 - E) + max(0, 1 - e - D, D - e)``.
+* integer candidates: ``R = max(0, L + 1 - k, k - C)``, zero exactly at
+  ``x_(k)`` (the exact replace distance);
+* real outputs (grid points, continuous intervals): ``R = max(0, min(C, L + 1) - k, k - C)``,
+  zero on the closed interval ``[x_(k), x_(k+1)]``: on an interval (``L = C = j``)
+  ``R = |j - k|``, so at large epsilon the output is near ``x_(k)``;
+* the median (q = 1/2, add/remove): Gillenwater & Muñoz Medina's exact
+  add/remove distance of the Duff median, with ``E = C - L``,
+  ``D = (n - C) - L``, ``e = max(E, 1)``: ``R = max(0, 1 - E) + max(0, 1 - e - D, D - e)``
+  (it dominates I).
 
 The exponential mechanism (Delta = 1, McSherry & Talwar 2007 with the base
 measure above) picks piece ``p`` with probability proportional to
@@ -43,17 +40,20 @@ relation.
 
 **On the output grid** lambda Z (lambda a power of two; the default for real
 outputs, floating-point safe): the base measure is the counting measure on the
-grid points of ``[a, b]``.  A grid point t gets the score of the continuous
-piece holding it in the half-open convention ``[v_i, v_{i+1})`` (the last piece
-also holds b): the interval score at ``j = #{x <= t}``, the right limit of the
-continuous score.  ``j`` moves like ``#{x < t'}`` for an interior point t', so
-this score is 1-Lipschitz by the same lemma (docs/mathematics.md §12.1).  A
-piece then has ``|p|`` = its number of grid points (pieces without one drop
-out) and the output is ``lambda * (first index + uniform integer)``, drawn with
+grid points of ``[a, b]`` and a grid point t scores ``psi(L(t), C(t))`` with
+``L(t) = #{x < t}``, ``C(t) = #{x <= t}`` (single quantiles: ``atoms=True``
+in :func:`pieces`).  The pieces are the grid points strictly between
+consecutive data values (``L = C``) and, for a data value lying on the grid
+(0, an integer, a bound), the atom of that one grid point (``L < C``): a tied
+value on the grid is released exactly, with the probability its score gives.
+A piece has ``|p|`` = its number of grid points (pieces without one drop out)
+and the output is ``lambda * (first index + uniform integer)``, drawn with
 integer arithmetic: exactly a grid point, and every grid point of a piece of
-positive weight is reachable from every dataset.  :func:`interval_distance_exact`
-gives these scores as exact rationals for the exact sampler; :func:`log_masses`
-evaluates them in float64 for the law and the float sampler.
+positive weight is reachable from every dataset.  :func:`distance_exact`
+gives the scores as exact rationals for the exact sampler; :func:`log_masses`
+evaluates them in float64 for the law and the float sampler.  (JointExp keeps
+the half-open pieces ``[v_i, v_{i+1})``, each point counting the records at or
+below it: ``atoms=False``.)
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ import numpy as np
 from ..._validation import as_real_array, check_probability_in
 from ...noise.grid import grid_values
 from ._order_stats import check_bounds
-from ._piecewise_em import _grid_groups
+from ._piecewise_em import _grid_groups, grid_ceil
 
 __all__: list[str] = []
 
@@ -126,23 +126,47 @@ def _integer_bounds(a: float, b: float) -> tuple[float, float]:
     return lo, hi
 
 
-def _validate_values(values: np.ndarray, a: float, b: float, integer: bool, name: str) -> None:
+#: What to do with records outside the public bounds (:func:`check_sample`).
+OUT_OF_BOUNDS = ("clip", "raise")
+
+
+def check_on_out_of_bounds(value: Any) -> str:
+    if not isinstance(value, str) or value not in OUT_OF_BOUNDS:
+        raise ValueError(f"on_out_of_bounds must be one of {OUT_OF_BOUNDS}, got {value!r}")
+    return value
+
+
+def _validate_values(values: np.ndarray, a: float, b: float, integer: bool, name: str, on_out: str) -> None:
     if values.size == 0:
         raise ValueError(f"{name} must not be empty")
-    if np.isnan(values).any():
-        raise ValueError(f"{name} must not contain NaN")
-    if values[0] < a or values[-1] > b:
-        raise ValueError(f"{name} values must lie within bounds [{a!r}, {b!r}] (and be finite)")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if on_out == "raise" and (values[0] < a or values[-1] > b):
+        raise ValueError(f"{name} values must lie within bounds [{a!r}, {b!r}] (on_out_of_bounds='raise')")
     if integer and not (values == np.round(values)).all():
         raise ValueError(f"{name} must hold integers when integer=True")
 
 
-def check_sample(x: Any, bounds: Any, integer: Any = None, name: str = "x") -> Sample:
+def _clip(values: np.ndarray, counts: np.ndarray, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """Records outside [a, b] moved to the nearest bound (a per-record map: neighbours stay neighbours)."""
+    if values[0] >= a and values[-1] <= b:
+        return values, counts
+    v, inv = np.unique(np.clip(values, a, b), return_inverse=True)
+    return v, np.bincount(inv, weights=counts, minlength=v.size).astype(np.int64)
+
+
+def check_sample(x: Any, bounds: Any, integer: Any = None, name: str = "x", on_out_of_bounds: str = "clip") -> Sample:
     """Validate ``x`` (1-D numeric, or a dask array) and reduce it to distinct values and counts.
 
-    A dask array is reduced chunk by chunk (``dask.array.unique`` with counts):
-    the result, hence every law and draw, is the same as for the in-memory array.
+    Records outside ``bounds`` (the integers of ``bounds`` for integer outputs)
+    are clamped to them (``on_out_of_bounds="clip"``: no exception, no warning,
+    so nothing observable depends on them) or refused (``"raise"``: a
+    curator's data check, not private -- the exception itself reveals that some
+    record is out of bounds).  A dask array is reduced chunk by chunk
+    (``dask.array.unique`` with counts): the result, hence every law and draw,
+    is the same as for the in-memory array.
     """
+    on_out = check_on_out_of_bounds(on_out_of_bounds)
     integer = _check_integer_flag(integer, x)
     a, b = check_bounds(bounds)
     if integer:
@@ -157,8 +181,10 @@ def check_sample(x: Any, bounds: Any, integer: Any = None, name: str = "x") -> S
             raise ValueError(f"{name} must not be empty")
         values, counts = np.unique(arr, return_counts=True)
     values = np.asarray(values, dtype=np.float64)
-    _validate_values(values, a, b, integer, name)
-    return Sample(values, np.asarray(counts, dtype=np.int64), a, b, integer)
+    counts = np.asarray(counts, dtype=np.int64)
+    _validate_values(values, a, b, integer, name, on_out)
+    values, counts = _clip(values, counts, a, b)
+    return Sample(values, counts, a, b, integer)
 
 
 def _dask_unique(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -196,17 +222,20 @@ class Pieces:
         return np.maximum(np.rint((self.hi - self.lo) / step) + 1.0, 0.0).astype(np.int64)
 
 
-def pieces(s: Sample, lam: float = 0.0) -> Pieces:
+def pieces(s: Sample, lam: float = 0.0, atoms: bool = False) -> Pieces:
     """The pieces of the module docstring, in increasing order; O(D).
 
     ``lam > 0`` (real outputs only): the grid points of the half-open pieces
-    ``[v_i, v_{i+1})`` (the last one closed at b).
+    ``[v_i, v_{i+1})`` (the last one closed at b); with ``atoms`` (the single
+    quantile) a data value on the grid is a piece of its own (``L < C``) and
+    the gaps hold the grid points strictly between data values (2 D + 1 pieces).
     """
-    D = s.values.size
     cum = np.concatenate(([0], np.cumsum(s.counts)))
     edges = np.concatenate(([s.a], s.values, [s.b]))
     if not s.integer:
         lo, hi = edges[:-1], edges[1:]
+        if lam > 0 and atoms:
+            return _grid_pieces_with_atoms(s, cum, lam)
         if lam > 0:
             first, cnt = _grid_groups(lo, s.a, s.b, lam)
             with np.errstate(divide="ignore"):
@@ -217,75 +246,103 @@ def pieces(s: Sample, lam: float = 0.0) -> Pieces:
         return Pieces(lo, hi, cum, cum, logsize, False)
     run_lo = np.concatenate(([s.a], s.values + 1.0))
     run_hi = np.concatenate((s.values - 1.0, [s.b]))
-    lo = np.empty(2 * D + 1)
-    hi = np.empty(2 * D + 1)
-    L = np.empty(2 * D + 1, dtype=np.int64)
-    C = np.empty(2 * D + 1, dtype=np.int64)
-    lo[0::2], hi[0::2], L[0::2], C[0::2] = run_lo, run_hi, cum, cum
-    lo[1::2], hi[1::2], L[1::2], C[1::2] = s.values, s.values, cum[:-1], cum[1:]
+    lo, hi, L, C = _interleave(run_lo, run_hi, s.values, s.values, cum)
     size = hi - lo + 1.0
     with np.errstate(divide="ignore"):
         logsize = np.where(size > 0, np.log(np.maximum(size, 1.0)), -np.inf)
     return Pieces(lo, hi, L, C, logsize, True)
 
 
+def _interleave(gap_lo: np.ndarray, gap_hi: np.ndarray, atom_lo: np.ndarray, atom_hi: np.ndarray,
+                cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gaps (D + 1, L = C = cum) and atoms (D, L = cum[i], C = cum[i + 1]) in increasing order."""
+    D = atom_lo.size
+    lo = np.empty(2 * D + 1, dtype=gap_lo.dtype)
+    hi = np.empty(2 * D + 1, dtype=gap_lo.dtype)
+    L = np.empty(2 * D + 1, dtype=np.int64)
+    C = np.empty(2 * D + 1, dtype=np.int64)
+    lo[0::2], hi[0::2], L[0::2], C[0::2] = gap_lo, gap_hi, cum, cum
+    lo[1::2], hi[1::2], L[1::2], C[1::2] = atom_lo, atom_hi, cum[:-1], cum[1:]
+    return lo, hi, L, C
+
+
+def _grid_pieces_with_atoms(s: Sample, cum: np.ndarray, lam: float) -> Pieces:
+    """Grid points strictly between consecutive data values, and each data value on the grid.
+
+    Indices are exact integers (:func:`._piecewise_em.grid_ceil`): ``c_i = ceil(v_i / lambda)``,
+    ``on_i = (c_i lambda == v_i)``; gap i runs from ``c_i + on_i`` (``ceil(a / lambda)`` for i = 0)
+    to ``c_{i+1} - 1`` (``floor(b / lambda)`` for the last), atom i is ``{c_i}`` when ``on_i``.
+    """
+    c = grid_ceil(s.values, lam)
+    on = (grid_values(c, lam) == s.values).astype(np.int64)
+    start = np.concatenate((grid_ceil(np.asarray([s.a]), lam), c + on))
+    stop = np.concatenate((c, grid_ceil(np.asarray([s.b]), lam, floor=True) + 1))  # exclusive
+    first, last, _, _ = _interleave(start, stop - 1, c, c + on - 1, cum)
+    lo, hi, L, C = _interleave(grid_values(start, lam), grid_values(stop - 1, lam),
+                               grid_values(c, lam), grid_values(c + on - 1, lam), cum)
+    cnt = np.maximum(last - first + 1, 0)
+    with np.errstate(divide="ignore"):
+        logsize = np.log(cnt.astype(np.float64))
+    return Pieces(lo, hi, L, C, logsize, False, lam)
+
+
+def _q_terms(q: float, n: int, relation: str) -> tuple[int, int, int, int]:
+    """(k, m, den, Z): q = m / den exactly (den a power of two) and the denominator Z of the scores:
+    W = max(m, den - m) (w = W / den) under add/remove, den under replace."""
+    m, den = Fraction(q).as_integer_ratio()
+    return target_rank(q, n), m, den, (max(m, den - m) if relation == "add_remove" else den)
+
+
 def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
-                  continuous: bool = False) -> np.ndarray:
-    """psi of the module docstring per piece (float64); ``continuous``: the interval score."""
+                  kind: str = "integer") -> np.ndarray:
+    """psi of the module docstring per piece (float64).
+
+    ``kind``: "integer" (integer candidates), "grid" or "continuous" (real
+    outputs: the interval form, zero on the closed interval [x_(k), x_(k+1)]).
+    """
     L = np.asarray(L, dtype=np.float64)
     C = np.asarray(C, dtype=np.float64)
+    k, _, _, _ = _q_terms(q, n, relation)
+    qn = q * n
+    scale = max(q, 1.0 - q) if relation == "add_remove" else 1.0
+    ind = np.maximum(L - qn, qn - C) / scale  # IndExp, normalised (Smith)
     if relation == "add_remove" and q == 0.5:
         E = C - L
         D = (n - C) - L
         e = np.maximum(E, 1.0)
-        return np.maximum(0.0, 1.0 - E) + np.maximum(0.0, np.maximum(1.0 - e - D, D - e))
-    k = target_rank(q, n)
-    qn = q * n
-    w = max(q, 1.0 - q)
-    if continuous:  # L = C = j: one interval [x_(k), x_(k+1)] at 0, every other one at >= 1
-        psi = np.abs(L - k)
-        if relation == "add_remove":
-            psi = np.maximum(psi, np.maximum(L - qn - 1.0, qn - L) / w)
-        return psi
-    psi = np.maximum(0.0, np.maximum(L + 1.0 - k, k - C))
-    if relation == "add_remove":
-        psi = np.maximum(psi, np.maximum(L - qn, qn - C) / w)
-    return psi
+        return np.maximum(np.maximum(0.0, 1.0 - E) + np.maximum(0.0, np.maximum(1.0 - e - D, D - e)), ind)
+    up = L + 1.0 if kind == "integer" else np.minimum(C, L + 1.0)
+    return np.maximum(np.maximum(0.0, np.maximum(up - k, k - C)), ind)
 
 
-def interval_distance_exact(j: np.ndarray, n: int, q: float, relation: str) -> tuple[np.ndarray, int]:
-    """(num, W): the interval score psi of :func:`rank_distance` at ``j`` records below, psi = num / W exactly.
+def distance_exact(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
+                   kind: str = "integer") -> tuple[np.ndarray, int]:
+    """(num, Z): :func:`rank_distance` as exact rationals, psi = num / Z (integer arrays).
 
-    Integers throughout (int64, or Python ints when they may pass 2^62): the
-    Duff median and the replace score are integers (W = 1); otherwise, with the
-    float q = m / 2^e exactly and W = max(m, 2^e - m) (so w = W / 2^e),
-    num = max(|j - k| W, (j - 1) 2^e - m n, m n - j 2^e).
+    With q = m / den exactly: the rank terms are integers times Z and the
+    IndExp term is ``max(L den - m n, m n - C den) / Z``.  int64, or Python
+    ints (object arrays) when the products may pass 2^62.
     """
-    j = np.asarray(j, dtype=np.int64)
-    if relation == "add_remove" and q == 0.5:  # E = 0, e = 1, D = n - 2 j
-        return 1 + np.maximum(0, np.maximum(2 * j - n, n - 2 * j - 1)), 1
-    k = target_rank(q, n)
-    if relation != "add_remove":
-        return np.abs(j - k), 1
-    m, den = Fraction(q).as_integer_ratio()
-    W = max(m, den - m)
-    # q n = A + r / den, 0 <= r < den: for j > A the third term is < 0, for j <= A the second is,
-    # and the first is >= 0, so num = max(|j - k| W, (j - A - 1) den - r or (A - j) den + r)
-    A, r = divmod(m * n, den)
-    up = j > A
-    far = np.where(up, j - A - 1, A - j)
-    near = np.abs(j - k)
-    if (n + 2) * den >= 2**62:  # Python integers
-        far, near = far.astype(object), near.astype(object)
-    lin = far * den
-    lin[up] -= r
-    lin[~up] += r
-    return np.maximum(near * W, lin), W
+    k, m, den, Z = _q_terms(q, n, relation)
+    big = (n + 2) * den * 2 >= 2**62
+    L = np.asarray(L, dtype=np.int64)
+    C = np.asarray(C, dtype=np.int64)
+    if big:
+        L, C = L.astype(object), C.astype(object)
+    ind = np.maximum(L * den - m * n, m * n - C * den)
+    if relation == "add_remove" and q == 0.5:  # Z = 1
+        E = C - L
+        D = (n - C) - L
+        e = np.maximum(E, 1)
+        return np.maximum(np.maximum(0, 1 - E) + np.maximum(0, np.maximum(1 - e - D, D - e)), ind), 1
+    up = L + 1 if kind == "integer" else np.minimum(C, L + 1)
+    return np.maximum(np.maximum(0, np.maximum(up - k, k - C)) * Z, ind), Z
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
     """log |p| - epsilon psi_p / (2 sensitivity) per piece (unnormalised)."""
-    psi = rank_distance(pc.L, pc.C, n, q, relation, continuous=not pc.integer)
+    kind = "integer" if pc.integer else ("grid" if pc.lam > 0 else "continuous")
+    psi = rank_distance(pc.L, pc.C, n, q, relation, kind)
     return pc.logsize - (0.5 * epsilon / sensitivity) * psi
 
 
