@@ -112,9 +112,10 @@ def _bounded_range(law, pairs):
     return max(float(np.ptp(law.log_probabilities(x) - law.log_probabilities(y))) for x, y in pairs)
 
 
+@pytest.mark.parametrize("k", [3, 1])  # k = 1: the exponential mechanism's weight, still eps-DP and eps-BR
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
-def test_joint_exact_audit_over_all_neighbours(relation):
-    counts, k, eps = np.array([4, 3, 3, 1, 0]), 3, 0.5
+def test_joint_exact_audit_over_all_neighbours(relation, k):
+    counts, eps = np.array([4, 3, 3, 1, 0]), 0.5
     pairs = _count_pairs(counts, relation)
     law = TopK(ExponentialMechanism(eps), k, "joint")
     claim = law.privacy(pairs[0][0])
