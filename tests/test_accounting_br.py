@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
-from dpselect.accounting import Accountant, BudgetExceededError
+from dpselect.accounting import Accountant, BudgetExceededError, kov_epsilon
+from dpselect.accounting import compose_privacy
 from dpselect.accounting.composition import (
     br_composition_epsilon,
     br_kl_bound,
     br_zcdp_rho,
-    compose_privacy,
     zcdp_epsilon,
 )
 from dpselect.apps import counts as majority
@@ -178,14 +178,26 @@ def test_accountant_takes_100_em_argmax_calls_by_the_bounded_range_route():
         pure.spend(ExponentialMechanism(0.05).privacy(SelectionProblem(counts)))
 
 
-def test_pure_only_charges_compose_purely():
+def test_pure_charges_compose_optimally_with_a_delta_budget_and_basically_without():
     acc = Accountant(2.0, delta=1e-6)
     for i in range(40):
         majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=acc, rng=i)
-    assert acc.spent.epsilon == pytest.approx(2.0) and acc.spent.delta == 0.0
+    # Kairouz-Oh-Viswanath at the budget's delta (basic composition would say 2.0)
+    assert acc.spent.epsilon == pytest.approx(kov_epsilon(0.05, 40, 1e-6), rel=1e-12) and acc.spent.delta == 1e-6
+    n = 40
+    while True:
+        try:
+            majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=acc, rng=n)
+        except BudgetExceededError:
+            break
+        n += 1
+    assert kov_epsilon(0.05, n, 1e-6) <= 2.0 < kov_epsilon(0.05, n + 1, 1e-6) and n > 60
+    pure = Accountant(2.0)  # a pure budget: basic composition, 40 calls
+    for i in range(40):
+        majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=pure, rng=i)
+    assert pure.spent.epsilon == pytest.approx(2.0) and pure.spent.delta == 0.0
     with pytest.raises(BudgetExceededError):
-        majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=acc, rng=0)
-    assert len(acc.charges) == 40
+        majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=pure, rng=0)
 
 
 def test_mixed_sequences_add_the_pure_part_to_the_certified_part():
