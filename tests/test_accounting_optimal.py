@@ -21,6 +21,7 @@ from dpselect import ExponentialMechanism, Privacy, SelectionProblem
 from dpselect.accounting import (
     Accountant,
     BudgetExceededError,
+    br_adaptive_epsilon,
     compose_privacy,
     kov_epsilon,
     pure_composition_epsilon,
@@ -248,3 +249,48 @@ def test_filter_accepts_adaptively_chosen_epsilons_within_its_zcdp_budget():
         pure.spend(Privacy(0.1))
     with pytest.raises(BudgetExceededError):
         pure.spend(Privacy(1e-9))
+
+
+def _v1(eta, z):
+    """The exact delta at epsilon = z of one eta-BR mechanism (sup over t of its two-point law, closed form)."""
+    eta, z = mpmath.mpf(eta), mpmath.mpf(z)
+    if z < 0:
+        return 1 - mpmath.exp(z) + mpmath.exp(z) * _v1(eta, -z)
+    if z >= eta:
+        return mpmath.mpf(0)
+    return (mpmath.exp(eta / 2) - mpmath.exp(z / 2)) ** 2 / (mpmath.exp(eta) - 1)
+
+
+def _v2(eta, z, grid=4001):
+    """The adaptive optimum of two eta-BR mechanisms at epsilon = z: sup over the first t (dense grid)."""
+    eta = mpmath.mpf(eta)
+    best = mpmath.mpf(0)
+    for t in mpmath.linspace(0, eta, grid):
+        q = (mpmath.exp(eta) - mpmath.exp(t)) / (mpmath.exp(eta) - 1)
+        best = max(best, q * _v1(eta, z - t) + (1 - q) * _v1(eta, z - t + eta))
+    return best
+
+
+@pytest.mark.parametrize("eta", [0.05, 1.0])
+def test_bounded_range_recursion_against_the_exact_adaptive_optimum(eta):
+    one = br_adaptive_epsilon(eta, 1, DELTA)
+    exact_one = float(2 * mpmath.log(mpmath.exp(eta / 2) - mpmath.sqrt(DELTA * (mpmath.exp(eta) - 1))))
+    assert _v1(eta, one) <= DELTA and exact_one <= one <= 1.02 * exact_one
+    with mpmath.workdps(20):
+        two = br_adaptive_epsilon(eta, 2, DELTA)
+        assert _v2(eta, two) <= DELTA
+        lo, hi = mpmath.mpf(0), mpmath.mpf(two)  # the exact optimum by bisection
+        while hi - lo > 1e-6 * two:
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if _v2(eta, mid, 801) > DELTA else (lo, mid)
+        assert float(lo) <= two <= 1.02 * float(hi)
+
+
+def test_bounded_range_recursion_is_a_valid_bound_for_100_ems_and_beats_zcdp():
+    got = br_adaptive_epsilon(0.05, 100, DELTA)
+    assert 1.0577 <= got <= 1.10 < zcdp_epsilon(100 * 0.05**2 / 8, DELTA)
+    for t in (0.01, 0.025, 0.02829, 0.04):  # non-adaptive instances (the adaptive optimum lies above)
+        assert _delta(_grr_law(0.05, t, 100), got) <= DELTA
+    assert br_adaptive_epsilon(0.001, 10**6, DELTA) == math.inf  # no useful grid: the accountant uses zCDP
+    with pytest.raises(ValueError, match="delta"):
+        br_adaptive_epsilon(0.05, 10, 0.0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpselect import Privacy
-from dpselect.accounting import Accountant, BudgetExceededError, pure_composition_epsilon
+from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, pure_composition_epsilon
 from dpselect.accounting.composition import br_kl_bound, zcdp_epsilon
 from dpselect.accounting.ledger import Ledger, _ExactSum
 
@@ -30,12 +30,15 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
 
     def ddr(d: float) -> float:
         spread = math.sqrt(0.5 * math.fsum(e * e for e in etas) * -math.log(d))
-        return math.fsum(a.epsilon for a in zc) + min(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas) + spread)
+        best = min(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas) + spread)
+        if len(set(etas)) == 1 and etas[0] > 0:  # one eta: the dynamic-programming bound too
+            best = min(best, br_adaptive_epsilon(etas[0], len(etas), d))
+        return math.fsum(a.epsilon for a in zc) + best
 
     for d in {x for x in (slack, delta_z) if x > 0.0 and (br or zc)}:
         routes.append((eps_plain + zcdp_epsilon(rho, d), fixed + d))
     if br and slack - delta_z > 0.0:
-        routes.append((eps_plain + ddr(slack - delta_z), fixed + slack))
+        routes.append((eps_plain + min(ddr(slack - delta_z), zcdp_epsilon(rho, slack)), fixed + slack))
     pure = [a.epsilon for a in plain if a.delta == 0.0]
     if pure and slack > 0.0:
         rho_all = rho + math.fsum(e * e / 2.0 for e in pure)

@@ -16,6 +16,8 @@ Modules (one family of rules each):
 * ``trees`` — decision trees and forests (mathematics §5);
 * ``composition`` — basic, bounded-range (Dong, Durfee & Rogers 2020) and
   zCDP composition of many guarantees (mathematics page §10.1);
+* ``bounded_range`` — the adaptive optimum of bounded-range mechanisms
+  (Dong, Durfee & Rogers 2020) by dynamic programming;
 * ``optimal`` — the optimal composition of pure epsilon-DP mechanisms
   (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016);
 * ``ledger`` — the running summary of an accountant's charges and the best
@@ -33,6 +35,7 @@ from .accountant import (
     BudgetExceededError,
     charge,
 )
+from .bounded_range import br_adaptive_epsilon
 from .composition import (
     br_composition_epsilon,
     br_kl_bound,
@@ -82,6 +85,7 @@ from .trees import (
 __all__ = [
     "Accountant",
     "BudgetExceededError",
+    "br_adaptive_epsilon",
     "br_composition_epsilon",
     "br_kl_bound",
     "br_zcdp_rho",

@@ -57,7 +57,9 @@ class Accountant:
       Steinke 2016) and converted **once**, at the delta the budget has left,
       by :func:`~dpselect.accounting.zcdp_epsilon` (Canonne, Kamath & Steinke
       2020);
-    * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4);
+    * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4), or
+      their adaptive optimum by dynamic programming when they share one eta
+      (:func:`~dpselect.accounting.br_adaptive_epsilon`);
 
     and combinations of these, the free delta shared between them.  These
     theorems hold when the mechanisms (and their data) are chosen adaptively
@@ -118,14 +120,14 @@ class Accountant:
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
 
     A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
-    rho = 100 * 0.05^2 / 8 converted at delta = 1e-6), and a hundred
+    zCDP: 1.1429; their adaptive optimum, bounded on a grid), and a hundred
     permute-and-flip calls (optimal composition of pure mechanisms):
 
     >>> acc = dpselect.Accountant(2.0, delta=1e-6)
     >>> for _ in range(100):
     ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
     >>> round(acc.spent.epsilon, 4), acc.spent.delta
-    (1.1429, 1e-06)
+    (1.0744, 1e-06)
     >>> round(dpselect.Accountant.compose([dpselect.Privacy(0.05)] * 100, 1e-6).epsilon, 3)
     2.208
     """

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from .._validation import check_delta
 from ..privacy import Privacy
+from .bounded_range import br_adaptive_epsilon
 from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
 from .optimal import _pure_epsilon
 
@@ -120,6 +121,7 @@ class Ledger:
         self.n_zc = 0
         self.n_pure = 0
         self.plain_counts: dict[float, int] = {}  # epsilon -> number of uncertified atoms
+        self.br_counts: dict[float, int] = {}  # eta -> number of bounded-range atoms
         self._cache: dict[tuple[float, bool, bool], Privacy] = {}
         for name in _SUMS:
             setattr(self, name, _ExactSum())
@@ -141,7 +143,7 @@ class Ledger:
     def copy(self) -> Ledger:
         out = Ledger()
         out.relation, out.n_br, out.n_zc, out.n_pure = self.relation, self.n_br, self.n_zc, self.n_pure
-        out.plain_counts = dict(self.plain_counts)
+        out.plain_counts, out.br_counts = dict(self.plain_counts), dict(self.br_counts)
         for name in _SUMS:
             setattr(out, name, getattr(self, name).copy())
         return out
@@ -179,6 +181,7 @@ class Ledger:
                 self.br_kl.add(br_kl_bound(eta))
                 self.br_eta_sq.add(eta * eta)
                 self.delta_br.add(a.delta)  # a declared delta is never dropped
+                self.br_counts[eta] = self.br_counts.get(eta, 0) + 1
             elif a.rho is not None:
                 self.n_zc += 1
                 self.rho.add(float(a.rho))
@@ -242,32 +245,36 @@ class Ledger:
             slack = math.nextafter(slack, 0.0)
         delta_z, rho = self.delta_zc.value, self.rho.value
         certified = bool(self.n_br or self.n_zc) and not basic
+
+        def eps_cert(d_c: float) -> float:
+            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition."""
+            best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
+            if self.n_br and d_c - delta_z > 0.0:
+                best = min(best, self.eps_zc.value + _br_epsilon(
+                    self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z))
+                if not cheap and len(self.br_counts) == 1:  # one eta: the adaptive optimum by recursion
+                    (eta, n), = self.br_counts.items()
+                    if eta > 0.0:
+                        best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
+            return best
+
         if certified:
             for delta_c in {d for d in (slack, delta_z) if d > 0.0}:
                 routes.append((eps_plain + zcdp_epsilon(rho, delta_c), delta_fixed + delta_c,
                                "basic composition + zCDP (bounded-range and zCDP parts, converted once)"))
             if self.n_br and slack - delta_z > 0.0:
-                eps_br = _br_epsilon(self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, slack - delta_z)
-                routes.append((eps_plain + self.eps_zc.value + eps_br, delta_fixed + slack,
+                routes.append((eps_plain + eps_cert(slack), delta_fixed + slack,
                                "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)"))
         if not basic and self.n_pure and slack > 0.0:
             routes.append((self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
                            delta_fixed + slack, "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)"))
         if not (basic or cheap) and self.plain_counts and slack > 0.0 and not math.isinf(eps_plain):
             counts = tuple(self.plain_counts.items())
-            shares = _SPLITS if certified else (1.0,)
-            for share in shares:
+            for share in _SPLITS if certified else (1.0,):
                 d_pure = slack * share
-                eps_cert = 0.0
-                if certified:
-                    d_cert = slack - d_pure
-                    eps_cert = zcdp_epsilon(rho, d_cert)
-                    if self.n_br and d_cert - delta_z > 0.0:
-                        eps_cert = min(eps_cert, self.eps_zc.value + _br_epsilon(
-                            self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_cert - delta_z))
-                routes.append((_pure_epsilon(counts, d_pure) + eps_cert, delta_fixed + slack,
-                               "optimal composition of the pure parts (Kairouz-Oh-Viswanath 2015)"
-                               + (" + zCDP / bounded-range parts" if certified else "")))
+                routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure) if certified else 0.0),
+                               delta_fixed + slack, "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
+                               "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
         within = [r for r in routes if r[1] <= budget_delta] or routes
         eps, dlt, source = min(within, key=lambda r: (r[0], r[1]))
@@ -292,7 +299,9 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
        sum rho) converted once by :func:`zcdp_epsilon` at delta_c or at the
        zCDP atoms' own deltas;
     3. plain and zCDP atoms basic, bounded-range atoms by
-       :func:`br_composition_epsilon` (Dong, Durfee & Rogers 2020, Prop. 4);
+       :func:`br_composition_epsilon` (Dong, Durfee & Rogers 2020, Prop. 4)
+       or, when they share one eta, by their adaptive optimum
+       (:func:`~dpselect.accounting.br_adaptive_epsilon`);
     4. pure plain atoms in zCDP too (epsilon-DP is epsilon^2/2-zCDP, Bun &
        Steinke 2016, Prop. 1.4), approximate plain atoms basic;
     5. the plain atoms by their optimal composition
@@ -321,8 +330,8 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
     Examples
     --------
     >>> from dpselect import Privacy
-    >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)
-    1.1429
+    >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)  # basic: 5.0
+    1.0744
     >>> round(compose_privacy([Privacy(0.05)] * 100, 1e-6).epsilon, 3)  # basic: 5.0
     2.208
     """
