@@ -80,7 +80,7 @@ def _acc_epsilon(charges, budget=math.inf):
 
 @pytest.mark.parametrize(("eps", "k", "accept", "known"), [
     (0.05, 100, 2.45, 2.21), (0.01, 1000, 1.50, 1.37), (0.2, 30, 5.3, 5.01), (1.0, 3, 3.0, None),
-    (0.5, 1, 0.5, None)])
+    (0.5, 2, 1.0, None)])
 def test_pure_charges_compose_to_the_exact_kov_optimum(eps, k, accept, known):
     spent = _acc_epsilon([Privacy(eps)] * k)
     exact = _optimum(_rr_law(eps, k), DELTA)
@@ -294,3 +294,13 @@ def test_bounded_range_recursion_is_a_valid_bound_for_100_ems_and_beats_zcdp():
     assert br_adaptive_epsilon(0.001, 10**6, DELTA) == math.inf  # no useful grid: the accountant uses zCDP
     with pytest.raises(ValueError, match="delta"):
         br_adaptive_epsilon(0.05, 10, 0.0)
+
+
+def test_one_charge_is_reported_as_declared():
+    # one mechanism gains (almost) nothing from the optimal route but would spend the budget's delta
+    for charge in (Privacy(1.0), Privacy(0.5, 5e-4)):
+        acc = Accountant(10.0, 0.01)
+        acc.spend(charge)
+        assert (acc.spent.epsilon, acc.spent.delta) == (charge.epsilon, charge.delta)
+    assert kov_epsilon(0.5, 1, DELTA) <= 0.5  # the rule itself, a single randomized response
+    assert _delta(_rr_law(0.5, 1), kov_epsilon(0.5, 1, DELTA)) <= DELTA

@@ -40,10 +40,10 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
     if br and slack - delta_z > 0.0:
         routes.append((eps_plain + min(ddr(slack - delta_z), zcdp_epsilon(rho, slack)), fixed + slack))
     pure = [a.epsilon for a in plain if a.delta == 0.0]
-    if pure and slack > 0.0:
+    if len(pure) >= 2 and slack > 0.0:
         rho_all = rho + math.fsum(e * e / 2.0 for e in pure)
         routes.append((math.fsum(a.epsilon for a in plain if a.delta > 0) + zcdp_epsilon(rho_all, slack), fixed + slack))
-    if plain and slack > 0.0:
+    if len([a for a in plain if a.epsilon > 0]) >= 2 and slack > 0.0:
         for share in ((0.5, 0.9, 0.1, 0.99, 0.01) if br or zc else (1.0,)):
             cert = 0.0
             if br or zc:
@@ -52,7 +52,8 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
                     cert = min(cert, ddr(slack - slack * share - delta_z))
             routes.append((pure_composition_epsilon([a.epsilon for a in plain], slack * share) + cert, fixed + slack))
     within = [r for r in routes if r[1] <= delta] or routes
-    return min(within)
+    least = min(r[0] for r in within)
+    return min((r for r in within if r[0] <= least * (1 + 1e-9)), key=lambda r: (r[1], r[0]))
 
 
 def _random_charge(gen: np.random.Generator, pure: bool) -> Privacy:

@@ -81,8 +81,8 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
 
     Examples
     --------
-    >>> round(br_adaptive_epsilon(0.05, 100, 1e-6), 2)  # zCDP: 1.1429, two-candidate EM worst case: 1.0577
-    1.08
+    >>> round(br_adaptive_epsilon(0.05, 100, 1e-6), 4)  # zCDP: 1.1429, two-candidate EM worst case: 1.0577
+    1.0744
     """
     eta = check_positive(eta, "eta")
     k = check_int(k, "k", minimum=1)

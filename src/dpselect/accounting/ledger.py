@@ -97,7 +97,7 @@ class Ledger:
     >>> for _ in range(100):
     ...     _ = ledger.add(Privacy(0.05, bounded_range=0.05))
     >>> round(ledger.compose(1e-6).epsilon, 4), ledger.compose(basic=True).epsilon
-    (1.1429, 5.0)
+    (1.0744, 5.0)
     """
 
     eps_all: _ExactSum  # basic composition of the charges
@@ -265,10 +265,10 @@ class Ledger:
             if self.n_br and slack - delta_z > 0.0:
                 routes.append((eps_plain + eps_cert(slack), delta_fixed + slack,
                                "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)"))
-        if not basic and self.n_pure and slack > 0.0:
+        if not basic and self.n_pure >= 2 and slack > 0.0 and not math.isinf(self.rho_pure.value):
             routes.append((self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
                            delta_fixed + slack, "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)"))
-        if not (basic or cheap) and self.plain_counts and slack > 0.0 and not math.isinf(eps_plain):
+        if not (basic or cheap) and sum(self.plain_counts.values()) >= 2 and slack > 0.0 and not math.isinf(eps_plain):
             counts = tuple(self.plain_counts.items())
             for share in _SPLITS if certified else (1.0,):
                 d_pure = slack * share
@@ -277,7 +277,8 @@ class Ledger:
                                "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
         within = [r for r in routes if r[1] <= budget_delta] or routes
-        eps, dlt, source = min(within, key=lambda r: (r[0], r[1]))
+        least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta
+        eps, dlt, source = min((r for r in within if r[0] <= least * (1.0 + 1e-9)), key=lambda r: (r[1], r[0]))
         if dlt >= 1.0:
             raise ValueError(f"composed delta {dlt!r} is >= 1 (no guarantee)")
         return Privacy(eps, dlt, self.relation, source)
@@ -311,7 +312,9 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
        3 at the rest (shares 1/2, 9/10, 1/10, 99/100, 1/100).
 
     Every route but 1 needs delta_c > 0 (route 2 can use the zCDP atoms'
-    own deltas).  Each is valid for adaptively chosen mechanisms whose
+    own deltas), routes 4-5 at least two plain atoms (one gains nothing but
+    spends delta); epsilons within a relative 1e-9 of the smallest count as
+    ties, won by the smaller delta.  Each is valid for adaptively chosen mechanisms whose
     privacy parameters are fixed in advance.  Guarantees under different
     neighbour relations cannot be mixed.
 

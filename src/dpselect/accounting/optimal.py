@@ -227,8 +227,8 @@ def pure_composition_epsilon(epsilons: Iterable[float], delta: float) -> float:
     --------
     >>> round(pure_composition_epsilon([0.05] * 100, 1e-6), 3)
     2.208
-    >>> round(pure_composition_epsilon([0.05] * 50 + [0.1] * 25, 1e-6), 2)
-    2.25
+    >>> round(pure_composition_epsilon([0.05] * 50 + [0.1] * 25, 1e-6), 2)  # basic: 5.0
+    2.71
     """
     d = check_delta(delta)
     eps = [check_positive(e, "epsilons", allow_inf=True) for e in epsilons]
