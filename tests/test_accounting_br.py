@@ -23,8 +23,7 @@ import numpy as np
 import pytest
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
-from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, kov_epsilon
-from dpselect.accounting import compose_privacy
+from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, compose_privacy, kov_epsilon
 from dpselect.accounting.composition import (
     br_composition_epsilon,
     br_kl_bound,

@@ -304,3 +304,21 @@ def test_one_charge_is_reported_as_declared():
         assert (acc.spent.epsilon, acc.spent.delta) == (charge.epsilon, charge.delta)
     assert kov_epsilon(0.5, 1, DELTA) <= 0.5  # the rule itself, a single randomized response
     assert _delta(_rr_law(0.5, 1), kov_epsilon(0.5, 1, DELTA)) <= DELTA
+
+
+def test_the_accounting_docs_table_is_fresh():
+    """docs/_generated/accounting.md equals what docs/scripts/accounting_table.py computes now."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "scripts" / "accounting_table.py"
+    spec = importlib.util.spec_from_file_location("accounting_table", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    committed = module.OUT.read_text(encoding="utf-8")
+    assert committed == module.render(module.rows()), "stale: run python docs/scripts/accounting_table.py"
+    page = (path.parents[1] / "api" / "accounting.md").read_text(encoding="utf-8")
+    assert '--8<-- "_generated/accounting.md"' in page

@@ -42,7 +42,8 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
     pure = [a.epsilon for a in plain if a.delta == 0.0]
     if len(pure) >= 2 and slack > 0.0:
         rho_all = rho + math.fsum(e * e / 2.0 for e in pure)
-        routes.append((math.fsum(a.epsilon for a in plain if a.delta > 0) + zcdp_epsilon(rho_all, slack), fixed + slack))
+        eps_approx = math.fsum(a.epsilon for a in plain if a.delta > 0)
+        routes.append((eps_approx + zcdp_epsilon(rho_all, slack), fixed + slack))
     if len([a for a in plain if a.epsilon > 0]) >= 2 and slack > 0.0:
         for share in ((0.5, 0.9, 0.1, 0.99, 0.01) if br or zc else (1.0,)):
             cert = 0.0
