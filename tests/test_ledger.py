@@ -9,8 +9,10 @@ import pytest
 
 from dpselect import Privacy
 from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, pure_composition_epsilon
+from dpselect.accounting.bounded_range import br_with_pure_epsilon
 from dpselect.accounting.composition import br_kl_bound, zcdp_epsilon
 from dpselect.accounting.ledger import Ledger, _ExactSum
+from dpselect.accounting.optimal import _groups
 
 
 def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
@@ -31,7 +33,7 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
     def ddr(d: float) -> float:
         spread = math.sqrt(0.5 * math.fsum(e * e for e in etas) * -math.log(d))
         best = min(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas) + spread)
-        if len(set(etas)) == 1 and etas[0] > 0:  # one eta: the dynamic-programming bound too
+        if len(set(etas)) == 1 and etas[0] > 0 and len(etas) >= 2:  # one eta: the dynamic-programming bound too
             best = min(best, br_adaptive_epsilon(etas[0], len(etas), d))
         return math.fsum(a.epsilon for a in zc) + best
 
@@ -52,6 +54,11 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
                 if br and slack - slack * share - delta_z > 0:
                     cert = min(cert, ddr(slack - slack * share - delta_z))
             routes.append((pure_composition_epsilon([a.epsilon for a in plain], slack * share) + cert, fixed + slack))
+    plain_eps = sorted({a.epsilon for a in plain if a.epsilon > 0})
+    if plain_eps and len(set(etas)) == 1 and etas[0] > 0 and slack - delta_z > 0 and not math.isinf(plain_eps[-1]):
+        groups = _groups((e, sum(a.epsilon == e for a in plain)) for e in plain_eps)
+        eps_all = br_with_pure_epsilon(etas[0], len(etas), groups, slack - delta_z)
+        routes.append((math.fsum(a.epsilon for a in zc) + eps_all, fixed + slack))
     within = [r for r in routes if r[1] <= delta] or routes
     least = min(r[0] for r in within)
     return min((r for r in within if r[0] <= least * (1 + 1e-9)), key=lambda r: (r[1], r[0]))

@@ -101,12 +101,13 @@ def _tail(z: np.ndarray, r: int, eta: float) -> np.ndarray:
     return np.where(z >= r * eta, 0.0, bound)
 
 
-@lru_cache(maxsize=128)
-def _recursion(eta: float, k: int, delta: float) -> float:
+@lru_cache(maxsize=32)
+def _grid(eta: float, k: int, delta: float) -> tuple[float, np.ndarray] | None:
+    """(h, D_k on the grid z = n h, n = 0..n_top), or None when no useful grid fits the work budget."""
     top = min(k * eta, 2.0 * zcdp_epsilon(k * eta * eta / 8.0, delta) + eta)  # the grid's extent
     m = int(min(_MAX_STEPS, math.sqrt(_WORK * eta / (k * top))))
     if m < _MIN_STEPS:
-        return math.inf
+        return None
     h = eta / m
     n_top = max(int(math.ceil(top / h)), m + 2)
     z = np.arange(n_top + 1) * h
@@ -124,5 +125,72 @@ def _recursion(eta: float, k: int, delta: float) -> float:
             hi = ext[2 * m + 1 - jj: 2 * m + 1 - jj + n_top + 1]  # n - j + m
             np.maximum(best, q[jj] * lo + (1.0 - q[jj]) * hi, out=best)
         d = np.minimum(best, 1.0)
+    return h, d
+
+
+def _recursion(eta: float, k: int, delta: float) -> float:
+    grid = _grid(eta, k, delta)
+    if grid is None:
+        return math.inf
+    h, d = grid
     ok = np.nonzero(d <= delta * (1.0 - 1e-9))[0]
-    return float(z[ok[0]]) if ok.size else math.inf
+    return float(ok[0] * h) if ok.size else math.inf
+
+
+def _values(h: float, d: np.ndarray, k: int, eta: float, n: np.ndarray) -> np.ndarray:
+    """Upper bounds on V_k at the grid points n h for any integer n (symmetry below 0, tail bound above)."""
+    n_top = d.size - 1
+    out = np.empty(n.shape)
+    pos = n >= 0
+    a = np.abs(n)
+    inside = a <= n_top
+    va = np.where(inside, d[np.minimum(a, n_top)], _tail(a * h, k, eta))
+    z = n * h
+    out[pos] = va[pos]
+    out[~pos] = -np.expm1(z[~pos]) + np.exp(z[~pos]) * va[~pos]
+    return np.minimum(out, 1.0)
+
+
+def br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
+    """epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
+
+    A pure step's worst pair is randomized response RR(epsilon_i) (loss +/- epsilon_i, mean-one
+    constraint, the same convexity argument), whose operator R f(z) = E f(z - L) is linear; a
+    BR step's is B f(z) = sup_t (...).  B R f <= R B f (a supremum of expectations is at most the
+    expectation of the supremum), so moving every pure step first can only increase delta: for
+    every interleaving, delta(z) <= E_S[V_k(z - S)], S the sum of the pure losses (independent).
+    Each group's total loss is rounded up to the grid (V is decreasing) and D_k >= V_k; the
+    smallest grid z with sum_S P(S) D_k(z - S) <= delta is returned (inf without a useful grid).
+    """
+    grid = _grid(eta, k, delta)
+    if grid is None or not pure:
+        return math.inf if grid is None else _recursion(eta, k, delta)
+    h, d = grid
+    from .optimal import _binomial_log_pmf
+
+    shifts, probs = np.zeros(1, dtype=np.int64), np.ones(1)
+    for e, n in pure:
+        log_p = _binomial_log_pmf(n, -float(np.logaddexp(0.0, -e)), -float(np.logaddexp(0.0, e)))
+        idx = np.ceil((n - 2.0 * np.arange(n + 1)) * e / h + 1e-9).astype(np.int64)  # loss rounded up
+        p = np.exp(log_p)
+        keep = p > 1e-300
+        shifts = (shifts[:, None] + idx[keep][None, :]).ravel()
+        probs = (probs[:, None] * p[keep][None, :]).ravel()
+        if shifts.size > 10**6:
+            return math.inf
+        shifts, inverse = np.unique(shifts, return_inverse=True)
+        probs = np.bincount(inverse, weights=probs)
+
+    def delta_at(n: int) -> float:
+        return float(np.dot(probs, _values(h, d, k, eta, n - shifts)))
+
+    lo, hi = 0, int(d.size - 1 + shifts.max() + 1)
+    target = delta * (1.0 - 1e-9)
+    if delta_at(hi) > target:
+        return math.inf
+    if delta_at(lo) <= target:
+        return 0.0
+    while hi - lo > 1:  # delta_at decreases in n: lo fails, hi passes
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if delta_at(mid) <= target else (mid, hi)
+    return hi * h

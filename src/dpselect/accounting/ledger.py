@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 from .._validation import check_delta
 from ..privacy import Privacy
-from .bounded_range import br_adaptive_epsilon
+from .bounded_range import br_adaptive_epsilon, br_with_pure_epsilon
 from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
-from .optimal import _pure_epsilon
+from .optimal import _groups, _pure_epsilon
 
 __all__ = ["Ledger", "compose_privacy"]
 
@@ -252,7 +252,7 @@ class Ledger:
             if self.n_br and d_c - delta_z > 0.0:
                 best = min(best, self.eps_zc.value + _br_epsilon(
                     self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z))
-                if not cheap and len(self.br_counts) == 1:  # one eta: the adaptive optimum by recursion
+                if not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta: adaptive optimum
                     (eta, n), = self.br_counts.items()
                     if eta > 0.0:
                         best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
@@ -275,6 +275,12 @@ class Ledger:
                 routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure) if certified else 0.0),
                                delta_fixed + slack, "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
                                "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
+        if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
+            (eta, n), = self.br_counts.items()
+            if eta > 0.0 and not math.isinf(eps_plain):  # every certificate at once: pure steps first (worst order)
+                eps = br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
+                routes.append((self.eps_zc.value + eps, delta_fixed + slack,
+                               "bounded-range and pure parts composed together (dynamic programming)"))
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
         within = [r for r in routes if r[1] <= budget_delta] or routes
         least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta
@@ -309,13 +315,17 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
        (:func:`~dpselect.accounting.pure_composition_epsilon`: Kairouz, Oh &
        Viswanath 2015; an (epsilon, delta) atom counts as epsilon with its
        delta added) at a share of delta_c, the certified atoms by route 2 or
-       3 at the rest (shares 1/2, 9/10, 1/10, 99/100, 1/100).
+       3 at the rest (shares 1/2, 9/10, 1/10, 99/100, 1/100);
+    6. bounded-range atoms sharing one eta together with the plain atoms, by
+       :func:`~dpselect.accounting.br_adaptive_epsilon`'s recursion with the
+       plain atoms as randomized responses taken first (the worst order),
+       zCDP atoms basic.
 
     Every route but 1 needs delta_c > 0 (route 2 can use the zCDP atoms'
     own deltas), routes 4-5 at least two plain atoms (one gains nothing but
     spends delta); epsilons within a relative 1e-9 of the smallest count as
-    ties, won by the smaller delta.  Each is valid for adaptively chosen mechanisms whose
-    privacy parameters are fixed in advance.  Guarantees under different
+    ties, won by the smaller delta.  Each is valid for adaptively chosen
+    mechanisms whose privacy parameters are fixed in advance.  Guarantees under different
     neighbour relations cannot be mixed.
 
     Parameters
