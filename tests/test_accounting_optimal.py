@@ -322,3 +322,17 @@ def test_the_accounting_docs_table_is_fresh():
     assert committed == module.render(module.rows()), "stale: run python docs/scripts/accounting_table.py"
     page = (path.parents[1] / "api" / "accounting.md").read_text(encoding="utf-8")
     assert '--8<-- "_generated/accounting.md"' in page
+
+
+@pytest.mark.parametrize(("eps", "k"), [(0.05, 100), (0.2, 30)])
+def test_kov_between_dp_accountings_optimistic_and_pessimistic_plds(eps, k):
+    """A peer: Google's dp_accounting (extra ``accounting``) brackets the exact optimum from both sides."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    p = 2.0 / (1.0 + math.exp(eps))  # RR with two buckets: keeps the value w.p. 1 - p/2
+
+    def peer(pessimistic):
+        return pld.from_randomized_response(p, 2, value_discretization_interval=1e-4,
+                                            pessimistic_estimate=pessimistic).self_compose(k)
+
+    ours = kov_epsilon(eps, k, DELTA)
+    assert peer(False).get_epsilon_for_delta(DELTA) <= ours <= peer(True).get_epsilon_for_delta(DELTA)

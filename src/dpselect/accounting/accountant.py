@@ -59,7 +59,9 @@ class Accountant:
       2020);
     * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4), or
       their adaptive optimum by dynamic programming when they share one eta
-      (:func:`~dpselect.accounting.br_adaptive_epsilon`);
+      (:func:`~dpselect.accounting.br_adaptive_epsilon`), the pure charges
+      joining that recursion as randomized responses taken first (the worst
+      order);
 
     and combinations of these, the free delta shared between them.  These
     theorems hold when the mechanisms (and their data) are chosen adaptively
