@@ -166,13 +166,12 @@ def br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...]
     if grid is None or not pure:
         return math.inf if grid is None else _recursion(eta, k, delta)
     h, d = grid
-    from .optimal import _binomial_log_pmf
+    from .optimal import _rr_on_grid
 
-    shifts, probs = np.zeros(1, dtype=np.int64), np.ones(1)
+    shifts: np.ndarray = np.zeros(1, dtype=np.int64)
+    probs: np.ndarray = np.ones(1)
     for e, n in pure:
-        log_p = _binomial_log_pmf(n, -float(np.logaddexp(0.0, -e)), -float(np.logaddexp(0.0, e)))
-        idx = np.ceil((n - 2.0 * np.arange(n + 1)) * e / h + 1e-9).astype(np.int64)  # loss rounded up
-        p = np.exp(log_p)
+        idx, p = _rr_on_grid(e, n, h)  # the group's total loss, rounded up to the grid
         keep = p > 1e-300
         shifts = (shifts[:, None] + idx[keep][None, :]).ravel()
         probs = (probs[:, None] * p[keep][None, :]).ravel()

@@ -166,6 +166,13 @@ def _groups(epsilons: Iterable[tuple[float, int]]) -> tuple[tuple[float, int], .
     return tuple(sorted(merged.items()))
 
 
+def _rr_on_grid(e: float, n: int, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """(grid indices, probabilities) of n randomized responses RR(e): total loss (n - 2i) e rounded **up** to h."""
+    log_p = _binomial_log_pmf(n, -float(np.logaddexp(0.0, -e)), -float(np.logaddexp(0.0, e)))
+    idx = np.ceil((n - 2.0 * np.arange(n + 1)) * e / h + 1e-9).astype(np.int64)
+    return idx, np.exp(log_p)
+
+
 @lru_cache(maxsize=256)
 def _mixed(groups: tuple[tuple[float, int], ...], delta: float) -> float:
     """Composition of RR groups on a grid (losses rounded up per group, FFT convolution)."""
@@ -176,11 +183,10 @@ def _mixed(groups: tuple[tuple[float, int], ...], delta: float) -> float:
     dist = np.ones(1)
     offset = 0
     for e, n in groups:
-        log_p = _binomial_log_pmf(n, -float(np.logaddexp(0.0, -e)), -float(np.logaddexp(0.0, e)))
-        idx = np.ceil((n - 2.0 * np.arange(n + 1)) * e / h + 1e-9).astype(np.int64)  # loss rounded up
+        idx, p = _rr_on_grid(e, n, h)
         lo = int(idx.min())
         g = np.zeros(int(idx.max()) - lo + 1)
-        np.add.at(g, idx - lo, np.exp(log_p))
+        np.add.at(g, idx - lo, p)
         dist = np.clip(fftconvolve(dist, g), 0.0, None)
         offset += lo
     error = len(groups) * dist.size * max(math.log2(dist.size), 1.0) * _FFT_ERROR
