@@ -9,7 +9,7 @@ import pytest
 
 from dpselect import Privacy
 from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, pure_composition_epsilon
-from dpselect.accounting.bounded_range import br_with_pure_epsilon
+from dpselect.accounting.bounded_range import _br_with_pure_epsilon
 from dpselect.accounting.composition import br_kl_bound, zcdp_epsilon
 from dpselect.accounting.ledger import Ledger, _ExactSum
 from dpselect.accounting.optimal import _groups
@@ -57,7 +57,7 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
     plain_eps = sorted({a.epsilon for a in plain if a.epsilon > 0})
     if plain_eps and len(set(etas)) == 1 and etas[0] > 0 and slack - delta_z > 0 and not math.isinf(plain_eps[-1]):
         groups = _groups((e, sum(a.epsilon == e for a in plain)) for e in plain_eps)
-        eps_all = br_with_pure_epsilon(etas[0], len(etas), groups, slack - delta_z)
+        eps_all = _br_with_pure_epsilon(etas[0], len(etas), groups, slack - delta_z)
         routes.append((math.fsum(a.epsilon for a in zc) + eps_all, fixed + slack))
     within = [r for r in routes if r[1] <= delta] or routes
     least = min(r[0] for r in within)

@@ -316,6 +316,7 @@ class Accountant:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_filter", None)  # pickled before privacy filters existed
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:

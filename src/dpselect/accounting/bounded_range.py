@@ -151,7 +151,7 @@ def _values(h: float, d: np.ndarray, k: int, eta: float, n: np.ndarray) -> np.nd
     return np.minimum(out, 1.0)
 
 
-def br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
+def _br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
     """epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
 
     A pure step's worst pair is randomized response RR(epsilon_i) (loss +/- epsilon_i, mean-one

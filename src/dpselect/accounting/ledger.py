@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from .._validation import check_delta
 from ..privacy import Privacy
-from .bounded_range import br_adaptive_epsilon, br_with_pure_epsilon
+from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon
 from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
 from .optimal import _groups, _pure_epsilon
 
@@ -278,7 +278,7 @@ class Ledger:
         if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
             (eta, n), = self.br_counts.items()
             if eta > 0.0 and not math.isinf(eps_plain):  # every certificate at once: pure steps first (worst order)
-                eps = br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
+                eps = _br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
                 routes.append((self.eps_zc.value + eps, delta_fixed + slack,
                                "bounded-range and pure parts composed together (dynamic programming)"))
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
