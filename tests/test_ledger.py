@@ -1,4 +1,4 @@
-"""The accountant's running sums (``accounting.composition.Ledger``) against a from-scratch composition."""
+"""The accountant's running sums (``accounting.ledger.Ledger``) against a from-scratch composition."""
 
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
         slack = math.nextafter(slack, 0.0)
     rho = math.fsum([e * e / 8.0 for e in etas] + [a.rho for a in zc])
 
-    def ddr(d: float) -> float:
+    def ddr(d: float, recursion: bool = True) -> float:
         spread = math.sqrt(0.5 * math.fsum(e * e for e in etas) * -math.log(d))
         best = min(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas) + spread)
-        if len(set(etas)) == 1 and etas[0] > 0 and len(etas) >= 2:  # one eta: the dynamic-programming bound too
+        if recursion and len(set(etas)) == 1 and etas[0] > 0 and len(etas) >= 2:  # one eta: the recursion too
             best = min(best, br_adaptive_epsilon(etas[0], len(etas), d))
         return math.fsum(a.epsilon for a in zc) + best
 
@@ -52,7 +52,7 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
             if br or zc:
                 cert = zcdp_epsilon(rho, slack - slack * share)
                 if br and slack - slack * share - delta_z > 0:
-                    cert = min(cert, ddr(slack - slack * share - delta_z))
+                    cert = min(cert, ddr(slack - slack * share - delta_z, False))
             routes.append((pure_composition_epsilon([a.epsilon for a in plain], slack * share) + cert, fixed + slack))
     plain_eps = sorted({a.epsilon for a in plain if a.epsilon > 0})
     if plain_eps and len(set(etas)) == 1 and etas[0] > 0 and slack - delta_z > 0 and not math.isinf(plain_eps[-1]):

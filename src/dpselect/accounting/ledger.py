@@ -246,13 +246,14 @@ class Ledger:
         delta_z, rho = self.delta_zc.value, self.rho.value
         certified = bool(self.n_br or self.n_zc) and not basic
 
-        def eps_cert(d_c: float) -> float:
-            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition."""
+        def eps_cert(d_c: float, recursion: bool = True) -> float:
+            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition
+            (Prop. 4, or the recursion: one grid per delta, so route 5's shares do without it)."""
             best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
             if self.n_br and d_c - delta_z > 0.0:
                 best = min(best, self.eps_zc.value + _br_epsilon(
                     self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z))
-                if not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta: adaptive optimum
+                if recursion and not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta
                     (eta, n), = self.br_counts.items()
                     if eta > 0.0:
                         best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
@@ -272,7 +273,7 @@ class Ledger:
             counts = tuple(self.plain_counts.items())
             for share in _SPLITS if certified else (1.0,):
                 d_pure = slack * share
-                routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure) if certified else 0.0),
+                routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure, False) if certified else 0.0),
                                delta_fixed + slack, "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
                                "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
         if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
