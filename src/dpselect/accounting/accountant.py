@@ -245,15 +245,7 @@ class Accountant:
                 lambda x: self._fits(self._ledger.copy().add(make(x))))
         if self._fits(self._ledger.copy().add(make(hi))):
             return hi
-        lo = 0.0
-        while True:  # lo fits, hi does not
-            mid = lo + (hi - lo) / 2.0
-            if mid in (lo, hi):
-                return lo
-            if self._fits(self._ledger.copy().add(make(mid))):
-                lo = mid
-            else:
-                hi = mid
+        return _bisect(lambda x: self._fits(self._ledger.copy().add(make(x))), 0.0, hi)
 
     @property
     def remaining_epsilon(self) -> float:
@@ -339,6 +331,11 @@ def _largest_finite(fits: Callable[[float], bool]) -> float:
         lo, hi = hi, hi * 2.0
         if math.isinf(hi):
             return lo
+    return _bisect(fits, lo, hi)
+
+
+def _bisect(fits: Callable[[float], bool], lo: float, hi: float) -> float:
+    """The largest float x in [lo, hi) with fits(x), given fits(lo) and not fits(hi) (fits monotone)."""
     while True:
         mid = lo + (hi - lo) / 2.0
         if mid in (lo, hi):
