@@ -7,7 +7,7 @@ Plain script (no pytest)::
 Each size charges a fresh ``Accountant(inf, delta=1e-6)`` that many times with
 an exponential mechanism's guarantee (epsilon = 0.001, bounded-range), so every
 check composes by the bounded-range and zCDP routes.  The accountant keeps
-running sums (``accounting.composition.Ledger``), so the CPU per charge should
+running sums (``accounting.ledger.Ledger``), so the CPU per charge should
 stay flat as the number of charges grows (before the ledger it grew linearly:
 15 ms per charge at 1,000 charges).  The floor printed beside it is
 ``zcdp_epsilon`` alone, the one conversion every check makes.

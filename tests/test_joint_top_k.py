@@ -26,13 +26,14 @@ from dpselect.mechanisms.top_k import TopK, _joint, select_top_k, top_k_log_prob
 
 
 def _brute_force_law(scores, k, eps_total, sensitivity, monotone):
-    """P[s] ∝ exp(-eps_total / (2 Delta*) * max_i (c_(i) - c_{s_i})), by enumeration of every tuple."""
+    """P[s] ∝ exp(-eps_total / (2 Delta*) * max_i (c_(i) - c_{s_i})), by enumeration of every tuple
+    (at k = 1 the exponential mechanism's weight, eps_total / Delta*)."""
     c = np.asarray(scores, dtype=float)
     top = np.sort(c)[::-1][:k]
     delta_star = sensitivity if monotone else 2 * sensitivity
     tuples = list(itertools.permutations(range(c.size), k))
     gap = np.array([max(top[i] - c[s[i]] for i in range(k)) for s in tuples])
-    logw = -eps_total / (2 * delta_star) * gap
+    logw = -eps_total / ((1 if k == 1 else 2) * delta_star) * gap
     w = np.exp(logw - logw.max())
     return tuples, w / w.sum()
 
@@ -44,6 +45,7 @@ CASES = [
     ([10.0, 0.0, 0.0, 0.0, 0.0], 4, 0.4, True),
     ([2.0, 1.0, 0.0], 3, 1.5, False),                 # k = m
     ([9.0, 1.0, 5.0, 3.0, 2.0, 8.0], 1, 1.0, True),   # k = 1: the exponential mechanism itself
+    ([0.3, -1.25, 2.5, 2.5, 0.1, 7.0], 1, 0.8, False),  # k = 1, not monotone: the same weight as EM
 ]
 
 
@@ -55,9 +57,8 @@ def test_joint_law_equals_brute_force(scores, k, eps, monotone):
     expected_tuples, expected = _brute_force_law(scores, k, k * eps, 1.5, monotone)
     assert [tuple(t) for t in tuples.tolist()] == expected_tuples
     np.testing.assert_allclose(np.exp(logp), expected, rtol=1e-12, atol=1e-15)
-    if k == 1:  # one round: the joint law is the EM on sensitivity Delta* (2 Delta u when not monotone)
-        ref = ExponentialMechanism(eps if monotone else eps / 2).probabilities(
-            SelectionProblem(scores, global_sensitivity=1.5))
+    if k == 1:  # one round: the joint law is the exponential mechanism's law, same weight
+        ref = ExponentialMechanism(eps).probabilities(prob)
         np.testing.assert_allclose(np.exp(logp), ref, rtol=1e-12)
 
 
@@ -111,9 +112,10 @@ def _bounded_range(law, pairs):
     return max(float(np.ptp(law.log_probabilities(x) - law.log_probabilities(y))) for x, y in pairs)
 
 
+@pytest.mark.parametrize("k", [3, 1])  # k = 1: the exponential mechanism's weight, still eps-DP and eps-BR
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
-def test_joint_exact_audit_over_all_neighbours(relation):
-    counts, k, eps = np.array([4, 3, 3, 1, 0]), 3, 0.5
+def test_joint_exact_audit_over_all_neighbours(relation, k):
+    counts, eps = np.array([4, 3, 3, 1, 0]), 0.5
     pairs = _count_pairs(counts, relation)
     law = TopK(ExponentialMechanism(eps), k, "joint")
     claim = law.privacy(pairs[0][0])

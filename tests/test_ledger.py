@@ -1,4 +1,4 @@
-"""The accountant's running sums (``accounting.composition.Ledger``) against a from-scratch composition."""
+"""The accountant's running sums (``accounting.ledger.Ledger``) against a from-scratch composition."""
 
 from __future__ import annotations
 
@@ -8,28 +8,60 @@ import numpy as np
 import pytest
 
 from dpselect import Privacy
-from dpselect.accounting import Accountant, BudgetExceededError
-from dpselect.accounting.composition import Ledger, _ExactSum, br_kl_bound, zcdp_epsilon
+from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, pure_composition_epsilon
+from dpselect.accounting.bounded_range import _br_with_pure_epsilon
+from dpselect.accounting.composition import br_kl_bound, zcdp_epsilon
+from dpselect.accounting.ledger import Ledger, _ExactSum
+from dpselect.accounting.optimal import _groups
 
 
 def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
-    """compose_privacy's three routes recomputed from lists of atoms with math.fsum (the pre-ledger code)."""
+    """compose_privacy's five routes recomputed from lists of atoms with math.fsum (no running sums)."""
     atoms = [a for c in charges for a in c.atoms]
     plain = [a for a in atoms if a.bounded_range is None and a.rho is None]
-    br = [a.bounded_range for a in atoms if a.bounded_range is not None]
+    br = [a for a in atoms if a.bounded_range is not None]
+    etas = [a.bounded_range for a in br]
     zc = [a for a in atoms if a.bounded_range is None and a.rho is not None]
-    eps_plain, delta_plain = math.fsum(a.epsilon for a in plain), math.fsum(a.delta for a in plain)
-    routes = [(math.fsum(a.epsilon for a in atoms), math.fsum(a.delta for a in atoms))]
-    slack, delta_z = delta - delta_plain, math.fsum(a.delta for a in zc)
-    rho = math.fsum([e * e / 8.0 for e in br] + [a.rho for a in zc])
+    eps_plain = math.fsum(a.epsilon for a in plain)
+    fixed = math.fsum(a.delta for a in plain) + math.fsum(a.delta for a in br)
+    routes = [(math.fsum(c.epsilon for c in charges), math.fsum(c.delta for c in charges))]
+    slack, delta_z = max(delta - fixed, 0.0), math.fsum(a.delta for a in zc)
+    while slack > 0 and fixed + slack > delta:
+        slack = math.nextafter(slack, 0.0)
+    rho = math.fsum([e * e / 8.0 for e in etas] + [a.rho for a in zc])
+
+    def ddr(d: float, recursion: bool = True) -> float:
+        spread = math.sqrt(0.5 * math.fsum(e * e for e in etas) * -math.log(d))
+        best = min(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas) + spread)
+        if recursion and len(set(etas)) == 1 and etas[0] > 0 and len(etas) >= 2:  # one eta: the recursion too
+            best = min(best, br_adaptive_epsilon(etas[0], len(etas), d))
+        return math.fsum(a.epsilon for a in zc) + best
+
     for d in {x for x in (slack, delta_z) if x > 0.0 and (br or zc)}:
-        routes.append((eps_plain + zcdp_epsilon(rho, d), delta_plain + d))
+        routes.append((eps_plain + zcdp_epsilon(rho, d), fixed + d))
     if br and slack - delta_z > 0.0:
-        spread = math.sqrt(0.5 * math.fsum(e * e for e in br) * -math.log(slack - delta_z))
-        eps_br = min(math.fsum(br), math.fsum(br_kl_bound(e) for e in br) + spread)
-        routes.append((eps_plain + math.fsum(a.epsilon for a in zc) + eps_br, delta))
-    within = [r for r in routes if r[1] <= delta * (1.0 + 1e-12)] or routes
-    return min(within)
+        routes.append((eps_plain + min(ddr(slack - delta_z), zcdp_epsilon(rho, slack)), fixed + slack))
+    pure = [a.epsilon for a in plain if a.delta == 0.0]
+    if len(pure) >= 2 and slack > 0.0:
+        rho_all = rho + math.fsum(e * e / 2.0 for e in pure)
+        eps_approx = math.fsum(a.epsilon for a in plain if a.delta > 0)
+        routes.append((eps_approx + zcdp_epsilon(rho_all, slack), fixed + slack))
+    if len([a for a in plain if a.epsilon > 0]) >= 2 and slack > 0.0:
+        for share in ((0.5, 0.9, 0.1, 0.99, 0.01) if br or zc else (1.0,)):
+            cert = 0.0
+            if br or zc:
+                cert = zcdp_epsilon(rho, slack - slack * share)
+                if br and slack - slack * share - delta_z > 0:
+                    cert = min(cert, ddr(slack - slack * share - delta_z, False))
+            routes.append((pure_composition_epsilon([a.epsilon for a in plain], slack * share) + cert, fixed + slack))
+    plain_eps = sorted({a.epsilon for a in plain if a.epsilon > 0})
+    if plain_eps and len(set(etas)) == 1 and etas[0] > 0 and slack - delta_z > 0 and not math.isinf(plain_eps[-1]):
+        groups = _groups((e, sum(a.epsilon == e for a in plain)) for e in plain_eps)
+        eps_all = _br_with_pure_epsilon(etas[0], len(etas), groups, slack - delta_z)
+        routes.append((math.fsum(a.epsilon for a in zc) + eps_all, fixed + slack))
+    within = [r for r in routes if r[1] <= delta] or routes
+    least = min(r[0] for r in within)
+    return min((r for r in within if r[0] <= least * (1 + 1e-9)), key=lambda r: (r[1], r[0]))
 
 
 def _random_charge(gen: np.random.Generator, pure: bool) -> Privacy:

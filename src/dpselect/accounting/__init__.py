@@ -16,7 +16,14 @@ Modules (one family of rules each):
 * ``trees`` — decision trees and forests (mathematics §5);
 * ``composition`` — basic, bounded-range (Dong, Durfee & Rogers 2020) and
   zCDP composition of many guarantees (mathematics page §10.1);
-* ``accountant`` — :class:`Accountant`, the budget across calls.
+* ``bounded_range`` — the adaptive optimum of bounded-range mechanisms
+  (Dong, Durfee & Rogers 2020) by dynamic programming;
+* ``optimal`` — the optimal composition of pure epsilon-DP mechanisms
+  (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016);
+* ``ledger`` — the running summary of an accountant's charges and the best
+  valid composition of them (:func:`compose_privacy`);
+* ``accountant`` — :class:`Accountant`, the budget across calls (default,
+  basic and privacy-filter modes).
 
 Every public name is importable from ``dpselect.accounting``.
 """
@@ -28,11 +35,11 @@ from .accountant import (
     BudgetExceededError,
     charge,
 )
+from .bounded_range import br_adaptive_epsilon
 from .composition import (
     br_composition_epsilon,
     br_kl_bound,
     br_zcdp_rho,
-    compose_privacy,
     zcdp_epsilon,
 )
 from .conversions import (
@@ -48,6 +55,8 @@ from .discrete import (
     grid_laplace_smooth_delta,
     grid_steps,
 )
+from .ledger import compose_privacy
+from .optimal import kov_epsilon, pure_composition_epsilon
 from .ptr import (
     ptr_mode_privacy,
     ptr_privacy,
@@ -76,6 +85,7 @@ from .trees import (
 __all__ = [
     "Accountant",
     "BudgetExceededError",
+    "br_adaptive_epsilon",
     "br_composition_epsilon",
     "br_kl_bound",
     "br_zcdp_rho",
@@ -86,6 +96,7 @@ __all__ = [
     "grid_laplace_smooth_beta",
     "grid_laplace_smooth_delta",
     "grid_steps",
+    "kov_epsilon",
     "laplace_selection_beta",
     "laplace_selection_eps_d",
     "laplace_selection_log_delta",
@@ -99,6 +110,7 @@ __all__ = [
     "parallel_composition",
     "ptr_mode_privacy",
     "ptr_privacy",
+    "pure_composition_epsilon",
     "sensitivity_bound_privacy",
     "sensitivity_bound_shift",
     "smooth_rnm_epsilon",

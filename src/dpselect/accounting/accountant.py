@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._validation import check_delta, check_epsilon
 from ..privacy import Privacy
-from .composition import Ledger
+from .composition import zcdp_epsilon
+from .ledger import Ledger
+
+_MODES = ("tight", "filter", "basic")
 
 
 class BudgetExceededError(ValueError):
@@ -29,42 +33,68 @@ class Accountant:
         The total epsilon budget, > 0 (``inf`` for "track only").
     delta : float, default=0.0
         The total delta budget, in [0, 1).
-    composition : {"tight", "basic"}, default="tight"
-        "tight": the best valid rule (see Notes); "basic": epsilons and deltas
-        add.
+    composition : {"tight", "filter", "basic"}, default="tight"
+        How charges compose (see Notes for which one is valid when):
+        "tight", the best valid rule for privacy parameters fixed in advance;
+        "filter", a privacy filter valid when each charge's parameters are
+        chosen from earlier outputs; "basic", epsilons and deltas add.
 
     Notes
     -----
-    The spent guarantee is :func:`~dpselect.accounting.composition.compose_privacy`
-    of every charge with the budget's delta available, i.e. the best of
+    **"tight"** (the default): the spent guarantee is
+    :func:`~dpselect.accounting.compose_privacy` of every charge with the
+    budget's delta available, the best of
 
     * basic sequential composition (Dwork & Roth 2014, Thm 3.16): epsilons
-      add, deltas add — the only route for a pure budget (delta = 0) and for
-      guarantees without a certificate (e.g. permute-and-flip, Laplace RNM);
+      add, deltas add — the only route for a pure budget (delta = 0);
+    * the optimal composition of the pure charges without a certificate
+      (permute-and-flip, Laplace noisy max, counts; Kairouz, Oh & Viswanath
+      2015, Murtagh & Vadhan 2016:
+      :func:`~dpselect.accounting.pure_composition_epsilon`);
     * charges carrying a bounded-range certificate eta (the exponential
-      mechanism: eta = epsilon) or a zCDP rho composed in zCDP
-      (rho = sum eta^2/8 + sum rho; Cesar & Rogers 2021, Bun & Steinke 2016)
-      and converted **once**, at the delta the budget has left, by the
-      Renyi conversion :func:`~dpselect.accounting.zcdp_epsilon` (Canonne,
-      Kamath & Steinke 2020; never above rho + 2 sqrt(rho ln(1/delta_c)));
-    * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4):
-      eps = sum KL(eta_i) + sqrt(sum eta_i^2 ln(1/delta_c) / 2).
+      mechanism: eta = epsilon) or a zCDP rho, and pure charges
+      (epsilon^2/2-zCDP), composed in zCDP (Cesar & Rogers 2021, Bun &
+      Steinke 2016) and converted **once**, at the delta the budget has left,
+      by :func:`~dpselect.accounting.zcdp_epsilon` (Canonne, Kamath & Steinke
+      2020);
+    * bounded-range charges by Dong, Durfee & Rogers (2020, Prop. 4), or
+      their adaptive optimum by dynamic programming when they share one eta
+      (:func:`~dpselect.accounting.br_adaptive_epsilon`), the pure charges
+      joining that recursion as randomized responses taken first (the worst
+      order);
 
-    Uncertified charges are added to the certified part's epsilon and delta
-    (basic composition between the two groups).  A composed charge (e.g.
-    ``top_k_privacy``, a sum of rounds) is split into its atoms
-    (:attr:`Privacy.atoms`).  The theorems assume each charge's privacy
-    parameters are fixed before the interaction starts (the mechanisms and
-    their data may be chosen adaptively); with parameters chosen from earlier
-    outputs use ``composition="basic"``, which is a valid privacy filter
-    (Rogers, Roth, Ullman & Vadhan 2016).  Guarantees under different
-    neighbour relations cannot be mixed.  Derivations: the documentation's
-    mathematics page §10.1.
+    and combinations of these, the free delta shared between them.  These
+    theorems hold when the mechanisms (and their data) are chosen adaptively
+    but each charge's privacy parameters are fixed before the interaction
+    starts.  A declared delta is always added (a charge that cannot fit is
+    refused); a composed charge (e.g. ``top_k_privacy``) is split into its
+    atoms (:attr:`Privacy.atoms`) unless they add up to less than the charge.
+    Derivations: the documentation's mathematics page §10.1.
+
+    **"filter"**: for privacy parameters chosen from earlier outputs (fully
+    adaptive composition).  Every atom is converted to approximate zCDP
+    (eta-BR: eta^2/8; rho-zCDP: rho; (epsilon, delta)-DP: delta-approximately
+    epsilon^2/2-zCDP) and a charge is accepted while sum rho_t <= rho_B and
+    sum delta_t <= delta / 2, where rho_B is the largest rho with
+    ``zcdp_epsilon(rho_B, delta / 2) <= epsilon`` (the approximate-zCDP
+    filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023; Feldman & Zrnic
+    2021 for the Renyi filter it rests on): the whole interaction is then
+    (epsilon, delta)-DP, matching advanced composition.  With delta = 0 the
+    filter is basic composition (sum epsilon_t <= epsilon; Rogers, Roth,
+    Ullman & Vadhan 2016).
+
+    **"basic"**: epsilons and deltas add; valid in every case above.
+
+    Budget checks compare the composed (epsilon, delta) with the budget
+    exactly (sums correctly rounded), with no slack.  :attr:`remaining` is the
+    largest pure epsilon and the largest delta that the next check would
+    accept.
 
     Cost: the accountant keeps running sums of its charges
-    (:class:`~dpselect.accounting.composition.Ledger`), so a check or a spend
-    costs the same after 10^5 charges as after one (about 0.3 ms, mostly the
-    zCDP conversion; ``benchmarks/bench_accountant.py``).
+    (:class:`~dpselect.accounting.ledger.Ledger`); a check first tries the
+    closed-form routes (about 0.3 ms, ``benchmarks/bench_accountant.py``) and
+    computes the optimal composition of pure charges (O(number of charges),
+    milliseconds) only when those do not fit.
 
     Thread safety: :meth:`spend` checks the budget and records the charge
     under one lock, so threads sharing an accountant can never jointly
@@ -92,22 +122,27 @@ class Accountant:
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
 
     A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
-    rho = 100 * 0.05^2 / 8 converted at delta = 1e-6):
+    zCDP: 1.1429; their adaptive optimum, bounded on a grid), and a hundred
+    permute-and-flip calls (optimal composition of pure mechanisms):
 
     >>> acc = dpselect.Accountant(2.0, delta=1e-6)
     >>> for _ in range(100):
     ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
     >>> round(acc.spent.epsilon, 4), acc.spent.delta
-    (1.1429, 1e-06)
+    (1.0744, 1e-06)
+    >>> round(dpselect.Accountant.compose([dpselect.Privacy(0.05)] * 100, 1e-6).epsilon, 3)
+    2.208
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
         self._budget = Privacy(check_epsilon(epsilon, allow_inf=True), check_delta(delta))
-        if composition not in ("tight", "basic"):
-            raise ValueError(f"composition must be 'tight' or 'basic', got {composition!r}")
+        if composition not in _MODES:
+            raise ValueError(f"composition must be one of {_MODES}, got {composition!r}")
         self._composition = composition
         self._charges: list[Privacy] = []
         self._ledger = Ledger()  # the charges' sums: a check or a spend costs O(1), not O(number of charges)
+        # the filter's zCDP budget (fixed in advance): rho_B with zcdp_epsilon(rho_B, delta / 2) <= epsilon
+        self._filter = _filter_budget(self._budget) if composition == "filter" else None
         # One re-entrant lock around every read-check-record of the charges (spend calls check).
         self._lock = threading.RLock()
 
@@ -115,6 +150,11 @@ class Accountant:
     def budget(self) -> Privacy:
         """The total budget."""
         return self._budget
+
+    @property
+    def composition(self) -> str:
+        """The composition mode: "tight", "filter" or "basic"."""
+        return self._composition
 
     @property
     def charges(self) -> tuple[Privacy, ...]:
@@ -129,16 +169,16 @@ class Accountant:
         Parameters
         ----------
         charges : iterable of Privacy
-            The guarantees of the mechanisms run, in any order.
+            The guarantees of the mechanisms run, in any order (their
+            privacy parameters fixed in advance).
         delta : float, default=0.0
-            The total delta available, in [0, 1): the certified charges'
-            zCDP / bounded-range parts are converted at what it leaves.
+            The total delta available, in [0, 1).
 
         Returns
         -------
         Privacy
             The composed guarantee
-            (:func:`~dpselect.accounting.composition.compose_privacy`).
+            (:func:`~dpselect.accounting.compose_privacy`).
 
         Examples
         --------
@@ -146,19 +186,29 @@ class Accountant:
         >>> print(Accountant.compose([Privacy(0.3), Privacy(0.2)]))
         0.5-DP
         """
-        return Accountant._composed(Ledger.of(charges), delta)
+        return _composed(Ledger.of(charges), delta)
 
-    @staticmethod
-    def _composed(ledger: Ledger, delta: float, basic: bool = False) -> Privacy:
+    def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
+        if self._composition == "filter":
+            return _filter_total(ledger, self._filter)
+        return _composed(ledger, self._budget.delta, self._composition == "basic", cheap)
+
+    def _fits(self, ledger: Ledger) -> bool:
+        """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
+        budget = self._budget
+        if self._composition == "filter":
+            if self._filter is None:  # a pure budget: the filter is basic composition
+                return ledger.eps_all.value <= budget.epsilon and ledger.delta_all.value <= budget.delta
+            rho, dlt = ledger.filter_totals()
+            return rho <= self._filter[0] and dlt <= self._filter[1]
         try:
-            return ledger.compose(delta, basic=basic)
-        except ValueError as err:
-            if "delta" in str(err) and ">= 1" in str(err):
-                raise BudgetExceededError(str(err)) from None
-            raise
-
-    def _total(self, ledger: Ledger) -> Privacy:
-        return self._composed(ledger, self._budget.delta, self._composition == "basic")
+            for cheap in (True, False):
+                total = self._total(ledger, cheap)
+                if total.epsilon <= budget.epsilon and total.delta <= budget.delta:
+                    return True
+        except BudgetExceededError:
+            return False
+        return False
 
     def __sklearn_clone__(self) -> Accountant:
         """``sklearn.base.clone`` returns this accountant itself, not a copy.
@@ -180,12 +230,22 @@ class Accountant:
 
     @property
     def remaining(self) -> Privacy:
-        """The budget left: (budget epsilon - spent epsilon, budget delta - spent delta), floored at 0."""
-        spent = self.spent
-        return Privacy(
-            max(self._budget.epsilon - spent.epsilon, 0.0),
-            max(self._budget.delta - spent.delta, 0.0),
-        )
+        """What the next check would still accept: the largest epsilon of a pure charge
+        ``Privacy(epsilon)`` and the largest delta of a charge ``Privacy(0, delta)`` that fit."""
+        with self._lock:
+            return Privacy(self._largest(lambda e: Privacy(e), self._budget.epsilon),
+                           self._largest(lambda d: Privacy(0.0, d), self._budget.delta))
+
+    def _largest(self, make: Callable[[float], Privacy], hi: float) -> float:
+        """The largest x in [0, hi] with make(x) accepted (bisection on floats; 0 if none)."""
+        if hi == 0.0 or not self._fits(self._ledger.copy().add(make(0.0))):
+            return 0.0
+        if math.isinf(hi):
+            return math.inf if self._fits(self._ledger.copy().add(make(math.inf))) else _largest_finite(
+                lambda x: self._fits(self._ledger.copy().add(make(x))))
+        if self._fits(self._ledger.copy().add(make(hi))):
+            return hi
+        return _bisect(lambda x: self._fits(self._ledger.copy().add(make(x))), 0.0, hi)
 
     @property
     def remaining_epsilon(self) -> float:
@@ -209,17 +269,14 @@ class Accountant:
         ------
         BudgetExceededError
             If the composition of the charges so far and ``privacy`` exceeds
-            the budget.
+            the budget (compared exactly, no slack).
         TypeError
             If ``privacy`` is not a :class:`~dpselect.privacy.Privacy`.
         """
         if not isinstance(privacy, Privacy):
             raise TypeError(f"privacy must be a Privacy, got {type(privacy).__name__}")
         with self._lock:
-            total = self._total(self._ledger.copy().add(privacy))
-            # A relative slack of 1e-12 absorbs floating-point sums of shares that add up to the budget.
-            slack = 1.0 + 1e-12
-            if total.epsilon > self._budget.epsilon * slack or total.delta > self._budget.delta * slack:
+            if not self._fits(self._ledger.copy().add(privacy)):
                 raise BudgetExceededError(
                     f"spending {privacy} would exceed the budget {self._budget} (already spent {self.spent})"
                 )
@@ -271,10 +328,63 @@ class Accountant:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_filter", None)  # pickled before privacy filters existed
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"Accountant(budget={self._budget}, charges={len(self.charges)})"
+
+
+def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = False) -> Privacy:
+    try:
+        return ledger.compose(delta, basic=basic, cheap=cheap)
+    except ValueError as err:
+        if "delta" in str(err) and ">= 1" in str(err):
+            raise BudgetExceededError(str(err)) from None
+        raise
+
+
+def _largest_finite(fits: Callable[[float], bool]) -> float:
+    """The largest finite x >= 0 with fits(x) (fits(0) holds, fits(inf) does not): doubling, then bisection."""
+    lo, hi = 0.0, 1.0
+    while fits(hi):
+        lo, hi = hi, hi * 2.0
+        if math.isinf(hi):
+            return lo
+    return _bisect(fits, lo, hi)
+
+
+def _bisect(fits: Callable[[float], bool], lo: float, hi: float) -> float:
+    """The largest float x in [lo, hi) with fits(x), given fits(lo) and not fits(hi) (fits monotone)."""
+    while True:
+        mid = lo + (hi - lo) / 2.0
+        if mid in (lo, hi):
+            return lo
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+
+
+def _filter_budget(budget: Privacy) -> tuple[float, float] | None:
+    """(rho_B, delta_F) of the approximate-zCDP filter: zcdp_epsilon(rho_B, delta/2) <= epsilon, delta_F = delta/2.
+
+    None for a pure budget (the filter is then basic composition) or an
+    infinite epsilon (rho_B = inf).
+    """
+    if budget.delta == 0.0:
+        return None
+    half = budget.delta / 2.0
+    if math.isinf(budget.epsilon):
+        return math.inf, half
+    fits = lambda r: zcdp_epsilon(r, half) <= budget.epsilon
+    return _largest_finite(fits), half
+
+
+def _filter_total(ledger: Ledger, filt: tuple[float, float] | None) -> Privacy:
+    """What a filter has spent: its zCDP sum converted at the filter's delta, plus the declared deltas."""
+    if filt is None or not (ledger.n_br or ledger.n_zc or ledger.n_pure or ledger.plain_counts):
+        return Privacy(ledger.eps_all.value, ledger.delta_all.value, ledger.relation, "basic composition (filter)")
+    rho, dlt = ledger.filter_totals()
+    return Privacy(math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1]), dlt + filt[1], ledger.relation,
+                   "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)")
 
 
 def charge(accountant: Accountant | None, privacy: Privacy) -> None:

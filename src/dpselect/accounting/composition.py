@@ -17,20 +17,20 @@ mathematics page (§10.1) derives each one.
   eps' = sum_i KL(eta_i) + sqrt(sum_i eta_i^2 ln(1/delta) / 2),
   KL(eta) = eta/(1 - e^-eta) - 1 - ln(eta/(1 - e^-eta)) <= eta^2/8.
 
-:func:`compose` takes the best of these, converting the certified part once.
+:func:`~dpselect.accounting.compose_privacy` (module ``ledger``) takes the best
+of these and of the optimal composition of pure charges (module ``optimal``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from .._validation import check_delta, check_positive
-from ..privacy import Privacy
 
-__all__ = ["Ledger", "br_kl_bound", "br_zcdp_rho", "br_composition_epsilon", "compose_privacy", "zcdp_epsilon"]
+__all__ = ["br_kl_bound", "br_zcdp_rho", "br_composition_epsilon", "zcdp_epsilon"]
 
 _SERIES_TERMS = 40
 
@@ -197,221 +197,3 @@ def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
 def _br_epsilon(eta_sum: float, kl_sum: float, eta_sq_sum: float, delta: float) -> float:
     """Dong–Durfee–Rogers Prop. 4 from the sums over the eta_i (capped by basic composition)."""
     return min(eta_sum, kl_sum + math.sqrt(0.5 * eta_sq_sum * -math.log(delta)))
-
-
-class _ExactSum:
-    """A running sum of non-negative floats, correctly rounded when read (Shewchuk's partials,
-    the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing."""
-
-    __slots__ = ("_partials", "_inf")
-
-    def __init__(self) -> None:
-        self._partials: list[float] = []
-        self._inf = False
-
-    def add(self, x: float) -> None:
-        if math.isinf(x):
-            self._inf = True
-            return
-        partials, i = self._partials, 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-
-    @property
-    def value(self) -> float:
-        return math.inf if self._inf else math.fsum(self._partials)
-
-    def copy(self) -> _ExactSum:
-        out = _ExactSum()
-        out._partials, out._inf = list(self._partials), self._inf
-        return out
-
-
-_SUMS = ("eps_all", "delta_all", "eps_plain", "delta_plain", "eps_zc", "delta_zc", "rho", "br_eta", "br_kl",
-         "br_eta_sq")
-
-
-class Ledger:
-    """The additive summary of a sequence of charges: everything :func:`compose_privacy` needs.
-
-    Every composition rule of this module depends on the charges only through
-    sums over their atoms (epsilons and deltas per group, rho = sum eta^2/8 +
-    sum rho, sum eta, sum KL(eta), sum eta^2), so a ledger adds a charge in
-    O(1) and composes in O(1): an accountant with n charges costs O(n), not
-    O(n^2).  Sums are exact until read (correctly rounded, like :func:`math.fsum`).
-
-    Examples
-    --------
-    >>> from dpselect import Privacy
-    >>> ledger = Ledger()
-    >>> for _ in range(100):
-    ...     _ = ledger.add(Privacy(0.05, bounded_range=0.05))
-    >>> round(ledger.compose(1e-6).epsilon, 4), ledger.compose(basic=True).epsilon
-    (1.1429, 5.0)
-    """
-
-    eps_all: _ExactSum
-    delta_all: _ExactSum
-    eps_plain: _ExactSum  # atoms without a certificate
-    delta_plain: _ExactSum
-    eps_zc: _ExactSum  # atoms with a zCDP rho
-    delta_zc: _ExactSum
-    rho: _ExactSum  # sum eta^2/8 + sum rho
-    br_eta: _ExactSum  # bounded-range atoms: sum eta, sum KL(eta), sum eta^2
-    br_kl: _ExactSum
-    br_eta_sq: _ExactSum
-
-    def __init__(self) -> None:
-        self.relation: str | None = None
-        self.n_br = 0
-        self.n_zc = 0
-        for name in _SUMS:
-            setattr(self, name, _ExactSum())
-
-    @classmethod
-    def of(cls, charges: Iterable[Privacy]) -> Ledger:
-        """A ledger holding every guarantee in ``charges``.
-
-        Parameters
-        ----------
-        charges : iterable of Privacy
-            The guarantees to record (each split into its atoms).
-        """
-        ledger = cls()
-        for c in charges:
-            ledger.add(c)
-        return ledger
-
-    def copy(self) -> Ledger:
-        out = Ledger()
-        out.relation, out.n_br, out.n_zc = self.relation, self.n_br, self.n_zc
-        for name in _SUMS:
-            setattr(out, name, getattr(self, name).copy())
-        return out
-
-    def add(self, privacy: Privacy) -> Ledger:
-        """Record every atom of ``privacy`` (raises on a different neighbour relation, recording nothing).
-
-        Parameters
-        ----------
-        privacy : Privacy
-            The charge; a composed one is split into its atoms
-            (:attr:`Privacy.atoms`).
-
-        Returns
-        -------
-        Ledger
-            This ledger (so calls chain).
-        """
-        atoms = privacy.atoms
-        relations = {a.relation for a in atoms if a.relation is not None} | (
-            {self.relation} if self.relation is not None else set())
-        if len(relations) > 1:
-            raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
-        if relations:
-            self.relation = relations.pop()
-        for a in atoms:
-            self.eps_all.add(a.epsilon)
-            self.delta_all.add(a.delta)
-            if a.bounded_range is not None:
-                eta = float(a.bounded_range)
-                self.n_br += 1
-                self.rho.add(eta * eta / 8.0)
-                self.br_eta.add(eta)
-                self.br_kl.add(br_kl_bound(eta))
-                self.br_eta_sq.add(eta * eta)
-            elif a.rho is not None:
-                self.n_zc += 1
-                self.rho.add(float(a.rho))
-                self.eps_zc.add(a.epsilon)
-                self.delta_zc.add(a.delta)
-            else:
-                self.eps_plain.add(a.epsilon)
-                self.delta_plain.add(a.delta)
-        return self
-
-    def compose(self, delta: float = 0.0, *, basic: bool = False) -> Privacy:
-        """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`).
-
-        Parameters
-        ----------
-        delta : float, default=0.0
-            The total delta available, in [0, 1).
-        basic : bool, default=False
-            If True, basic composition only (epsilons and deltas add).
-
-        Returns
-        -------
-        Privacy
-            The guarantee with the smallest epsilon among the valid routes
-            (within ``delta`` when any route is).
-        """
-        budget_delta = check_delta(delta)
-        routes = [(self.eps_all.value, self.delta_all.value, "basic composition")]
-        eps_plain, delta_plain = self.eps_plain.value, self.delta_plain.value
-        slack = budget_delta - delta_plain
-        delta_z = self.delta_zc.value
-        certified = not basic and (self.n_br or self.n_zc)
-        for delta_c in {d for d in (slack, delta_z) if d > 0.0 and certified}:
-            routes.append((eps_plain + zcdp_epsilon(self.rho.value, delta_c), delta_plain + delta_c,
-                           "basic composition + zCDP (bounded-range and zCDP parts, converted once)"))
-        if certified and self.n_br and slack - delta_z > 0.0:
-            eps_br = _br_epsilon(self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, slack - delta_z)
-            routes.append((eps_plain + self.eps_zc.value + eps_br, budget_delta,
-                           "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)"))
-        # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
-        within = [r for r in routes if r[1] <= budget_delta * (1.0 + 1e-12)] or routes
-        eps, dlt, source = min(within, key=lambda r: (r[0], r[1]))
-        if dlt >= 1.0:
-            raise ValueError(f"composed delta {dlt!r} is >= 1 (no guarantee)")
-        return Privacy(eps, dlt, self.relation, source)
-
-
-def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
-    """The best guarantee of running every mechanism in ``charges``, spending at most ``delta`` in total.
-
-    The charges are split into atoms (:attr:`Privacy.atoms`): *plain* ones
-    (no certificate), *bounded-range* ones (``bounded_range`` = eta) and *zCDP*
-    ones (``rho``).  Candidates, the smallest epsilon wins (ties: the smaller
-    delta):
-
-    1. basic composition of every atom: (sum eps, sum delta);
-    2. plain atoms basic, every certified atom in zCDP (rho = sum eta^2/8 +
-       sum rho) converted once at delta_c = ``delta`` - sum delta_plain (the
-       rest of the budget) or at delta_c = the zCDP atoms' own deltas:
-       (sum eps_plain + :func:`zcdp_epsilon` (rho, delta_c), sum delta_plain + delta_c);
-    3. plain and zCDP atoms basic, bounded-range atoms by
-       :func:`br_composition_epsilon` at delta_c = ``delta`` - their deltas.
-
-    Routes 2-3 exist only with delta_c > 0 (with ``delta`` = 0 only the
-    zCDP atoms' own deltas can be used).  Mixing is basic
-    composition between the groups (mathematics page §10.1).  Guarantees
-    under different neighbour relations cannot be mixed.
-
-    Parameters
-    ----------
-    charges : iterable of Privacy
-        The guarantees of the mechanisms run.
-    delta : float, default=0.0
-        The total delta available, in [0, 1).
-
-    Returns
-    -------
-    Privacy
-        The composed guarantee (its ``source`` names the winning route).
-
-    Examples
-    --------
-    >>> from dpselect import Privacy
-    >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)
-    1.1429
-    """
-    return Ledger.of(charges).compose(delta)

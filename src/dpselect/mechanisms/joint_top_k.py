@@ -37,11 +37,16 @@ from ..typing import ArrayLike
 __all__ = ["JointLevels", "joint_lambda", "joint_levels"]
 
 
-def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool) -> float:
+def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool, *, k: int | None = None) -> float:
     """lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
 
     Delta* = Delta u if every score moves in the same direction between
     neighbours (``monotone``), else 2 Delta u (the sensitivity of u*).
+    At k = 1 the weight is 2 lambda = epsilon / Delta*, the exponential
+    mechanism's: G(s) = c_(1) - c_s and c_(1) is common to every candidate,
+    so the law is proportional to exp(2 lambda c_s), the exponential mechanism
+    with utility c_s (sensitivity Delta u, one-signed changes when monotone),
+    which is epsilon-DP and epsilon-bounded-range at that weight.
 
     Parameters
     ----------
@@ -52,6 +57,9 @@ def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool) -> f
         Delta u, the global sensitivity of the scores.
     monotone : bool
         Whether the problem is monotone.
+    k : int or None, default=None
+        The tuple length; ``k=1`` gives the exponential mechanism's weight
+        (see above), any other value (or None) the joint mechanism's.
 
     Returns
     -------
@@ -62,9 +70,11 @@ def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool) -> f
     --------
     >>> joint_lambda(1.0, 1.0, False), joint_lambda(1.0, 1.0, True)
     (0.25, 0.5)
+    >>> joint_lambda(1.0, 1.0, False, k=1)  # the exponential mechanism's exp(epsilon u / (2 Delta u))
+    0.5
     """
     sens = global_sensitivity if monotone else 2.0 * global_sensitivity
-    return epsilon / (2.0 * sens)
+    return epsilon / sens if k == 1 else epsilon / (2.0 * sens)
 
 
 class JointLevels:

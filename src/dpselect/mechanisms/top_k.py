@@ -207,7 +207,7 @@ def _joint_epsilon(mechanism: Any, k: int) -> float:
 
 
 def _joint(mechanism: Any, problem: SelectionProblem, k: int) -> Any:
-    lam = joint_lambda(_joint_epsilon(mechanism, k), problem.global_sensitivity, problem.monotone)
+    lam = joint_lambda(_joint_epsilon(mechanism, k), problem.global_sensitivity, problem.monotone, k=k)
     return joint_levels(problem.scores, k, lam)
 
 

@@ -1,0 +1,352 @@
+"""The accountant's running summary of its charges and the best valid composition of them.
+
+:class:`Ledger` keeps, for a sequence of charges, the sums and counts every
+rule of the modules ``composition`` and ``optimal`` needs, so that composing
+costs the same after 10^5 charges as after one.  :func:`compose_privacy`
+takes the best valid route (the documentation's mathematics page §10.1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from .._validation import check_delta
+from ..privacy import Privacy
+from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon
+from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
+from .optimal import _groups, _pure_epsilon
+
+__all__ = ["Ledger", "compose_privacy"]
+
+_ULP = 2.0**-50  # a few units of roundoff: float sums of parts may differ from their charge by that much
+_SPLITS = (0.5, 0.9, 0.1, 0.99, 0.01)  # shares of the free delta given to the pure charges' optimal composition
+
+
+class _ExactSum:
+    """A running sum of non-negative floats, correctly rounded when read (Shewchuk's partials,
+    the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing."""
+
+    __slots__ = ("_partials", "_inf")
+
+    def __init__(self) -> None:
+        self._partials: list[float] = []
+        self._inf = False
+
+    def add(self, x: float) -> None:
+        if math.isinf(x):
+            self._inf = True
+            return
+        partials, i = self._partials, 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+
+    @property
+    def value(self) -> float:
+        return math.inf if self._inf else math.fsum(self._partials)
+
+    def copy(self) -> _ExactSum:
+        out = _ExactSum()
+        out._partials, out._inf = list(self._partials), self._inf
+        return out
+
+
+_SUMS = ("eps_all", "delta_all", "eps_plain", "delta_plain", "eps_approx", "rho_approx", "rho_pure", "eps_zc",
+         "delta_zc", "rho", "br_eta", "br_kl", "br_eta_sq", "delta_br")
+
+
+def _atoms(privacy: Privacy) -> tuple[Privacy, ...]:
+    """The atoms a charge is composed from, or the charge itself when its parts would undercut it.
+
+    ``parts`` are trusted only if their basic composition is at least the
+    charge (sum of epsilons and of deltas, up to the rounding of ``a + b``):
+    parts claiming less than the charge they belong to are ignored.
+    """
+    parts = privacy.parts
+    if not parts:
+        return (privacy,)
+    eps, dlt = math.fsum(p.epsilon for p in parts), math.fsum(p.delta for p in parts)
+    if eps >= privacy.epsilon * (1.0 - _ULP) and dlt >= privacy.delta * (1.0 - _ULP):
+        return parts
+    return (Privacy(privacy.epsilon, privacy.delta, privacy.relation, privacy.source, privacy.rho,
+                    privacy.bounded_range),)
+
+
+class Ledger:
+    """The additive summary of a sequence of charges: everything :func:`compose_privacy` needs.
+
+    Per atom (:attr:`Privacy.atoms`, see :func:`compose_privacy` for the
+    groups): sums of epsilons, deltas, rho = sum eta^2/8 + sum rho, sum eta,
+    sum KL(eta), sum eta^2, and the count of uncertified atoms per epsilon
+    (for their optimal composition).  Adding a charge costs O(1), composing
+    O(number of distinct epsilons).  Sums are exact until read (correctly
+    rounded, like :func:`math.fsum`).
+
+    Examples
+    --------
+    >>> from dpselect import Privacy
+    >>> ledger = Ledger()
+    >>> for _ in range(100):
+    ...     _ = ledger.add(Privacy(0.05, bounded_range=0.05))
+    >>> round(ledger.compose(1e-6).epsilon, 4), ledger.compose(basic=True).epsilon
+    (1.0744, 5.0)
+    """
+
+    eps_all: _ExactSum  # basic composition of the charges
+    delta_all: _ExactSum
+    eps_plain: _ExactSum  # atoms without a certificate
+    delta_plain: _ExactSum
+    eps_approx: _ExactSum  # ... of them, those with delta > 0 (and their sum eps^2/2)
+    rho_approx: _ExactSum
+    rho_pure: _ExactSum  # ... of them, those with delta = 0: sum eps^2/2
+    eps_zc: _ExactSum  # atoms with a zCDP rho
+    delta_zc: _ExactSum
+    rho: _ExactSum  # sum eta^2/8 + sum rho
+    br_eta: _ExactSum  # bounded-range atoms: sum eta, sum KL(eta), sum eta^2, their declared deltas
+    br_kl: _ExactSum
+    br_eta_sq: _ExactSum
+    delta_br: _ExactSum
+
+    def __init__(self) -> None:
+        self.relation: str | None = None
+        self.n_br = 0
+        self.n_zc = 0
+        self.n_pure = 0
+        self.plain_counts: dict[float, int] = {}  # epsilon -> number of uncertified atoms
+        self.br_counts: dict[float, int] = {}  # eta -> number of bounded-range atoms
+        self._cache: dict[tuple[float, bool, bool], Privacy] = {}
+        for name in _SUMS:
+            setattr(self, name, _ExactSum())
+
+    @classmethod
+    def of(cls, charges: Iterable[Privacy]) -> Ledger:
+        """A ledger holding every guarantee in ``charges``.
+
+        Parameters
+        ----------
+        charges : iterable of Privacy
+            The guarantees to record (each split into its atoms).
+        """
+        ledger = cls()
+        for c in charges:
+            ledger.add(c)
+        return ledger
+
+    def copy(self) -> Ledger:
+        out = Ledger()
+        out.relation, out.n_br, out.n_zc, out.n_pure = self.relation, self.n_br, self.n_zc, self.n_pure
+        out.plain_counts, out.br_counts = dict(self.plain_counts), dict(self.br_counts)
+        for name in _SUMS:
+            setattr(out, name, getattr(self, name).copy())
+        return out
+
+    def add(self, privacy: Privacy) -> Ledger:
+        """Record every atom of ``privacy`` (raises on a different neighbour relation, recording nothing).
+
+        Parameters
+        ----------
+        privacy : Privacy
+            The charge; a composed one is split into its atoms
+            (:attr:`Privacy.atoms`) unless they would undercut it.
+
+        Returns
+        -------
+        Ledger
+            This ledger (so calls chain).
+        """
+        atoms = _atoms(privacy)
+        relations = {a.relation for a in atoms + (privacy,) if a.relation is not None} | (
+            {self.relation} if self.relation is not None else set())
+        if len(relations) > 1:
+            raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
+        if relations:
+            self.relation = relations.pop()
+        self._cache = {}
+        self.eps_all.add(privacy.epsilon)
+        self.delta_all.add(privacy.delta)
+        for a in atoms:
+            if a.bounded_range is not None:
+                eta = float(a.bounded_range)
+                self.n_br += 1
+                self.rho.add(eta * eta / 8.0)
+                self.br_eta.add(eta)
+                self.br_kl.add(br_kl_bound(eta))
+                self.br_eta_sq.add(eta * eta)
+                self.delta_br.add(a.delta)  # a declared delta is never dropped
+                self.br_counts[eta] = self.br_counts.get(eta, 0) + 1
+            elif a.rho is not None:
+                self.n_zc += 1
+                self.rho.add(float(a.rho))
+                self.eps_zc.add(a.epsilon)
+                self.delta_zc.add(a.delta)
+            else:
+                self.eps_plain.add(a.epsilon)
+                self.delta_plain.add(a.delta)
+                if a.delta > 0.0:
+                    self.eps_approx.add(a.epsilon)
+                    self.rho_approx.add(a.epsilon * a.epsilon / 2.0)
+                else:
+                    self.n_pure += 1
+                    self.rho_pure.add(a.epsilon * a.epsilon / 2.0)
+                if a.epsilon > 0.0:
+                    self.plain_counts[a.epsilon] = self.plain_counts.get(a.epsilon, 0) + 1
+        return self
+
+    def filter_totals(self) -> tuple[float, float]:
+        """(sum rho_t, sum delta_t) of the charges as approximate-zCDP parameters (privacy filter).
+
+        An eta-bounded-range atom is (eta^2/8)-zCDP, a rho atom rho-zCDP, an
+        (epsilon, delta)-DP atom delta-approximately (epsilon^2/2)-zCDP (Bun &
+        Steinke 2016, Prop. 1.4 and §8); a bounded-range atom's declared delta
+        adds to the deltas.
+        """
+        rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
+        return rho, self.delta_plain.value + self.delta_br.value
+
+    def compose(self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False) -> Privacy:
+        """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`).
+
+        Parameters
+        ----------
+        delta : float, default=0.0
+            The total delta available, in [0, 1).
+        basic : bool, default=False
+            If True, basic composition only (epsilons and deltas add).
+        cheap : bool, default=False
+            If True, only the closed-form routes (1-4 of :func:`compose_privacy`),
+            a valid but possibly larger guarantee.
+
+        Returns
+        -------
+        Privacy
+            The guarantee with the smallest epsilon among the valid routes
+            (within ``delta`` when any route is).
+        """
+        budget_delta = check_delta(delta)
+        key = (budget_delta, basic, cheap)
+        if key not in self._cache:
+            self._cache[key] = self._compose(budget_delta, basic, cheap)
+        return self._cache[key]
+
+    def _compose(self, budget_delta: float, basic: bool, cheap: bool) -> Privacy:
+        routes = [(self.eps_all.value, self.delta_all.value, "basic composition")]
+        eps_plain, delta_fixed = self.eps_plain.value, self.delta_plain.value + self.delta_br.value
+        # the delta left for conversions, stepped down until delta_fixed + slack does not exceed the budget
+        slack = max(budget_delta - delta_fixed, 0.0)
+        while slack > 0.0 and delta_fixed + slack > budget_delta:
+            slack = math.nextafter(slack, 0.0)
+        delta_z, rho = self.delta_zc.value, self.rho.value
+        certified = bool(self.n_br or self.n_zc) and not basic
+
+        def eps_cert(d_c: float, recursion: bool = True) -> float:
+            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition
+            (Prop. 4, or the recursion: one grid per delta, so route 5's shares do without it)."""
+            best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
+            if self.n_br and d_c - delta_z > 0.0:
+                best = min(best, self.eps_zc.value + _br_epsilon(
+                    self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z))
+                if recursion and not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta
+                    (eta, n), = self.br_counts.items()
+                    if eta > 0.0:
+                        best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
+            return best
+
+        if certified:
+            for delta_c in {d for d in (slack, delta_z) if d > 0.0}:
+                routes.append((eps_plain + zcdp_epsilon(rho, delta_c), delta_fixed + delta_c,
+                               "basic composition + zCDP (bounded-range and zCDP parts, converted once)"))
+            if self.n_br and slack - delta_z > 0.0:
+                routes.append((eps_plain + eps_cert(slack), delta_fixed + slack,
+                               "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)"))
+        if not basic and self.n_pure >= 2 and slack > 0.0 and not math.isinf(self.rho_pure.value):
+            routes.append((self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
+                           delta_fixed + slack, "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)"))
+        if not (basic or cheap) and sum(self.plain_counts.values()) >= 2 and slack > 0.0 and not math.isinf(eps_plain):
+            counts = tuple(self.plain_counts.items())
+            for share in _SPLITS if certified else (1.0,):
+                d_pure = slack * share
+                routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure, False) if certified else 0.0),
+                               delta_fixed + slack, "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
+                               "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
+        if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
+            (eta, n), = self.br_counts.items()
+            if eta > 0.0 and not math.isinf(eps_plain):  # every certificate at once: pure steps first (worst order)
+                eps = _br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
+                routes.append((self.eps_zc.value + eps, delta_fixed + slack,
+                               "bounded-range and pure parts composed together (dynamic programming)"))
+        # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
+        within = [r for r in routes if r[1] <= budget_delta] or routes
+        least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta
+        eps, dlt, source = min((r for r in within if r[0] <= least * (1.0 + 1e-9)), key=lambda r: (r[1], r[0]))
+        if dlt >= 1.0:
+            raise ValueError(f"composed delta {dlt!r} is >= 1 (no guarantee)")
+        return Privacy(eps, dlt, self.relation, source)
+
+
+def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
+    """The best guarantee of running every mechanism in ``charges``, spending at most ``delta`` in total.
+
+    The charges are split into atoms (:attr:`Privacy.atoms`; parts whose
+    basic sum is below their charge are ignored, the charge counts whole):
+    *plain* ones (no certificate), *bounded-range* ones (``bounded_range`` =
+    eta; a declared delta is added) and *zCDP* ones (``rho``).  With
+    delta_f = the plain and bounded-range atoms' deltas and delta_c = ``delta``
+    - delta_f (the free delta), the candidates are (the smallest epsilon
+    within ``delta`` wins; ties: the smaller delta):
+
+    1. basic composition of the charges: (sum eps, sum delta);
+    2. plain atoms basic, every certified atom in zCDP (rho = sum eta^2/8 +
+       sum rho) converted once by :func:`zcdp_epsilon` at delta_c or at the
+       zCDP atoms' own deltas;
+    3. plain and zCDP atoms basic, bounded-range atoms by
+       :func:`br_composition_epsilon` (Dong, Durfee & Rogers 2020, Prop. 4)
+       or, when they share one eta, by their adaptive optimum
+       (:func:`~dpselect.accounting.br_adaptive_epsilon`);
+    4. pure plain atoms in zCDP too (epsilon-DP is epsilon^2/2-zCDP, Bun &
+       Steinke 2016, Prop. 1.4), approximate plain atoms basic;
+    5. the plain atoms by their optimal composition
+       (:func:`~dpselect.accounting.pure_composition_epsilon`: Kairouz, Oh &
+       Viswanath 2015; an (epsilon, delta) atom counts as epsilon with its
+       delta added) at a share of delta_c, the certified atoms by route 2 or
+       3 at the rest (shares 1/2, 9/10, 1/10, 99/100, 1/100);
+    6. bounded-range atoms sharing one eta together with the plain atoms, by
+       :func:`~dpselect.accounting.br_adaptive_epsilon`'s recursion with the
+       plain atoms as randomized responses taken first (the worst order),
+       zCDP atoms basic.
+
+    Every route but 1 needs delta_c > 0 (route 2 can use the zCDP atoms'
+    own deltas), routes 4-5 at least two plain atoms (one gains nothing but
+    spends delta); epsilons within a relative 1e-9 of the smallest count as
+    ties, won by the smaller delta.  Each is valid for adaptively chosen
+    mechanisms whose privacy parameters are fixed in advance.  Guarantees under different
+    neighbour relations cannot be mixed.
+
+    Parameters
+    ----------
+    charges : iterable of Privacy
+        The guarantees of the mechanisms run.
+    delta : float, default=0.0
+        The total delta available, in [0, 1).
+
+    Returns
+    -------
+    Privacy
+        The composed guarantee (its ``source`` names the winning route).
+
+    Examples
+    --------
+    >>> from dpselect import Privacy
+    >>> round(compose_privacy([Privacy(0.05, bounded_range=0.05)] * 100, 1e-6).epsilon, 4)  # basic: 5.0
+    1.0744
+    >>> round(compose_privacy([Privacy(0.05)] * 100, 1e-6).epsilon, 3)  # basic: 5.0
+    2.208
+    """
+    return Ledger.of(charges).compose(delta)
