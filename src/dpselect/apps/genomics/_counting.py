@@ -180,8 +180,14 @@ def chromosome_kind(codes: Any) -> np.ndarray:
     return np.repeat(*chromosome_runs(codes))
 
 
-def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") -> np.ndarray:
+def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = False,
+          what: str = "path") -> np.ndarray:
     """(child, father, mother) row indices of the complete trios of a .fam table (one per parent pair).
+
+    With ``affected_only`` the child must be affected (phenotype 2) and, unless
+    ``allow_no_sex``, of known sex (1 or 2): PLINK 1.9 ignores the phenotype
+    of an individual of ambiguous sex (its ``--allow-no-sex`` keeps it), so
+    ``--tdt`` drops such a child's trio.
 
     Full siblings (a second child of the same parent pair) are dropped: the
     first child in file order is kept.  A pedigree where one individual is in
@@ -197,7 +203,8 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") ->
     out = []
     for r, row in enumerate(fam):
         fa, mo = key.get((row[0], row[2])), key.get((row[0], row[3]))
-        if fa is None or mo is None or (affected_only and row[5] != "2") or (fa, mo) in seen:
+        affected = row[5] == "2" and (allow_no_sex or row[4] in ("1", "2"))
+        if fa is None or mo is None or (affected_only and not affected) or (fa, mo) in seen:
             continue
         for who in (r, fa, mo):
             if who in used:

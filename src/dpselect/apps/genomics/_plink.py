@@ -25,9 +25,11 @@ genotype is impossible given the parents is a Mendelian error, contributes
 nothing and is counted in ``mendel_errors``.  Chromosome X (``X`` / 23):
 sex from the ``.fam`` (column 5, 1 = male); a male child receives only his
 mother's X, so only her transmission counts (PLINK 1.9's rule, including its
-treatment of heterozygous haploid calls); female and unknown-sex children
-count as on an autosome (PLINK with ``--allow-no-sex``; without it PLINK
-ignores the phenotype of unknown-sex children).  ``XY`` / 25 is
+treatment of heterozygous haploid calls); female children count as on an
+autosome.  Children of unknown sex (``.fam`` column 5 not 1 or 2): PLINK 1.9
+ignores the phenotype of an ambiguous-sex individual, so by default their
+trios are dropped as ``plink1.9 --tdt`` drops them; ``allow_no_sex=True``
+(PLINK's ``--allow-no-sex``) counts them, as daughters on X.  ``XY`` / 25 is
 pseudo-autosomal and counted as an autosome.  Y / 24 and MT / 26 are skipped
 (one ``UserWarning`` says how many and why), as PLINK's ``--tdt`` skips them.
 
@@ -268,7 +270,8 @@ def chromosome_masks(chrom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
-                        chunk_snps: int = 10_000, scheduler: Any = None, progress: bool = False) -> TransmissionCounts:
+                        allow_no_sex: bool = False, chunk_snps: int = 10_000, scheduler: Any = None,
+                        progress: bool = False) -> TransmissionCounts:
     r"""TDT counts of every SNP of a PLINK 1 fileset or a VCF/BCF (module docstring for the rules).
 
     Parameters
@@ -281,6 +284,11 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
         file whose individual ids are the VCF sample names.
     affected_only : bool, default=True
         Keep trios whose child has phenotype 2 (default) or all trios.
+    allow_no_sex : bool, default=False
+        Count affected children of unknown sex (``.fam`` sex not 1 or 2), as
+        PLINK 1.9's ``--allow-no-sex`` (on X they count as daughters); by
+        default their trios are dropped, as ``plink1.9 --tdt`` drops them (it
+        ignores the phenotype of an ambiguous-sex individual).
     chunk_snps : int, default=10_000
         SNPs per Dask task (a task reads its ``chunk_snps x ceil(#individuals / 4)``
         bytes of the ``.bed`` ~1 MiB at a time and works in about 3 MiB).
@@ -330,7 +338,8 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
         from ._vcf import vcf_transmission_counts
 
         return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
-                                       chunk_snps=chunk_snps, scheduler=scheduler, progress=progress)
+                                       allow_no_sex=allow_no_sex, chunk_snps=chunk_snps, scheduler=scheduler,
+                                       progress=progress)
     if pedigree is not None:
         raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
     prefix = _prefix(path)
@@ -344,7 +353,7 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     _check_bed(bed, n_ind, n_snp)
     purpose = "dpselect.apps.genomics.transmission_counts (PLINK input)"
     dask = require("dask", "gwas", purpose=purpose)
-    rows = trios(fam, affected_only=bool(affected_only))
+    rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex))
     if rows.shape[0] == 0:
         raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the .fam)")
