@@ -42,8 +42,8 @@ the VCF reader into the same tables.
 
 from __future__ import annotations
 
+import functools
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,9 +52,10 @@ import numpy as np
 
 from ..._optional import require
 from ..._validation import check_int
-from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_runs, trios
+from ._chunks import BedSource, chromosome_masks, count_chunks
+from ._counting import SKIPPED_KINDS, TransmissionCounts, trios
 from ._packed import TrioPlan, count_packed
-from ._progress import Progress, make_progress
+from ._progress import make_progress
 
 __all__ = ["BED_MAGIC", "read_bim", "transmission_counts"]
 
@@ -199,76 +200,6 @@ def read_bim(path: Path) -> dict[str, np.ndarray]:
             "a2": text["a2"][:n]}
 
 
-#: Bytes of .bed records read at once inside a task (the task's chunk is read piece by piece; 1 MiB measured
-#: as fast as 4 MiB and holds a quarter of the memory per thread).
-_READ_BYTES = 1 << 20
-
-
-def _chunk_counts(bed: str, n_bytes: int, start: int, stop: int, plan: TrioPlan, x_mask: np.ndarray | None,
-                  keep: np.ndarray | None, sink: np.ndarray | None, offset: int,
-                  progress: Progress | None) -> np.ndarray | None:
-    """b, c and Mendel errors of the kept SNPs among start..stop-1, counted from the chunk's bytes.
-
-    ``x_mask`` / ``keep``: the chunk's chromosome-X / kept SNPs (None: none /
-    all).  With a ``sink`` (the (3, #kept) int64 result, shared by the tasks
-    of a threaded scheduler) the counts are written to its columns from
-    ``offset`` on and None is returned; without one (a cluster) the counts are
-    returned as a (3, #kept in chunk) block in the smallest unsigned dtype
-    holding ``2 * plan.n``, the largest possible count (uint16 up to 32,767
-    trios: a quarter of int64's size).  The chunk is read in positioned reads
-    of about 1 MiB, each counted and freed before the next, so a task holds
-    a few MiB whatever the chunk size (a memory map of the same bytes measured
-    ~40 % more CPU: one page fault per 4 KiB in system time).
-    """
-    dtype = np.min_scalar_type(2 * plan.n)
-    out = sink if sink is not None else np.empty((3, stop - start if keep is None else int(keep.sum())), dtype=dtype)
-    j = offset if sink is not None else 0
-    step = max(1, _READ_BYTES // max(n_bytes, 1))
-    with open(bed, "rb") as f:
-        f.seek(3 + start * n_bytes)
-        for a in range(start, stop, step):
-            z = min(a + step, stop)
-            records = np.fromfile(f, dtype=np.uint8, count=(z - a) * n_bytes)
-            if records.size != (z - a) * n_bytes:
-                raise ValueError(f"path: {bed!r} ended inside SNP {a + records.size // max(n_bytes, 1)}: truncated")
-            piece = count_packed(records.reshape(z - a, n_bytes), plan,
-                                 None if x_mask is None else x_mask[a - start:z - start],
-                                 out=np.zeros((3, z - a), dtype=dtype))
-            if keep is not None:
-                piece = piece[:, keep[a - start:z - start]]
-            out[:, j:j + piece.shape[1]] = piece
-            j += piece.shape[1]
-    if progress is not None:
-        progress.advance(stop - start)
-    return None if sink is not None else out
-
-
-def _assemble(blocks: list[np.ndarray], n: int) -> np.ndarray:
-    """(3, n) int64 counts from the tasks' blocks in SNP order, each block freed once copied."""
-    out = np.empty((3, n), dtype=np.int64)
-    j = 0
-    while blocks:
-        block = blocks.pop(0)
-        out[:, j:j + block.shape[1]] = block
-        j += block.shape[1]
-    return out
-
-
-def chromosome_masks(chrom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the SNPs kept (not on Y or MT) and of those on X; one UserWarning naming what was skipped and why.
-
-    Built from the runs of equal chromosome codes: one byte a SNP per mask.
-    """
-    run_kind, run_len = chromosome_runs(chrom)
-    skipped = np.isin(run_kind, list(SKIPPED_KINDS))
-    if skipped.any():
-        parts = [f"{int(run_len[run_kind == k].sum())} on {k} ({why})" for k, why in SKIPPED_KINDS.items()
-                 if (run_kind == k).any()]
-        warnings.warn(f"path: skipped {int(run_len[skipped].sum())} SNP(s) without a TDT: " + "; ".join(parts),
-                      UserWarning, stacklevel=3)
-    return np.repeat(~skipped, run_len), np.repeat(run_kind == "X", run_len)
-
-
 def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
                         allow_no_sex: bool = False, chunk_snps: int = 10_000, scheduler: Any = None,
                         progress: bool = False) -> TransmissionCounts:
@@ -351,51 +282,21 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     n_ind, n_snp = fam.shape[0], bim["snp"].size
     bed = prefix.with_suffix(".bed")
     _check_bed(bed, n_ind, n_snp)
-    purpose = "dpselect.apps.genomics.transmission_counts (PLINK input)"
-    dask = require("dask", "gwas", purpose=purpose)
+    require("dask", "gwas", purpose="dpselect.apps.genomics.transmission_counts (PLINK input)")
     rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex))
     if rows.shape[0] == 0:
         raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the .fam)")
-    keep, is_x = chromosome_masks(bim["chrom"])
+    keep, is_x = chromosome_masks(bim["chrom"], "a TDT", SKIPPED_KINDS)
     plan = TrioPlan.from_rows(rows, fam[rows[:, 0], 4] == "1")
-    n_bytes = (n_ind + 3) // 4
-    local = scheduler is None or scheduler in ("threads", "sync", "synchronous", "single-threaded")
-    bar = make_progress(progress, n_snp, "counting transmissions")
-    starts = np.arange(0, n_snp, chunk)
-    kept = np.add.reduceat(keep, starts)  # kept SNPs per chunk
-    offsets = np.concatenate(([0], np.cumsum(kept)))
-    # threads write into the result in place; a cluster's workers return compact blocks
-    sink = np.zeros((3, int(offsets[-1])), dtype=np.int64) if local else None
-    tasks = [dask.delayed(_chunk_counts)(str(bed), n_bytes, a, min(a + chunk, n_snp), plan,
-                                         is_x[a:a + chunk] if is_x[a:a + chunk].any() else None,
-                                         None if kept[i] == min(chunk, n_snp - a) else keep[a:a + chunk],
-                                         sink, int(offsets[i]), bar if local else None, pure=False)
-             for i, a in enumerate(starts.tolist())]
-    blocks = _compute(tasks, scheduler)
-    out = sink if sink is not None else _assemble(blocks, int(offsets[-1]))
-    if bar is not None:
-        if not local:
-            bar.advance(n_snp)
-        bar.close()
+    out = count_chunks(BedSource(str(bed), (n_ind + 3) // 4), n_snp, functools.partial(_count_trios, plan=plan),
+                       3, 2 * plan.n, keep, is_x, chunk, scheduler,
+                       make_progress(progress, n_snp, "counting transmissions"))
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}
     return TransmissionCounts(out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"],
                               bim["a1"], bim["a2"])
 
 
-def _compute(tasks: list[Any], scheduler: Any) -> list[np.ndarray]:
-    import dask
-
-    if scheduler is None:
-        return list(dask.compute(*tasks, scheduler="threads"))
-    if isinstance(scheduler, str) and "://" in scheduler:
-        Client = require("distributed", "gwas", purpose="transmission_counts(scheduler=ADDRESS)").Client
-
-        with Client(scheduler) as client:
-            return list(client.gather(client.compute(tasks)))
-    if hasattr(scheduler, "compute") and hasattr(scheduler, "scheduler_info"):
-        return list(scheduler.gather(scheduler.compute(tasks)))
-    if isinstance(scheduler, str):
-        return list(dask.compute(*tasks, scheduler=scheduler))
-    raise TypeError(f"scheduler must be None, a scheduler name, an address or a Client, got {type(scheduler).__name__}")
+def _count_trios(records: np.ndarray, x_mask: np.ndarray | None, plan: TrioPlan) -> np.ndarray:
+    return count_packed(records, plan, x_mask)
