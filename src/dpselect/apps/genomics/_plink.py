@@ -119,10 +119,12 @@ def _token_column(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.nd
     return out.view(f"S{width}").ravel()
 
 
-def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
-    """Columns 0, 1, 3, 4, 5 of whole .bim lines as bytes arrays, tokenised with NumPy (no Python object per token).
+def _bim_block(block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 3, 4, 5),
+               what: str = ".bim") -> dict[int, np.ndarray] | None:
+    """Columns ``wanted`` of whole .bim lines (``columns`` a line) as bytes arrays, tokenised with NumPy (no Python
+    object per token).
 
-    None for a block of blank lines; every line must have 6 columns.
+    None for a block of blank lines; every line must have ``columns`` columns.
     """
     buf = np.frombuffer(block, dtype=np.uint8)
     word = _SPACE[buf]
@@ -133,12 +135,12 @@ def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
         return None
     stop = np.flatnonzero(edge == -1)
     line = np.searchsorted(np.flatnonzero((buf == 10) | (buf == 13)), start)  # line of each token
-    grouped = start.size % 6 == 0 and bool((line[0::6] == line[5::6]).all()) and bool(
-        (line[6::6] > line[5:-1:6]).all())
+    c = columns
+    grouped = start.size % c == 0 and bool((line[0::c] == line[c - 1::c]).all()) and bool(
+        (line[c::c] > line[c - 1:-1:c]).all())
     if not grouped:
-        _read_table(path, 6, ".bim")  # names the first bad line
-        raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
-    return {j: _token_column(buf, start[j::6], stop[j::6]) for j in (0, 1, 3, 4, 5)}
+        raise ValueError(f"path: {what} file {str(path)!r} does not have {c} columns on every line")
+    return {j: _token_column(buf, start[j::c], stop[j::c]) for j in wanted}
 
 
 #: Bytes of .bim text tokenised at once: the transient arrays (~25 bytes per byte of text) stay small (at 10^6
@@ -146,10 +148,12 @@ def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
 _BIM_BLOCK = 1 << 16
 
 
-def _blocks(path: Path) -> Iterator[bytes]:
-    """The file in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last block: whatever is left)."""
+def _blocks(path: Path, skip: int = 0) -> Iterator[bytes]:
+    """The file from byte ``skip`` on in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last
+    block: whatever is left)."""
     rest = b""
     with open(path, "rb") as f:
+        f.seek(skip)
         while True:
             data = f.read(_BIM_BLOCK)
             text = rest + data
@@ -161,11 +165,16 @@ def _blocks(path: Path) -> Iterator[bytes]:
                 return
 
 
-_BIM_TEXT = {"chrom": 0, "snp": 1, "a1": 4, "a2": 5}
+_BIM_LAYOUT = {"chrom": 0, "snp": 1, "pos": 3, "a1": 4, "a2": 5}
 
 
-def read_bim(path: Path) -> dict[str, np.ndarray]:
+def read_bim(path: Path, *, columns: int = 6, layout: dict[str, int] | None = None, skip: int = 0,
+             what: str = ".bim") -> dict[str, np.ndarray]:
     """The .bim columns chrom, snp, pos, a1, a2: text as bytes (``S``) arrays, pos int64; read in 64 KiB blocks.
+
+    ``columns`` / ``layout`` / ``skip``: another whitespace-separated table
+    (a ``.pvar``): its number of columns, the column of each of the five
+    names, and the bytes of header to skip; ``what`` names it in errors.
 
     About 1 byte of memory per character of text plus 8 per SNP for the
     position, with no Python object per line or token (a ``str`` array would
@@ -174,28 +183,37 @@ def read_bim(path: Path) -> dict[str, np.ndarray]:
     block by block, so no per-block pieces are joined.  Non-ASCII text stays
     UTF-8 bytes here.
     """
-    bound = 1 + sum(block.count(b"\n") + block.count(b"\r") for block in _blocks(path))
-    text = {name: np.zeros(bound, dtype="S1") for name in _BIM_TEXT}  # widened when a longer token comes
+    layout = _BIM_LAYOUT if layout is None else layout
+    names = [name for name in layout if name != "pos"]
+    bound = 1 + sum(block.count(b"\n") + block.count(b"\r") for block in _blocks(path, skip))
+    text = {name: np.zeros(bound, dtype="S1") for name in names}  # widened when a longer token comes
     pos = np.zeros(bound, dtype=np.int64)
     n = 0
-    for block in _blocks(path):
-        parts = _bim_block(block, path)
+    for block in _blocks(path, skip):
+        try:
+            parts = _bim_block(block, path, columns, sorted(layout.values()), what)
+        except ValueError:
+            if not skip:
+                _read_table(path, columns, what)  # names the first bad line
+            raise
         if parts is None:
             continue
-        k = parts[0].size
-        for name, j in _BIM_TEXT.items():
+        k = parts[layout["chrom"]].size
+        for name in names:
+            j = layout[name]
             if parts[j].itemsize > text[name].itemsize:
                 wider = np.zeros(bound, dtype=parts[j].dtype)
                 wider[:n] = text[name][:n]
                 text[name] = wider
             text[name][n:n + k] = parts[j]
         try:
-            pos[n:n + k] = parts[3].astype(np.int64)
+            pos[n:n + k] = parts[layout["pos"]].astype(np.int64)
         except (ValueError, OverflowError):
-            raise ValueError(f"path: .bim file {str(path)!r} has a non-integer position (column 4)") from None
+            raise ValueError(f"path: {what} file {str(path)!r} has a non-integer position (column "
+                             f"{layout['pos'] + 1})") from None
         n += k
     if n == 0:
-        raise ValueError(f"path: .bim file {str(path)!r} is empty")
+        raise ValueError(f"path: {what} file {str(path)!r} is empty")
     return {"chrom": text["chrom"][:n], "snp": text["snp"][:n], "pos": pos[:n], "a1": text["a1"][:n],
             "a2": text["a2"][:n]}
 
