@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._beta_max import beta_max, smooth_upper_bound
+from ._case_control_counts import CaseControlCounts
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._plink import transmission_counts
@@ -42,6 +43,7 @@ from ._sensitivity import (
     unstable_distance,
 )
 from ._simulate import simulate_trios
+from ._simulate_case_control import CaseControlSimulation, simulate_case_control
 from ._tdt import (
     DISTANCE_MECHANISMS,
     TOP_K_METHODS,
@@ -57,6 +59,8 @@ from ._tdt import (
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 
 __all__ = [
+    "CaseControlCounts",
+    "CaseControlSimulation",
     "DISTANCE_MECHANISMS",
     "MOVES",
     "PanelDistances",
@@ -80,6 +84,7 @@ __all__ = [
     "select_and_release",
     "select_top_snp",
     "select_top_snps",
+    "simulate_case_control",
     "simulate_trios",
     "smooth_upper_bound",
     "table_distance",
