@@ -7,6 +7,8 @@
   :func:`neighbour_distances`, :func:`distance_utility_problem`.
 - Private selection and release: :func:`select_top_snp`, :func:`select_top_snps`,
   :func:`release_statistic`, :func:`select_and_release`.
+- Case-control genotype and allele counts from PLINK 1 / PLINK 2 files (as ``plink1.9 --model`` /
+  ``--assoc``): :func:`case_control_counts`.
 - Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``
   counted on the packed bytes, extra ``gwas``; VCF/BCF with a pedigree, extra ``vcf``;
   chromosome X with sex from the pedigree, as PLINK 1.9), :func:`simulate_trios`.
@@ -28,6 +30,7 @@ from typing import Any
 
 from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
+from ._case_control_reader import case_control_counts
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._plink import transmission_counts
@@ -69,6 +72,7 @@ __all__ = [
     "TopSNPs",
     "TransmissionCounts",
     "beta_max",
+    "case_control_counts",
     "count_trios",
     "distance_utility_problem",
     "global_sensitivity",

@@ -24,7 +24,6 @@ with one warning, as ``--model`` skips them.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any
 
 import numpy as np
@@ -33,8 +32,8 @@ from ..._optional import require
 from ..._validation import check_int
 from ._case_control_counts import CaseControlCounts
 from ._cc_kernel import CaseControlPlan, count_case_control
-from ._chunks import BedSource, chromosome_masks, count_chunks
-from ._plink import _FAM_COLUMNS, _check_bed, _prefix, _read_table, read_bim
+from ._chunks import chromosome_masks, count_chunks
+from ._pgen import open_fileset
 from ._progress import make_progress
 
 __all__ = ["case_control_counts", "case_control_status"]
@@ -131,22 +130,15 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
     if not isinstance(allow_no_sex, bool):
         raise TypeError(f"allow_no_sex must be a bool, got {type(allow_no_sex).__name__}")
     require("dask", "gwas", purpose="dpselect.apps.genomics.case_control_counts")
-    if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith((".pgen", ".pvar", ".psam")):
-        from ._pgen import pgen_source
-
-        source = pgen_source(path)
-        fam, bim = source.fam, source.bim
-    else:
-        prefix = _prefix(path)
-        fam = _read_table(prefix.with_suffix(".fam"), _FAM_COLUMNS, ".fam")
-        bim = read_bim(prefix.with_suffix(".bim"))
-        _check_bed(prefix.with_suffix(".bed"), fam.shape[0], bim["snp"].size)
-        source = BedSource(str(prefix.with_suffix(".bed")), (fam.shape[0] + 3) // 4)
+    files = open_fileset(path)
+    fam, bim = files.fam, files.bim
     case, control, male = case_control_status(fam, allow_no_sex=allow_no_sex)
     n_snp = bim["snp"].size
     keep, is_x = chromosome_masks(bim["chrom"], "a case-control genotype test", SKIPPED_CC)
+    if files.biallelic is not None:
+        keep &= files.biallelic
     plan = CaseControlPlan.from_status(case, control, male)
-    out = count_chunks(source, n_snp, functools.partial(_count, plan=plan), 10, 2 * fam.shape[0], keep, is_x,
+    out = count_chunks(files.source, n_snp, functools.partial(_count, plan=plan), 10, 2 * fam.shape[0], keep, is_x,
                        chunk, scheduler, make_progress(progress, n_snp, "counting cases and controls"))
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}

@@ -1,6 +1,7 @@
 """Trio genotype files -> TDT transmission counts, counted on the packed ``.bed`` bytes in SNP chunks on Dask.
 
-Input: PLINK 1 binary filesets (``.bed/.bim/.fam``).  Each Dask task reads
+Input: PLINK 1 binary filesets (``.bed/.bim/.fam``), or PLINK 2 ``.pgen/.pvar/.psam``
+decoded by pgenlib and packed into the same 2-bit codes (module ``_pgen``).  Each Dask task reads
 its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~1 MiB of
 packed bytes) and counts the trios with table lookups on the 2-bit codes (no
 decoded genotype matrix; see the packed kernel's module), so a task holds a
@@ -52,7 +53,7 @@ import numpy as np
 
 from ..._optional import require
 from ..._validation import check_int
-from ._chunks import BedSource, chromosome_masks, count_chunks
+from ._chunks import chromosome_masks, count_chunks
 from ._counting import SKIPPED_KINDS, TransmissionCounts, trios
 from ._packed import TrioPlan, count_packed
 from ._progress import make_progress
@@ -226,7 +227,9 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
     Parameters
     ----------
     path : str or path-like
-        The fileset prefix (or the ``.bed`` / ``.bim`` / ``.fam`` path), or a
+        The fileset prefix (or the ``.bed`` / ``.bim`` / ``.fam`` path), a PLINK 2
+        ``.pgen`` / ``.pvar`` / ``.psam`` path (or a prefix with a ``.pgen`` and
+        no ``.bed``; read through pgenlib, extra ``gwas``; allele 1 = ALT), or a
         ``.vcf`` / ``.vcf.gz`` / ``.bcf`` file (allele 1 = ALT, as PLINK's VCF import).
     pedigree : str or path-like, default=None
         For VCF/BCF only (required there): a PLINK-style ``.fam`` / ``.ped``
@@ -291,25 +294,25 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
                                        progress=progress)
     if pedigree is not None:
         raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
-    prefix = _prefix(path)
     chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
-    fam = _read_table(prefix.with_suffix(".fam"), _FAM_COLUMNS, ".fam")
-    bim = read_bim(prefix.with_suffix(".bim"))
-    n_ind, n_snp = fam.shape[0], bim["snp"].size
-    bed = prefix.with_suffix(".bed")
-    _check_bed(bed, n_ind, n_snp)
     require("dask", "gwas", purpose="dpselect.apps.genomics.transmission_counts (PLINK input)")
+    from ._pgen import open_fileset
+
+    files = open_fileset(path)
+    fam, bim = files.fam, files.bim
     rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex))
     if rows.shape[0] == 0:
-        raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
+        raise ValueError(f"path: {str(path)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the .fam)")
     keep, is_x = chromosome_masks(bim["chrom"], "a TDT", SKIPPED_KINDS)
+    if files.biallelic is not None:
+        keep &= files.biallelic
     plan = TrioPlan.from_rows(rows, fam[rows[:, 0], 4] == "1")
-    out = count_chunks(BedSource(str(bed), (n_ind + 3) // 4), n_snp, functools.partial(_count_trios, plan=plan),
-                       3, 2 * plan.n, keep, is_x, chunk, scheduler,
-                       make_progress(progress, n_snp, "counting transmissions"))
+    n_snp = bim["snp"].size
+    out = count_chunks(files.source, n_snp, functools.partial(_count_trios, plan=plan), 3, 2 * plan.n, keep, is_x,
+                       chunk, scheduler, make_progress(progress, n_snp, "counting transmissions"))
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}
     return TransmissionCounts(out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"],
