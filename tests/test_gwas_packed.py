@@ -229,3 +229,21 @@ def test_unknown_sex_child_every_code_combination_with_allow_no_sex(tmp_path, ch
     np.testing.assert_array_equal(got.c, u)
     with pytest.raises(ValueError, match="no complete affected trio"):
         transmission_counts(prefix)
+
+
+@pytest.mark.skipif(shutil.which("plink2") is None, reason="plink2 not installed (Debian package plink2)")
+def test_pgen_transmission_counts_equal_bed(tmp_path):
+    pytest.importorskip("pgenlib")
+    prefix = tmp_path / "t"
+    simulate_trios(prefix, 101, 150, causal=[3], effect=0.85, missing_rate=0.02, error_rate=0.01,
+                   x_snps=40, child_sex="mixed", rng=8)
+    _unknown_sex_children(prefix, np.random.default_rng(1))
+    run = subprocess.run([shutil.which("plink2"), "--bfile", str(prefix), "--make-pgen", "--out",
+                          str(tmp_path / "p")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for allow in (False, True):
+        bed = transmission_counts(prefix, allow_no_sex=allow)
+        pgen = transmission_counts(tmp_path / "p.pgen", allow_no_sex=allow, chunk_snps=31)
+        for name in ("b", "c", "mendel_errors"):
+            np.testing.assert_array_equal(getattr(pgen, name), getattr(bed, name))
+        assert pgen.n_families == bed.n_families and list(pgen.snp_ids) == list(bed.snp_ids)

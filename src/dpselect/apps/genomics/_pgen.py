@@ -59,16 +59,15 @@ class PgenSource:
         n, pad = self.n_samples, (-self.n_samples) % 4
         reader = pgenlib.PgenReader(self.pgen.encode(), raw_sample_ct=n)
         try:
-            g = np.empty((min(step, max(stop - start, 1)), n + pad), dtype=np.int8)
-            g[:, n:] = 2  # padding: code 00, outside every group
+            g = np.empty((min(step, max(stop - start, 1)), n), dtype=np.int8)
+            codes = np.zeros((g.shape[0], n + pad), dtype=np.uint8)  # padding: code 00, outside every group
             for a in range(start, stop, step):
-                z = min(a + step, stop)
-                reader.read_range(a, z, g[:z - a, :n])
-                codes = _PACK[(g[:z - a] + 9).view(np.uint8)].reshape(z - a, -1, 4)
-                codes[..., 1] <<= 2
-                codes[..., 2] <<= 4
-                codes[..., 3] <<= 6
-                yield a, np.bitwise_or.reduce(codes, axis=2)
+                k = min(a + step, stop) - a
+                reader.read_range(a, a + k, g[:k])
+                g[:k] += 9
+                np.take(_PACK, g[:k].view(np.uint8), out=codes[:k, :n])
+                four = codes[:k].reshape(k, -1, 4)
+                yield a, four[..., 0] | four[..., 1] << 2 | four[..., 2] << 4 | four[..., 3] << 6
         finally:
             reader.close()
 
