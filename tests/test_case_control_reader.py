@@ -42,9 +42,11 @@ def _reference(g: np.ndarray, case, control, male, on_x) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("n,k,block", [(1, 4, 1 << 18), (31, 50, 64), (33, 17, 8), (257, 40, 1 << 18)])
-def test_kernel_equals_decoded_reference(n, k, block, monkeypatch):
+@pytest.mark.parametrize("n,k,block,words", [(1, 4, 1 << 18, 1023), (31, 50, 64, 1023), (33, 17, 8, 1),
+                                             (257, 40, 1 << 18, 3)])
+def test_kernel_equals_decoded_reference(n, k, block, words, monkeypatch):
     monkeypatch.setattr(kernel, "_BLOCK_BYTES", block)  # several SNP blocks, and one
+    monkeypatch.setattr(kernel, "_WORDS_U16", words)  # the uint16 word sums in several pieces
     rng = np.random.default_rng(n + k)
     records = rng.integers(0, 256, size=(k, (n + 3) // 4), dtype=np.uint8)
     status = rng.integers(0, 3, size=n)

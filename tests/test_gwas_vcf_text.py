@@ -27,6 +27,9 @@ PLINK = shutil.which("plink1.9") or shutil.which("plink")
 HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
           '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
           '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
+          '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
+          '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
+          '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
           "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
 #: 3-byte spellings by PLINK code (00 two A1 = ALT, 01 missing, 10 one, 11 none).
 SPELL = {0: ["1/1", "1|1"], 1: ["./.", ".|.", "./1", "1|.", ".|0"], 2: ["0/1", "1/0", "0|1", "1|0"],
@@ -49,8 +52,8 @@ def bgzf(text, block=1000, eof=True):
 def write_cohort_vcf(prefix, rng=0, odd_every=0, multi_every=0, haploid_x=True):
     """VCF text (bytes) of a fileset: random 3-byte spellings; males' homozygous X calls haploid.
 
-    Every ``odd_every``-th autosomal site is written with FORMAT ``GT:DP``
-    (same calls), and a tri-allelic site follows every ``multi_every``-th
+    Every ``odd_every``-th site is written with FORMAT ``GT:DP`` or GATK's
+    ``GT:AD:DP:GQ:PL`` (same calls), and a tri-allelic site follows every ``multi_every``-th
     site.  Returns (text, number of lines the fixed-width path must leave).
     """
     gen = np.random.default_rng(rng)
@@ -65,9 +68,14 @@ def write_cohort_vcf(prefix, rng=0, odd_every=0, multi_every=0, haploid_x=True):
         calls = [HAPLOID[k] if haploid_x and chrom == "23" and male[i] and k != 2 else str(gen.choice(SPELL[k]))
                  for i, k in enumerate(codes[j])]
         fmt = "GT"
-        if odd_every and chrom != "23" and j % odd_every == 0:
+        if odd_every and j % odd_every == 0 and j % (2 * odd_every) == 0:
             fmt, calls = "GT:DP", [c + f":{gen.integers(1, 40)}" for c in calls]
-        slow += fmt != "GT" or any(len(c) != 3 for c in calls)
+        elif odd_every and j % odd_every == 0:  # GATK style; a missing call may drop the trailing fields
+            fmt = "GT:AD:DP:GQ:PL"
+            calls = [c if c[0] == "." and gen.random() < 0.5 else
+                     c + f":{gen.integers(0, 30)},{gen.integers(0, 30)}:{gen.integers(1, 60)}:99:0,30,300"
+                     for c in calls]
+        slow += any(len(c.split(":")[0]) != 3 for c in calls)  # a haploid call: htslib's
         lines.append(f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\t{fmt}\t" + "\t".join(calls) + "\n")
         if multi_every and j % multi_every == 0:
             lines.append(f"1\t{pos}\tmulti{j}\tC\tA,T\t.\t.\t.\tGT\t" + "\t".join(["0/1"] * n) + "\n")
@@ -115,9 +123,11 @@ def test_text_path_equals_bed_and_htslib_with_x_odd_formats_and_multiallelic(coh
     np.testing.assert_array_equal(fast, ref)
 
 
-def test_random_fields_are_read_as_htslib_reads_them(tmp_path):
-    # one trio, 400 sites on 1 and X; each call drawn from valid 3-byte spellings and odd ones
-    gen = np.random.default_rng(5)
+@pytest.mark.parametrize("fmt", ["GT", "GT:AD:DP"])
+def test_random_fields_are_read_as_htslib_reads_them(tmp_path, fmt):
+    # one trio, 400 sites on 1 and X; each call drawn from valid 3-byte spellings and odd ones (with GT:AD:DP,
+    # followed by its other fields or not)
+    gen = np.random.default_rng(5 if fmt == "GT" else 6)
     odd = ["1", "0", ".", "0/1/1", "00/1", "0/01", "1/1/.", "./1/0"]
     fixed = sum(SPELL.values(), [])
     fam = tmp_path / "t.fam"
@@ -126,7 +136,10 @@ def test_random_fields_are_read_as_htslib_reads_them(tmp_path):
     for j in range(400):
         pool = fixed if gen.random() < 0.6 else fixed + odd
         calls = [str(gen.choice(pool)) for _ in range(4)]
-        lines.append(f"{'23' if j % 3 == 0 else '1'}\t{j + 1}\t.\tG\tA\t.\t.\t.\tGT\t" + "\t".join(calls) + "\n")
+        if fmt != "GT":
+            calls = [c + (f":{gen.integers(9)},{gen.integers(9)}:{gen.integers(20)}" if gen.random() < 0.8 else "")
+                     for c in calls]
+        lines.append(f"{'23' if j % 3 == 0 else '1'}\t{j + 1}\t.\tG\tA\t.\t.\t.\t{fmt}\t" + "\t".join(calls) + "\n")
     path = tmp_path / "r.vcf"
     path.write_text("".join(lines))
     blocks, fast = _sites(path, fam, _text_sites)

@@ -32,7 +32,7 @@ from ..._optional import require
 from ..._validation import check_int
 from ._case_control_counts import CaseControlCounts
 from ._cc_kernel import CaseControlPlan, count_case_control
-from ._chunks import chromosome_masks, count_chunks
+from ._chunks import auto_chunk, chromosome_masks, count_chunks
 from ._pgen import open_fileset
 from ._progress import make_progress
 
@@ -57,7 +57,7 @@ def case_control_status(fam: np.ndarray, *, allow_no_sex: bool, what: str = "pat
     return case, control, sex == "1"
 
 
-def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: int = 20_000,
+def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: int | None = None,
                         scheduler: Any = None, progress: bool = False) -> CaseControlCounts:
     r"""Genotype and allele counts of cases and controls at every SNP of a PLINK 1 or PLINK 2 fileset.
 
@@ -76,8 +76,10 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
         Count individuals of unknown sex (as PLINK's ``--allow-no-sex``; on
         X they count as females); by default they are excluded as PLINK
         excludes them.
-    chunk_snps : int, default=20_000
-        SNPs per Dask task (a task reads ~1 MiB of records at a time).
+    chunk_snps : int, default=None
+        SNPs per Dask task (a task reads ~1 MiB of records at a time); None:
+        at least 4 tasks per thread of Dask's threaded scheduler and at most
+        8 MiB of records per task.
     scheduler : None, str or distributed.Client, default=None
         None (Dask's threaded scheduler), a Dask scheduler name, or a
         ``dask.distributed`` address or ``Client``.
@@ -124,7 +126,7 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
     >>> counts.n_cases, counts.n_controls, counts.cases.shape, counts.annotations([0])
     (30, 60, (8, 3), [('1', 'rs0', 1, 'A', 'G')])
     """
-    chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
+    chunk = None if chunk_snps is None else check_int(chunk_snps, "chunk_snps", minimum=1)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
     if not isinstance(allow_no_sex, bool):
@@ -138,6 +140,8 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
     if files.biallelic is not None:
         keep &= files.biallelic
     plan = CaseControlPlan.from_status(case, control, male)
+    if chunk is None:
+        chunk = auto_chunk(n_snp, files.source.n_bytes)
     out = count_chunks(files.source, n_snp, functools.partial(_count, plan=plan), 10, 2 * fam.shape[0], keep, is_x,
                        chunk, scheduler, make_progress(progress, n_snp, "counting cases and controls"))
     if not keep.all():

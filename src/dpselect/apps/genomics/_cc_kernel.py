@@ -42,8 +42,12 @@ ROWS = ("case_2", "case_1", "case_0", "control_2", "control_1", "control_0",
 _EVEN = np.uint64(0x5555_5555_5555_5555)
 _ONE = np.uint64(1)
 
-#: SNP record bytes turned into words at once (the block's arrays, ~10 of its size, stay in cache).
-_BLOCK_BYTES = 1 << 18
+#: Words summed in uint16 at once (a word adds at most 64).
+_WORDS_U16 = 1023
+
+#: SNP record bytes turned into words at once (the block's work arrays take about 4 times its size; 1 MiB blocks
+#: measured as fast as 256 KiB ones on one thread, with a quarter of the NumPy calls, so of the GIL handovers).
+_BLOCK_BYTES = 1 << 20
 
 
 def _word_mask(member: np.ndarray) -> np.ndarray:
@@ -77,6 +81,16 @@ class CaseControlPlan:
                    np.array([g.sum() for g in x_groups], dtype=np.int64), -(-case.size // 4))
 
 
+def _popcount_sum(x: np.ndarray, mask: np.ndarray, t: np.ndarray, pc: np.ndarray) -> np.ndarray:
+    """(s,) int64 sums over the words (axis 0) of ``popcount(x & mask)``; ``t`` / ``pc``: work arrays like x."""
+    np.bitwise_and(x, mask, out=t)
+    np.bitwise_count(t, out=pc)
+    if pc.shape[0] <= _WORDS_U16:  # a uint16 sum (at most 64 a word) is ~5x faster than an int64 one
+        return np.add.reduce(pc, axis=0, dtype=np.uint16).astype(np.int64)
+    return sum(np.add.reduce(pc[a:a + _WORDS_U16], axis=0, dtype=np.uint16).astype(np.int64)
+               for a in range(0, pc.shape[0], _WORDS_U16))
+
+
 def _group_counts(w: np.ndarray, both: np.ndarray, masks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """(groups, 3, s) int64 counts of 2, 1, 0 copies of A1 from (n_words, s) words and their ``w & w >> 1``."""
     out = np.empty((masks.shape[0], 3, w.shape[1]), dtype=np.int64)
@@ -84,12 +98,9 @@ def _group_counts(w: np.ndarray, both: np.ndarray, masks: np.ndarray, sizes: np.
     pc = np.empty(w.shape, dtype=np.uint8)
     for g in range(masks.shape[0]):
         m = masks[g]
-        sums = []
-        for x, mm in ((w, m), (w, m << _ONE), (both, m)):
-            np.bitwise_and(x, mm, out=t)
-            np.bitwise_count(t, out=pc)
-            sums.append(pc.sum(axis=0, dtype=np.int64))
-        lo, hi, hom0 = sums
+        lo = _popcount_sum(w, m, t, pc)
+        hi = _popcount_sum(w, m << _ONE, t, pc)
+        hom0 = _popcount_sum(both, m, t, pc)
         out[g, 0] = sizes[g] - lo - hi + hom0
         out[g, 1] = hi - hom0
         out[g, 2] = hom0

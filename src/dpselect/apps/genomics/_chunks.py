@@ -12,6 +12,7 @@ blocks (the smallest unsigned dtype holding the largest possible count).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -22,13 +23,26 @@ from ..._optional import require
 from ._counting import chromosome_runs
 from ._progress import Progress
 
-__all__ = ["BedSource", "chromosome_masks", "count_chunks"]
+__all__ = ["BedSource", "auto_chunk", "chromosome_masks", "count_chunks"]
 
 Kernel = Callable[[np.ndarray, "np.ndarray | None"], np.ndarray]
 
 #: Bytes of SNP records read at once inside a task (1 MiB measured as fast as 4 MiB for the TDT kernel and
 #: holds a quarter of the memory per thread).
 READ_BYTES = 1 << 20
+
+#: Largest task of :func:`auto_chunk`, in bytes of SNP records.
+TASK_BYTES = 1 << 23
+
+
+def auto_chunk(n_snp: int, n_bytes: int) -> int:
+    """SNPs per task: at least 4 tasks per Dask worker thread (so threads finish together) and at most
+    :data:`TASK_BYTES` of records per task."""
+    import dask
+
+    workers = dask.config.get("num_workers", None) or os.cpu_count() or 1
+    return max(1, min(-(-n_snp // (4 * workers)), TASK_BYTES // max(n_bytes, 1)))
+
 
 class BedSource:
     """SNP records of a PLINK 1 ``.bed``: positioned reads of whole records (picklable for a cluster)."""

@@ -22,9 +22,15 @@ line end.  For every line of a chunk at once:
 4. The columns before ``FORMAT`` (exactly eight: CHROM ... INFO) of the
    fixed-width lines are gathered into one short buffer and split at once.
 
-Every other line (``GT:AD:DP``, haploid calls such as a male's ``1`` on
-chromosome X, multi-digit allele indices, other ploidies, malformed lines) is
-parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
+Lines left (variable-width fields) whose FORMAT is ``GT`` or starts with
+``GT:`` (GATK's ``GT:AD:DP:GQ:PL``) take a second vectorised path: the tabs
+of the chunk locate every column (a line must have exactly ``8 + #samples``
+of them), and the trio samples' fields are read when each starts with a
+3-byte diploid call followed by ``:``, a tab or the line end.
+
+Every other line (haploid calls such as a male's ``1`` on chromosome X,
+multi-digit allele indices, other ploidies, FORMATs without a leading GT,
+malformed lines) is parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
 file's header) and coded by :func:`allele_codes` -- the same rules as for BCF
 input -- so the fast path never guesses: a line it cannot read exactly is
 read by htslib.  Multi-allelic sites (an ALT with a comma) are skipped on
@@ -142,17 +148,21 @@ class TextParser:
         starts = np.zeros_like(ends)
         starts[1:] = ends[:-1] + 1
         k = ends.size
-        fast, codes, columns = self._fixed_width(chunk, buf, starts, ends)
-        slow = np.setdiff1d(np.arange(k), fast, assume_unique=True)
         chrom = np.empty(k, dtype=object)
         sid, alt, ref, pos = chrom.copy(), chrom.copy(), chrom.copy(), np.zeros(k, dtype=np.int64)
         out = np.empty((k, self.cols.size), dtype=np.uint8)
         multi = np.zeros(k, dtype=bool)
         keep = np.ones(k, dtype=bool)
-        if fast.size:
-            chrom[fast], sid[fast], pos[fast], alt[fast], ref[fast] = columns
-            multi[fast] = np.char.find(columns[3].astype(str), ",") >= 0
-            out[fast] = codes
+        slow = np.arange(k)
+        for path in (self._fixed_width, self._gt_first):
+            if not slow.size:
+                break
+            fast, codes, columns = path(chunk, buf, starts, ends, slow)
+            if fast.size:
+                chrom[fast], sid[fast], pos[fast], alt[fast], ref[fast] = columns
+                multi[fast] = np.char.find(columns[3].astype(str), ",") >= 0
+                out[fast] = codes
+                slow = np.setdiff1d(slow, fast, assume_unique=True)
         if slow.size:
             self._fallback(chunk, starts[slow], ends[slow], slow, out, keep, multi, (chrom, sid, pos, alt, ref))
         keep &= ~multi
@@ -161,9 +171,10 @@ class TextParser:
         return ChunkSites(out[keep], chrom[keep].astype(str), sid[keep].astype(str), pos[keep],
                           alt[keep].astype(str), ref[keep].astype(str), int(multi.sum()), int(slow.size))
 
-    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray,
-                     ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """Lines whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt, ref])."""
+    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                     lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Those of ``lines`` whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt,
+        ref]); ``lines``: every line of the chunk."""
         width = 4 * self.n_samples
         first = ends - (width - 1)  # where the samples start if every field has 3 bytes
         cand = np.flatnonzero(first - 4 > starts)
@@ -185,6 +196,40 @@ class TextParser:
         key = sel[:, 0::4] | (sel[:, 2::4] << 2)
         codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
         return cand, codes, meta
+
+    def _gt_first(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                  lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` (GATK's ``GT:AD:DP:GQ:PL``) whose trio samples'
+        fields start with a 3-byte diploid GT: (line indices, codes, [chrom, id, pos, alt, ref]).
+
+        The tabs of the chunk locate every column (a line must have exactly
+        ``8 + #samples`` of them); only the trio samples' fields are read,
+        each ``allele, separator, allele`` followed by ``:``, a tab or the
+        line end.  Any other line is left to htslib.
+        """
+        none = np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), []
+        tabs = np.flatnonzero(buf == 9)
+        lo = np.searchsorted(tabs, starts[lines])
+        n_tabs = np.searchsorted(tabs, ends[lines]) - lo
+        whole = n_tabs == _PREFIX_COLUMNS + self.n_samples
+        cand, lo = lines[whole], lo[whole]
+        if cand.size == 0 or self.n_samples == 0:
+            return none
+        fmt = tabs[lo + _PREFIX_COLUMNS - 1] + 1  # where FORMAT starts
+        after = buf[fmt + 2]
+        ok = (buf[fmt] == ord("G")) & (buf[fmt + 1] == ord("T")) & ((after == ord(":")) | (after == 9))
+        cand, lo, fmt = cand[ok], lo[ok], fmt[ok]
+        q = tabs[lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]] + 1  # (lines, 3 n_trios) field starts
+        classes = np.frombuffer(chunk.translate(_CLASSES) + b"\x80" * 4, dtype=np.uint8)
+        raw = np.concatenate([buf, np.zeros(4, dtype=np.uint8)])
+        a0, a1, end = classes[q], classes[q + 2], raw[q + 3]
+        good = (((a0 - 1) < 3) & (classes[q + 1] == 4) & ((a1 - 1) < 3)
+                & ((end == ord(":")) | (end == 9) | (end == 10) | (end == 13))).all(axis=1)
+        good_prefix, meta = self._prefix(buf, starts[cand[good]], fmt[good])
+        use = np.flatnonzero(good)[good_prefix]
+        key = a0[use] | (a1[use] << 2)
+        codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
+        return cand[use], codes, meta
 
     def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         """Mask of the lines whose bytes a..z-1 (up to the tab before FORMAT) are 8 columns with an integer
