@@ -1,4 +1,4 @@
-"""Case-control counting vs ``plink1.9 --model``, and the threads sweep, for ``bench_gwas.py`` (modes ``cc``, ``threads``).
+"""Case-control counting vs ``plink1.9 --model`` and the threads sweep (``bench_gwas.py`` modes ``cc``, ``threads``).
 
 ``cc [N_SNPS]`` (default 50,000): 1,000 cases + 1,000 controls simulated by
 :func:`dpselect.apps.genomics.simulate_case_control` (5 % missing calls set

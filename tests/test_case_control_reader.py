@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import case_control_counts, simulate_case_control
 from dpselect.apps.genomics import _cc_kernel as kernel
+from dpselect.apps.genomics import case_control_counts, simulate_case_control
 from dpselect.apps.genomics._cc_kernel import CaseControlPlan, count_case_control
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
@@ -67,7 +67,8 @@ def _write_cohort(prefix, n, m, *, x_from, rng):
     prefix.with_suffix(".bed").write_bytes(bytes((0x6C, 0x1B, 0x01)) + body.astype(np.uint8).tobytes())
     sex = rng.choice(["1", "2", "0"], p=[0.45, 0.45, 0.1], size=n)
     pheno = rng.choice(["1", "2", "0", "-9"], p=[0.45, 0.45, 0.05, 0.05], size=n)
-    prefix.with_suffix(".fam").write_text("".join(f"f{i} i{i} 0 0 {s} {p}\n" for i, (s, p) in enumerate(zip(sex, pheno))))
+    fam = [f"f{i} i{i} 0 0 {s} {p}\n" for i, (s, p) in enumerate(zip(sex, pheno))]
+    prefix.with_suffix(".fam").write_text("".join(fam))
     prefix.with_suffix(".bim").write_text("".join(f"{'23' if j >= x_from else '1'}\tr{j}\t0\t{j + 1}\tA\tG\n"
                                                   for j in range(m)))
     return sex, pheno

@@ -125,7 +125,7 @@ def count_case_control(records: np.ndarray, plan: CaseControlPlan, x_mask: np.nd
 
     ``x_mask``: (k,) bool, True for the SNPs on chromosome X (genotypes of
     the females, alleles of both sexes, a male's once).  Work memory is
-    about ten times :data:`_BLOCK_BYTES` whatever k.
+    about four times :data:`_BLOCK_BYTES` whatever k.
     """
     k = records.shape[0]
     n_words = plan.masks.shape[1]
@@ -135,13 +135,14 @@ def count_case_control(records: np.ndarray, plan: CaseControlPlan, x_mask: np.nd
         z = min(a + step, k)
         w = _words(records[a:z], n_words)
         both = w & (w >> _ONE)
-        on_x = None if x_mask is None else np.flatnonzero(x_mask[a:z])
-        if on_x is None or on_x.size == 0:
+        x = np.zeros(z - a, dtype=bool) if x_mask is None else np.asarray(x_mask[a:z], dtype=bool)
+        on_x = np.flatnonzero(x)
+        if on_x.size == 0:
             geno = _group_counts(w, both, plan.masks, plan.sizes)
             out[:6, a:z] = geno.reshape(6, -1)
             out[6:, a:z] = _alleles(geno).reshape(4, -1)
             continue
-        auto = np.flatnonzero(~x_mask[a:z])
+        auto = np.flatnonzero(~x)
         if auto.size:
             geno = _group_counts(w[:, auto], both[:, auto], plan.masks, plan.sizes)
             out[:6, a + auto] = geno.reshape(6, -1)

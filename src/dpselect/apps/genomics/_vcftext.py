@@ -207,7 +207,8 @@ class TextParser:
         each ``allele, separator, allele`` followed by ``:``, a tab or the
         line end.  Any other line is left to htslib.
         """
-        none = np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), []
+        none: tuple[np.ndarray, np.ndarray, list[np.ndarray]] = (
+            np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), [])
         tabs = np.flatnonzero(buf == 9)
         lo = np.searchsorted(tabs, starts[lines])
         n_tabs = np.searchsorted(tabs, ends[lines]) - lo
