@@ -33,7 +33,6 @@ from ._case_control_counts import CaseControlCounts
 from ._case_control_reader import case_control_counts
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
-from ._plink import transmission_counts
 from ._release import release_mechanism, release_statistic, select_and_release
 from ._sensitivity import (
     MOVES,
@@ -57,6 +56,7 @@ from ._tdt import (
     tdt_neighbours,
     tdt_problem,
 )
+from ._tdt_reader import transmission_counts
 
 #: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
