@@ -68,6 +68,10 @@ def _code_table() -> bytes:
 
 _CLASSES = _class_table()
 _CODES = _code_table()
+#: The classes as an array (for gathered bytes), and the bytes that may end a GT inside a field: ``:``, tab, line end.
+_CLASS_OF = np.frombuffer(_CLASSES, dtype=np.uint8)
+_END_OF = np.zeros(256, dtype=bool)
+_END_OF[[ord(":"), 9, 10, 13]] = True
 #: A field's class bytes (allele, separator, allele, tab) masked and compared as one little-endian uint32.
 _MASK, _FIELD, _LAST = np.uint32(0xFFFCFFFC), np.uint32(0x08000400), np.uint32(0x10000400)
 #: PLINK 2-bit code by ALT dosage (0, 1, 2); 1 is missing.
@@ -221,11 +225,12 @@ class TextParser:
         ok = (buf[fmt] == ord("G")) & (buf[fmt + 1] == ord("T")) & ((after == ord(":")) | (after == 9))
         cand, lo, fmt = cand[ok], lo[ok], fmt[ok]
         q = tabs[lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]] + 1  # (lines, 3 n_trios) field starts
-        classes = np.frombuffer(chunk.translate(_CLASSES) + b"\x80" * 4, dtype=np.uint8)
-        raw = np.concatenate([buf, np.zeros(4, dtype=np.uint8)])
-        a0, a1, end = classes[q], classes[q + 2], raw[q + 3]
-        good = (((a0 - 1) < 3) & (classes[q + 1] == 4) & ((a1 - 1) < 3)
-                & ((end == ord(":")) | (end == 9) | (end == 10) | (end == 13))).all(axis=1)
+        # each field's first 4 bytes in one unaligned uint32 gather; a field in the chunk's last 3 bytes is
+        # shorter than a call (the chunk ends with a line end): its clipped window starts at a tab and fails
+        windows = np.ndarray((buf.size - 3,), dtype="<u4", buffer=buf, strides=(1,))
+        four = windows[np.minimum(q, buf.size - 4)].view(np.uint8).reshape(*q.shape, 4)
+        a0, sep, a1 = (_CLASS_OF[four[..., i]] for i in range(3))
+        good = (((a0 - 1) < 3) & (sep == 4) & ((a1 - 1) < 3) & _END_OF[four[..., 3]]).all(axis=1)
         good_prefix, meta = self._prefix(buf, starts[cand[good]], fmt[good])
         use = np.flatnonzero(good)[good_prefix]
         key = a0[use] | (a1[use] << 2)
