@@ -75,7 +75,7 @@ def write_cohort_vcf(prefix, rng=0, odd_every=0, multi_every=0, haploid_x=True):
             calls = [c if c[0] == "." and gen.random() < 0.5 else
                      c + f":{gen.integers(0, 30)},{gen.integers(0, 30)}:{gen.integers(1, 60)}:99:0,30,300"
                      for c in calls]
-        slow += any(len(c.split(":")[0]) != 3 for c in calls)  # a haploid call: htslib's
+        slow += any(len(c.split(":")[0]) not in (1, 3) for c in calls)  # (none here: haploid calls are read)
         lines.append(f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\t{fmt}\t" + "\t".join(calls) + "\n")
         if multi_every and j % multi_every == 0:
             lines.append(f"1\t{pos}\tmulti{j}\tC\tA,T\t.\t.\t.\tGT\t" + "\t".join(["0/1"] * n) + "\n")
@@ -118,7 +118,7 @@ def test_text_path_equals_bed_and_htslib_with_x_odd_formats_and_multiallelic(coh
     assert (got.chrom == "23").sum() == 30 and got.b[got.chrom == "23"].sum() > 0
     # the fixed-width path took every line it could; htslib read the others, with identical codes
     blocks, fast = _sites(path, fam, _text_sites)
-    assert sum(b.fallback for b in blocks) == slow and 0 < slow < 90 - 40  # multi-allelic: fast, skipped
+    assert sum(b.fallback for b in blocks) == slow == 0  # multi-allelic: fast, skipped
     _, ref = _sites(path, fam, _htslib_sites)
     np.testing.assert_array_equal(fast, ref)
 

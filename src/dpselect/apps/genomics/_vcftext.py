@@ -26,10 +26,10 @@ Lines left (variable-width fields) whose FORMAT is ``GT`` or starts with
 ``GT:`` (GATK's ``GT:AD:DP:GQ:PL``) take a second vectorised path: the tabs
 of the chunk locate every column (a line must have exactly ``8 + #samples``
 of them), and the trio samples' fields are read when each starts with a
-3-byte diploid call followed by ``:``, a tab or the line end.
+3-byte diploid call or a 1-byte haploid one (a male's ``1`` on chromosome
+X) followed by ``:``, a tab or the line end.
 
-Every other line (haploid calls such as a male's ``1`` on chromosome X,
-multi-digit allele indices, other ploidies, FORMATs without a leading GT,
+Every other line (multi-digit allele indices, other ploidies, FORMATs without a leading GT,
 malformed lines) is parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
 file's header) and coded by :func:`allele_codes` -- the same rules as for BCF
 input -- so the fast path never guesses: a line it cannot read exactly is
@@ -71,6 +71,9 @@ _CODES = _code_table()
 #: The classes with the bytes that may end a GT inside a field (``:``, tab, line end) as one class, 8.
 _GT_CLASSES = bytes(8 if ch in b":\t\n\r" else c for ch, c in enumerate(_CLASSES))
 _GT_FIELD = np.uint32(0x08000400)
+_HAPLOID_MASK, _HAPLOID_FIELD = np.uint32(0x0000FFFC), np.uint32(0x00000800)
+#: PLINK code of a haploid call on X by allele class: ``0`` -> none of ALT (11), ``1`` -> two (00), ``.`` missing.
+_HAPLOID_CODE = np.array([1, 3, 0, 1], dtype=np.uint8)
 _CODE_OF = np.frombuffer(_CODES, dtype=np.uint8)
 #: A field's class bytes (allele, separator, allele, tab) masked and compared as one little-endian uint32.
 _MASK, _FIELD, _LAST = np.uint32(0xFFFCFFFC), np.uint32(0x08000400), np.uint32(0x10000400)
@@ -204,12 +207,15 @@ class TextParser:
     def _gt_first(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                   lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
         """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` (GATK's ``GT:AD:DP:GQ:PL``) whose trio samples'
-        fields start with a 3-byte diploid GT: (line indices, codes, [chrom, id, pos, alt, ref]).
+        fields start with a 3-byte diploid or a 1-byte haploid GT: (line indices, codes, [chrom, id, pos, alt,
+        ref]).
 
         The tabs of the chunk locate every column (a line must have exactly
         ``8 + #samples`` of them); only the trio samples' fields are read,
-        each ``allele, separator, allele`` followed by ``:``, a tab or the
-        line end.  Any other line is left to htslib.
+        each ``allele, separator, allele`` or ``allele`` followed by ``:``,
+        a tab or the line end.  Codes as :func:`allele_codes` gives them for
+        htslib's reading (a haploid call: homozygous on X, a male's; missing
+        elsewhere).  Any other line is left to htslib.
         """
         none: tuple[np.ndarray, np.ndarray, list[np.ndarray]] = (
             np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), [])
@@ -230,20 +236,26 @@ class TextParser:
         windows = np.ndarray((buf.size - 3,), dtype="<u4", buffer=buf, strides=(1,))
         four = windows[np.minimum(tabs + 1, buf.size - 4)].tobytes().translate(_GT_CLASSES)
         classes = np.frombuffer(four, dtype="<u4")
-        call = (classes & _MASK) == _GT_FIELD  # allele, separator, allele, then ':' / tab / line end
-        key = ((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)  # allele classes a | b << 2
+        # per tab: 1 a diploid GT (allele, separator, allele, then ':' / tab / line end), 2 a haploid one
+        # (allele, then the same ends), 0 anything else; and the code it gives
+        kind = (((classes & _MASK) == _GT_FIELD).view(np.uint8)
+                | (((classes & _HAPLOID_MASK) == _HAPLOID_FIELD).view(np.uint8) << 1))
+        code = np.where(kind == 2, _HAPLOID_CODE[classes & 3],
+                        _CODE_OF[((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)])
         width = _PREFIX_COLUMNS + self.n_samples
-        if lo.size * width == call.size and (lo == lo[0] + width * np.arange(lo.size)).all():
-            # every line of the chunk: the tabs' windows are the lines' rows, and the trio samples columns
-            call_rows = np.take(call.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
-            key_rows = np.take(key.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
+        if lo.size * width == kind.size and (lo == lo[0] + width * np.arange(lo.size)).all():
+            # every line of the chunk: the tabs are the lines' rows; take the trio samples' columns
+            kind_rows = np.take(kind.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
+            code_rows = np.take(code.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
         else:
             field = lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]  # (lines, 3 n_trios): tab before each
-            call_rows, key_rows = call[field], key[field]
-        good = call_rows.all(axis=1)
+            kind_rows, code_rows = kind[field], code[field]
+        good = (kind_rows != 0).all(axis=1)
         good_prefix, meta = self._prefix(buf, starts[cand[good]], fmt[good])
         use = np.flatnonzero(good)[good_prefix]
-        codes = _CODE_OF[key_rows[use]]
+        codes = code_rows[use]
+        off_x = chromosome_kind(meta[0]) != "X" if use.size else np.zeros(0, dtype=bool)
+        codes[(kind_rows[use] == 2) & off_x[:, None]] = 1  # a haploid call off X is missing (as htslib's path)
         return cand[use], codes, meta
 
     def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
