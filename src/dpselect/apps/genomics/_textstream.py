@@ -161,8 +161,8 @@ def text_chunks(path: Path, chunk_bytes: int | None = None) -> Iterator[bytes]:
             for piece in pieces:
                 parts.append(piece)
                 size += len(piece)
-                cut = piece.rfind(b"\n") + 1
-                if size >= chunk_bytes and cut:  # whole lines up to the last line end of this piece
+                cut = piece.rfind(b"\n") + 1 if size >= chunk_bytes else 0  # (a piece may hold no line end)
+                if cut:  # whole lines up to the last line end of this piece
                     view = memoryview(piece)
                     parts[-1] = view[:cut]
                     yield b"".join(parts)

@@ -72,9 +72,21 @@ _CODES = _code_table()
 _GT_CLASSES = bytes(8 if ch in b":\t\n\r" else c for ch, c in enumerate(_CLASSES))
 _GT_FIELD = np.uint32(0x08000400)
 _HAPLOID_MASK, _HAPLOID_FIELD = np.uint32(0x0000FFFC), np.uint32(0x00000800)
-#: PLINK code of a haploid call on X by allele class: ``0`` -> none of ALT (11), ``1`` -> two (00), ``.`` missing.
-_HAPLOID_CODE = np.array([1, 3, 0, 1], dtype=np.uint8)
-_CODE_OF = np.frombuffer(_CODES, dtype=np.uint8)
+
+
+def _field_codes() -> bytes:
+    """Code by field key ``a | b << 2 | haploid << 4 | diploid << 5`` (allele classes a, b): a diploid call's
+    PLINK code, 4 + a haploid call's (``0`` -> 11, ``1`` -> 00, ``.`` -> missing), 255 for anything else."""
+    t = bytearray([255] * 256)
+    for key in range(64):
+        if key & 32 and not key & 16:
+            t[key] = _CODES[key & 15]
+        elif key & 16 and not key & 32 and key & 3:
+            t[key] = 4 + (1, 3, 0, 1)[key & 3]
+    return bytes(t)
+
+
+_FIELD_CODES = _field_codes()
 #: A field's class bytes (allele, separator, allele, tab) masked and compared as one little-endian uint32.
 _MASK, _FIELD, _LAST = np.uint32(0xFFFCFFFC), np.uint32(0x08000400), np.uint32(0x10000400)
 #: PLINK 2-bit code by ALT dosage (0, 1, 2); 1 is missing.
@@ -234,28 +246,29 @@ class TextParser:
         # increasing indices: cache-friendly); a field in the chunk's last 3 bytes is shorter than a call (the
         # chunk ends with a line end): its clipped window starts at a tab and fails the checks
         windows = np.ndarray((buf.size - 3,), dtype="<u4", buffer=buf, strides=(1,))
-        four = windows[np.minimum(tabs + 1, buf.size - 4)].tobytes().translate(_GT_CLASSES)
-        classes = np.frombuffer(four, dtype="<u4")
-        # per tab: 1 a diploid GT (allele, separator, allele, then ':' / tab / line end), 2 a haploid one
-        # (allele, then the same ends), 0 anything else; and the code it gives
-        kind = (((classes & _MASK) == _GT_FIELD).view(np.uint8)
-                | (((classes & _HAPLOID_MASK) == _HAPLOID_FIELD).view(np.uint8) << 1))
-        code = np.where(kind == 2, _HAPLOID_CODE[classes & 3],
-                        _CODE_OF[((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)])
+        after = tabs + 1
+        after[-4:] = np.minimum(after[-4:], buf.size - 4)
+        classes = np.frombuffer(windows[after].tobytes().translate(_GT_CLASSES), dtype="<u4")
+        # per tab, one byte: the PLINK code of a diploid GT (allele, separator, allele, then ':' / tab / line
+        # end); 4 + the code of a haploid one on X (allele, then the same ends); 255 anything else
+        key = ((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)
+        key |= ((classes & _MASK) == _GT_FIELD).view(np.uint8) << 5
+        key |= ((classes & _HAPLOID_MASK) == _HAPLOID_FIELD).view(np.uint8) << 4
+        code = np.frombuffer(key.tobytes().translate(_FIELD_CODES), dtype=np.uint8)
         width = _PREFIX_COLUMNS + self.n_samples
-        if lo.size * width == kind.size and (lo == lo[0] + width * np.arange(lo.size)).all():
+        if lo.size * width == code.size and (lo == lo[0] + width * np.arange(lo.size)).all():
             # every line of the chunk: the tabs are the lines' rows; take the trio samples' columns
-            kind_rows = np.take(kind.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
             code_rows = np.take(code.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
         else:
-            field = lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]  # (lines, 3 n_trios): tab before each
-            kind_rows, code_rows = kind[field], code[field]
-        good = (kind_rows != 0).all(axis=1)
+            code_rows = code[lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]]  # the tab before each field
+        good = (code_rows != 255).all(axis=1)
         good_prefix, meta = self._prefix(buf, starts[cand[good]], fmt[good])
         use = np.flatnonzero(good)[good_prefix]
         codes = code_rows[use]
-        off_x = chromosome_kind(meta[0]) != "X" if use.size else np.zeros(0, dtype=bool)
-        codes[(kind_rows[use] == 2) & off_x[:, None]] = 1  # a haploid call off X is missing (as htslib's path)
+        haploid = codes >= 4
+        if haploid.any():
+            codes[haploid] &= 3
+            codes[haploid & (chromosome_kind(meta[0]) != "X")[:, None]] = 1  # haploid off X: missing (as htslib)
         return cand[use], codes, meta
 
     def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
