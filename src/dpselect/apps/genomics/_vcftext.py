@@ -135,6 +135,23 @@ def allele_codes(a: np.ndarray, b: np.ndarray, polyploid: np.ndarray, on_x: np.n
     return code
 
 
+#: Lines at least this long are found by ``bytes.find`` (memchr, one call a line) rather than a NumPy pass.
+_LONG_LINE = 4096
+
+
+def _line_ends(chunk: bytes, buf: np.ndarray) -> np.ndarray:
+    """Offsets of the ``\\n`` of ``chunk``: one ``find`` per line when the first line is long (many samples:
+    faster than comparing every byte), else one vectorised pass."""
+    first = chunk.find(b"\n")
+    if first < _LONG_LINE:
+        return np.flatnonzero(buf == 10)
+    out, find, pos = [], chunk.find, first
+    while pos >= 0:
+        out.append(pos)
+        pos = find(b"\n", pos + 1)
+    return np.array(out, dtype=np.int64)
+
+
 @dataclass
 class ChunkSites:
     """Codes and public columns of the sites of one chunk that are counted (multi-allelic ones dropped)."""
@@ -163,7 +180,7 @@ class TextParser:
     def parse(self, chunk: bytes) -> ChunkSites:
         """Sites of ``chunk`` (whole lines, ending with a line end) in file order."""
         buf = np.frombuffer(chunk, dtype=np.uint8)
-        ends = np.flatnonzero(buf == 10)
+        ends = _line_ends(chunk, buf)
         starts = np.zeros_like(ends)
         starts[1:] = ends[:-1] + 1
         k = ends.size
