@@ -213,3 +213,17 @@ def test_equals_plink_vcf_import_then_tdt(cohort, tmp_path):
     np.testing.assert_array_equal(got.b, [int(r[5]) for r in rows])
     np.testing.assert_array_equal(got.c, [int(r[6]) for r in rows])
     assert list(got.a1[:3]) == [r[3] for r in rows[:3]]  # PLINK's A1 is the VCF's ALT
+
+
+@pytest.mark.parametrize("last", ["0\t0/1\t1", "1\t0/1\t0", "1\t0\t1", "0/1\t1/1\t.", "1\t0/1:3\t1", "0/1\t0\t1|1"])
+def test_short_fields_at_the_end_of_the_file_read_as_htslib(tmp_path, last):
+    # the last fields of a chunk (haploid X calls, 1 byte) sit in its last 4 bytes: read exactly, not clipped
+    fam = tmp_path / "t.fam"
+    fam.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
+    fmt = "GT:DP" if ":" in last else "GT"
+    path = tmp_path / "e.vcf"
+    path.write_text(HEADER + f"fa\tmo\tch\n23\t5\tr\tG\tA\t.\t.\t.\t{fmt}\t{last}\n")
+    blocks, fast = _sites(path, fam, _text_sites)
+    _, ref = _sites(path, fam, _htslib_sites)
+    np.testing.assert_array_equal(fast, ref)
+    assert sum(b.fallback for b in blocks) == 0

@@ -260,12 +260,14 @@ class TextParser:
         ok = (buf[fmt] == ord("G")) & (buf[fmt + 1] == ord("T")) & ((after == ord(":")) | (after == 9))
         cand, lo, fmt = cand[ok], lo[ok], fmt[ok]
         # the first 4 bytes after every tab of the chunk, in file order (one unaligned uint32 gather with
-        # increasing indices: cache-friendly); a field in the chunk's last 3 bytes is shorter than a call (the
-        # chunk ends with a line end): its clipped window starts at a tab and fails the checks
-        windows = np.ndarray((buf.size - 3,), dtype="<u4", buffer=buf, strides=(1,))
-        after = tabs + 1
-        after[-4:] = np.minimum(after[-4:], buf.size - 4)
-        classes = np.frombuffer(windows[after].tobytes().translate(_GT_CLASSES), dtype="<u4")
+        # increasing indices: cache-friendly)
+        after = np.ndarray((buf.size - 4,), dtype="<u4", buffer=buf, offset=1, strides=(1,))  # [i]: bytes i+1..
+        inside = int(np.searchsorted(tabs, buf.size - 4))  # tabs whose 4 bytes after lie in the chunk
+        four = np.empty(tabs.size, dtype="<u4")
+        four[:inside] = after[tabs[:inside]]
+        for j in range(inside, tabs.size):  # (at most 3) the bytes after the tab, padded with NUL (no class)
+            four[j] = int.from_bytes(chunk[tabs[j] + 1:tabs[j] + 5].ljust(4, b"\0"), "little")
+        classes = np.frombuffer(four.tobytes().translate(_GT_CLASSES), dtype="<u4")
         # per tab, one byte: the PLINK code of a diploid GT (allele, separator, allele, then ':' / tab / line
         # end); 4 + the code of a haploid one on X (allele, then the same ends); 255 anything else
         key = ((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)
