@@ -222,3 +222,25 @@ def test_schedulers_agree(tmp_path):
             via_client = case_control_counts(prefix, chunk_snps=9, scheduler=client)
     for name in ("cases", "controls", "allele_cases", "allele_controls"):
         np.testing.assert_array_equal(getattr(via_client, name), getattr(base, name))
+
+
+@needs_plink2
+def test_mismatched_pgen_fileset_is_a_named_error(tmp_path):
+    pytest.importorskip("pgenlib")
+    prefix = tmp_path / "c"
+    _write_cohort(prefix, 21, 10, x_from=10, rng=np.random.default_rng(4))
+    run = subprocess.run([PLINK2, "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    psam = (tmp_path / "p.psam").read_text().splitlines()
+    (tmp_path / "p.psam").write_text("\n".join(psam[:-1]) + "\n")
+    with pytest.raises(ValueError, match="path: .* not a .pgen of the .psam's 20 samples"):
+        case_control_counts(tmp_path / "p.pgen")
+    (tmp_path / "p.psam").write_text("\n".join(psam) + "\n")
+    pvar = (tmp_path / "p.pvar").read_text().splitlines()
+    (tmp_path / "p.pvar").write_text("\n".join(pvar[:-1]) + "\n")
+    with pytest.raises(ValueError, match="path: .* has 10 variants but the .pvar 9"):
+        case_control_counts(tmp_path / "p.pgen")
+    (tmp_path / "p.pgen").unlink()
+    with pytest.raises(FileNotFoundError, match="path"):
+        case_control_counts(tmp_path / "p.pvar")
