@@ -28,6 +28,13 @@ from typing import Any
 
 from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
+from ._case_control_select import (
+    ASSOCIATION_TESTS,
+    allelic_sensitivity,
+    association_distances,
+    association_problem,
+    association_statistic,
+)
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._plink import transmission_counts
@@ -59,6 +66,7 @@ from ._tdt import (
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 
 __all__ = [
+    "ASSOCIATION_TESTS",
     "CaseControlCounts",
     "CaseControlSimulation",
     "DISTANCE_MECHANISMS",
@@ -68,6 +76,10 @@ __all__ = [
     "UTILITIES",
     "TopSNPs",
     "TransmissionCounts",
+    "allelic_sensitivity",
+    "association_distances",
+    "association_problem",
+    "association_statistic",
     "beta_max",
     "count_trios",
     "distance_utility_problem",
