@@ -92,7 +92,9 @@ class AllelicPanel(PanelDistances):
         self._start(inverse, counts, allelic_statistic(*self.tables), removals)
 
     def _reach_max(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return allelic_reach(*self.tables[:, keys], k, which="hi")[0]
+        a, b, c, d = self.tables[:, keys]
+        return allelic_reach(a, b, c, d, k, which="hi")[0]
 
     def _reach_min(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return allelic_reach(*self.tables[:, keys], k, which="lo")[1]
+        a, b, c, d = self.tables[:, keys]
+        return allelic_reach(a, b, c, d, k, which="lo")[1]

@@ -22,6 +22,7 @@ from ...mechanisms.distance import distance_problem
 from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
 from ...problem import SelectionProblem
+from ...typing import Relation
 from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
 from ._tdt import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
@@ -76,7 +77,7 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     >>> from dpselect.apps.genomics import CaseControlCounts, association_distances
     >>> cc = CaseControlCounts([[40, 40, 20], [25, 50, 25], [22, 50, 28]], [[20, 50, 30]] * 3)
     >>> association_distances(cc).tolist()
-    [0, 5, 6]
+    [0, 5, 7]
     """
     return AllelicPanel(_tables(_check(counts, test))).distances()
 
@@ -102,7 +103,7 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
 
 
 def association_problem(counts: CaseControlCounts, *, test: str = "allelic", utility: str = "distance",
-                        relation: str = "replace", labels: Any = None) -> SelectionProblem:
+                        relation: Relation = "replace", labels: Any = None) -> SelectionProblem:
     """SelectionProblem of a case-control test: u_r = -d_r (Delta u = 1) or the chi2 (Delta = allelic_sensitivity).
 
     Examples
@@ -135,7 +136,7 @@ def association_problem(counts: CaseControlCounts, *, test: str = "allelic", uti
 
 def select_association_snps(counts: CaseControlCounts, epsilon: float, k: int, *, test: str = "allelic",
                             mechanism: Any = "pf", utility: str = "distance", method: str = "peel",
-                            relation: str = "replace", rng: Any = None,
+                            relation: Relation = "replace", rng: Any = None,
                             accountant: Accountant | None = None) -> TopSNPs:
     """Case-control branch of :func:`dpselect.apps.genomics.select_top_snps` (see there)."""
     counts = _check(counts, test)

@@ -53,6 +53,7 @@ from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
+from ...typing import Relation
 from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
 from ._counting import TransmissionCounts
@@ -348,7 +349,7 @@ class TopSNPs:
 def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any = None, k: Any = None, *,
                     mechanism: Any = "pf", utility: str = "distance", method: str = "peel", rng: Any = None,
                     accountant: Accountant | None = None, bound: str = "thm5", threshold: float = 6,
-                    labels: Any = None, test: str | None = None, relation: str | None = None) -> TopSNPs:
+                    labels: Any = None, test: str | None = None, relation: Relation | None = None) -> TopSNPs:
     r"""Privately select k SNPs with (approximately) the largest TDT or case-control statistics.
 
     Called as ``select_top_snps(b, c, n_families, epsilon, k, ...)`` on
@@ -494,7 +495,7 @@ def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Any
 
 
 def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator, *,
-                    relation: str = "replace") -> np.ndarray:
+                    relation: Relation = "replace") -> np.ndarray:
     """k peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
     remaining = np.ones(panel.inverse.size, dtype=bool)
     chosen: list[int] = []
