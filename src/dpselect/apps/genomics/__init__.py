@@ -31,6 +31,13 @@ from typing import Any
 from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
 from ._case_control_reader import case_control_counts
+from ._case_control_select import (
+    ASSOCIATION_TESTS,
+    allelic_sensitivity,
+    association_distances,
+    association_problem,
+    association_statistic,
+)
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
 from ._release import release_mechanism, release_statistic, select_and_release
@@ -62,6 +69,7 @@ from ._tdt_reader import transmission_counts
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 
 __all__ = [
+    "ASSOCIATION_TESTS",
     "CaseControlCounts",
     "CaseControlSimulation",
     "DISTANCE_MECHANISMS",
@@ -71,6 +79,10 @@ __all__ = [
     "UTILITIES",
     "TopSNPs",
     "TransmissionCounts",
+    "allelic_sensitivity",
+    "association_distances",
+    "association_problem",
+    "association_statistic",
     "beta_max",
     "case_control_counts",
     "count_trios",
