@@ -11,8 +11,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import assert_frequencies_match
 
+from conftest import assert_frequencies_match
 from dpselect import Privacy
 from dpselect.analysis import audit
 from dpselect.apps.genomics import (
@@ -255,6 +255,7 @@ def _tables_problem(cases, controls, n1, n0):
                             labels=[tuple(t) for t in tables.tolist()])
 
 
+@pytest.mark.slow
 def test_peeling_exact_audit():
     n1, n0 = 9, 9
     eps = 2.0

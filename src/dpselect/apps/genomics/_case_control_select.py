@@ -25,7 +25,7 @@ from ...problem import SelectionProblem
 from ...typing import Relation
 from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
-from ._tdt import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
+from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
 
 __all__ = ["ASSOCIATION_TESTS", "allelic_sensitivity", "association_distances", "association_problem",
            "association_statistic", "select_association_snps"]
