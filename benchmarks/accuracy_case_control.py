@@ -31,7 +31,7 @@ import numpy as np
 
 from dpselect.apps.genomics import select_top_snps, simulate_case_control
 
-COHORTS = ((1000, 3.0), (2000, 2.0), (5000, 1.5))  # (cases = controls, odds ratio)
+COHORTS = ((1000, 3.0), (1000, 5.0), (2000, 3.0), (3000, 2.0))  # (cases = controls, odds ratio)
 EPSILONS = (0.01, 0.1, 1.0, 10.0)
 METHODS = {"dist-PF": {"mechanism": "pf"}, "dist-EM": {"mechanism": "em"},
            "chi2-EM": {"mechanism": "em", "utility": "chi2"}, "chi2-PF": {"mechanism": "pf", "utility": "chi2"}}

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,7 +19,6 @@ from dpselect.apps.genomics import (
     allelic_sensitivity,
     association_distances,
     association_problem,
-    association_statistic,
     select_top_snps,
     simulate_case_control,
 )
@@ -54,17 +51,8 @@ def _bfs_balls(t, depth):
     return [np.array(b).T for b in balls]
 
 
-def test_statistic_is_plinks_allelic_chisq(tmp_path):
-    sim = simulate_case_control(120, 150, 30, n_causal=3, odds_ratio=2.5, path=tmp_path / "cc", rng=4)
-    plink = shutil.which("plink1.9")
-    if plink is None:
-        pytest.skip("plink1.9 not installed")
-    subprocess.run([plink, "--bfile", str(tmp_path / "cc"), "--model", "--keep-allele-order", "--allow-no-sex",
-                    "--out", str(tmp_path / "m")], check=True, capture_output=True)
-    rows = [r.split() for r in (tmp_path / "m.model").read_text().splitlines()[1:]]
-    chisq = np.array([float(r[7]) for r in rows if r[4] == "ALLELIC"])
-    np.testing.assert_allclose(association_statistic(sim.counts), chisq, rtol=5e-4, atol=5e-4)
-    assert allelic_statistic(0, 0, 3, 4) == 0.0  # a zero margin
+def test_statistic_zero_margin():
+    assert allelic_statistic(0, 0, 3, 4) == 0.0 and allelic_statistic(3, 0, 4, 0) == 0.0
 
 
 @pytest.mark.parametrize("seed", range(3))
