@@ -312,8 +312,11 @@ def test_dispatch_and_result():
     assert chi.method == "gumbel_top_k"
     b, c = np.array([40, 30, 20]), np.array([10, 20, 20])
     tc = TransmissionCounts(b, c, 100, ["a", "b", "c"], b * 0, ["1"] * 3, np.arange(3), ["A"] * 3, ["G"] * 3)
-    assert (select_top_snps(tc, 2.0, 2, rng=5).indices.tolist()
-            == select_top_snps(b, c, 100, 2.0, 2, rng=5).indices.tolist())
+    via_counts = select_top_snps(tc, 2.0, 2, rng=5)
+    assert via_counts.indices.tolist() == select_top_snps(b, c, 100, 2.0, 2, rng=5).indices.tolist()
+    assert via_counts.labels == [["a", "b", "c"][i] for i in via_counts.indices]
+    inst = select_top_snps(sim.counts, None, 2, mechanism=PermuteAndFlip(1.0), rng=2)
+    assert inst.privacy.epsilon == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize(("kwargs", "err", "match"), [
@@ -339,7 +342,9 @@ def test_chi2_needs_full_calls_and_tdt_refuses_case_control_options():
         association_problem(cc, utility="chi2")
     with pytest.raises(ValueError, match="CaseControlCounts only"):
         select_top_snps([4, 3], [1, 2], 10, 1.0, 1, test="allelic")
-    with pytest.raises(TypeError, match="needs all five"):
+    with pytest.raises(ValueError, match="labels"):
+        select_top_snps(cc, 1.0, 2, labels=["x", "y", "z"])
+    with pytest.raises(TypeError, match="needs b, c, n_families and k"):
         select_top_snps([4, 3], [1, 2], 10)
     with pytest.raises(TypeError, match="given twice"):
         select_top_snps(cc, 1.0, 2, epsilon=1.0)

@@ -416,14 +416,16 @@ def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any 
         epsilon, k = (c if c is not None else epsilon), (n_families if n_families is not None else k)
         opts = {"mechanism": mechanism, "utility": utility, "method": method, "rng": rng, "accountant": accountant}
         if isinstance(b, CaseControlCounts):
+            if labels is not None:
+                raise ValueError("labels: CaseControlCounts name their SNPs (snp_ids)")
             return select_association_snps(b, epsilon, k, test="allelic" if test is None else test,
                                            relation="replace" if relation is None else relation, **opts)
-        b, c, n_families = b.b, b.c, b.n_families
+        b, c, n_families, labels = b.b, b.c, b.n_families, (b.snp_ids.tolist() if labels is None else labels)
     if test is not None or relation is not None:
         raise ValueError("test and relation apply to CaseControlCounts only (the TDT relation is one family "
                          "replaced)")
-    if c is None or n_families is None or epsilon is None or k is None:
-        raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs all five")
+    if c is None or n_families is None or k is None:
+        raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs b, c, n_families and k")
     n = check_n(n_families)
     b, c = _panel(b, c, n)
     k = check_int(k, "k", minimum=1)
