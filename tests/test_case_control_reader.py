@@ -201,6 +201,8 @@ def test_y_and_mt_skipped_and_bad_input_named(tmp_path):
         case_control_counts(prefix, allow_no_sex=1)
     with pytest.raises(FileNotFoundError, match="path"):
         case_control_counts(tmp_path / "missing")
+    with pytest.raises(ValueError, match="path: .*convert a VCF"):
+        case_control_counts(tmp_path / "cohort.vcf.gz")
     fam = prefix.with_suffix(".fam").read_text().splitlines()
     prefix.with_suffix(".fam").write_text("\n".join(line.rsplit(" ", 1)[0] + " 3.5" for line in fam) + "\n")
     with pytest.raises(ValueError, match="quantitative"):

@@ -24,6 +24,7 @@ with one warning, as ``--model`` skips them.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from ._case_control_counts import CaseControlCounts
 from ._cc_kernel import CaseControlPlan, count_case_control
 from ._chunks import auto_chunk, chromosome_masks, count_chunks
 from ._pgen import open_fileset
+from ._plink import VCF_SUFFIXES
 from ._progress import make_progress
 
 __all__ = ["case_control_counts", "case_control_status"]
@@ -132,6 +134,9 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
     if not isinstance(allow_no_sex, bool):
         raise TypeError(f"allow_no_sex must be a bool, got {type(allow_no_sex).__name__}")
     require("dask", "gwas", purpose="dpselect.apps.genomics.case_control_counts")
+    if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
+        raise ValueError("path: case_control_counts reads PLINK 1 / PLINK 2 filesets; convert a VCF/BCF with "
+                         "plink --vcf FILE --make-bed (the phenotype and sex then go in the .fam)")
     files = open_fileset(path)
     fam, bim = files.fam, files.bim
     case, control, male = case_control_status(fam, allow_no_sex=allow_no_sex)
