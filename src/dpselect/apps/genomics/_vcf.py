@@ -47,7 +47,8 @@ counting kernel are those of :mod:`dpselect.apps.genomics`.
   Parsing is sequential (a compressed stream cannot be split without an
   index), so ``scheduler`` must be None; convert with ``plink --vcf`` once
   for cluster runs.  A truncated or corrupt file raises a one-line
-  ValueError naming the path and the last site read.
+  ValueError naming the path and the last site read, never a field of a
+  record (htslib's own log is switched off: its lines can quote one).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
 from ._packed import count_codes
 from ._progress import make_progress
 from ._textstream import StreamError, text_chunks
-from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header
+from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header, quiet_htslib
 
 __all__ = ["vcf_transmission_counts", "read_pedigree"]
 
@@ -97,11 +98,12 @@ def read_pedigree(pedigree: Any) -> np.ndarray:
 
 
 def _open(path: Path, samples: list[str]) -> Any:
+    quiet_htslib()
     try:
         vcf = VCF(str(path), lazy=True)
         header = list(vcf.samples)
     except Exception as exc:  # htslib reports unreadable input as OSError / various
-        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from exc
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({type(exc).__name__})") from None
     try:
         _check_samples(path, header, np.asarray(samples))
     except ValueError:
@@ -253,7 +255,10 @@ def _text_sites(path: Path, ids: np.ndarray, members: np.ndarray) -> Iterator[Ch
     except StreamError as exc:
         raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant '(none)' "
                          f"({str(exc).split(': ', 2)[-1]})") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (its header is not UTF-8 text)") \
+            from None
+    except ValueError as exc:  # parse_header's own messages: fixed text
         raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from None
     header, samples, start = found
     position = _check_samples(path, samples, ids)
@@ -296,7 +301,7 @@ def _htslib_blocks(path: Path, vcf: Any, cols: np.ndarray, block: int) -> Iterat
             v = None
         except Exception as exc:  # htslib: truncated / corrupt stream (OSError, bare Exception, ...)
             raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant {sid!r} "
-                             f"({type(exc).__name__}: {str(exc).strip() or 'read error'})") from None
+                             f"({type(exc).__name__} from htslib)") from None
         if v is not None and len(v.ALT) > 1:
             multi += 1
             continue
