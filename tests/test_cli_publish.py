@@ -222,3 +222,17 @@ def test_readme_cli_synopsis_names_every_option():
                 if opt.startswith("--") and opt != "--help":
                     assert opt in synopsis.group(0), (name, opt)
     assert "votes" in re.search(r"`dpselect select [^`]*`", readme).group(0)
+
+
+def test_an_internal_error_shows_its_type_only(capsys, monkeypatch):
+    from dpselect.cli import _commands
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("value 123456.789 of record 17")
+
+    monkeypatch.delenv("DPSELECT_DEBUG", raising=False)
+    monkeypatch.setattr(_commands, "demo_table", boom)
+    code, out, err = run(["demo", "--m", 3], capsys)
+    assert code == 1 and out == ""
+    assert err.strip() == ("dpselect: internal error: RuntimeError (set DPSELECT_DEBUG=1 for the message and the "
+                           "traceback)")

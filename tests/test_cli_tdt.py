@@ -63,6 +63,7 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf", "--utility", "chi2"], "--mechanism nd_pf means"),
     (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
+    (["--epsilon", 1, "--k", 1, "--mechanism", "snm_laplace"], "--mechanism snm_laplace is approximate DP"),
 ])
 def test_tdt_bad_options(cohort, capsys, argv, match):
     code, out, err = _run(["tdt", cohort[0], *argv], capsys)

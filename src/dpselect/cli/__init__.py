@@ -115,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # an unexpected failure: still one line (DPSELECT_DEBUG=1 shows the traceback)
         if os.environ.get("DPSELECT_DEBUG"):
             raise
-        print(f"dpselect: internal error: {type(exc).__name__}: {exc} (set DPSELECT_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        # the exception's text is not shown: it could quote the data (DPSELECT_DEBUG=1 shows everything)
+        print(f"dpselect: internal error: {type(exc).__name__} (set DPSELECT_DEBUG=1 for the message and the "
+              "traceback)", file=sys.stderr)
         return 1
     return result if isinstance(result, int) else 0

@@ -30,7 +30,7 @@ def _plural(n: int, word: str) -> str:
 def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int, mechanism: str,
                    utility: str, utilities: tuple[str, ...], out: Path | None) -> tuple[float, str, str | None]:
     """(epsilon, mechanism, deprecation warning or None) after checking every shared option (nothing printed)."""
-    from ..mechanisms.registry import MECHANISM_NAMES
+    from ..mechanisms.registry import APPROXIMATE_NAMES, MECHANISM_NAMES
 
     eps = check_eps(epsilon)
     if k < 1:
@@ -40,6 +40,9 @@ def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_s
         raise CLIError(f"--chunk-snps must be >= 1, got {chunk_snps}")
     if mechanism not in MECHANISM_NAMES and mechanism not in DEPRECATED_MECHANISMS:
         raise CLIError(f"--mechanism {mechanism!r} is not a mechanism; choose one of: " + ", ".join(MECHANISM_NAMES))
+    if mechanism in APPROXIMATE_NAMES:
+        raise CLIError(f"--mechanism {mechanism} is approximate DP (it needs delta > 0); this command runs pure "
+                       "epsilon-DP mechanisms: choose pf, em, snm_t, sps, ld, ...")
     if utility not in utilities:
         raise CLIError(f"--utility {utility!r} is not a utility; choose one of: {', '.join(utilities)}")
     note = None
