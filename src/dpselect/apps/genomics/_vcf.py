@@ -90,10 +90,12 @@ def read_pedigree(pedigree: Any) -> np.ndarray:
         raise ValueError(f"pedigree: {str(p)!r} row {bad[0] + 1} has {len(rows[bad[0]])} columns, expected "
                          "at least 6 (family, individual, father, mother, sex, phenotype)")
     fam = np.array([r[:6] for r in rows], dtype=object)
-    ids, counts = np.unique(fam[:, 1].astype(str), return_counts=True)
-    if (counts > 1).any():
-        raise ValueError(f"pedigree: individual id {str(ids[counts > 1][0])!r} occurs more than once; the "
-                         "individual ids are matched to the VCF sample names and must be unique")
+    _, first, inverse = np.unique(fam[:, 1].astype(str), return_index=True, return_inverse=True)
+    again = np.flatnonzero(first[inverse] != np.arange(len(fam)))
+    if again.size:  # rows, not ids: a message names no field of a record
+        raise ValueError(f"pedigree: {str(p)!r} rows {first[inverse[again[0]]] + 1} and {again[0] + 1} have the "
+                         "same individual id; the individual ids are matched to the VCF sample names and must be "
+                         "unique")
     return fam
 
 
@@ -227,12 +229,13 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
 def _check_samples(path: Path, header: list[str], ids: np.ndarray) -> dict[str, int]:
     missing = sorted(set(ids.tolist()) - set(header))
     if missing:
-        raise ValueError(f"pedigree: {len(missing)} individual id(s) are not samples of the VCF {str(path)!r}, "
-                         f"e.g. {missing[0]!r}")
+        raise ValueError(f"pedigree: some trio members' individual ids are not sample names of the VCF "
+                         f"{str(path)!r} (ids are matched to the header's sample names)")
     position = {s: j for j, s in enumerate(header)}
-    if len(position) < len(header):
-        twice = next(s for s in header if header.count(s) > 1)
-        raise ValueError(f"path: the VCF {str(path)!r} names sample {twice!r} twice in its header")
+    if len(position) < len(header):  # positions, not names: a message names no field of a record
+        second = next(j for j, s in enumerate(header) if header.index(s) != j)
+        raise ValueError(f"path: the VCF {str(path)!r} header names one sample twice (sample columns "
+                         f"{header.index(header[second]) + 1} and {second + 1})")
     return position
 
 
