@@ -236,3 +236,24 @@ def test_an_internal_error_shows_its_type_only(capsys, monkeypatch):
     assert code == 1 and out == ""
     assert err.strip() == ("dpselect: internal error: RuntimeError (set DPSELECT_DEBUG=1 for the message and the "
                            "traceback)")
+
+
+def test_truncated_bcf_prints_one_line_and_no_htslib_log(tmp_path):
+    """A BCF cut in its records: htslib's [E::...] lines are off; the error names the file and a variant."""
+    cyvcf2 = pytest.importorskip("cyvcf2")
+    from test_gwas_vcf import write_vcf
+
+    prefix = tmp_path / "big"
+    simulate_trios(prefix, 30, 2000, causal=[2], effect=0.85, rng=1)
+    vcf = cyvcf2.VCF(str(write_vcf(prefix, tmp_path / "big.vcf")))
+    writer = cyvcf2.Writer(str(tmp_path / "big.bcf"), vcf, mode="wb")
+    for record in vcf:
+        writer.write_record(record)
+    writer.close()
+    data = (tmp_path / "big.bcf").read_bytes()
+    (tmp_path / "cut.bcf").write_bytes(data[: len(data) * 2 // 3])
+    proc = dpselect_cmd("tdt", tmp_path / "cut.bcf", "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1,
+                        "--quiet")
+    line = one_error_line(proc)
+    assert re.fullmatch(r"dpselect: error: FILE '[^']+cut\.bcf' is truncated or corrupt after variant 'rs\d+' "
+                        r"\(\w+ from htslib\)", line), line

@@ -105,7 +105,8 @@ def _open(path: Path, samples: list[str]) -> Any:
         vcf = VCF(str(path), lazy=True)
         header = list(vcf.samples)
     except Exception as exc:  # htslib reports unreadable input as OSError / various
-        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({type(exc).__name__})") from None
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (htslib cannot read its header: "
+                         f"{type(exc).__name__})") from None
     try:
         _check_samples(path, header, np.asarray(samples))
     except ValueError:
