@@ -244,7 +244,7 @@ def test_truncated_bcf_prints_one_line_and_no_htslib_log(tmp_path):
     from test_gwas_vcf import write_vcf
 
     prefix = tmp_path / "big"
-    simulate_trios(prefix, 30, 2000, causal=[2], effect=0.85, rng=1)
+    simulate_trios(prefix, 30, 600, causal=[2], effect=0.85, rng=1)
     vcf = cyvcf2.VCF(str(write_vcf(prefix, tmp_path / "big.vcf")))
     writer = cyvcf2.Writer(str(tmp_path / "big.bcf"), vcf, mode="wb")
     for record in vcf:
