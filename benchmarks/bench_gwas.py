@@ -2,6 +2,11 @@
 
 Run by hand:  python benchmarks/bench_gwas.py [N_SNPS ...]   (default 50,000 and 200,000 SNPs)
               python benchmarks/bench_gwas.py vcf [N_SNPS]   (VCF input; default 20,000 sites)
+              python benchmarks/bench_gwas.py cc [N_SNPS]    (case-control vs plink1.9 --model; default 50,000)
+              python benchmarks/bench_gwas.py threads [N_SNPS]   (threads sweep, TDT and case-control; 200,000)
+              python benchmarks/bench_gwas.py vcf-gatk [N_SNPS]  (VCF with FORMAT GT:AD:DP:GQ:PL)
+
+``cc`` and ``threads``: see ``_gwas_cc.py``.
 
 For each size, 2,000 affected trios (2 % missing calls, 1 % child errors, the
 last 5 % of SNPs on chromosome X with mixed-sex children) are simulated once,
@@ -35,7 +40,9 @@ and by PLINK's own VCF route: ``plink1.9 --vcf F --double-id
 imported one, whose samples have no parents) followed by ``--bfile --tdt
 --keep-allele-order``; CPU (user + system) and wall of the two PLINK runs
 summed.  Each side runs three times, alternating, and the best CPU and the
-best wall of each are printed with their ratio.
+best wall of each are printed with their ratio.  ``vcf-gatk``: the same with
+every autosomal line in GATK's ``FORMAT`` ``GT:AD:DP:GQ:PL`` (23-byte fields
+such as ``0/1:6,7:13:99:120,0,110``).
 """
 
 from __future__ import annotations
@@ -146,22 +153,34 @@ def _bgzf_block(payload: bytes) -> bytes:
     return head + body + struct.pack("<II", zlib.crc32(payload), len(payload))
 
 
-def write_vcf_gz(prefix: Path, out: Path) -> None:
-    """The fileset as a BGZF VCF (REF = A2, ALT = A1; haploid homozygous male calls on X)."""
+#: GATK-style ``GT:AD:DP:GQ:PL`` fields by PLINK code, all 23 bytes (so one byte table writes the lines).
+_GATK = (b"1/1:0,12:12:36:360,36,0", b"./.:12,10:22:10:90,0,99", b"0/1:6,7:13:99:120,0,110",
+         b"0/0:12,0:12:36:0,36,360")
+
+
+def write_vcf_gz(prefix: Path, out: Path, gatk: bool = False) -> None:
+    """The fileset as a BGZF VCF (REF = A2, ALT = A1; haploid homozygous male calls on X); ``gatk``: autosomal
+    lines with FORMAT ``GT:AD:DP:GQ:PL``."""
     fam = [line.split() for line in prefix.with_suffix(".fam").read_text().splitlines()]
     bim = [line.split() for line in prefix.with_suffix(".bim").read_text().splitlines()]
     n, m = len(fam), len(bim)
     bed = np.fromfile(prefix.with_suffix(".bed"), dtype=np.uint8, offset=3).reshape(m, (n + 3) // 4)
     codes = ((bed[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 3).reshape(m, -1)[:, :n]
-    field = np.frombuffer(b"1/1\t./.\t0/1\t0/0\t", dtype=np.uint8).reshape(4, 4)  # by PLINK code
+    spell = _GATK if gatk else (b"1/1", b"./.", b"0/1", b"0/0")
+    field = np.frombuffer(b"".join(f + b"\t" for f in spell), dtype=np.uint8).reshape(4, -1)  # by PLINK code
     haploid = np.array(["1", ".", "0/1", "0"], dtype=object)
     male = np.array([r[4] == "1" for r in fam])
     head = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
             '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+            '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
+            '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
+            '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
+            '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
             "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" + "\t".join(r[1] for r in fam) + "\n")
     pieces = [head.encode()]
     for j, (chrom, sid, _, pos, a1, a2) in enumerate(bim):
-        prefix_j = f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\tGT\t".encode()
+        fmt = "GT:AD:DP:GQ:PL" if gatk and chrom != "23" else "GT"
+        prefix_j = f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\t{fmt}\t".encode()
         if chrom == "23":
             calls = np.where(male, haploid[codes[j]], np.array(["1/1", "./.", "0/1", "0/0"], dtype=object)[codes[j]])
             pieces.append(prefix_j + "\t".join(calls).encode() + b"\n")
@@ -189,17 +208,17 @@ def _cohort(m: int, tmp: str) -> Path:
     return prefix
 
 
-def main_vcf(m: int) -> None:
+def main_vcf(m: int, gatk: bool = False) -> None:
     plink = shutil.which("plink1.9") or shutil.which("plink")
     if plink is None or not Path("/usr/bin/time").exists():
         print("plink1.9 (Debian package plink1.9) or /usr/bin/time not found: only dpselect is timed")
         plink = None
     with tempfile.TemporaryDirectory() as tmp:
         prefix = _cohort(m, tmp)
-        vcf = prefix.with_suffix(".vcf.gz")
+        vcf = Path(str(prefix) + ("_gatk" if gatk else "") + ".vcf.gz")
         if not vcf.exists():
             t0 = time.perf_counter()
-            write_vcf_gz(prefix, vcf)
+            write_vcf_gz(prefix, vcf, gatk)
             print(f"wrote {vcf.name}: {vcf.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t0:.0f} s")
         fam = prefix.with_suffix(".fam")
         best: dict[str, dict[str, float]] = {}
@@ -226,8 +245,18 @@ def main_vcf(m: int) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["vcf"]:
-        main_vcf(int(sys.argv[2]) if len(sys.argv) > 2 else 20_000)
+    mode = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else ""
+    if mode in ("vcf", "vcf-gatk"):
+        main_vcf(int(sys.argv[2]) if len(sys.argv) > 2 else 20_000, gatk=mode == "vcf-gatk")
+        return
+    if mode in ("cc", "threads"):
+        from _gwas_cc import main_cc, main_threads
+
+        with tempfile.TemporaryDirectory() as tmp:
+            if mode == "cc":
+                main_cc(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000, tmp)
+            else:
+                main_threads(int(sys.argv[2]) if len(sys.argv) > 2 else 200_000, tmp, _cohort)
         return
     sizes = [int(a) for a in sys.argv[1:]] or [50_000, 200_000]
     plink = shutil.which("plink1.9") or shutil.which("plink")

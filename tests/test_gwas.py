@@ -75,6 +75,7 @@ def test_hand_made_trios_with_unaffected_and_incomplete_families(tmp_path):
         "father": ["0", "0", "fa", "0", "0", "fa", "fa", "fa"],
         "mother": ["0", "0", "mo", "0", "0", "mo", "mo", "mo"],
         "pheno": ["1", "1", "2", "1", "1", "1", "2", "2"],
+        "sex": [1, 2, 2, 1, 2, 1, 1, 1],
         "sid": ["s1", "s2", "s3", "s4"],
     }
     to_bed(tmp_path / "hand.bed", val, properties=props)

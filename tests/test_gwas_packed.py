@@ -191,3 +191,61 @@ def test_full_siblings_keep_the_first_child(tmp_path):
         warnings.simplefilter("error")
         got = transmission_counts(prefix)
     assert got.n_families == 2
+
+
+def _unknown_sex_children(prefix, rng):
+    """Set the sex of about a third of the children of a simulated fileset to 0 (unknown); their count."""
+    rows = [line.split() for line in prefix.with_suffix(".fam").read_text().splitlines()]
+    unknown = 0
+    for r in rows:
+        if r[2] != "0" and rng.random() < 1 / 3:
+            r[4], unknown = "0", unknown + 1
+    prefix.with_suffix(".fam").write_text("".join(" ".join(r) + "\n" for r in rows))
+    return unknown
+
+
+@needs_plink
+def test_unknown_sex_children_as_plink_with_and_without_allow_no_sex(tmp_path):
+    prefix = tmp_path / "nosex"
+    simulate_trios(prefix, 150, 120, causal=[3], effect=0.85, missing_rate=0.02, error_rate=0.01,
+                   x_snps=40, child_sex="mixed", rng=5)
+    unknown = _unknown_sex_children(prefix, np.random.default_rng(0))
+    assert 20 < unknown < 130
+    for allow, extra in ((False, ()), (True, ("--allow-no-sex",))):
+        ids, t, u = _plink_tu(prefix, tmp_path, *extra)
+        got = transmission_counts(prefix, allow_no_sex=allow, chunk_snps=50)
+        assert list(got.snp_ids) == ids
+        np.testing.assert_array_equal(got.b, t)
+        np.testing.assert_array_equal(got.c, u)
+        assert got.n_families == 150 - (0 if allow else unknown)
+
+
+@needs_plink
+@pytest.mark.parametrize("chrom", ["1", "23"])
+def test_unknown_sex_child_every_code_combination_with_allow_no_sex(tmp_path, chrom):
+    prefix = tmp_path / f"c{chrom}s0"
+    _write_one_trio_per_combination(prefix, chrom, 0)
+    ids, t, u = _plink_tu(prefix, tmp_path, "--allow-no-sex")
+    got = transmission_counts(prefix, allow_no_sex=True)
+    np.testing.assert_array_equal(got.b, t)
+    np.testing.assert_array_equal(got.c, u)
+    with pytest.raises(ValueError, match="no complete affected trio"):
+        transmission_counts(prefix)
+
+
+@pytest.mark.skipif(shutil.which("plink2") is None, reason="plink2 not installed (Debian package plink2)")
+def test_pgen_transmission_counts_equal_bed(tmp_path):
+    pytest.importorskip("pgenlib")
+    prefix = tmp_path / "t"
+    simulate_trios(prefix, 101, 150, causal=[3], effect=0.85, missing_rate=0.02, error_rate=0.01,
+                   x_snps=40, child_sex="mixed", rng=8)
+    _unknown_sex_children(prefix, np.random.default_rng(1))
+    run = subprocess.run([shutil.which("plink2"), "--bfile", str(prefix), "--make-pgen", "--out",
+                          str(tmp_path / "p")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for allow in (False, True):
+        bed = transmission_counts(prefix, allow_no_sex=allow)
+        pgen = transmission_counts(tmp_path / "p.pgen", allow_no_sex=allow, chunk_snps=31)
+        for name in ("b", "c", "mendel_errors"):
+            np.testing.assert_array_equal(getattr(pgen, name), getattr(bed, name))
+        assert pgen.n_families == bed.n_families and list(pgen.snp_ids) == list(bed.snp_ids)

@@ -23,7 +23,7 @@ from _source_imports import PACKAGE, SRC, imports, modules
 
 #: Import names of every optional dependency (what the fresh core install does not have).
 OPTIONAL = ("sklearn", "pandas", "dask", "distributed", "matplotlib", "typer", "click", "rich", "pyarrow",
-            "bed_reader", "cyvcf2", "diffprivlib", "interpret", "markdown_it", "dp_accounting")
+            "bed_reader", "cyvcf2", "diffprivlib", "interpret", "markdown_it", "dp_accounting", "pgenlib", "isal")
 
 #: Import name -> distribution name where they differ.
 DISTRIBUTION = {"sklearn": "scikit-learn", "bed_reader": "bed-reader", "interpret": "interpret-core",

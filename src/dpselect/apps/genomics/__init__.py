@@ -7,6 +7,8 @@
   :func:`neighbour_distances`, :func:`distance_utility_problem`.
 - Private selection and release: :func:`select_top_snp`, :func:`select_top_snps`,
   :func:`release_statistic`, :func:`select_and_release`.
+- Case-control genotype and allele counts from PLINK 1 / PLINK 2 files (as ``plink1.9 --model`` /
+  ``--assoc``): :func:`case_control_counts`.
 - Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``
   counted on the packed bytes, extra ``gwas``; VCF/BCF with a pedigree, extra ``vcf``;
   chromosome X with sex from the pedigree, as PLINK 1.9), :func:`simulate_trios`.
@@ -27,9 +29,17 @@ from __future__ import annotations
 from typing import Any
 
 from ._beta_max import beta_max, smooth_upper_bound
+from ._case_control_counts import CaseControlCounts
+from ._case_control_reader import case_control_counts
+from ._case_control_select import (
+    ASSOCIATION_TESTS,
+    allelic_sensitivity,
+    association_distances,
+    association_problem,
+    association_statistic,
+)
 from ._counting import TransmissionCounts, count_trios, trios
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
-from ._plink import transmission_counts
 from ._release import release_mechanism, release_statistic, select_and_release
 from ._sensitivity import (
     MOVES,
@@ -42,6 +52,7 @@ from ._sensitivity import (
     unstable_distance,
 )
 from ._simulate import simulate_trios
+from ._simulate_case_control import CaseControlSimulation, simulate_case_control
 from ._tdt import (
     DISTANCE_MECHANISMS,
     TOP_K_METHODS,
@@ -52,11 +63,15 @@ from ._tdt import (
     tdt_neighbours,
     tdt_problem,
 )
+from ._tdt_reader import transmission_counts
 
 #: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
 _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 
 __all__ = [
+    "ASSOCIATION_TESTS",
+    "CaseControlCounts",
+    "CaseControlSimulation",
     "DISTANCE_MECHANISMS",
     "MOVES",
     "PanelDistances",
@@ -64,7 +79,12 @@ __all__ = [
     "UTILITIES",
     "TopSNPs",
     "TransmissionCounts",
+    "allelic_sensitivity",
+    "association_distances",
+    "association_problem",
+    "association_statistic",
     "beta_max",
+    "case_control_counts",
     "count_trios",
     "distance_utility_problem",
     "global_sensitivity",
@@ -80,6 +100,7 @@ __all__ = [
     "select_and_release",
     "select_top_snp",
     "select_top_snps",
+    "simulate_case_control",
     "simulate_trios",
     "smooth_upper_bound",
     "table_distance",

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ._annotated import Annotated
+
 __all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "count_trios", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
@@ -23,29 +25,7 @@ SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son onl
                  "MT": "mitochondrial DNA is passed from the mother only"}
 
 
-_TEXT = ("snp_ids", "chrom", "a1", "a2")
-
-
-def _compact_text(values: Any, name: str) -> np.ndarray:
-    """A text column kept as ASCII bytes (``S``, 1 byte a character) when it is ASCII, else as ``str`` (``U``)."""
-    a = np.asarray(values)
-    if a.dtype.kind == "S":
-        raw = np.ascontiguousarray(a).view(np.uint8)
-        if raw.size == 0 or int(raw.max()) < 128:
-            return a
-        try:
-            return np.strings.decode(a, "utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"{name}: text is neither ASCII nor UTF-8") from None
-    if a.dtype.kind != "U":
-        a = a.astype(str)
-    try:
-        return a.astype(np.bytes_)  # ASCII only: 4x smaller than str
-    except UnicodeEncodeError:
-        return a
-
-
-class TransmissionCounts:
+class TransmissionCounts(Annotated):
     """TDT counts per SNP (private data: never print them next to a private release).
 
     ``b`` / ``c``: transmissions of ``.bim`` allele 1 / allele 2 by
@@ -85,29 +65,18 @@ class TransmissionCounts:
         Allele 2.
     """
 
-    __slots__ = ("b", "c", "n_families", "mendel_errors", "pos", "_text", "_decoded")
+    __slots__ = ("b", "c", "n_families", "mendel_errors")
     b: np.ndarray
     c: np.ndarray
     n_families: int
     mendel_errors: np.ndarray
-    pos: np.ndarray
-    _text: dict[str, np.ndarray]
-    _decoded: dict[str, np.ndarray]
 
     def __init__(self, b: np.ndarray, c: np.ndarray, n_families: int, snp_ids: Any, mendel_errors: np.ndarray,
                  chrom: Any, pos: np.ndarray, a1: Any, a2: Any) -> None:
         init = object.__setattr__
-        for name, value in (("b", b), ("c", c), ("n_families", n_families), ("mendel_errors", mendel_errors),
-                            ("pos", pos)):
+        for name, value in (("b", b), ("c", c), ("n_families", n_families), ("mendel_errors", mendel_errors)):
             init(self, name, value)
-        init(self, "_text", {name: _compact_text(v, name) for name, v in zip(_TEXT, (snp_ids, chrom, a1, a2))})
-        init(self, "_decoded", {})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"TransmissionCounts is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"TransmissionCounts is immutable: cannot delete {name!r}")
+        self._init_annotations(snp_ids, chrom, pos, a1, a2)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         t = self._text
@@ -116,41 +85,6 @@ class TransmissionCounts:
 
     def __repr__(self) -> str:  # no counts: they are private
         return f"TransmissionCounts({self.b.size} SNPs, {self.n_families} families)"
-
-    def _column(self, name: str) -> np.ndarray:
-        out = self._decoded.get(name)
-        if out is None:
-            raw = self._text[name]
-            out = raw.astype(str) if raw.dtype.kind == "S" else raw
-            self._decoded[name] = out
-        return out
-
-    @property
-    def snp_ids(self) -> np.ndarray:
-        """SNP ids (``str`` array)."""
-        return self._column("snp_ids")
-
-    @property
-    def chrom(self) -> np.ndarray:
-        """Chromosome codes (``str`` array)."""
-        return self._column("chrom")
-
-    @property
-    def a1(self) -> np.ndarray:
-        """Allele 1, the allele ``b`` counts (``str`` array)."""
-        return self._column("a1")
-
-    @property
-    def a2(self) -> np.ndarray:
-        """Allele 2 (``str`` array)."""
-        return self._column("a2")
-
-    def annotations(self, indices: Any = None) -> list[tuple[str, str, int, str, str]]:
-        """(CHR, SNP, BP, A1, A2) rows of the SNPs at ``indices`` (all by default): public columns only."""
-        idx = np.arange(self.b.size) if indices is None else np.asarray(indices, dtype=np.int64).ravel()
-        cols = [self._text[name][idx] for name in ("chrom", "snp_ids", "a1", "a2")]
-        chrom, snp, a1, a2 = (col.astype(str).tolist() if col.dtype.kind == "S" else col.tolist() for col in cols)
-        return list(zip(chrom, snp, self.pos[idx].tolist(), a1, a2))
 
 
 def chromosome_runs(codes: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -180,8 +114,14 @@ def chromosome_kind(codes: Any) -> np.ndarray:
     return np.repeat(*chromosome_runs(codes))
 
 
-def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") -> np.ndarray:
+def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = False,
+          what: str = "path") -> np.ndarray:
     """(child, father, mother) row indices of the complete trios of a .fam table (one per parent pair).
+
+    With ``affected_only`` the child must be affected (phenotype 2) and, unless
+    ``allow_no_sex``, of known sex (1 or 2): PLINK 1.9 ignores the phenotype
+    of an individual of ambiguous sex (its ``--allow-no-sex`` keeps it), so
+    ``--tdt`` drops such a child's trio.
 
     Full siblings (a second child of the same parent pair) are dropped: the
     first child in file order is kept.  A pedigree where one individual is in
@@ -197,7 +137,8 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, what: str = "path") ->
     out = []
     for r, row in enumerate(fam):
         fa, mo = key.get((row[0], row[2])), key.get((row[0], row[3]))
-        if fa is None or mo is None or (affected_only and row[5] != "2") or (fa, mo) in seen:
+        affected = row[5] == "2" and (allow_no_sex or row[4] in ("1", "2"))
+        if fa is None or mo is None or (affected_only and not affected) or (fa, mo) in seen:
             continue
         for who in (r, fa, mo):
             if who in used:

@@ -115,12 +115,25 @@ class PanelDistances:
         keys, inverse, counts = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True,
                                           return_counts=True)
         self.n = n
+        self.d0, self.s0 = keys // width, keys % width
+        self._start(inverse, counts, _chi(self.d0, self.s0), removals)
+
+    def _reach_max(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """hi(k) of the distinct tables ``keys`` (broadcast with ``k``)."""
+        return reach_max(self.d0[keys], self.s0[keys], k, self.n)
+
+    def _reach_min(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """lo(k) of the distinct tables ``keys`` (broadcast with ``k``)."""
+        return reach_min(self.d0[keys], self.s0[keys], k, self.n)
+
+    def _start(self, inverse: np.ndarray, counts: np.ndarray, chi: np.ndarray, removals: int) -> None:
+        """Shared set-up from the distinct tables (their statistic ``chi``, multiplicity ``counts``)."""
+        n_keys = chi.size
         self.inverse = np.asarray(inverse).ravel()
         self.count = counts.astype(np.int64)
-        self.d0, self.s0 = keys // width, keys % width
-        self.chi = _chi(self.d0, self.s0)
+        self.chi = chi
         self.order = np.argsort(-self.chi, kind="stable")
-        self.in_list = np.zeros(keys.size, dtype=bool)
+        self.in_list = np.zeros(n_keys, dtype=bool)
         self.list_size = r = max(1, min(int(removals) + 1, _LIST))
         self.top_val = np.empty((r, 0))
         self.top_key = np.empty((r, 0), dtype=np.int64)
@@ -130,16 +143,16 @@ class PanelDistances:
             self.top_val = np.concatenate([self.top_val, np.full((r, levels - first), -np.inf)], axis=1)
             self.top_key = np.concatenate([self.top_key, np.full((r, levels - first), -1, np.int64)], axis=1)
             self._tabulate(np.arange(first, levels, dtype=np.int64))
-            if (self._pred(np.arange(keys.size), np.full(keys.size, levels - 1))).all():
+            if (self._pred(np.arange(n_keys), np.full(n_keys, levels - 1))).all():
                 break
             levels += max(16, levels // 4)
-        self.key_dist = self._bisect(np.arange(keys.size), np.full(keys.size, levels - 1))
-        self.hi_below = self._hi_below(np.arange(keys.size))
+        self.key_dist = self._bisect(np.arange(n_keys), np.full(n_keys, levels - 1))
+        self.hi_below = self._hi_below(np.arange(n_keys))
 
     def _hi_below(self, keys: np.ndarray) -> np.ndarray:
         """hi_r(d_r - 1) (the value the predicate failed on; 0 where d_r = 0)."""
         d = self.key_dist[keys]
-        return np.where(d > 0, reach_max(self.d0[keys], self.s0[keys], np.maximum(d - 1, 0), self.n), 0.0)
+        return np.where(d > 0, self._reach_max(keys, np.maximum(d - 1, 0)), 0.0)
 
     def _tabulate(self, todo: np.ndarray) -> None:
         """At the levels ``todo``: the _LIST largest lo values of the live tables and their keys."""
@@ -149,7 +162,7 @@ class PanelDistances:
         start, size = 0, 64
         while todo.size and start < u:
             block = self.order[start:start + size]
-            lo = reach_min(self.d0[block][:, None], self.s0[block][:, None], todo[None, :], self.n)
+            lo = self._reach_min(block[:, None], todo[None, :])
             lo[self.count[block] == 0] = -np.inf
             vals = np.concatenate([self.top_val[:, todo], lo])
             keys = np.concatenate([self.top_key[:, todo], np.broadcast_to(block[:, None], lo.shape)])
@@ -169,7 +182,7 @@ class PanelDistances:
         return np.where(alive, self.top_val, -np.inf).max(axis=0).clip(min=0.0)
 
     def _pred(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return reach_max(self.d0[keys], self.s0[keys], k, self.n) >= self.level[k]
+        return self._reach_max(keys, k) >= self.level[k]
 
     def _bisect(self, keys: np.ndarray, upper: np.ndarray, lower: np.ndarray | None = None) -> np.ndarray:
         """Least k in [lower, upper] with the predicate (true at ``upper``, false below ``lower``), per key."""

@@ -1,60 +1,22 @@
-"""Trio genotype files -> TDT transmission counts, counted on the packed ``.bed`` bytes in SNP chunks on Dask.
+"""PLINK 1 binary filesets (``.bed/.bim/.fam``): paths, the ``.fam`` table, the ``.bim`` columns, ``.bed`` checks.
 
-Input: PLINK 1 binary filesets (``.bed/.bim/.fam``).  Each Dask task reads
-its SNP chunk of the SNP-major ``.bed`` (positioned reads of ~1 MiB of
-packed bytes) and counts the trios with table lookups on the 2-bit codes (no
-decoded genotype matrix; see the packed kernel's module), so a task holds a
-few MiB whatever the chunk size; on threads the tasks write their counts
-straight into the result.  The ``.bim`` annotations are kept as bytes (one
-byte a character) and decoded to ``str`` only when asked for.
-The ``.fam`` father / mother columns define the trios (both parents and the
-child present in the file; the child affected, phenotype 2, unless
-``affected_only=False``); one trio is kept per parent pair (the first such
-child in file order), and a pedigree where an individual is in two trios
-(half-siblings, three generations) is refused: every family is one privacy
-unit and moves each SNP's table by at most one table-level move (the
-neighbour relation of :mod:`dpselect.apps.genomics`).
-
-Counts (standard TDT, as PLINK 1.9's ``--tdt --keep-allele-order``): with
-g = copies of the ``.bim`` allele 1 (A1, column 5), a heterozygous parent
-transmits A1 or A2; at a SNP the number of A1 alleles the heterozygous
-parents transmitted is ``x = g_child - [g_father = 2] - [g_mother = 2]`` and
-``b += x``, ``c += (#heterozygous parents) - x`` (PLINK's T and U).  A trio
-with a missing call at the SNP contributes nothing there; a trio whose child
-genotype is impossible given the parents is a Mendelian error, contributes
-nothing and is counted in ``mendel_errors``.  Chromosome X (``X`` / 23):
-sex from the ``.fam`` (column 5, 1 = male); a male child receives only his
-mother's X, so only her transmission counts (PLINK 1.9's rule, including its
-treatment of heterozygous haploid calls); female and unknown-sex children
-count as on an autosome (PLINK with ``--allow-no-sex``; without it PLINK
-ignores the phenotype of unknown-sex children).  ``XY`` / 25 is
-pseudo-autosomal and counted as an autosome.  Y / 24 and MT / 26 are skipped
-(one ``UserWarning`` says how many and why), as PLINK's ``--tdt`` skips them.
-
-The chunks are Dask tasks: the default threaded scheduler runs them on all
-cores (the kernel's NumPy calls release the GIL), and
-``scheduler="tcp://..."`` runs the same graph on a ``dask.distributed``
-cluster.  VCF/BCF input (with a pedigree file; allele 1 = ALT) is read by
-the VCF reader into the same tables.
+The ``.bim`` annotations are kept as bytes (one byte a character), tokenised
+with NumPy in 64 KiB blocks, and decoded to ``str`` only when asked for; the
+same reader takes a PLINK 2 ``.pvar`` (other column layouts, a header to
+skip).  The counting readers (:mod:`dpselect.apps.genomics._tdt_reader`,
+``_case_control_reader``) count the ``.bed`` records in SNP chunks on Dask.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..._optional import require
-from ..._validation import check_int
-from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_runs, trios
-from ._packed import TrioPlan, count_packed
-from ._progress import Progress, make_progress
-
-__all__ = ["BED_MAGIC", "read_bim", "transmission_counts"]
+__all__ = ["BED_MAGIC", "VCF_SUFFIXES", "read_bim"]
 
 BED_MAGIC = bytes((0x6C, 0x1B, 0x01))
 _FAM_COLUMNS = 6
@@ -116,10 +78,12 @@ def _token_column(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.nd
     return out.view(f"S{width}").ravel()
 
 
-def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
-    """Columns 0, 1, 3, 4, 5 of whole .bim lines as bytes arrays, tokenised with NumPy (no Python object per token).
+def _bim_block(block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 3, 4, 5),
+               what: str = ".bim") -> dict[int, np.ndarray] | None:
+    """Columns ``wanted`` of whole .bim lines (``columns`` a line) as bytes arrays, tokenised with NumPy (no Python
+    object per token).
 
-    None for a block of blank lines; every line must have 6 columns.
+    None for a block of blank lines; every line must have ``columns`` columns.
     """
     buf = np.frombuffer(block, dtype=np.uint8)
     word = _SPACE[buf]
@@ -130,12 +94,12 @@ def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
         return None
     stop = np.flatnonzero(edge == -1)
     line = np.searchsorted(np.flatnonzero((buf == 10) | (buf == 13)), start)  # line of each token
-    grouped = start.size % 6 == 0 and bool((line[0::6] == line[5::6]).all()) and bool(
-        (line[6::6] > line[5:-1:6]).all())
+    c = columns
+    grouped = start.size % c == 0 and bool((line[0::c] == line[c - 1::c]).all()) and bool(
+        (line[c::c] > line[c - 1:-1:c]).all())
     if not grouped:
-        _read_table(path, 6, ".bim")  # names the first bad line
-        raise ValueError(f"path: .bim file {str(path)!r} does not have 6 columns on every line")
-    return {j: _token_column(buf, start[j::6], stop[j::6]) for j in (0, 1, 3, 4, 5)}
+        raise ValueError(f"path: {what} file {str(path)!r} does not have {c} columns on every line")
+    return {j: _token_column(buf, start[j::c], stop[j::c]) for j in wanted}
 
 
 #: Bytes of .bim text tokenised at once: the transient arrays (~25 bytes per byte of text) stay small (at 10^6
@@ -143,10 +107,12 @@ def _bim_block(block: bytes, path: Path) -> dict[int, np.ndarray] | None:
 _BIM_BLOCK = 1 << 16
 
 
-def _blocks(path: Path) -> Iterator[bytes]:
-    """The file in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last block: whatever is left)."""
+def _blocks(path: Path, skip: int = 0) -> Iterator[bytes]:
+    """The file from byte ``skip`` on in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last
+    block: whatever is left)."""
     rest = b""
     with open(path, "rb") as f:
+        f.seek(skip)
         while True:
             data = f.read(_BIM_BLOCK)
             text = rest + data
@@ -158,11 +124,16 @@ def _blocks(path: Path) -> Iterator[bytes]:
                 return
 
 
-_BIM_TEXT = {"chrom": 0, "snp": 1, "a1": 4, "a2": 5}
+_BIM_LAYOUT = {"chrom": 0, "snp": 1, "pos": 3, "a1": 4, "a2": 5}
 
 
-def read_bim(path: Path) -> dict[str, np.ndarray]:
+def read_bim(path: Path, *, columns: int = 6, layout: dict[str, int] | None = None, skip: int = 0,
+             what: str = ".bim") -> dict[str, np.ndarray]:
     """The .bim columns chrom, snp, pos, a1, a2: text as bytes (``S``) arrays, pos int64; read in 64 KiB blocks.
+
+    ``columns`` / ``layout`` / ``skip``: another whitespace-separated table
+    (a ``.pvar``): its number of columns, the column of each of the five
+    names, and the bytes of header to skip; ``what`` names it in errors.
 
     About 1 byte of memory per character of text plus 8 per SNP for the
     position, with no Python object per line or token (a ``str`` array would
@@ -171,222 +142,36 @@ def read_bim(path: Path) -> dict[str, np.ndarray]:
     block by block, so no per-block pieces are joined.  Non-ASCII text stays
     UTF-8 bytes here.
     """
-    bound = 1 + sum(block.count(b"\n") + block.count(b"\r") for block in _blocks(path))
-    text = {name: np.zeros(bound, dtype="S1") for name in _BIM_TEXT}  # widened when a longer token comes
+    layout = _BIM_LAYOUT if layout is None else layout
+    names = [name for name in layout if name != "pos"]
+    bound = 1 + sum(block.count(b"\n") + block.count(b"\r") for block in _blocks(path, skip))
+    text = {name: np.zeros(bound, dtype="S1") for name in names}  # widened when a longer token comes
     pos = np.zeros(bound, dtype=np.int64)
     n = 0
-    for block in _blocks(path):
-        parts = _bim_block(block, path)
+    for block in _blocks(path, skip):
+        try:
+            parts = _bim_block(block, path, columns, sorted(layout.values()), what)
+        except ValueError:
+            if not skip:
+                _read_table(path, columns, what)  # names the first bad line
+            raise
         if parts is None:
             continue
-        k = parts[0].size
-        for name, j in _BIM_TEXT.items():
+        k = parts[layout["chrom"]].size
+        for name in names:
+            j = layout[name]
             if parts[j].itemsize > text[name].itemsize:
                 wider = np.zeros(bound, dtype=parts[j].dtype)
                 wider[:n] = text[name][:n]
                 text[name] = wider
             text[name][n:n + k] = parts[j]
         try:
-            pos[n:n + k] = parts[3].astype(np.int64)
+            pos[n:n + k] = parts[layout["pos"]].astype(np.int64)
         except (ValueError, OverflowError):
-            raise ValueError(f"path: .bim file {str(path)!r} has a non-integer position (column 4)") from None
+            raise ValueError(f"path: {what} file {str(path)!r} has a non-integer position (column "
+                             f"{layout['pos'] + 1})") from None
         n += k
     if n == 0:
-        raise ValueError(f"path: .bim file {str(path)!r} is empty")
+        raise ValueError(f"path: {what} file {str(path)!r} is empty")
     return {"chrom": text["chrom"][:n], "snp": text["snp"][:n], "pos": pos[:n], "a1": text["a1"][:n],
             "a2": text["a2"][:n]}
-
-
-#: Bytes of .bed records read at once inside a task (the task's chunk is read piece by piece; 1 MiB measured
-#: as fast as 4 MiB and holds a quarter of the memory per thread).
-_READ_BYTES = 1 << 20
-
-
-def _chunk_counts(bed: str, n_bytes: int, start: int, stop: int, plan: TrioPlan, x_mask: np.ndarray | None,
-                  keep: np.ndarray | None, sink: np.ndarray | None, offset: int,
-                  progress: Progress | None) -> np.ndarray | None:
-    """b, c and Mendel errors of the kept SNPs among start..stop-1, counted from the chunk's bytes.
-
-    ``x_mask`` / ``keep``: the chunk's chromosome-X / kept SNPs (None: none /
-    all).  With a ``sink`` (the (3, #kept) int64 result, shared by the tasks
-    of a threaded scheduler) the counts are written to its columns from
-    ``offset`` on and None is returned; without one (a cluster) the counts are
-    returned as a (3, #kept in chunk) block in the smallest unsigned dtype
-    holding ``2 * plan.n``, the largest possible count (uint16 up to 32,767
-    trios: a quarter of int64's size).  The chunk is read in positioned reads
-    of about 1 MiB, each counted and freed before the next, so a task holds
-    a few MiB whatever the chunk size (a memory map of the same bytes measured
-    ~40 % more CPU: one page fault per 4 KiB in system time).
-    """
-    dtype = np.min_scalar_type(2 * plan.n)
-    out = sink if sink is not None else np.empty((3, stop - start if keep is None else int(keep.sum())), dtype=dtype)
-    j = offset if sink is not None else 0
-    step = max(1, _READ_BYTES // max(n_bytes, 1))
-    with open(bed, "rb") as f:
-        f.seek(3 + start * n_bytes)
-        for a in range(start, stop, step):
-            z = min(a + step, stop)
-            records = np.fromfile(f, dtype=np.uint8, count=(z - a) * n_bytes)
-            if records.size != (z - a) * n_bytes:
-                raise ValueError(f"path: {bed!r} ended inside SNP {a + records.size // max(n_bytes, 1)}: truncated")
-            piece = count_packed(records.reshape(z - a, n_bytes), plan,
-                                 None if x_mask is None else x_mask[a - start:z - start],
-                                 out=np.zeros((3, z - a), dtype=dtype))
-            if keep is not None:
-                piece = piece[:, keep[a - start:z - start]]
-            out[:, j:j + piece.shape[1]] = piece
-            j += piece.shape[1]
-    if progress is not None:
-        progress.advance(stop - start)
-    return None if sink is not None else out
-
-
-def _assemble(blocks: list[np.ndarray], n: int) -> np.ndarray:
-    """(3, n) int64 counts from the tasks' blocks in SNP order, each block freed once copied."""
-    out = np.empty((3, n), dtype=np.int64)
-    j = 0
-    while blocks:
-        block = blocks.pop(0)
-        out[:, j:j + block.shape[1]] = block
-        j += block.shape[1]
-    return out
-
-
-def chromosome_masks(chrom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the SNPs kept (not on Y or MT) and of those on X; one UserWarning naming what was skipped and why.
-
-    Built from the runs of equal chromosome codes: one byte a SNP per mask.
-    """
-    run_kind, run_len = chromosome_runs(chrom)
-    skipped = np.isin(run_kind, list(SKIPPED_KINDS))
-    if skipped.any():
-        parts = [f"{int(run_len[run_kind == k].sum())} on {k} ({why})" for k, why in SKIPPED_KINDS.items()
-                 if (run_kind == k).any()]
-        warnings.warn(f"path: skipped {int(run_len[skipped].sum())} SNP(s) without a TDT: " + "; ".join(parts),
-                      UserWarning, stacklevel=3)
-    return np.repeat(~skipped, run_len), np.repeat(run_kind == "X", run_len)
-
-
-def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
-                        chunk_snps: int = 10_000, scheduler: Any = None, progress: bool = False) -> TransmissionCounts:
-    r"""TDT counts of every SNP of a PLINK 1 fileset or a VCF/BCF (module docstring for the rules).
-
-    Parameters
-    ----------
-    path : str or path-like
-        The fileset prefix (or the ``.bed`` / ``.bim`` / ``.fam`` path), or a
-        ``.vcf`` / ``.vcf.gz`` / ``.bcf`` file (allele 1 = ALT, as PLINK's VCF import).
-    pedigree : str or path-like, default=None
-        For VCF/BCF only (required there): a PLINK-style ``.fam`` / ``.ped``
-        file whose individual ids are the VCF sample names.
-    affected_only : bool, default=True
-        Keep trios whose child has phenotype 2 (default) or all trios.
-    chunk_snps : int, default=10_000
-        SNPs per Dask task (a task reads its ``chunk_snps x ceil(#individuals / 4)``
-        bytes of the ``.bed`` ~1 MiB at a time and works in about 3 MiB).
-    scheduler : None, str or distributed.Client, default=None
-        None (Dask's threaded scheduler), a Dask scheduler name, or a
-        ``dask.distributed`` address ("tcp://host:port") or ``Client``.
-        VCF/BCF parsing is sequential: only None is accepted there.
-    progress : bool, default=False
-        Print a progress line on stderr (rewritten in place on a terminal).
-
-    Returns
-    -------
-    TransmissionCounts
-        b, c (PLINK's T and U with ``--keep-allele-order``), N, Mendel errors
-        and the public CHR / SNP / BP / A1 / A2 annotations of the SNPs counted
-        (Y and MT are skipped).
-
-    Notes
-    -----
-    Per trio and SNP with ``h`` heterozygous parents,
-
-    .. math::
-
-        x = g_{child} - [g_{father} = 2] - [g_{mother} = 2],\quad
-        b \mathrel{+}= x,\quad c \mathrel{+}= h - x \quad (0 \le x \le h),
-
-    Spielman, McGinnis & Ewens (1993), Am. J. Hum. Genet. 52:506-516; PLINK
-    1.9 (Chang et al. 2015, GigaScience 4:7) for the chromosome X rule.
-
-    References
-    ----------
-    Spielman, R. S., McGinnis, R. E. & Ewens, W. J. (1993). Transmission test
-    for linkage disequilibrium. Am. J. Hum. Genet. 52, 506-516.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from dpselect.apps.genomics import simulate_trios, transmission_counts
-    >>> d = tempfile.mkdtemp()
-    >>> causal = simulate_trios(os.path.join(d, "toy"), 50, 20, causal=[3], effect=0.9, rng=0)
-    >>> counts = transmission_counts(os.path.join(d, "toy"))
-    >>> counts.n_families, counts.b.shape, counts.annotations([3])
-    (50, (20,), [('1', 'rs3', 4, 'A', 'G')])
-    """
-    if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
-        require("cyvcf2", "vcf", purpose="transmission_counts of a VCF/BCF path (or convert it with plink --vcf)")
-        from ._vcf import vcf_transmission_counts
-
-        return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
-                                       chunk_snps=chunk_snps, scheduler=scheduler, progress=progress)
-    if pedigree is not None:
-        raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
-    prefix = _prefix(path)
-    chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
-    fam = _read_table(prefix.with_suffix(".fam"), _FAM_COLUMNS, ".fam")
-    bim = read_bim(prefix.with_suffix(".bim"))
-    n_ind, n_snp = fam.shape[0], bim["snp"].size
-    bed = prefix.with_suffix(".bed")
-    _check_bed(bed, n_ind, n_snp)
-    purpose = "dpselect.apps.genomics.transmission_counts (PLINK input)"
-    dask = require("dask", "gwas", purpose=purpose)
-    rows = trios(fam, affected_only=bool(affected_only))
-    if rows.shape[0] == 0:
-        raise ValueError(f"path: {str(prefix)!r} has no complete {'affected ' if affected_only else ''}trio "
-                         "(child with father and mother in the .fam)")
-    keep, is_x = chromosome_masks(bim["chrom"])
-    plan = TrioPlan.from_rows(rows, fam[rows[:, 0], 4] == "1")
-    n_bytes = (n_ind + 3) // 4
-    local = scheduler is None or scheduler in ("threads", "sync", "synchronous", "single-threaded")
-    bar = make_progress(progress, n_snp, "counting transmissions")
-    starts = np.arange(0, n_snp, chunk)
-    kept = np.add.reduceat(keep, starts)  # kept SNPs per chunk
-    offsets = np.concatenate(([0], np.cumsum(kept)))
-    # threads write into the result in place; a cluster's workers return compact blocks
-    sink = np.zeros((3, int(offsets[-1])), dtype=np.int64) if local else None
-    tasks = [dask.delayed(_chunk_counts)(str(bed), n_bytes, a, min(a + chunk, n_snp), plan,
-                                         is_x[a:a + chunk] if is_x[a:a + chunk].any() else None,
-                                         None if kept[i] == min(chunk, n_snp - a) else keep[a:a + chunk],
-                                         sink, int(offsets[i]), bar if local else None, pure=False)
-             for i, a in enumerate(starts.tolist())]
-    blocks = _compute(tasks, scheduler)
-    out = sink if sink is not None else _assemble(blocks, int(offsets[-1]))
-    if bar is not None:
-        if not local:
-            bar.advance(n_snp)
-        bar.close()
-    if not keep.all():
-        bim = {name: col[keep] for name, col in bim.items()}
-    return TransmissionCounts(out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"],
-                              bim["a1"], bim["a2"])
-
-
-def _compute(tasks: list[Any], scheduler: Any) -> list[np.ndarray]:
-    import dask
-
-    if scheduler is None:
-        return list(dask.compute(*tasks, scheduler="threads"))
-    if isinstance(scheduler, str) and "://" in scheduler:
-        Client = require("distributed", "gwas", purpose="transmission_counts(scheduler=ADDRESS)").Client
-
-        with Client(scheduler) as client:
-            return list(client.gather(client.compute(tasks)))
-    if hasattr(scheduler, "compute") and hasattr(scheduler, "scheduler_info"):
-        return list(scheduler.gather(scheduler.compute(tasks)))
-    if isinstance(scheduler, str):
-        return list(dask.compute(*tasks, scheduler=scheduler))
-    raise TypeError(f"scheduler must be None, a scheduler name, an address or a Client, got {type(scheduler).__name__}")

@@ -53,7 +53,10 @@ from ...mechanisms.registry import resolve_mechanism
 from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
+from ...typing import Relation
 from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound
+from ._case_control_counts import CaseControlCounts
+from ._counting import TransmissionCounts
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._sensitivity import (
     MOVES,
@@ -343,16 +346,27 @@ class TopSNPs:
     method: str
 
 
-def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, mechanism: Any = "pf",
-                    utility: str = "distance", method: str = "peel", rng: Any = None,
+def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any = None, k: Any = None, *,
+                    mechanism: Any = "pf", utility: str = "distance", method: str = "peel", rng: Any = None,
                     accountant: Accountant | None = None, bound: str = "thm5", threshold: float = 6,
-                    labels: Any = None) -> TopSNPs:
-    r"""Privately select k SNPs with (approximately) the largest TDT statistics.
+                    labels: Any = None, test: str | None = None, relation: Relation | None = None) -> TopSNPs:
+    r"""Privately select k SNPs with (approximately) the largest TDT or case-control statistics.
+
+    Called as ``select_top_snps(b, c, n_families, epsilon, k, ...)`` on
+    transmission counts, or ``select_top_snps(counts, epsilon, k, ...)`` on a
+    :class:`TransmissionCounts` (the same) or a :class:`CaseControlCounts`:
+    the allelic test (``test="allelic"``; mathematics §14), neighbour
+    relation ``relation="replace"`` (one individual's genotypes replaced,
+    status kept) or ``"add_remove"`` (one individual added or removed), and
+    ``utility="distance"`` (d_r, Delta u = 1 under both) or ``"chi2"`` (the
+    allelic chi2 with :func:`allelic_sensitivity`, "replace", fully called
+    SNPs: the Uhler, Slavkovic & Fienberg 2013 baseline); ``labels`` are then
+    the SNP ids.
 
     Parameters
     ----------
     b, c : array-like of int
-        1-D transmission counts per SNP.
+        1-D transmission counts per SNP (or counts, epsilon as above).
     n_families : int
         N (public).
     epsilon : float
@@ -377,6 +391,10 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
     bound, threshold : as :func:`select_top_snp` (chi2 utility only).
     labels : sequence, default=None
         SNP names (returned in ``labels``).
+    test : {"allelic"}, default=None
+        Case-control counts only: the association test ("allelic" when None).
+    relation : {"replace", "add_remove"}, default=None
+        Case-control counts only: the neighbour relation ("replace" when None).
 
     Returns
     -------
@@ -407,7 +425,27 @@ def select_top_snps(b: Any, c: Any, n_families: int, epsilon: float, k: int, *, 
     >>> out = select_top_snps([90, 80, 52, 50], [20, 20, 48, 50], 150, 6.0, 2, rng=1)
     >>> sorted(out.indices.tolist()), out.privacy.epsilon, out.round_privacy.epsilon
     ([0, 1], 6.0, 3.0)
+    >>> from dpselect.apps.genomics import simulate_case_control
+    >>> sim = simulate_case_control(500, 500, 200, n_causal=2, odds_ratio=3.0, rng=0)
+    >>> sorted(select_top_snps(sim.counts, 2.0, 2, rng=0).indices.tolist()) == sim.causal.tolist()
+    True
     """
+    if isinstance(b, (TransmissionCounts, CaseControlCounts)):
+        if (c is not None and epsilon is not None) or (n_families is not None and k is not None):
+            raise TypeError("select_top_snps(counts, epsilon, k, ...): epsilon and k given twice")
+        epsilon, k = (c if c is not None else epsilon), (n_families if n_families is not None else k)
+        opts = {"mechanism": mechanism, "utility": utility, "method": method, "rng": rng, "accountant": accountant}
+        if isinstance(b, CaseControlCounts):
+            from ._case_control_select import select_association_snps
+
+            return select_association_snps(b, epsilon, k, test="allelic" if test is None else test,
+                                           relation="replace" if relation is None else relation, **opts)
+        b, c, n_families = b.b, b.c, b.n_families
+    if test is not None or relation is not None:
+        raise ValueError("test and relation apply to CaseControlCounts only (the TDT relation is one family "
+                         "replaced)")
+    if c is None or n_families is None or epsilon is None or k is None:
+        raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs all five")
     n = check_n(n_families)
     b, c = _panel(b, c, n)
     k = check_int(k, "k", minimum=1)
@@ -456,13 +494,14 @@ def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Any
     return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
 
 
-def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator) -> np.ndarray:
+def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator, *,
+                    relation: Relation = "replace") -> np.ndarray:
     """k peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
     remaining = np.ones(panel.inverse.size, dtype=bool)
     chosen: list[int] = []
     for _ in range(k):
         left = np.flatnonzero(remaining)
-        sub = distance_problem(panel.distances()[left].astype(np.float64), relation="replace")
+        sub = distance_problem(panel.distances()[left].astype(np.float64), relation=relation)
         pick = int(left[int(mech.select(sub, rng=gen))])
         chosen.append(pick)
         remaining[pick] = False

@@ -117,7 +117,7 @@ def _open(path: Path, samples: list[str]) -> Any:
 
 
 def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
-                            chunk_snps: int = 10_000, scheduler: Any = None,
+                            allow_no_sex: bool = False, chunk_snps: int = 10_000, scheduler: Any = None,
                             progress: bool = False) -> TransmissionCounts:
     """TDT counts of every biallelic site of a VCF/BCF (allele 1 = ALT; module docstring for the rules).
 
@@ -132,6 +132,10 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
         PLINK-style ``.fam`` / ``.ped`` file (individual ids = sample names).
     affected_only : bool, default=True
         Keep trios whose child has phenotype 2 (default) or all trios.
+    allow_no_sex : bool, default=False
+        Count affected children of unknown sex (pedigree sex not 1 or 2), as
+        PLINK 1.9's ``--allow-no-sex``; by default their trios are dropped, as
+        PLINK drops them (it ignores the phenotype of an ambiguous-sex individual).
     chunk_snps : int, default=10_000
         Sites counted at once (text is parsed ~16 MiB at a time).
     scheduler : None, default=None
@@ -184,7 +188,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
     bar = make_progress(progress, 0, "reading VCF", unit="sites")
     fam = read_pedigree(pedigree)
-    rows = trios(fam, affected_only=bool(affected_only), what="pedigree")
+    rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex), what="pedigree")
     if rows.shape[0] == 0:
         raise ValueError(f"pedigree: {str(pedigree)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the pedigree)")

@@ -22,9 +22,15 @@ line end.  For every line of a chunk at once:
 4. The columns before ``FORMAT`` (exactly eight: CHROM ... INFO) of the
    fixed-width lines are gathered into one short buffer and split at once.
 
-Every other line (``GT:AD:DP``, haploid calls such as a male's ``1`` on
-chromosome X, multi-digit allele indices, other ploidies, malformed lines) is
-parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
+Lines left (variable-width fields) whose FORMAT is ``GT`` or starts with
+``GT:`` (GATK's ``GT:AD:DP:GQ:PL``) take a second vectorised path: the tabs
+of the chunk locate every column (a line must have exactly ``8 + #samples``
+of them), and the trio samples' fields are read when each starts with a
+3-byte diploid call or a 1-byte haploid one (a male's ``1`` on chromosome
+X) followed by ``:``, a tab or the line end.
+
+Every other line (multi-digit allele indices, other ploidies, FORMATs without a leading GT,
+malformed lines) is parsed by htslib through ``cyvcf2`` (``Writer.variant_from_string`` with the
 file's header) and coded by :func:`allele_codes` -- the same rules as for BCF
 input -- so the fast path never guesses: a line it cannot read exactly is
 read by htslib.  Multi-allelic sites (an ALT with a comma) are skipped on
@@ -76,6 +82,25 @@ def _code_table() -> bytes:
 
 _CLASSES = _class_table()
 _CODES = _code_table()
+#: The classes with the bytes that may end a GT inside a field (``:``, tab, line end) as one class, 8.
+_GT_CLASSES = bytes(8 if ch in b":\t\n\r" else c for ch, c in enumerate(_CLASSES))
+_GT_FIELD = np.uint32(0x08000400)
+_HAPLOID_MASK, _HAPLOID_FIELD = np.uint32(0x0000FFFC), np.uint32(0x00000800)
+
+
+def _field_codes() -> bytes:
+    """Code by field key ``a | b << 2 | haploid << 4 | diploid << 5`` (allele classes a, b): a diploid call's
+    PLINK code, 4 + a haploid call's (``0`` -> 11, ``1`` -> 00, ``.`` -> missing), 255 for anything else."""
+    t = bytearray([255] * 256)
+    for key in range(64):
+        if key & 32 and not key & 16:
+            t[key] = _CODES[key & 15]
+        elif key & 16 and not key & 32 and key & 3:
+            t[key] = 4 + (1, 3, 0, 1)[key & 3]
+    return bytes(t)
+
+
+_FIELD_CODES = _field_codes()
 #: A field's class bytes (allele, separator, allele, tab) masked and compared as one little-endian uint32.
 _MASK, _FIELD, _LAST = np.uint32(0xFFFCFFFC), np.uint32(0x08000400), np.uint32(0x10000400)
 #: PLINK 2-bit code by ALT dosage (0, 1, 2); 1 is missing.
@@ -124,6 +149,23 @@ def allele_codes(a: np.ndarray, b: np.ndarray, polyploid: np.ndarray, on_x: np.n
     return code
 
 
+#: Lines at least this long are found by ``bytes.find`` (memchr, one call a line) rather than a NumPy pass.
+_LONG_LINE = 4096
+
+
+def _line_ends(chunk: bytes, buf: np.ndarray) -> np.ndarray:
+    """Offsets of the ``\\n`` of ``chunk``: one ``find`` per line when the first line is long (many samples:
+    faster than comparing every byte), else one vectorised pass."""
+    first = chunk.find(b"\n")
+    if first < _LONG_LINE:
+        return np.flatnonzero(buf == 10)
+    out, find, pos = [], chunk.find, first
+    while pos >= 0:
+        out.append(pos)
+        pos = find(b"\n", pos + 1)
+    return np.array(out, dtype=np.int64)
+
+
 @dataclass
 class ChunkSites:
     """Codes and public columns of the sites of one chunk that are counted (multi-allelic ones dropped)."""
@@ -152,21 +194,25 @@ class TextParser:
     def parse(self, chunk: bytes) -> ChunkSites:
         """Sites of ``chunk`` (whole lines, ending with a line end) in file order."""
         buf = np.frombuffer(chunk, dtype=np.uint8)
-        ends = np.flatnonzero(buf == 10)
+        ends = _line_ends(chunk, buf)
         starts = np.zeros_like(ends)
         starts[1:] = ends[:-1] + 1
         k = ends.size
-        fast, codes, columns = self._fixed_width(chunk, buf, starts, ends)
-        slow = np.setdiff1d(np.arange(k), fast, assume_unique=True)
         chrom = np.empty(k, dtype=object)
         sid, alt, ref, pos = chrom.copy(), chrom.copy(), chrom.copy(), np.zeros(k, dtype=np.int64)
         out = np.empty((k, self.cols.size), dtype=np.uint8)
         multi = np.zeros(k, dtype=bool)
         keep = np.ones(k, dtype=bool)
-        if fast.size:
-            chrom[fast], sid[fast], pos[fast], alt[fast], ref[fast] = columns
-            multi[fast] = np.char.find(columns[3].astype(str), ",") >= 0
-            out[fast] = codes
+        slow = np.arange(k)
+        for path in (self._fixed_width, self._gt_first):
+            if not slow.size:
+                break
+            fast, codes, columns = path(chunk, buf, starts, ends, slow)
+            if fast.size:
+                chrom[fast], sid[fast], pos[fast], alt[fast], ref[fast] = columns
+                multi[fast] = np.char.find(columns[3].astype(str), ",") >= 0
+                out[fast] = codes
+                slow = np.setdiff1d(slow, fast, assume_unique=True)
         if slow.size:
             self._fallback(chunk, starts[slow], ends[slow], slow, out, keep, multi, (chrom, sid, pos, alt, ref))
         keep &= ~multi
@@ -175,9 +221,10 @@ class TextParser:
         return ChunkSites(out[keep], chrom[keep].astype(str), sid[keep].astype(str), pos[keep],
                           alt[keep].astype(str), ref[keep].astype(str), int(multi.sum()), int(slow.size))
 
-    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray,
-                     ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """Lines whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt, ref])."""
+    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                     lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Those of ``lines`` whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt,
+        ref]); ``lines``: every line of the chunk."""
         width = 4 * self.n_samples
         first = ends - (width - 1)  # where the samples start if every field has 3 bytes
         cand = np.flatnonzero(first - 4 > starts)
@@ -199,6 +246,63 @@ class TextParser:
         key = sel[:, 0::4] | (sel[:, 2::4] << 2)
         codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
         return cand, codes, meta
+
+    def _gt_first(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                  lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` (GATK's ``GT:AD:DP:GQ:PL``) whose trio samples'
+        fields start with a 3-byte diploid or a 1-byte haploid GT: (line indices, codes, [chrom, id, pos, alt,
+        ref]).
+
+        The tabs of the chunk locate every column (a line must have exactly
+        ``8 + #samples`` of them); only the trio samples' fields are read,
+        each ``allele, separator, allele`` or ``allele`` followed by ``:``,
+        a tab or the line end.  Codes as :func:`allele_codes` gives them for
+        htslib's reading (a haploid call: homozygous on X, a male's; missing
+        elsewhere).  Any other line is left to htslib.
+        """
+        none: tuple[np.ndarray, np.ndarray, list[np.ndarray]] = (
+            np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), [])
+        tabs = np.flatnonzero(buf == 9)
+        lo = np.searchsorted(tabs, starts[lines])
+        n_tabs = np.searchsorted(tabs, ends[lines]) - lo
+        whole = n_tabs == _PREFIX_COLUMNS + self.n_samples
+        cand, lo = lines[whole], lo[whole]
+        if cand.size == 0 or self.n_samples == 0:
+            return none
+        fmt = tabs[lo + _PREFIX_COLUMNS - 1] + 1  # where FORMAT starts
+        after = buf[fmt + 2]
+        ok = (buf[fmt] == ord("G")) & (buf[fmt + 1] == ord("T")) & ((after == ord(":")) | (after == 9))
+        cand, lo, fmt = cand[ok], lo[ok], fmt[ok]
+        # the first 4 bytes after every tab of the chunk, in file order (one unaligned uint32 gather with
+        # increasing indices: cache-friendly)
+        after = np.ndarray((buf.size - 4,), dtype="<u4", buffer=buf, offset=1, strides=(1,))  # [i]: bytes i+1..
+        inside = int(np.searchsorted(tabs, buf.size - 4))  # tabs whose 4 bytes after lie in the chunk
+        four = np.empty(tabs.size, dtype="<u4")
+        four[:inside] = after[tabs[:inside]]
+        for j in range(inside, tabs.size):  # (at most 3) the bytes after the tab, padded with NUL (no class)
+            four[j] = int.from_bytes(chunk[tabs[j] + 1:tabs[j] + 5].ljust(4, b"\0"), "little")
+        classes = np.frombuffer(four.tobytes().translate(_GT_CLASSES), dtype="<u4")
+        # per tab, one byte: the PLINK code of a diploid GT (allele, separator, allele, then ':' / tab / line
+        # end); 4 + the code of a haploid one on X (allele, then the same ends); 255 anything else
+        key = ((classes & 3) | ((classes >> 14) & 12)).astype(np.uint8)
+        key |= ((classes & _MASK) == _GT_FIELD).view(np.uint8) << 5
+        key |= ((classes & _HAPLOID_MASK) == _HAPLOID_FIELD).view(np.uint8) << 4
+        code = np.frombuffer(key.tobytes().translate(_FIELD_CODES), dtype=np.uint8)
+        width = _PREFIX_COLUMNS + self.n_samples
+        if lo.size * width == code.size and (lo == lo[0] + width * np.arange(lo.size)).all():
+            # every line of the chunk: the tabs are the lines' rows; take the trio samples' columns
+            code_rows = np.take(code.reshape(lo.size, width), _PREFIX_COLUMNS + self.cols, axis=1)
+        else:
+            code_rows = code[lo[:, None] + _PREFIX_COLUMNS + self.cols[None, :]]  # the tab before each field
+        good = (code_rows != 255).all(axis=1)
+        good_prefix, meta = self._prefix(buf, starts[cand[good]], fmt[good])
+        use = np.flatnonzero(good)[good_prefix]
+        codes = code_rows[use]
+        haploid = codes >= 4
+        if haploid.any():
+            codes[haploid] &= 3
+            codes[haploid & (chromosome_kind(meta[0]) != "X")[:, None]] = 1  # haploid off X: missing (as htslib)
+        return cand[use], codes, meta
 
     def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         """Mask of the lines whose bytes a..z-1 (up to the tab before FORMAT) are 8 columns with an integer
