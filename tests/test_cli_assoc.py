@@ -38,7 +38,7 @@ def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test):
     expected = [(str(r), *map(str, row)) for r, row in enumerate(counts.annotations(top.indices), start=1)]
     assert [tuple(ln.split()) for ln in lines[1:3]] == expected
     assert f"of the {test} test" in out and "2 rounds at epsilon 2.5 each" in out
-    assert f"guarantee: {top.privacy}" in out
+    assert f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under " in out
     assert "counting" in err  # the progress line
     shown = out.replace("60 SNPs", "")
     for table in (counts.cases, counts.controls):  # no genotype count of a selected SNP appears

@@ -24,6 +24,11 @@ HEADER = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
 #: --test and --utility of ``dpselect assoc``.
 ASSOC_TESTS = ("allelic", "trend", "genotypic")
 ASSOC_UTILITIES = ("distance", "chi2")
+ASSOC_RELATIONS = {
+    "replace": "one individual's genotypes replaced (case/control status and the numbers of cases and controls "
+               "are public)",
+    "add_remove": "one individual added or removed",
+}
 
 
 def _plural(n: int, word: str) -> str:
@@ -207,5 +212,6 @@ def add_commands(app: Any) -> None:
         _print_table(counts.annotations(top.indices), out)
         typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
                    f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
-        typer.echo(f"guarantee: {top.privacy}; A1 = the allele counted (.bim column 5, PLINK's A1 with "
-                   "--keep-allele-order)")
+        relation = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")
+        typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {relation}; A1 = the "
+                   "allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)")
