@@ -21,6 +21,14 @@ __all__ = ["add_commands"]
 
 DEPRECATED_MECHANISMS = {"nd_pf": "pf", "nd_em": "em"}
 HEADER = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
+#: --test and --utility of ``dpselect assoc``.
+ASSOC_TESTS = ("allelic", "trend", "genotypic")
+ASSOC_UTILITIES = ("distance", "chi2")
+ASSOC_RELATIONS = {
+    "replace": "one individual's genotypes replaced (case/control status and the numbers of cases and controls "
+               "are public)",
+    "add_remove": "one individual added or removed",
+}
 
 
 def _plural(n: int, word: str) -> str:
@@ -156,3 +164,54 @@ def add_commands(app: Any) -> None:
         typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
                    "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
                    "--keep-allele-order; ALT for a VCF)")
+
+    @app.command("assoc")
+    def assoc_command(
+        file: Path = typer.Argument(..., help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
+                                              "(.fam phenotype 2 = case, 1 = control, others left out)"),
+        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
+        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+        test: str = typer.Option(
+            "allelic", "--test", help="allelic (default: 2x2 allele counts, as plink --assoc), trend "
+                                      "(Cochran-Armitage) or genotypic (2x3, 2 df)"),
+        mechanism: str = typer.Option(
+            "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"),
+        utility: str = typer.Option(
+            "distance", "--utility",
+            help="distance (default: individuals to change before a SNP crosses the selection threshold, "
+                 "sensitivity 1) or chi2 (the test statistics with their sensitivity: the papers' baseline)"),
+        out: Path | None = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV"),
+        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
+        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+        chunk_snps: int = typer.Option(10_000, "--chunk-snps",
+                                       help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
+        quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
+    ) -> None:
+        """Privately select the top-k SNPs of a case-control cohort by an association test.
+
+        Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
+        A1, A2) and the guarantee only: the genotype counts and the test
+        statistics are private and never printed.
+        """
+        from ..apps.genomics import case_control_counts, select_top_snps
+
+        eps, mechanism, note = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility,
+                                              ASSOC_UTILITIES, out)
+        if test not in ASSOC_TESTS:
+            raise CLIError(f"--test {test!r} is not a test; choose one of: {', '.join(ASSOC_TESTS)}")
+        if str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf")):
+            raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
+                           "holds the phenotypes); convert it with plink --vcf first")
+        if note is not None:  # every option is valid: now the warnings
+            print(f"dpselect: warning: {note}", file=sys.stderr)
+        counts = _read_counts(case_control_counts, file, chunk_snps=chunk_snps, scheduler=scheduler,
+                              progress=not quiet)
+        if k > counts.n_snps:
+            raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
+        top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, rng=seed)
+        _print_table(counts.annotations(top.indices), out)
+        typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
+                   f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
+        relation = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")
+        typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {relation}; A1 = the "
+                   "allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)")
