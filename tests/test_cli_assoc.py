@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps.genomics import case_control_counts, select_top_snps, simulate_case_control  # noqa: E402
+from dpselect.apps.genomics import (  # noqa: E402
+    ASSOCIATION_TESTS,
+    case_control_counts,
+    select_top_snps,
+    simulate_case_control,
+)
 from dpselect.cli import main  # noqa: E402
 
 HEADER = ["RANK", "CHR", "SNP", "BP", "A1", "A2"]
@@ -26,19 +30,24 @@ def _run(argv, capsys):
     return code, out, err
 
 
-@pytest.mark.parametrize("test", ["allelic", "trend", "genotypic"])
-def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test):
+@pytest.mark.parametrize("test", ASSOCIATION_TESTS)
+@pytest.mark.parametrize("utility, relation", [("distance", "replace"), ("distance", "add_remove"),
+                                               ("chi2", "replace")])
+def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test, utility, relation):
     prefix, sim = cohort
-    code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 2, "--test", test, "--seed", 3], capsys)
+    code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 2, "--test", test, "--utility", utility,
+                           "--relation", relation, "--seed", 3], capsys)
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].split() == HEADER
     counts = case_control_counts(prefix)
-    top = select_top_snps(counts, 5.0, 2, test=test, rng=3)
+    top = select_top_snps(counts, 5.0, 2, test=test, utility=utility, relation=relation, rng=3)
     expected = [(str(r), *map(str, row)) for r, row in enumerate(counts.annotations(top.indices), start=1)]
     assert [tuple(ln.split()) for ln in lines[1:3]] == expected
     assert f"of the {test} test" in out and "2 rounds at epsilon 2.5 each" in out
     assert f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under " in out
+    assert ("one individual's genotypes replaced" if relation == "replace" else "one individual added or removed") \
+        in out
     assert "counting" in err  # the progress line
     shown = out.replace("60 SNPs", "")
     for table in (counts.cases, counts.controls):  # no genotype count of a selected SNP appears
@@ -71,12 +80,15 @@ def test_assoc_out_writes_the_table(cohort, tmp_path, capsys):
 @pytest.mark.parametrize("argv, match", [
     (["--epsilon", 0, "--k", 1], "--epsilon"),
     (["--epsilon", 1, "--k", 0], "--k"),
-    (["--epsilon", 1, "--k", 61], "--k must be <="),
+    (["--epsilon", 1, "--k", 61, "--quiet"], "--k must be <="),
     (["--epsilon", 1, "--k", 1, "--test", "fisher"], "--test 'fisher' is not a test"),
     (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "snm_lln"], "approximate DP"),
     (["--epsilon", 1, "--k", 1, "--seed", -1], "--seed"),
+    (["--epsilon", 1, "--k", 1, "--relation", "swap"], "--relation 'swap' is not a relation"),
+    (["--epsilon", 1, "--k", 1, "--utility", "chi2", "--relation", "add_remove"], "--utility chi2 needs"),
+    (["--epsilon", 1, "--k", 1, "--chunk-snps", 0], "--chunk-snps"),
     (["--epsilon", 1, "--k", 1, "--out", "no/such/dir/x.tsv"], "does not exist"),
 ])
 def test_assoc_bad_options_are_one_line_errors(cohort, capsys, argv, match):
@@ -110,4 +122,4 @@ def test_assoc_options_are_in_the_readme():
         for opt in param.opts:
             if opt.startswith("--") and opt != "--help":
                 assert opt in synopsis.group(0), opt
-    assert np.all([t in synopsis.group(0) for t in ("allelic", "trend", "genotypic")])
+    assert all(t in synopsis.group(0) for t in ASSOCIATION_TESTS)

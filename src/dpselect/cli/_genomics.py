@@ -21,12 +21,11 @@ __all__ = ["add_commands"]
 
 DEPRECATED_MECHANISMS = {"nd_pf": "pf", "nd_em": "em"}
 HEADER = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
-#: --test and --utility of ``dpselect assoc``.
-ASSOC_TESTS = ("allelic", "trend", "genotypic")
+#: --utility of ``dpselect assoc`` (its --test values are the library's ASSOCIATION_TESTS).
 ASSOC_UTILITIES = ("distance", "chi2")
 ASSOC_RELATIONS = {
     "replace": "one individual's genotypes replaced (case/control status and the numbers of cases and controls "
-               "are public)",
+               "public)",
     "add_remove": "one individual added or removed",
 }
 
@@ -35,7 +34,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int, mechanism: str,
+def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int | None, mechanism: str,
                    utility: str, utilities: tuple[str, ...], out: Path | None) -> tuple[float, str, str | None]:
     """(epsilon, mechanism, deprecation warning or None) after checking every shared option (nothing printed)."""
     from ..mechanisms.registry import APPROXIMATE_NAMES, MECHANISM_NAMES
@@ -44,7 +43,7 @@ def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_s
     if k < 1:
         raise CLIError(f"--k must be >= 1, got {k}")
     check_seed(seed)
-    if chunk_snps < 1:
+    if chunk_snps is not None and chunk_snps < 1:
         raise CLIError(f"--chunk-snps must be >= 1, got {chunk_snps}")
     if mechanism not in MECHANISM_NAMES and mechanism not in DEPRECATED_MECHANISMS:
         raise CLIError(f"--mechanism {mechanism!r} is not a mechanism; choose one of: " + ", ".join(MECHANISM_NAMES))
@@ -132,6 +131,9 @@ def add_commands(app: Any) -> None:
                                        help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
         pedigree: Path | None = typer.Option(
             None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"),
+        allow_no_sex: bool = typer.Option(
+            False, "--allow-no-sex", help="keep affected children of unknown sex (as plink --allow-no-sex; by "
+                                          "default their trios are dropped, as plink --tdt does)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
     ) -> None:
         """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
@@ -153,8 +155,8 @@ def add_commands(app: Any) -> None:
             raise CLIError("--pedigree is only for a VCF/BCF FILE; a PLINK fileset's .fam defines its trios")
         if note is not None:  # every option is valid: now the warnings
             print(f"dpselect: warning: {note}", file=sys.stderr)
-        counts = _read_counts(transmission_counts, file, pedigree=pedigree, chunk_snps=chunk_snps,
-                              scheduler=scheduler, progress=not quiet)
+        counts = _read_counts(transmission_counts, file, pedigree=pedigree, allow_no_sex=allow_no_sex,
+                              chunk_snps=chunk_snps, scheduler=scheduler, progress=not quiet)
         if k > counts.b.size:
             raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
         top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
@@ -172,19 +174,26 @@ def add_commands(app: Any) -> None:
         epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
         k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
         test: str = typer.Option(
-            "allelic", "--test", help="allelic (default: 2x2 allele counts, as plink --assoc), trend "
-                                      "(Cochran-Armitage) or genotypic (2x3, 2 df)"),
+            "allelic", "--test", help="association test: allelic (the 2x2 allele table of plink --assoc); the "
+                                      "library's ASSOCIATION_TESTS lists the tests available"),
         mechanism: str = typer.Option(
             "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"),
         utility: str = typer.Option(
             "distance", "--utility",
-            help="distance (default: individuals to change before a SNP crosses the selection threshold, "
-                 "sensitivity 1) or chi2 (the test statistics with their sensitivity: the papers' baseline)"),
+            help="distance (default: individuals to change before a SNP's rank changes, sensitivity 1) or chi2 "
+                 "(the test statistics with their sensitivity: the papers' baseline; --relation replace only)"),
+        relation: str = typer.Option(
+            "replace", "--relation", help="neighbours: replace (default: one individual's genotypes replaced, "
+                                          "status and group sizes public) or add_remove (one individual more or "
+                                          "less)"),
         out: Path | None = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV"),
         scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
         seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
-        chunk_snps: int = typer.Option(10_000, "--chunk-snps",
-                                       help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
+        chunk_snps: int | None = typer.Option(
+            None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"),
+        allow_no_sex: bool = typer.Option(
+            False, "--allow-no-sex", help="count individuals of unknown sex (as plink --allow-no-sex; by default "
+                                          "they are left out, as plink --model does)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
     ) -> None:
         """Privately select the top-k SNPs of a case-control cohort by an association test.
@@ -193,22 +202,26 @@ def add_commands(app: Any) -> None:
         A1, A2) and the guarantee only: the genotype counts and the test
         statistics are private and never printed.
         """
-        from ..apps.genomics import case_control_counts, select_top_snps
+        from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts, select_top_snps
 
         eps, mechanism, note = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility,
                                               ASSOC_UTILITIES, out)
-        if test not in ASSOC_TESTS:
-            raise CLIError(f"--test {test!r} is not a test; choose one of: {', '.join(ASSOC_TESTS)}")
+        if test not in ASSOCIATION_TESTS:
+            raise CLIError(f"--test {test!r} is not a test; choose one of: {', '.join(ASSOCIATION_TESTS)}")
+        if relation not in ASSOC_RELATIONS:
+            raise CLIError(f"--relation {relation!r} is not a relation; choose one of: {', '.join(ASSOC_RELATIONS)}")
+        if utility == "chi2" and relation != "replace":
+            raise CLIError("--utility chi2 needs --relation replace (its sensitivity assumes fixed group sizes)")
         if str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf")):
             raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
                            "holds the phenotypes); convert it with plink --vcf first")
         if note is not None:  # every option is valid: now the warnings
             print(f"dpselect: warning: {note}", file=sys.stderr)
-        counts = _read_counts(case_control_counts, file, chunk_snps=chunk_snps, scheduler=scheduler,
-                              progress=not quiet)
+        counts = _read_counts(case_control_counts, file, allow_no_sex=allow_no_sex, chunk_snps=chunk_snps,
+                              scheduler=scheduler, progress=not quiet)
         if k > counts.n_snps:
             raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
-        top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, rng=seed)
+        top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
         _print_table(counts.annotations(top.indices), out)
         typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
                    f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
