@@ -1,4 +1,4 @@
-"""Command-line interface (typer): ``dpselect reproduce | select | audit | demo | tdt``.
+"""Command-line interface (typer): ``dpselect reproduce | select | audit | demo | tdt | assoc``.
 
 * ``dpselect reproduce NAME [--quick] [--out DIR] [--data-dir DIR] [--scheduler ADDRESS] [--seed N] [--workers N]``
   runs a paper experiment (:mod:`dpselect.experiments`) on Dask and writes
@@ -11,8 +11,9 @@
 * ``dpselect audit MECHANISM --app majority --utility count [...]`` exactly
   audits a mechanism over all neighbours of small count vectors.
 * ``dpselect demo`` prints a comparison table on a synthetic problem.
-* ``dpselect tdt FILE --epsilon E --k K [...]`` privately selects the top-k
-  SNPs of a trio cohort and prints only their public annotations.
+* ``dpselect tdt FILE --epsilon E --k K [...]`` and ``dpselect assoc FILE
+  --epsilon E --k K [--test allelic] [...]`` privately select the top-k SNPs
+  of a trio or a case-control cohort and print only their public annotations.
 
 Nothing printed is computed from one record: every option is checked before a
 data file is read or a random number drawn, and file errors name the file (and
