@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _timing import best_of
 from dpselect.apps.genomics import simulate_case_control
 
 N_CASES = N_CONTROLS = 1000
@@ -102,25 +103,22 @@ def _plink_model(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray
 def main_cc(m: int, tmp: str) -> None:
     plink = shutil.which("plink1.9") or shutil.which("plink")
     prefix = cc_cohort(m, tmp)
-    best: dict[str, dict[str, float]] = {}
-    ours = ref = None
-    for _ in range(3):
-        o = _child("cc", prefix, str(prefix) + "_ours.npy", [os.cpu_count() or 1], 1)[0]
-        ours = np.load(str(prefix) + "_ours.npy")
-        runs = [("dpselect (Dask threads)", o)]
-        if plink is not None:
-            p, ref = _plink_model(plink, prefix)
-            runs.append(("plink1.9 --model", p))
-        for name, t in runs:
-            b = best.setdefault(name, {"cpu": np.inf, "wall": np.inf})
-            b["cpu"], b["wall"] = min(b["cpu"], t["cpu"]), min(b["wall"], t["wall"])
+    def ours() -> tuple[dict[str, float], np.ndarray]:
+        t = _child("cc", prefix, str(prefix) + "_ours.npy", [os.cpu_count() or 1], 1)[0]
+        return t, np.load(str(prefix) + "_ours.npy")
+
+    runs = [("dpselect (Dask threads)", ours)]
+    if plink is not None:
+        runs.append(("plink1.9 --model", lambda: _plink_model(plink, prefix)))
+    best, counts = best_of(runs)
     print(f"{N_CASES} cases + {N_CONTROLS} controls x {m} SNPs ({m // 20} on X), best of 3")
     print(f"{'tool':<26}{'CPU s':>8}{'wall s':>8}{'SNPs/s (CPU)':>14}")
     for name, b in best.items():
         print(f"{name:<26}{b['cpu']:>8.3f}{b['wall']:>8.3f}{m / b['cpu']:>14,.0f}")
-    if ref is not None and ours is not None:
+    if plink is not None:
+        got, ref = counts["dpselect (Dask threads)"], counts["plink1.9 --model"]
         print(f"genotype counts identical to PLINK's --model GENO (cases, autosomes and X): "
-              f"{ours.shape == ref.shape and bool((ours == ref).all())}")
+              f"{got.shape == ref.shape and bool((got == ref).all())}")
         p, o = best["plink1.9 --model"], best["dpselect (Dask threads)"]
         print(f"ratios dpselect / PLINK: CPU {o['cpu'] / p['cpu']:.2f}, wall {o['wall'] / p['wall']:.2f}")
 

@@ -61,6 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _timing import best_of
 from dpselect.apps.genomics import simulate_trios
 
 N_TRIOS = 2000
@@ -221,17 +222,10 @@ def main_vcf(m: int, gatk: bool = False) -> None:
             write_vcf_gz(prefix, vcf, gatk)
             print(f"wrote {vcf.name}: {vcf.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t0:.0f} s")
         fam = prefix.with_suffix(".fam")
-        best: dict[str, dict[str, float]] = {}
-        results: dict[str, np.ndarray] = {}
-        for _ in range(3):
-            runs = [("dpselect", lambda: _ours(vcf, CHUNK, str(fam)))]
-            if plink is not None:
-                runs.append(("plink1.9 VCF route", lambda: _plink_vcf(plink, vcf, fam)))
-            for name, run in runs:
-                t, counts = run()
-                results[name] = counts[:2]
-                b = best.setdefault(name, {"cpu": np.inf, "wall": np.inf})
-                b["cpu"], b["wall"] = min(b["cpu"], t["cpu"]), min(b["wall"], t["wall"])
+        runs = [("dpselect", lambda: _ours(vcf, CHUNK, str(fam)))]
+        if plink is not None:
+            runs.append(("plink1.9 VCF route", lambda: _plink_vcf(plink, vcf, fam)))
+        best, results = best_of(runs)
         print(f"{N_TRIOS} trios, {m} sites ({m // 20} on X), {vcf.stat().st_size / 1e6:.0f} MB .vcf.gz; best of 3")
         print(f"{'tool':<22}{'CPU s':>8}{'wall s':>8}{'sites/s (CPU)':>15}")
         for name, b in best.items():

@@ -9,7 +9,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import CaseControlCounts, TransmissionCounts, simulate_case_control
+from dpselect.apps.genomics import (
+    CaseControlCounts,
+    TransmissionCounts,
+    association_statistic,
+    simulate_case_control,
+)
 
 
 def _cc() -> CaseControlCounts:
@@ -94,7 +99,7 @@ def test_simulation_laws() -> None:
 
 
 def test_simulated_genotypes_match_counts(tmp_path) -> None:
-    sim = simulate_case_control(30, 40, 25, n_causal=2, odds_ratio=3.0, genotypes=True, path=tmp_path / "cc", rng=2)
+    sim = simulate_case_control(30, 40, 25, n_causal=5, odds_ratio=3.0, genotypes=True, path=tmp_path / "cc", rng=2)
     g = sim.genotypes
     assert g.shape == (70, 25) and sim.is_case.sum() == 30
     np.testing.assert_array_equal(sim.counts.cases, np.stack([(g[:30] == v).sum(0) for v in (2, 1, 0)], 1))
@@ -110,6 +115,8 @@ def test_simulated_genotypes_match_counts(tmp_path) -> None:
     unaff = np.array([[int(v) for v in r[6].split("/")] for r in geno])
     np.testing.assert_array_equal(aff, sim.counts.cases)
     np.testing.assert_array_equal(unaff, sim.counts.controls)
+    chisq = np.array([float(r[7]) for r in rows if r[4] == "ALLELIC"])  # PLINK prints 4 significant digits
+    np.testing.assert_allclose(association_statistic(sim.counts), chisq, rtol=5e-4, atol=5e-4)
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [

@@ -153,8 +153,16 @@ def test_random_fields_are_read_as_htslib_reads_them(tmp_path, fmt):
     assert got.b.size == 400 and got.mendel_errors.sum() > 0
 
 
-def test_bgzf_damage_is_a_named_error_or_warning(cohort, tmp_path):
+@pytest.mark.parametrize("inflater", ["isal", "zlib"])
+def test_bgzf_damage_is_a_named_error_or_warning(cohort, tmp_path, inflater, monkeypatch):
+    if inflater == "isal":
+        pytest.importorskip("isal")
+    else:  # isal not installed: the standard library's zlib inflates
+        monkeypatch.setattr(_textstream, "_inflater", lambda: (zlib, (zlib.error,)))
     text, _ = write_cohort_vcf(cohort)
+    whole = tmp_path / "whole.vcf.gz"
+    whole.write_bytes(bgzf(text, block=20000))
+    assert b"".join(_textstream.text_chunks(whole)) == text
     fam = cohort.with_suffix(".fam")
     noeof = tmp_path / "noeof.vcf.gz"
     noeof.write_bytes(bgzf(text, eof=False))

@@ -15,7 +15,14 @@
   ``b`` counts transmissions of A1: in PLINK's words, the A1 of ``--tdt --keep-allele-order``
   (the ``.bim`` column 5 allele; ALT for a VCF), so ``b`` / ``c`` are PLINK's T / U.
 
-Neighbour relation: replace one family (one trio).
+- Case-control studies: :class:`CaseControlCounts` (genotype counts of cases and controls,
+  PLINK ``--model`` order, and ``--assoc`` allele counts), :func:`simulate_case_control`;
+  the allelic test :func:`association_statistic`, its neighbour distances
+  :func:`association_distances`, :func:`association_problem`, the chi2 baseline's
+  :func:`allelic_sensitivity`; :func:`select_top_snps` dispatches on the counts type.
+
+Neighbour relation: replace one family (one trio) for the TDT; for case-control studies one
+individual's genotypes replaced (status kept) or one individual added or removed (mathematics §14).
 
 Examples
 --------

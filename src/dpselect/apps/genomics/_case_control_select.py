@@ -25,7 +25,7 @@ from ...problem import SelectionProblem
 from ...typing import Relation
 from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
-from ._tdt import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
+from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
 
 __all__ = ["ASSOCIATION_TESTS", "allelic_sensitivity", "association_distances", "association_problem",
            "association_statistic", "select_association_snps"]
@@ -56,6 +56,18 @@ def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -
     ``N (ad - bc)^2 / ((a + b)(c + d)(a + c)(b + d))`` with ``a, b`` the
     cases' A1, A2 counts and ``c, d`` the controls'.
 
+    Parameters
+    ----------
+    counts : CaseControlCounts
+        The study's counts.
+    test : {"allelic"}, default="allelic"
+        The association test.
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+        The statistic of every SNP (0 at a zero margin).
+
     Examples
     --------
     >>> from dpselect.apps.genomics import CaseControlCounts, association_statistic
@@ -70,7 +82,23 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     """d_r: fewest individuals added, removed or replaced (status kept) before SNP r has a largest statistic.
 
     Exact in the row-move metric of mathematics §14 (a 1-Lipschitz lower
-    bound of it where a table's reach meets both signs of ``ad - bc``).
+    bound of it where a table's reach meets both signs of ``ad - bc``):
+    ``d_r = min{k : hi_r(k) >= max_{s != r} lo_s(k)}``, hi / lo the largest /
+    smallest allelic chi2 a table reaches in k moves of one individual
+    (constant-time corners per split).  Sensitivity 1 under "replace"
+    (genotypes, status kept) and "add_remove"; the distances are private.
+
+    Parameters
+    ----------
+    counts : CaseControlCounts
+        The study's counts.
+    test : {"allelic"}, default="allelic"
+        The association test.
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        0 for every SNP with a largest statistic.
 
     Examples
     --------
@@ -89,7 +117,18 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
 
     :math:`8N/(N+2)` for :math:`n_1 = n_0 = N/2` (Uhler, Slavkovic & Fienberg
     2013), attained by a case moving from 0 to 2 copies of A1 in the table
-    with cases all A2 and controls all A1 (mathematics §14).
+    with cases all A2 and controls all A1 (mathematics §14; checked against
+    enumeration of every table, not proven).
+
+    Parameters
+    ----------
+    n_cases, n_controls : int
+        The public numbers of cases and controls (>= 1).
+
+    Returns
+    -------
+    float
+        The sensitivity of the allelic chi2.
 
     Examples
     --------
@@ -105,6 +144,25 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
 def association_problem(counts: CaseControlCounts, *, test: str = "allelic", utility: str = "distance",
                         relation: Relation = "replace", labels: Any = None) -> SelectionProblem:
     """SelectionProblem of a case-control test: u_r = -d_r (Delta u = 1) or the chi2 (Delta = allelic_sensitivity).
+
+    Parameters
+    ----------
+    counts : CaseControlCounts
+        The study's counts.
+    test : {"allelic"}, default="allelic"
+        The association test.
+    utility : {"distance", "chi2"}, default="distance"
+        :func:`association_distances` (either relation) or the statistic
+        (relation "replace", every SNP fully called on autosomes).
+    relation : {"replace", "add_remove"}, default="replace"
+        The neighbour relation recorded on the problem.
+    labels : sequence, default=None
+        Names of the SNPs.
+
+    Returns
+    -------
+    SelectionProblem
+        Scores, sensitivity and relation.
 
     Examples
     --------

@@ -40,7 +40,6 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,12 +49,12 @@ from ...accounting import Accountant, charge
 from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ...mechanisms.distance import distance_problem
 from ...mechanisms.registry import resolve_mechanism
-from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k, top_k_privacy
-from ...privacy import Privacy
+from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
 from ...problem import SelectionProblem
 from ...typing import Relation
 from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
+from ._case_control_select import select_association_snps
 from ._counting import TransmissionCounts
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._sensitivity import (
@@ -75,6 +74,7 @@ from ._sensitivity import (
     tdt_statistic,
     unstable_distance,
 )
+from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
 
 __all__ = [
     "MOVES",
@@ -104,10 +104,6 @@ __all__ = [
 DISTANCE_MECHANISMS = {"nd_pf": "pf", "nd_em": "em"}
 
 UTILITIES = ("distance", "chi2")
-
-#: Ways to select k SNPs (:func:`select_top_snps`).
-TOP_K_METHODS = ("peel", "joint", "gumbel")
-
 
 def _panel(b: Any, c: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     b, c = check_tables(b, c, n)
@@ -330,22 +326,6 @@ def select_top_snp(b: Any, c: Any, n_families: int, epsilon: float | None, *, me
     return prob.labels[index] if prob.labels is not None else index
 
 
-@dataclass(frozen=True)
-class TopSNPs:
-    """Result of :func:`select_top_snps`: the k selected SNPs and the guarantee.
-
-    ``indices`` (most preferred first), ``labels`` (or None), ``privacy``
-    (the total guarantee, family replacement), ``round_privacy`` (one
-    round's), ``method`` ("gumbel_top_k" or "peeling").
-    """
-
-    indices: np.ndarray
-    labels: list[Any] | None
-    privacy: Privacy
-    round_privacy: Privacy
-    method: str
-
-
 def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any = None, k: Any = None, *,
                     mechanism: Any = "pf", utility: str = "distance", method: str = "peel", rng: Any = None,
                     accountant: Accountant | None = None, bound: str = "thm5", threshold: float = 6,
@@ -436,16 +416,16 @@ def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any 
         epsilon, k = (c if c is not None else epsilon), (n_families if n_families is not None else k)
         opts = {"mechanism": mechanism, "utility": utility, "method": method, "rng": rng, "accountant": accountant}
         if isinstance(b, CaseControlCounts):
-            from ._case_control_select import select_association_snps
-
+            if labels is not None:
+                raise ValueError("labels: CaseControlCounts name their SNPs (snp_ids)")
             return select_association_snps(b, epsilon, k, test="allelic" if test is None else test,
                                            relation="replace" if relation is None else relation, **opts)
-        b, c, n_families = b.b, b.c, b.n_families
+        b, c, n_families, labels = b.b, b.c, b.n_families, (b.snp_ids.tolist() if labels is None else labels)
     if test is not None or relation is not None:
         raise ValueError("test and relation apply to CaseControlCounts only (the TDT relation is one family "
                          "replaced)")
-    if c is None or n_families is None or epsilon is None or k is None:
-        raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs all five")
+    if c is None or n_families is None or k is None:
+        raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs b, c, n_families and k")
     n = check_n(n_families)
     b, c = _panel(b, c, n)
     k = check_int(k, "k", minimum=1)
@@ -478,35 +458,12 @@ def select_top_snps(b: Any, c: Any = None, n_families: Any = None, epsilon: Any 
     return TopSNPs(idx, names, total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
 
 
-def _forward_top_k(mech: Any, full: SelectionProblem, k: int, method: str, accountant: Accountant | None,
-                   gen: np.random.Generator) -> tuple[np.ndarray, Privacy]:
-    """method="joint" | "gumbel": dpselect.mechanisms.top_k's own top-k (charged before drawing)."""
-    total = top_k_privacy(mech, full, k, method=method)
-    charge(accountant, total)
-    return np.asarray(select_top_k(mech, full, k, rng=gen, method=method), dtype=np.int64), total
-
-
 def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Any) -> SelectionProblem:
     """A data-free problem of the round's shape (m SNPs, N families): its guarantee is the round's."""
     zeros = np.zeros(m, dtype=np.int64)
     if util == "distance":
         return distance_problem(np.zeros(m), relation="replace")
     return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
-
-
-def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator, *,
-                    relation: Relation = "replace") -> np.ndarray:
-    """k peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
-    remaining = np.ones(panel.inverse.size, dtype=bool)
-    chosen: list[int] = []
-    for _ in range(k):
-        left = np.flatnonzero(remaining)
-        sub = distance_problem(panel.distances()[left].astype(np.float64), relation=relation)
-        pick = int(left[int(mech.select(sub, rng=gen))])
-        chosen.append(pick)
-        remaining[pick] = False
-        panel.remove(pick)
-    return np.array(chosen, dtype=np.int64)
 
 
 def _peel_rebuild(mech: Any, util: str, b: np.ndarray, c: np.ndarray, n: int, k: int, bound: str,

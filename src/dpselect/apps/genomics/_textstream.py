@@ -20,6 +20,7 @@ BGZF file without its end-of-file block gets a warning (as from htslib).
 
 from __future__ import annotations
 
+import functools
 import struct
 import warnings
 import zlib
@@ -31,14 +32,17 @@ from typing import BinaryIO, cast
 
 __all__ = ["StreamError", "text_chunks"]
 
-_inflater: ModuleType = zlib
-_ERRORS: tuple[type[Exception], ...] = (zlib.error,)
-try:  # Intel ISA-L's inflate (python-isal, extra ``vcf``): the same gzip members, ~5x faster than zlib here
-    from isal import isal_zlib
 
-    _inflater, _ERRORS = isal_zlib, (zlib.error, cast(type[Exception], isal_zlib.error))
-except ImportError:  # pragma: no cover - isal is in the vcf extra
-    pass
+
+@functools.cache
+def _inflater() -> tuple[ModuleType, tuple[type[Exception], ...]]:
+    """The inflating module and its errors: Intel ISA-L's (python-isal, extra ``vcf``; the same gzip members,
+    ~5x faster than zlib here) when installed, else ``zlib``; imported on first use."""
+    try:
+        from isal import isal_zlib
+    except ImportError:  # pragma: no cover - isal is in the vcf extra
+        return zlib, (zlib.error,)
+    return isal_zlib, (zlib.error, cast(type[Exception], isal_zlib.error))
 
 #: Decompressed bytes handed to the caller at once (cut at a line end).
 CHUNK_BYTES = 1 << 24
@@ -73,7 +77,8 @@ def _bgzf_blocks(data: memoryview) -> tuple[list[tuple[int, int]], int, bool]:
 
 
 def _inflate(data: memoryview, blocks: list[tuple[int, int]]) -> list[bytes]:
-    return [_inflater.decompress(data[a:a + s], 31) for a, s in blocks]  # joined once, into the caller's chunk
+    inflate = _inflater()[0].decompress
+    return [inflate(data[a:a + s], 31) for a, s in blocks]  # joined once, into the caller's chunk
 
 
 def _groups(data: memoryview, blocks: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
@@ -118,7 +123,7 @@ def _bgzf_pieces(f: BinaryIO, path: Path, pool: ThreadPoolExecutor) -> Iterator[
 
 
 def _gzip_pieces(f: BinaryIO, path: Path) -> Iterator[bytes]:
-    d = _inflater.decompressobj(31)
+    d = _inflater()[0].decompressobj(31)
     while True:
         data = f.read(_READ_BYTES)
         if not data:
@@ -129,7 +134,7 @@ def _gzip_pieces(f: BinaryIO, path: Path) -> Iterator[bytes]:
                 yield d.decompress(d.unconsumed_tail, CHUNK_BYTES)
             data = d.unused_data
             if d.eof and data:
-                d = _inflater.decompressobj(31)
+                d = _inflater()[0].decompressobj(31)
     if not d.eof:
         raise StreamError(f"path: {str(path)!r} is truncated: the gzip stream ends before its end marker")
 
@@ -156,7 +161,7 @@ def text_chunks(path: Path, chunk_bytes: int | None = None) -> Iterator[bytes]:
             pieces = _raw_pieces(f)
         parts: list[bytes | memoryview] = []  # views: the text is copied once, by the join
         size = 0
-        caught: tuple[type[Exception], ...] = (*_ERRORS, StreamError)
+        caught: tuple[type[Exception], ...] = (*_inflater()[1], StreamError)
         try:
             for piece in pieces:
                 parts.append(piece)
