@@ -30,6 +30,15 @@ ASSOC_RELATIONS = {
 }
 
 
+#: Options shared by ``tdt`` and ``assoc``.
+EPSILON_OPTION = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds")
+K_OPTION = typer.Option(..., "--k", help="number of SNPs to select (>= 1)")
+OUT_OPTION = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV")
+SCHEDULER_OPTION = typer.Option(None, "--scheduler", help="dask.distributed address for the counts")
+SEED_OPTION = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)")
+QUIET_OPTION = typer.Option(False, "--quiet", help="no progress line on stderr")
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -114,8 +123,8 @@ def add_commands(app: Any) -> None:
     def tdt_command(
         file: Path = typer.Argument(
             ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"),
-        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
-        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+        epsilon: float = EPSILON_OPTION,
+        k: int = K_OPTION,
         mechanism: str = typer.Option(
             "pf", "--mechanism",
             help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2); "
@@ -124,9 +133,9 @@ def add_commands(app: Any) -> None:
             "distance", "--utility",
             help="distance (default: families to change before a SNP's rank changes, sensitivity 1) or chi2 "
                  "(the TDT statistics; what sps and ld need)"),
-        out: Path | None = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV"),
-        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
-        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+        out: Path | None = OUT_OPTION,
+        scheduler: str | None = SCHEDULER_OPTION,
+        seed: int | None = SEED_OPTION,
         chunk_snps: int = typer.Option(10_000, "--chunk-snps",
                                        help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
         pedigree: Path | None = typer.Option(
@@ -134,7 +143,7 @@ def add_commands(app: Any) -> None:
         allow_no_sex: bool = typer.Option(
             False, "--allow-no-sex", help="keep affected children of unknown sex (as plink --allow-no-sex; by "
                                           "default their trios are dropped, as plink --tdt does)"),
-        quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
+        quiet: bool = QUIET_OPTION,
     ) -> None:
         """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
 
@@ -171,8 +180,8 @@ def add_commands(app: Any) -> None:
     def assoc_command(
         file: Path = typer.Argument(..., help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
                                               "(.fam phenotype 2 = case, 1 = control, others left out)"),
-        epsilon: float = typer.Option(..., "--epsilon", help="total privacy budget (> 0), split over the k rounds"),
-        k: int = typer.Option(..., "--k", help="number of SNPs to select (>= 1)"),
+        epsilon: float = EPSILON_OPTION,
+        k: int = K_OPTION,
         test: str = typer.Option(
             "allelic", "--test", help="association test: allelic (the 2x2 allele table of plink --assoc); the "
                                       "library's ASSOCIATION_TESTS lists the tests available"),
@@ -186,15 +195,15 @@ def add_commands(app: Any) -> None:
             "replace", "--relation", help="neighbours: replace (default: one individual's genotypes replaced, "
                                           "status and group sizes public) or add_remove (one individual more or "
                                           "less)"),
-        out: Path | None = typer.Option(None, "--out", help="also write the selected SNPs (CHR SNP BP A1 A2) as TSV"),
-        scheduler: str | None = typer.Option(None, "--scheduler", help="dask.distributed address for the counts"),
-        seed: int | None = typer.Option(None, "--seed", help="random seed (>= 0; default: fresh entropy)"),
+        out: Path | None = OUT_OPTION,
+        scheduler: str | None = SCHEDULER_OPTION,
+        seed: int | None = SEED_OPTION,
         chunk_snps: int | None = typer.Option(
             None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"),
         allow_no_sex: bool = typer.Option(
             False, "--allow-no-sex", help="count individuals of unknown sex (as plink --allow-no-sex; by default "
                                           "they are left out, as plink --model does)"),
-        quiet: bool = typer.Option(False, "--quiet", help="no progress line on stderr"),
+        quiet: bool = QUIET_OPTION,
     ) -> None:
         """Privately select the top-k SNPs of a case-control cohort by an association test.
 
