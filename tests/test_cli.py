@@ -136,9 +136,9 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
 
     import numpy as np
 
-    from dpselect._cli_input import DEFAULT_MECHANISM
     from dpselect.analysis import accuracy
     from dpselect.apps import counts as majority
+    from dpselect.cli._input import DEFAULT_MECHANISM
     from dpselect.mechanisms.registry import make_mechanism
     from dpselect.problem import SelectionProblem
 
@@ -177,7 +177,7 @@ def test_delta_actually_used_is_printed(votes_csv, capsys):
     assert "delta: 1e-05 (from --delta)" in out
     code, out, err = run(base + ["--mechanism", "pf"], capsys)
     assert code == 0, err
-    assert out.splitlines()[-1] == "delta: 0"
+    assert "delta: 0" in out.splitlines()
     code, out, err = run(base + ["--mechanism", "em", "--delta", "1e-05"], capsys)
     assert code == 2 and "--delta" in err or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
 
@@ -242,7 +242,9 @@ def test_reproduce_quick_via_cli(tmp_path, capsys, monkeypatch):
     code, out, err = run(["reproduce", "percentile", "--quick", "--out", str(tmp_path), "--workers", "1",
                           "--seed", "3"], capsys)
     assert code == 0, err
-    assert "percentile:" in out and "| claim |" in out
+    assert "percentile:" in out and "ours: " in out and "published: " in out
+    for markdown in ("| claim |", "<br>", "\\|", "|---"):  # plain text on the terminal; report.md has the table
+        assert markdown not in out
     # stderr is not a terminal here: plain progress lines instead of a bar (at least the final one)
     import re
 
@@ -301,17 +303,36 @@ def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
     assert_frequencies_match(np.array(picks), law)
 
 
-def test_select_votes_without_candidates_warns_and_claims_no_guarantee(tmp_path, capsys):
-    code, out, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1"], capsys)
-    assert code == 0
-    assert "NO privacy guarantee" in err
-    assert "inf-DP" in out
+@pytest.mark.parametrize("utility", [[], ["--utility", "votes"]])
+def test_select_votes_without_candidates_is_refused_before_reading(tmp_path, capsys, utility):
+    path = _votes_file(tmp_path)
+    code, out, err = run(["select", str(path), "--column", "party", "--epsilon", "1", *utility], capsys)
+    assert_one_line_error(code, err, "--candidates")
+    assert out == "" and "--non-private-candidates-from-data" in err
+    # refused before the file is read: the same error for a file that does not exist (with --utility votes)
+    if utility:
+        code, _, err2 = run(["select", str(tmp_path / "absent.csv"), "--column", "party", "--epsilon", "1", *utility],
+                            capsys)
+        assert code == 2 and err2 == err.replace(str(path), str(tmp_path / "absent.csv"))
+
+
+def test_select_votes_non_private_opt_in_is_marked_everywhere(tmp_path, capsys):
+    code, out, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1",
+                          "--non-private-candidates-from-data"], capsys)
+    assert code == 0, err
+    assert "NOT differentially private" in err
+    assert "NOT PRIVATE" in out.splitlines()[0] and "inf-DP" in out
+    code, _, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1",
+                        "--non-private-candidates-from-data", "--candidates", "red,blue"], capsys)
+    assert_one_line_error(code, err, "not both")
 
 
 @pytest.mark.parametrize("extra, match", [
     (["--candidates", "red,,blue"], "--candidates"),
     (["--candidates", "red,red"], "--candidates must be distinct"),
-    (["--utility", "votes", "--column", "nope"], "--column 'nope'"),
+    (["--utility", "votes", "--column", "nope", "--candidates", "red"], "--column 'nope'"),
+    (["--candidates", "red", "--sensitivity", "1"], "--sensitivity does not apply to --utility votes"),
+    (["--candidates", "red", "--label-column", "age"], "--label-column does not apply"),
 ])
 def test_select_votes_bad_options_are_one_line_errors(tmp_path, capsys, extra, match):
     argv = ["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1", *extra]
@@ -321,8 +342,8 @@ def test_select_votes_bad_options_are_one_line_errors(tmp_path, capsys, extra, m
 
 def test_candidates_only_with_votes(tmp_path, capsys):
     code, _, err = run(["select", str(_votes_file(tmp_path)), "--column", "age", "--epsilon", "1",
-                        "--candidates", "a,b"], capsys)
-    assert_one_line_error(code, err, "--candidates applies to --utility votes")
+                        "--utility", "scores", "--sensitivity", "1", "--candidates", "a,b"], capsys)
+    assert_one_line_error(code, err, "apply to --utility votes (a column of raw labels) only")
 
 
 def test_the_getting_started_select_command_runs_as_written(tmp_path, capsys, monkeypatch):

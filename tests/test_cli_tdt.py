@@ -63,6 +63,7 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf", "--utility", "chi2"], "--mechanism nd_pf means"),
     (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
+    (["--epsilon", 1, "--k", 1, "--mechanism", "snm_laplace"], "--mechanism snm_laplace is approximate DP"),
 ])
 def test_tdt_bad_options(cohort, capsys, argv, match):
     code, out, err = _run(["tdt", cohort[0], *argv], capsys)
@@ -125,3 +126,23 @@ def test_tdt_reads_a_vcf_with_its_pedigree(cohort, tmp_path, capsys):
     assert code == 0 and out_vcf == out_bed
     code, out, err = _run(["tdt", vcf, *argv], capsys)
     assert code == 2 and "pedigree" in err and out == ""
+
+
+def test_tdt_allow_no_sex_keeps_children_of_unknown_sex(tmp_path, capsys):
+    prefix = tmp_path / "nosex"
+    simulate_trios(prefix, 20, 10, causal=[1], effect=0.85, rng=2)
+    fam = prefix.with_suffix(".fam")
+    rows = [ln.split() for ln in fam.read_text().splitlines()]
+    for row in rows[2:12:3]:  # the children of four trios get sex 0 (unknown)
+        assert row[2] != "0"
+        row[4] = "0"
+    fam.write_text("".join("\t".join(r) + "\n" for r in rows))
+    argv = ["tdt", prefix, "--epsilon", 5, "--k", 1, "--seed", 0, "--quiet"]
+    for extra, kept in (([], 16), (["--allow-no-sex"], 20)):
+        code, out, err = _run(argv + extra, capsys)
+        assert code == 0, err
+        assert f", {kept} trios," in out
+        counts = transmission_counts(prefix, allow_no_sex=bool(extra))
+        assert counts.n_families == kept
+        top = tdt.select_top_snps(counts.b, counts.c, counts.n_families, 5.0, 1, rng=0)
+        assert out.splitlines()[1].split()[2] == str(counts.snp_ids[top.indices[0]])

@@ -172,12 +172,15 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
         transmission_counts(nogt, pedigree=fam)
     extra = tmp_path / "extra.fam"
     extra.write_text(open(fam).read() + "Z ghost 0 0 1 1\n")
-    with pytest.raises(ValueError, match="pedigree: 1 individual id.*'ghost'"):
+    with pytest.raises(ValueError, match="pedigree: some trio members' individual ids are not sample names") as info:
         transmission_counts(vcf, pedigree=extra)
+    assert "ghost" not in str(info.value)
     dup = tmp_path / "dup.fam"
     dup.write_text(open(fam).read() + "Z F0_fa 0 0 1 1\n")
-    with pytest.raises(ValueError, match="pedigree: individual id 'F0_fa'"):
+    n_rows = len(open(fam).read().splitlines())
+    with pytest.raises(ValueError, match=f"pedigree: .* rows 1 and {n_rows + 1} have the same individual id") as info:
         transmission_counts(vcf, pedigree=dup)
+    assert "F0_fa" not in str(info.value)
     short = tmp_path / "short.fam"
     short.write_text("F a 0 0 1\n")
     with pytest.raises(ValueError, match="pedigree: .* row 1 has 5 columns"):
@@ -228,7 +231,7 @@ def test_sample_mismatch_is_reported_from_the_header_before_any_site(tmp_path):
     vcf = tmp_path / "m.vcf"
     # the body is garbage: a reader that parsed a site before checking the names would fail differently
     vcf.write_text(HEADER + "fa\tmo\tkid\n" + "1\tnot a site\n" * 3)
-    with pytest.raises(ValueError, match=r"pedigree: 1 individual id\(s\) are not samples .* 'ch'"):
+    with pytest.raises(ValueError, match=r"pedigree: some trio members' individual ids are not sample names"):
         transmission_counts(vcf, pedigree=ped)
 
 

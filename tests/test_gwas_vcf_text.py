@@ -185,8 +185,9 @@ def test_duplicate_sample_name_is_refused_from_the_header(tmp_path):
     fam.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
     path = tmp_path / "d.vcf"
     path.write_text(HEADER + "fa\tmo\tch\tmo\n" + "1\tnot a site\n")
-    with pytest.raises(ValueError, match="path: .* names sample 'mo' twice"):
+    with pytest.raises(ValueError, match=r"path: .* header names one sample twice \(sample columns 2 and 4\)") as info:
         transmission_counts(path, pedigree=fam)
+    assert "'mo'" not in str(info.value)
 
 
 def test_progress_line_for_vcf(cohort, tmp_path, capsys, monkeypatch):

@@ -142,10 +142,9 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = F
             continue
         for who in (r, fa, mo):
             if who in used:
-                other = fam[used[who]]
-                raise ValueError(
-                    f"{what}: individual {fam[who, 1]!r} of family {fam[who, 0]!r} is in two trios (children "
-                    f"{other[1]!r} and {row[1]!r}): half-sibling or multi-generation pedigrees make one "
+                raise ValueError(  # rows, not ids: a message names no field of a record
+                    f"{what}: the individual of row {who + 1} is in two trios (the children of rows "
+                    f"{used[who] + 1} and {r + 1}): half-sibling or multi-generation pedigrees make one "
                     "individual part of two families, which doubles the TDT sensitivity; keep one trio per "
                     "individual (e.g. plink --remove the other children)")
             used[who] = r

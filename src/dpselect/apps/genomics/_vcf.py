@@ -47,7 +47,8 @@ counting kernel are those of :mod:`dpselect.apps.genomics`.
   Parsing is sequential (a compressed stream cannot be split without an
   index), so ``scheduler`` must be None; convert with ``plink --vcf`` once
   for cluster runs.  A truncated or corrupt file raises a one-line
-  ValueError naming the path and the last site read.
+  ValueError naming the path and the last site read, never a field of a
+  record (htslib's own log is switched off: its lines can quote one).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
 from ._packed import count_codes
 from ._progress import make_progress
 from ._textstream import StreamError, text_chunks
-from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header
+from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header, quiet_htslib
 
 __all__ = ["vcf_transmission_counts", "read_pedigree"]
 
@@ -89,19 +90,23 @@ def read_pedigree(pedigree: Any) -> np.ndarray:
         raise ValueError(f"pedigree: {str(p)!r} row {bad[0] + 1} has {len(rows[bad[0]])} columns, expected "
                          "at least 6 (family, individual, father, mother, sex, phenotype)")
     fam = np.array([r[:6] for r in rows], dtype=object)
-    ids, counts = np.unique(fam[:, 1].astype(str), return_counts=True)
-    if (counts > 1).any():
-        raise ValueError(f"pedigree: individual id {str(ids[counts > 1][0])!r} occurs more than once; the "
-                         "individual ids are matched to the VCF sample names and must be unique")
+    _, first, inverse = np.unique(fam[:, 1].astype(str), return_index=True, return_inverse=True)
+    again = np.flatnonzero(first[inverse] != np.arange(len(fam)))
+    if again.size:  # rows, not ids: a message names no field of a record
+        raise ValueError(f"pedigree: {str(p)!r} rows {first[inverse[again[0]]] + 1} and {again[0] + 1} have the "
+                         "same individual id; the individual ids are matched to the VCF sample names and must be "
+                         "unique")
     return fam
 
 
 def _open(path: Path, samples: list[str]) -> Any:
+    quiet_htslib()
     try:
         vcf = VCF(str(path), lazy=True)
         header = list(vcf.samples)
     except Exception as exc:  # htslib reports unreadable input as OSError / various
-        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from exc
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (htslib cannot read its header: "
+                         f"{type(exc).__name__})") from None
     try:
         _check_samples(path, header, np.asarray(samples))
     except ValueError:
@@ -229,12 +234,13 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
 def _check_samples(path: Path, header: list[str], ids: np.ndarray) -> dict[str, int]:
     missing = sorted(set(ids.tolist()) - set(header))
     if missing:
-        raise ValueError(f"pedigree: {len(missing)} individual id(s) are not samples of the VCF {str(path)!r}, "
-                         f"e.g. {missing[0]!r}")
+        raise ValueError(f"pedigree: some trio members' individual ids are not sample names of the VCF "
+                         f"{str(path)!r} (ids are matched to the header's sample names)")
     position = {s: j for j, s in enumerate(header)}
-    if len(position) < len(header):
-        twice = next(s for s in header if header.count(s) > 1)
-        raise ValueError(f"path: the VCF {str(path)!r} names sample {twice!r} twice in its header")
+    if len(position) < len(header):  # positions, not names: a message names no field of a record
+        second = next(j for j, s in enumerate(header) if header.index(s) != j)
+        raise ValueError(f"path: the VCF {str(path)!r} header names one sample twice (sample columns "
+                         f"{header.index(header[second]) + 1} and {second + 1})")
     return position
 
 
@@ -257,7 +263,10 @@ def _text_sites(path: Path, ids: np.ndarray, members: np.ndarray) -> Iterator[Ch
     except StreamError as exc:
         raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant '(none)' "
                          f"({str(exc).split(': ', 2)[-1]})") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (its header is not UTF-8 text)") \
+            from None
+    except ValueError as exc:  # parse_header's own messages: fixed text
         raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from None
     header, samples, start = found
     position = _check_samples(path, samples, ids)
@@ -300,7 +309,7 @@ def _htslib_blocks(path: Path, vcf: Any, cols: np.ndarray, block: int) -> Iterat
             v = None
         except Exception as exc:  # htslib: truncated / corrupt stream (OSError, bare Exception, ...)
             raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant {sid!r} "
-                             f"({type(exc).__name__}: {str(exc).strip() or 'read error'})") from None
+                             f"({type(exc).__name__} from htslib)") from None
         if v is not None and len(v.ALT) > 1:
             multi += 1
             continue

@@ -35,6 +35,11 @@ file's header) and coded by :func:`allele_codes` -- the same rules as for BCF
 input -- so the fast path never guesses: a line it cannot read exactly is
 read by htslib.  Multi-allelic sites (an ALT with a comma) are skipped on
 both paths.
+
+htslib's own log lines can quote a record (a genotype line it cannot parse),
+so :func:`quiet_htslib` switches them off whenever a VCF/BCF is opened; its
+errors still raise, and the messages raised here name the file and the last
+variant id read, never a field of a record.
 """
 
 from __future__ import annotations
@@ -48,7 +53,16 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ._counting import chromosome_kind
 
-__all__ = ["ChunkSites", "TextParser", "allele_codes", "parse_header"]
+__all__ = ["ChunkSites", "TextParser", "allele_codes", "parse_header", "quiet_htslib"]
+
+
+def quiet_htslib() -> None:
+    """Switch htslib's log off (cyvcf2's ``set_htslib_log_level(0)``): its stderr lines can quote a record."""
+    from cyvcf2 import cyvcf2
+
+    set_level = getattr(cyvcf2, "set_htslib_log_level", None)
+    if set_level is not None:
+        set_level(0)
 
 
 def _class_table() -> bytes:
@@ -326,6 +340,7 @@ class TextParser:
         if self._writer is None:
             from cyvcf2 import Writer
 
+            quiet_htslib()
             self._writer = Writer.from_string(os.devnull, self.header)
         chrom, sid, pos, alt, ref = meta
         n = lines.size
@@ -338,10 +353,10 @@ class TextParser:
                 continue
             try:
                 v = self._writer.variant_from_string(text)
-            except Exception as exc:  # htslib: a line it cannot parse
+            except Exception:  # htslib: a line it cannot parse (its message quotes the line: not shown)
                 before = str(sid[i - 1]) if i > 0 and sid[i - 1] is not None else self.last
                 raise ValueError(f"path: {self.path!r} is truncated or corrupt after variant {before!r} "
-                                 f"(htslib cannot parse the next line: {str(exc).strip()[:120]})") from None
+                                 "(htslib cannot parse the next line)") from None
             name = v.ID if v.ID is not None else f"{v.CHROM}:{v.POS}"
             chrom[i], sid[i], pos[i], ref[i] = v.CHROM, name, int(v.POS), v.REF
             alt[i] = v.ALT[0] if v.ALT else "."
