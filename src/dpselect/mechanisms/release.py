@@ -152,6 +152,7 @@ from ..privacy import Privacy
 from ._release_grid import (
     GUARD,
     ROUND_SLACK,
+    clip_indices,
     clip_to_grid,
     grid_laplace_log_law,
     grid_laplace_scale,
@@ -485,7 +486,8 @@ class SmoothSensitivityRelease:
         if self.on_grid and self.noise == "laplace":
             out = sample_grid_laplace(v, grid_laplace_scale(s, self._alpha, lam), lam, n, gen)
         elif self.on_grid and self.exact_law is not None:
-            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen)
+            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen,
+                                      index_range=clip_indices(bounds, lam))
         else:
             z = np.asarray(self._noise.sample(n, gen), dtype=np.float64).reshape(-1)
             out = v + (s / self._alpha) * z

@@ -5,8 +5,10 @@ Gillenwater & Muñoz Medina (Duff); mathematics §6.1.  Neighbour relation:
 most ``k`` add/remove operations (at least one addition) are exact up to a
 finite set (derivation in :func:`duff_mean_levels`); the utility is ``-k`` on
 the ring ``J_k \\ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
-``K``.  Floating point: level boundaries are computed in double precision
-(the mathematics page's guarantees are for exact arithmetic).  Re-exported by
+``K``.  Floating point: the level-set ends are exact rationals of Python
+integers (every float is a multiple of a common power of two); the grid
+release uses their exact grid indices, the continuous law and
+:func:`duff_mean_levels` their correctly rounded floats.  Re-exported by
 :mod:`dpselect.apps.quantiles`.
 
 Examples
