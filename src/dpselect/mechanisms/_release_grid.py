@@ -43,7 +43,8 @@ def grid_laplace_scale(sensitivity: float, alpha: float, lam: float) -> Fraction
 def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: Any) -> np.ndarray:
     """n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
     c = grid_index(value, lam).reshape(-1)[0]
-    k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n)
+    # |c| <= 2^51 and grid_values clamps c + k to +-2^52: clamping k to +-2^53 first changes nothing
+    k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n, clamp=2**53)
     return grid_values(c + k, lam)
 
 
