@@ -32,6 +32,8 @@ __all__ = [
     "check_relation",
     "check_scores",
     "check_size",
+    "clip_to_bounds",
+    "OUT_OF_BOUNDS",
     "RELATIONS",
     "SecureGenerator",
 ]
@@ -279,3 +281,31 @@ def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
     raise TypeError(
         f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, got {type(rng).__name__}"
     )
+
+
+#: What a bounded-data function does with a record outside the public bounds.
+OUT_OF_BOUNDS = ("clip", "raise")
+
+
+def check_out_of_bounds(on_out_of_bounds: Any) -> str:
+    """``on_out_of_bounds``: "clip" (the default everywhere) or "raise"."""
+    if not isinstance(on_out_of_bounds, str) or on_out_of_bounds not in OUT_OF_BOUNDS:
+        raise ValueError(f"on_out_of_bounds must be one of {OUT_OF_BOUNDS}, got {on_out_of_bounds!r}")
+    return on_out_of_bounds
+
+
+def clip_to_bounds(x: np.ndarray, bounds: tuple[float, float], on_out_of_bounds: str, name: str = "x") -> np.ndarray:
+    """Records of ``x`` (finite float64) outside the public ``bounds = (lo, hi)``, clamped to them.
+
+    "clip" (the default of every public function): a per-record map, so neighbouring datasets
+    stay neighbours and every guarantee is unchanged; nothing observable (no exception, no
+    warning) depends on whether a record was out of bounds.  "raise": a ValueError instead,
+    for a curator looking for data errors -- **not private** (the exception itself reveals that
+    some record lies outside the bounds); its message quotes no value.
+    """
+    lo, hi = bounds
+    if check_out_of_bounds(on_out_of_bounds) == "raise":
+        if (x < lo).any() or (x > hi).any():
+            raise ValueError(f"{name} has values outside the bounds (on_out_of_bounds='raise' is not private)")
+        return x
+    return np.clip(x, lo, hi)

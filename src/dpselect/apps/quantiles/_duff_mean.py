@@ -258,6 +258,7 @@ def duff_mean(
     method: str = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """Duff exponential mechanism for the mean: epsilon-DP under add/remove.
 
@@ -283,7 +284,7 @@ def duff_mean(
     size = check_size(size)
     method = check_method(method)
     lam = check_output_grid(granularity, a, b)
-    ext = sorted_padded(x, a, b)
+    ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
     charge(accountant, em_privacy(epsilon))
     if lam:
