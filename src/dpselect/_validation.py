@@ -64,24 +64,35 @@ def check_pair(value: Any, name: str) -> tuple[float, float]:
     return lo, hi
 
 
-def check_finite_float(value: Any, name: str) -> float:
-    """A finite real number."""
+def _got(x: float, quote: bool) -> str:
+    """", got x" for a public argument; nothing for a value computed from the data (a message is a release)."""
+    return f", got {x!r}" if quote else ""
+
+
+def check_finite_float(value: Any, name: str, *, quote: bool = True) -> float:
+    """A finite real number (``quote=False``: the message does not echo the value -- data-derived values)."""
     x = _real(value, name)
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x!r}")
+        raise ValueError(f"{name} must be finite{_got(x, quote)}")
     return x
 
 
-def check_positive(value: Any, name: str, *, allow_inf: bool = False, allow_zero: bool = False) -> float:
-    """A real number > 0 (or >= 0 with ``allow_zero``); NaN always rejected."""
+def check_positive(
+    value: Any, name: str, *, allow_inf: bool = False, allow_zero: bool = False, quote: bool = True
+) -> float:
+    """A real number > 0 (or >= 0 with ``allow_zero``); NaN always rejected.
+
+    ``quote=False`` for values computed from the data (a smooth sensitivity, a distance to
+    instability, a statistic): the message then names the argument but never echoes its value.
+    """
     x = _real(value, name)
     if math.isnan(x):
         raise ValueError(f"{name} must not be NaN")
     if math.isinf(x) and not (allow_inf and x > 0):
-        raise ValueError(f"{name} must be finite, got {x!r}")
+        raise ValueError(f"{name} must be finite{_got(x, quote)}")
     if x < 0 or (x == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}, got {x!r}")
+        raise ValueError(f"{name} must be {bound}{_got(x, quote)}")
     return x
 
 

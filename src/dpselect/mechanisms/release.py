@@ -438,7 +438,7 @@ class SmoothSensitivityRelease:
             raise TypeError(
                 f"sensitivity must be a real number or a callable beta -> S_beta(x), got {type(sensitivity).__name__}"
             )
-        return check_positive(sensitivity, "sensitivity")
+        return check_positive(sensitivity, "sensitivity", quote=False)  # S(x): data-derived, never echoed
 
     def scale(self, sensitivity: Any) -> float:
         """Noise scale S(x)/alpha' (``sensitivity``: callable beta -> S or S at ``self.beta``)."""
@@ -476,7 +476,7 @@ class SmoothSensitivityRelease:
             optional (lo, hi): clip the output to [lo, hi] (post-processing;
             on a grid, to the grid points inside [lo, hi]).
         """
-        v = check_finite_float(value, "value")
+        v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         size = check_size(size)
         bounds = None if clip is None else check_pair(clip, "clip")
@@ -507,7 +507,7 @@ class SmoothSensitivityRelease:
         """
         if not self.on_grid:
             raise ValueError("log_law needs an output grid (granularity > 0)")
-        v = check_finite_float(value, "value")
+        v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         lam = float(self.granularity or 0.0)
         if self.noise == "laplace":

@@ -292,8 +292,8 @@ def sample_snapped_atan(
     >>> bool(((y / 0.5) == np.round(y / 0.5)).all())
     True
     """
-    value = check_finite_float(value, "value")
-    scale = check_positive(scale, "scale")
+    value = check_finite_float(value, "value", quote=False)  # the statistic and S(x)/alpha: data-derived
+    scale = check_positive(scale, "scale", quote=False)
     lam = check_positive(lam, "lam")
     n = check_int(n, "n", minimum=1)
     if isinstance(law, str):

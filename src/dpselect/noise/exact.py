@@ -302,7 +302,7 @@ def exponential_weights_uniform_batch(
     cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
     ends = np.cumsum(cnt)
     if int(ends[-1]) >= _INT62:
-        raise ValueError(f"the total count {int(ends[-1])} must be below 2^62")
+        raise ValueError("the total count must be below 2^62")
     nums = np.asarray(nums, dtype=object).reshape(-1)
     if all(int(v) < _INT62 for v in nums):
         nums = nums.astype(np.int64)

@@ -215,7 +215,7 @@ def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any 
     """
     ext, probs, _, _ = median_distribution(x, epsilon, bounds)
     n = ext.size - 2
-    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target")
+    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target", quote=False)
     keep = probs > 0
     dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
     return float(np.dot(probs[keep], dev))

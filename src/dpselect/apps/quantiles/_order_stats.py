@@ -102,7 +102,7 @@ def lower_median_index(n: int) -> int:
 def _check_index(index: Any, n: int) -> int:
     idx = check_int(index, "index", minimum=0)
     if idx >= n:
-        raise ValueError(f"index must be < n = {n}, got {idx}")
+        raise ValueError(f"index must be < n (the number of records), got {idx}")
     return idx
 
 

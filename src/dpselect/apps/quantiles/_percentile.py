@@ -444,7 +444,7 @@ def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], 
     g, _ = check_grid(grid)
     t = float(true_value)
     if not math.isfinite(t):
-        raise ValueError(f"true_value must be finite, got {true_value!r}")
+        raise ValueError("true_value must be finite")
     err = np.abs(g - t)
 
     def loss(scores: np.ndarray) -> np.ndarray:
