@@ -86,7 +86,8 @@ def test_laws_see_the_clamped_data(name):
 @pytest.mark.parametrize("name", sorted(RELEASES))
 def test_raise_is_an_opt_in_and_quotes_no_value(name):
     f = RELEASES[name]
-    with pytest.raises(ValueError, match="on_out_of_bounds='raise' is not private") as info:
+    msg = r"outside the bounds \[0, 10\] \(on_out_of_bounds='raise' is not private"
+    with pytest.raises(ValueError, match=msg) as info:
         f(X + [25.0], 0, on_out_of_bounds="raise")
     assert "25" not in str(info.value)
     f(X, 0, on_out_of_bounds="raise")  # in bounds: no error

@@ -317,6 +317,7 @@ def clip_to_bounds(x: np.ndarray, bounds: tuple[float, float], on_out_of_bounds:
     lo, hi = bounds
     if check_out_of_bounds(on_out_of_bounds) == "raise":
         if (x < lo).any() or (x > hi).any():
-            raise ValueError(f"{name} has values outside the bounds (on_out_of_bounds='raise' is not private)")
+            raise ValueError(f"{name} has values outside the bounds [{lo:g}, {hi:g}] "
+                             "(on_out_of_bounds='raise' is not private)")
         return x
     return np.clip(x, lo, hi)

@@ -25,7 +25,8 @@ import numpy as np
 from ..noise.exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
 from ..noise.grid import dyadic_ceil, grid_index, grid_values
 
-__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices", "clip_to_grid"]
+__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices",
+           "clip_to_grid"]
 
 #: Dilation slack of rounding the scale up to 40 significant bits: log(1 + 2^-40).
 ROUND_SLACK = math.log1p(2.0**-40)

@@ -31,9 +31,9 @@ from ...accounting import Accountant, charge
 from ._order_stats import check_bounds, check_points, sorted_padded
 from ._piecewise_em import (
     check_method,
-    grid_ceil,
     check_output_grid,
     em_privacy,
+    grid_ceil,
     piecewise_grid_law,
     piecewise_probabilities,
     sample_piecewise_em,

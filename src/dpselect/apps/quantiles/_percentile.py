@@ -2,8 +2,9 @@
 
 Candidates are a **public, data-independent grid** ``grid`` (sorted,
 strictly increasing, finite).  Records are snapped to the nearest grid point
-(half-way values go to the lower one; values outside ``[grid[0], grid[-1]]``
-are clamped to it, ``on_out_of_bounds="raise"`` refuses them) and reduced to per-bin counts h (``histogram=True`` takes the
+(half-way values go to the lower one; values outside
+``[grid[0], grid[-1]]`` are clamped to it, ``on_out_of_bounds="raise"``
+refuses them) and reduced to per-bin counts h (``histogram=True`` takes the
 counts directly, e.g. the DPBench files).  With n records the target rank k
 follows one of two conventions (``rank_convention``, see :func:`rank`):
 "paper" k = max(1, floor(p n / 100)) (default) or "code"
