@@ -193,6 +193,7 @@ def smooth_sens_pure(
     """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one).
 
     Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
@@ -341,6 +342,7 @@ def smooth_sens_approx(
     (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
     On the grid ``granularity`` (None: 2^-20; 0: float output) with exact
     discrete Laplace noise, clipped to the grid points of [a, b].
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
     return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
@@ -400,6 +402,7 @@ def laplace_ln(
     """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one).
 
     Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
