@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -125,9 +125,8 @@ def atan_rows() -> list[tuple[str, float, float]]:
     return rows
 
 
-def scale_rows(budget: float = 20.0) -> list[tuple[str, str]]:
+def scale_rows(budget: float = 20.0) -> Iterator[tuple[str, str]]:
     """(label, "median ms / max ms (draws)") per noise and smooth sensitivity S: one release per seed."""
-    rows = []
     for label, rel in (("Student t3", dpselect.SmoothSensitivityRelease(1.0)),
                        ("Cauchy", dpselect.SmoothSensitivityRelease(1.0, noise="polynomial")),
                        ("Laplace", dpselect.SmoothSensitivityRelease(1.0, 1e-6, noise="laplace"))):
@@ -145,8 +144,7 @@ def scale_rows(budget: float = 20.0) -> list[tuple[str, str]]:
                 if sum(times) > budget:
                     break
             ms = 1e3 * np.asarray(times)
-            rows.append((f"{label}, S = {s:g}", cell or f"{np.median(ms):.3f} / {ms.max():.3f} ({ms.size})"))
-    return rows
+            yield f"{label}, S = {s:g}", cell or f"{np.median(ms):.3f} / {ms.max():.3f} ({ms.size})"
 
 
 def main() -> None:
