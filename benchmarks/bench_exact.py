@@ -13,13 +13,18 @@ Prints the median wall time of
     points): one draw at n = 10^4 and 100 draws at n = 10^3, CPU time (best of 3), with the exact
     dyadic-proposal sampler (the default), the plain rejection sampler it replaced ("old": uniform
     proposal over the grid points) and the float path (granularity=0, not floating-point safe).
+  * ``--scales``: the timing channel of the smooth-sensitivity releases on the default grid: wall time per
+    release at S(x) = 1, 1e60, 1e100, 1e306 (neighbouring inputs: the scale is private), median and max over
+    up to 50 seeds (stopping after 20 s per cell), for Student t_3, Cauchy and Laplace noise.  Run it on an
+    older checkout (PYTHONPATH=<old>/src) for the "before" column of the docs' table.
 No target: the exact paths trade speed for a proven guarantee (docs: "Floating point and side channels").
 """
 
 from __future__ import annotations
 
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -120,7 +125,34 @@ def atan_rows() -> list[tuple[str, float, float]]:
     return rows
 
 
+def scale_rows(budget: float = 20.0) -> Iterator[tuple[str, str]]:
+    """(label, "median ms / max ms (draws)") per noise and smooth sensitivity S: one release per seed."""
+    for label, rel in (("Student t3", dpselect.SmoothSensitivityRelease(1.0)),
+                       ("Cauchy", dpselect.SmoothSensitivityRelease(1.0, noise="polynomial")),
+                       ("Laplace", dpselect.SmoothSensitivityRelease(1.0, 1e-6, noise="laplace"))):
+        for s in (1.0, 1e60, 1e100, 1e306):
+            times: list[float] = []
+            cell = ""
+            for seed in range(50):
+                t0 = time.perf_counter()
+                try:
+                    rel.release(0.3, s, rng=seed)
+                except (OverflowError, ValueError) as exc:
+                    cell = f"raises {type(exc).__name__}"
+                    break
+                times.append(time.perf_counter() - t0)
+                if sum(times) > budget:
+                    break
+            ms = 1e3 * np.asarray(times)
+            yield f"{label}, S = {s:g}", cell or f"{np.median(ms):.3f} / {ms.max():.3f} ({ms.size})"
+
+
 def main() -> None:
+    if "--scales" in sys.argv:
+        print(f"{'one release on the default grid':<36}{'ms: median / max (draws)':>30}")
+        for label, cell in scale_rows():
+            print(f"{label:<36}{cell:>30}", flush=True)
+        return
     rng = np.random.default_rng(0)
     problem = dpselect.SelectionProblem(rng.integers(0, 50, size=100).astype(float))
     rows = []

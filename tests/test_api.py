@@ -175,7 +175,7 @@ def test_messages_print_plain_numbers_and_each_shape_once():
     from dpselect.apps.quantiles import private_percentile
 
     with pytest.raises(ValueError) as exc:
-        private_percentile([150.0], 50, 1.0, np.linspace(0.0, 100.0, 11))
+        private_percentile([150.0], 50, 1.0, np.linspace(0.0, 100.0, 11), on_out_of_bounds="raise")
     assert "np.float64" not in str(exc.value) and "[0, 100]" in str(exc.value)
     pytest.importorskip("sklearn")
     from dpselect.apps.trees import DPDecisionTreeClassifier

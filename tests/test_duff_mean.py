@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 
 from conftest import assert_frequencies_match
+from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as M
 from dpselect.apps.quantiles import _duff_mean as MEAN
+from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
+from dpselect.noise.grid import default_granularity
 
 # ---------------------------------------------------------------------------
 # Duff mean
@@ -131,3 +136,110 @@ def test_duff_mean_default_levels_depend_on_epsilon_only():
     mean = float(np.mean(x))
     err = float(np.sum(probs * np.abs(0.5 * (lefts + rights) - mean)))
     assert err < 0.2
+
+
+# ---------------------------------------------------------------------------
+# On the output grid: exact levels (issue 30.3) against an exact-rational brute force
+# ---------------------------------------------------------------------------
+
+
+def exact_levels(data, bounds, K):
+    """mean, L_k, U_k (k = 1..min(K, n + 1)) by enumeration, in exact rationals.
+
+    L_k (U_k) = min (max) over i removals (every subset of size i) and j >= 1 additions
+    at a (b), i + j <= k, of the resulting mean.
+    """
+    a, b = Fraction(bounds[0]), Fraction(bounds[1])
+    xs = [Fraction(v) for v in data]
+    n, S = len(xs), sum(xs)
+    sums = [[sum(c) for c in itertools.combinations(xs, i)] for i in range(n + 1)]
+    big, small = [max(s) for s in sums], [min(s) for s in sums]
+    L, U = [], []
+    for k in range(1, min(K, n + 1) + 1):
+        ops = [(i, j) for i in range(min(k - 1, n) + 1) for j in range(1, k - i + 1)]
+        L.append(min((S - big[i] + j * a) / (n - i + j) for i, j in ops))
+        U.append(max((S - small[i] + j * b) / (n - i + j) for i, j in ops))
+    return L, U
+
+
+def float_cumsum_levels(data, bounds, K):
+    """Negative control: the same closed form from float cumulative sums (the code before issue 30)."""
+    a, b = bounds
+    y = np.sort(np.asarray(data, dtype=np.float64))
+    n = y.size
+
+    def extreme(shift):  # shift sorted descending; min over i of (T_n - T_i) / (n + k - 2i)
+        T = np.concatenate(([0.0], np.cumsum(shift)))
+        ks = range(1, min(K, n + 1) + 1)
+        return [min((T[n] - T[i]) / (n + k - 2 * i) for i in range(min(k - 1, n) + 1)) for k in ks]
+
+    return [a + g for g in extreme((y - a)[::-1])], [b - g for g in extreme(b - y)]
+
+
+def grid_log_law(levels, bounds, lam, K, eps):
+    """log P[g lambda], g = ceil(a/lambda)..floor(b/lambda): P ∝ exp(-eps d(g lambda+)/2),
+    d(v+) = min{k : L_k <= v < U_k} (the right limit of the level-set distance), K + 1 if none."""
+    L, U = levels
+    lam = Fraction(lam)
+    g0, g1 = math.ceil(Fraction(bounds[0]) / lam), math.floor(Fraction(bounds[1]) / lam)
+    d = np.full(g1 - g0 + 1, K + 1.0)
+    for k in range(len(L), 0, -1):
+        lo = max(math.ceil(Fraction(L[k - 1]) / lam) - g0, 0)
+        hi = max(math.ceil(Fraction(U[k - 1]) / lam) - g0, 0)
+        d[lo:hi] = k
+    logw = -0.5 * eps * d
+    return logw - logsumexp(logw)
+
+
+def library_log_law(x, eps, bounds, lam):
+    starts, counts, probs = duff_mean_grid_law(x, eps, bounds=bounds, granularity=lam)
+    assert starts[0] == math.ceil(bounds[0] / (lam or default_granularity(bounds[1] - bounds[0])))
+    return np.log(np.repeat(probs, counts))
+
+
+RED_TEAM_PAIRS = [  # (x, neighbour, epsilon, bounds, granularity): the float cumulative sums broke these
+    ([2.0**-49] * 4, [2.0**-49] * 4 + [16.0], 4.0, (0.0, 16.0), 1.0),
+    *[([2.0**-49] * n, [2.0**-49] * n + [16.0], 1.0, (0.0, 16.0), None) for n in (4, 8, 12)],
+    ([0.06, 0.12, 0.07], [0.06, 0.12, 0.07, 1.0], 1.0, (0.0, 1.0), None),
+]
+
+
+@pytest.mark.parametrize("x, y, eps, bounds, lam", RED_TEAM_PAIRS)
+def test_duff_mean_grid_law_exact_on_red_team_pairs(x, y, eps, bounds, lam):
+    K = MEAN._check_levels(None, eps)
+    grid = lam or default_granularity(bounds[1] - bounds[0])
+    exact = {}
+    for d in (x, y):
+        exact[len(d)] = grid_log_law(exact_levels(d, bounds, K), bounds, grid, K, eps)
+        np.testing.assert_allclose(library_log_law(d, eps, bounds, lam), exact[len(d)], rtol=0, atol=1e-9)
+    loss = privacy_loss(exact[len(x)], exact[len(y)])
+    assert 0.25 * eps < loss <= eps * (1 + 1e-12)
+    # negative control: the same check flags the levels from float cumulative sums
+    fx, fy = (grid_log_law(float_cumsum_levels(d, bounds, K), bounds, grid, K, eps) for d in (x, y))
+    assert privacy_loss(fx, fy) > 1.02 * eps
+
+
+@pytest.mark.parametrize("bounds", [(0.0, 1.0), (-3.0, 5.0)])
+def test_duff_mean_grid_law_exact_on_decimal_data(bounds):
+    rng = np.random.default_rng(30)
+    eps, lam, K = 1.0, 2.0**-7, 4
+    a, w = bounds[0], bounds[1] - bounds[0]
+    worst = 0.0
+    for _ in range(25):
+        x = list(a + w * (rng.integers(0, 101, size=int(rng.integers(1, 6))) / 100))
+        nbrs = [x[:i] + x[i + 1 :] for i in range(len(x)) if len(x) > 1] + [x + [a + w * rng.integers(0, 101) / 100]]
+        lx = grid_log_law(exact_levels(x, bounds, K), bounds, lam, K, eps)
+        got = duff_mean_grid_law(x, eps, bounds=bounds, levels=K, granularity=lam)
+        np.testing.assert_allclose(np.log(np.repeat(got[2], got[1])), lx, rtol=0, atol=1e-9)
+        for y in nbrs:
+            ly = grid_log_law(exact_levels(y, bounds, K), bounds, lam, K, eps)
+            worst = max(worst, privacy_loss(lx, ly))
+    assert 0.3 * eps < worst <= eps * (1 + 1e-12)
+
+
+def test_duff_mean_levels_are_correctly_rounded():
+    x = [0.06, 0.12, 0.07, 2.0**-60, 1.0 - 2.0**-53]
+    L, U = M.duff_mean_levels(x, bounds=(0.0, 1.0), levels=10)
+    eL, eU = exact_levels(x, (0.0, 1.0), 10)
+    assert L[0] == U[0] == float(sum(Fraction(v) for v in x) / 5)
+    assert list(L[1:]) == [float(v) for v in eL] and list(U[1:]) == [float(v) for v in eU]

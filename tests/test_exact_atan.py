@@ -215,3 +215,71 @@ def test_refinement_path_keeps_the_law(monkeypatch):
     draws[~np.isin(np.floor(y / 0.25), bins)] = bins.size
     probs = np.array([np.exp(lp[coarse == c]).sum() for c in bins])
     assert_frequencies_match(draws, np.append(probs, max(0.0, 1 - probs.sum())))
+
+
+# ------------------------------------------------------------ bounded cost (issue 30.7)
+
+
+def _counting(law):
+    calls = []
+
+    def bounds(num, den, p):
+        calls.append(p)
+        return law(num, den, p)
+
+    return bounds, calls
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e60, 1e100, 1e306])
+def test_search_cost_is_bounded_whatever_the_scale(scale):
+    # the number of cdf brackets per draw is bounded by the index range (public), not by the scale
+    bounds, calls = _counting(t3_cdf_bounds)
+    y = sample_snapped_atan(bounds, 0.3, scale, 2.0**-20, 50, rng=4, quantile=lambda u: np.zeros_like(u))
+    assert len(calls) <= 50 * (2 * 52 + 3)
+    assert on_grid(y, 2.0**-20) and np.abs(y).max() <= 2.0**51 * 2.0**-20
+    if scale >= 1e60:  # P[|K| < 2^51] <= 2^52 lambda / (pi scale) ~ 0: every draw is at the clamp
+        assert set(np.abs(y)) == {2.0**31}
+
+
+def test_clamped_search_has_the_clamped_law():
+    # the search restricted to [kmin, kmax] gives min(max(K, kmin), kmax) for the same bits
+    # (refinements, which could shift the bit stream, have probability ~2^-60 per comparison) ...
+    full = sample_snapped_atan("t3", 0.3, 2.0, 0.5, 3000, rng=21)
+    for kmin, kmax in ((-3, 4), (0, 0), (2, 9), (-2**51, -2**51 + 1)):
+        part = sample_snapped_atan("t3", 0.3, 2.0, 0.5, 3000, rng=21, index_range=(kmin, kmax))
+        assert np.array_equal(part, np.clip(full, kmin * 0.5, kmax * 0.5))
+    # ... and its frequencies match the exact clamped law: P[kmin] = F(B(kmin + 1)), P[kmax] = 1 - F(B(kmax))
+    y = sample_snapped_atan("t3", 0.3, 2.0, 0.5, 40_000, rng=22, index_range=(-3, 4))
+    pts, lp = snapped_log_law(StudentT(3.0), 0.3, 2.0, 0.5, 4000)
+    p = np.exp(lp)
+    law = np.array([p[pts <= -1.5].sum(), *p[(pts > -1.5) & (pts < 2.0)], p[pts >= 2.0].sum()])
+    assert_frequencies_match(np.round(y / 0.5).astype(np.int64) + 3, law / law.sum())
+
+
+def test_huge_scale_law_is_the_clamped_law():
+    # scale 1e306: P[K >= kmax] = 1 - F(B(kmax)) ~ 1/2 each side, nothing in between
+    y = sample_snapped_atan("cauchy", 0.0, 1e306, 1.0, 4000, rng=3, index_range=(-5, 5))
+    assert set(y) <= {-5.0, 5.0}
+    assert abs((y > 0).mean() - 0.5) < 5 * 0.5 / math.sqrt(4000)
+
+
+def test_bad_index_range():
+    for bad in ((3, 2), (-(2**52), 0), (0, 2**52)):
+        with pytest.raises(ValueError, match="index_range"):
+            sample_snapped_atan("t3", 0.0, 1.0, 0.5, 3, rng=0, index_range=bad)
+    with pytest.raises(TypeError, match="index_range"):
+        sample_snapped_atan("t3", 0.0, 1.0, 0.5, 3, rng=0, index_range=(0.5, 2))
+
+
+def test_release_clip_bounds_the_search_and_keeps_the_law():
+    # with clip, the sampler searches only the clip range's grid indices: same output as clipping after
+    rel = SmoothSensitivityRelease(1.0, granularity=0.5)
+    y = rel.release(0.3, 0.4, size=2000, rng=5, clip=(-1.3, 2.0))
+    full = sample_snapped_atan("t3", 0.3, 0.4 / rel.alpha, 0.5, 2000, rng=np.random.default_rng(5))
+    assert np.array_equal(y, np.clip(full, -1.0, 2.0))
+    bounds, calls = _counting(t3_cdf_bounds)
+    sample_snapped_atan(bounds, 0.3, 1e306, 0.5, 20, rng=0, index_range=(-2, 4))
+    assert len(calls) <= 20 * (2 * 3 + 3)
+    # a huge (private) scale releases the clip ends without a long search
+    z = rel.release(0.3, 1e300, size=200, rng=1, clip=(-1.3, 2.0))
+    assert set(z) <= {-1.0, 2.0}

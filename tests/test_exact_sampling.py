@@ -166,3 +166,19 @@ def test_exponential_weights_matches_its_law():
         assert_frequencies_match(o[g == k], np.full(c, 1 / c))
     with pytest.raises(ValueError, match="counts"):
         exponential_weights([0, 1], counts=[1, 0])
+
+
+def test_discrete_laplace_clamp_is_the_clamped_law_and_never_raises():
+    # issue 30.7: clamp=c gives min(max(Y, -c), c) (law checked by frequencies); a huge scale never raises
+    from dpselect.noise._integers import IntegerSource
+
+    y = dpselect.noise.exact.discrete_laplace_batch(IntegerSource(4), 2, 5, 40_000, clamp=2)  # scale 5/2
+    k = np.arange(-60, 61)
+    p = np.exp(-np.abs(k) / 2.5)
+    p /= p.sum()
+    law = np.array([p[k <= -2].sum(), p[k == -1][0], p[k == 0][0], p[k == 1][0], p[k >= 2].sum()])
+    assert_frequencies_match(y + 2, law)
+    big = dpselect.noise.exact.discrete_laplace_batch(IntegerSource(1), 1, 10**400, 200, clamp=2**53)
+    assert set(np.abs(big)) == {2**53}
+    rel = dpselect.SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", granularity=2.0**-20)
+    assert set(np.abs(rel.release(0.3, 1e306, size=50, rng=2))) == {2.0**32}

@@ -341,7 +341,8 @@ bad_eps = st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "1", None, Tru
 bad_bounds = st.sampled_from(
     [(1.0, 1.0), (3.0, 0.0), (0.0,), (float("nan"), 1.0), (0.0, float("inf")), "ab", 5, (-1e308, 1e308)]
 )
-bad_x = st.sampled_from([[], [float("nan")], [1.0, 11.0], [-0.5], [[1.0, 2.0]], ["a"], [float("inf")], [1 + 2j]])
+# (records outside the bounds are clamped, not refused: tests/test_out_of_bounds.py)
+bad_x = st.sampled_from([[], [float("nan")], [[1.0, 2.0]], ["a"], [float("inf")], [1 + 2j]])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -177,7 +177,7 @@ def test_bad_inputs_and_keyword_only():
     with pytest.raises(ValueError, match="bounds"):
         mb.smooth_sens_pure(x, 1.0, bounds=(1.0, 0.0))
     with pytest.raises(ValueError, match="x"):
-        mb.smooth_sens_pure(x + 5, 1.0, bounds=(0.0, 1.0))
+        mb.smooth_sens_pure(x + 5, 1.0, bounds=(0.0, 1.0), on_out_of_bounds="raise")
     with pytest.raises(ValueError, match="tuning"):
         mb.smooth_sens_approx(x, 1.0, delta=1e-6, bounds=(0.0, 1.0), tuning="best")
     with pytest.raises(ValueError, match="delta"):

@@ -350,8 +350,10 @@ def test_bad_inputs():
         pct.percentile_problem([], 50, grid)
     with pytest.raises(ValueError, match=r"\bx\b"):
         pct.percentile_problem([0.0, np.nan], 50, grid)
-    with pytest.raises(ValueError, match=r"\bx\b"):
-        pct.percentile_problem([0.0, 3.0], 50, grid)
+    with pytest.raises(ValueError, match=r"\bx\b"):  # out of the grid range: clamped unless asked to raise
+        pct.percentile_problem([0.0, 3.0], 50, grid, on_out_of_bounds="raise")
+    with pytest.raises(ValueError, match="on_out_of_bounds"):
+        pct.percentile_problem([0.0, 1.0], 50, grid, on_out_of_bounds="ignore")
     with pytest.raises(ValueError, match=r"\bx\b"):
         pct.percentile_problem([0, 0, 0], 50, grid, histogram=True)
     with pytest.raises(ValueError, match=r"\bx\b"):
@@ -388,7 +390,7 @@ def test_errors_before_randomness():
     gen = np.random.default_rng(0)
     state = gen.bit_generator.state
     with pytest.raises(ValueError):
-        pct.private_percentile([5.0], 50, 1.0, [0.0, 1.0], rng=gen)
+        pct.private_percentile([5.0], 50, 1.0, [0.0, 1.0], rng=gen, on_out_of_bounds="raise")
     assert gen.bit_generator.state == state
 
 
@@ -407,13 +409,17 @@ def test_hypothesis_p_out_of_range(p, grid):
 @given(grid=_grid_st, data=st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=8))
 def test_hypothesis_bad_or_outside_data(grid, data):
     arr = np.asarray(data, dtype=float)
-    bad = (~np.isfinite(arr)).any() or (arr < grid[0]).any() or (arr > grid[-1]).any()
-    if bad:
+    outside = (arr < grid[0]).any() or (arr > grid[-1]).any()
+    if not np.isfinite(arr).all():
         with pytest.raises(ValueError, match=r"\bx\b"):
             pct.percentile_problem(arr, 50, grid)
-    else:
+    else:  # records outside the grid range are clamped to it (or refused on request)
         pr = pct.percentile_problem(arr, 50, grid)
         assert pr.scores.sum() == 1.0
+        assert np.array_equal(pr.scores, pct.percentile_problem(np.clip(arr, grid[0], grid[-1]), 50, grid).scores)
+        if outside:
+            with pytest.raises(ValueError, match=r"\bx\b"):
+                pct.percentile_problem(arr, 50, grid, on_out_of_bounds="raise")
 
 
 @settings(max_examples=60, deadline=None)

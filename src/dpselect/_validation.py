@@ -32,6 +32,8 @@ __all__ = [
     "check_relation",
     "check_scores",
     "check_size",
+    "clip_to_bounds",
+    "OUT_OF_BOUNDS",
     "RELATIONS",
     "SecureGenerator",
 ]
@@ -62,24 +64,35 @@ def check_pair(value: Any, name: str) -> tuple[float, float]:
     return lo, hi
 
 
-def check_finite_float(value: Any, name: str) -> float:
-    """A finite real number."""
+def _got(x: float, quote: bool) -> str:
+    """", got x" for a public argument; nothing for a value computed from the data (a message is a release)."""
+    return f", got {x!r}" if quote else ""
+
+
+def check_finite_float(value: Any, name: str, *, quote: bool = True) -> float:
+    """A finite real number (``quote=False``: the message does not echo the value -- data-derived values)."""
     x = _real(value, name)
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x!r}")
+        raise ValueError(f"{name} must be finite{_got(x, quote)}")
     return x
 
 
-def check_positive(value: Any, name: str, *, allow_inf: bool = False, allow_zero: bool = False) -> float:
-    """A real number > 0 (or >= 0 with ``allow_zero``); NaN always rejected."""
+def check_positive(
+    value: Any, name: str, *, allow_inf: bool = False, allow_zero: bool = False, quote: bool = True
+) -> float:
+    """A real number > 0 (or >= 0 with ``allow_zero``); NaN always rejected.
+
+    ``quote=False`` for values computed from the data (a smooth sensitivity, a distance to
+    instability, a statistic): the message then names the argument but never echoes its value.
+    """
     x = _real(value, name)
     if math.isnan(x):
         raise ValueError(f"{name} must not be NaN")
     if math.isinf(x) and not (allow_inf and x > 0):
-        raise ValueError(f"{name} must be finite, got {x!r}")
+        raise ValueError(f"{name} must be finite{_got(x, quote)}")
     if x < 0 or (x == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}, got {x!r}")
+        raise ValueError(f"{name} must be {bound}{_got(x, quote)}")
     return x
 
 
@@ -279,3 +292,32 @@ def check_random_state(rng: Any, name: str = "rng") -> np.random.Generator:
     raise TypeError(
         f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, got {type(rng).__name__}"
     )
+
+
+#: What a bounded-data function does with a record outside the public bounds.
+OUT_OF_BOUNDS = ("clip", "raise")
+
+
+def check_out_of_bounds(on_out_of_bounds: Any) -> str:
+    """``on_out_of_bounds``: "clip" (the default everywhere) or "raise"."""
+    if not isinstance(on_out_of_bounds, str) or on_out_of_bounds not in OUT_OF_BOUNDS:
+        raise ValueError(f"on_out_of_bounds must be one of {OUT_OF_BOUNDS}, got {on_out_of_bounds!r}")
+    return on_out_of_bounds
+
+
+def clip_to_bounds(x: np.ndarray, bounds: tuple[float, float], on_out_of_bounds: str, name: str = "x") -> np.ndarray:
+    """Records of ``x`` (finite float64) outside the public ``bounds = (lo, hi)``, clamped to them.
+
+    "clip" (the default of every public function): a per-record map, so neighbouring datasets
+    stay neighbours and every guarantee is unchanged; nothing observable (no exception, no
+    warning) depends on whether a record was out of bounds.  "raise": a ValueError instead,
+    for a curator looking for data errors -- **not private** (the exception itself reveals that
+    some record lies outside the bounds); its message quotes no value.
+    """
+    lo, hi = bounds
+    if check_out_of_bounds(on_out_of_bounds) == "raise":
+        if (x < lo).any() or (x > hi).any():
+            raise ValueError(f"{name} has values outside the bounds [{lo:g}, {hi:g}] "
+                             "(on_out_of_bounds='raise' is not private)")
+        return x
+    return np.clip(x, lo, hi)

@@ -167,7 +167,7 @@ class SelectionProblem:
             if self.max_distance is None:
                 raise ValueError("max_distance is required when local_sensitivity is a callable")
         else:
-            ls = check_positive(local_sensitivity, "local_sensitivity", allow_zero=True)
+            ls = check_positive(local_sensitivity, "local_sensitivity", allow_zero=True, quote=False)
             if ls > gs * (1 + 1e-12):
                 raise ValueError("local_sensitivity exceeds global_sensitivity")
             local_sensitivity = StepProfile(np.array([0]), np.array([ls]))
@@ -337,8 +337,8 @@ class SelectionProblem:
         beta = check_positive(beta, "beta")
         if beta > self.beta_max * (1 + 1e-12):
             raise ValueError(
-                f"beta={beta:.6g} exceeds beta_max={self.beta_max:.6g}, the largest beta for which "
-                "this problem's smooth upper bound is valid"
+                f"beta={beta:.6g} exceeds this problem's beta_max (the attribute), the largest beta for which "
+                "its smooth upper bound is valid"
             )
         return beta
 
@@ -383,7 +383,7 @@ class SelectionProblem:
             assert self.max_distance is not None
             s = smooth_sensitivity_scan(self._ls, beta, self.max_distance)
         if not (math.isfinite(s) and s >= 0):
-            raise ValueError(f"smooth sensitivity must be finite and non-negative, got {s}")
+            raise ValueError("smooth sensitivity must be finite and non-negative")
         return s
 
     def candidate_smooth_sensitivity(self, beta: float) -> np.ndarray:

@@ -25,7 +25,8 @@ import numpy as np
 from ..noise.exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
 from ..noise.grid import dyadic_ceil, grid_index, grid_values
 
-__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_to_grid"]
+__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices",
+           "clip_to_grid"]
 
 #: Dilation slack of rounding the scale up to 40 significant bits: log(1 + 2^-40).
 ROUND_SLACK = math.log1p(2.0**-40)
@@ -43,7 +44,8 @@ def grid_laplace_scale(sensitivity: float, alpha: float, lam: float) -> Fraction
 def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: Any) -> np.ndarray:
     """n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
     c = grid_index(value, lam).reshape(-1)[0]
-    k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n)
+    # |c| <= 2^51 and grid_values clamps c + k to +-2^52: clamping k to +-2^53 first changes nothing
+    k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n, clamp=2**53)
     return grid_values(c + k, lam)
 
 
@@ -53,6 +55,20 @@ def clip_to_grid(values: np.ndarray, bounds: tuple[float, float], lam: float) ->
     if lo > hi:  # no grid point inside: the nearest grid point to the interval
         lo = hi = float(grid_values(grid_index(0.5 * (bounds[0] + bounds[1]), lam), lam))
     return np.clip(values, lo, hi)
+
+
+def clip_indices(bounds: tuple[float, float] | None, lam: float) -> tuple[int, int] | None:
+    """Grid indices [ceil(lo / lambda), floor(hi / lambda)] of :func:`clip_to_grid`'s clamp, within +-2^51.
+
+    The exact t_3 / Cauchy sampler clamps its index to this range while searching (the same law
+    as clamping afterwards, and a search bounded by the public clip range); None without a clip
+    or when no grid point of the clip range lies within +-2^51 (clip_to_grid then decides).
+    """
+    if bounds is None:
+        return None
+    lo = max(math.ceil(Fraction(bounds[0]) / Fraction(lam)), -(2**51))
+    hi = min(math.floor(Fraction(bounds[1]) / Fraction(lam)), 2**51)
+    return (lo, hi) if lo <= hi else None
 
 
 def snapped_log_law(noise: Any, value: float, scale: float, lam: float, window: int) -> tuple[np.ndarray, np.ndarray]:

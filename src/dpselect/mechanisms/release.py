@@ -152,6 +152,7 @@ from ..privacy import Privacy
 from ._release_grid import (
     GUARD,
     ROUND_SLACK,
+    clip_indices,
     clip_to_grid,
     grid_laplace_log_law,
     grid_laplace_scale,
@@ -437,7 +438,7 @@ class SmoothSensitivityRelease:
             raise TypeError(
                 f"sensitivity must be a real number or a callable beta -> S_beta(x), got {type(sensitivity).__name__}"
             )
-        return check_positive(sensitivity, "sensitivity")
+        return check_positive(sensitivity, "sensitivity", quote=False)  # S(x): data-derived, never echoed
 
     def scale(self, sensitivity: Any) -> float:
         """Noise scale S(x)/alpha' (``sensitivity``: callable beta -> S or S at ``self.beta``)."""
@@ -475,7 +476,7 @@ class SmoothSensitivityRelease:
             optional (lo, hi): clip the output to [lo, hi] (post-processing;
             on a grid, to the grid points inside [lo, hi]).
         """
-        v = check_finite_float(value, "value")
+        v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         size = check_size(size)
         bounds = None if clip is None else check_pair(clip, "clip")
@@ -485,7 +486,8 @@ class SmoothSensitivityRelease:
         if self.on_grid and self.noise == "laplace":
             out = sample_grid_laplace(v, grid_laplace_scale(s, self._alpha, lam), lam, n, gen)
         elif self.on_grid and self.exact_law is not None:
-            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen)
+            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen,
+                                      index_range=clip_indices(bounds, lam))
         else:
             z = np.asarray(self._noise.sample(n, gen), dtype=np.float64).reshape(-1)
             out = v + (s / self._alpha) * z
@@ -505,7 +507,7 @@ class SmoothSensitivityRelease:
         """
         if not self.on_grid:
             raise ValueError("log_law needs an output grid (granularity > 0)")
-        v = check_finite_float(value, "value")
+        v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         lam = float(self.granularity or 0.0)
         if self.noise == "laplace":

@@ -236,7 +236,7 @@ class PrivateSensitivityBound(Mechanism):
         [1.0, 0.0, 0.0]
         """
         check_problem(problem)
-        s = check_positive(sensitivity, "sensitivity", allow_zero=True)
+        s = check_positive(sensitivity, "sensitivity", allow_zero=True, quote=False)
         if s == 0.0:
             return self._argmax_log_law(problem)
         fixed = SelectionProblem(

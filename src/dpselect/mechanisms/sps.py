@@ -184,7 +184,7 @@ def _sps_parameters(
     if beta > beta_max:
         if l is not None:
             raise ValueError(
-                f"l={l!r} gives beta' = {beta:.6g} > beta_max = {beta_max:.6g} of this problem's smooth bound "
+                f"l={l!r} gives beta' = {beta:.6g} > the problem's beta_max (the attribute) for its smooth bound "
                 "(YS Thm 4/5); choose l <= beta_max / (beta(1) epsilon) or leave l unset"
             )
         beta_unit = float(h.admissible(1.0)[1])  # beta(e) = e * beta(1) (linear in e)

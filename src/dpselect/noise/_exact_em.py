@@ -316,7 +316,7 @@ def exponential_weights(
     if min(n) < 1:
         raise ValueError("counts must be >= 1")
     if max(n) >= _INT62:
-        raise ValueError(f"counts must be below 2^62, got {max(n)}")
+        raise ValueError("counts must be below 2^62")
     size = check_size(size)
     low = min(q)
     gam = [r - low for r in q]

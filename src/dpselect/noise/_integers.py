@@ -33,14 +33,14 @@ def as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: b
         q = Fraction(value)
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
+            raise ValueError(f"{name} must be finite")
         q = Fraction(value)
     else:
         raise TypeError(f"{name} must be a rational number (int, Fraction or float), got {type(value).__name__}")
-    if positive and q <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if positive and q <= 0:  # no value in the message: scales and rates may be computed from the data
+        raise ValueError(f"{name} must be > 0")
     if nonnegative and q < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+        raise ValueError(f"{name} must be >= 0")
     return q
 
 

@@ -155,8 +155,13 @@ def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
     return v
 
 
-def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int) -> np.ndarray:
-    """n draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t)."""
+def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: int | None = None) -> np.ndarray:
+    """n draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
+
+    ``clamp`` (<= 2^62): return min(max(Y, -clamp), clamp) (post-processing) instead of
+    refusing draws beyond int64 -- for callers that clamp anyway, so that a huge (private)
+    scale never raises.  Expected O(1) rounds per draw whatever s and t (CKS20 Thm 2).
+    """
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:
@@ -172,8 +177,10 @@ def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int) -> np.nda
         b = src.below_array(np.full(y.size, 2, dtype=np.int64)).astype(bool)
         keep = ~(b & (y == 0))  # reject (B = 1, Y = 0) so that 0 is not counted twice
         y = np.where(b, -y, y)[keep]
-        if y.dtype == object and y.size and max(abs(int(v)) for v in y) >= _INT62:
-            raise OverflowError(f"discrete Laplace draws exceed int64 (scale {t}/{s} is too large)")
+        if clamp is not None:
+            y = np.clip(y, -clamp, clamp)
+        elif y.dtype == object and y.size and max(abs(int(v)) for v in y) >= _INT62:
+            raise OverflowError("discrete Laplace draws exceed int64 (the scale is too large)")
         out[filled : filled + y.size] = y.astype(np.int64)
         filled += int(y.size)
     return out
@@ -295,7 +302,7 @@ def exponential_weights_uniform_batch(
     cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
     ends = np.cumsum(cnt)
     if int(ends[-1]) >= _INT62:
-        raise ValueError(f"the total count {int(ends[-1])} must be below 2^62")
+        raise ValueError("the total count must be below 2^62")
     nums = np.asarray(nums, dtype=object).reshape(-1)
     if all(int(v) < _INT62 for v in nums):
         nums = nums.astype(np.int64)

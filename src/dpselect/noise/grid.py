@@ -76,7 +76,7 @@ def default_granularity(*scales: float) -> float:
 def dyadic_ceil(x: Fraction, bits: int = 40) -> Fraction:
     """The smallest p / 2^q >= x with p < 2^(bits + 1): relative increase below 2^-bits."""
     if x <= 0:
-        raise ValueError(f"x must be > 0, got {x}")
+        raise ValueError("x must be > 0")
     q = bits - (x.numerator.bit_length() - x.denominator.bit_length())
     scale = Fraction(2) ** q
     return Fraction(math.ceil(x * scale)) / scale

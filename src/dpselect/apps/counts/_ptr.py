@@ -214,9 +214,11 @@ def propose_test_release(
     >>> propose_test_release(3.5, 1e6, bound=0.0, epsilon=1.0, delta=1e-3, rng=0)
     3.5
     """
-    value = check_finite_float(value, "value")
-    gamma = check_positive(distance_to_instability, "distance_to_instability", allow_inf=True, allow_zero=True)
-    bound = check_positive(bound, "bound", allow_zero=True)
+    # value, distance and bound are computed from the data: no message echoes them
+    value = check_finite_float(value, "value", quote=False)
+    gamma = check_positive(distance_to_instability, "distance_to_instability", allow_inf=True, allow_zero=True,
+                           quote=False)
+    bound = check_positive(bound, "bound", allow_zero=True, quote=False)
     privacy = ptr_privacy(epsilon, delta)
     epsilon = check_epsilon(epsilon)
     delta = _check_ptr_delta(delta)

@@ -132,7 +132,7 @@ def tdt_neighbours(b: Any, c: Any, n_families: int, *, limit: int = 200_000) -> 
         opt_c.append(c2[ok])
     total = math.prod(len(o) for o in opt_b) - 1
     if total > limit:
-        raise ValueError(f"the panel has {total} neighbours, more than limit = {limit}; use fewer SNPs or raise limit")
+        raise ValueError(f"the panel has more than limit = {limit} neighbours; use fewer SNPs or raise limit")
     grids = np.meshgrid(*[np.arange(len(o)) for o in opt_b], indexing="ij")
     combos = np.stack([g.ravel() for g in grids], axis=1)[1:]
     nb = np.stack([opt_b[j][combos[:, j]] for j in range(b.size)], axis=1)

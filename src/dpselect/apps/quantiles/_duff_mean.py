@@ -5,8 +5,10 @@ Gillenwater & Muñoz Medina (Duff); mathematics §6.1.  Neighbour relation:
 most ``k`` add/remove operations (at least one addition) are exact up to a
 finite set (derivation in :func:`duff_mean_levels`); the utility is ``-k`` on
 the ring ``J_k \\ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
-``K``.  Floating point: level boundaries are computed in double precision
-(the mathematics page's guarantees are for exact arithmetic).  Re-exported by
+``K``.  Floating point: the level-set ends are exact rationals of Python
+integers (every float is a multiple of a common power of two); the grid
+release uses their exact grid indices, the continuous law and
+:func:`duff_mean_levels` their correctly rounded floats.  Re-exported by
 :mod:`dpselect.apps.quantiles`.
 
 Examples
@@ -31,6 +33,7 @@ from ._piecewise_em import (
     check_method,
     check_output_grid,
     em_privacy,
+    grid_ceil,
     piecewise_grid_law,
     piecewise_probabilities,
     sample_piecewise_em,
@@ -49,38 +52,53 @@ def _check_levels(levels: Any, epsilon: float | None) -> int:
     return check_int(levels, "levels", minimum=1)
 
 
-def _extreme_means(shift: np.ndarray, K: int) -> np.ndarray:
-    """min over i + j = k, j >= 1 of mean (in shifted coordinates, origin at the bound).
+def _units(v: np.ndarray, e_min: int) -> np.ndarray:
+    """``v / 2**e_min`` as exact Python ints (object array); every float here is a multiple of 2**e_min."""
+    m, e = np.frexp(v)
+    mant = (m * 2.0**53).astype(np.int64)  # exact: a float's 53-bit significand
+    return mant.astype(object) << (e.astype(np.int64) - 53 - e_min)
 
-    ``shift`` = data minus the bound (all >= 0), sorted **descending**.  With
-    T_i the sum of the i largest values, the mean after removing the i largest
-    and adding j = k - i copies of the bound is g(i) = (T_n - T_i)/(n + k - 2i).
-    Moving from i to i + 1 lowers g iff t_{i+1} > 2 g(i) (t_{i+1} = (i+1)-th
-    largest); once false it stays false, so the minimiser is the first i where
-    it fails (found by a vectorised binary search over k = 1..K).
+
+def _exact_sum(v: np.ndarray, e_min: int) -> int:
+    """``sum(v) / 2**e_min`` exactly: int64 sums of the significand halves per exponent (no overflow
+    for n < 2^35), then one Python shift-and-add per distinct exponent (at most ~2100)."""
+    m, e = np.frexp(v)
+    mant = (m * 2.0**53).astype(np.int64)
+    exps, inv = np.unique(e, return_inverse=True)
+    hi = np.zeros(exps.size, dtype=np.int64)
+    lo = np.zeros(exps.size, dtype=np.int64)
+    np.add.at(hi, inv, mant >> 26)
+    np.add.at(lo, inv, mant & ((1 << 26) - 1))
+    return sum(((int(h) << 26) + int(low)) << (int(x) - 53 - e_min) for h, low, x in zip(hi, lo, exps))
+
+
+def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.ndarray, np.ndarray]:
+    """min over i + j = k, j >= 1 of the shifted mean, k = 1..Kp, as exact ``(numerators, denominators)``.
+
+    ``top`` = the m = min(Kp - 1, n) largest shifted values t_1 >= t_2 >= ... (data minus the
+    bound, all >= 0; exact Python ints), ``total`` their full sum over the n records.  With
+    T_i the sum of the i largest, removing them and adding j = k - i copies of the bound gives
+    g_k(i) = N_i / D, N_i = total - T_i, D = n + k - 2i (>= 1 for i <= min(k - 1, n)).  Moving
+    from i to i + 1 lowers g_k iff t_{i+1} D > 2 N_i, i.e. iff k >= c_i = floor(2 N_i / t_{i+1})
+    + 2i - n + 1; h_k(i) = t_{i+1} D - 2 N_i is nonincreasing in i (h_k(i+1) - h_k(i) =
+    (t_{i+2} - t_{i+1})(D - 2) <= 0), so g_k decreases while the test holds and never again
+    after: the minimiser is the number of leading i with k >= max_{i' <= i} c_{i'} (capped at
+    min(k - 1, n)), one ``searchsorted`` for all k.  Integer arithmetic throughout.
     """
-    n = shift.size
-    T = np.concatenate(([0.0], np.cumsum(shift)))
-    total = T[n]
-    k = np.arange(1, K + 1)
-    imax = np.minimum(k - 1, n)
-    lo = np.zeros(K, dtype=np.int64)
-    hi = imax.astype(np.int64)
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = (lo + hi) // 2
-        nxt = shift[np.minimum(mid, n - 1)]
-        g_num = total - T[mid]
-        improve = nxt * (n + k - 2 * mid) > 2.0 * g_num
-        lo = np.where(active & improve, mid + 1, lo)
-        hi = np.where(active & ~improve, mid, hi)
-    best = np.full(K, np.inf)
-    for off in (-1, 0, 1):  # guard against rounding at the switch point
-        i = np.clip(lo + off, 0, imax)
-        best = np.minimum(best, (total - T[i]) / (n + k - 2 * i))
-    return np.maximum(best, 0.0)
+    m = top.size
+    T = np.empty(m + 1, dtype=object)
+    T[0] = 0
+    T[1:] = np.cumsum(top) if m else T[1:]
+    N = total - T
+    c = np.full(m, Kp + 2, dtype=np.int64)
+    pos = np.flatnonzero(top > 0)
+    if pos.size:
+        thr = (2 * N[pos]) // top[pos] + (2 * pos - n + 1)
+        c[pos] = np.minimum(thr, Kp + 2).astype(np.int64)
+    c = np.maximum.accumulate(c)
+    k = np.arange(1, Kp + 1, dtype=np.int64)
+    i = np.minimum(np.searchsorted(c, k, side="right"), np.minimum(k - 1, n))
+    return N[i], n + k - 2 * i
 
 
 def duff_mean_levels(x: Any, *, bounds: Any, levels: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -104,31 +122,84 @@ def duff_mean_levels(x: Any, *, bounds: Any, levels: Any) -> tuple[np.ndarray, n
     return _mean_levels(ext, a, b, K)
 
 
+class _Levels:
+    """Exact level-set ends ``L_k = L_num[k] / L_den[k] * 2**e_min`` (likewise U), k = 0..K'.
+
+    Every float (data, bounds, grid) is a multiple of 2**e_min, so the means are exact
+    rationals of Python ints; floats and grid indices are taken from them by correct
+    rounding (:meth:`floats`, :meth:`grid_starts`), which commutes with the min / max
+    that follow.  Cost: O(n) numpy work plus O(K') Python-integer operations.
+    """
+
+    def __init__(self, ext: np.ndarray, K: int, lam: float = 1.0) -> None:
+        y = ext[1:-1]
+        n = y.size
+        a, b = float(ext[0]), float(ext[-1])
+        self.n, self.Kp = n, min(K, n + 1)
+        self.e_min = int(np.frexp(np.concatenate((y, [a, b, lam])))[1].min()) - 53
+        A, B = (int(v) for v in _units(np.array([a, b]), self.e_min))
+        total = _exact_sum(y, self.e_min)
+        m = min(self.Kp - 1, n)
+        g_num, g_den = _extreme_means(_units(y[::-1][:m], self.e_min) - A, total - n * A, n, self.Kp)
+        h_num, h_den = _extreme_means(B - _units(y[:m], self.e_min), n * B - total, n, self.Kp)
+        self.L_den = np.concatenate(([n], g_den)).astype(object)
+        self.U_den = np.concatenate(([n], h_den)).astype(object)
+        self.L_num = A * self.L_den + np.concatenate(([total - n * A], g_num))
+        self.U_num = B * self.U_den - np.concatenate(([n * B - total], h_num))
+
+    def _accumulate(self, L: np.ndarray, U: np.ndarray, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+        # J_k = [L_k, U_k] nested; J_{n+1} = [a, b] (remove everything, add one record anywhere)
+        L = np.minimum.accumulate(np.maximum(np.minimum(L, L[0]), a))
+        U = np.maximum.accumulate(np.minimum(np.maximum(U, U[0]), b))
+        if self.Kp == self.n + 1:
+            L[-1], U[-1] = a, b
+        return L, U
+
+    def floats(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+        """(L, U) rounded to nearest float (Python's int / int is correctly rounded)."""
+        e = self.e_min
+        if e >= 0:
+            L, U = (self.L_num << e) / self.L_den, (self.U_num << e) / self.U_den
+        else:
+            L, U = self.L_num / (self.L_den << -e), self.U_num / (self.U_den << -e)
+        return self._accumulate(L.astype(np.float64), U.astype(np.float64), a, b)
+
+    def grid_starts(self, a: float, b: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """(ceil(L_k / lambda), ceil(U_k / lambda)) as exact int64 grid indices."""
+        shift = int(np.frexp(lam)[1]) - 1 - self.e_min  # lambda = 2^(e - 1) = 2^shift units
+        ia, ib = grid_ceil(np.array([a, b]), lam)
+        L = (-((-self.L_num) // (self.L_den << shift))).astype(np.int64)
+        U = (-((-self.U_num) // (self.U_den << shift))).astype(np.int64)
+        return self._accumulate(L, U, ia, ib)
+
+
 def _mean_levels(ext: np.ndarray, a: float, b: float, K: int) -> tuple[np.ndarray, np.ndarray]:
-    y = ext[1:-1]
-    n = y.size
-    Kp = min(K, n + 1)
-    mu = float(np.mean(y))
-    mu = min(max(mu, a), b)
-    low = a + _extreme_means((y - a)[::-1], Kp)
-    high = b - _extreme_means((b - y), Kp)
-    L = np.concatenate(([mu], np.minimum(low, mu)))
-    U = np.concatenate(([mu], np.maximum(high, mu)))
-    L = np.minimum.accumulate(np.maximum(L, a))
-    U = np.maximum.accumulate(np.minimum(U, b))
-    if Kp == n + 1:  # remove everything, add one record anywhere: J_{n+1} = [a, b]
-        L[-1], U[-1] = a, b
-    return L, U
+    return _Levels(ext, K).floats(a, b)
 
 
 def _mean_pieces(ext: np.ndarray, a: float, b: float, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     L, U = _mean_levels(ext, a, b, K)
-    Kp = L.size - 1
-    k = np.arange(Kp, 0, -1, dtype=np.float64)
+    lefts, rights = _piece_ends(L, U, a, b)
+    return lefts, rights, _piece_utilities(L.size - 1, K)
+
+
+def _piece_ends(L: np.ndarray, U: np.ndarray, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces [a, L_K'], [L_k, L_{k-1}] (k = K'..1), [U_{k-1}, U_k] (k = 1..K'), [U_K', b]."""
     lefts = np.concatenate(([a], L[::-1][:-1], U[:-1], [U[-1]]))
     rights = np.concatenate(([L[-1]], L[::-1][1:], U[1:], [b]))
-    utilities = -np.concatenate(([K + 1.0], k, k[::-1], [K + 1.0]))
-    return lefts, rights, utilities
+    return lefts, rights
+
+
+def _piece_utilities(Kp: int, K: int) -> np.ndarray:
+    k = np.arange(Kp, 0, -1, dtype=np.float64)
+    return -np.concatenate(([K + 1.0], k, k[::-1], [K + 1.0]))
+
+
+def _grid_pieces(ext: np.ndarray, a: float, b: float, K: int, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """(first grid index, utility) of each piece, the indices ceil(l_j / lambda) exact."""
+    levels = _Levels(ext, K, lam)
+    L, U = levels.grid_starts(a, b, lam)
+    return _piece_ends(L, U, grid_ceil(np.array([a]), lam)[0], None)[0], _piece_utilities(levels.Kp, K)
 
 
 def duff_mean_intervals(
@@ -187,6 +258,7 @@ def duff_mean(
     method: str = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """Duff exponential mechanism for the mean: epsilon-DP under add/remove.
 
@@ -212,12 +284,13 @@ def duff_mean(
     size = check_size(size)
     method = check_method(method)
     lam = check_output_grid(granularity, a, b)
-    ext = sorted_padded(x, a, b)
+    ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
     charge(accountant, em_privacy(epsilon))
-    lefts, rights, utilities = _mean_pieces(ext, a, b, K)
     if lam:
-        return sample_piecewise_grid(lefts, utilities, epsilon, a, b, lam, size, gen)
+        starts, utilities = _grid_pieces(ext, a, b, K, lam)
+        return sample_piecewise_grid(None, utilities, epsilon, a, b, lam, size, gen, starts=starts)
+    lefts, rights, utilities = _mean_pieces(ext, a, b, K)
     return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
 
 
@@ -232,5 +305,5 @@ def duff_mean_grid_law(
     if not lam:
         raise ValueError("granularity must be > 0 for the grid law (0 is the continuous law: duff_mean_intervals)")
     ext = sorted_padded(x, a, b)
-    lefts, _, utilities = _mean_pieces(ext, a, b, K)
-    return piecewise_grid_law(lefts, utilities, epsilon, a, b, lam)
+    starts, utilities = _grid_pieces(ext, a, b, K, lam)
+    return piecewise_grid_law(None, utilities, epsilon, a, b, lam, starts=starts)

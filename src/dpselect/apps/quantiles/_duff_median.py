@@ -88,13 +88,14 @@ def duff_median(
     method: str = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """Sample the Duff exponential mechanism for the (lower) median.
 
     Parameters
     ----------
     x
-        1-D array of finite floats in ``bounds`` (n >= 1).
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
     epsilon
         privacy parameter (> 0); the release is epsilon-DP under
         **add/remove** (mathematics §6.1).
@@ -116,6 +117,10 @@ def duff_median(
         exactly (floating-point safe; ``method`` is not used).  0 gives the
         continuous mechanism sampled with floats (not floating-point safe;
         for reproductions of the paper).
+    on_out_of_bounds
+        "clip" (default): records outside ``bounds`` are clamped to them (a per-record
+        map, so the guarantee is unchanged and nothing observable depends on it);
+        "raise": ValueError instead, for finding data errors -- **not private**.
 
     Returns
     -------
@@ -149,7 +154,7 @@ def duff_median(
     size = check_size(size)
     method = check_method(method)
     lam = check_output_grid(granularity, a, b)
-    ext = sorted_padded(x, a, b)
+    ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
     charge(accountant, em_privacy(epsilon))
     if lam:
@@ -212,7 +217,7 @@ def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any 
     """
     ext, probs, _, _ = median_distribution(x, epsilon, bounds)
     n = ext.size - 2
-    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target")
+    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target", quote=False)
     keep = probs > 0
     dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
     return float(np.dot(probs[keep], dev))

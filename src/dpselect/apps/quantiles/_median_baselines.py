@@ -121,12 +121,12 @@ _Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
 class _Data:
     """Validated data: padded sorted order statistics, bounds and lower median."""
 
-    def __init__(self, x: Any, bounds: Any, clip: Any) -> None:
+    def __init__(self, x: Any, bounds: Any, clip: Any, on_out_of_bounds: str = "clip") -> None:
         if not isinstance(clip, (bool, np.bool_)):
             raise TypeError(f"clip must be a bool, got {type(clip).__name__}")
         self.clip = bool(clip)
         self.a, self.b = check_bounds(bounds)
-        self.ext = sorted_padded(x, self.a, self.b)
+        self.ext = sorted_padded(x, self.a, self.b, on_out_of_bounds=on_out_of_bounds)
         self.m = lower_median_index(self.ext.size - 2)
         self.median = float(self.ext[self.m])
 
@@ -134,9 +134,13 @@ class _Data:
         return smooth_sens_sorted(self.ext, self.m, beta)
 
 
-def _release(make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any) -> Any:
-    """The one release path of every baseline: charge, then clip(y_m + (S/alpha) Z, a, b) (or unclipped)."""
-    d = _Data(x, bounds, clip)
+def _release(make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any,
+             on_out_of_bounds: str) -> Any:
+    """The one release path of every baseline: charge, then clip(y_m + (S/alpha) Z, a, b) (or unclipped).
+
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
+    """
+    d = _Data(x, bounds, clip, on_out_of_bounds)
     mech = make(d.ext, d.a, d.b)
     s = d.smooth_sensitivity(mech.beta)
     charge(accountant, mech.privacy())
@@ -184,13 +188,15 @@ def smooth_sens_pure(
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one).
 
     Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
+    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
 def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, *, bounds: Any, clip: bool = True) -> float:
@@ -329,15 +335,17 @@ def smooth_sens_approx(
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b).
 
     (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
     On the grid ``granularity`` (None: 2^-20; 0: float output) with exact
     discrete Laplace noise, clipped to the grid points of [a, b].
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
-    return _release(make, x, bounds, clip, rng, size, accountant)
+    return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
 def expected_abs_error_smooth_sens_approx(
@@ -389,13 +397,15 @@ def laplace_ln(
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one).
 
     Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
+    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant)
+    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
 def expected_abs_error_laplace_ln(

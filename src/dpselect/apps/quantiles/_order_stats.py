@@ -30,7 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import as_real_array, check_array_1d, check_finite_float, check_int, check_positive
+from ..._validation import (
+    as_real_array,
+    check_array_1d,
+    check_finite_float,
+    check_int,
+    check_positive,
+    clip_to_bounds,
+)
 
 __all__ = [
     "local_sensitivity_median",
@@ -59,24 +66,20 @@ def check_bounds(bounds: Any) -> tuple[float, float]:
     return a, b
 
 
-def sorted_padded(x: Any, a: float, b: float, name: str = "x") -> np.ndarray:
-    """``[a, sorted(x)..., b]`` (one copy + in-place sort); validates x in [a, b].
+def sorted_padded(x: Any, a: float, b: float, name: str = "x", on_out_of_bounds: str = "clip") -> np.ndarray:
+    """``[a, sorted(clip(x, a, b))..., b]`` (one copy + in-place sort).
 
-    NaN sorts last and -inf/+inf fall outside the bounds, so no separate
-    finiteness pass is needed.
+    NaN / inf raise (bad input); finite records outside [a, b] are clamped to the bounds
+    (``on_out_of_bounds="raise"``: ValueError, not private; :func:`~dpselect._validation.clip_to_bounds`).
     """
-    arr = check_array_1d(x, name, finite=False)
+    arr = check_array_1d(x, name)
     n = arr.size
     ext = np.empty(n + 2, dtype=np.float64)
     ext[0] = a
     ext[n + 1] = b
     body = ext[1 : n + 1]
-    body[...] = arr
+    body[...] = clip_to_bounds(arr, (a, b), on_out_of_bounds, name)
     body.sort()
-    if np.isnan(ext[n]):
-        raise ValueError(f"{name} must not contain NaN")
-    if ext[1] < a or ext[n] > b:
-        raise ValueError(f"{name} values must lie within bounds [{a!r}, {b!r}] (and be finite)")
     return ext
 
 
@@ -99,7 +102,7 @@ def lower_median_index(n: int) -> int:
 def _check_index(index: Any, n: int) -> int:
     idx = check_int(index, "index", minimum=0)
     if idx >= n:
-        raise ValueError(f"index must be < n = {n}, got {idx}")
+        raise ValueError(f"index must be < n (the number of records), got {idx}")
     return idx
 
 

@@ -2,8 +2,9 @@
 
 Candidates are a **public, data-independent grid** ``grid`` (sorted,
 strictly increasing, finite).  Records are snapped to the nearest grid point
-(half-way values go to the lower one; values outside ``[grid[0], grid[-1]]``
-are rejected) and reduced to per-bin counts h (``histogram=True`` takes the
+(half-way values go to the lower one; values outside
+``[grid[0], grid[-1]]`` are clamped to it, ``on_out_of_bounds="raise"``
+refuses them) and reduced to per-bin counts h (``histogram=True`` takes the
 counts directly, e.g. the DPBench files).  With n records the target rank k
 follows one of two conventions (``rank_convention``, see :func:`rank`):
 "paper" k = max(1, floor(p n / 100)) (default) or "code"
@@ -78,7 +79,14 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_random_state, check_relation
+from ..._validation import (
+    check_array_1d,
+    check_out_of_bounds,
+    check_pair,
+    check_random_state,
+    check_relation,
+    clip_to_bounds,
+)
 from ...accounting import Accountant, charge
 from ...mechanisms.distance import distance_problem
 from ...mechanisms.registry import resolve_mechanism
@@ -122,12 +130,22 @@ def _check_utility(utility: Any) -> str:
 
 
 def _counts_and_rank(
-    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any
+    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any, on_out_of_bounds: str = "clip"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(counts h, float grid, original grid, rank k), every argument validated."""
+    """(counts h, float grid, original grid, rank k), every argument validated.
+
+    Raw records outside [grid[0], grid[-1]] are clamped to it (a per-record map; they then
+    snap to the end points as the nearest grid points), or refused with ``"raise"`` (not private).
+    """
     p = check_p(p)
     g, g_orig = check_grid(grid)
     convention = check_rank_convention(rank_convention)
+    check_out_of_bounds(on_out_of_bounds)
+    raw = isinstance(histogram, (bool, np.bool_)) and not histogram
+    if raw and not hasattr(x, "dask"):
+        x = clip_to_bounds(check_array_1d(x, "x"), (g[0], g[-1]), on_out_of_bounds)
+    elif raw and on_out_of_bounds == "clip":
+        x = x.clip(g[0], g[-1])  # dask: lazily, chunk by chunk
     h = bin_counts(x, g, histogram)
     return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
@@ -219,6 +237,7 @@ def percentile_problem(
     relation: str = "add_remove",
     utility: str = "indicator",
     rank_convention: str = "paper",
+    on_out_of_bounds: str = "clip",
 ) -> SelectionProblem:
     """Percentile :class:`~dpselect.problem.SelectionProblem` over a public grid.
 
@@ -244,6 +263,9 @@ def percentile_problem(
         choice for EM / PF, the default of :func:`private_percentile`).
     rank_convention
         "paper" or "code" (:func:`rank`).
+    on_out_of_bounds
+        "clip" (default): raw records outside [grid[0], grid[-1]] are clamped to it (nothing
+        observable depends on it); "raise": ValueError instead, **not private**.
 
     Notes
     -----
@@ -261,7 +283,7 @@ def percentile_problem(
     """
     relation = check_relation(relation)
     utility = _check_utility(utility)
-    h, g, g_orig, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
+    h, g, g_orig, k = _counts_and_rank(x, p, grid, histogram, rank_convention, on_out_of_bounds)
     labels = g_orig.tolist()
     if utility == "rank":
         d = _rank_distances(h, k, float(p), str(rank_convention), relation)
@@ -307,6 +329,7 @@ def private_percentile(
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: str | None = None,
+    on_out_of_bounds: str = "clip",
 ) -> Any:
     r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
@@ -361,6 +384,10 @@ def private_percentile(
         grid-free path with real outputs on the grid: "exact" (None; integer
         arithmetic only, no float in any decision) or "float" (the float piece
         sampler, faster); see :func:`~dpselect.apps.quantiles.private_quantile`.
+    on_out_of_bounds : str, default="clip"
+        records outside the grid range (or ``bounds``) are clamped to it: a per-record map,
+        so the guarantee is unchanged and nothing observable depends on it; "raise": a
+        ValueError instead, for finding data errors -- **not private**.
 
     References
     ----------
@@ -386,6 +413,8 @@ def private_percentile(
             raise ValueError("without a grid only the exponential mechanism on the rank utility is offered "
                              "(mechanism 'em'/'pf', utility 'rank', histogram=False)")
         q = check_p(p) / 100.0
+        if check_out_of_bounds(on_out_of_bounds) == "raise":
+            clip_to_bounds(check_array_1d(x, "x"), check_pair(bounds, "bounds"), "raise")
         return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
                                 integer=integer, relation=relation, rng=rng, accountant=accountant,
                                 granularity=granularity, sampler="exact" if sampler is None else sampler)
@@ -399,7 +428,7 @@ def private_percentile(
     if integer is not None:
         raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,
-                              rank_convention=rank_convention)
+                              rank_convention=rank_convention, on_out_of_bounds=on_out_of_bounds)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))
@@ -416,7 +445,7 @@ def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], 
     g, _ = check_grid(grid)
     t = float(true_value)
     if not math.isfinite(t):
-        raise ValueError(f"true_value must be finite, got {true_value!r}")
+        raise ValueError("true_value must be finite")
     err = np.abs(g - t)
 
     def loss(scores: np.ndarray) -> np.ndarray:

@@ -285,9 +285,13 @@ def _grid_groups(lefts: np.ndarray, a: float, b: float, lam: float) -> tuple[np.
     is 1-Lipschitz in the data whenever the utility is.
     """
     starts = grid_ceil(np.maximum(np.asarray(lefts, dtype=np.float64), a), lam)
+    return starts, grid_counts(starts, b, lam)
+
+
+def grid_counts(starts: np.ndarray, b: float, lam: float) -> np.ndarray:
+    """Number of grid points of each piece from its first grid index (nondecreasing ``starts``)."""
     end = grid_ceil(np.asarray([b]), lam, floor=True) + 1
-    counts = np.diff(np.append(starts, end))
-    return starts, counts
+    return np.diff(np.append(starts, end))
 
 
 def grid_ceil(v: np.ndarray, lam: float, floor: bool = False) -> np.ndarray:
@@ -304,9 +308,13 @@ def grid_ceil(v: np.ndarray, lam: float, floor: bool = False) -> np.ndarray:
 
 
 def sample_piecewise_grid(
-    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, size: int | None, rng: Any
+    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, size: int | None, rng: Any,
+    starts: np.ndarray | None = None,
 ) -> Any:
     """Exact EM over the grid points k lambda of [a, b], utility of the piece holding each point.
+
+    ``starts`` (optional): the pieces' first grid indices ceil(l_j / lambda), when the caller
+    computed them exactly (``lefts`` is then unused).
 
     P[k lambda] ∝ exp(epsilon u(k lambda) / 2) (Delta = 1): a piece with n_j grid
     points is drawn with probability ∝ n_j exp(epsilon u_j / 2) and a uniform
@@ -317,7 +325,10 @@ def sample_piecewise_grid(
     grid points).  epsilon-DP whenever u has sensitivity 1 (McSherry & Talwar
     2007, with the public grid as the output range).
     """
-    starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    if starts is None:
+        starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    else:
+        counts = grid_counts(starts, b, lam)
     out = sample_grid_exact(starts, counts, np.asarray(utilities, dtype=np.float64), Fraction(epsilon) / 2, lam,
                             1 if size is None else size, rng)
     return float(out[0]) if size is None else out
@@ -342,14 +353,17 @@ def sample_grid_exact(
 
 
 def piecewise_grid_law(
-    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float
+    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, starts: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact law of :func:`sample_piecewise_grid` per piece: (first grid index, n_j, P[each point of j]).
 
     P[point of piece j] = exp(epsilon u_j / 2) / sum_h n_h exp(epsilon u_h / 2),
     normalised in the log domain; pieces without grid points have n_j = 0.
     """
-    starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    if starts is None:
+        starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
+    else:
+        counts = grid_counts(starts, b, lam)
     logw = 0.5 * epsilon * np.asarray(utilities, dtype=np.float64)
     with np.errstate(divide="ignore"):
         logm = np.log(counts.astype(np.float64)) + logw
