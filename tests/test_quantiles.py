@@ -371,5 +371,8 @@ def test_dask_same_answer_as_memory():
     grid = np.arange(0, 61)
     dxi = da.from_array(xi, chunks=700)
     assert Q.private_percentile(dxi, 30, 1.0, grid, rng=3) == Q.private_percentile(xi, 30, 1.0, grid, rng=3)
+    outside = da.from_array(np.array([1.0, 99.0]), chunks=1)  # 99 is clamped to the grid's top by default
+    assert Q.private_percentile(outside, 30, 1.0, grid, rng=3) == Q.private_percentile([1.0, 60.0], 30, 1.0, grid,
+                                                                                        rng=3)
     with pytest.raises(ValueError, match=r"\bx\b"):
-        Q.private_percentile(da.from_array(np.array([1.0, 99.0]), chunks=1), 30, 1.0, grid, rng=3)
+        Q.private_percentile(outside, 30, 1.0, grid, rng=3, on_out_of_bounds="raise")

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import as_real_array, check_probability_in
+from ..._validation import as_real_array, check_out_of_bounds, check_probability_in
 from ...noise.grid import grid_values
 from ._order_stats import check_bounds
 from ._piecewise_em import _grid_groups, grid_ceil
@@ -126,16 +126,6 @@ def _integer_bounds(a: float, b: float) -> tuple[float, float]:
     return lo, hi
 
 
-#: What to do with records outside the public bounds (:func:`check_sample`).
-OUT_OF_BOUNDS = ("clip", "raise")
-
-
-def check_on_out_of_bounds(value: Any) -> str:
-    if not isinstance(value, str) or value not in OUT_OF_BOUNDS:
-        raise ValueError(f"on_out_of_bounds must be one of {OUT_OF_BOUNDS}, got {value!r}")
-    return value
-
-
 def _validate_values(values: np.ndarray, a: float, b: float, integer: bool, name: str, on_out: str) -> None:
     if values.size == 0:
         raise ValueError(f"{name} must not be empty")
@@ -166,7 +156,7 @@ def check_sample(x: Any, bounds: Any, integer: Any = None, name: str = "x", on_o
     (``dask.array.unique`` with counts): the result, hence every law and draw,
     is the same as for the in-memory array.
     """
-    on_out = check_on_out_of_bounds(on_out_of_bounds)
+    on_out = check_out_of_bounds(on_out_of_bounds)
     integer = _check_integer_flag(integer, x)
     a, b = check_bounds(bounds)
     if integer:

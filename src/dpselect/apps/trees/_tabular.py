@@ -40,6 +40,8 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
+from ... import _validation
+
 __all__ = [
     "Schema",
     "bin_codes",
@@ -50,8 +52,9 @@ __all__ = [
     "few",
 ]
 
-#: What the estimators do with training values outside the public schema (see the module docstring).
-OUT_OF_BOUNDS = ("clip", "raise")
+#: What the estimators do with training values outside the public schema (see the module docstring):
+#: the library-wide choices of ``on_out_of_bounds``.
+OUT_OF_BOUNDS = _validation.OUT_OF_BOUNDS
 
 
 def bin_codes(Xc: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
