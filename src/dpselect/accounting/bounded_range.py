@@ -160,7 +160,7 @@ def _nonadaptive_delta(eta: float, k: int, z: float) -> float:
 
     ell = np.arange(k + 1, dtype=float)
     t = np.unique(np.minimum((z + (ell + 1.0) * eta) / (k + 1.0), eta))[:, None]
-    n_i = int(min(k, math.floor(k - z / eta))) + 1  # i <= k - z / eta, or the loss is <= z
+    n_i = int(min(k, math.floor(k - z / eta) + 1)) + 1  # i < k - z / eta, or the loss is <= z (one to spare)
     if n_i <= 0:
         return 0.0
     i = np.arange(n_i, dtype=float)[None, :]
