@@ -22,6 +22,7 @@ from dpselect.accounting import (
     Accountant,
     BudgetExceededError,
     br_adaptive_epsilon,
+    br_nonadaptive_epsilon,
     compose_privacy,
     kov_epsilon,
     pure_composition_epsilon,
@@ -71,8 +72,8 @@ def _optimum(law, delta):
     return float(hi)
 
 
-def _acc_epsilon(charges, budget=math.inf):
-    acc = Accountant(budget, DELTA)
+def _acc_epsilon(charges, budget=math.inf, mode="tight"):
+    acc = Accountant(budget, DELTA, composition=mode)
     for c in charges:
         acc.spend(c)
     return acc.spent
@@ -204,7 +205,7 @@ def test_no_slack_above_the_budget():
     assert acc.spent.epsilon == 1.0
 
 
-@pytest.mark.parametrize("mode", ["tight", "filter", "basic"])
+@pytest.mark.parametrize("mode", ["tight", "nonadaptive", "filter", "basic"])
 def test_remaining_is_what_the_next_check_accepts(mode):
     gen = np.random.default_rng(7)
     acc = Accountant(3.0, 1e-5, composition=mode)
@@ -339,3 +340,65 @@ def test_kov_between_dp_accountings_optimistic_and_pessimistic_plds(eps, k):
 
     ours = kov_epsilon(eps, k, DELTA)
     assert peer(False).get_epsilon_for_delta(DELTA) <= ours <= peer(True).get_epsilon_for_delta(DELTA)
+
+
+def test_nonadaptive_100_ems_reach_the_exact_non_adaptive_optimum():
+    """Dong, Durfee & Rogers 2020, Thm 3: k EMs fixed in advance cost sup_t of the k-fold product of the two-point
+    pair on {t - eta, t}; checked here directly on that product (mpmath), over a dense grid of t."""
+    spent = _acc_epsilon([Privacy(0.05, bounded_range=0.05)] * 100, mode="nonadaptive")
+    assert spent.delta <= DELTA and spent.epsilon <= 1.10
+    assert spent.epsilon == pytest.approx(br_nonadaptive_epsilon(0.05, 100, DELTA), rel=1e-12)
+    assert spent.epsilon < _acc_epsilon([Privacy(0.05, bounded_range=0.05)] * 100).epsilon  # below "tight"
+    with mpmath.workdps(30):
+        ts = mpmath.linspace(0, 0.05, 501)[1:]
+        deltas = [_delta(_grr_law(0.05, t, 100), spent.epsilon) for t in ts]
+        assert max(deltas) <= DELTA  # no t exceeds the reported delta (never below the true optimum)
+        t_max = ts[int(np.argmax([float(d) for d in deltas]))]
+        near = mpmath.linspace(t_max - 1e-4, t_max + 1e-4, 41)  # refine: steps of 5e-6
+        t_max = near[int(np.argmax([float(_delta(_grr_law(0.05, t, 100), spent.epsilon)) for t in near]))]
+        worst = _optimum(_grr_law(0.05, t_max, 100), DELTA)  # a real instance: a lower bound on the optimum
+    assert abs(float(t_max) - 0.0283) < 2e-4
+    assert 1.0577 <= worst <= spent.epsilon <= 1.02 * worst
+    assert spent.epsilon <= worst * (1 + 1e-6)  # in fact exact up to the t grid's step
+
+
+@pytest.mark.parametrize(("eta", "k", "delta"), [(1.0, 2, 1e-2), (1.0, 3, 1e-3), (0.5, 4, 1e-4), (0.3, 1, DELTA)])
+def test_nonadaptive_unequal_ts_never_exceed_the_reported_delta(eta, k, delta):
+    """DDR20's homogeneous theorem takes the worst t's equal: random unequal t's (exact product laws) stay below."""
+    got = br_nonadaptive_epsilon(eta, k, delta)
+    gen = np.random.default_rng(11)
+    with mpmath.workdps(30):
+        singles = [[_grr_law(eta, t, 1) for t in row] for row in gen.uniform(0.0, eta, (150, k))]
+        for row in singles:
+            law = row[0]
+            for one in row[1:]:
+                law = _convolve(law, one)
+            assert _delta(law, got) <= delta
+        equal = max(_optimum(_grr_law(eta, t, k), delta) for t in mpmath.linspace(0, eta, 201)[1:])
+    assert equal <= got <= equal * 1.02
+    if k == 1:  # one mechanism: the closed form (e^(eta/2) - sqrt(delta (e^eta - 1)))^2 = e^eps
+        exact = float(2 * mpmath.log(mpmath.exp(eta / 2) - mpmath.sqrt(delta * (mpmath.exp(eta) - 1))))
+        assert exact <= got <= exact * (1 + 1e-9)
+
+
+def test_nonadaptive_mode_falls_back_to_the_tight_rules():
+    mixed = [Privacy(0.05, bounded_range=0.05)] * 50 + [Privacy(0.05)] * 50
+    assert _acc_epsilon(mixed, mode="nonadaptive").epsilon <= _acc_epsilon(mixed).epsilon
+    pure = [Privacy(0.05)] * 100  # KOV is already the exact (adaptive = non-adaptive) optimum
+    assert _acc_epsilon(pure, mode="nonadaptive") == _acc_epsilon(pure)
+    two_etas = [Privacy(0.05, bounded_range=0.05)] * 30 + [Privacy(0.1, bounded_range=0.1)] * 10
+    assert _acc_epsilon(two_etas, mode="nonadaptive") == _acc_epsilon(two_etas)  # heterogeneous: no Thm 3
+    with_pure = [Privacy(0.1, bounded_range=0.1)] * 20 + [Privacy(0.3)]  # plain atom basic + Thm 3
+    got = _acc_epsilon(with_pure, mode="nonadaptive")
+    assert got.epsilon <= 0.3 + br_nonadaptive_epsilon(0.1, 20, DELTA) and got.delta <= DELTA
+    acc = Accountant(1.06, DELTA, composition="nonadaptive")
+    assert acc.composition == "nonadaptive"
+    for _ in range(100):
+        acc.spend(Privacy(0.05, bounded_range=0.05))  # 1.0577 fits; "tight" (1.0744) would refuse
+    with pytest.raises(BudgetExceededError):
+        acc.spend(Privacy(0.05, bounded_range=0.05))
+    with pytest.raises(ValueError, match="composition"):
+        Accountant(1.0, composition="batch")
+    with pytest.raises(ValueError, match="delta"):
+        br_nonadaptive_epsilon(0.05, 10, 0.0)
+    assert br_nonadaptive_epsilon(0.05, 501, DELTA) == math.inf  # too costly: the accountant uses the tight rules

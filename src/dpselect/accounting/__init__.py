@@ -35,7 +35,7 @@ from .accountant import (
     BudgetExceededError,
     charge,
 )
-from .bounded_range import br_adaptive_epsilon
+from .bounded_range import br_adaptive_epsilon, br_nonadaptive_epsilon
 from .composition import (
     br_composition_epsilon,
     br_kl_bound,
@@ -88,6 +88,7 @@ __all__ = [
     "br_adaptive_epsilon",
     "br_composition_epsilon",
     "br_kl_bound",
+    "br_nonadaptive_epsilon",
     "br_zcdp_rho",
     "charge",
     "compose_privacy",

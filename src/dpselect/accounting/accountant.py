@@ -12,7 +12,7 @@ from ..privacy import Privacy
 from .composition import zcdp_epsilon
 from .ledger import Ledger
 
-_MODES = ("tight", "filter", "basic")
+_MODES = ("tight", "nonadaptive", "filter", "basic")
 
 
 class BudgetExceededError(ValueError):
@@ -33,11 +33,14 @@ class Accountant:
         The total epsilon budget, > 0 (``inf`` for "track only").
     delta : float, default=0.0
         The total delta budget, in [0, 1).
-    composition : {"tight", "filter", "basic"}, default="tight"
+    composition : {"tight", "nonadaptive", "filter", "basic"}, default="tight"
         How charges compose (see Notes for which one is valid when):
         "tight", the best valid rule for privacy parameters fixed in advance;
-        "filter", a privacy filter valid when each charge's parameters are
-        chosen from earlier outputs; "basic", epsilons and deltas add.
+        "nonadaptive", tighter still for exponential mechanisms, valid
+        **only when every charge (mechanism and parameters) is fixed in
+        advance**, none chosen from earlier answers; "filter", a privacy
+        filter valid when each charge's parameters are chosen from earlier
+        outputs; "basic", epsilons and deltas add.
 
     Notes
     -----
@@ -70,6 +73,17 @@ class Accountant:
     refused); a composed charge (e.g. ``top_k_privacy``) is split into its
     atoms (:attr:`Privacy.atoms`) unless they add up to less than the charge.
     Derivations: the documentation's mathematics page §10.1.
+
+    **"nonadaptive"**: valid only when the whole sequence of mechanisms and
+    their parameters is fixed before the first one runs (a batch: no
+    mechanism, query, candidate set or epsilon is chosen from an earlier
+    answer).  Every rule of "tight", plus bounded-range charges sharing one
+    eta composed by their exact non-adaptive optimum
+    (:func:`~dpselect.accounting.br_nonadaptive_epsilon`: Dong, Durfee &
+    Rogers 2020, Thm 3; k <= 500), the other charges as in "tight" (pure
+    ones by their optimal composition, already exact) at a share of the free
+    delta.  For adaptively chosen mechanisms use "tight": its guarantee can
+    be larger.
 
     **"filter"**: for privacy parameters chosen from earlier outputs (fully
     adaptive composition).  Every atom is converted to approximate zCDP
@@ -132,6 +146,14 @@ class Accountant:
     (1.0744, 1e-06)
     >>> round(dpselect.Accountant.compose([dpselect.Privacy(0.05)] * 100, 1e-6).epsilon, 3)
     2.208
+
+    The same hundred exponential mechanisms fixed in advance (non-adaptive optimum):
+
+    >>> acc = dpselect.Accountant(2.0, delta=1e-6, composition="nonadaptive")
+    >>> for _ in range(100):
+    ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
+    >>> round(acc.spent.epsilon, 4)
+    1.0577
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
@@ -153,7 +175,7 @@ class Accountant:
 
     @property
     def composition(self) -> str:
-        """The composition mode: "tight", "filter" or "basic"."""
+        """The composition mode: "tight", "nonadaptive", "filter" or "basic"."""
         return self._composition
 
     @property
@@ -191,7 +213,8 @@ class Accountant:
     def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
         if self._composition == "filter":
             return _filter_total(ledger, self._filter)
-        return _composed(ledger, self._budget.delta, self._composition == "basic", cheap)
+        return _composed(ledger, self._budget.delta, self._composition == "basic", cheap,
+                         self._composition == "nonadaptive")
 
     def _fits(self, ledger: Ledger) -> bool:
         """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
@@ -335,9 +358,10 @@ class Accountant:
         return f"Accountant(budget={self._budget}, charges={len(self.charges)})"
 
 
-def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = False) -> Privacy:
+def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = False,
+              nonadaptive: bool = False) -> Privacy:
     try:
-        return ledger.compose(delta, basic=basic, cheap=cheap)
+        return ledger.compose(delta, basic=basic, cheap=cheap, nonadaptive=nonadaptive)
     except ValueError as err:
         if "delta" in str(err) and ">= 1" in str(err):
             raise BudgetExceededError(str(err)) from None

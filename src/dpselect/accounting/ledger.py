@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from .._validation import check_delta
 from ..privacy import Privacy
-from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon
+from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon, br_nonadaptive_epsilon
 from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
 from .optimal import _groups, _pure_epsilon
 
@@ -122,7 +122,7 @@ class Ledger:
         self.n_pure = 0
         self.plain_counts: dict[float, int] = {}  # epsilon -> number of uncertified atoms
         self.br_counts: dict[float, int] = {}  # eta -> number of bounded-range atoms
-        self._cache: dict[tuple[float, bool, bool], Privacy] = {}
+        self._cache: dict[tuple[float, bool, bool, bool], Privacy] = {}
         for name in _SUMS:
             setattr(self, name, _ExactSum())
 
@@ -211,7 +211,8 @@ class Ledger:
         rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
         return rho, self.delta_plain.value + self.delta_br.value
 
-    def compose(self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False) -> Privacy:
+    def compose(self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False,
+                nonadaptive: bool = False) -> Privacy:
         """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`).
 
         Parameters
@@ -223,6 +224,9 @@ class Ledger:
         cheap : bool, default=False
             If True, only the closed-form routes (1-4 of :func:`compose_privacy`),
             a valid but possibly larger guarantee.
+        nonadaptive : bool, default=False
+            If True, also route 7 of :func:`compose_privacy`: valid only when
+            every mechanism and its parameters were fixed in advance.
 
         Returns
         -------
@@ -231,12 +235,12 @@ class Ledger:
             (within ``delta`` when any route is).
         """
         budget_delta = check_delta(delta)
-        key = (budget_delta, basic, cheap)
+        key = (budget_delta, basic, cheap, nonadaptive and not (basic or cheap))
         if key not in self._cache:
-            self._cache[key] = self._compose(budget_delta, basic, cheap)
+            self._cache[key] = self._compose(budget_delta, basic, cheap, key[3])
         return self._cache[key]
 
-    def _compose(self, budget_delta: float, basic: bool, cheap: bool) -> Privacy:
+    def _compose(self, budget_delta: float, basic: bool, cheap: bool, nonadaptive: bool) -> Privacy:
         routes = [(self.eps_all.value, self.delta_all.value, "basic composition")]
         eps_plain, delta_fixed = self.eps_plain.value, self.delta_plain.value + self.delta_br.value
         # the delta left for conversions, stepped down until delta_fixed + slack does not exceed the budget
@@ -282,6 +286,17 @@ class Ledger:
                 eps = _br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
                 routes.append((self.eps_zc.value + eps, delta_fixed + slack,
                                "bounded-range and pure parts composed together (dynamic programming)"))
+        if nonadaptive and len(self.br_counts) == 1 and slack - delta_z > 0.0 and not math.isinf(eps_plain):
+            (eta, n), = self.br_counts.items()  # every mechanism fixed in advance: the non-adaptive optimum
+            if eta > 0.0:
+                counts = tuple(self.plain_counts.items())
+                optimal = sum(self.plain_counts.values()) >= 2
+                for share in _SPLITS if optimal else (0.0,):  # the plain atoms' share of the free delta
+                    eps_br = br_nonadaptive_epsilon(eta, n, (slack - delta_z) * (1.0 - share))
+                    eps_pl = _pure_epsilon(counts, (slack - delta_z) * share) if optimal else eps_plain
+                    routes.append((eps_pl + self.eps_zc.value + eps_br, delta_fixed + slack,
+                                   "non-adaptive bounded-range composition (Dong-Durfee-Rogers 2020, Thm 3)"
+                                   + (" + optimal composition of the pure parts" if optimal else "")))
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
         within = [r for r in routes if r[1] <= budget_delta] or routes
         least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta
@@ -320,12 +335,19 @@ def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
     6. bounded-range atoms sharing one eta together with the plain atoms, by
        :func:`~dpselect.accounting.br_adaptive_epsilon`'s recursion with the
        plain atoms as randomized responses taken first (the worst order),
-       zCDP atoms basic.
+       zCDP atoms basic;
+    7. only with ``Ledger.compose(nonadaptive=True)`` (``Accountant(...,
+       composition="nonadaptive")``), valid only when every mechanism and its
+       parameters are fixed in advance: bounded-range atoms sharing one eta by
+       their non-adaptive optimum
+       (:func:`~dpselect.accounting.br_nonadaptive_epsilon`, Dong, Durfee &
+       Rogers 2020, Thm 3), plain atoms basic or by their optimal composition
+       at a share of delta_c, zCDP atoms basic.
 
     Every route but 1 needs delta_c > 0 (route 2 can use the zCDP atoms'
     own deltas), routes 4-5 at least two plain atoms (one gains nothing but
     spends delta); epsilons within a relative 1e-9 of the smallest count as
-    ties, won by the smaller delta.  Each is valid for adaptively chosen
+    ties, won by the smaller delta.  Routes 1-6 are valid for adaptively chosen
     mechanisms whose privacy parameters are fixed in advance.  Guarantees under different
     neighbour relations cannot be mixed.
 
