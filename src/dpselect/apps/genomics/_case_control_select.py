@@ -11,7 +11,6 @@ only, every SNP fully called).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -232,14 +231,9 @@ def select_association_snps(counts: CaseControlCounts, epsilon: float, k: int, *
     return TopSNPs(idx, counts.snp_ids[idx].tolist(), total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
 
 
-@functools.lru_cache(maxsize=64)
-def _zeros(m: int) -> np.ndarray:
-    return np.zeros(m)
-
-
 def _stand_in(sensitivity: float, relation: Relation, m: int) -> SelectionProblem:
     """A data-free problem of the round's shape: its guarantee is the round's (it depends on m, Delta only)."""
-    return SelectionProblem(_zeros(m), global_sensitivity=sensitivity, relation=relation)
+    return SelectionProblem(np.zeros(m), global_sensitivity=sensitivity, relation=relation)
 
 
 def _peel_scores(mech: Any, full: SelectionProblem, k: int, gen: np.random.Generator) -> np.ndarray:
