@@ -86,6 +86,8 @@ def allelic_reach(a: Any, b: Any, c: Any, d: Any, k: Any, *, which: str = "both"
 class AllelicPanel(PanelDistances):
     """:class:`PanelDistances` of the allelic test: tables (a, b, c, d), row moves of mathematics §14."""
 
+    list_cap = 32  # a level listed again costs k + 1 corner pairs per table: list enough for every round
+
     def __init__(self, tables: np.ndarray, removals: int = 0) -> None:
         keys, inverse, counts = np.unique(tables, axis=0, return_inverse=True, return_counts=True)
         self.tables = keys.T  # (4, u)

@@ -11,7 +11,6 @@ only, every SNP fully called).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -208,33 +207,33 @@ def select_association_snps(counts: CaseControlCounts, epsilon: float, k: int, *
     if relation not in _RELATIONS:
         raise ValueError(f"relation must be one of {_RELATIONS}, got {relation!r}")
     mech = resolve_mechanism(mechanism, None if epsilon is None else epsilon / k)
-    full = association_problem(counts, test=test, utility=utility, relation=relation)
+    panel = None
+    if utility == "distance":  # one panel: its distances are round 0's, its updates the later rounds'
+        updates = method == "peel" and not is_gumbel_mechanism(mech, _stand_in(1.0, relation, counts.n_snps))
+        panel = AllelicPanel(_tables(counts), removals=k - 1 if updates else 0)
+        full = distance_problem(panel.distances().astype(np.float64), relation=relation)
+    else:
+        full = association_problem(counts, test=test, utility=utility, relation=relation)
     gen = check_random_state(rng)
     if method != "peel":
         idx, total = _forward_top_k(mech, full, k, method, accountant, gen)
         rounds, name = [total], method
     else:
-        rounds = [mech.privacy(_stand_in(full, counts.n_snps - j)) for j in range(k)]
+        rounds = [mech.privacy(_stand_in(full.global_sensitivity, relation, counts.n_snps - j)) for j in range(k)]
         total = sum(rounds[1:], rounds[0])
         charge(accountant, total)
         if is_gumbel_mechanism(mech, full):  # the law of k-fold peeling on fixed scores (Durfee & Rogers 2019)
             idx, name = np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
-        elif utility == "distance":
-            panel = AllelicPanel(_tables(counts), removals=k - 1)
+        elif panel is not None:
             idx, name = _peel_distances(mech, panel, k, gen, relation=relation), "peeling"
         else:
             idx, name = _peel_scores(mech, full, k, gen), "peeling"
     return TopSNPs(idx, counts.snp_ids[idx].tolist(), total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
 
 
-@functools.lru_cache(maxsize=64)
-def _zeros(m: int) -> np.ndarray:
-    return np.zeros(m)
-
-
-def _stand_in(full: SelectionProblem, m: int) -> SelectionProblem:
+def _stand_in(sensitivity: float, relation: Relation, m: int) -> SelectionProblem:
     """A data-free problem of the round's shape: its guarantee is the round's (it depends on m, Delta only)."""
-    return SelectionProblem(_zeros(m), global_sensitivity=full.global_sensitivity, relation=full.relation)
+    return SelectionProblem(np.zeros(m), global_sensitivity=sensitivity, relation=relation)
 
 
 def _peel_scores(mech: Any, full: SelectionProblem, k: int, gen: np.random.Generator) -> np.ndarray:

@@ -110,6 +110,9 @@ def reach_min(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
 class PanelDistances:
     """Neighbour distances of a panel of validated tables, with :meth:`remove` for peeling."""
 
+    #: Most lo values kept per level (more: fewer re-listings while peeling, a longer first listing).
+    list_cap = _LIST
+
     def __init__(self, b: np.ndarray, c: np.ndarray, n: int, removals: int = 0) -> None:
         width = 2 * n + 1
         keys, inverse, counts = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True,
@@ -134,7 +137,7 @@ class PanelDistances:
         self.chi = chi
         self.order = np.argsort(-self.chi, kind="stable")
         self.in_list = np.zeros(n_keys, dtype=bool)
-        self.list_size = r = max(1, min(int(removals) + 1, _LIST))
+        self.list_size = r = max(1, min(int(removals) + 1, self.list_cap))
         self.top_val = np.empty((r, 0))
         self.top_key = np.empty((r, 0), dtype=np.int64)
         levels = 16
