@@ -38,6 +38,7 @@ from ...privacy import Privacy
 from ._joint_exp import sample_joint
 from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
+from ._unbounded import release_bounds
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
 
@@ -123,7 +124,7 @@ def private_quantiles(
     qs: Any,
     epsilon: float,
     *,
-    bounds: Any,
+    bounds: Any = None,
     integer: bool | None = None,
     method: str = "auto",
     relation: str = "add_remove",
@@ -158,8 +159,8 @@ def private_quantiles(
         levels in [0, 1] (any order; the result is sorted by level).
     epsilon : float
         total privacy budget (> 0).
-    bounds : tuple of float
-        public ``(a, b)``, ``a < b``.
+    bounds : tuple of float or None, default=None
+        public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantiles`).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
     method : str, default="auto"
@@ -201,6 +202,11 @@ def private_quantiles(
     >>> private_quantiles(ages, [0.1, 0.5, 0.9], 1.0, bounds=(0, 120), rng=1).dtype
     dtype('int64')
     """
+    if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §14.2)
+        check_qs(qs), _check_method(method)
+        x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
+                                                              rng=rng, accountant=accountant, granularity=granularity)
+        accountant = None
     epsilon = check_epsilon(epsilon)
     q_arr = np.sort(check_qs(qs))
     method = _check_method(method)
