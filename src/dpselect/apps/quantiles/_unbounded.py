@@ -31,7 +31,7 @@ import numpy as np
 
 from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation
 from ...accounting import Accountant, charge
-from ...mechanisms.sparse_vector import AboveThreshold
+from ...mechanisms import AboveThreshold
 from ...noise import check_granularity
 from ...privacy import Privacy
 
