@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from accuracy_quantiles import smith  # Smith 2011 (dp_multiq's single quantile), eps/2
 from dpselect.apps import quantiles as Q
 
 QS = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
@@ -90,16 +91,6 @@ def bounds_of(col: np.ndarray, kind: str) -> tuple[float, float]:
 def subsample(col: np.ndarray, n: int, seed: list[int]) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return rng.choice(col, size=n, replace=n > col.size)
-
-
-def smith(x: np.ndarray, q: float, eps: float, bounds: tuple[float, float], gen: np.random.Generator) -> float:
-    """Smith 2011 (dp_multiq's single quantile): EM over raw intervals, utility -|i - q n|, eps/2."""
-    z = np.concatenate(([bounds[0]], np.sort(np.asarray(x, np.float64)), [bounds[1]]))
-    n = z.size - 2
-    with np.errstate(divide="ignore"):
-        logw = np.log(np.diff(z)) - 0.5 * eps * np.abs(np.arange(n + 1) - q * n)
-    i = int(np.argmax(logw - np.log(-np.log(gen.random(n + 1)))))
-    return float(z[i] + gen.random() * (z[i + 1] - z[i]))
 
 
 def make_opendp() -> Any:
