@@ -277,7 +277,8 @@ def main(seeds: int, quick: bool) -> None:
     print("\n".join(win_table(rows)))
     print("\n== bound-free path (bounds=None) vs tight bounds, n = 1e4 ==")
     print("\n".join(free_table(free)))
-    worst = sorted(free, key=lambda r: -(_ms(r["free"])[0] + 1e-12) / (_ms(r["tight"])[0] + 1e-12))[:8]
+    worst = sorted((r for r in free if _ms(r["tight"])[0] > 0),
+                   key=lambda r: -_ms(r["free"])[0] / _ms(r["tight"])[0])[:8]
     for r in worst:
-        print(f"  {r['col']} eps={r['eps']:g} q={r['q']}: free {_ms(r['free'])[0]:.4g} vs tight "
-              f"{_ms(r['tight'])[0]:.4g}")
+        print(f"  {r['col']} eps={r['eps']:g} q={r['q']}: free {_ms(r['free'])[0]:.4g} ({_ms(r['free'])[1]:.2g}) "
+              f"vs tight {_ms(r['tight'])[0]:.4g} ({_ms(r['tight'])[1]:.2g})")

@@ -42,9 +42,10 @@ DEFAULT_SCALE = 2.0**-30
 DEFAULT_STEPS = 16
 #: Default share of epsilon spent on the bounds by the quantile functions.
 DEFAULT_BOUNDS_SHARE = 0.25
-#: Bits of the default output grid below the released bound: lambda = 2^(floor(log2 max|bound|) - 48), so a
-#: bound that overshoots the data by 2^20 still leaves a grid 2^-28 of the data's scale.
-GRID_BITS = 48
+#: Bits of the default output grid below the released bound: lambda = 2^(floor(log2 max|bound|) - 40), so a
+#: bound that overshoots the data by 2^20 still leaves a grid 2^-20 of the data's scale (and the many-quantile
+#: jitter keeps its 10 finer bits below 2^51 lambda).
+GRID_BITS = 40
 #: Threshold of the scans: at most MARGIN * ceil(b2) records beyond the bound (b2: the query noise scale).
 MARGIN = 2
 
@@ -264,7 +265,7 @@ def private_max(
 
 
 def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -> tuple[np.ndarray, tuple, Any]:
-    """Records clamped to the released bounds, the bounds, the output grid (None: 2^(e - 48), e = floor(log2 |b|))."""
+    """Records clamped to the released bounds, the bounds, the output grid (None: 2^(e - 40), e = floor(log2 |b|))."""
     lo, hi = b
     if integer:  # integer outputs: bounds within +-2^53 (post-processing of the released bounds)
         lo, hi = max(math.floor(lo), -(2**53)), min(math.ceil(hi), 2**53)
