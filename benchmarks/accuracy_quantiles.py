@@ -5,6 +5,11 @@ Run by hand (peers are optional: each is used when importable)::
     DPSELECT_DATA=/work/shared/data PYTHONPATH=src python benchmarks/accuracy_quantiles.py \
         [--seeds 50] [--multi-seeds 20] [--quick]
 
+The study on columns the project never used (``--study [--quick] [--seeds 10]``,
+:mod:`_quantile_study`) needs its own environment with the peers and the data
+packages: ``python -m venv V; V/bin/pip install -e . opendp statsmodels vega_datasets
+"scikit-learn<1.7" diffprivlib`` (diffprivlib 0.6.6 needs scikit-learn < 1.7).
+
 Data (public bounds chosen from what the column can be, not from the data):
 adult age [0, 100], hours-per-week [0, 100], capital-gain [0, 100000]
 (integers); gamma fLength [0, 400], fAlpha [0, 90] (floats); pendigits
@@ -260,7 +265,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="also sample diffprivlib (its law is Smith's, computed exactly anyway)")
     ap.add_argument("--quick", action="store_true", help="three columns, 10 seeds")
     ap.add_argument("--single-only", action="store_true", help="skip the deciles")
+    ap.add_argument("--study", action="store_true",
+                    help="the 18-column study (ten unseen columns, tight and 100x loose bounds, n = 100..1e4, "
+                         "OpenDP / diffprivlib / Smith / JointExp, win rates by slice, bounds=None vs tight): "
+                         "benchmarks/_quantile_study.py; --seeds per cell (10 by default)")
     args = ap.parse_args(argv)
+    if args.study:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _quantile_study import main as study
+
+        t0 = time.process_time()
+        study(10 if args.seeds == 50 else args.seeds, args.quick)
+        print(f"\nCPU time {time.process_time() - t0:.1f} s")
+        return 0
     data_dir = Path(os.environ.get("DPSELECT_DATA", "/work/shared/data"))
     cols = load_columns(data_dir)
     if args.quick:

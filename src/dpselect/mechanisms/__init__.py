@@ -5,7 +5,8 @@ Selection mechanisms (``select`` / ``probabilities`` / ``privacy`` on a
 sps, dampening, sensitivity_bound; by name through the registry.
 
 Numeric releases (not selection mechanisms): :class:`SmoothSensitivityRelease`
-adds noise to one real number (module ``release``).
+adds noise to one real number (module ``release``).  Sparse vector:
+:class:`AboveThreshold` (module ``sparse_vector``) on integer queries.
 """
 
 from .base import Mechanism, NoisyMaxMechanism
@@ -15,6 +16,7 @@ from .registry import MECHANISM_NAMES, make_mechanism, resolve_mechanism
 from .release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
 from .sensitivity_bound import PrivateSensitivityBound
 from .snm import SmoothNoisyMax
+from .sparse_vector import AboveThreshold  # sparse vector on integer queries, not a selection mechanism
 from .sps import SmoothPrivateSelection
 
 __all__ = [
@@ -33,4 +35,6 @@ __all__ = [
     "SmoothPrivateSelection",
     # numeric release (not a selection mechanism)
     "SmoothSensitivityRelease",
+    # sparse vector (integer queries, not a SelectionProblem)
+    "AboveThreshold",
 ]

@@ -7,6 +7,9 @@
   once: JointExp, recursive), :func:`private_median`, :func:`quantile_law`,
   :func:`quantile_expected_error`, :func:`true_quantile`; real outputs on a public power-of-two
   grid (``granularity``) or integer outputs.
+- No bounds (``bounds=None``): :func:`private_bounds` and :func:`private_max` release bounds by
+  AboveThreshold on a geometric grid (Durfee 2023), then the bounded mechanisms run on the
+  clamped records: :func:`unbounded_quantile`, :func:`unbounded_quantiles`.
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
@@ -65,8 +68,11 @@ from ._percentile import (
 from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
 from ._quantile import private_median, private_quantile, quantile_expected_error, quantile_law, true_quantile
 from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
+from ._unbounded import Bounds, private_bounds, private_max
+from ._unbounded_api import unbounded_quantile, unbounded_quantiles
 
 __all__ = [
+    "Bounds",
     "DPBENCH_NAMES",
     "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
@@ -95,6 +101,8 @@ __all__ = [
     "percentile_neighbours",
     "percentile_problem",
     "percentile_stability",
+    "private_bounds",
+    "private_max",
     "private_median",
     "private_percentile",
     "private_quantile",
@@ -111,4 +119,6 @@ __all__ = [
     "smooth_sensitivity_quantile",
     "true_percentile",
     "true_quantile",
+    "unbounded_quantile",
+    "unbounded_quantiles",
 ]

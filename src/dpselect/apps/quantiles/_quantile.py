@@ -50,6 +50,7 @@ from ._quantile_law import (
     pieces,
     target_rank,
 )
+from ._unbounded import release_bounds
 
 __all__ = ["private_median", "private_quantile", "quantile_expected_error", "quantile_law", "true_quantile"]
 
@@ -109,7 +110,7 @@ def private_quantile(
     q: float,
     epsilon: float,
     *,
-    bounds: Any,
+    bounds: Any = None,
     integer: bool | None = None,
     relation: str = "add_remove",
     rng: Any = None,
@@ -162,8 +163,9 @@ def private_quantile(
         quantile level in [0, 1].
     epsilon : float
         privacy budget (> 0).
-    bounds : tuple of float
-        public ``(a, b)``, ``a < b``.
+    bounds : tuple of float or None, default=None
+        public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantile`:
+        a quarter of epsilon releases bounds by AboveThreshold, no bound is read from the data).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
     relation : str, default="add_remove"
@@ -229,6 +231,13 @@ def private_quantile(
     >>> private_quantile(np.r_[np.zeros(700), np.arange(1.0, 301.0)], 0.25, 1.0, bounds=(0, 1000), rng=1)
     0.0
     """
+    if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
+        if size is not None:
+            raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
+        check_q(q), check_method(method), check_sampler(sampler)
+        x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
+                                                              rng=rng, accountant=accountant, granularity=granularity)
+        accountant = None
     epsilon = check_epsilon(epsilon)
     q = check_q(q)
     relation = check_relation(relation)

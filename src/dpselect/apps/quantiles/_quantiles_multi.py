@@ -48,6 +48,7 @@ from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
 from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
+from ._unbounded import release_bounds
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
 
@@ -149,7 +150,7 @@ def private_quantiles(
     qs: Any,
     epsilon: float,
     *,
-    bounds: Any,
+    bounds: Any = None,
     integer: bool | None = None,
     method: str = "auto",
     relation: str = "add_remove",
@@ -192,8 +193,8 @@ def private_quantiles(
         levels in [0, 1], in any order (the result follows it).
     epsilon : float
         total privacy budget (> 0).
-    bounds : tuple of float
-        public ``(a, b)``, ``a < b``.
+    bounds : tuple of float or None, default=None
+        public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantiles`).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
     method : str, default="auto"
@@ -243,6 +244,11 @@ def private_quantiles(
     >>> bool(e[0] >= e[2] >= e[1])
     True
     """
+    if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
+        check_qs(qs), _check_method(method)
+        x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
+                                                              rng=rng, accountant=accountant, granularity=granularity)
+        accountant = None
     epsilon = check_epsilon(epsilon)
     q_in = check_qs(qs)
     order = np.argsort(q_in, kind="stable")

@@ -1,0 +1,165 @@
+"""Quantiles without bounds with every option of the first stage: scale, steps, share of epsilon.
+
+``private_quantile(x, q, epsilon)`` and ``private_quantiles(x, qs, epsilon)`` (``bounds=None``)
+are these functions with the defaults; :mod:`._unbounded` releases the bounds
+(docs/mathematics.md §15.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...accounting import Accountant
+from ._quantile import private_quantile
+from ._quantile_law import check_q
+from ._quantiles_multi import _check_method, check_qs, private_quantiles
+from ._unbounded import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, release_bounds
+
+__all__ = ["unbounded_quantile", "unbounded_quantiles"]
+
+
+def unbounded_quantile(
+    x: Any,
+    q: float,
+    epsilon: float,
+    *,
+    scale: float = DEFAULT_SCALE,
+    steps: int = DEFAULT_STEPS,
+    bounds_share: float = DEFAULT_BOUNDS_SHARE,
+    integer: bool | None = None,
+    relation: str = "add_remove",
+    rng: Any = None,
+    accountant: Accountant | None = None,
+    granularity: float | None = None,
+) -> Any:
+    r"""One private quantile with no bounds: :func:`private_bounds` then :func:`private_quantile`, epsilon-DP.
+
+    ``bounds_share`` :math:`\cdot\,\varepsilon` releases bounds :math:`(a, b)`
+    (:func:`private_bounds`); the rest runs the bounded exponential mechanism
+    of :func:`private_quantile` on :math:`\min(\max(x, a), b)`.  What
+    ``private_quantile(x, q, epsilon)`` (``bounds=None``) calls.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D finite sample (any range, both signs).
+    q : float
+        quantile level in [0, 1].
+    epsilon : float
+        total privacy budget (> 0).
+    scale : float, default=2**-30
+        smallest scale of the bounds' grid (a power of two).
+    steps : int, default=4
+        bounds' grid points per octave (a power of two).
+    bounds_share : float, default=0.25
+        share of epsilon spent on the bounds, in (0, 1).
+    integer : bool or None, default=None
+        integer outputs; None: whether ``x`` has an integer dtype.
+    relation : str, default="add_remove"
+        "add_remove" or "replace".
+    rng : None, int or numpy.random.Generator, default=None
+        randomness; a seed reproduces.
+    accountant : Accountant or None, default=None
+        charged ``Privacy(epsilon, 0, relation)`` once, before any randomness is drawn.
+    granularity : float or None, default=None
+        real outputs: the output grid (a power of two) or None (the default of
+        :func:`private_quantile` for the released bounds).
+
+    Returns
+    -------
+    float or int
+        the private quantile.
+
+    References
+    ----------
+    D. Durfee, NeurIPS 2023; A. Smith, STOC 2011; docs/mathematics.md §15.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.apps.quantiles import private_quantile
+    >>> x = np.random.default_rng(0).normal(50.0, 10.0, size=10_000)
+    >>> round(private_quantile(x, 0.5, 1.0, rng=1), 1)  # no bounds
+    49.9
+    """
+    q = check_q(q)
+    xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
+                                             accountant=accountant, granularity=granularity, scale=scale,
+                                             steps=steps, bounds_share=bounds_share)
+    return private_quantile(xc, q, rest, bounds=bnd, relation=relation, rng=gen, granularity=lam)
+
+
+def unbounded_quantiles(
+    x: Any,
+    qs: Any,
+    epsilon: float,
+    *,
+    scale: float = DEFAULT_SCALE,
+    steps: int = DEFAULT_STEPS,
+    bounds_share: float = DEFAULT_BOUNDS_SHARE,
+    integer: bool | None = None,
+    method: str = "auto",
+    relation: str = "add_remove",
+    rng: Any = None,
+    accountant: Accountant | None = None,
+    granularity: float | None = None,
+) -> np.ndarray:
+    r"""Several private quantiles with no bounds: :func:`private_bounds` then :func:`private_quantiles`.
+
+    As :func:`unbounded_quantile`, with the many-quantile mechanism of
+    :func:`private_quantiles` (``method``) on the clamped records; what
+    ``private_quantiles(x, qs, epsilon)`` (``bounds=None``) calls.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D finite sample.
+    qs : array_like
+        levels in [0, 1].
+    epsilon : float
+        total privacy budget (> 0).
+    scale : float, default=2**-30
+        smallest scale of the bounds' grid (a power of two).
+    steps : int, default=4
+        bounds' grid points per octave (a power of two).
+    bounds_share : float, default=0.25
+        share of epsilon spent on the bounds.
+    integer : bool or None, default=None
+        integer outputs; None: whether ``x`` has an integer dtype.
+    method : str, default="auto"
+        the method of :func:`private_quantiles`.
+    relation : str, default="add_remove"
+        "add_remove" or "replace".
+    rng : None, int or numpy.random.Generator, default=None
+        randomness; a seed reproduces.
+    accountant : Accountant or None, default=None
+        charged ``Privacy(epsilon, 0, relation)`` once, before any randomness is drawn.
+    granularity : float or None, default=None
+        real outputs: the output grid or None (the default for the released bounds).
+
+    Returns
+    -------
+    ndarray
+        the estimates, as :func:`private_quantiles` returns them.
+
+    References
+    ----------
+    D. Durfee, NeurIPS 2023; Kaplan, Schnapp & Stemmer, ICML 2022; docs/mathematics.md §15.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.apps.quantiles import private_quantiles
+    >>> x = np.random.default_rng(0).normal(-20.0, 5.0, size=10_000)
+    >>> private_quantiles(x, [0.1, 0.5, 0.9], 1.0, rng=1).round(0) + 0.0
+    array([-26., -20., -14.])
+    """
+    check_qs(qs)
+    _check_method(method)
+    xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
+                                             accountant=accountant, granularity=granularity, scale=scale,
+                                             steps=steps, bounds_share=bounds_share)
+    return private_quantiles(xc, qs, rest, bounds=bnd, method=method, relation=relation, rng=gen,
+                             granularity=lam)
