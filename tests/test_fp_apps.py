@@ -86,6 +86,7 @@ def test_ptr_value_release_on_grid_and_exact_audit():
     assert _hockey(lx, ly, claim.epsilon) > claim.delta
 
 
+@pytest.mark.slow
 def test_ptr_neighbour_frequencies():
     eps, delta, lam = 0.5, 0.3, 0.5
     gx = np.random.default_rng(1)

@@ -63,6 +63,7 @@ def test_laplace_sf_matches_scipy():
         np.testing.assert_allclose(P.laplace_sf(z, scale), stats.laplace.sf(z, scale=scale), rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.slow
 def test_propose_test_release_behaviour():
     eps, delta = 1.0, 1e-3
     T = math.log(1 / delta) / eps
@@ -234,6 +235,7 @@ def test_ptr_mode_utility_errata_29():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stable_histogram_probabilities_and_sampling():
     eps, delta = 0.7, 1e-3
     counts = np.array([0, 1, 5, 10, 12, 30, 0])
