@@ -25,9 +25,8 @@ import time
 
 import numpy as np
 
-from dpselect.apps.quantiles import smooth_sensitivity_median
 from dpselect.apps.counts import duff_mode
-from dpselect.apps.quantiles import duff_median
+from dpselect.apps.quantiles import duff_median, smooth_sensitivity_median
 
 
 def best_of(fn, repeat):
