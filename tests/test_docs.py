@@ -292,6 +292,8 @@ def test_task_map_commands_and_options_exist(capsys, monkeypatch) -> None:
             shown = capsys.readouterr().out
             for option in re.findall(r"--[a-z][a-z-]*", args):
                 assert option in shown, f"dpselect {name} has no {option}"
+            for value in re.findall(r"--utility ([a-z]\w*)", args):  # placeholders are capitals
+                assert re.search(rf"[<|]{value}[|>]", shown), f"dpselect {name} --utility has no {value!r}"
 
 
 def test_task_map_is_linked_from_readme_and_getting_started() -> None:
