@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pytest
 
+import _audit_neighbours
 from conftest import assert_frequencies_match, assert_neighbour_frequencies, on_grid, possible_uniform
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
@@ -65,17 +66,7 @@ def datasets(max_n):
 
 
 def neighbours(x, relation):
-    if relation == "add_remove":
-        if x.size > 1:
-            for i in range(x.size):
-                yield np.delete(x, i)
-        for v in UNIVERSE:
-            yield np.sort(np.append(x, v))
-    else:
-        for i, v in itertools.product(range(x.size), UNIVERSE):
-            y = x.copy()
-            y[i] = v
-            yield np.sort(y)
+    return _audit_neighbours.neighbours(x, UNIVERSE, relation)
 
 
 # ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+import _audit_neighbours
 from dpselect.accounting import Accountant
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
@@ -25,17 +26,7 @@ def _datasets(max_n):
 
 
 def _neighbours(x, relation):
-    if relation == "add_remove":
-        for i in range(x.size):
-            if x.size > 1:
-                yield np.delete(x, i)
-        for v in UNIVERSE:
-            yield np.sort(np.append(x, v))
-    else:
-        for i, v in itertools.product(range(x.size), UNIVERSE):
-            y = x.copy()
-            y[i] = v
-            yield np.sort(y)
+    return _audit_neighbours.neighbours(x, UNIVERSE, relation)
 
 
 GRID = U.geometric_grid(1.0, 1)[:48]  # 1, 2, ..., 2^47: the scale=1, steps=1 grid; beyond it every
