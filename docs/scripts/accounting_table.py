@@ -19,7 +19,6 @@ is a lower bound on the optimum).  Deterministic: no sampling.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -29,6 +28,9 @@ from scipy.special import gammaln, logsumexp
 
 from dpselect import Accountant, Privacy
 from dpselect.accounting import zcdp_epsilon
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated_table import write_or_check  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "_generated" / "accounting.md"
 DELTA = 1e-6
@@ -145,20 +147,8 @@ def render(table: list[list[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed table is stale")
-    args = parser.parse_args(argv)
-    text = render(rows())
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT} is stale: run python docs/scripts/accounting_table.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check(argv, __doc__.split("\n\n")[0], OUT,
+                          lambda: render(rows()), "docs/scripts/accounting_table.py")
 
 
 if __name__ == "__main__":

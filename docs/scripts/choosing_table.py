@@ -20,7 +20,6 @@ in this version" instead of a figure, never replaced by a guess.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable
@@ -33,6 +32,9 @@ import numpy as np
 import dpselect
 from dpselect import analysis
 from dpselect.mechanisms.distance import distance_problem
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated_table import write_or_check  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "_generated" / "choosing.md"
 SEED = 20240601
@@ -277,20 +279,8 @@ def render(tasks: list[Task]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed table is stale")
-    args = parser.parse_args(argv)
-    text = render([task() for task in TASKS])
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT} is stale: run python docs/scripts/choosing_table.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check(argv, __doc__.split("\n\n")[0], OUT,
+                          lambda: render([task() for task in TASKS]), "docs/scripts/choosing_table.py")
 
 
 if __name__ == "__main__":
