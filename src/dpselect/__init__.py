@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._warnings import PrivacyLeakWarning
 from .accounting import Accountant, BudgetExceededError
 from .mechanisms import (
     ExponentialMechanism,
@@ -43,6 +44,7 @@ from .mechanisms import (
 from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
 from .mechanisms.release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
 from .mechanisms.top_k import select_top_k
+from .output_law import OutputLaw
 from .privacy import Privacy
 from .problem import SelectionProblem
 from .sensitivity import StepProfile
@@ -57,7 +59,9 @@ __all__ = [
     # core objects
     "Accountant",
     "BudgetExceededError",
+    "OutputLaw",
     "Privacy",
+    "PrivacyLeakWarning",
     "SelectionProblem",
     "StepProfile",
     # selection mechanisms

@@ -1,0 +1,239 @@
+"""The exact output law of a release: one type for every ``probabilities`` and ``*_law``.
+
+A mechanism's output is either one of finitely many values (a candidate index, a label, a
+grid point) or a real number whose density is constant on each of finitely many intervals
+(the exponential mechanism over intervals).  :class:`OutputLaw` holds both:
+
+* **discrete**: ``support`` (the values, one per probability) and ``probabilities``;
+* **pieces**: ``lo`` and ``hi`` (the interval ends, ``lo[i] <= hi[i]``) and the probability
+  of each interval, the density uniform inside it (a piece with ``lo == hi`` is an atom).
+
+It *is* the vector of probabilities (a read-only :class:`numpy.ndarray` subclass), so
+``mech.probabilities(problem)`` keeps working wherever an array did (``p[r]``,
+``p.sum()``, ``np.allclose(p, q)``: results of arithmetic are plain arrays), and it adds the
+helpers that consume a law: :meth:`~OutputLaw.sample`, :meth:`~OutputLaw.expected_error`,
+:meth:`~OutputLaw.expected_value`, :meth:`~OutputLaw.cdf`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dpselect.output_law import OutputLaw
+>>> law = OutputLaw([0.25, 0.75], support=["a", "b"])
+>>> float(law[1]), law.support.tolist()
+(0.75, ['a', 'b'])
+>>> law.sample(4, rng=0).tolist()
+['b', 'b', 'a', 'a']
+>>> pieces = OutputLaw([0.5, 0.5], lo=[0.0, 1.0], hi=[1.0, 3.0])
+>>> float(pieces.expected_value()), float(pieces.cdf(2.0))
+(1.25, 0.75)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import check_random_state, check_size
+
+__all__ = ["OutputLaw"]
+
+Loss = Literal["absolute", "squared", "zero_one"] | Callable[[np.ndarray, Any], np.ndarray]
+
+
+def _plain(x: Any) -> Any:
+    """``x`` as a plain ndarray (or a scalar), never an :class:`OutputLaw`."""
+    return x.view(np.ndarray) if isinstance(x, OutputLaw) else x
+
+
+class OutputLaw(np.ndarray):
+    """Exact law of one release: probabilities over a finite support, or over uniform pieces.
+
+    Parameters
+    ----------
+    probabilities : array_like of float
+        1-D, non-negative, finite; they sum to 1 up to rounding (not renormalised).
+    support : array_like, optional
+        The value released with each probability (default: the indices ``0..m-1``).
+        Mutually exclusive with ``lo`` / ``hi``.
+    lo, hi : array_like of float, optional
+        The ends of the pieces of a piecewise-uniform law over the reals (``lo <= hi``).
+
+    Notes
+    -----
+    The array itself is read-only; arithmetic and slicing give plain arrays, so a law
+    never silently outlives the operation that consumed it.  :meth:`sample` is for
+    simulation and analysis (floating-point inversion): a private release comes from the
+    mechanism's own sampler.
+    """
+
+    support: np.ndarray | None
+    lo: np.ndarray | None
+    hi: np.ndarray | None
+
+    def __new__(
+        cls,
+        probabilities: ArrayLike,
+        *,
+        support: ArrayLike | None = None,
+        lo: ArrayLike | None = None,
+        hi: ArrayLike | None = None,
+    ) -> OutputLaw:
+        """Build a law (see the class docstring)."""
+        p = np.array(probabilities, dtype=np.float64)
+        if p.ndim != 1 or p.size == 0:
+            raise ValueError(f"probabilities must be a non-empty 1-D array, got shape {p.shape}")
+        if not np.isfinite(p).all() or (p < 0).any():
+            raise ValueError("probabilities must be finite and non-negative")
+        obj = p.view(cls)
+        obj.support = obj.lo = obj.hi = None
+        if (lo is None) != (hi is None):
+            raise ValueError("lo and hi must be given together")
+        if lo is not None:
+            if support is not None:
+                raise ValueError("give either support or lo/hi, not both")
+            a, b = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+            if a.shape != p.shape or b.shape != p.shape:
+                raise ValueError("lo and hi must have the shape of probabilities")
+            if not (a <= b).all():
+                raise ValueError("lo must be <= hi piece by piece")
+            a.flags.writeable = b.flags.writeable = False
+            obj.lo, obj.hi = a, b
+        else:
+            s = np.arange(p.size) if support is None else np.array(support)
+            if s.shape[:1] != p.shape:
+                raise ValueError("support must have one value per probability")
+            s.flags.writeable = False
+            obj.support = s
+        obj.flags.writeable = False
+        return obj
+
+    def __array_finalize__(self, obj: Any) -> None:
+        """Views and copies of a law carry its support and pieces (slices are plain arrays)."""
+        self.support = getattr(obj, "support", None)
+        self.lo = getattr(obj, "lo", None)
+        self.hi = getattr(obj, "hi", None)
+
+    def __array_wrap__(self, arr: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
+        """Results of ufuncs are plain arrays (or scalars)."""
+        out = arr.view(np.ndarray)
+        return out[()] if return_scalar else out
+
+    def __getitem__(self, key: Any) -> Any:
+        """Indexing and slicing give plain floats and arrays."""
+        return self.view(np.ndarray)[key]
+
+    def __reduce__(self) -> Any:
+        """Pickle as the constructor call (the read-only flag and the attributes survive)."""
+        kw = {"lo": self.lo, "hi": self.hi} if self.lo is not None else {"support": self.support}
+        return (_rebuild, (np.asarray(self.view(np.ndarray)), kw))
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """The probabilities as a plain read-only array."""
+        return self.view(np.ndarray)
+
+    @property
+    def is_pieces(self) -> bool:
+        """Whether this is a piecewise-uniform law over the reals (else a discrete one)."""
+        return self.lo is not None
+
+    # ------------------------------------------------------------------ consumers
+
+    def sample(self, size: int | None = None, *, rng: Any = None) -> Any:
+        """Draw from the law (simulation; not a private release -- see the Notes of the class).
+
+        Parameters
+        ----------
+        size : int, optional
+            Number of draws (None: one draw, returned as a scalar).
+        rng : None, int, Generator or "secure", optional
+            The randomness (keyword-only).
+
+        Returns
+        -------
+        scalar or ndarray
+            Values of the support, or reals inside the pieces.
+        """
+        n = check_size(size)
+        gen = check_random_state(rng)
+        p = np.asarray(self.probabilities) / float(np.sum(self.probabilities))
+        idx = gen.choice(p.size, size=1 if n is None else n, p=p)
+        if self.is_pieces:
+            assert self.lo is not None and self.hi is not None
+            out = self.lo[idx] + gen.random(idx.size) * (self.hi[idx] - self.lo[idx])
+        else:
+            assert self.support is not None
+            out = self.support[idx]
+        return out[0] if n is None else out
+
+    def expected_value(self) -> float:
+        """Mean of the released value (numeric supports and pieces)."""
+        p = self.probabilities
+        if self.is_pieces:
+            assert self.lo is not None and self.hi is not None
+            return float(np.sum(p * (self.lo + self.hi) / 2))
+        assert self.support is not None
+        return float(np.sum(p * self.support.astype(np.float64)))
+
+    def cdf(self, x: float) -> float:
+        """Probability that the released value is <= ``x`` (numeric supports and pieces)."""
+        p = self.probabilities
+        if self.is_pieces:
+            assert self.lo is not None and self.hi is not None
+            width = self.hi - self.lo
+            inside = np.where(width > 0, (x - self.lo) / np.where(width > 0, width, 1.0), (x >= self.lo) * 1.0)
+            return float(np.sum(p * np.clip(inside, 0.0, 1.0)))
+        assert self.support is not None
+        return float(np.sum(p[self.support.astype(np.float64) <= x]))
+
+    def expected_error(self, truth: Any, loss: Loss = "absolute") -> float:
+        """Expected loss of the release against ``truth``.
+
+        Parameters
+        ----------
+        truth : scalar
+            The non-private answer.
+        loss : {"absolute", "squared", "zero_one"} or callable, default="absolute"
+            ``|v - truth|``, ``(v - truth)**2``, ``v != truth``, or ``loss(values, truth)``
+            on the support (discrete laws only for a callable and for "zero_one").
+
+        Returns
+        -------
+        float
+            The exact expectation (closed forms on pieces).
+        """
+        p = self.probabilities
+        if self.is_pieces:
+            assert self.lo is not None and self.hi is not None
+            a, b = self.lo - truth, self.hi - truth
+            if loss == "squared":
+                per = (a * a + a * b + b * b) / 3
+            elif loss == "absolute":
+                w = b - a
+                safe = np.where(w > 0, w, 1.0)
+                per = np.where(w > 0, np.where(a >= 0, (a + b) / 2, np.where(b <= 0, -(a + b) / 2,
+                                                                         (a * a + b * b) / (2 * safe))), np.abs(a))
+            else:
+                raise ValueError("loss must be 'absolute' or 'squared' for a law over pieces")
+            return float(np.sum(p * per))
+        assert self.support is not None
+        values = self.support
+        if callable(loss):
+            per = np.asarray(loss(values, truth), dtype=np.float64)
+        elif loss == "zero_one":
+            per = (values != truth).astype(np.float64)
+        elif loss in ("absolute", "squared"):
+            d = values.astype(np.float64) - float(truth)
+            per = np.abs(d) if loss == "absolute" else d * d
+        else:
+            raise ValueError(f"loss must be 'absolute', 'squared', 'zero_one' or a callable, got {loss!r}")
+        return float(np.sum(p * per))
+
+
+def _rebuild(p: np.ndarray, kw: dict[str, Any]) -> OutputLaw:
+    return OutputLaw(p, **kw)
