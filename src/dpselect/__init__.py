@@ -31,6 +31,7 @@ from typing import Any
 from ._warnings import PrivacyLeakWarning
 from .accounting import Accountant, BudgetExceededError
 from .mechanisms import (
+    MECHANISM_NAMES,
     ExponentialMechanism,
     LocalDampening,
     Mechanism,
@@ -40,10 +41,10 @@ from .mechanisms import (
     ReportNoisyMax,
     SmoothNoisyMax,
     SmoothPrivateSelection,
+    SmoothSensitivityRelease,  # a numeric release, not a selection mechanism
+    make_mechanism,
+    select_top_k,
 )
-from .mechanisms.registry import MECHANISM_NAMES, make_mechanism
-from .mechanisms.release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
-from .mechanisms.top_k import select_top_k
 from .output_law import OutputLaw
 from .privacy import Privacy
 from .problem import SelectionProblem

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.base import Mechanism, check_problem
+from ..mechanisms import Mechanism, check_problem
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import ArrayLike

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..mechanisms.base import Mechanism, check_problem
+from ..mechanisms import Mechanism, check_problem
 from ..problem import SelectionProblem
 from ..typing import ArrayLike
 

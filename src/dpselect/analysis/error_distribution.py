@@ -19,11 +19,11 @@ import numpy as np
 from scipy import integrate
 
 from .._validation import as_real_array, check_probability_in, check_random_state, check_real, check_size
-from ..noise.base import NoiseDistribution
+from ..noise import NoiseDistribution
 from ..typing import ArrayLike, SeedLike
 
 if TYPE_CHECKING:
-    from ..mechanisms.release import SmoothSensitivityRelease
+    from ..mechanisms import SmoothSensitivityRelease
 
 __all__ = ["ErrorDistribution", "error_distribution"]
 

@@ -46,7 +46,7 @@ def _plural(n: int, word: str) -> str:
 def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int | None, mechanism: str,
                    utility: str, utilities: tuple[str, ...], out: Path | None) -> tuple[float, str, str | None]:
     """(epsilon, mechanism, deprecation warning or None) after checking every shared option (nothing printed)."""
-    from ..mechanisms.registry import APPROXIMATE_NAMES, MECHANISM_NAMES
+    from ..mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES
 
     eps = check_eps(epsilon)
     if k < 1:

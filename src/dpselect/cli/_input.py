@@ -229,7 +229,7 @@ def build_mechanism(name: str, epsilon: float, delta: float | None, option: str 
     so); a pure one ignores a --delta > 0 (the note says so).  The guarantee the
     caller prints carries the delta actually used.  Messages name the options.
     """
-    from ..mechanisms.registry import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism
+    from ..mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism
 
     if name not in MECHANISM_NAMES:
         raise CLIError(f"{option} {name!r} is not a mechanism; choose one of: {', '.join(MECHANISM_NAMES)}")

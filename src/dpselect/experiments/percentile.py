@@ -35,8 +35,8 @@ from ..mechanisms import (
     LocalDampening,
     PermuteAndFlip,
     SmoothNoisyMax,
+    dampened_utilities,
 )
-from ..mechanisms.dampening import dampened_utilities
 from ..problem import SelectionProblem
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._data import require_file

@@ -9,18 +9,21 @@ adds noise to one real number (module ``release``).  Sparse vector:
 :class:`AboveThreshold` (module ``sparse_vector``) on integer queries.
 """
 
-from .base import Mechanism, NoisyMaxMechanism
+from .base import Mechanism, NoisyMaxMechanism, check_problem
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from .dampening import LocalDampening
-from .registry import MECHANISM_NAMES, make_mechanism, resolve_mechanism
-from .release import SmoothSensitivityRelease  # a numeric release, not a selection mechanism
+from .dampening import LocalDampening, dampened_utilities
+from .distance import distance_problem, max_utility_change
+from .registry import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism, resolve_mechanism
+from .release import PURE_NOISES, SmoothSensitivityRelease  # a numeric release, not a selection mechanism
 from .sensitivity_bound import PrivateSensitivityBound
 from .snm import SmoothNoisyMax
 from .sparse_vector import AboveThreshold  # sparse vector on integer queries, not a selection mechanism
 from .sps import SmoothPrivateSelection
+from .top_k import TopK, is_gumbel_mechanism, select_top_k, top_k_privacy
 
 __all__ = [
     # selection mechanisms
+    "APPROXIMATE_NAMES",
     "MECHANISM_NAMES",
     "make_mechanism",
     "resolve_mechanism",
@@ -33,7 +36,18 @@ __all__ = [
     "ReportNoisyMax",
     "SmoothNoisyMax",
     "SmoothPrivateSelection",
+    # helpers the applications build on
+    "check_problem",
+    "dampened_utilities",
+    "distance_problem",
+    "max_utility_change",
+    # top-k selection
+    "TopK",
+    "is_gumbel_mechanism",
+    "select_top_k",
+    "top_k_privacy",
     # numeric release (not a selection mechanism)
+    "PURE_NOISES",
     "SmoothSensitivityRelease",
     # sparse vector (integer queries, not a SelectionProblem)
     "AboveThreshold",

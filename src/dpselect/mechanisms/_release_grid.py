@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..noise.exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
-from ..noise.grid import dyadic_ceil, grid_index, grid_values
+from ..noise import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf, dyadic_ceil, grid_index, grid_values
 
 __all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices",
            "clip_to_grid"]

@@ -39,8 +39,7 @@ from scipy.special import logsumexp, roots_legendre
 
 from .. import noisy_max
 from .._validation import check_epsilon, check_size
-from ..noise import Exponential, Gumbel, Laplace
-from ..noise.exact import IntegerSource
+from ..noise import Exponential, Gumbel, IntegerSource, Laplace
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike

@@ -144,10 +144,12 @@ from ..noise import (
     LaplaceLogNormal,
     PolynomialTail,
     StudentT,
+    check_granularity,
     check_tail_exponent,
+    grid_index,
+    grid_values,
+    sample_snapped_atan,
 )
-from ..noise.exact import sample_snapped_atan
-from ..noise.grid import check_granularity, grid_index, grid_values
 from ..privacy import Privacy
 from ._release_grid import (
     GUARD,

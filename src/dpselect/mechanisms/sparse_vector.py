@@ -36,7 +36,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_epsilon
-from ..noise.exact import IntegerSource, discrete_laplace_batch
+from ..noise import IntegerSource, discrete_laplace_batch
 from ..privacy import Privacy
 
 __all__ = ["AboveThreshold"]

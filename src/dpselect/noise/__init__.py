@@ -33,8 +33,20 @@ Exact integer samplers (:mod:`dpselect.noise.exact`: ``bernoulli_exp``,
 
 from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
 from .base import NoiseDistribution, OneSided
-from .exact import bernoulli_exp, discrete_gaussian, discrete_laplace, discrete_laplace_logpmf
-from .grid import GridLaplace, check_granularity, default_granularity
+from .exact import (
+    IntegerSource,
+    as_fraction,
+    bernoulli_exp,
+    bernoulli_exp_batch,
+    discrete_gaussian,
+    discrete_laplace,
+    discrete_laplace_batch,
+    discrete_laplace_logpmf,
+    exponential_weights_batch,
+    rational_rates,
+    sample_snapped_atan,
+)
+from .grid import GridLaplace, check_granularity, default_granularity, dyadic_ceil, grid_index, grid_values
 from .heavy import PolynomialTail, StudentT
 from .laplace import Exponential, Gumbel, Laplace
 from .lln import LaplaceLogNormal
@@ -54,7 +66,17 @@ __all__ = [
     "discrete_laplace",
     "discrete_laplace_logpmf",
     "discrete_gaussian",
+    "IntegerSource",
+    "as_fraction",
+    "bernoulli_exp_batch",
+    "discrete_laplace_batch",
+    "exponential_weights_batch",
+    "rational_rates",
+    "sample_snapped_atan",
     "GridLaplace",
     "check_granularity",
     "default_granularity",
+    "dyadic_ceil",
+    "grid_index",
+    "grid_values",
 ]

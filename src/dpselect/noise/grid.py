@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_real_array, check_epsilon, check_positive, check_size
-from ..accounting.discrete import grid_steps
+from ..accounting import grid_steps
 from ..privacy import Privacy
 from .exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
 

@@ -35,8 +35,7 @@ import numpy as np
 
 from ..._validation import check_counts, check_random_state, check_relation
 from ...accounting import Accountant, charge
-from ...mechanisms.base import Mechanism
-from ...mechanisms.registry import MECHANISM_NAMES, resolve_mechanism
+from ...mechanisms import MECHANISM_NAMES, Mechanism, resolve_mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, Relation, SeedLike, TieRule
 from ._instability import _check_tie_rule, _indicators, _profiles

@@ -19,8 +19,7 @@ import numpy as np
 from ..._validation import check_array_1d, check_random_state, check_size
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms.classic import ExponentialMechanism
-from ...mechanisms.distance import distance_problem
+from ...mechanisms import ExponentialMechanism, distance_problem
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
 

@@ -74,8 +74,7 @@ from ..._validation import (
     check_random_state,
 )
 from ...accounting import Accountant, charge, ptr_privacy
-from ...noise import Laplace
-from ...noise.grid import GridLaplace, check_granularity, grid_index, grid_values
+from ...noise import GridLaplace, Laplace, check_granularity, grid_index, grid_values
 from ...typing import ArrayLike, SeedLike
 
 __all__ = [

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..._validation import check_counts, check_epsilon, check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
-from ...noise.grid import GridLaplace
+from ...noise import GridLaplace
 from ...typing import ArrayLike, SeedLike
 from ._ptr import _check_ptr_delta, _grid_threshold
 

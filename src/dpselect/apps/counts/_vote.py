@@ -11,8 +11,7 @@ import numpy as np
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms.base import Mechanism
-from ...mechanisms.registry import resolve_mechanism
+from ...mechanisms import Mechanism, resolve_mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
 

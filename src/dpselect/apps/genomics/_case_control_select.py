@@ -17,9 +17,7 @@ import numpy as np
 
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms.distance import distance_problem
-from ...mechanisms.registry import resolve_mechanism
-from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
+from ...mechanisms import distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
 from ...problem import SelectionProblem
 from ...typing import Relation
 from ._case_control_counts import CaseControlCounts

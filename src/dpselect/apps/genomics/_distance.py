@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from ...mechanisms.distance import distance_problem
+from ...mechanisms import distance_problem
 from ...problem import SelectionProblem
 from ._sensitivity import check_n, check_tables
 

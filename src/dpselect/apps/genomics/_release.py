@@ -35,7 +35,7 @@ import numpy as np
 
 from ..._validation import check_epsilon, check_int, check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms.release import PURE_NOISES, SmoothSensitivityRelease
+from ...mechanisms import PURE_NOISES, SmoothSensitivityRelease
 from ...privacy import Privacy
 from . import _tdt as tdt
 

@@ -46,10 +46,15 @@ import numpy as np
 
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from ...mechanisms.distance import distance_problem
-from ...mechanisms.registry import resolve_mechanism
-from ...mechanisms.top_k import is_gumbel_mechanism, select_top_k
+from ...mechanisms import (
+    ExponentialMechanism,
+    PermuteAndFlip,
+    ReportNoisyMax,
+    distance_problem,
+    is_gumbel_mechanism,
+    resolve_mechanism,
+    select_top_k,
+)
 from ...problem import SelectionProblem
 from ...typing import Relation
 from ._beta_max import beta_max, beta_max_unchecked, smooth_upper_bound

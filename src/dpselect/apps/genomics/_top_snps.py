@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...accounting import Accountant, charge
-from ...mechanisms.distance import distance_problem
-from ...mechanisms.top_k import select_top_k, top_k_privacy
+from ...mechanisms import distance_problem, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import Relation

@@ -40,7 +40,7 @@ import math
 
 import numpy as np
 
-from ...noise.grid import grid_values
+from ...noise import grid_values
 from ._quantile_law import Pieces, Sample, draw_in_pieces, pieces
 
 __all__: list[str] = []

@@ -93,8 +93,8 @@ import numpy as np
 from ..._validation import check_delta, check_epsilon
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...analysis.error_distribution import error_distribution
-from ...mechanisms.release import SmoothSensitivityRelease
+from ...analysis import error_distribution
+from ...mechanisms import SmoothSensitivityRelease
 from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
 
 __all__ = [

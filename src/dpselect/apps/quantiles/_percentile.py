@@ -88,8 +88,7 @@ from ..._validation import (
     clip_to_bounds,
 )
 from ...accounting import Accountant, charge
-from ...mechanisms.distance import distance_problem
-from ...mechanisms.registry import resolve_mechanism
+from ...mechanisms import distance_problem, resolve_mechanism
 from ...problem import SelectionProblem
 from ...sensitivity import StepProfile
 from ._grid import (

@@ -30,8 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ...noise.exact import IntegerSource, exponential_weights_batch, rational_rates
-from ...noise.grid import check_granularity, default_granularity, grid_values
+from ...noise import (
+    IntegerSource,
+    check_granularity,
+    default_granularity,
+    exponential_weights_batch,
+    grid_values,
+    rational_rates,
+)
 from ...privacy import Privacy
 
 __all__: list[str] = []

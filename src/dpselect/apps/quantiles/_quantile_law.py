@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from ..._validation import as_real_array, check_out_of_bounds, check_probability_in
-from ...noise.grid import grid_values
+from ...noise import grid_values
 from ._order_stats import check_bounds
 from ._piecewise_em import _grid_groups, grid_ceil
 

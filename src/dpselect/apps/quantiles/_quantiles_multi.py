@@ -42,7 +42,7 @@ import numpy as np
 
 from ..._validation import check_epsilon, check_random_state, check_relation
 from ...accounting import Accountant, charge
-from ...noise.grid import grid_values
+from ...noise import grid_values
 from ...privacy import Privacy
 from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil

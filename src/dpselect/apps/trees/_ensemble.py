@@ -53,7 +53,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, parallel_composition
-from ...mechanisms.registry import APPROXIMATE_NAMES
+from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike
 from ._estimator import child_random_states

@@ -53,7 +53,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
-from ...mechanisms.registry import APPROXIMATE_NAMES
+from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ._params import validate_params
 from ._tabular import encode_fit

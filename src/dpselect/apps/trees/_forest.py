@@ -71,7 +71,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, forest_privacy
-from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
+from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...mechanisms.classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ...mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ...problem import SelectionProblem
 from ._params import MECHANISMS
 from ._split_criteria import (

@@ -61,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ..._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state, check_real
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
-from ...mechanisms.registry import APPROXIMATE_NAMES
+from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
 from ._estimator import child_random_states, remember_detached, resolve_accountant

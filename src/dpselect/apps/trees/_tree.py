@@ -109,7 +109,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._validation import check_random_state
 from ...accounting import Accountant, parallel_composition, tree_privacy, tree_query_epsilon
-from ...mechanisms.registry import APPROXIMATE_NAMES, make_mechanism
+from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
