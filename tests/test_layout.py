@@ -356,3 +356,60 @@ def test_citation_patterns_match(text: str, label: str) -> None:
                                   "issue a warning", "errata", "#888"])
 def test_citation_patterns_spare_prose(text: str) -> None:
     assert not any(p.search(text) for p in CITATION_PATTERNS.values())
+
+
+# --------------------------------------------------------------------------- sealed faces
+
+
+def _face_binds(face: str, name: str) -> bool:
+    """Whether ``face``'s ``__init__`` binds ``name`` itself (then ``from face import name`` takes that object)."""
+    return name in _bindings(face)[0]
+
+
+def _deep_imports(name: str) -> list[str]:
+    """Imports of ``name`` that reach past another package's face into one of its modules.
+
+    The top-level modules of ``dpselect`` (``privacy``, ``problem``, ``_validation``, ...) are their
+    own faces; a sub-package (``mechanisms``, ``noise``, ``apps.quantiles``, ...) is entered only
+    through its ``__init__``.  ``from face import x`` where the face binds ``x`` (a function that
+    shares its module's name, like ``analysis.audit``) is not deep.
+    """
+    bad = []
+    for imp in imports(name):
+        if imp.type_checking or not _within(imp.target, PACKAGE):
+            continue
+        targets = [imp.target] if imp.target in modules() and not is_package(imp.target) else []
+        if imp.target in modules() and is_package(imp.target):
+            targets += [f"{imp.target}.{n}" for n in imp.names if f"{imp.target}.{n}" in modules()
+                        and not is_package(f"{imp.target}.{n}") and not _face_binds(imp.target, n)]
+        for target in targets:
+            owner = package_of(target)
+            if owner != PACKAGE and not _within(name, owner):
+                bad.append(f"{name}:{imp.lineno} imports {target} (use the face {owner})")
+    return bad
+
+
+def test_no_deep_imports_across_packages() -> None:
+    bad = [b for name in sorted(modules()) for b in _deep_imports(name)]
+    assert not bad, f"{len(bad)} imports past a face:\n" + "\n".join(bad)
+
+
+def test_type_only_imports_make_no_circle() -> None:
+    """Imports under ``if TYPE_CHECKING:`` count here: two modules naming each other's types are one idea."""
+    graph: dict[str, set[str]] = {name: set() for name in modules()}
+    for name in modules():
+        for imp in imports(name):
+            graph[name].update(t for t in internal_targets(imp) if t != name and not is_package(t))
+    cycles = _cycles(graph)
+    assert not cycles, "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_top_level_holds_the_core_only() -> None:
+    """The engine is one private package, the CLI one package, the paper data under experiments."""
+    top = sorted(p.stem for p in (SRC / PACKAGE).glob("*.py"))
+    allowed = {"__init__", "__main__", "_optional", "_params", "_validation", "_warnings", "output_law", "privacy",
+               "problem", "sensitivity", "typing"}
+    assert set(top) <= allowed, f"modules at the top level beyond the core: {sorted(set(top) - allowed)}"
+    for package in ("_engine", "cli", "experiments"):
+        assert (SRC / PACKAGE / package / "__init__.py").is_file(), package
+    assert (SRC / PACKAGE / "experiments" / "datasets.py").is_file()

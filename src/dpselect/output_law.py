@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import check_random_state, check_size
+from .typing import SeedLike
 
 __all__ = ["OutputLaw"]
 
@@ -144,7 +145,7 @@ class OutputLaw(np.ndarray):
 
     # ------------------------------------------------------------------ consumers
 
-    def sample(self, size: int | None = None, *, rng: Any = None) -> Any:
+    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> np.ndarray:
         """Draw from the law (simulation; not a private release -- see the Notes of the class).
 
         Parameters
@@ -156,8 +157,8 @@ class OutputLaw(np.ndarray):
 
         Returns
         -------
-        scalar or ndarray
-            Values of the support, or reals inside the pieces.
+        ndarray
+            Values of the support, or reals inside the pieces (a 0-d array for one draw).
         """
         n = check_size(size)
         gen = check_random_state(rng)
@@ -169,10 +170,16 @@ class OutputLaw(np.ndarray):
         else:
             assert self.support is not None
             out = self.support[idx]
-        return out[0] if n is None else out
+        return out[0, ...] if n is None else out
 
     def expected_value(self) -> float:
-        """Mean of the released value (numeric supports and pieces)."""
+        """Mean of the released value (numeric supports and pieces).
+
+        Returns
+        -------
+        float
+            ``sum_i p_i v_i`` (the piece midpoints for pieces).
+        """
         p = self.probabilities
         if self.is_pieces:
             assert self.lo is not None and self.hi is not None
@@ -181,7 +188,18 @@ class OutputLaw(np.ndarray):
         return float(np.sum(p * self.support.astype(np.float64)))
 
     def cdf(self, x: float) -> float:
-        """Probability that the released value is <= ``x`` (numeric supports and pieces)."""
+        """Probability that the released value is <= ``x`` (numeric supports and pieces).
+
+        Parameters
+        ----------
+        x : float
+            The threshold.
+
+        Returns
+        -------
+        float
+            ``Pr[release <= x]``.
+        """
         p = self.probabilities
         if self.is_pieces:
             assert self.lo is not None and self.hi is not None
@@ -191,13 +209,13 @@ class OutputLaw(np.ndarray):
         assert self.support is not None
         return float(np.sum(p[self.support.astype(np.float64) <= x]))
 
-    def expected_error(self, truth: Any, loss: Loss = "absolute") -> float:
+    def expected_error(self, truth: float | str, loss: Loss = "absolute") -> float:
         """Expected loss of the release against ``truth``.
 
         Parameters
         ----------
-        truth : scalar
-            The non-private answer.
+        truth : float or str
+            The non-private answer (a label for "zero_one" on a support of labels).
         loss : {"absolute", "squared", "zero_one"} or callable, default="absolute"
             ``|v - truth|``, ``(v - truth)**2``, ``v != truth``, or ``loss(values, truth)``
             on the support (discrete laws only for a callable and for "zero_one").
