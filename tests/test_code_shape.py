@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from _source_imports import PACKAGE, is_package, modules
+from _source_imports import is_package, modules
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80

@@ -196,7 +196,7 @@ def test_no_cross_package_private_imports() -> None:
 
 def test_private_owner_rules() -> None:
     """The rule on hand-made imports: an enclosing package's private module is fine, a sibling's is not."""
-    mk = lambda importer, target, names=(): Import(importer, target, tuple(names), False, False, 1)  # noqa: E731
+    mk = lambda importer, target, names=(): Import(importer, target, tuple(names), False, False, 1)
     assert _private_owner(mk("x", f"{PACKAGE}._validation", ["check_int"])) == PACKAGE
     assert _private_owner(mk("x", f"{APPS}.genomics._tdt", ["_beta_max"])) == f"{APPS}.genomics"
     assert _private_owner(mk("x", f"{APPS}.quantiles", ["_check_bounds"])) == f"{APPS}.quantiles"
