@@ -29,7 +29,7 @@ MAX_ANY = 10
 #: Public classes a user does not configure (results the library returns, exceptions, warnings):
 #: they need no ``_parameter_constraints``.  One entry per face; say why in a comment.
 NOT_CONFIGURED: dict[str, frozenset[str]] = {
-    "dpselect": frozenset(),
+    "dpselect": frozenset({"OutputLaw"}),  # the law a mechanism or a *_law function returns
 
     "dpselect.accounting": frozenset(),
 
