@@ -191,7 +191,6 @@ def test_the_number_of_runs_is_not_released():
     ({"param_grid": {"nope": [1]}}, "nope"),
     ({"param_grid": {}}, "at least one"),
     ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "delta > 0"),
-    ({"param_grid": {"selection": ["pf", "snm_lln"]}}, "delta > 0"),  # the deprecated alias too
     ({"param_grid": {"accountant": [None]}}, "accountant"),
     ({"method": "other"}, "method"),
     ({"eta": -0.5}, "eta"),

@@ -1,5 +1,5 @@
-"""The tree estimators' shared API: parameter table, mechanism= (selection= deprecated), the accountant
-under clone / GridSearchCV, honest claims when the schema is inferred, warnings once per fit."""
+"""The tree estimators' shared API: declared parameter rules, mechanism=, the accountant under clone /
+GridSearchCV, honest claims when the schema is inferred, warnings once per fit."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
 from dpselect.apps.trees._grow import leaf_values
-from dpselect.apps.trees._params import PARAMETERS, validate_params
+from dpselect._params import validate_estimator
 
 ESTIMATORS = (DPDecisionTreeClassifier, DPRandomForestClassifier)
 
@@ -40,15 +40,16 @@ def _public(cls, **kw):
 
 
 # ---------------------------------------------------------------------------
-# one parameter table
+# one rule per parameter (the library's parameter layer)
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_every_parameter_has_one_rule(cls):
     names = set(cls._get_param_names())
-    assert names <= set(PARAMETERS)
-    assert {"mechanism", "accountant", "selection", "epsilon", "delta", "random_state"} <= names
-    validate_params(cls())  # the defaults are valid
+    assert names == set(cls._parameter_constraints)
+    assert {"mechanism", "accountant", "epsilon", "delta", "random_state"} <= names
+    assert "selection" not in names  # no alias of mechanism=
+    validate_estimator(cls(), cls._parameter_constraints)  # the defaults are valid
 
 
 BAD = [
@@ -58,7 +59,6 @@ BAD = [
     ("delta", 1.0, ValueError, r"a float in \[0, 1\)"),
     ("mechanism", "nope", ValueError, "one of"),
     ("mechanism", 3, TypeError, "one of"),
-    ("selection", "nope", ValueError, "None or one of"),
     ("max_depth", -1, ValueError, "None or an int >= 0, got -1"),
     ("max_depth", 2.5, TypeError, "None or an int >= 0, got 2.5"),
     ("max_depth", True, TypeError, "None or an int >= 0"),
@@ -101,23 +101,18 @@ def test_estimator_specific_parameters():
 
 
 # ---------------------------------------------------------------------------
-# mechanism= and the deprecated selection=
+# mechanism=
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_selection_is_a_deprecated_alias_of_mechanism(cls):
+def test_mechanism_has_no_alias(cls):
+    with pytest.raises(TypeError, match="selection"):
+        cls(selection="em")
     X, y, _ = _blobs()
-    new = _public(cls, mechanism="em", random_state=0).fit(X, y)
-    old = _public(cls, selection="em", random_state=0)
-    with pytest.warns(DeprecationWarning, match="selection= is deprecated; use mechanism='em'"):
-        old.fit(X, y)
-    np.testing.assert_array_equal(old.predict_proba(X), new.predict_proba(X))  # the same mechanism ran
-    assert clone(old).get_params()["selection"] == "em"  # stored as given (get_params / clone)
-    with pytest.warns(DeprecationWarning):  # "pf" is the default: taken as not given
-        assert _public(cls, mechanism="pf", selection="em", random_state=0).fit(X, y).score(X, y) == new.score(X, y)
-    with pytest.raises(ValueError, match="contradicts mechanism='sps'"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        _public(cls, mechanism="sps", selection="em").fit(X, y)
+    a = _public(cls, mechanism="em", random_state=0).fit(X, y)
+    b = _public(cls, mechanism="em", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert clone(a).get_params()["mechanism"] == "em"
 
 
 # ---------------------------------------------------------------------------
