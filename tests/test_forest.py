@@ -36,7 +36,7 @@ from test_tree import _bundled, _print_table, _real_datasets
 pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakWarning")
 
 
-def FI(**kw):  # noqa: N802 - the Fletcher-Islam forest (its own tests below)
+def FI(**kw):
     return DPRandomForestClassifier(algorithm="fletcher_islam", **kw)
 
 
@@ -303,7 +303,7 @@ def test_pickle_roundtrip_and_dense_labels_cover_all_leaves():
 # ---------------------------------------------------------------------------
 
 #: table columns: every selection on the indicator utility, and permute-and-flip on the counts
-COLUMNS = MECHANISMS + ("pf_count",)
+COLUMNS = (*MECHANISMS, "pf_count")
 
 
 def _forest_rows(datasets, epsilons, **params):

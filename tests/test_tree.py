@@ -101,7 +101,7 @@ def test_bad_inputs():
             DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], **kw).fit(X, y)
     with pytest.raises(ValueError, match="bounds"):
         DPDecisionTreeClassifier(bounds=(1.0, 1.0)).fit(X, y)
-    with pytest.raises(ValueError, match="'raise'.*not private"):  # the opt-in; default: such records are dropped
+    with pytest.raises(ValueError, match=r"'raise'.*not private"):  # the opt-in; default: such records are dropped
         DPDecisionTreeClassifier(bounds=b, classes=[0, 1], on_out_of_bounds="raise").fit(X, y)
     clf.fit(X, y)
     with pytest.raises(ValueError, match="NaN"):

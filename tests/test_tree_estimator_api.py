@@ -19,11 +19,11 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
+from dpselect._params import validate_estimator
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
 from dpselect.apps.trees._grow import leaf_values
-from dpselect._params import validate_estimator
 
 ESTIMATORS = (DPDecisionTreeClassifier, DPRandomForestClassifier)
 
@@ -82,21 +82,21 @@ def test_bad_parameters_name_the_estimator_before_data_or_randomness(cls, name, 
 
 
 def test_estimator_specific_parameters():
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: n_bins must be None or an int >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: n_bins must be None or an int >= 2, got 1"):
         DPDecisionTreeClassifier(n_bins=1).fit(None, None)
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: splits must be one of"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: splits must be one of"):
         DPDecisionTreeClassifier(splits="ternary").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: n_estimators must be None or an int >= 1"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: n_estimators must be None or an int >= 1"):
         DPRandomForestClassifier(n_estimators=0).fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility must be None or one of"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility must be None or one of"):
         DPRandomForestClassifier(leaf_utility="gini").fit(None, None)
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: delta must be > 0 for mechanism='snm_laplace'"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: delta must be > 0 for mechanism='snm_laplace'"):
         DPDecisionTreeClassifier(mechanism="snm_laplace", delta=0.0).fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility='count' needs mechanism="):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility='count' needs mechanism="):
         DPRandomForestClassifier(mechanism="snm_t", leaf_utility="count", algorithm="fletcher_islam").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility applies to algorithm="):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility applies to algorithm="):
         DPRandomForestClassifier(leaf_utility="count").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: algorithm must be one of"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: algorithm must be one of"):
         DPRandomForestClassifier(algorithm="boost").fit(None, None)
 
 
@@ -140,7 +140,7 @@ def test_fit_and_constructor_accountants(cls):
     assert len(acc.charges) == 3 and math.isclose(acc.spent.epsilon, 3.0)
     with pytest.raises(ValueError, match="differs from the constructor's accountant"):
         _public(cls, accountant=acc).fit(X, y, accountant=Accountant(5.0))
-    with pytest.raises(TypeError, match="accountant must be a dpselect.Accountant"):
+    with pytest.raises(TypeError, match=r"accountant must be a dpselect.Accountant"):
         _public(cls).fit(X, y, accountant=5.0)
     assert len(acc.charges) == 3
 

@@ -191,7 +191,7 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     cats = {int(j): list(range(len(dom))) for j, dom in zip(schema.cat, schema.categories)}
     kw: dict[str, Any] = {"mechanism": mechanism, "epsilon": eps_r, "delta": delta, "max_depth": est.max_depth,
           "bounds": bounds or None, "categorical_features": cats or None, "classes": list(range(C)),
-          "n_records": max(1, int(round(n_hat / T)))}
+          "n_records": max(1, round(n_hat / T))}
     members, seen = [], set()
     seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:

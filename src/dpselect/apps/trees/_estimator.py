@@ -54,8 +54,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import Tags
 
-from ..._warnings import PrivacyLeakWarning
 from ..._params import Rule, validate_estimator
+from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
@@ -118,7 +118,7 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
     #: One rule per constructor parameter (each subclass declares its own).
     _parameter_constraints: ClassVar[dict[str, Rule]] = {}
 
-    def __sklearn_tags__(self) -> Tags:  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.input_tags.categorical = True

@@ -243,7 +243,7 @@ def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -
     while r > 0.5:
         d_c += 1
         r *= (m_c - 1) / m_c
-    return min(cap, int(math.floor(d_c + m_k / 2)))
+    return min(cap, math.floor(d_c + m_k / 2))
 
 
 @validate_params({"n_records": positive(allow_zero=True)})
@@ -303,5 +303,5 @@ def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) 
     >>> auto_forest_depth(2_000, 22, 8), auto_forest_depth(1e6, 32, 8)
     (8, 8)
     """
-    occupancy = int(math.floor(math.log2(max(n_records / n_estimators, 1.0)))) + 2
+    occupancy = math.floor(math.log2(max(n_records / n_estimators, 1.0))) + 2
     return max(0, min(fletcher_islam, occupancy))

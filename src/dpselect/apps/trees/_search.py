@@ -68,7 +68,7 @@ from ._repeat import sample_repetitions
 from ._search_plan import best_run, plan_search
 from ._tabular import is_dataframe
 
-__all__ = ["DPSearchCV", "METHODS"]
+__all__ = ["METHODS", "DPSearchCV"]
 
 #: Repetition laws: Papernot–Steinke's truncated negative binomial (``eta``), Liu–Talwar's geometric (eta = 1).
 METHODS = ("papernot_steinke", "liu_talwar")
@@ -227,11 +227,11 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.accountant = accountant
 
-    def __setstate__(self, state: dict[str, Any]) -> None:  # noqa: D105
+    def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         remember_detached(state)  # a detached copy of the pickled budget: refused by fit
 
-    def __sklearn_tags__(self) -> Tags:  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.classifier_tags.poor_score = True  # differential privacy (see DPDecisionTreeClassifier)
@@ -330,8 +330,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
 
     def _inferred_by_candidates(self, X: Any, grid: list[dict[str, Any]], own: dict[str, Any],
                                 eps0: float) -> list[str]:
-        """Everything some grid candidate would infer from ``X`` (dpselect estimators only: others
-        are checked after their fits, from their ``privacy_``)."""
+        """Everything some grid candidate would infer from ``X``.
+
+        dpselect estimators only: others are checked after their fits, from their ``privacy_``.
+        """
         found: dict[str, None] = {}
         for params in grid:
             model = clone(self.estimator).set_params(**params, **own, epsilon=eps0)

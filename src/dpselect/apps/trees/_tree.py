@@ -94,7 +94,7 @@ from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._tabular import bin_codes, encode_training, encode_transform
 from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, auto_n_bins, auto_tree_depth, plan_tree
 
-__all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
+__all__ = ["RECORD_COUNT_SHARE", "DPDecisionTreeClassifier", "DPTree", "auto_n_bins", "auto_tree_depth"]
 
 
 class DPDecisionTreeClassifier(DPClassifierBase):
@@ -290,7 +290,8 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
             eps_r = epsilon - eps_n
         # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
-        plan: TreePlan | None = None if noisy_shape else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+        plan: TreePlan | None = (None if noisy_shape
+                                 else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs))
         self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
         gen = check_random_state(self.random_state, "random_state")
         if noisy_shape:
