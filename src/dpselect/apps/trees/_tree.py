@@ -47,7 +47,8 @@ records):
 
 Shape from public quantities (never tuned on the private data)
 --------------------------------------------------------------
-See :mod:`dpselect.apps.trees._tree_shape` (:func:`auto_tree_depth`, :func:`auto_n_bins`).
+See :mod:`dpselect.apps.trees._tree_shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
+:func:`~dpselect.apps.trees.auto_n_bins`, the record-count share).
 
 Privacy accounting
 ------------------
@@ -92,9 +93,9 @@ from ._grow import DPTree, GrowSpec, grow, noisy_counts, route
 from ._params import COMMON_CONSTRAINTS, SPLITS, STOPPINGS
 from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._tabular import bin_codes, encode_training, encode_transform
-from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, auto_n_bins, auto_tree_depth, plan_tree
+from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, plan_tree
 
-__all__ = ["RECORD_COUNT_SHARE", "DPDecisionTreeClassifier", "DPTree", "auto_n_bins", "auto_tree_depth"]
+__all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
 
 class DPDecisionTreeClassifier(DPClassifierBase):
