@@ -22,7 +22,8 @@ from sklearn.preprocessing import FunctionTransformer
 from dpselect._params import validate_estimator
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
-from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
+from dpselect.apps import trees
+from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, DPSearchCV
 from dpselect.apps.trees._grow import leaf_values
 
 ESTIMATORS = (DPDecisionTreeClassifier, DPRandomForestClassifier)
@@ -98,6 +99,29 @@ def test_estimator_specific_parameters():
         DPRandomForestClassifier(leaf_utility="count").fit(None, None)
     with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: algorithm must be one of"):
         DPRandomForestClassifier(algorithm="boost").fit(None, None)
+
+
+@pytest.mark.parametrize(("func", "args", "error", "name"), [
+    (trees.auto_tree_depth, (-1.0, 2, 1.0), ValueError, "n_records"),
+    (trees.auto_tree_depth, (100, 2.5, 1.0), TypeError, "n_classes"),
+    (trees.auto_n_bins, (100, 0.0), ValueError, "epsilon"),
+    (trees.auto_partitions, (100, 2, float("inf")), ValueError, "epsilon"),
+    (trees.auto_n_estimators, (float("nan"),), ValueError, "n_records"),
+    (trees.auto_forest_depth, (100, 0, 3), ValueError, "n_estimators"),
+    (trees.fletcher_islam_depth, (-1, 0), ValueError, "n_continuous"),
+])
+def test_shape_rules_check_their_arguments(func, args, error, name):
+    with pytest.raises(error, match=f"^{name} must"):
+        func(*args)
+
+
+def test_search_rules_name_the_search():
+    tree = DPDecisionTreeClassifier()
+    assert set(DPSearchCV._parameter_constraints) == set(DPSearchCV._get_param_names())
+    with pytest.raises(ValueError, match=r"^DPSearchCV: n_splits must be an int >= 2, got 1"):
+        DPSearchCV(tree, {"max_depth": [1]}, epsilon=1.0, n_splits=1).fit(None, None)
+    with pytest.raises(TypeError, match=r"^DPSearchCV: estimator must be a scikit-learn estimator"):
+        DPSearchCV(object(), {"max_depth": [1]}, epsilon=1.0).fit(None, None)
 
 
 # ---------------------------------------------------------------------------
