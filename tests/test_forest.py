@@ -19,16 +19,16 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
-from dpselect.apps.trees import _forest as forest_mod
-from dpselect.apps.trees._forest import (
+from dpselect.apps.trees import (
     DPRandomForestClassifier,
     auto_forest_depth,
     auto_n_estimators,
     fletcher_islam_depth,
-    leaf_problem,
 )
+from dpselect.apps.trees import _fletcher_islam as forest_mod
+from dpselect.apps.trees._fletcher_islam import leaf_problem
 from dpselect.apps.trees._params import MECHANISMS
-from dpselect.apps.trees._tree import RECORD_COUNT_SHARE
+from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets
@@ -36,7 +36,7 @@ from test_tree import _bundled, _print_table, _real_datasets
 pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakWarning")
 
 
-def FI(**kw):  # noqa: N802 - the Fletcher-Islam forest (its own tests below)
+def FI(**kw):
     return DPRandomForestClassifier(algorithm="fletcher_islam", **kw)
 
 
@@ -54,11 +54,11 @@ def _blobs(n=3000):
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
-@pytest.mark.parametrize("selection", MECHANISMS)
-def test_learns_easy_data(selection):
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_learns_easy_data(mechanism):
     X, y, b = _blobs()
     clf = FI(epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2],
-             mechanism=selection, random_state=0)
+             mechanism=mechanism, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y)
@@ -133,11 +133,11 @@ def test_records_assigned_by_independent_draws():
 # privacy
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("selection", MECHANISMS)
-def test_audit_leaf_label_selection(selection):
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_audit_leaf_label_selection(mechanism):
     eps = 0.5
-    delta = 1e-3 if selection in ("snm_laplace", "snm_lln") else 0.0
-    mech = make_mechanism(selection, eps, delta)
+    delta = 1e-3 if mechanism in ("snm_laplace", "snm_lln") else 0.0
+    mech = make_mechanism(mechanism, eps, delta)
     pairs = []
     for counts in ([0, 0, 0], [3, 0, 0], [5, 4, 0], [9, 2, 2], [1, 1, 7], [12, 11, 3]):
         x = leaf_problem(counts)
@@ -197,12 +197,12 @@ def _as_sensitivity(problem, gs):
     return SelectionProblem(problem.scores, global_sensitivity=gs, monotone=True)
 
 
-@pytest.mark.parametrize("selection", ["snm_t", "snm_laplace", "snm_lln", "em"])
-def test_privacy_is_one_leaf_query(selection):
+@pytest.mark.parametrize("mechanism", ["snm_t", "snm_laplace", "snm_lln", "em"])
+def test_privacy_is_one_leaf_query(mechanism):
     X, y, b = _blobs(500)
-    clf = FI(epsilon=0.8, delta=1e-6, mechanism=selection, bounds=b, classes=[0, 1, 2],
+    clf = FI(epsilon=0.8, delta=1e-6, mechanism=mechanism, bounds=b, classes=[0, 1, 2],
              n_estimators=8, max_depth=4, random_state=0).fit(X, y)
-    mech = make_mechanism(selection, 0.8, 1e-6 if selection in ("snm_laplace", "snm_lln") else 0.0)
+    mech = make_mechanism(mechanism, 0.8, 1e-6 if mechanism in ("snm_laplace", "snm_lln") else 0.0)
     one = mech.privacy(leaf_problem([4, 1, 0], clf.leaf_utility_))
     assert math.isclose(clf.privacy_.epsilon, one.epsilon)
     assert clf.privacy_.delta == one.delta
@@ -303,7 +303,7 @@ def test_pickle_roundtrip_and_dense_labels_cover_all_leaves():
 # ---------------------------------------------------------------------------
 
 #: table columns: every selection on the indicator utility, and permute-and-flip on the counts
-COLUMNS = MECHANISMS + ("pf_count",)
+COLUMNS = (*MECHANISMS, "pf_count")
 
 
 def _forest_rows(datasets, epsilons, **params):

@@ -21,15 +21,34 @@ from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPSearchCV
 from dpselect.apps.trees._repeat import (
-    best_of_law,
     expected_repetitions,
     gamma_for_mean,
     repetition_epsilon,
-    repetition_pgf,
     sample_repetitions,
 )
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
+
+# ---------------------------------------------------------------------------
+# the exact law of the best of K runs (verification only)
+
+
+def repetition_pgf(x, eta, gamma):
+    """G(x) = E[x^K] for x in [0, 1] (dpselect.apps.trees._repeat's docstring), in log1p / expm1 form."""
+    x = np.asarray(x, dtype=np.float64)
+    z = np.log1p(-(1.0 - gamma) * x)
+    if eta == 0.0:
+        return z / math.log(gamma)
+    return np.expm1(-eta * z) / math.expm1(-eta * math.log(gamma))
+
+
+def best_of_law(p, eta, gamma):
+    """Exact law of the best of K ~ D_{eta, gamma} runs, outcomes listed worst to best with base law ``p``."""
+    p = np.asarray(p, dtype=np.float64)
+    F = np.concatenate([[0.0], np.cumsum(p)])
+    F[-1] = min(F[-1], 1.0)
+    return np.diff(repetition_pgf(F, eta, gamma))
+
 
 # ---------------------------------------------------------------------------
 # the law of K
@@ -191,7 +210,6 @@ def test_the_number_of_runs_is_not_released():
     ({"param_grid": {"nope": [1]}}, "nope"),
     ({"param_grid": {}}, "at least one"),
     ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "delta > 0"),
-    ({"param_grid": {"selection": ["pf", "snm_lln"]}}, "delta > 0"),  # the deprecated alias too
     ({"param_grid": {"accountant": [None]}}, "accountant"),
     ({"method": "other"}, "method"),
     ({"eta": -0.5}, "eta"),

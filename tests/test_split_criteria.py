@@ -82,21 +82,21 @@ def test_live_codes_restrict_the_candidates():
     assert valid.sum() == 3 and tabs.shape == (3, 3, 2, C)
 
 
-@pytest.mark.parametrize("selection", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s
+@pytest.mark.parametrize("mechanism", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s
                                        for s in MECHANISMS])  # LLN's quadrature makes its audits > 10 s
 @pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
 @pytest.mark.parametrize("splits", ["binary", "multiway"])
-def test_audit_split_selection(selection, utility, splits):
+def test_audit_split_selection(mechanism, utility, splits):
     """Exact audit of the problem a node builds, over all add/remove neighbours of the node's data."""
     codes, y, nv, is_cont, C = _node_data()
     eps = 0.7
-    delta = 1e-3 if selection in APPROX else 0.0
-    mech = make_mechanism(selection, eps, delta)
+    delta = 1e-3 if mechanism in APPROX else 0.0
+    mech = make_mechanism(mechanism, eps, delta)
 
     def build(c, yy):
         if splits == "binary":
-            return binary_split_problem(c, yy, nv, is_cont, C, mechanism=selection, split_utility=utility, n_max=50)
-        return split_problem(c, yy, nv, C, selection, utility, n_max=50)
+            return binary_split_problem(c, yy, nv, is_cont, C, mechanism=mechanism, split_utility=utility, n_max=50)
+        return split_problem(c, yy, nv, C, mechanism, utility, n_max=50)
 
     x = build(codes, y)
     rep = audit(mech, [(x, build(c, yy)) for c, yy in node_neighbours(codes, y, nv, C)])

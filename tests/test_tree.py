@@ -17,9 +17,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
+from dpselect.apps.trees import DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
 from dpselect.apps.trees._grow import leaf_values
 from dpselect.apps.trees._params import MECHANISMS
-from dpselect.apps.trees._tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
+from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE
 
 # scikit-learn's generic checks fit on data without public bounds / classes:
 # the PrivacyLeakWarning that this triggers is expected there.
@@ -48,19 +49,19 @@ def _blobs(n=600):
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
 
 
-@pytest.mark.parametrize("selection", MECHANISMS)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
 @pytest.mark.parametrize("splits", ["binary", "multiway"])
-def test_learns_easy_data_with_generous_budget(selection, splits):
+def test_learns_easy_data_with_generous_budget(mechanism, splits):
     X, y, b = _blobs()
-    util = "info_gain" if selection == "ld" else "max_operator"
+    util = "info_gain" if mechanism == "ld" else "max_operator"
     clf = DPDecisionTreeClassifier(epsilon=50.0, max_depth=2, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                   mechanism=selection, split_utility=util, splits=splits, n_max=1000,
+                                   mechanism=mechanism, split_utility=util, splits=splits, n_max=1000,
                                    n_records=600, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds/classes/n_max: no leak
         clf.fit(X, y)
     # the smooth selections pay the m-fold dilation of SPEC §3.1 over the 14 binary cuts (SPEC §9)
-    assert clf.score(X, y) > (0.6 if selection.startswith(("snm", "sps")) else 0.9)
+    assert clf.score(X, y) > (0.6 if mechanism.startswith(("snm", "sps")) else 0.9)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
@@ -101,7 +102,7 @@ def test_bad_inputs():
             DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], **kw).fit(X, y)
     with pytest.raises(ValueError, match="bounds"):
         DPDecisionTreeClassifier(bounds=(1.0, 1.0)).fit(X, y)
-    with pytest.raises(ValueError, match="'raise'.*not private"):  # the opt-in; default: such records are dropped
+    with pytest.raises(ValueError, match=r"'raise'.*not private"):  # the opt-in; default: such records are dropped
         DPDecisionTreeClassifier(bounds=b, classes=[0, 1], on_out_of_bounds="raise").fit(X, y)
     clf.fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
@@ -226,12 +227,12 @@ def test_leaf_fallback_is_post_processing_of_released_counts():
     np.testing.assert_allclose(clf.tree_.value.sum(axis=1), 1.0)
 
 
-@pytest.mark.parametrize("selection", ["pf", "snm_laplace", "snm_t"])
+@pytest.mark.parametrize("mechanism", ["pf", "snm_laplace", "snm_t"])
 @pytest.mark.parametrize("splits,stopping", [("binary", "depth"), ("binary", "count"), ("multiway", "count")])
-def test_privacy_is_the_composition_of_what_was_spent(selection, splits, stopping):
+def test_privacy_is_the_composition_of_what_was_spent(mechanism, splits, stopping):
     X, y, b = _blobs(3000)
     clf = DPDecisionTreeClassifier(epsilon=2.0, max_depth=2, n_bins=4, bounds=b, classes=[0, 1, 2],
-                                   mechanism=selection, splits=splits, stopping=stopping, delta=1e-6,
+                                   mechanism=mechanism, splits=splits, stopping=stopping, delta=1e-6,
                                    random_state=0).fit(X, y)
     assert clf.tree_.max_depth == 2  # grew to full depth
     assert clf.n_records_ is None  # shape given: no record count spent
@@ -241,7 +242,7 @@ def test_privacy_is_the_composition_of_what_was_spent(selection, splits, stoppin
     assert math.isclose(clf.privacy_.epsilon, 2.0, rel_tol=1e-9)
     assert clf.privacy_.relation == "add_remove"
     assert math.isclose(clf.epsilon_per_query_, 2.0 / (3 * (2 if stopping == "count" else 1)))
-    if selection == "snm_laplace":
+    if mechanism == "snm_laplace":
         assert 0 < clf.privacy_.delta <= 1e-6 * (1 + 1e-9)
     else:
         assert clf.privacy_.delta == 0.0

@@ -1,5 +1,5 @@
-"""The tree estimators' shared API: parameter table, mechanism= (selection= deprecated), the accountant
-under clone / GridSearchCV, honest claims when the schema is inferred, warnings once per fit."""
+"""The tree estimators' shared API: declared parameter rules, mechanism=, the accountant under clone /
+GridSearchCV, honest claims when the schema is inferred, warnings once per fit."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
+from dpselect._params import validate_estimator
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
-from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
+from dpselect.apps import trees
+from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, DPSearchCV
 from dpselect.apps.trees._grow import leaf_values
-from dpselect.apps.trees._params import PARAMETERS, validate_params
 
 ESTIMATORS = (DPDecisionTreeClassifier, DPRandomForestClassifier)
 
@@ -40,15 +41,16 @@ def _public(cls, **kw):
 
 
 # ---------------------------------------------------------------------------
-# one parameter table
+# one rule per parameter (the library's parameter layer)
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_every_parameter_has_one_rule(cls):
     names = set(cls._get_param_names())
-    assert names <= set(PARAMETERS)
-    assert {"mechanism", "accountant", "selection", "epsilon", "delta", "random_state"} <= names
-    validate_params(cls())  # the defaults are valid
+    assert names == set(cls._parameter_constraints)
+    assert {"mechanism", "accountant", "epsilon", "delta", "random_state"} <= names
+    assert "selection" not in names  # no alias of mechanism=
+    validate_estimator(cls(), cls._parameter_constraints)  # the defaults are valid
 
 
 BAD = [
@@ -58,7 +60,6 @@ BAD = [
     ("delta", 1.0, ValueError, r"a float in \[0, 1\)"),
     ("mechanism", "nope", ValueError, "one of"),
     ("mechanism", 3, TypeError, "one of"),
-    ("selection", "nope", ValueError, "None or one of"),
     ("max_depth", -1, ValueError, "None or an int >= 0, got -1"),
     ("max_depth", 2.5, TypeError, "None or an int >= 0, got 2.5"),
     ("max_depth", True, TypeError, "None or an int >= 0"),
@@ -82,42 +83,60 @@ def test_bad_parameters_name_the_estimator_before_data_or_randomness(cls, name, 
 
 
 def test_estimator_specific_parameters():
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: n_bins must be None or an int >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: n_bins must be None or an int >= 2, got 1"):
         DPDecisionTreeClassifier(n_bins=1).fit(None, None)
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: splits must be one of"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: splits must be one of"):
         DPDecisionTreeClassifier(splits="ternary").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: n_estimators must be None or an int >= 1"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: n_estimators must be None or an int >= 1"):
         DPRandomForestClassifier(n_estimators=0).fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility must be None or one of"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility must be None or one of"):
         DPRandomForestClassifier(leaf_utility="gini").fit(None, None)
-    with pytest.raises(ValueError, match="^DPDecisionTreeClassifier: delta must be > 0 for mechanism='snm_laplace'"):
+    with pytest.raises(ValueError, match=r"^DPDecisionTreeClassifier: delta must be > 0 for mechanism='snm_laplace'"):
         DPDecisionTreeClassifier(mechanism="snm_laplace", delta=0.0).fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility='count' needs mechanism="):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility='count' needs mechanism="):
         DPRandomForestClassifier(mechanism="snm_t", leaf_utility="count", algorithm="fletcher_islam").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: leaf_utility applies to algorithm="):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: leaf_utility applies to algorithm="):
         DPRandomForestClassifier(leaf_utility="count").fit(None, None)
-    with pytest.raises(ValueError, match="^DPRandomForestClassifier: algorithm must be one of"):
+    with pytest.raises(ValueError, match=r"^DPRandomForestClassifier: algorithm must be one of"):
         DPRandomForestClassifier(algorithm="boost").fit(None, None)
 
 
+@pytest.mark.parametrize(("func", "args", "error", "name"), [
+    (trees.auto_tree_depth, (-1.0, 2, 1.0), ValueError, "n_records"),
+    (trees.auto_tree_depth, (100, 2.5, 1.0), TypeError, "n_classes"),
+    (trees.auto_n_bins, (100, 0.0), ValueError, "epsilon"),
+    (trees.auto_partitions, (100, 2, float("inf")), ValueError, "epsilon"),
+    (trees.auto_n_estimators, (float("nan"),), ValueError, "n_records"),
+    (trees.auto_forest_depth, (100, 0, 3), ValueError, "n_estimators"),
+    (trees.fletcher_islam_depth, (-1, 0), ValueError, "n_continuous"),
+])
+def test_shape_rules_check_their_arguments(func, args, error, name):
+    with pytest.raises(error, match=f"^{name} must"):
+        func(*args)
+
+
+def test_search_rules_name_the_search():
+    tree = DPDecisionTreeClassifier()
+    assert set(DPSearchCV._parameter_constraints) == set(DPSearchCV._get_param_names())
+    with pytest.raises(ValueError, match=r"^DPSearchCV: n_splits must be an int >= 2, got 1"):
+        DPSearchCV(tree, {"max_depth": [1]}, epsilon=1.0, n_splits=1).fit(None, None)
+    with pytest.raises(TypeError, match=r"^DPSearchCV: estimator must be a scikit-learn estimator"):
+        DPSearchCV(object(), {"max_depth": [1]}, epsilon=1.0).fit(None, None)
+
+
 # ---------------------------------------------------------------------------
-# mechanism= and the deprecated selection=
+# mechanism=
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_selection_is_a_deprecated_alias_of_mechanism(cls):
+def test_mechanism_has_no_alias(cls):
+    with pytest.raises(TypeError, match="selection"):
+        cls(selection="em")
     X, y, _ = _blobs()
-    new = _public(cls, mechanism="em", random_state=0).fit(X, y)
-    old = _public(cls, selection="em", random_state=0)
-    with pytest.warns(DeprecationWarning, match="selection= is deprecated; use mechanism='em'"):
-        old.fit(X, y)
-    np.testing.assert_array_equal(old.predict_proba(X), new.predict_proba(X))  # the same mechanism ran
-    assert clone(old).get_params()["selection"] == "em"  # stored as given (get_params / clone)
-    with pytest.warns(DeprecationWarning):  # "pf" is the default: taken as not given
-        assert _public(cls, mechanism="pf", selection="em", random_state=0).fit(X, y).score(X, y) == new.score(X, y)
-    with pytest.raises(ValueError, match="contradicts mechanism='sps'"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        _public(cls, mechanism="sps", selection="em").fit(X, y)
+    a = _public(cls, mechanism="em", random_state=0).fit(X, y)
+    b = _public(cls, mechanism="em", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert clone(a).get_params()["mechanism"] == "em"
 
 
 # ---------------------------------------------------------------------------
@@ -145,7 +164,7 @@ def test_fit_and_constructor_accountants(cls):
     assert len(acc.charges) == 3 and math.isclose(acc.spent.epsilon, 3.0)
     with pytest.raises(ValueError, match="differs from the constructor's accountant"):
         _public(cls, accountant=acc).fit(X, y, accountant=Accountant(5.0))
-    with pytest.raises(TypeError, match="accountant must be a dpselect.Accountant"):
+    with pytest.raises(TypeError, match=r"accountant must be a dpselect.Accountant"):
         _public(cls).fit(X, y, accountant=5.0)
     assert len(acc.charges) == 3
 

@@ -125,7 +125,7 @@ def _leaf_attack(model, X, y, eps_leaf, C=3):
     member = model.estimators_[0]
     released = member.tree_.leaf_counts[0]
     truth = np.bincount(y, minlength=C)
-    candidates = _rng_objects(model) + [member.random_state]
+    candidates = [*_rng_objects(model), member.random_state]
     for state in candidates:
         for back in range(0, 4 * C + 1):
             if isinstance(state, np.random.Generator):
@@ -180,7 +180,7 @@ def test_leaf_counts_are_exact_discrete_laplace():
             noise.append(clf.tree_.leaf_counts[0] - [15, 15])
     noise = np.concatenate(noise)
     assert on_grid(noise, 1.0)
-    k, p = _dlap_law(eps, 12)
+    _k, p = _dlap_law(eps, 12)
     inside = np.abs(noise) <= 12
     assert inside.mean() > 0.999
     assert_frequencies_match((noise[inside] + 12).astype(np.int64), p / p.sum())

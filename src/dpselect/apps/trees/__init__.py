@@ -36,7 +36,8 @@ from ._forest import (  # noqa: E402
     fletcher_islam_depth,
 )
 from ._search import DPSearchCV  # noqa: E402
-from ._tree import DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth  # noqa: E402
+from ._tree import DPDecisionTreeClassifier  # noqa: E402
+from ._tree_shape import auto_n_bins, auto_tree_depth  # noqa: E402
 
 __all__ = [
     "DPDecisionTreeClassifier",

@@ -46,23 +46,25 @@ Friedman & Schuster, "Data mining with differential privacy", KDD 2010 (the priv
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._validation import check_int, check_random_state
+from ..._params import EPSILON, int_at_least, positive, validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, parallel_composition
 from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike
-from ._estimator import child_random_states
+from ._estimator import DPClassifierBase, child_random_states
 from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
-from ._tree import RECORD_COUNT_SHARE, DPDecisionTreeClassifier, auto_tree_depth
+from ._tree import DPDecisionTreeClassifier
+from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth
 
-if TYPE_CHECKING:  # the forest imports this module
-    from ._forest import DPRandomForestClassifier
+#: The forest estimator a fit function fits and returns.
+E = TypeVar("E", bound=DPClassifierBase)
 
 __all__ = ["MAX_PARTITIONS", "auto_partitions", "fit_partition_forest", "partition_forest_proba"]
 
@@ -70,12 +72,16 @@ __all__ = ["MAX_PARTITIONS", "auto_partitions", "fit_partition_forest", "partiti
 MAX_PARTITIONS = 8
 
 
+@validate_params({"n_records": positive(allow_zero=True), "n_classes": int_at_least(1), "epsilon": EPSILON,
+                  "cap": int_at_least(1)})
 def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: int = MAX_PARTITIONS) -> int:
     """Largest power of two T <= cap whose trees on n / (2T) records keep the depth of one tree on n.
 
     Public inputs only (a public or noisy record count, the public number of
-    classes, the trees' budget).  See the module docstring for why a smaller
-    depth is not worth a second tree.
+    classes, the trees' budget): the choice spends no budget, and the forest of
+    T trees on disjoint parts is epsilon-DP for add/remove neighbours
+    (mathematics §11.1).  See the module docstring for why a smaller depth is
+    not worth a second tree.
 
     Parameters
     ----------
@@ -102,7 +108,6 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     >>> auto_partitions(200, 2, 0.1)  # one tree of depth 0, not 8 single-leaf trees
     1
     """
-    cap = check_int(cap, "cap", minimum=1)
     depth = auto_tree_depth(n_records, n_classes, epsilon)
     T = 1
     if depth == 0:  # a part can only lose records: splitting a single leaf would give a forest of stumps
@@ -125,12 +130,10 @@ def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
     return Z
 
 
-def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLike, accountant: Accountant | None,
-                         mechanism: str) -> DPRandomForestClassifier:
+def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
     """Fit ``est`` (a forest estimator, see the module docstring) as a partition ensemble of private trees.
 
-    ``est``'s parameters have been validated (``est._validated()``, which
-    resolved ``mechanism``, the trees' split selection) and ``accountant`` is
+    ``est``'s parameters have been validated (``est._validated()``) and ``accountant`` is
     the budget its fit charges (``est._budget(...)``).  The forest's schema
     and classes decide the guarantee: inferred from the training data, the
     fit has none (``privacy_.epsilon = inf``, a finite ``accountant`` refused
@@ -149,8 +152,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
         The budget the fit charges (before any randomness); None charges
         nothing.
     mechanism : str
-        The trees' split selection, resolved from ``mechanism`` /
-        ``selection`` (a name of :mod:`dpselect.mechanisms.registry`).
+        The trees' split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
 
     Returns
     -------
@@ -189,7 +191,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
     cats = {int(j): list(range(len(dom))) for j, dom in zip(schema.cat, schema.categories)}
     kw: dict[str, Any] = {"mechanism": mechanism, "epsilon": eps_r, "delta": delta, "max_depth": est.max_depth,
           "bounds": bounds or None, "categorical_features": cats or None, "classes": list(range(C)),
-          "n_records": max(1, int(round(n_hat / T)))}
+          "n_records": max(1, round(n_hat / T))}
     members, seen = [], set()
     seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:
@@ -219,7 +221,7 @@ def fit_partition_forest(est: DPRandomForestClassifier, X: ArrayLike, y: ArrayLi
     return est
 
 
-def partition_forest_proba(est: DPRandomForestClassifier, X: ArrayLike) -> np.ndarray:
+def partition_forest_proba(est: DPClassifierBase, X: ArrayLike) -> np.ndarray:
     """Mean of the trees' class probabilities.
 
     Parameters

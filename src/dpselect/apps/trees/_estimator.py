@@ -1,7 +1,9 @@
 """What the private tree estimators share: validated parameters, the budget, honest claims, warnings.
 
-* **Parameters** come from the one table of :mod:`dpselect.apps.trees._params`; ``selection=`` is
-  the deprecated alias of ``mechanism=`` (a ``DeprecationWarning`` at fit).
+* **Parameters** are checked by the library's one parameter layer
+  (:func:`dpselect._params.validate_estimator` against the estimator's
+  ``_parameter_constraints``, built from :mod:`dpselect.apps.trees._params`) before any data are
+  read or any randomness is drawn.
 * **The accountant** is a constructor parameter, so ``clone``, ``Pipeline``
   and ``GridSearchCV`` carry it (the :class:`~dpselect.accounting.Accountant`
   survives ``sklearn.base.clone`` as the same object: every clone charges the
@@ -46,21 +48,21 @@ import math
 import numbers
 import warnings
 import weakref
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import Tags
 
+from ..._params import Rule, validate_estimator
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
-from ._params import validate_params
 from ._tabular import encode_fit
 
 __all__ = ["DPClassifierBase", "check_attached", "child_random_states", "remember_detached"]
 
-_DEFAULT_MECHANISM = "pf"
 #: Accountants unpickled inside an estimator (detached copies of a budget kept in another process or file);
 #: held weakly, by identity, so that clones made after unpickling (e.g. inside a worker) are refused too.
 _DETACHED: weakref.WeakSet[Accountant] = weakref.WeakSet()
@@ -113,7 +115,10 @@ def child_random_states(random_state: Any, gen: np.random.Generator, k: int) -> 
 class DPClassifierBase(ClassifierMixin, BaseEstimator):
     """Base class of the private tree classifiers (see the module docstring)."""
 
-    def __sklearn_tags__(self):  # noqa: D105
+    #: One rule per constructor parameter (each subclass declares its own).
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {}
+
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.input_tags.categorical = True
@@ -128,20 +133,12 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ parameters
     def _validated(self) -> dict[str, Any]:
-        """The parameters, checked by the table and the relations; ``mechanism`` resolved from the alias."""
-        params = validate_params(self)
-        owner = type(self).__name__
-        mechanism, alias = params["mechanism"], params.get("selection")
-        if alias is not None:
-            warnings.warn(f"{owner}: selection= is deprecated; use mechanism={alias!r}", DeprecationWarning,
-                          stacklevel=3)
-            if mechanism not in (_DEFAULT_MECHANISM, alias):
-                raise ValueError(f"{owner}: selection={alias!r} (deprecated) contradicts mechanism={mechanism!r}; "
-                                 "pass mechanism= only")
-            mechanism = alias
-        params["mechanism"] = mechanism
+        """The parameters, checked by ``_parameter_constraints`` and the relations between them."""
+        params = validate_estimator(self, self._parameter_constraints)
+        mechanism = params["mechanism"]
         if mechanism in APPROXIMATE_NAMES and not params["delta"] > 0.0:
-            raise ValueError(f"{owner}: delta must be > 0 for mechanism={mechanism!r}, got {float(params['delta'])}")
+            raise ValueError(f"{type(self).__name__}: delta must be > 0 for mechanism={mechanism!r}, "
+                             f"got {float(params['delta'])}")
         return params
 
     def _budget(self, accountant: Accountant | None) -> Accountant | None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_int
+from ..._params import int_at_least, positive, validate_params
 
 __all__ = [
     "DENSE_LEAF_LIMIT", "ROW_CHUNK", "SALT_LABEL", "auto_forest_depth", "auto_n_estimators", "child", "descend",
@@ -209,24 +209,44 @@ def root_ids(seed: np.ndarray, n_trees: int) -> np.ndarray:
     return mix(mix(seed[:1]) ^ mix(np.arange(n_trees, dtype=np.uint64) + _SALT_ROOT))
 
 
+@validate_params({"n_continuous": int_at_least(0), "n_categorical": int_at_least(0), "cap": int_at_least(0)})
 def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -> int:
     """Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (mathematics §5.3).
 
     d_c is the smallest d >= 0 with m_c ((m_c - 1)/m_c)^d <= m_c/2, i.e.
     ceil(ln(1/2) / ln(1 - 1/m_c)) (d_c = 1 for m_c = 1).  The public codes'
     loops return d_c + 1; we follow the formula.
+
+    Parameters
+    ----------
+    n_continuous : int
+        Number m_c of continuous attributes (>= 0).
+    n_categorical : int
+        Number m_k of categorical attributes (>= 0).
+    cap : int, default=15
+        Largest depth returned (>= 0).
+
+    Returns
+    -------
+    int
+        The depth, in [0, cap].
+
+    Examples
+    --------
+    >>> fletcher_islam_depth(4, 0), fletcher_islam_depth(6, 8), fletcher_islam_depth(0, 3)
+    (3, 8, 1)
     """
-    m_c = check_int(n_continuous, "n_continuous", minimum=0)
-    m_k = check_int(n_categorical, "n_categorical", minimum=0)
+    m_c, m_k = n_continuous, n_categorical
     if m_c == 0:
         return min(cap, m_k // 2)
     d_c, r = 0, 1.0
     while r > 0.5:
         d_c += 1
         r *= (m_c - 1) / m_c
-    return min(cap, int(math.floor(d_c + m_k / 2)))
+    return min(cap, math.floor(d_c + m_k / 2))
 
 
+@validate_params({"n_records": positive(allow_zero=True)})
 def auto_n_estimators(n_records: float) -> int:
     """Default number of trees: round(sqrt(n) / 2), clipped to [4, 32] (public inputs only).
 
@@ -235,10 +255,27 @@ def auto_n_estimators(n_records: float) -> int:
     signal; T ~ sqrt(n)/2 keeps about 2 sqrt(n) records per tree (chosen by
     measurement on scikit-learn's public bundled datasets, which are also
     in the benchmark table: say so when quoting it).
+
+    Parameters
+    ----------
+    n_records : float
+        Public (or noisy) number of training records n (>= 0).
+
+    Returns
+    -------
+    int
+        The number of trees T, in [4, 32].
+
+    Examples
+    --------
+    >>> auto_n_estimators(100), auto_n_estimators(2_000), auto_n_estimators(1e6)
+    (5, 22, 32)
     """
     return int(min(32, max(4, round(math.sqrt(max(n_records, 1.0)) / 2.0))))
 
 
+@validate_params({"n_records": positive(allow_zero=True), "n_estimators": int_at_least(1),
+                  "fletcher_islam": int_at_least(0)})
 def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) -> int:
     """Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only).
 
@@ -246,6 +283,25 @@ def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) 
     (Fletcher–Islam's balls-in-bins depth), but beyond about four leaves per
     record of a tree (log2(n/T) + 2 levels) the extra leaves are empty and
     vote at random.
+
+    Parameters
+    ----------
+    n_records : float
+        Public (or noisy) number of training records n (>= 0).
+    n_estimators : int
+        Number of trees T (>= 1).
+    fletcher_islam : int
+        The Fletcher–Islam depth (:func:`fletcher_islam_depth`), an upper limit (>= 0).
+
+    Returns
+    -------
+    int
+        The depth of every tree (>= 0).
+
+    Examples
+    --------
+    >>> auto_forest_depth(2_000, 22, 8), auto_forest_depth(1e6, 32, 8)
+    (8, 8)
     """
-    occupancy = int(math.floor(math.log2(max(n_records / n_estimators, 1.0)))) + 2
+    occupancy = math.floor(math.log2(max(n_records / n_estimators, 1.0))) + 2
     return max(0, min(fletcher_islam, occupancy))

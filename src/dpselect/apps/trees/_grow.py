@@ -270,9 +270,14 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         parent = first + par
         first += n_lvl
         n_lvl = par.size
+    return _released_tree(out, leaf_counts, C, spec.eps_leaf)
+
+
+def _released_tree(out: dict[str, list], leaf_counts: list[np.ndarray], C: int, eps_leaf: float) -> DPTree:
+    """The :class:`DPTree` of the grown levels: node arrays, noisy leaf counts and their post-processing."""
     arr = {key: np.concatenate(v) for key, v in out.items()}
     counts = np.vstack(leaf_counts) if leaf_counts else np.zeros((0, C))
-    mass, value = leaf_values(arr, counts, spec.eps_leaf)
+    mass, value = leaf_values(arr, counts, eps_leaf)
     default = np.full(arr["feature"].size, -1, dtype=np.int64)
     multi = np.flatnonzero((arr["feature"] >= 0) & (arr["cut"] < 0))
     for i in multi:  # multiway nodes only (unseen categories); the default binary path has none
@@ -288,6 +293,30 @@ def goes_yes(code: np.ndarray, cut: np.ndarray, continuous: np.ndarray) -> np.nd
     if continuous.all():
         return np.asarray(code < cut)
     return np.where(continuous, code < cut, code == cut)
+
+
+def route(tree: DPTree, Z: np.ndarray, is_cont: np.ndarray) -> np.ndarray:
+    """The leaf (row of ``tree.leaf_counts``) each row of codes ``Z`` (n, p) lands in.
+
+    Codes outside a multiway node's children (unseen categories, -1) go to its
+    default child; at a binary cut they take the "!=" side.
+    """
+    tr = tree
+    node = np.zeros(Z.shape[0], dtype=np.int64)
+    rows = np.arange(Z.shape[0])
+    for _ in range(tr.max_depth):
+        f = tr.feature[node]
+        inner = f >= 0
+        if not inner.any():
+            break
+        fz = np.where(inner, f, 0)
+        code = Z[rows, fz]
+        ok = (code >= 0) & (code < tr.n_children[node])
+        multi = np.where(ok, tr.child_start[node] + code, tr.default_child[node])
+        binary = tr.child_start[node] + ~goes_yes(code, tr.cut[node], is_cont[fz])
+        child = np.where(tr.cut[node] >= 0, binary, multi)
+        node = np.where(inner, child, node)
+    return tr.leaf[node]
 
 
 def leaf_values(arr: dict, counts: np.ndarray, eps_leaf: float) -> tuple[np.ndarray, np.ndarray]:

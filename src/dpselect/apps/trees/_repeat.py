@@ -1,4 +1,4 @@
-"""Private selection from private candidates: repeat an epsilon-DP run a random number of times, keep the best.
+r"""Private selection from private candidates: repeat an epsilon-DP run a random number of times, keep the best.
 
 Let Q be an epsilon-DP randomised algorithm whose output carries a score.
 Draw K from the truncated negative binomial law D_{eta, gamma}
@@ -6,8 +6,8 @@ Draw K from the truncated negative binomial law D_{eta, gamma}
 
 .. math::
 
-    P[K = k] = \\frac{(1 - \\gamma)^k}{\\gamma^{-\\eta} - 1}
-               \\prod_{l=0}^{k-1} \\frac{l + \\eta}{l + 1}, \\quad k \\ge 1
+    P[K = k] = \frac{(1 - \gamma)^k}{\gamma^{-\eta} - 1}
+               \prod_{l=0}^{k-1} \frac{l + \eta}{l + 1}, \quad k \ge 1
 
 (eta = 0: the logarithmic law P[K = k] = (1 - gamma)^k / (k ln(1/gamma));
 eta = 1: the geometric law gamma (1 - gamma)^{k-1}), run Q K times
@@ -20,8 +20,8 @@ number of runs
 
 .. math::
 
-    E[K] = \\frac{\\eta (1 - \\gamma)}{\\gamma (1 - \\gamma^\\eta)} \\ (\\eta > 0), \\qquad
-    E[K] = \\frac{1 - \\gamma}{\\gamma \\ln(1/\\gamma)} \\ (\\eta = 0).
+    E[K] = \frac{\eta (1 - \gamma)}{\gamma (1 - \gamma^\eta)} \ (\eta > 0), \qquad
+    E[K] = \frac{1 - \gamma}{\gamma \ln(1/\gamma)} \ (\eta = 0).
 
 Exact law of the output (used by the audit): order Q's outcomes by score
 (ties broken by a fixed total order) with cumulative law F; with
@@ -29,9 +29,9 @@ G(x) = E[x^K] the probability generating function of K,
 
 .. math::
 
-    P[\\text{output} = o] = G(F(o)) - G(F(o^-)), \\qquad
-    G(x) = \\frac{(1 - (1 - \\gamma) x)^{-\\eta} - 1}{\\gamma^{-\\eta} - 1}
-    \\ (\\eta > 0), \\quad G(x) = \\frac{\\ln(1 - (1 - \\gamma) x)}{\\ln \\gamma} \\ (\\eta = 0).
+    P[\text{output} = o] = G(F(o)) - G(F(o^-)), \qquad
+    G(x) = \frac{(1 - (1 - \gamma) x)^{-\eta} - 1}{\gamma^{-\eta} - 1}
+    \ (\eta > 0), \quad G(x) = \frac{\ln(1 - (1 - \gamma) x)}{\ln \gamma} \ (\eta = 0).
 
 References
 ----------
@@ -48,8 +48,7 @@ import numpy as np
 
 from ..._validation import check_positive, check_real
 
-__all__ = ["best_of_law", "expected_repetitions", "gamma_for_mean", "repetition_epsilon", "repetition_pgf",
-           "sample_repetitions"]
+__all__ = ["expected_repetitions", "gamma_for_mean", "repetition_epsilon", "sample_repetitions"]
 
 
 def _check_eta_gamma(eta: Any, gamma: Any) -> tuple[float, float]:
@@ -122,21 +121,3 @@ def sample_repetitions(eta: float, gamma: float, *, rng: np.random.Generator) ->
         k = int(rng.negative_binomial(eta, gamma))
         if k >= 1:
             return k
-
-
-def repetition_pgf(x: Any, eta: float, gamma: float) -> np.ndarray:
-    """G(x) = E[x^K] for x in [0, 1] (module docstring), in log1p / expm1 form."""
-    eta, gamma = _check_eta_gamma(eta, gamma)
-    x = np.asarray(x, dtype=np.float64)
-    z = np.log1p(-(1.0 - gamma) * x)
-    if eta == 0.0:
-        return z / math.log(gamma)
-    return np.expm1(-eta * z) / math.expm1(-eta * math.log(gamma))
-
-
-def best_of_law(p: Any, eta: float, gamma: float) -> np.ndarray:
-    """Exact law of the best of K ~ D_{eta, gamma} runs, outcomes listed worst to best with base law ``p``."""
-    p = np.asarray(p, dtype=np.float64)
-    F = np.concatenate([[0.0], np.cumsum(p)])
-    F[-1] = min(F[-1], 1.0)
-    return np.diff(repetition_pgf(F, eta, gamma))

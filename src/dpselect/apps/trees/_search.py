@@ -50,37 +50,50 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import ParameterGrid
-from sklearn.utils import _safe_indexing
+from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state, check_real
+from ..._params import ANY, DELTA, EPSILON, SEED, Rule, instance_of, int_at_least, options, positive, validate_estimator
+from ..._validation import check_positive, check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
-from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
-from ._estimator import child_random_states, remember_detached, resolve_accountant
-from ._grow import noisy_counts
-from ._repeat import expected_repetitions, gamma_for_mean, repetition_epsilon, sample_repetitions
+from ._estimator import remember_detached, resolve_accountant
+from ._repeat import sample_repetitions
+from ._search_plan import best_run, plan_search
 from ._tabular import is_dataframe
 
-__all__ = ["DPSearchCV", "METHODS"]
+__all__ = ["METHODS", "DPSearchCV"]
 
 #: Repetition laws: Papernot–Steinke's truncated negative binomial (``eta``), Liu–Talwar's geometric (eta = 1).
 METHODS = ("papernot_steinke", "liu_talwar")
-_RESERVED = ("epsilon", "delta", "random_state", "accountant")
-_MECHANISM_PARAMS = ("mechanism", "selection")  # selection: the deprecated alias of mechanism
+
+
+def _estimator(value: object, name: str) -> object:
+    if not hasattr(value, "fit") or not hasattr(value, "get_params"):
+        raise TypeError(f"{name} must be a scikit-learn estimator, got {type(value).__name__}")
+    return value
+
+
+def _above_one(value: object, name: str) -> float:
+    x = check_positive(value, name)
+    if not x > 1.0:
+        raise ValueError(f"{name} must be finite and > 1, got {x!r}")
+    return x
 
 
 class DPSearchCV(ClassifierMixin, BaseEstimator):
     """Private hyper-parameter search over a grid of differentially private classifiers.
 
-    See the module docstring for the algorithm and its guarantee.
+    The search is (epsilon, delta)-DP for add/remove neighbours (one training
+    record added or removed) when every candidate fit is (eps_0, delta_0)-DP for
+    add/remove neighbours (mathematics §11.2).  See the module docstring for the
+    algorithm and its guarantee.
 
     Parameters
     ----------
@@ -176,6 +189,19 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     (3.0, ['max_depth'])
     """
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "estimator": Rule("a scikit-learn estimator", check=_estimator),
+        "param_grid": ANY,  # checked against the estimator's parameters at fit
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "n_splits": int_at_least(2),
+        "method": options(*METHODS),
+        "eta": positive(allow_zero=True),
+        "mean_repetitions": Rule("a finite float > 1", check=_above_one, none=True),
+        "random_state": SEED,
+        "accountant": instance_of(Accountant, description="a dpselect.Accountant", none=True),
+    }
+
     def __init__(
         self,
         estimator: BaseEstimator,
@@ -201,65 +227,46 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.accountant = accountant
 
-    def __setstate__(self, state: dict[str, Any]) -> None:  # noqa: D105
+    def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         remember_detached(state)  # a detached copy of the pickled budget: refused by fit
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.classifier_tags.poor_score = True  # differential privacy (see DPDecisionTreeClassifier)
         return tags
 
     # ------------------------------------------------------------------- fit
-    def _check(self) -> tuple[list[dict], float, float, float, float]:
-        """(configurations, eta, gamma, eps_0, delta_0); every check before any randomness."""
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        n_splits = check_int(self.n_splits, "n_splits", minimum=2)
-        del n_splits
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        eta = 1.0 if self.method == "liu_talwar" else check_real(self.eta, "eta")
-        if not (math.isfinite(eta) and eta >= 0.0):
-            raise ValueError(f"eta must be finite and >= 0, got {self.eta!r}")
-        if self.accountant is not None and not isinstance(self.accountant, Accountant):
-            raise TypeError(f"accountant must be a dpselect.Accountant or None, got {type(self.accountant).__name__}")
-        if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "get_params"):
-            raise TypeError(f"estimator must be a scikit-learn estimator, got {type(self.estimator).__name__}")
-        base = self.estimator.get_params(deep=False)
-        for name in ("epsilon", "random_state"):
-            if name not in base:
-                raise ValueError(f"estimator must have an {name!r} parameter (a differentially private estimator)")
-        try:
-            grid = list(ParameterGrid(self.param_grid))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"param_grid: {exc}") from None
-        if not grid or grid == [{}]:
-            raise ValueError("param_grid must give at least one configuration")
-        for cfg in grid:
-            for name in cfg:
-                if name in _RESERVED:
-                    raise ValueError(f"param_grid may not set {name!r}: DPSearchCV sets it (budget per run, seeds)")
-                if name not in base:
-                    raise ValueError(f"param_grid: {name!r} is not a parameter of {type(self.estimator).__name__}")
-            merged = {**base, **cfg}
-            for name in _MECHANISM_PARAMS:
-                if merged.get(name) in APPROXIMATE_NAMES and not (delta > 0.0 and "delta" in base):
-                    raise ValueError(
-                        f"cannot meet the budget with {name}={merged[name]!r} and delta={self.delta!r}: candidates "
-                        "with delta > 0 need the search's delta > 0 (and an estimator with a delta parameter)")
-        mean = (2.0 * len(grid) if self.mean_repetitions is None
-                else check_positive(self.mean_repetitions, "mean_repetitions"))
-        if not (math.isfinite(mean) and mean > 1.0):
-            raise ValueError(f"mean_repetitions must be finite and > 1, got {self.mean_repetitions!r}")
-        gamma = gamma_for_mean(eta, mean)
-        eps0 = epsilon / (2.0 + eta)
-        while repetition_epsilon(eps0, eta) > epsilon:  # never claim more than the budget after rounding
-            eps0 = math.nextafter(eps0, 0.0)
-        # delta_0 E[K] (1 + e^eps) <= delta, rounded down (relative 1e-9) so that float error never overclaims
-        delta0 = delta / (expected_repetitions(eta, gamma) * (1.0 + math.exp(epsilon))) * (1.0 - 1e-9)
-        return grid, eta, gamma, eps0, delta0
+    def _checked_data(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
+        """(X, y) checked as scikit-learn does; a DataFrame stays one (categorical columns, names)."""
+        data: Any = X  # array-like or DataFrame (scikit-learn's validators below are untyped)
+        labels: Any = y
+        if labels is None:
+            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
+        if is_dataframe(data):  # kept as a DataFrame (categorical columns, names) for the estimator
+            validate_data(self, data, labels, reset=True, skip_check_array=True)
+            labels = column_or_1d(labels)
+            if len(labels) != data.shape[0]:
+                raise ValueError("Found input variables with inconsistent numbers of samples: "
+                                 f"[{data.shape[0]}, {len(labels)}]")
+            return data, labels
+        return validate_data(self, data, labels, reset=True, dtype=None, accept_sparse=False)
+
+    def _claim(self, budget: Accountant | None, inferred: list[str]) -> None:
+        """No guarantee when a candidate would infer its schema from the data (a finite budget is refused)."""
+        if not inferred:
+            return
+        if budget is not None and math.isfinite(budget.budget.epsilon):
+            raise BudgetExceededError(
+                f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training data, so "
+                f"the search has no differential-privacy guarantee and cannot be charged to the finite budget "
+                f"{budget.budget}; pass public bounds, categories and classes")
+        self.privacy_ = Privacy(math.inf, 0.0, "add_remove",
+                                "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
+        warnings.warn(f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
+                      "data, so the search has no guarantee (privacy_.epsilon = inf).",
+                      PrivacyLeakWarning, stacklevel=3)
 
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPSearchCV:
         """Run the private search; charge the accountant (if any) before drawing any randomness.
@@ -280,91 +287,53 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             The fitted search (``best_params_``, ``best_estimator_``,
             ``privacy_``, ...).
         """
-        data: Any = X  # array-like or DataFrame (scikit-learn's validators below are untyped)
-        labels: Any = y
-        grid, eta, gamma, eps0, delta0 = self._check()
+        params = validate_estimator(self, self._parameter_constraints)
+        plan = plan_search(params)
         budget = resolve_accountant(type(self).__name__, self.accountant, accountant)
-        if labels is None:
-            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y is None.")
-        if is_dataframe(data):  # kept as a DataFrame (categorical columns, names) for the estimator
-            validate_data(self, data, labels, reset=True, skip_check_array=True)
-            labels = column_or_1d(labels)
-            if len(labels) != data.shape[0]:
-                raise ValueError("Found input variables with inconsistent numbers of samples: "
-                                 f"[{data.shape[0]}, {len(labels)}]")
-        else:
-            data, labels = validate_data(self, data, labels, reset=True, dtype=None, accept_sparse=False)
+        data, labels = self._checked_data(X, y)
         n = len(labels)
         source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
-                  f"best of K runs, K ~ truncated negative binomial eta={eta:g} (Papernot & Steinke 2022, Thm 2)")
+                  f"best of K runs, K ~ truncated negative binomial eta={plan.eta:g} (Papernot & Steinke 2022, Thm 2)")
         base = self.estimator.get_params(deep=False)
+        # the search charges its total: the runs charge nothing (else the estimator's accountant pays again)
         own: dict[str, Any] = {"accountant": None} if "accountant" in base else {}
         if "delta" in base:
-            own["delta"] = delta0
+            own["delta"] = plan.delta0
         self.privacy_ = Privacy(float(self.epsilon), float(self.delta), "add_remove", source)
-        self.epsilon_per_run_, self.delta_per_run_ = eps0, delta0
-        inferred = self._inferred_by_candidates(data, grid, own, eps0)
-        if inferred:  # known before any charge or draw: no guarantee, and a finite budget is refused
-            if budget is not None and math.isfinite(budget.budget.epsilon):
-                raise BudgetExceededError(
-                    f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training data, so "
-                    f"the search has no differential-privacy guarantee and cannot be charged to the finite budget "
-                    f"{budget.budget}; pass public bounds, categories and classes")
-            self.privacy_ = Privacy(math.inf, 0.0, "add_remove",
-                                    "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
-            warnings.warn(f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
-                          "data, so the search has no guarantee (privacy_.epsilon = inf).",
-                          PrivacyLeakWarning, stacklevel=2)
+        self.epsilon_per_run_, self.delta_per_run_ = plan.eps0, plan.delta0
+        # known before any charge or draw: no guarantee, and a finite budget is refused
+        self._claim(budget, self._inferred_by_candidates(data, plan.grid, own, plan.eps0))
         charge(budget, self.privacy_)
         gen = check_random_state(self.random_state, "random_state")
         y_arr = np.asarray(labels)
         held = gen.random(n) < 1.0 / int(self.n_splits)
         tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
-        X_tr, y_tr = _safe_indexing(data, tr), _safe_indexing(labels, tr)
-        X_ho, y_ho = _safe_indexing(data, ho), y_arr[ho]
-        K = sample_repetitions(eta, gamma, rng=gen)  # never stored nor released
-        # the search charged its total above: the runs charge nothing (else the estimator's accountant pays again)
-        best: tuple[float, int, Any] | None = None
-        leaks: dict[str, type] = {}
-        overspent = False
-        for _ in range(K):
-            j = int(gen.integers(len(grid)))
-            seed = child_random_states(self.random_state, gen, 1)[0]  # never gen itself: it draws the noise
-            model = clone(self.estimator).set_params(**grid[j], **own, epsilon=eps0, random_state=seed)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                model.fit(X_tr, y_tr)
-                correct = int(np.sum(np.asarray(model.predict(X_ho)) == y_ho)) if ho.size else 0
-            for w in caught:  # schema leaks (public configuration) are re-issued once; data-dependent notes are not
-                if issubclass(w.category, PrivacyLeakWarning):
-                    leaks.setdefault(str(w.message), w.category)
-            spent = getattr(model, "privacy_", None)
-            overspent |= not (isinstance(spent, Privacy) and spent.epsilon <= eps0 * (1.0 + 1e-12)
-                              and spent.delta <= delta0 * (1.0 + 1e-12))
-            score = float(noisy_counts(correct, eps0, gen))
-            if best is None or score > best[0]:
-                best = (score, j, model)
-        for msg, cat in leaks.items():
+        train = (_safe_indexing(data, tr), _safe_indexing(labels, tr))
+        held_out = (_safe_indexing(data, ho), y_arr[ho])
+        K = sample_repetitions(plan.eta, plan.gamma, rng=gen)  # never stored nor released
+        best = best_run(self.estimator, plan, own, self.random_state, K, train, held_out, gen)
+        for msg, cat in best.leaks.items():
             warnings.warn(msg, cat, stacklevel=2)
         # a candidate did not keep its budget (a third-party estimator, checked only now): no guarantee is left,
         # and the accountant records what was actually spent
-        if math.isfinite(self.privacy_.epsilon) and overspent:
+        if math.isfinite(self.privacy_.epsilon) and best.overspent:
             self.privacy_ = Privacy(math.inf, 0.0, "add_remove", "a candidate fit reported more than its budget")
             if budget is not None:
                 budget.record(self.privacy_)
             warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget (eps_0, delta_0) "
-                          f"= ({eps0:.6g}, {delta0:.6g}) or no guarantee, so the search has none; the accountant "
-                          "records an infinite cost.", PrivacyLeakWarning, stacklevel=2)
-        assert best is not None  # K >= 1
-        self.best_noisy_correct_, j, self.best_estimator_ = best
-        self.best_params_ = dict(grid[j])
+                          f"= ({plan.eps0:.6g}, {plan.delta0:.6g}) or no guarantee, so the search has none; the "
+                          "accountant records an infinite cost.", PrivacyLeakWarning, stacklevel=2)
+        self.best_noisy_correct_, self.best_estimator_ = best.noisy_correct, best.model
+        self.best_params_ = dict(plan.grid[best.index])
         self.classes_ = getattr(self.best_estimator_, "classes_", None)
         return self
 
     def _inferred_by_candidates(self, X: Any, grid: list[dict[str, Any]], own: dict[str, Any],
                                 eps0: float) -> list[str]:
-        """Everything some grid candidate would infer from ``X`` (dpselect estimators only: others
-        are checked after their fits, from their ``privacy_``)."""
+        """Everything some grid candidate would infer from ``X``.
+
+        dpselect estimators only: others are checked after their fits, from their ``privacy_``.
+        """
         found: dict[str, None] = {}
         for params in grid:
             model = clone(self.estimator).set_params(**params, **own, epsilon=eps0)

@@ -50,8 +50,8 @@ __all__ = [
     "binary_candidates",
     "binary_scores",
     "binary_valid",
-    "cut_mask",
     "check_split_utility",
+    "cut_mask",
     "info_gain",
     "info_gain_element_sensitivity",
     "info_gain_sensitivity",
@@ -172,7 +172,7 @@ def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
 def problem_kind(mechanism: str, split_utility: str) -> str:
     if split_utility == "max_operator":
         return "maxop_indicator" if mechanism in SMOOTH else "maxop_score"
-    return "ig_profile" if mechanism in SMOOTH + ("ld",) else "ig_score"
+    return "ig_profile" if mechanism in (*SMOOTH, "ld") else "ig_score"
 
 
 def problem_from_tables(tables: np.ndarray, n_values: np.ndarray, kind: str, ig_gs: float,

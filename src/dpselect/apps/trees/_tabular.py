@@ -123,7 +123,7 @@ def _resolve_categorical(categorical_features: Any, names: list | None, p: int) 
 
 
 def _resolve_bounds(bounds: Any, cont: np.ndarray, names: list | None, p: int) -> list:
-    """bounds -> list over continuous features of (lo, hi) or None (infer)."""
+    """Bounds -> list over continuous features of (lo, hi) or None (infer)."""
     m_c = cont.size
     if bounds is None:
         return [None] * m_c
@@ -295,7 +295,7 @@ def _cat_codes(cols: list, schema: Schema, n: int) -> np.ndarray:
 
 def encode_transform(estimator: Any, X: Any, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
     """Continuous values and categorical codes (-1 = unseen category) for prediction."""
-    cols, declared, n, p = _columns(estimator, X, reset=False)
+    cols, _declared, n, _p = _columns(estimator, X, reset=False)
     for j in schema.cont:
         if cols[j].dtype == object:
             raise ValueError(f"feature {j} was continuous at fit time but is not numeric now")

@@ -47,32 +47,8 @@ records):
 
 Shape from public quantities (never tuned on the private data)
 --------------------------------------------------------------
-n = ``n_records`` if given (a public count), else a noisy count
-n + K with K exact discrete Laplace of scale 1/eps_n (an integer, floored at 1),
-eps_n = 10% of epsilon (:data:`RECORD_COUNT_SHARE`); eps_r = epsilon - eps_n.
-The depth steps at thresholds of n at least a factor 2 apart, so the count
-needs a relative error well below 1 where the first thresholds lie (about
-16 (1 + ln C) / eps_r records): 5% of epsilon gave a relative standard
-deviation near 1 there (768 records at epsilon = 0.1: depth 0, 1 or 2 with
-the seed, the modal depth in 63% of draws; 10%: 87%), and on scikit-learn's
-bundled breast_cancer, wine and digits (binarised) at epsilon in {0.5, 1}
-held-out accuracy with 10% was within one standard error of 5% or better in
-every cell.  A shape that never depends on the seed needs a public
-``n_records`` (a published dataset size, or a public lower bound).  With C
-classes and branching b (2 for binary cuts, the mean public domain size for
-multiway):
-
-* ``max_depth=None``: the largest d <= 12 with
-  n / b^d >= 4 (1 + ln C) / eps_leaf(d).  Derivation: a leaf of an evenly
-  split tree holds n / b^d records; its C noisy class counts carry noise of
-  scale 1/eps_leaf, and the largest of C such noises is about (1 + ln C) /
-  eps_leaf; asking for a 4x margin keeps most leaves' majorities intact
-  (the constant 4 is this rule of thumb, not fitted; it was checked on
-  scikit-learn's public bundled datasets).  Multiway trees are also capped
-  at the number of features.
-* ``n_bins=None``: the power of two nearest sqrt(n eps_r), clipped to
-  [8, 32]: finer grids only help once leaves are large enough to see them,
-  and PF's price of m candidates is only ln(m)/eps.
+See :mod:`dpselect.apps.trees._tree_shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
+:func:`~dpselect.apps.trees.auto_n_bins`, the record-count share).
 
 Privacy accounting
 ------------------
@@ -100,116 +76,35 @@ mass of a multiway split.
 
 from __future__ import annotations
 
-import math
 import warnings
-from typing import Any, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..._params import Rule, int_at_least, options
 from ..._validation import check_random_state
-from ...accounting import Accountant, parallel_composition, tree_privacy, tree_query_epsilon
-from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
+from ...accounting import Accountant, tree_privacy
+from ...mechanisms import APPROXIMATE_NAMES
 from ...privacy import Privacy
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
-from ._grow import DPTree, GrowSpec, goes_yes, grow, noisy_counts
-from ._split_criteria import info_gain_sensitivity, problem_from_tables, problem_kind
+from ._grow import DPTree, GrowSpec, grow, noisy_counts, route
+from ._params import COMMON_CONSTRAINTS, SPLITS, STOPPINGS
+from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._tabular import bin_codes, encode_training, encode_transform
+from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, plan_tree
 
-__all__ = ["DPDecisionTreeClassifier", "DPTree", "RECORD_COUNT_SHARE", "auto_n_bins", "auto_tree_depth"]
-
-#: Share of epsilon spent on the noisy record count when ``n_records`` is not given (module docstring);
-#: the forests use the same share.
-RECORD_COUNT_SHARE = 0.1
-_LEAF_MARGIN = 4.0
-_MAX_AUTO_DEPTH = 12
-
-
-def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branching: float = 2.0,
-                    count_queries: bool = False, cap: int = _MAX_AUTO_DEPTH) -> int:
-    """Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public inputs only).
-
-    eps_leaf(d) = :func:`~dpselect.accounting.tree_query_epsilon` (epsilon, d + 1):
-    the budget of one level's queries when epsilon is split evenly over the
-    d + 1 levels.
-
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
-    n_classes : int
-        Public number of classes C.
-    epsilon : float
-        The tree's budget (> 0).
-    branching : float, default=2.0
-        Children per split b (2 for binary cuts, the mean public domain size
-        for multiway splits).
-    count_queries : bool, default=False
-        Whether every node also releases a noisy count (``stopping="count"``),
-        which halves eps_leaf.
-    cap : int, default=12
-        Largest depth returned.
-
-    Returns
-    -------
-    int
-        The depth d in [0, cap] (0 when no d >= 1 qualifies).
-
-    Examples
-    --------
-    >>> auto_tree_depth(455, 2, 0.95), auto_tree_depth(39_000, 2, 0.95), auto_tree_depth(1_437, 10, 0.95)
-    (3, 9, 4)
-    """
-    need = _LEAF_MARGIN * (1.0 + math.log(max(n_classes, 1)))
-    for d in range(cap, 0, -1):
-        eps_leaf = tree_query_epsilon(epsilon, d + 1, count_queries=count_queries)
-        if n_records / branching ** d >= need / eps_leaf:
-            return d
-    return 0
-
-
-def auto_n_bins(n_records: float, epsilon: float) -> int:
-    """The power of two nearest sqrt(n eps), clipped to [8, 32] (module docstring).
-
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
-    epsilon : float
-        The budget left after the record count (eps_r).
-
-    Returns
-    -------
-    int
-        The number of equal-width bins per continuous feature, in {8, 16, 32}.
-
-    Examples
-    --------
-    >>> auto_n_bins(455, 0.95), auto_n_bins(39_000, 0.95)
-    (16, 32)
-    """
-    x = math.sqrt(max(n_records * epsilon, 1.0))
-    return int(min(32, max(8, 2 ** round(math.log2(x)))))
-
-
-class _Plan(NamedTuple):
-    """The tree's shape and per-query budget, fixed from public quantities (and the noisy count)."""
-
-    n_bins: int
-    n_values: np.ndarray
-    depth: int
-    eps_q: float
-    mech: Any
-    kind: str
-    levels: list
+__all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
 
 class DPDecisionTreeClassifier(DPClassifierBase):
     """Differentially private decision tree (binary cuts or DiffP-ID3), add/remove neighbours.
 
-    See the module docstring for the algorithm, the shape rule and the
-    accounting, and :mod:`dpselect.apps.trees` for the input conventions.
+    The fit is (epsilon, delta used)-DP for add/remove neighbours (one training
+    record added or removed; mathematics §5.2, levels composed sequentially over
+    parallel nodes).  See the module docstring for the algorithm, the shape rule
+    and the accounting, and :mod:`dpselect.apps.trees` for the input conventions.
 
     Parameters
     ----------
@@ -259,8 +154,6 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         outside its declared domain, silently (nothing observable changes);
         "raise" raises a ``ValueError`` naming the features, to find data
         errors -- **not private** (the exception tells that such a record exists).
-    selection : str or None, default=None
-        Deprecated alias of ``mechanism`` (a ``DeprecationWarning`` at fit).
 
     Attributes
     ----------
@@ -298,6 +191,17 @@ class DPDecisionTreeClassifier(DPClassifierBase):
     (True, 1.0)
     """
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        **COMMON_CONSTRAINTS,
+        "max_depth": int_at_least(0, none=True),
+        "split_utility": options(*SPLIT_UTILITIES),
+        "splits": options(*SPLITS),
+        "stopping": options(*STOPPINGS),
+        "n_bins": int_at_least(2, none=True),
+        "n_max": int_at_least(1, none=True),
+        "n_records": int_at_least(1, none=True),
+    }
+
     def __init__(
         self,
         *,
@@ -317,7 +221,6 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         random_state: SeedLike = None,
         accountant: Accountant | None = None,
         on_out_of_bounds: str = "clip",
-        selection: str | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -335,7 +238,6 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         self.random_state = random_state
         self.accountant = accountant
         self.on_out_of_bounds = on_out_of_bounds
-        self.selection = selection
 
     # ------------------------------------------------------------------- fit
     def _ig_sensitivity(self, n: int, inferred: list[str]) -> float:
@@ -348,33 +250,6 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             raise ValueError(f"{type(self).__name__}: n_max={self.n_max} is smaller than the number of training "
                              "samples")
         return info_gain_sensitivity(int(self.n_max))
-
-    def _plan(self, schema: Any, n_classes: int, n_hat: float, eps_r: float, mechanism: str, delta: float,
-              counting: bool, gs: float) -> _Plan:
-        """Shape, mechanism and per-level guarantees (raises on an invalid configuration; draws nothing)."""
-        binary, p, C = self.splits == "binary", schema.n_features, n_classes
-        n_bins = int(self.n_bins) if self.n_bins is not None else auto_n_bins(n_hat, eps_r)
-        n_values = np.empty(p, dtype=np.int64)
-        n_values[schema.cont] = n_bins
-        n_values[schema.cat] = schema.n_categories
-        branching = 2.0 if binary else float(n_values.mean())
-        depth = (int(self.max_depth) if self.max_depth is not None
-                 else auto_tree_depth(n_hat, C, eps_r, branching=branching, count_queries=counting))
-        if not binary:
-            depth = min(depth, p)
-        eps_q = tree_query_epsilon(eps_r, depth + 1, count_queries=counting)
-        approx = mechanism in APPROXIMATE_NAMES
-        mech = make_mechanism(mechanism, eps_q, delta / max(depth, 1) if approx else 0.0)
-        kind = problem_kind(mechanism, self.split_utility)
-        m = int(n_values.sum()) if binary else p
-        dummy = problem_from_tables(np.zeros((m, 2 if binary else int(n_values.max()), C), dtype=np.int64),
-                                    np.full(m, 2) if binary else n_values, kind, gs)
-        query = Privacy(eps_q, 0.0, "add_remove", "discrete Laplace noisy counts (classes partition the node)")
-        split_level = parallel_composition([query, mech.privacy(dummy)])
-        levels = [split_level] * depth + [query]
-        if counting:
-            levels = [query + lv for lv in levels]
-        return _Plan(n_bins, n_values, depth, eps_q, mech, kind, levels)
 
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
         """Grow the private tree on (X, y).
@@ -416,12 +291,13 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
             eps_r = epsilon - eps_n
         # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
-        plan = None if noisy_shape else self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+        plan: TreePlan | None = (None if noisy_shape
+                                 else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs))
         self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
         gen = check_random_state(self.random_state, "random_state")
         if noisy_shape:
             n_hat = max(1.0, noisy_counts(n, epsilon - eps_r, gen))
-            plan = self._plan(schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+            plan = plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
         assert plan is not None
         self._schema = schema
         self.n_bins_, self.depth_, self.stopping_ = plan.n_bins, plan.depth, stopping
@@ -458,27 +334,11 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         return Z
 
     # --------------------------------------------------------------- predict
-    def _leaves(self, X: Any) -> np.ndarray:
+    def _leaves(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "tree_")
         Xc, Xk = encode_transform(self, X, self._schema)
         Z = self._codes_matrix(Xc, np.where(Xk < 0, -1, Xk))
-        tr = self.tree_
-        is_cont = np.isin(np.arange(Z.shape[1]), self._schema.cont)
-        node = np.zeros(Z.shape[0], dtype=np.int64)
-        rows = np.arange(Z.shape[0])
-        for _ in range(tr.max_depth):
-            f = tr.feature[node]
-            inner = f >= 0
-            if not inner.any():
-                break
-            fz = np.where(inner, f, 0)
-            code = Z[rows, fz]
-            ok = (code >= 0) & (code < tr.n_children[node])
-            multi = np.where(ok, tr.child_start[node] + code, tr.default_child[node])
-            binary = tr.child_start[node] + ~goes_yes(code, tr.cut[node], is_cont[fz])
-            child = np.where(tr.cut[node] >= 0, binary, multi)
-            node = np.where(inner, child, node)
-        return tr.leaf[node]
+        return route(self.tree_, Z, np.isin(np.arange(Z.shape[1]), self._schema.cont))
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The released class frequencies of each sample's leaf.
