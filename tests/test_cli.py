@@ -48,6 +48,8 @@ def assert_one_line_error(code, err, match):
     (["audit", "em", "--epsilon", "0"], "--epsilon"),
     (["audit", "nope"], "MECHANISM 'nope'"),
     (["audit", "em", "--m", "1"], "--m"),
+    (["audit", "em", "--app", "majority"], "No such option: --app"),
+    (["audit", "em", "--relation", "swap"], "--relation must be one of"),
     (["nosuchcommand"], "No such command"),
     (["select"], "Missing argument"),
 ])
@@ -227,7 +229,7 @@ def test_select_parquet(tmp_path, capsys):
 
 @pytest.mark.parametrize("mechanism", ["em", "snm_t"])
 def test_audit(capsys, mechanism):
-    code, out, err = run(["audit", mechanism, "--app", "majority", "--m", "3", "--epsilon", "1", "--max-count", "4",
+    code, out, err = run(["audit", mechanism, "--m", "3", "--epsilon", "1", "--max-count", "4",
                           "--n-vectors", "4"], capsys)
     assert code == 0, err
     assert "audit over" in out and out.rstrip().endswith("ok")
