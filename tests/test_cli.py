@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("typer")
 
-import dpselect  # noqa: E402
-from dpselect.cli import main  # noqa: E402
+import dpselect
+from dpselect.cli import main
 
 
 def run(argv, capsys):
@@ -108,7 +108,8 @@ def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
 def test_select_counts_matches_the_library_and_prints_no_count(votes_csv, capsys, utility, mechanism, delta, seed):
     extra = [] if delta is None else ["--delta", str(delta)]
     code, out, err = run(["select", str(votes_csv), "--column", "votes", "--utility", utility, "--mechanism",
-                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name"] + extra, capsys)
+                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name", *extra],
+                         capsys)
     assert code == 0, err
     idx, guarantee = _library_choice(utility, [40, 3, 5], mechanism, 0.3, seed, delta)
     lines = out.splitlines()
@@ -167,21 +168,21 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
 
 def test_delta_actually_used_is_printed(votes_csv, capsys):
     base = ["select", str(votes_csv), "--column", "votes", "--utility", "indicator", "--epsilon", "1", "--seed", "0"]
-    code, out, err = run(base + ["--mechanism", "snm_laplace"], capsys)
+    code, out, err = run([*base, "--mechanism", "snm_laplace"], capsys)
     assert code == 0, err
     import re
 
     shown = re.search(r"^guarantee: \(1, ([0-9.e+-]+)\)-DP", out, flags=re.M)
     assert shown is not None and float(shown.group(1)) > 0  # approximate DP: the delta is never hidden
     assert re.search(rf"^delta: {re.escape(shown.group(1))}( \(default for snm_laplace.*)?$", out, flags=re.M)
-    code, out, err = run(base + ["--mechanism", "snm_lln", "--delta", "1e-05"], capsys)
+    code, out, err = run([*base, "--mechanism", "snm_lln", "--delta", "1e-05"], capsys)
     assert code == 0, err
     assert "delta: 1e-05 (from --delta)" in out
-    code, out, err = run(base + ["--mechanism", "pf"], capsys)
+    code, out, err = run([*base, "--mechanism", "pf"], capsys)
     assert code == 0, err
     assert "delta: 0" in out.splitlines()
-    code, out, err = run(base + ["--mechanism", "em", "--delta", "1e-05"], capsys)
-    assert code == 2 and "--delta" in err or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
+    code, out, err = run([*base, "--mechanism", "em", "--delta", "1e-05"], capsys)
+    assert (code == 2 and "--delta" in err) or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
 
 
 def test_huge_counts_name_the_column(tmp_path, capsys):
@@ -211,7 +212,7 @@ def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
     (["--column", "votes", "--epsilon", "1", "--utility", "nope"], "--utility"),
 ])
 def test_select_errors(votes_csv, capsys, extra, match):
-    code, _, err = run(["select", str(votes_csv)] + extra, capsys)
+    code, _, err = run(["select", str(votes_csv), *extra], capsys)
     assert_one_line_error(code, err, match)
 
 
@@ -299,7 +300,7 @@ def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
         label_counts(["red"] * 7 + ["blue"] * 2 + ["green"], cands), monotone=True))
     picks = []
     for seed in range(600):
-        code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
+        _code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
                             "--candidates", ",".join(cands)], capsys)
         picks.append(cands.index(out.splitlines()[0].removeprefix("selected: ")))
     assert_frequencies_match(np.array(picks), law)

@@ -17,9 +17,9 @@ import pytest
 
 pytest.importorskip("typer")
 
-import dpselect  # noqa: E402
-from dpselect.apps.genomics import simulate_trios  # noqa: E402
-from dpselect.cli import main  # noqa: E402
+import dpselect
+from dpselect.apps.genomics import simulate_trios
+from dpselect.cli import main
 
 SRC = str(Path(dpselect.__file__).resolve().parents[1])
 

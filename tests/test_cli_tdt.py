@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps.genomics import _tdt as tdt  # noqa: E402
-from dpselect.apps.genomics import simulate_trios, transmission_counts  # noqa: E402
-from dpselect.cli import main  # noqa: E402
+from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics import simulate_trios, transmission_counts
+from dpselect.cli import main
 
 
 @pytest.fixture(scope="module")
