@@ -29,7 +29,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, TypeVar, overload
+from typing import Literal, TypeVar, cast, overload
 
 import numpy as np
 
@@ -255,7 +255,7 @@ def private_argmax(
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))
     idx = int(mech.select(prob, rng=gen))
-    return idx if labels is None else labels[idx]
+    return idx if prob.labels is None else cast(L, prob.labels[idx])
 
 
 @validate_params({"counts": COUNTS, "relation": RELATION})
