@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 import typer
@@ -20,6 +20,9 @@ from ..mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ..problem import SelectionProblem
 from ._input import DEFAULT_DELTA, CLIError, build_mechanism, check_out_dir, option
 from ._select import select
+
+if TYPE_CHECKING:
+    from ..experiments import ExperimentResult
 
 __all__ = ["add_commands", "demo_table"]
 
@@ -133,7 +136,7 @@ def reproduce(
     kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
                                   workers=workers)
 
-    def report(res: Any) -> None:
+    def report(res: ExperimentResult) -> None:
         typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
                    f"({count_line(res.claims)})")
         typer.echo(claims_text(res.claims))
