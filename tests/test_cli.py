@@ -59,6 +59,17 @@ def test_errors_are_one_line_exit_2(argv, match, capsys, monkeypatch):
     assert_one_line_error(code, err, match)
 
 
+def test_option_errors_are_the_librarys_rule_messages_under_the_option_name(capsys):
+    """One validation layer: the CLI applies dpselect._params' rules and prints their message as one line."""
+    from dpselect._params import EPSILON
+
+    for value in ("-1", "nan", "1e-320"):
+        with pytest.raises(ValueError) as expected:
+            EPSILON(float(value), "--epsilon")
+        code, out, err = run(["demo", "--epsilon", value], capsys)
+        assert code == 2 and out == "" and err.strip() == f"dpselect: error: {expected.value}"
+
+
 def test_data_dir_from_environment_is_checked(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("DPSELECT_DATA", str(tmp_path / "missing"))
     code, _, err = run(["reproduce", "percentile", "--quick"], capsys)
