@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("typer")
 
-import dpselect  # noqa: E402
-from dpselect.cli import main  # noqa: E402
+import dpselect
+from dpselect.cli import main
 
 
 def run(argv, capsys):
@@ -48,6 +48,8 @@ def assert_one_line_error(code, err, match):
     (["audit", "em", "--epsilon", "0"], "--epsilon"),
     (["audit", "nope"], "MECHANISM 'nope'"),
     (["audit", "em", "--m", "1"], "--m"),
+    (["audit", "em", "--app", "majority"], "No such option: --app"),
+    (["audit", "em", "--relation", "swap"], "--relation must be one of"),
     (["nosuchcommand"], "No such command"),
     (["select"], "Missing argument"),
 ])
@@ -55,6 +57,17 @@ def test_errors_are_one_line_exit_2(argv, match, capsys, monkeypatch):
     monkeypatch.delenv("DPSELECT_DATA", raising=False)
     code, _, err = run(argv, capsys)
     assert_one_line_error(code, err, match)
+
+
+def test_option_errors_are_the_librarys_rule_messages_under_the_option_name(capsys):
+    """One validation layer: the CLI applies dpselect._params' rules and prints their message as one line."""
+    from dpselect._params import EPSILON
+
+    for value in ("-1", "nan", "1e-320"):
+        with pytest.raises(ValueError) as expected:
+            EPSILON(float(value), "--epsilon")
+        code, out, err = run(["demo", "--epsilon", value], capsys)
+        assert code == 2 and out == "" and err.strip() == f"dpselect: error: {expected.value}"
 
 
 def test_data_dir_from_environment_is_checked(capsys, monkeypatch, tmp_path):
@@ -106,7 +119,8 @@ def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
 def test_select_counts_matches_the_library_and_prints_no_count(votes_csv, capsys, utility, mechanism, delta, seed):
     extra = [] if delta is None else ["--delta", str(delta)]
     code, out, err = run(["select", str(votes_csv), "--column", "votes", "--utility", utility, "--mechanism",
-                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name"] + extra, capsys)
+                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name", *extra],
+                         capsys)
     assert code == 0, err
     idx, guarantee = _library_choice(utility, [40, 3, 5], mechanism, 0.3, seed, delta)
     lines = out.splitlines()
@@ -165,21 +179,21 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
 
 def test_delta_actually_used_is_printed(votes_csv, capsys):
     base = ["select", str(votes_csv), "--column", "votes", "--utility", "indicator", "--epsilon", "1", "--seed", "0"]
-    code, out, err = run(base + ["--mechanism", "snm_laplace"], capsys)
+    code, out, err = run([*base, "--mechanism", "snm_laplace"], capsys)
     assert code == 0, err
     import re
 
     shown = re.search(r"^guarantee: \(1, ([0-9.e+-]+)\)-DP", out, flags=re.M)
     assert shown is not None and float(shown.group(1)) > 0  # approximate DP: the delta is never hidden
     assert re.search(rf"^delta: {re.escape(shown.group(1))}( \(default for snm_laplace.*)?$", out, flags=re.M)
-    code, out, err = run(base + ["--mechanism", "snm_lln", "--delta", "1e-05"], capsys)
+    code, out, err = run([*base, "--mechanism", "snm_lln", "--delta", "1e-05"], capsys)
     assert code == 0, err
     assert "delta: 1e-05 (from --delta)" in out
-    code, out, err = run(base + ["--mechanism", "pf"], capsys)
+    code, out, err = run([*base, "--mechanism", "pf"], capsys)
     assert code == 0, err
     assert "delta: 0" in out.splitlines()
-    code, out, err = run(base + ["--mechanism", "em", "--delta", "1e-05"], capsys)
-    assert code == 2 and "--delta" in err or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
+    code, out, err = run([*base, "--mechanism", "em", "--delta", "1e-05"], capsys)
+    assert (code == 2 and "--delta" in err) or (code == 0 and "pure epsilon-DP: --delta 1e-05 is not used" in out)
 
 
 def test_huge_counts_name_the_column(tmp_path, capsys):
@@ -209,7 +223,7 @@ def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
     (["--column", "votes", "--epsilon", "1", "--utility", "nope"], "--utility"),
 ])
 def test_select_errors(votes_csv, capsys, extra, match):
-    code, _, err = run(["select", str(votes_csv)] + extra, capsys)
+    code, _, err = run(["select", str(votes_csv), *extra], capsys)
     assert_one_line_error(code, err, match)
 
 
@@ -227,7 +241,7 @@ def test_select_parquet(tmp_path, capsys):
 
 @pytest.mark.parametrize("mechanism", ["em", "snm_t"])
 def test_audit(capsys, mechanism):
-    code, out, err = run(["audit", mechanism, "--app", "majority", "--m", "3", "--epsilon", "1", "--max-count", "4",
+    code, out, err = run(["audit", mechanism, "--m", "3", "--epsilon", "1", "--max-count", "4",
                           "--n-vectors", "4"], capsys)
     assert code == 0, err
     assert "audit over" in out and out.rstrip().endswith("ok")
@@ -297,7 +311,7 @@ def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
         label_counts(["red"] * 7 + ["blue"] * 2 + ["green"], cands), monotone=True))
     picks = []
     for seed in range(600):
-        code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
+        _code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
                             "--candidates", ",".join(cands)], capsys)
         picks.append(cands.index(out.splitlines()[0].removeprefix("selected: ")))
     assert_frequencies_match(np.array(picks), law)

@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps.genomics import (  # noqa: E402
+from dpselect.apps.genomics import (
     ASSOCIATION_TESTS,
     case_control_counts,
     select_top_snps,
     simulate_case_control,
 )
-from dpselect.cli import main  # noqa: E402
+from dpselect.cli import main
 
 HEADER = ["RANK", "CHR", "SNP", "BP", "A1", "A2"]
 
@@ -34,7 +34,7 @@ def _run(argv, capsys):
 @pytest.mark.parametrize("utility, relation", [("distance", "replace"), ("distance", "add_remove"),
                                                ("chi2", "replace")])
 def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test, utility, relation):
-    prefix, sim = cohort
+    prefix, _sim = cohort
     code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 2, "--test", test, "--utility", utility,
                            "--relation", relation, "--seed", 3], capsys)
     assert code == 0, err

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps.genomics import _tdt as tdt  # noqa: E402
-from dpselect.apps.genomics import simulate_trios, transmission_counts  # noqa: E402
-from dpselect.cli import main  # noqa: E402
+from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps.genomics import simulate_trios, transmission_counts
+from dpselect.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     (["--epsilon", 1, "--k", 1, "--seed", -5], "--seed"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism; choose one of: em, pf"),
     (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf", "--utility", "chi2"], "--mechanism nd_pf means"),
+    (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf"], "--mechanism 'nd_pf' is not a mechanism"),
     (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
     (["--epsilon", 1, "--k", 1, "--mechanism", "snm_laplace"], "--mechanism snm_laplace is approximate DP"),
 ])
@@ -77,7 +77,7 @@ def test_tdt_bad_files(tmp_path, capsys):
     assert code == 2 and "FILE" in err and "directory" in err
 
 
-def test_tdt_out_writes_the_table_as_tsv_and_old_names_warn(cohort, tmp_path, capsys):
+def test_tdt_out_writes_the_table_as_tsv(cohort, tmp_path, capsys):
     prefix, _ = cohort
     dest = tmp_path / "top.tsv"
     code, out, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 3, "--seed", 2, "--out", dest, "--quiet"], capsys)
@@ -85,10 +85,6 @@ def test_tdt_out_writes_the_table_as_tsv_and_old_names_warn(cohort, tmp_path, ca
     rows = [line.split("\t") for line in dest.read_text().splitlines()]
     assert rows[0] == ["RANK", "CHR", "SNP", "BP", "A1", "A2"] and len(rows) == 4
     assert [r[2] for r in rows[1:]] == [ln.split()[2] for ln in out.splitlines()[1:4]]
-    code, out_old, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 3, "--seed", 2, "--mechanism", "nd_pf",
-                               "--quiet"], capsys)
-    assert code == 0 and "--mechanism nd_pf is deprecated; use --mechanism pf --utility distance" in err
-    assert out_old.splitlines()[:4] == out.splitlines()[:4]
     code, out_chi, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--mechanism", "sps", "--utility", "chi2",
                                "--quiet", "--seed", 0], capsys)
     assert code == 0, err

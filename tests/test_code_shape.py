@@ -35,7 +35,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.analysis": frozenset(),
 
-    "dpselect.apps.counts": frozenset(),
+    # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user
+    "dpselect.apps.counts": frozenset({"ModeUtility"}),
 
     "dpselect.apps.genomics": frozenset(),
 

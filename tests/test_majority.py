@@ -125,7 +125,7 @@ def test_global_tstar_matches_bfs(rule, rel):
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("rel", RELS)
 def test_candidate_tstar_matches_bfs(rule, rel):
-    _, per, _, B = _brute(rule, rel)
+    _, per, _, _B = _brute(rule, rel)
     bad = []
     for c in _small_states():
         bf = np.array([per[r].get(c, math.inf) for r in range(M)])
@@ -150,7 +150,7 @@ def test_profiles_and_smooth_sensitivity_match_bfs(rule, rel):
         for tt in range(10):
             assert pr.local_sensitivity(tt) == float(tt >= t)
             np.testing.assert_array_equal(pr.candidate_local_sensitivity(tt), (tt >= tr).astype(float))
-        assert pr.max_distance >= max(x for x in list(tr) + [0] if math.isfinite(x))
+        assert pr.max_distance >= max(x for x in [*list(tr), 0] if math.isfinite(x))
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -49,13 +49,13 @@ def test_same_seed_same_answer_and_mechanism_choice():
 @pytest.mark.parametrize("mech", [PermuteAndFlip(0.8), ExponentialMechanism(0.8)])
 def test_exact_audit_over_every_small_label_dataset_and_its_add_remove_neighbours(mech):
     pairs = []
-    alphabet = CANDIDATES + ["other"]
+    alphabet = [*CANDIDATES, "other"]
     for n in range(4):
         for combo in itertools.combinations_with_replacement(alphabet, n):
             x = list(combo)
             for extra in alphabet:  # add one record (removal is the same pair read backwards)
-                pairs.append((_problem(x), _problem(x + [extra])))
-                pairs.append((_problem(x + [extra]), _problem(x)))
+                pairs.append((_problem(x), _problem([*x, extra])))
+                pairs.append((_problem([*x, extra]), _problem(x)))
     rep = audit(mech, pairs)
     assert not rep.violates and rep.max_loss <= 0.8 + 1e-9
     # negative control: counts doubled (true sensitivity 2) but declared 1 -> caught

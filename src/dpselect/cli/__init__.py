@@ -8,8 +8,8 @@
   row of a CSV / Parquet file (scores with a public ``--sensitivity``, or
   counts), or the most frequent label of a column of raw labels among public
   ``--candidates``.
-* ``dpselect audit MECHANISM --app majority --utility count [...]`` exactly
-  audits a mechanism over all neighbours of small count vectors.
+* ``dpselect audit MECHANISM --utility count [...]`` exactly audits a
+  mechanism over all neighbours of small vectors of class counts.
 * ``dpselect demo`` prints a comparison table on a synthetic problem.
 * ``dpselect tdt FILE --epsilon E --k K [...]`` and ``dpselect assoc FILE
   --epsilon E --k K [--test allelic] [...]`` privately select the top-k SNPs
@@ -17,9 +17,11 @@
 
 Nothing printed is computed from one record: every option is checked before a
 data file is read or a random number drawn, and file errors name the file (and
-a variant id), never a record's fields.  User errors (unknown experiment,
-missing data, bad epsilon, unreadable file, ...) print one line
-``dpselect: error: ...`` on stderr and exit with status 2, without a
+a variant id), never a record's fields.  The options are checked by the
+library's own parameter rules (:mod:`dpselect._params`) under the option's name;
+:func:`main` is the one place that turns a user error (the rules' ``ValueError``
+and ``TypeError``, unknown experiment, missing data, unreadable file, ...) into
+one line ``dpselect: error: ...`` on stderr and exit status 2, without a
 traceback.  ``main(argv)`` returns the exit status.
 
 Needs the ``cli`` extra (``pip install "dpselect[cli]"``): importing this package
@@ -29,12 +31,13 @@ command (:func:`dpselect.__main__.main`) prints that message as one line.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from .._optional import MissingExtraError, require
+from .._params import Rule, validate_params
 
 require("typer", "cli", purpose="the dpselect command line")
 
@@ -44,10 +47,10 @@ from ._commands import add_commands, demo_table  # noqa: E402
 from ._genomics import add_commands as add_genomics_commands  # noqa: E402
 from ._input import CLIError  # noqa: E402
 
-__all__ = ["main", "demo_table", "app"]
+__all__ = ["app", "demo_table", "main"]
 
 
-def _build_app() -> Any:
+def _build_app() -> typer.Typer:
     app = typer.Typer(
         name="dpselect",
         help="Differentially private selection: reproduce the papers' experiments, select, audit.",
@@ -70,8 +73,6 @@ def _click_exception_types() -> tuple[tuple[type[BaseException], ...], tuple[typ
     aborts: list[type[BaseException]] = []
     for modname in ("click.exceptions", "typer._click.exceptions"):
         try:
-            import importlib
-
             mod = importlib.import_module(modname)
         except ImportError:
             continue
@@ -87,10 +88,36 @@ def _error(msg: str) -> int:
     return 2
 
 
+def _argv(value: Sequence[str], name: str) -> list[str]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be None or a sequence of str, got {type(value).__name__}")
+    return [str(v) for v in value]
+
+
+@validate_params({"argv": Rule("a sequence of str", check=_argv, none=True)})
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+    """Run the command line on ``argv``; returns the exit status.
 
     The ``dpselect`` console script calls it through :func:`dpselect.__main__.main`.
+    This is the one place where errors become messages: a user error prints one line
+    ``dpselect: error: ...`` on stderr (status 2); an unexpected failure prints its
+    exception type only (status 1; ``DPSELECT_DEBUG=1`` shows the traceback).
+
+    Parameters
+    ----------
+    argv : sequence of str or None, default=None
+        The arguments after the program name (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on a user error, 1 on an internal error.
+
+    Examples
+    --------
+    >>> from dpselect.cli import main
+    >>> main(["demo", "--epsilon", "-1"])
+    2
     """
     click_errors, aborts = _click_exception_types()
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from ._input import CLIError, check_eps, check_out_file, check_seed
+from ._input import CLIError, check_out_file, option
 
 __all__ = ["add_commands"]
 
-DEPRECATED_MECHANISMS = {"nd_pf": "pf", "nd_em": "em"}
 HEADER = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
 #: --utility of ``dpselect assoc`` (its --test values are the library's ASSOCIATION_TESTS).
 ASSOC_UTILITIES = ("distance", "chi2")
@@ -44,35 +43,25 @@ def _plural(n: int, word: str) -> str:
 
 
 def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int | None, mechanism: str,
-                   utility: str, utilities: tuple[str, ...], out: Path | None) -> tuple[float, str, str | None]:
-    """(epsilon, mechanism, deprecation warning or None) after checking every shared option (nothing printed)."""
+                   utility: str, utilities: Sequence[str], out: Path | None) -> float:
+    """Epsilon, after checking every option the two commands share (nothing printed)."""
     from ..mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES
 
-    eps = check_eps(epsilon)
-    if k < 1:
-        raise CLIError(f"--k must be >= 1, got {k}")
-    check_seed(seed)
-    if chunk_snps is not None and chunk_snps < 1:
-        raise CLIError(f"--chunk-snps must be >= 1, got {chunk_snps}")
-    if mechanism not in MECHANISM_NAMES and mechanism not in DEPRECATED_MECHANISMS:
+    eps = option("--epsilon", epsilon)
+    option("--k", k)
+    option("--seed", seed)
+    option("--chunk-snps", chunk_snps)
+    if mechanism not in MECHANISM_NAMES:
         raise CLIError(f"--mechanism {mechanism!r} is not a mechanism; choose one of: " + ", ".join(MECHANISM_NAMES))
     if mechanism in APPROXIMATE_NAMES:
         raise CLIError(f"--mechanism {mechanism} is approximate DP (it needs delta > 0); this command runs pure "
                        "epsilon-DP mechanisms: choose pf, em, snm_t, sps, ld, ...")
     if utility not in utilities:
         raise CLIError(f"--utility {utility!r} is not a utility; choose one of: {', '.join(utilities)}")
-    note = None
-    if mechanism in DEPRECATED_MECHANISMS:
-        new = DEPRECATED_MECHANISMS[mechanism]
-        if utility != "distance":
-            raise CLIError(f"--mechanism {mechanism} means --mechanism {new} --utility distance; it cannot take "
-                           f"--utility {utility}")
-        note = f"--mechanism {mechanism} is deprecated; use --mechanism {new} --utility distance"
-        mechanism = new
     if file.is_dir():
         raise CLIError(f"FILE {str(file)!r} is a directory; give the PLINK fileset prefix or its .bed file")
     check_out_file(out)
-    return eps, mechanism, note
+    return eps
 
 
 def _read_counts(read: Callable[..., Any], file: Path, **kwargs: Any) -> Any:
@@ -103,7 +92,7 @@ def _select(select: Callable[..., Any], mechanism: str, utility: str, *args: Any
 
 def _print_table(rows: list[tuple[Any, ...]], out: Path | None) -> None:
     """RANK CHR SNP BP A1 A2 of the selected SNPs on stdout (aligned) and, with ``--out``, as TSV."""
-    table = [HEADER] + [(str(r),) + tuple(str(v) for v in row) for r, row in enumerate(rows, start=1)]
+    table = [HEADER, *((str(r), *(str(v) for v in row)) for r, row in enumerate(rows, start=1))]
     widths = [max(len(t[j]) for t in table) for j in range(len(HEADER))]
     for line in table:
         typer.echo("  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w)
@@ -116,124 +105,128 @@ def _rounds(top: Any, k: int) -> str:
     return f"{top.method}, {_plural(k, 'round')} at epsilon {top.round_privacy.epsilon:g} each"
 
 
-def add_commands(app: Any) -> None:
+def _check_tdt_files(file: Path, pedigree: Path | None) -> None:
+    """``tdt``: a PLINK fileset alone, or a VCF/BCF with its --pedigree."""
+    if pedigree is not None and not pedigree.is_file():
+        raise CLIError(f"--pedigree {str(pedigree)!r} is not a file")
+    vcf = str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf"))
+    if vcf and pedigree is None:
+        raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: give its trios with --pedigree PED")
+    if not vcf and pedigree is not None:
+        raise CLIError("--pedigree is only for a VCF/BCF FILE; a PLINK fileset's .fam defines its trios")
+
+
+def tdt_command(
+    file: Path = typer.Argument(
+        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"),
+    epsilon: float = EPSILON_OPTION,
+    k: int = K_OPTION,
+    mechanism: str = typer.Option(
+        "pf", "--mechanism", help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2)"),
+    utility: str = typer.Option(
+        "distance", "--utility",
+        help="distance (default: families to change before a SNP's rank changes, sensitivity 1) or chi2 "
+             "(the TDT statistics; what sps and ld need)"),
+    out: Path | None = OUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
+    seed: int | None = SEED_OPTION,
+    chunk_snps: int = typer.Option(10_000, "--chunk-snps",
+                                   help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
+    pedigree: Path | None = typer.Option(
+        None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"),
+    allow_no_sex: bool = typer.Option(
+        False, "--allow-no-sex", help="keep affected children of unknown sex (as plink --allow-no-sex; by "
+                                      "default their trios are dropped, as plink --tdt does)"),
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
+
+    Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
+    A1, A2 from the .bim or the VCF) and the guarantee only: the counts
+    and statistics (T, U, chi2, OR, P) are private and never printed.
+    """
+    from ..apps.genomics import UTILITIES, select_top_snps, transmission_counts
+
+    eps = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility, tuple(UTILITIES), out)
+    _check_tdt_files(file, pedigree)
+    counts = _read_counts(transmission_counts, file, pedigree=pedigree, allow_no_sex=allow_no_sex,
+                          chunk_snps=chunk_snps, scheduler=scheduler, progress=not quiet)
+    if k > counts.b.size:
+        raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
+    top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
+    _print_table(counts.annotations(top.indices), out)
+    typer.echo(f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), {counts.n_families} trios, "
+               f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else ""))
+    typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
+               "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
+               "--keep-allele-order; ALT for a VCF)")
+
+
+def _check_assoc_options(file: Path, test: str, tests: Sequence[str], utility: str, relation: str) -> None:
+    """``assoc``: its test, relation and utility, and a PLINK FILE."""
+    if test not in tests:
+        raise CLIError(f"--test {test!r} is not a test; choose one of: {', '.join(tests)}")
+    if relation not in ASSOC_RELATIONS:
+        raise CLIError(f"--relation {relation!r} is not a relation; choose one of: {', '.join(ASSOC_RELATIONS)}")
+    if utility == "chi2" and relation != "replace":
+        raise CLIError("--utility chi2 needs --relation replace (its sensitivity assumes fixed group sizes)")
+    if str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf")):
+        raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
+                       "holds the phenotypes); convert it with plink --vcf first")
+
+
+def assoc_command(
+    file: Path = typer.Argument(..., help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
+                                          "(.fam phenotype 2 = case, 1 = control, others left out)"),
+    epsilon: float = EPSILON_OPTION,
+    k: int = K_OPTION,
+    test: str = typer.Option(
+        "allelic", "--test", help="association test: allelic (the 2x2 allele table of plink --assoc); the "
+                                  "library's ASSOCIATION_TESTS lists the tests available"),
+    mechanism: str = typer.Option(
+        "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"),
+    utility: str = typer.Option(
+        "distance", "--utility",
+        help="distance (default: individuals to change before a SNP's rank changes, sensitivity 1) or chi2 "
+             "(the test statistics with their sensitivity: the papers' baseline; --relation replace only)"),
+    relation: str = typer.Option(
+        "replace", "--relation", help="neighbours: replace (default: one individual's genotypes replaced, "
+                                      "status and group sizes public) or add_remove (one individual more or "
+                                      "less)"),
+    out: Path | None = OUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
+    seed: int | None = SEED_OPTION,
+    chunk_snps: int | None = typer.Option(
+        None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"),
+    allow_no_sex: bool = typer.Option(
+        False, "--allow-no-sex", help="count individuals of unknown sex (as plink --allow-no-sex; by default "
+                                      "they are left out, as plink --model does)"),
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Privately select the top-k SNPs of a case-control cohort by an association test.
+
+    Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
+    A1, A2) and the guarantee only: the genotype counts and the test
+    statistics are private and never printed.
+    """
+    from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts, select_top_snps
+
+    eps = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility, ASSOC_UTILITIES, out)
+    _check_assoc_options(file, test, tuple(ASSOCIATION_TESTS), utility, relation)
+    counts = _read_counts(case_control_counts, file, allow_no_sex=allow_no_sex, chunk_snps=chunk_snps,
+                          scheduler=scheduler, progress=not quiet)
+    if k > counts.n_snps:
+        raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
+    top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
+    _print_table(counts.annotations(top.indices), out)
+    typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
+               f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
+    guarantee = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")
+    typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {guarantee}; A1 = "
+               "the allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)")
+
+
+def add_commands(app: typer.Typer) -> None:
     """Register ``tdt`` and ``assoc`` on the typer ``app``."""
-
-    @app.command("tdt")
-    def tdt_command(
-        file: Path = typer.Argument(
-            ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"),
-        epsilon: float = EPSILON_OPTION,
-        k: int = K_OPTION,
-        mechanism: str = typer.Option(
-            "pf", "--mechanism",
-            help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2); "
-                 "nd_pf / nd_em are deprecated spellings of pf / em with --utility distance"),
-        utility: str = typer.Option(
-            "distance", "--utility",
-            help="distance (default: families to change before a SNP's rank changes, sensitivity 1) or chi2 "
-                 "(the TDT statistics; what sps and ld need)"),
-        out: Path | None = OUT_OPTION,
-        scheduler: str | None = SCHEDULER_OPTION,
-        seed: int | None = SEED_OPTION,
-        chunk_snps: int = typer.Option(10_000, "--chunk-snps",
-                                       help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
-        pedigree: Path | None = typer.Option(
-            None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"),
-        allow_no_sex: bool = typer.Option(
-            False, "--allow-no-sex", help="keep affected children of unknown sex (as plink --allow-no-sex; by "
-                                          "default their trios are dropped, as plink --tdt does)"),
-        quiet: bool = QUIET_OPTION,
-    ) -> None:
-        """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
-
-        Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
-        A1, A2 from the .bim or the VCF) and the guarantee only: the counts
-        and statistics (T, U, chi2, OR, P) are private and never printed.
-        """
-        from ..apps.genomics import UTILITIES, select_top_snps, transmission_counts
-
-        eps, mechanism, note = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility,
-                                              tuple(UTILITIES), out)
-        if pedigree is not None and not pedigree.is_file():
-            raise CLIError(f"--pedigree {str(pedigree)!r} is not a file")
-        vcf = str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf"))
-        if vcf and pedigree is None:
-            raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: give its trios with --pedigree PED")
-        if not vcf and pedigree is not None:
-            raise CLIError("--pedigree is only for a VCF/BCF FILE; a PLINK fileset's .fam defines its trios")
-        if note is not None:  # every option is valid: now the warnings
-            print(f"dpselect: warning: {note}", file=sys.stderr)
-        counts = _read_counts(transmission_counts, file, pedigree=pedigree, allow_no_sex=allow_no_sex,
-                              chunk_snps=chunk_snps, scheduler=scheduler, progress=not quiet)
-        if k > counts.b.size:
-            raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
-        top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
-        _print_table(counts.annotations(top.indices), out)
-        typer.echo(f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), {counts.n_families} trios, "
-                   f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else ""))
-        typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
-                   "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
-                   "--keep-allele-order; ALT for a VCF)")
-
-    @app.command("assoc")
-    def assoc_command(
-        file: Path = typer.Argument(..., help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
-                                              "(.fam phenotype 2 = case, 1 = control, others left out)"),
-        epsilon: float = EPSILON_OPTION,
-        k: int = K_OPTION,
-        test: str = typer.Option(
-            "allelic", "--test", help="association test: allelic (the 2x2 allele table of plink --assoc); the "
-                                      "library's ASSOCIATION_TESTS lists the tests available"),
-        mechanism: str = typer.Option(
-            "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"),
-        utility: str = typer.Option(
-            "distance", "--utility",
-            help="distance (default: individuals to change before a SNP's rank changes, sensitivity 1) or chi2 "
-                 "(the test statistics with their sensitivity: the papers' baseline; --relation replace only)"),
-        relation: str = typer.Option(
-            "replace", "--relation", help="neighbours: replace (default: one individual's genotypes replaced, "
-                                          "status and group sizes public) or add_remove (one individual more or "
-                                          "less)"),
-        out: Path | None = OUT_OPTION,
-        scheduler: str | None = SCHEDULER_OPTION,
-        seed: int | None = SEED_OPTION,
-        chunk_snps: int | None = typer.Option(
-            None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"),
-        allow_no_sex: bool = typer.Option(
-            False, "--allow-no-sex", help="count individuals of unknown sex (as plink --allow-no-sex; by default "
-                                          "they are left out, as plink --model does)"),
-        quiet: bool = QUIET_OPTION,
-    ) -> None:
-        """Privately select the top-k SNPs of a case-control cohort by an association test.
-
-        Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
-        A1, A2) and the guarantee only: the genotype counts and the test
-        statistics are private and never printed.
-        """
-        from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts, select_top_snps
-
-        eps, mechanism, note = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility,
-                                              ASSOC_UTILITIES, out)
-        if test not in ASSOCIATION_TESTS:
-            raise CLIError(f"--test {test!r} is not a test; choose one of: {', '.join(ASSOCIATION_TESTS)}")
-        if relation not in ASSOC_RELATIONS:
-            raise CLIError(f"--relation {relation!r} is not a relation; choose one of: {', '.join(ASSOC_RELATIONS)}")
-        if utility == "chi2" and relation != "replace":
-            raise CLIError("--utility chi2 needs --relation replace (its sensitivity assumes fixed group sizes)")
-        if str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf")):
-            raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
-                           "holds the phenotypes); convert it with plink --vcf first")
-        if note is not None:  # every option is valid: now the warnings
-            print(f"dpselect: warning: {note}", file=sys.stderr)
-        counts = _read_counts(case_control_counts, file, allow_no_sex=allow_no_sex, chunk_snps=chunk_snps,
-                              scheduler=scheduler, progress=not quiet)
-        if k > counts.n_snps:
-            raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
-        top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
-        _print_table(counts.annotations(top.indices), out)
-        typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
-                   f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
-        relation = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")
-        typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {relation}; A1 = the "
-                   "allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)")
+    app.command("tdt")(tdt_command)
+    app.command("assoc")(assoc_command)

@@ -1,42 +1,53 @@
-"""Input handling of the command line (files, columns, options): every error names its argument.
+"""Input handling of the command line (options, files, columns): every error names its argument.
 
-The options are checked with the library's own checks (:mod:`dpselect._validation`),
-their messages naming the option; every option is checked before a data file is
-read, so a bad call fails before any budget is spent and before anything is printed.
+The options are checked by the library's own declarative rules (:mod:`dpselect._params`),
+under the option's name: :data:`OPTION_RULES` says once what each option accepts, and
+:func:`option` applies it.  A rule that refuses a value raises the library's
+``ValueError`` / ``TypeError`` (naming the option, e.g. ``--epsilon must be > 0, got -1.0``),
+which :func:`dpselect.cli.main` prints as one line with exit status 2.  Every option is
+checked before a data file is read, so a bad call fails before any budget is spent and
+before anything is printed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from .._optional import require
-from .._validation import check_delta as _check_delta
-from .._validation import check_epsilon, check_positive
+from .._params import DELTA, EPSILON, RELATION, Rule, int_at_least, positive
 from ..problem import SelectionProblem
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..mechanisms import Mechanism
 
 __all__ = [
     "DEFAULT_DELTA",
     "DEFAULT_MECHANISM",
+    "OPTION_RULES",
     "CLIError",
     "Utility",
     "build_mechanism",
-    "check_delta",
-    "check_eps",
     "check_out_dir",
     "check_out_file",
-    "check_seed",
-    "check_sensitivity",
     "column_values",
+    "is_label_column",
+    "option",
     "parse_candidates",
     "read_table",
     "select_problem",
+    "vote_labels",
 ]
+
+T = TypeVar("T")
 
 #: ``dpselect select``'s default mechanism: permute-and-flip, the most accurate sound choice on counts and
 #: scores (P[best] = 0.997 on counts [22, 8, 17, 4, 0] at eps = 1 vs 0.29 for EM on the argmax indicator).
@@ -62,32 +73,37 @@ class Utility(str, Enum):
     indicator = "indicator"
 
 
-def _as_cli_error(check: Any, value: Any, name: str, **kwargs: Any) -> Any:
-    try:
-        return check(value, name, **kwargs)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(str(exc)) from None
-
-
-def check_eps(value: float, name: str = "--epsilon") -> float:
-    """``--epsilon``: finite, > 0 and a normal float (:func:`dpselect._validation.check_epsilon`)."""
-    return float(_as_cli_error(check_epsilon, value, name))
-
-
-def check_delta(value: float, name: str = "--delta") -> float:
-    """``--delta`` in [0, 1) (:func:`dpselect._validation.check_delta`)."""
-    return float(_as_cli_error(_check_delta, value, name))
-
-
-def check_sensitivity(value: float, name: str = "--sensitivity") -> float:
-    """A finite global sensitivity > 0."""
-    return float(_as_cli_error(check_positive, value, name))
-
-
-def check_seed(value: int | None, name: str = "--seed") -> int | None:
-    if value is not None and value < 0:
-        raise CLIError(f"{name} must be a non-negative integer, got {value}")
+def _seed(value: int, name: str) -> int:
+    """A seed option: an int >= 0 (typer has already made it an int)."""
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value}")
     return value
+
+
+#: What every numeric or choice option accepts: the library's rules, applied under the option's name.
+OPTION_RULES: Mapping[str, Rule] = MappingProxyType({
+    "--epsilon": EPSILON,
+    "--delta": DELTA.or_none(),
+    "--sensitivity": positive(none=True),
+    "--seed": Rule("None or an int >= 0", check=_seed, none=True),
+    "--relation": RELATION,
+    "--k": int_at_least(1),
+    "--m": int_at_least(2),
+    "--workers": int_at_least(1, none=True),
+    "--chunk-snps": int_at_least(1, none=True),
+    "--max-count": int_at_least(1),
+    "--n-vectors": int_at_least(1),
+})
+
+
+def option(name: str, value: T) -> T:
+    """``value`` of the option ``name`` as its rule in :data:`OPTION_RULES` returns it.
+
+    A refused value raises the rule's ``ValueError`` / ``TypeError``, whose message names the
+    option; :func:`dpselect.cli.main` prints it as one line and exits with status 2.
+    """
+    checked: T = OPTION_RULES[name](value, name)
+    return checked
 
 
 def check_out_dir(out: Path, name: str = "--out") -> Path:
@@ -134,7 +150,7 @@ def parse_candidates(candidates: str | None) -> list[str] | None:
     return cands
 
 
-def read_table(file: Path) -> Any:
+def read_table(file: Path) -> pd.DataFrame:
     """The CSV / Parquet file ``FILE`` as a pandas DataFrame (CLIError naming FILE otherwise).
 
     A parser's own message can quote a line of the file, so it is not shown:
@@ -155,13 +171,13 @@ def read_table(file: Path) -> Any:
                        f"({type(exc).__name__})") from None
 
 
-def _column(df: Any, file: Path, column: str) -> Any:
+def _column(df: pd.DataFrame, file: Path, column: str) -> pd.Series:
     if column not in df.columns:
         raise CLIError(f"--column {column!r} not in {file} (columns: {', '.join(map(str, df.columns))})")
     return df[column]
 
 
-def column_values(df: Any, file: Path, column: str, label_column: str | None) -> tuple[np.ndarray, list[str]]:
+def column_values(df: pd.DataFrame, file: Path, column: str, label_column: str | None) -> tuple[np.ndarray, list[str]]:
     """(finite float values of --column, candidate labels) of a table."""
     raw = _column(df, file, column).to_numpy()
     if label_column is not None and label_column not in df.columns:
@@ -181,7 +197,7 @@ def column_values(df: Any, file: Path, column: str, label_column: str | None) ->
     return values, labels
 
 
-def is_label_column(df: Any, column: str) -> bool:
+def is_label_column(df: pd.DataFrame, column: str) -> bool:
     """Whether --column holds labels (strings, categories, booleans) rather than numbers."""
     import pandas as pd
 
@@ -191,7 +207,7 @@ def is_label_column(df: Any, column: str) -> bool:
     return not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
-def vote_labels(df: Any, file: Path, column: str) -> np.ndarray:
+def vote_labels(df: pd.DataFrame, file: Path, column: str) -> np.ndarray:
     """One label per record (``--utility votes``), as strings."""
     col = _column(df, file, column)
     if col.isna().any():
@@ -221,7 +237,8 @@ def select_problem(values: np.ndarray, labels: Sequence[str], utility: Utility, 
     return prob, "argmax-indicator utility of the counts, global sensitivity 1"
 
 
-def build_mechanism(name: str, epsilon: float, delta: float | None, option: str = "--mechanism") -> tuple[Any, str]:
+def build_mechanism(name: str, epsilon: float, delta: float | None,
+                    flag: str = "--mechanism") -> tuple[Mechanism, str]:
     """(mechanism, note on its delta) for ``--mechanism NAME --epsilon E [--delta D]``.
 
     An approximate-DP mechanism (:data:`~dpselect.mechanisms.registry.APPROXIMATE_NAMES`)
@@ -232,22 +249,22 @@ def build_mechanism(name: str, epsilon: float, delta: float | None, option: str 
     from ..mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism
 
     if name not in MECHANISM_NAMES:
-        raise CLIError(f"{option} {name!r} is not a mechanism; choose one of: {', '.join(MECHANISM_NAMES)}")
+        raise CLIError(f"{flag} {name!r} is not a mechanism; choose one of: {', '.join(MECHANISM_NAMES)}")
     note = ""
     if name in APPROXIMATE_NAMES:
         if delta is None:
             delta, note = DEFAULT_DELTA, f" (default for {name}, which needs delta > 0; choose it with --delta)"
         elif delta == 0:
-            raise CLIError(f"--delta must be > 0 for {option} {name} (approximate DP); for pure epsilon-DP choose "
-                           f"{option} snm_t, pf or em")
+            raise CLIError(f"--delta must be > 0 for {flag} {name} (approximate DP); for pure epsilon-DP choose "
+                           f"{flag} snm_t, pf or em")
         else:
             note = " (from --delta)"
     elif delta:
-        note = f" ({option} {name} is pure epsilon-DP: --delta {delta:g} is not used)"
+        note = f" ({flag} {name} is pure epsilon-DP: --delta {delta:g} is not used)"
     try:
         return make_mechanism(name, epsilon=epsilon, delta=delta if delta and name in APPROXIMATE_NAMES else 0.0), note
     except (ValueError, TypeError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if msg.startswith("delta "):
-            raise CLIError(f"--delta for {option} {name}: {msg}") from None
-        raise CLIError(f"{option} {name!r}: {msg}") from None
+            raise CLIError(f"--delta for {flag} {name}: {msg}") from None
+        raise CLIError(f"{flag} {name!r}: {msg}") from None

@@ -4,7 +4,9 @@
 - Majority vote / argmax of counts: :func:`private_argmax`, :func:`majority_problem`
   (indicator, count and distance utilities), :func:`majority_neighbours`.
 - Mode of a sample over a public candidate set (Duff's exponential mechanism):
-  :func:`duff_mode`, :func:`mode_problem`.
+  :func:`duff_mode`, :func:`mode_problem`, its exact law :func:`duff_mode_probabilities`
+  (an :class:`~dpselect.OutputLaw`) and its utility :func:`duff_mode_utility`
+  (a :class:`ModeUtility`).
 - Propose-test-release: :func:`propose_test_release`, :func:`ptr_mode`,
   :func:`stable_histogram`.
 
@@ -19,24 +21,25 @@ Examples
 
 from __future__ import annotations
 
-from ._instability import TIE_RULES, candidate_distances, distance_to_instability
-from ._majority import UTILITIES, majority_neighbours, majority_problem, private_argmax
-from ._mode import duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
-from ._ptr import laplace_sf, propose_test_release
+from ._instability import candidate_distances, distance_to_instability
+from ._majority import majority_neighbours, majority_problem, private_argmax
+from ._mode import ModeUtility, duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
+from ._ptr import propose_test_release
 from ._ptr_mode import mode_distance_to_instability, ptr_mode, ptr_mode_probabilities
+from ._rules import TIE_RULES, UTILITIES
 from ._stable_histogram import stable_histogram, stable_histogram_probabilities
 from ._vote import label_counts, private_majority
 
 __all__ = [
     "TIE_RULES",
     "UTILITIES",
+    "ModeUtility",
     "candidate_distances",
     "distance_to_instability",
     "duff_mode",
     "duff_mode_probabilities",
     "duff_mode_utility",
     "label_counts",
-    "laplace_sf",
     "majority_neighbours",
     "majority_problem",
     "mode_distance_to_instability",

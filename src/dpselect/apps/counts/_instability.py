@@ -1,6 +1,5 @@
 r"""Argmax-indicator utility over class counts: tie rules, local sensitivities, distance to instability.
 
-
 Utility (mathematics §4.2)
 ----------------------
 Candidates are the m classes (public; ``labels`` name them), the data enter
@@ -78,22 +77,14 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_counts, check_relation
+from ..._params import RELATION, validate_params
 from ...sensitivity import StepProfile
 from ...typing import ArrayLike, Relation, TieRule
+from ._rules import COUNTS, TIE_RULE, TIE_RULES
 
 __all__ = ["TIE_RULES", "candidate_distances", "distance_to_instability"]
 
-#: Supported tie conventions (mathematics §4.2: T1 = "tieset", T2 = "first").
-TIE_RULES = ("tieset", "first")
-
 _NONE = np.iinfo(np.int64).min // 4  # sentinel "no such class" for prefix/suffix maxima
-
-
-def _check_tie_rule(tie_rule: Any) -> TieRule:
-    if tie_rule not in TIE_RULES:
-        raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
-    return tie_rule
 
 
 def _indicators(n: np.ndarray, tie_rule: str) -> np.ndarray:
@@ -106,9 +97,11 @@ def _indicators(n: np.ndarray, tie_rule: str) -> np.ndarray:
 
 
 def _ceil_div(a: Any, b: Any) -> Any:
+    """ceil(a / b) for integers (scalars or arrays)."""
     return -((-a) // b)
 
 
+@validate_params({"counts": COUNTS, "tie_rule": TIE_RULE, "relation": RELATION})
 def distance_to_instability(
     counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
 ) -> float:
@@ -153,10 +146,7 @@ def distance_to_instability(
     >>> distance_to_instability([22, 8, 17, 4, 0], relation="replace")   # ceil(5/2) - 1
     2.0
     """
-    n = check_counts(counts, "counts")
-    tie_rule = _check_tie_rule(tie_rule)
-    relation = check_relation(relation)
-    return _global_tstar(n, tie_rule, relation)
+    return _global_tstar(np.asarray(counts), tie_rule, relation)
 
 
 def _global_tstar(n: np.ndarray, tie_rule: str, relation: str) -> float:
@@ -211,6 +201,7 @@ def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.
     return out
 
 
+@validate_params({"counts": COUNTS, "tie_rule": TIE_RULE, "relation": RELATION})
 def candidate_distances(
     counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
 ) -> np.ndarray:
@@ -247,8 +238,7 @@ def candidate_distances(
     >>> candidate_distances([22, 8, 17, 4, 0]).tolist()
     [5.0, 13.0, 4.0, 17.0, 21.0]
     """
-    n = check_counts(counts, "counts")
-    return _candidate_tstar(n, _check_tie_rule(tie_rule), check_relation(relation))
+    return _candidate_tstar(np.asarray(counts), tie_rule, relation)
 
 
 def _candidate_tstar(n: np.ndarray, tie_rule: str, relation: str) -> np.ndarray:

@@ -29,33 +29,37 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal, TypeVar, cast, overload
 
 import numpy as np
 
-from ..._validation import check_counts, check_random_state, check_relation
+from ..._params import DELTA, EPSILON, RELATION, SEED, options, validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms import MECHANISM_NAMES, Mechanism, resolve_mechanism
+from ...mechanisms import Mechanism, resolve_mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, Relation, SeedLike, TieRule
-from ._instability import _check_tie_rule, _indicators, _profiles
+from ._instability import _indicators, _profiles
+from ._rules import ACCOUNTANT, COUNTS, MECHANISM, NAMES, TIE_RULE, UTILITIES
 
 __all__ = [
-    "MECHANISM_NAMES",
     "UTILITIES",
+    "majority_neighbours",
     "majority_problem",
     "private_argmax",
-    "majority_neighbours",
 ]
 
-#: Utilities of :func:`majority_problem`: the counts (mathematics §9.1) and the argmax indicator (mathematics §4.2).
-UTILITIES = ("count", "indicator")
+L = TypeVar("L")
+
+_UTILITY = options(*UTILITIES)
 
 
+@validate_params({"counts": COUNTS, "relation": RELATION, "tie_rule": TIE_RULE, "labels": NAMES,
+                  "utility": _UTILITY})
 def majority_problem(
     counts: ArrayLike,
     *,
-    relation: Relation | str = "add_remove",
+    relation: Relation = "add_remove",
     tie_rule: TieRule = "tieset",
     labels: Sequence[object] | None = None,
     utility: Literal["indicator", "count"] = "indicator",
@@ -112,11 +116,7 @@ def majority_problem(
     >>> prob.monotone, round(float(dpselect.PermuteAndFlip(1.0).probabilities(prob)[0]), 3)
     (True, 0.997)
     """
-    n = check_counts(counts, "counts")
-    relation = check_relation(relation)
-    tie_rule = _check_tie_rule(tie_rule)
-    if utility not in UTILITIES:
-        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    n = np.asarray(counts)
     if utility == "count":
         return SelectionProblem(
             n.astype(np.float64),
@@ -138,6 +138,41 @@ def majority_problem(
     )
 
 
+@overload
+def private_argmax(
+    counts: ArrayLike,
+    epsilon: float | None,
+    *,
+    mechanism: str | Mechanism = ...,
+    utility: Literal["count", "indicator"] = ...,
+    delta: float = ...,
+    rng: SeedLike = ...,
+    labels: None = None,
+    tie_rule: TieRule = ...,
+    relation: Relation = ...,
+    accountant: Accountant | None = ...,
+) -> int: ...
+
+
+@overload
+def private_argmax(
+    counts: ArrayLike,
+    epsilon: float | None,
+    *,
+    mechanism: str | Mechanism = ...,
+    utility: Literal["count", "indicator"] = ...,
+    delta: float = ...,
+    rng: SeedLike = ...,
+    labels: Sequence[L],
+    tie_rule: TieRule = ...,
+    relation: Relation = ...,
+    accountant: Accountant | None = ...,
+) -> L: ...
+
+
+@validate_params({"counts": COUNTS, "epsilon": EPSILON.or_none(), "mechanism": MECHANISM, "utility": _UTILITY,
+                  "delta": DELTA, "rng": SEED, "labels": NAMES, "tie_rule": TIE_RULE, "relation": RELATION,
+                  "accountant": ACCOUNTANT})
 def private_argmax(
     counts: ArrayLike,
     epsilon: float | None,
@@ -146,11 +181,11 @@ def private_argmax(
     utility: Literal["count", "indicator"] = "count",
     delta: float = 0.0,
     rng: SeedLike = None,
-    labels: Sequence[object] | None = None,
+    labels: Sequence[L] | None = None,
     tie_rule: TieRule = "tieset",
     relation: Relation = "add_remove",
     accountant: Accountant | None = None,
-) -> Any:
+) -> int | L:
     r"""Privately select (approximately) the class with the largest count.
 
     Default: permute-and-flip on the counts (module docstring), the most
@@ -188,8 +223,9 @@ def private_argmax(
 
     Returns
     -------
-    int or object
-        The index of the chosen class, or its label when ``labels`` is given.
+    int or label
+        The index of the chosen class, or its label (an element of ``labels``)
+        when ``labels`` is given.
 
     Notes
     -----
@@ -219,10 +255,11 @@ def private_argmax(
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))
     idx = int(mech.select(prob, rng=gen))
-    return prob.labels[idx] if prob.labels is not None else idx
+    return idx if prob.labels is None else cast(L, prob.labels[idx])
 
 
-def majority_neighbours(counts: ArrayLike, relation: Relation | str = "add_remove") -> list[np.ndarray]:
+@validate_params({"counts": COUNTS, "relation": RELATION})
+def majority_neighbours(counts: ArrayLike, relation: Relation = "add_remove") -> list[np.ndarray]:
     """All neighbouring count vectors (for exact audits).
 
     add_remove: one count +-1, staying >= 0; replace: one unit moved from a
@@ -247,8 +284,7 @@ def majority_neighbours(counts: ArrayLike, relation: Relation | str = "add_remov
     >>> [y.tolist() for y in majority_neighbours([1, 0])]
     [[2, 0], [0, 0], [1, 1]]
     """
-    n = check_counts(counts, "counts")
-    relation = check_relation(relation)
+    n = np.asarray(counts)
     m = n.size
     out: list[np.ndarray] = []
     if relation == "add_remove":

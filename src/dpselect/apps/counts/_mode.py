@@ -5,29 +5,47 @@ Gillenwater & Muñoz Medina (Duff); mathematics §6.1, §9.1.  Neighbour relatio
 ordinary :class:`~dpselect.problem.SelectionProblem` (:func:`mode_problem`,
 a dataset-distance utility with ``global_sensitivity=1``) run by the
 library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism` and its
-noisy-max engine; no sampler of its own.  Re-exported by
-:mod:`dpselect.apps.quantiles`.
+noisy-max engine; no sampler of its own.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
-from ..._validation import check_array_1d, check_random_state, check_size
+from ..._params import BOOLEAN, EPSILON, SEED, SIZE, validate_params
+from ..._validation import check_array_1d, check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
 from ...mechanisms import ExponentialMechanism, distance_problem
+from ...output_law import OutputLaw
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
+from ._rules import ACCOUNTANT, CANDIDATES, SAMPLE
 
-__all__ = ["duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
+__all__ = ["ModeUtility", "duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
 
 
+@dataclass(frozen=True)
+class ModeUtility:
+    """What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it.
 
-def _mode_setup(x: ArrayLike, candidates: ArrayLike | None, stacklevel: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    Parameters
+    ----------
+    candidates : numpy.ndarray of float
+        The output space (the public candidates, or the distinct values of the sample).
+    utility : numpy.ndarray of float
+        u_d(x, v) = n_v - n_max for each candidate (<= 0).
+    """
+
+    candidates: np.ndarray
+    utility: np.ndarray
+
+
+def _mode_setup(x: ArrayLike, candidates: np.ndarray | None, stacklevel: int = 4) -> tuple[np.ndarray, np.ndarray]:
     """(candidates, n_v - n_max) with the data-dependent-domain warning when candidates is None."""
     arr = check_array_1d(x, "x", allow_empty=candidates is not None)
     if candidates is None:
@@ -39,7 +57,7 @@ def _mode_setup(x: ArrayLike, candidates: ArrayLike | None, stacklevel: int = 3)
         )
         cand = np.unique(arr)
     else:
-        cand = check_array_1d(candidates, "candidates")
+        cand = candidates
         if np.unique(cand).size != cand.size:
             raise ValueError("candidates must be distinct")
     vals, cnts = np.unique(arr, return_counts=True)
@@ -52,8 +70,9 @@ def _mode_setup(x: ArrayLike, candidates: ArrayLike | None, stacklevel: int = 3)
     return cand, (n_c - n_max).astype(np.float64)
 
 
-def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(candidates, u_d)`` with ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25).
+@validate_params({"x": SAMPLE, "candidates": CANDIDATES})
+def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> ModeUtility:
+    r"""The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25).
 
     .. math::
 
@@ -78,10 +97,9 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> t
 
     Returns
     -------
-    candidates : numpy.ndarray of float
-        The output space.
-    utility : numpy.ndarray of float
-        u_d(x, v) for each candidate (<= 0).
+    ModeUtility
+        ``candidates`` (the output space) and ``utility`` (u_d(x, v) for each
+        candidate, <= 0).
 
     References
     ----------
@@ -93,19 +111,13 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> t
     Examples
     --------
     >>> from dpselect.apps.counts import duff_mode_utility
-    >>> cand, u = duff_mode_utility([1, 1, 2], candidates=[1, 2, 3])
-    >>> u.tolist()
+    >>> duff_mode_utility([1, 1, 2], candidates=[1, 2, 3]).utility.tolist()
     [0.0, -1.0, -2.0]
     """
-    return _mode_setup(x, candidates)
+    return ModeUtility(*_mode_setup(x, None if candidates is None else np.asarray(candidates)))
 
 
-def _check_monotone(monotone: Any) -> bool:
-    if not isinstance(monotone, (bool, np.bool_)):
-        raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
-    return bool(monotone)
-
-
+@validate_params({"x": SAMPLE, "candidates": CANDIDATES, "monotone": BOOLEAN})
 def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone: bool = True) -> SelectionProblem:
     """The Duff mode as a dataset-distance selection problem (mathematics §6.1, §9.1).
 
@@ -148,20 +160,20 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     >>> dpselect.ExponentialMechanism(1.0).probabilities(p).round(3)
     array([0.665, 0.245, 0.09 ])
     """
-    return _problem(x, candidates, monotone)[1]
+    return _problem(x, None if candidates is None else np.asarray(candidates), monotone)[1]
 
 
-def _problem(x: ArrayLike, candidates: ArrayLike | None, monotone: object) -> tuple[np.ndarray, SelectionProblem]:
+def _problem(x: ArrayLike, candidates: np.ndarray | None, monotone: bool) -> tuple[np.ndarray, SelectionProblem]:
     """(candidates, problem); the problem reports no guarantee when the candidates come from the data."""
-    monotone = _check_monotone(monotone)
-    cand, u = _mode_setup(x, candidates, stacklevel=4)
+    cand, u = _mode_setup(x, candidates, stacklevel=5)
     return cand, distance_problem(-u, relation="add_remove", monotone=monotone, private=candidates is not None)
 
 
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "candidates": CANDIDATES, "monotone": BOOLEAN})
 def duff_mode_probabilities(
     x: ArrayLike, epsilon: float, *, candidates: ArrayLike | None = None, monotone: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(candidates, probabilities)`` of :func:`duff_mode`.
+) -> OutputLaw:
+    r"""The exact output law of :func:`duff_mode` (epsilon-DP under add/remove).
 
     .. math::
 
@@ -188,10 +200,9 @@ def duff_mode_probabilities(
 
     Returns
     -------
-    candidates : numpy.ndarray of float
-        The output space.
-    probabilities : numpy.ndarray of float
-        The output probability of each candidate.
+    OutputLaw
+        The output probability of each candidate; its ``support`` is the
+        output space (the candidates).
 
     References
     ----------
@@ -203,15 +214,43 @@ def duff_mode_probabilities(
     Examples
     --------
     >>> from dpselect.apps.counts import duff_mode_probabilities
-    >>> cand, p = duff_mode_probabilities([1, 1, 2], 1.0, candidates=[1, 2, 3])
-    >>> p.round(3)
-    array([0.665, 0.245, 0.09 ])
+    >>> law = duff_mode_probabilities([1, 1, 2], 1.0, candidates=[1, 2, 3])
+    >>> law.support.tolist(), law.probabilities.round(3).tolist()
+    ([1.0, 2.0, 3.0], [0.665, 0.245, 0.09])
     """
     mech = ExponentialMechanism(epsilon)
-    cand, problem = _problem(x, candidates, monotone)
-    return cand, mech.probabilities(problem)
+    cand, problem = _problem(x, None if candidates is None else np.asarray(candidates), monotone)
+    return OutputLaw(mech.probabilities(problem), support=cand)
 
 
+@overload
+def duff_mode(
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    candidates: ArrayLike | None = ...,
+    monotone: bool = ...,
+    rng: SeedLike = ...,
+    size: None = None,
+    accountant: Accountant | None = ...,
+) -> float: ...
+
+
+@overload
+def duff_mode(
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    candidates: ArrayLike | None = ...,
+    monotone: bool = ...,
+    rng: SeedLike = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+) -> np.ndarray: ...
+
+
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "candidates": CANDIDATES, "monotone": BOOLEAN, "rng": SEED,
+                  "size": SIZE, "accountant": ACCOUNTANT})
 def duff_mode(
     x: ArrayLike,
     epsilon: float,
@@ -221,7 +260,7 @@ def duff_mode(
     rng: SeedLike = None,
     size: int | None = None,
     accountant: Accountant | None = None,
-) -> Any:
+) -> float | np.ndarray:
     """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
 
     Parameters
@@ -248,7 +287,7 @@ def duff_mode(
     Returns
     -------
     float or numpy.ndarray
-        The chosen candidate (a Python scalar), or an array of ``size``
+        The chosen candidate (a Python float), or an array of ``size``
         candidates.
 
     Notes
@@ -274,8 +313,7 @@ def duff_mode(
     1.0
     """
     mech = ExponentialMechanism(epsilon)
-    size = check_size(size)
-    cand, problem = _problem(x, candidates, monotone)
+    cand, problem = _problem(x, None if candidates is None else np.asarray(candidates), monotone)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(problem))
     k = mech.select(problem, size=size, rng=gen)

@@ -62,33 +62,21 @@ True
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
+from numpy.ma.core import MaskedConstant
 
-from ..._validation import (
-    check_delta_positive,
-    check_epsilon,
-    check_finite_float,
-    check_positive,
-    check_random_state,
-)
+from ..._params import EPSILON, SEED, validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_privacy
-from ...noise import GridLaplace, Laplace, check_granularity, grid_index, grid_values
-from ...typing import ArrayLike, SeedLike
+from ...noise import GridLaplace, grid_index, grid_values
+from ...typing import SeedLike
+from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA, VALUE
 
 __all__ = [
-    "laplace_sf",
     "propose_test_release",
     "ptr_privacy",
 ]
-
-_LAPLACE = Laplace()
-
-
-def _check_ptr_delta(delta: Any) -> float:
-    return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
-
 
 #: Output grid of a release with bound 0 (nothing noisy; the value is only snapped).
 _ZERO_BOUND_GRID = 2.0**-20
@@ -108,7 +96,7 @@ def _first_tail_index(noise: GridLaplace, delta: float) -> int:
     """
     target = math.log(delta / 2.0)
     r = 1.0 / float(noise.scale_units)
-    tail = lambda j: float(noise.log_tail(j * noise.lam))  # noqa: E731
+    tail = lambda j: float(noise.log_tail(j * noise.lam))
     k = max(1, math.ceil((-target - math.log1p(math.exp(-r))) / r))
     while k > 1 and tail(k - 1) <= target:
         k -= 1
@@ -127,32 +115,8 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
     return noise.lam * _first_tail_index(noise, delta)
 
 
-def laplace_sf(z: ArrayLike, scale: float) -> Any:
-    """P[Lap(scale) > z], vectorised and accurate in both tails (``dpselect.noise.Laplace().logsf``).
-
-    Parameters
-    ----------
-    z : array_like of float
-        Threshold(s).
-    scale : float
-        The Laplace scale (> 0).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The tail probability (a float for scalar z).
-
-    Examples
-    --------
-    >>> from dpselect.apps.counts import laplace_sf
-    >>> laplace_sf(0.0, 1.0), round(laplace_sf(1.0, 1.0), 6)   # 1/2, e^-1 / 2
-    (0.5, 0.18394)
-    """
-    z = np.asarray(z, dtype=np.float64)
-    out = np.exp(_LAPLACE.logsf(z / scale))
-    return float(out) if out.ndim == 0 else out
-
-
+@validate_params({"value": VALUE, "distance_to_instability": DISTANCE, "bound": PTR_BOUND, "epsilon": EPSILON,
+                  "delta": PTR_DELTA, "granularity": GRANULARITY, "rng": SEED, "accountant": ACCOUNTANT})
 def propose_test_release(
     value: float,
     distance_to_instability: float,
@@ -163,7 +127,7 @@ def propose_test_release(
     granularity: float | None = None,
     rng: SeedLike = None,
     accountant: Accountant | None = None,
-) -> Any:
+) -> float | MaskedConstant:
     """Generic PTR: ⊥ (``np.ma.masked``) or ``value`` + discrete Laplace on a grid; (2 epsilon, delta/2)-DP.
 
     The test passes when ``gamma + K > T``, K an exact discrete Laplace integer
@@ -213,16 +177,11 @@ def propose_test_release(
     >>> propose_test_release(3.5, 1e6, bound=0.0, epsilon=1.0, delta=1e-3, rng=0)
     3.5
     """
-    # value, distance and bound are computed from the data: no message echoes them
-    value = check_finite_float(value, "value", quote=False)
-    gamma = check_positive(distance_to_instability, "distance_to_instability", allow_inf=True, allow_zero=True,
-                           quote=False)
-    bound = check_positive(bound, "bound", allow_zero=True, quote=False)
+    # value, distance and bound are computed from the data: their rules echo none of them
+    gamma = distance_to_instability
     privacy = ptr_privacy(epsilon, delta)
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
     if bound == 0.0:
-        lam = _ZERO_BOUND_GRID if granularity is None else check_granularity(granularity)
+        lam = _ZERO_BOUND_GRID if granularity is None else granularity
         release = None
     else:
         release = GridLaplace(bound, epsilon, granularity=granularity)

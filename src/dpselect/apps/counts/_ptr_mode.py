@@ -45,20 +45,26 @@ True
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import overload
 
 import numpy as np
+from numpy.ma import MaskedArray
+from numpy.ma.core import MaskedConstant
 
-from ..._validation import check_counts, check_epsilon, check_random_state, check_relation, check_size
+from ..._params import EPSILON, RELATION, SEED, SIZE, validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_mode_privacy
+from ...output_law import OutputLaw
 from ...typing import ArrayLike, Relation, SeedLike
-from ._ptr import _check_ptr_delta, _integer_threshold, _test_noise
+from ._ptr import _integer_threshold, _test_noise
+from ._rules import ACCOUNTANT, COUNTS, PTR_DELTA
 
 __all__ = ["mode_distance_to_instability", "ptr_mode", "ptr_mode_privacy", "ptr_mode_probabilities"]
 
 
+@validate_params({"counts": COUNTS, "relation": RELATION})
 def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add_remove") -> float:
-    r"""gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1.
+    r"""Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1.
 
     .. math::
 
@@ -90,9 +96,7 @@ def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add
     >>> mode_distance_to_instability([40, 3, 1]), mode_distance_to_instability([40, 3, 1], relation="replace")
     (36.0, 18.0)
     """
-    c = check_counts(counts, "counts")
-    relation = check_relation(relation)
-    return _mode_gamma(c, relation)
+    return _mode_gamma(np.asarray(counts), relation)
 
 
 def _mode_gamma(c: np.ndarray, relation: str) -> float:
@@ -105,10 +109,11 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
     return float(max(-(-g // 2) - 1, 0))
 
 
+@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "relation": RELATION})
 def ptr_mode_probabilities(
     counts: ArrayLike, epsilon: float, *, delta: float, relation: Relation = "add_remove"
-) -> tuple[float, float]:
-    r"""Exact ``(P[output = argmax index], P[⊥])`` of :func:`ptr_mode` (exact discrete Laplace tail).
+) -> OutputLaw:
+    r"""The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact discrete Laplace tail).
 
     .. math::
 
@@ -127,27 +132,68 @@ def ptr_mode_probabilities(
 
     Returns
     -------
-    tuple of (float, float)
-        The release and the ⊥ probabilities (summing to 1).
+    OutputLaw
+        The release and the ⊥ probabilities (summing to 1), over the support
+        ``[argmax index, np.ma.masked]`` (an object array: ⊥ is numpy's masked
+        value, as :func:`ptr_mode` returns it).
+
+    Notes
+    -----
+    (epsilon, delta/2)-DP under ``relation`` (add/remove or replace neighbours),
+    mathematics §6.2 and the corrected distance to instability of mathematics §7
+    item 28.
+
+    References
+    ----------
+    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
+    (propose-test-release); the lecture notes' version with the corrections
+    of mathematics §6.2 (strict distance to instability, the mode's gamma).
 
     Examples
     --------
     >>> from dpselect.apps.counts import ptr_mode_probabilities
     >>> p, bottom = ptr_mode_probabilities([4, 3, 1], 1.0, delta=1e-6)   # gamma = 0: P <= delta/2
-    >>> 0 < p <= 0.5e-6 and abs(p + bottom - 1) < 1e-12
+    >>> bool(0 < p <= 0.5e-6 and abs(p + bottom - 1) < 1e-12)
     True
     """
-    c = check_counts(counts, "counts")
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
-    relation = check_relation(relation)
+    c = np.asarray(counts)
     gamma = _mode_gamma(c, relation)
     test = _test_noise(epsilon)
     t1 = _integer_threshold(test, delta) + 1
     p_release = 1.0 if math.isinf(gamma) else float(np.exp(test.log_tail(t1 - gamma)))
-    return p_release, 1.0 - p_release
+    support = np.empty(2, dtype=object)
+    support[0], support[1] = int(np.argmax(c)), np.ma.masked
+    return OutputLaw([p_release, 1.0 - p_release], support=support)
 
 
+@overload
+def ptr_mode(
+    counts: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: None = None,
+    accountant: Accountant | None = ...,
+) -> int | MaskedConstant: ...
+
+
+@overload
+def ptr_mode(
+    counts: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+) -> MaskedArray: ...
+
+
+@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "relation": RELATION, "rng": SEED,
+                  "size": SIZE, "accountant": ACCOUNTANT})
 def ptr_mode(
     counts: ArrayLike,
     epsilon: float,
@@ -157,7 +203,7 @@ def ptr_mode(
     rng: SeedLike = None,
     size: int | None = None,
     accountant: Accountant | None = None,
-) -> Any:
+) -> int | MaskedConstant | MaskedArray:
     """PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥.
 
     K is an exact discrete Laplace integer of scale >= 1/epsilon and T the
@@ -202,12 +248,8 @@ def ptr_mode(
     >>> ptr_mode([40, 3, 1], 1.0, delta=1e-6, size=3, rng=0).tolist()
     [0, 0, 0]
     """
-    c = check_counts(counts, "counts")
+    c = np.asarray(counts)
     privacy = ptr_mode_privacy(epsilon, delta, relation=relation)
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
-    relation = check_relation(relation)
-    size = check_size(size)
     test = _test_noise(epsilon)
     threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import check_counts, check_epsilon, check_random_state
+from ..._params import EPSILON, SEED, validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
 from ...noise import GridLaplace
 from ...typing import ArrayLike, SeedLike
-from ._ptr import _check_ptr_delta, _grid_threshold
+from ._ptr import _grid_threshold
+from ._rules import ACCOUNTANT, COUNTS, GRANULARITY, PTR_DELTA
 
 __all__ = ["stable_histogram", "stable_histogram_privacy", "stable_histogram_probabilities"]
 
@@ -36,10 +38,15 @@ def _histogram_noise(epsilon: float, granularity: float | None) -> GridLaplace:
     return rel
 
 
+@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "granularity": GRANULARITY})
 def stable_histogram_probabilities(
     counts: ArrayLike, epsilon: float, *, delta: float, granularity: float | None = None
 ) -> np.ndarray:
     r"""P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact discrete Laplace tail).
+
+    The release is :func:`stable_histogram`, (epsilon, delta/2)-DP under add/remove
+    neighbours (mathematics §6.3).  The bins are released independently, so this is one
+    probability per bin (each in [0, 1], not a law over one output: they need not sum to 1).
 
     .. math::
 
@@ -73,15 +80,15 @@ def stable_histogram_probabilities(
     >>> float(p[0]), bool(0 < p[1] <= 0.5e-6)
     (0.0, True)
     """
-    c = check_counts(counts, "counts")
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
+    c = np.asarray(counts)
     rel = _histogram_noise(epsilon, granularity)
     thr = 1.0 + _grid_threshold(rel, delta)
     p = np.exp(rel.log_tail(thr - c.astype(np.float64)))
     return np.where(c > 0, p, 0.0)
 
 
+@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "granularity": GRANULARITY,
+                  "rng": SEED, "accountant": ACCOUNTANT})
 def stable_histogram(
     counts: ArrayLike,
     epsilon: float,
@@ -139,10 +146,8 @@ def stable_histogram(
     >>> bool(out[0] > 480), out[1:].tolist()
     (True, [0.0, 0.0])
     """
-    c = check_counts(counts, "counts")
+    c = np.asarray(counts)
     privacy = stable_histogram_privacy(epsilon, delta)
-    epsilon = check_epsilon(epsilon)
-    delta = _check_ptr_delta(delta)
     rel = _histogram_noise(epsilon, granularity)
     threshold = 1.0 + _grid_threshold(rel, delta)
     gen = check_random_state(rng)

@@ -4,31 +4,25 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TypeVar, overload
 
 import numpy as np
 
+from ..._params import EPSILON, SEED, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, resolve_mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
+from ._rules import ACCOUNTANT, LABELS, MECHANISM
 
 __all__ = ["label_counts", "private_majority"]
 
-
-def _as_labels(values: ArrayLike | Sequence[object], name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got {arr.ndim} dimensions")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must not contain NaN or inf")
-    if arr.dtype == object and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
-        raise ValueError(f"{name} must not contain None, NaN or inf")
-    return arr
+L = TypeVar("L")
 
 
+@validate_params({"labels": LABELS, "candidates": LABELS})
 def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[object]) -> np.ndarray:
     """How many records carry each candidate label (records with another label count nowhere).
 
@@ -49,8 +43,7 @@ def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[obje
     >>> label_counts(["a", "b", "a", "z"], ["a", "b", "c"]).tolist()
     [2, 1, 0]
     """
-    lab = _as_labels(labels, "labels")
-    cand = _as_labels(candidates, "candidates")
+    lab, cand = np.asarray(labels), np.asarray(candidates)
     index = {c: j for j, c in enumerate(cand.tolist())}
     if len(index) != cand.size:
         raise ValueError("candidates must be distinct")
@@ -58,15 +51,41 @@ def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[obje
     return np.bincount(codes[codes >= 0], minlength=cand.size).astype(np.int64)
 
 
+@overload
 def private_majority(
     labels: ArrayLike | Sequence[object],
     epsilon: float | None,
     *,
-    candidates: Sequence[object] | None = None,
+    candidates: None = None,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    accountant: Accountant | None = ...,
+) -> object: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L],
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    accountant: Accountant | None = ...,
+) -> L: ...
+
+
+@validate_params({"labels": LABELS, "epsilon": EPSILON.or_none(), "candidates": LABELS.or_none(),
+                  "mechanism": MECHANISM, "rng": SEED, "accountant": ACCOUNTANT})
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = None,
     mechanism: str | Mechanism = "pf",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
-) -> Any:
+) -> L | object:
     r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
@@ -107,14 +126,16 @@ def private_majority(
 
     Returns
     -------
-    object
-        One candidate label.  No count is returned or printed.
+    label
+        One candidate label (an element of ``candidates``).  No count is
+        returned or printed.
 
     References
     ----------
     McKenna & Sheldon, "Permute-and-Flip: a new mechanism for differentially private
-    selection", NeurIPS 2020, Theorem 1.  See *The mathematics*, the exponential
-    mechanism and permute-and-flip as report-noisy-max.
+    selection", NeurIPS 2020, Theorem 1.  The mathematics page: mathematics §2.6
+    (permute-and-flip as report-noisy-max, the monotone scale) and mathematics §9.1
+    (counts as utilities under add/remove).
 
     Examples
     --------
@@ -123,7 +144,7 @@ def private_majority(
     >>> private_majority(votes, 1.0, candidates=["red", "green", "blue"], rng=0)
     'red'
     """
-    lab = _as_labels(labels, "labels")
+    lab = np.asarray(labels)
     if candidates is None:
         warnings.warn(
             "private_majority: candidates=None uses the distinct labels of the data as the output space; "
@@ -135,7 +156,7 @@ def private_majority(
         cand_list = cand.tolist()
         counts = label_counts(lab.astype(str) if lab.dtype == object else lab, cand_list)
     else:
-        cand_list = list(_as_labels(candidates, "candidates").tolist())
+        cand_list = list(np.asarray(candidates).tolist())
         if not cand_list:
             raise ValueError("candidates must not be empty")
         counts = label_counts(lab, cand_list)
