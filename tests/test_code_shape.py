@@ -37,7 +37,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.apps.counts": frozenset(),
 
-    "dpselect.apps.genomics": frozenset(),
+    # results the library returns (readers, selections, simulations), never configured by a user
+    "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
 
     "dpselect.apps.quantiles": frozenset(),
 
