@@ -353,7 +353,7 @@ def smooth_upper_bound(b: ArrayLike, c: ArrayLike, n_families: int, beta: float,
     --------
     >>> from dpselect.apps.genomics import smooth_upper_bound
     >>> round(float(smooth_upper_bound(30, 10, 150, 0.03)), 4)
-    7.4022
+    7.2627
     """
     n = n_families
     b, c = check_tables(b, c, n)

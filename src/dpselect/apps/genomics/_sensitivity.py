@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import validate_params
-from ..._validation import check_counts, check_int, check_positive
+from ..._validation import check_counts, check_positive
 from ._rules import COUNTS, N_FAMILIES
 
 __all__ = [
@@ -58,8 +58,6 @@ MOVES: tuple[tuple[int, int], ...] = tuple(
 #: Smallest threshold T of Theorem 5 with a closed form (above 6 only the swap moves count).
 MIN_THRESHOLD = 6.0
 
-_BOUNDS = ("thm4", "thm5")
-
 
 # ---------------------------------------------------------------------------
 # validation
@@ -71,11 +69,6 @@ def _counts(x: ArrayLike, name: str) -> np.ndarray:
     except ValueError:
         raise ValueError(f"{name} must be a rectangular array of counts") from None
     return check_counts(arr, name, ndim=arr.ndim)
-
-
-def check_n(n_families: object) -> int:
-    """N >= 1 families."""
-    return check_int(n_families, "n_families", minimum=1)
 
 
 def check_tables(b: ArrayLike, c: ArrayLike, n_families: int | None = None,
@@ -108,12 +101,6 @@ def check_threshold(threshold: object, n: int) -> float:
         )
     return t
 
-
-def check_bound(bound: object) -> str:
-    """'thm4' or 'thm5'."""
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
-    return str(bound)
 
 
 # ---------------------------------------------------------------------------
@@ -240,7 +227,7 @@ def local_sensitivity(b: ArrayLike, c: ArrayLike, n_families: int) -> float | np
     --------
     >>> from dpselect.apps.genomics import local_sensitivity
     >>> round(float(local_sensitivity(30, 10, 50)), 4)
-    2.9024
+    4.4
     """
     n = n_families
     b, c = check_tables(b, c, n)

@@ -88,8 +88,8 @@ def tdt_neighbours(b: ArrayLike, c: ArrayLike, n_families: int, *,
     Examples
     --------
     >>> from dpselect.apps.genomics import tdt_neighbours
-    >>> len(tdt_neighbours([3], [1], 4))
-    18
+    >>> len(tdt_neighbours([3], [1], 4))  # 18 moves, 3 of them take c below 0
+    15
     """
     n = n_families
     b, c = check_panel(b, c, n)
