@@ -201,7 +201,7 @@ def test_y_and_mt_skipped_and_bad_input_named(tmp_path):
         case_control_counts(prefix, allow_no_sex=1)
     with pytest.raises(FileNotFoundError, match="path"):
         case_control_counts(tmp_path / "missing")
-    with pytest.raises(ValueError, match="path: .*convert a VCF"):
+    with pytest.raises(ValueError, match=r"path: .*convert a VCF"):
         case_control_counts(tmp_path / "cohort.vcf.gz")
     fam = prefix.with_suffix(".fam").read_text().splitlines()
     prefix.with_suffix(".fam").write_text("\n".join(line.rsplit(" ", 1)[0] + " 3.5" for line in fam) + "\n")
@@ -236,12 +236,12 @@ def test_mismatched_pgen_fileset_is_a_named_error(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     psam = (tmp_path / "p.psam").read_text().splitlines()
     (tmp_path / "p.psam").write_text("\n".join(psam[:-1]) + "\n")
-    with pytest.raises(ValueError, match="path: .* not a .pgen of the .psam's 20 samples"):
+    with pytest.raises(ValueError, match=r"path: .* not a .pgen of the .psam's 20 samples"):
         case_control_counts(tmp_path / "p.pgen")
     (tmp_path / "p.psam").write_text("\n".join(psam) + "\n")
     pvar = (tmp_path / "p.pvar").read_text().splitlines()
     (tmp_path / "p.pvar").write_text("\n".join(pvar[:-1]) + "\n")
-    with pytest.raises(ValueError, match="path: .* has 10 variants but the .pvar 9"):
+    with pytest.raises(ValueError, match=r"path: .* has 10 variants but the .pvar 9"):
         case_control_counts(tmp_path / "p.pgen")
     (tmp_path / "p.pgen").unlink()
     with pytest.raises(FileNotFoundError, match="path"):

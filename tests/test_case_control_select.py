@@ -161,7 +161,7 @@ def _record_neighbours(cases, controls, n1, n0):
                 if dst < 3:
                     delta[dst] += 1
                 opts.append(delta)
-            per_snp.append([np.zeros(3, np.int64)] + opts)
+            per_snp.append([np.zeros(3, np.int64), *opts])
         for combo in itertools.product(*per_snp):
             if not any(c.any() for c in combo):
                 continue

@@ -38,7 +38,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
     # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user
     "dpselect.apps.counts": frozenset({"ModeUtility"}),
 
-    "dpselect.apps.genomics": frozenset(),
+    # results the library returns (readers, selections, simulations), never configured by a user
+    "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
 
     "dpselect.apps.quantiles": frozenset(),
 

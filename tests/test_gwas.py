@@ -121,18 +121,18 @@ def test_reproducible_and_distributed_scheduler(tmp_path):
 def test_bad_files_raise_clear_errors(tmp_path):
     prefix = tmp_path / "x"
     simulate_trios(prefix, 5, 10, rng=0)
-    with pytest.raises(FileNotFoundError, match="path: .*no .bed"):
+    with pytest.raises(FileNotFoundError, match=r"path: .*no .bed"):
         transmission_counts(tmp_path / "nothing")
     data = (tmp_path / "x.bed").read_bytes()
     (tmp_path / "x.bed").write_bytes(b"\x00\x00\x00" + data[3:])
-    with pytest.raises(ValueError, match="path: .*magic"):
+    with pytest.raises(ValueError, match=r"path: .*magic"):
         transmission_counts(prefix)
     (tmp_path / "x.bed").write_bytes(data[:-1])
-    with pytest.raises(ValueError, match="path: .*mismatched or truncated"):
+    with pytest.raises(ValueError, match=r"path: .*mismatched or truncated"):
         transmission_counts(prefix)
     (tmp_path / "x.bed").write_bytes(data)
     (tmp_path / "x.fam").unlink()
-    with pytest.raises(FileNotFoundError, match="path: .*no .fam"):
+    with pytest.raises(FileNotFoundError, match=r"path: .*no .fam"):
         transmission_counts(prefix)
     simulate_trios(prefix, 5, 10, rng=0)
     with open(tmp_path / "x.bim", "a") as f:
@@ -140,7 +140,7 @@ def test_bad_files_raise_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="mismatched"):
         transmission_counts(prefix)
     (tmp_path / "x.bim").write_text("1 rs0 0 1 A\n")
-    with pytest.raises(ValueError, match="path: .*columns"):
+    with pytest.raises(ValueError, match=r"path: .*columns"):
         transmission_counts(prefix)
     (tmp_path / "dir.bed").mkdir()
     with pytest.raises(ValueError, match="directory"):

@@ -28,7 +28,7 @@ def _random_bim(rng: np.random.Generator, n: int) -> bytes:
                 str(int(rng.integers(0, 3))), str(int(rng.integers(-5, 10**9))),
                 str(rng.choice(["A", "C", "ACGT", "<DEL>", "-"])), str(rng.choice(["G", "T", "TT"]))]
         lead, trail = str(rng.choice(["", " ", "\t"])), str(rng.choice(["", " ", "\r"]))
-        lines.append(lead + "".join(t + s for t, s in zip(toks, seps + [""])) + trail)
+        lines.append(lead + "".join(t + s for t, s in zip(toks, [*seps, ""])) + trail)
         if rng.random() < 0.1:
             lines.append(str(rng.choice(["", "  ", "\t"])))
     return (str(rng.choice(["\n", "\r\n"])).join(lines) + str(rng.choice(["", "\n", "\n\n"]))).encode()

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2 (pip install cyvcf2)")
-from bed_reader import open_bed  # noqa: E402
+from bed_reader import open_bed
 
-from dpselect.apps.genomics import simulate_trios, transmission_counts  # noqa: E402
-from test_gwas import _reference  # noqa: E402
+from dpselect.apps.genomics import simulate_trios, transmission_counts
+from test_gwas import _reference
 
 HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n"
           '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
@@ -154,7 +154,7 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
         transmission_counts(vcf, pedigree=fam, chunk_snps=0)
     junk = tmp_path / "junk.vcf"
     junk.write_bytes(b"\x00\x01 this is not a VCF\n")
-    with pytest.raises(ValueError, match="path: .* not a readable VCF"):
+    with pytest.raises(ValueError, match=r"path: .* not a readable VCF"):
         transmission_counts(junk, pedigree=fam)
     with pytest.raises(FileNotFoundError, match="path"):
         transmission_counts(tmp_path / "absent.vcf", pedigree=fam)
@@ -164,11 +164,11 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
         transmission_counts(vcf, pedigree=3)
     text = tmp_path / "text.vcf"
     text.write_text("hello\nnot a VCF\n")
-    with pytest.raises(ValueError, match="path: .* not a readable VCF"):
+    with pytest.raises(ValueError, match=r"path: .* not a readable VCF"):
         transmission_counts(text, pedigree=fam)
     nogt = tmp_path / "nogt.vcf"
     nogt.write_text(open(vcf).read().replace("\tGT\t", "\tXX\t"))
-    with pytest.raises(ValueError, match="path: variant 'rs0' .* no GT"):
+    with pytest.raises(ValueError, match=r"path: variant 'rs0' .* no GT"):
         transmission_counts(nogt, pedigree=fam)
     extra = tmp_path / "extra.fam"
     extra.write_text(open(fam).read() + "Z ghost 0 0 1 1\n")
@@ -183,11 +183,11 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
     assert "F0_fa" not in str(info.value)
     short = tmp_path / "short.fam"
     short.write_text("F a 0 0 1\n")
-    with pytest.raises(ValueError, match="pedigree: .* row 1 has 5 columns"):
+    with pytest.raises(ValueError, match=r"pedigree: .* row 1 has 5 columns"):
         transmission_counts(vcf, pedigree=short)
     unaffected = tmp_path / "unaffected.fam"
     unaffected.write_text(open(fam).read().replace("\t2\n", "\t1\n"))
-    with pytest.raises(ValueError, match="pedigree: .* no complete affected trio"):
+    with pytest.raises(ValueError, match=r"pedigree: .* no complete affected trio"):
         transmission_counts(vcf, pedigree=unaffected)
 
 

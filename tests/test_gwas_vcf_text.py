@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2 (pip install cyvcf2)")
 
-from dpselect.apps.genomics import _textstream, _vcftext, simulate_trios, transmission_counts  # noqa: E402
-from dpselect.apps.genomics._vcf import _htslib_sites, _text_sites, read_pedigree  # noqa: E402
+from dpselect.apps.genomics import _textstream, _vcftext, simulate_trios, transmission_counts
+from dpselect.apps.genomics._vcf import _htslib_sites, _text_sites, read_pedigree
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
 HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
@@ -130,7 +130,7 @@ def test_random_fields_are_read_as_htslib_reads_them(tmp_path, fmt):
     # followed by its other fields or not)
     gen = np.random.default_rng(5 if fmt == "GT" else 6)
     odd = ["1", "0", ".", "0/1/1", "00/1", "0/01", "1/1/.", "./1/0"]
-    fixed = sum(SPELL.values(), [])
+    fixed = [s for spellings in SPELL.values() for s in spellings]
     fam = tmp_path / "t.fam"
     fam.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\nG x 0 0 2 1\n")
     lines = [HEADER + "x\tch\tmo\tfa\n"]

@@ -484,16 +484,17 @@ def test_tdt_select_and_release_privacy_adds_up():
     n = 30
     b = np.array([25, 10, 12, 31])
     c = np.array([5, 9, 14, 29])
-    idx, value, priv = select_and_release(b, c, n, 0.5, 1.0, mechanism=ExponentialMechanism(0.5), rng=0)
+    out = select_and_release(b, c, n, 0.5, 1.0, mechanism=ExponentialMechanism(0.5), rng=0)
+    idx, value, priv = out.index, out.value, out.privacy
     assert 0 <= idx < 4 and isinstance(value, float)
     assert priv.epsilon == pytest.approx(1.5) and priv.delta == 0 and priv.relation == "replace"
     for mech in ("sps", "pf"):
-        _, _, p2 = select_and_release(b, c, n, 0.5, 1.0, mechanism=mech, rng=1)
+        p2 = select_and_release(b, c, n, 0.5, 1.0, mechanism=mech, rng=1).privacy
         assert p2.epsilon == pytest.approx(1.5) and p2.delta == 0 and p2.relation == "replace"
     with pytest.raises(ValueError, match="epsilon"):
         select_and_release(b, c, n, 0.5, 1.0, mechanism=ExponentialMechanism(0.7))
     with pytest.raises(ValueError, match="mechanism"):
         select_and_release(b, c, n, 0.5, 1.0, mechanism="best")
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
-    picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s)[0] for s in range(20)]
+    picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s).index for s in range(20)]
     assert np.mean(np.array(picks) == 0) > 0.5

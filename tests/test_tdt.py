@@ -144,11 +144,10 @@ def test_select_top_snp_names_instances_labels():
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="distance", rng=7) == \
         PermuteAndFlip(3.0).select(nd, rng=7)
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(nd, rng=7)
-    # the old names that encoded the utility: same draws, with a DeprecationWarning
-    with pytest.warns(DeprecationWarning, match=r"mechanism='nd_em' is deprecated.*mechanism='em', utility='distance'"):
-        assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_em", rng=7) == em.select(nd, rng=7)
-    with pytest.warns(DeprecationWarning, match="nd_pf"):
-        assert tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_pf", rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
+    # the old names that encoded the utility are gone (spell them mechanism="pf" | "em", utility="distance")
+    for old in ("nd_em", "nd_pf"):
+        with pytest.raises(ValueError, match="mechanism must be one of"):
+            tdt.select_top_snp(b, c, n, 3.0, mechanism=old, rng=7)
     assert tdt.select_top_snp(b, c, n, None, mechanism=em, utility="distance", rng=7) == em.select(nd, rng=7)
     assert tdt.select_top_snp(b, c, n, None, mechanism=sps, utility="chi2", rng=7) == sps.select(prob, rng=7)
     idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=2, bound="thm4")
@@ -169,8 +168,6 @@ def test_select_top_snp_names_instances_labels():
         tdt.select_top_snp(b, c, n, 3.0, mechanism=em, gamma=4)
     with pytest.raises(TypeError, match="mechanism"):
         tdt.select_top_snp(b, c, n, 3.0, mechanism=object())
-    with pytest.raises(ValueError, match="utility"), pytest.warns(DeprecationWarning):
-        tdt.select_top_snp(b, c, n, 3.0, mechanism="nd_pf", utility="chi2")
     with pytest.raises(ValueError, match="utility"):
         tdt.select_top_snp(b, c, n, 3.0, mechanism=em, utility="counts")
     with pytest.raises(TypeError):
@@ -252,7 +249,7 @@ def test_sps_audit_m3_all_neighbours():
 
 def _random_neighbours(b, c, n, size, rng):
     """``size`` random one-family neighbours: an independent legal move (or none) per SNP."""
-    moves = np.array(((0, 0),) + tdt.MOVES)
+    moves = np.array(((0, 0), *tdt.MOVES))
     out = []
     while len(out) < size:
         pick = moves[rng.integers(0, len(moves), size=b.size)]
@@ -295,7 +292,7 @@ def test_em_pf_audit_all_neighbours(panel):
         b[0], c[0] = 10, 1
     else:
         b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
-    x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
+    _x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     for mech in (ExponentialMechanism(2.0), PermuteAndFlip(2.0)):
         rep = audit(mech, pairs)
         assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source,
@@ -314,7 +311,7 @@ def test_neighbour_distance_em_pf_exact_audit_all_neighbours(panel):
         b, c = np.array([0, 10, 0]), np.array([0, 1, 0])
     else:
         b, c = np.array([8, 4]), np.array([4, 8])  # tied statistics
-    x, pairs = _pairs(b, c, n, "distance", tdt.tdt_neighbours(b, c, n))
+    _x, pairs = _pairs(b, c, n, "distance", tdt.tdt_neighbours(b, c, n))
     for mech in (ExponentialMechanism(1.5), PermuteAndFlip(1.5)):
         rep = audit(mech, pairs)
         assert rep.claimed.epsilon == 1.5 and rep.claimed.relation == "replace"
@@ -560,7 +557,8 @@ def test_release_functions_charge_accountant_before_drawing():
 
     b, c = simulate_tdt(4, 60, rng=3)
     acc = Accountant(3.0)
-    idx, _, total = select_and_release(b, c, 60, 1.0, 1.0, accountant=acc, rng=0)
+    out = select_and_release(b, c, 60, 1.0, 1.0, accountant=acc, rng=0)
+    idx, total = out.index, out.privacy
     assert total.epsilon == pytest.approx(2.0) and acc.spent.epsilon == pytest.approx(2.0)
     # the default selection is ND-PF: the same draw as select_top_snp with the same generator state
     assert idx == tdt.select_top_snp(b, c, 60, 1.0, rng=0)

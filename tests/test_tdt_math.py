@@ -164,7 +164,7 @@ def test_lemma2_region_far_outside_small_state_spaces():
 def test_table_distance_matches_bfs(n):
     states, b, c, _ = bf_space(n)
     step = 1 if n == 5 else 7
-    sources = states[::step] + [(0, 0), (2 * n, 0), (0, 2 * n), (n, n)]
+    sources = [*states[::step], (0, 0), (2 * n, 0), (0, 2 * n), (n, n)]
     for s in sources:
         dist = bf_bfs([s], n)
         expected = np.array([dist[t] for t in states])
@@ -357,7 +357,7 @@ def test_bad_inputs():
         tdt.table_distance([1, 2], [1], 0, 0)
     with pytest.raises(ValueError, match="c must be non-negative"):
         tdt.lemma2_region([1], [-3])
-    with pytest.raises(ValueError, match="beta = .* exceeds beta_max = "):
+    with pytest.raises(ValueError, match=r"beta = .* exceeds beta_max = "):
         tdt.smooth_upper_bound([1], [2], 30, 0.2)
     with pytest.raises(ValueError, match="beta"):
         tdt.smooth_upper_bound([1], [2], 30, -0.01)
@@ -488,7 +488,7 @@ def _check_against_bfs(n: int, thresholds=((6, 1), (13, 2), (15, 2)), sample=Non
             _check_smooth_bound(n, sb, sc, ls, ud, "thm5", t)
 
 
-FAST_NS = list(range(1, 13)) + [30, 77]
+FAST_NS = [*list(range(1, 13)), 30, 77]
 
 
 @pytest.mark.parametrize("n", FAST_NS)
@@ -584,7 +584,7 @@ def test_neighbour_distances_random_n40_m4_against_brute_force_and_lipschitz():
     n = 40
     rng = np.random.default_rng(40)
     states = bf_states(n)
-    moves = [(0, 0)] + BF_MOVES
+    moves = [(0, 0), *BF_MOVES]
     ext = {}
     worst = 0
     for _ in range(150):

@@ -54,7 +54,8 @@ def test_method_vocabulary():
     b, c = np.array([40, 30, 20, 10]), np.array([10, 20, 20, 10])
     with pytest.raises(ValueError, match=r"method must be one of \('peel', 'joint', 'gumbel'\)"):
         tdt.select_top_snps(b, c, 50, 1.0, 2, method="top")
-    with pytest.warns(DeprecationWarning, match="nd_pf"):
-        old = tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="nd_pf", rng=3)
-    assert old.indices.tolist() == tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="pf", utility="distance",
-                                                       rng=3).indices.tolist()
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="nd_pf", rng=3)  # the deprecated spelling is gone
+    default = tdt.select_top_snps(b, c, 50, 1.0, 2, rng=3)
+    assert default.indices.tolist() == tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="pf", utility="distance",
+                                                           rng=3).indices.tolist()

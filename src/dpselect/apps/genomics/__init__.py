@@ -33,8 +33,6 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
 from ._case_control_reader import case_control_counts
@@ -45,31 +43,22 @@ from ._case_control_select import (
     association_problem,
     association_statistic,
 )
-from ._counting import TransmissionCounts, count_trios, trios
-from ._distance import PanelDistances, distance_utility_problem, neighbour_distances, reach_max, reach_min
-from ._release import release_mechanism, release_statistic, select_and_release
+from ._counting import TransmissionCounts
+from ._distance import distance_utility_problem, neighbour_distances
+from ._release import TopSNPRelease, release_mechanism, release_statistic, select_and_release
 from ._sensitivity import (
     MOVES,
     global_sensitivity,
-    gs_distance,
     lemma2_region,
     local_sensitivity,
     table_distance,
     tdt_statistic,
-    unstable_distance,
 )
+from ._set_distance import gs_distance, unstable_distance
 from ._simulate import simulate_trios
 from ._simulate_case_control import CaseControlSimulation, simulate_case_control
-from ._tdt import (
-    DISTANCE_MECHANISMS,
-    TOP_K_METHODS,
-    UTILITIES,
-    TopSNPs,
-    select_top_snp,
-    select_top_snps,
-    tdt_neighbours,
-    tdt_problem,
-)
+from ._tdt import TOP_K_METHODS, UTILITIES, TopSNPs, select_top_snp, select_top_snps
+from ._tdt_problem import tdt_neighbours, tdt_problem
 from ._tdt_reader import transmission_counts
 
 #: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
@@ -77,13 +66,12 @@ _VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
 
 __all__ = [
     "ASSOCIATION_TESTS",
-    "CaseControlCounts",
-    "CaseControlSimulation",
-    "DISTANCE_MECHANISMS",
     "MOVES",
-    "PanelDistances",
     "TOP_K_METHODS",
     "UTILITIES",
+    "CaseControlCounts",
+    "CaseControlSimulation",
+    "TopSNPRelease",
     "TopSNPs",
     "TransmissionCounts",
     "allelic_sensitivity",
@@ -92,15 +80,12 @@ __all__ = [
     "association_statistic",
     "beta_max",
     "case_control_counts",
-    "count_trios",
     "distance_utility_problem",
     "global_sensitivity",
     "gs_distance",
     "lemma2_region",
     "local_sensitivity",
     "neighbour_distances",
-    "reach_max",
-    "reach_min",
     "read_pedigree",
     "release_mechanism",
     "release_statistic",
@@ -115,13 +100,12 @@ __all__ = [
     "tdt_problem",
     "tdt_statistic",
     "transmission_counts",
-    "trios",
     "unstable_distance",
     "vcf_transmission_counts",
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _VCF_NAMES:
         from ..._optional import require
 

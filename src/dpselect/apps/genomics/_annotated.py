@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["Annotated", "compact_text"]
 
@@ -39,7 +40,7 @@ def compact_text(values: Any, name: str) -> np.ndarray:
 class Annotated:
     """Immutable base: ``pos`` and the text columns ``snp_ids``, ``chrom``, ``a1``, ``a2`` of m SNPs."""
 
-    __slots__ = ("pos", "_text", "_decoded")
+    __slots__ = ("_decoded", "_text", "pos")
     pos: np.ndarray
     _text: dict[str, np.ndarray]
     _decoded: dict[str, np.ndarray]
@@ -84,8 +85,19 @@ class Annotated:
         """Allele 2 (``str`` array)."""
         return self._column("a2")
 
-    def annotations(self, indices: Any = None) -> list[tuple[str, str, int, str, str]]:
-        """(CHR, SNP, BP, A1, A2) rows of the SNPs at ``indices`` (all by default): public columns only."""
+    def annotations(self, indices: ArrayLike | None = None) -> list[tuple[str, str, int, str, str]]:
+        """(CHR, SNP, BP, A1, A2) rows of the SNPs at ``indices`` (all by default): public columns only.
+
+        Parameters
+        ----------
+        indices : array-like of int, default=None
+            The SNPs (all when None).
+
+        Returns
+        -------
+        list of (str, str, int, str, str)
+            One row per SNP.
+        """
         idx = np.arange(self.pos.size) if indices is None else np.asarray(indices, dtype=np.int64).ravel()
         cols = [self._text[name][idx] for name in ("chrom", "snp_ids", "a1", "a2")]
         chrom, snp, a1, a2 = (col.astype(str).tolist() if col.dtype.kind == "S" else col.tolist() for col in cols)

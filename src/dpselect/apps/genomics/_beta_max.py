@@ -43,24 +43,22 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_positive
+from ..._params import positive, validate_params
 from ...sensitivity import distance_to_instability_bound
+from ._rules import BOUND, COUNTS, N_FAMILIES, THRESHOLD
 from ._sensitivity import (
     EXACT_LS_MAX_N,
     MOVES,
-    check_bound,
-    check_n,
     check_tables,
     check_threshold,
     exact_local_sensitivity,
     global_sensitivity,
-    gs_dist,
-    unstable_dist,
 )
+from ._set_distance import gs_dist, unstable_dist
 
 __all__ = ["beta_max", "beta_max_scan", "beta_max_unchecked", "smooth_upper_bound"]
 
@@ -85,7 +83,7 @@ def _dist_fn(n: int, bound: str, threshold: float) -> Callable[[np.ndarray, np.n
 
 
 def _ratios(b: np.ndarray, c: np.ndarray, n: int, gs: float, dist: np.ndarray) -> np.ndarray:
-    """f = max(ln(GS/LS), 0) / dist of each state, rounded down; +inf where LS = 0 or dist = 0 (no constraint).
+    """F = max(ln(GS/LS), 0) / dist of each state, rounded down; +inf where LS = 0 or dist = 0 (no constraint).
 
     The float ln(GS/LS) is within a few units in the last place of the exact
     value (LS = num/den of int64 integers, GS = 8(N-1)/N, one division, one
@@ -160,8 +158,11 @@ def _ls_upper(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n:
 
 
 def _margin(n: int) -> float:
-    """Relative slack on LS_hi: covers the float error of the bound and the rounding-down of f in _ratios
-    (for N <= EXACT_LS_MAX_N; above, the result is still a lower bound of the scan's minimum)."""
+    """Relative slack on LS_hi.
+
+    It covers the float error of the bound and the rounding-down of f in _ratios (for N <= EXACT_LS_MAX_N; above,
+    the result is still a lower bound of the scan's minimum).
+    """
     return max(1e-12, 1e-15 * n)
 
 
@@ -258,6 +259,7 @@ def beta_max_unchecked(n: int, bound: str, threshold: float) -> float:
     return value
 
 
+@validate_params({"n_families": N_FAMILIES, "bound": BOUND, "threshold": THRESHOLD})
 def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> float:
     r"""Largest beta for which the Theorem 4 / Theorem 5 bound is valid.
 
@@ -310,27 +312,52 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     >>> round(beta_max(30, "thm5"), 4)
     0.1456
     """
-    n = check_n(n_families)
-    bound = check_bound(bound)
+    n = n_families
     t = check_threshold(threshold, n) if bound == "thm5" else 0.0
     return beta_max_unchecked(n, bound, t)
 
 
-def smooth_upper_bound(b: Any, c: Any, n_families: int, beta: float,
-                       bound: str = "thm5", threshold: float = 6) -> Any:
+@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "beta": positive(), "bound": BOUND,
+                  "threshold": THRESHOLD})
+def smooth_upper_bound(b: ArrayLike, c: ArrayLike, n_families: int, beta: float,
+                       bound: str = "thm5", threshold: float = 6) -> float | np.ndarray:
     """beta-smooth upper bound S(x, r) = GS exp(-beta dist) on each SNP's local sensitivity.
 
     dist = gd (bound="thm4", YS Thm 4: the exact smooth sensitivity) or ud
     with ``U = {LS > threshold}`` (bound="thm5", YS Thm 5).  ValueError if
-    ``beta > beta_max(n_families, bound, threshold)``.  One family change moves
-    every table by one move, so each S(., r) and max_r S(x, r) are beta-smooth
-    for the panel (mathematics §4.4).
+    ``beta > beta_max(n_families, bound, threshold)``.  One family change
+    ("replace" neighbours) moves every table by one move, so each S(., r) and
+    max_r S(x, r) are beta-smooth for the panel (mathematics §4.4).
+
+    Parameters
+    ----------
+    b : array-like of int
+        Transmissions of allele 1, any shape.
+    c : array-like of int
+        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
+    n_families : int
+        N >= 1, the number of families (public).
+    beta : float
+        The smoothness, ``0 < beta <= beta_max(n_families, bound, threshold)``.
+    bound : {"thm5", "thm4"}, default="thm5"
+        Theorem 5 (distance to U) or Theorem 4 (distance to G).
+    threshold : float, default=6
+        Theorem 5's T, ``6 <= T < global_sensitivity(n_families)`` (ignored for thm4).
+
+    Returns
+    -------
+    float or ndarray
+        S(x, r) of each table (a float for scalar counts).
+
+    Examples
+    --------
+    >>> from dpselect.apps.genomics import smooth_upper_bound
+    >>> round(float(smooth_upper_bound(30, 10, 150, 0.03)), 4)
+    7.2627
     """
-    n = check_n(n_families)
+    n = n_families
     b, c = check_tables(b, c, n)
-    bound = check_bound(bound)
     t = check_threshold(threshold, n) if bound == "thm5" else 0.0
-    beta = check_positive(beta, "beta")
     bmax = beta_max_unchecked(n, bound, t)
     if beta > bmax:
         raise ValueError(

@@ -13,17 +13,19 @@ relations); the chi2-score baselines need the sizes and fully called SNPs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_counts, check_int
+from ..._params import Rule, int_at_least
+from ..._validation import check_counts
 from ._annotated import Annotated
 
 __all__ = ["CaseControlCounts"]
 
 
-def _table(x: Any, name: str, width: int, m: int | None) -> np.ndarray:
+def _table(x: ArrayLike, name: str, width: int, m: int | None) -> np.ndarray:
     try:
         arr = np.asarray(x)
     except ValueError:
@@ -37,7 +39,7 @@ def _table(x: Any, name: str, width: int, m: int | None) -> np.ndarray:
     return arr
 
 
-def _size(n: Any, name: str, rows: np.ndarray, alleles: np.ndarray) -> int:
+def _size(n: int | None, name: str, rows: np.ndarray, alleles: np.ndarray) -> int:
     if n is None:  # every SNP fully called: the row sums are the (public) group size
         sums = rows.sum(axis=1)
         if (sums != sums[0]).any():
@@ -45,19 +47,28 @@ def _size(n: Any, name: str, rows: np.ndarray, alleles: np.ndarray) -> int:
                              "(missing calls)")
         v = int(sums[0])
     else:
-        v = check_int(n, name, minimum=0)
+        v = _GROUP_SIZE(n, name)
     if (rows.sum(axis=1) > v).any() or (alleles.sum(axis=1) > 2 * v).any():
         raise ValueError(f"{name}: some SNP counts more individuals (or alleles) than {name} allows")
     return v
 
 
-def _text_column(x: Any, name: str, m: int, default: Any) -> Any:
+def _text_column(x: ArrayLike | None, name: str, m: int, default: np.ndarray) -> np.ndarray:
     if x is None:
         return default
     a = np.asarray(x)
     if a.shape != (m,):
         raise ValueError(f"{name} must have length {m} (one per SNP), got shape {a.shape}")
     return a
+
+
+#: A group size: an int >= 0 (None: the genotype row totals).
+_GROUP_SIZE = int_at_least(0)
+#: Count arrays and annotations: checked in ``__init__`` against each other (shapes, one row per SNP).
+_GENOTYPES = Rule("an (m, 3) array-like of counts (ints >= 0)")
+_ALLELES = Rule("None or an (m, 2) array-like of counts (ints >= 0)")
+_TEXT = Rule("None or m strings, one per SNP")
+_POSITIONS = Rule("None or m integers, one per SNP")
 
 
 class CaseControlCounts(Annotated):
@@ -78,16 +89,28 @@ class CaseControlCounts(Annotated):
 
     Parameters
     ----------
-    cases, controls : array-like of int, shape (m, 3)
-        Genotype counts (2, 1, 0 copies of A1) of cases and of controls.
-    n_cases, n_controls : int, default=None
-        Public numbers of cases and controls (>= every row total).
-    allele_cases, allele_controls : array-like of int, shape (m, 2), default=None
-        A1 and A2 allele counts of cases and controls.
-    snp_ids, chrom, a1, a2 : array-like of str, default=None
-        Public text annotations.
+    cases : array-like of int, shape (m, 3)
+        Genotype counts (2, 1, 0 copies of A1) of the cases.
+    controls : array-like of int, shape (m, 3)
+        Genotype counts (2, 1, 0 copies of A1) of the controls.
+    n_cases : int, default=None
+        Public number of cases (>= every row total).
+    n_controls : int, default=None
+        Public number of controls (>= every row total).
+    allele_cases : array-like of int, shape (m, 2), default=None
+        A1 and A2 allele counts of the cases.
+    allele_controls : array-like of int, shape (m, 2), default=None
+        A1 and A2 allele counts of the controls.
+    snp_ids : array-like of str, default=None
+        Public SNP ids.
+    chrom : array-like of str, default=None
+        Public chromosome codes.
     pos : array-like of int, default=None
         Base-pair positions.
+    a1 : array-like of str, default=None
+        Allele 1 (the allele counted by the first genotype column).
+    a2 : array-like of str, default=None
+        Allele 2.
 
     Examples
     --------
@@ -97,7 +120,7 @@ class CaseControlCounts(Annotated):
     (100, [[110, 90], [60, 140]])
     """
 
-    __slots__ = ("cases", "controls", "allele_cases", "allele_controls", "n_cases", "n_controls")
+    __slots__ = ("allele_cases", "allele_controls", "cases", "controls", "n_cases", "n_controls")
     cases: np.ndarray
     controls: np.ndarray
     allele_cases: np.ndarray
@@ -105,9 +128,18 @@ class CaseControlCounts(Annotated):
     n_cases: int
     n_controls: int
 
-    def __init__(self, cases: Any, controls: Any, *, n_cases: Any = None, n_controls: Any = None,
-                 allele_cases: Any = None, allele_controls: Any = None, snp_ids: Any = None, chrom: Any = None,
-                 pos: Any = None, a1: Any = None, a2: Any = None) -> None:
+    #: What each constructor argument accepts (the arrays are checked against each other in ``__init__``).
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "cases": _GENOTYPES, "controls": _GENOTYPES, "n_cases": _GROUP_SIZE.or_none(),
+        "n_controls": _GROUP_SIZE.or_none(), "allele_cases": _ALLELES, "allele_controls": _ALLELES,
+        "snp_ids": _TEXT, "chrom": _TEXT, "pos": _POSITIONS, "a1": _TEXT, "a2": _TEXT,
+    }
+
+    def __init__(self, cases: ArrayLike, controls: ArrayLike, *, n_cases: int | None = None,
+                 n_controls: int | None = None, allele_cases: ArrayLike | None = None,
+                 allele_controls: ArrayLike | None = None, snp_ids: ArrayLike | None = None,
+                 chrom: ArrayLike | None = None, pos: ArrayLike | None = None, a1: ArrayLike | None = None,
+                 a2: ArrayLike | None = None) -> None:
         g1 = _table(cases, "cases", 3, None)
         m = g1.shape[0]
         g0 = _table(controls, "controls", 3, m)

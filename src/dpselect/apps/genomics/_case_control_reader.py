@@ -25,18 +25,22 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..._optional import require
-from ..._validation import check_int
+from ..._params import BOOLEAN, validate_params
 from ._case_control_counts import CaseControlCounts
 from ._cc_kernel import CaseControlPlan, count_case_control
 from ._chunks import auto_chunk, chromosome_masks, count_chunks
 from ._pgen import open_fileset
 from ._plink import VCF_SUFFIXES
 from ._progress import make_progress
+from ._rules import CHUNK_SNPS, PATH, SCHEDULER
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = ["case_control_counts", "case_control_status"]
 
@@ -59,8 +63,10 @@ def case_control_status(fam: np.ndarray, *, allow_no_sex: bool, what: str = "pat
     return case, control, sex == "1"
 
 
-def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: int | None = None,
-                        scheduler: Any = None, progress: bool = False) -> CaseControlCounts:
+@validate_params({"path": PATH, "allow_no_sex": BOOLEAN, "chunk_snps": CHUNK_SNPS.or_none(),
+                  "scheduler": SCHEDULER, "progress": BOOLEAN})
+def case_control_counts(path: str | os.PathLike[str], *, allow_no_sex: bool = False, chunk_snps: int | None = None,
+                        scheduler: str | Client | None = None, progress: bool = False) -> CaseControlCounts:
     r"""Genotype and allele counts of cases and controls at every SNP of a PLINK 1 or PLINK 2 fileset.
 
     Counted on the packed 2-bit codes with word masks and popcounts (no
@@ -128,11 +134,7 @@ def case_control_counts(path: Any, *, allow_no_sex: bool = False, chunk_snps: in
     >>> counts.n_cases, counts.n_controls, counts.cases.shape, counts.annotations([0])
     (30, 60, (8, 3), [('1', 'rs0', 1, 'A', 'G')])
     """
-    chunk = None if chunk_snps is None else check_int(chunk_snps, "chunk_snps", minimum=1)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
-    if not isinstance(allow_no_sex, bool):
-        raise TypeError(f"allow_no_sex must be a bool, got {type(allow_no_sex).__name__}")
+    chunk = chunk_snps
     require("dask", "gwas", purpose="dpselect.apps.genomics.case_control_counts")
     if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
         raise ValueError("path: case_control_counts reads PLINK 1 / PLINK 2 filesets; convert a VCF/BCF with "

@@ -11,20 +11,21 @@ only, every SNP fully called).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..._params import Rule, instance_of, int_at_least, options, validate_params
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms import distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
+from ...mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
 from ...problem import SelectionProblem
-from ...typing import Relation
+from ...typing import Relation, SeedLike
 from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
-from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
+from ._top_snps import TopSNPs, _forward_top_k, _peel_distances
 
-__all__ = ["ASSOCIATION_TESTS", "allelic_sensitivity", "association_distances", "association_problem",
+__all__ = ["ASSOCIATION_TESTS", "TEST", "allelic_sensitivity", "association_distances", "association_problem",
            "association_statistic", "select_association_snps"]
 
 #: The association tests (only "allelic" has a private selection so far; see mathematics §14).
@@ -33,19 +34,25 @@ _UTILITIES = ("distance", "chi2")
 _RELATIONS = ("replace", "add_remove")
 
 
-def _check(counts: Any, test: Any) -> CaseControlCounts:
-    if not isinstance(counts, CaseControlCounts):
-        raise TypeError(f"counts must be a CaseControlCounts, got {type(counts).__name__}")
+def _check_test(test: object, name: str) -> str:
     if test not in ASSOCIATION_TESTS:
-        raise ValueError(f"test must be one of {ASSOCIATION_TESTS}, got {test!r} (the trend and genotypic "
+        raise ValueError(f"{name} must be one of {ASSOCIATION_TESTS}, got {test!r} (the trend and genotypic "
                          "tests have no private selection yet)")
-    return counts
+    return str(test)
+
+
+#: The association test of a case-control selection.
+TEST = Rule(f"one of {ASSOCIATION_TESTS}", check=_check_test)
+_COUNTS = instance_of(CaseControlCounts)
+_UTILITY = options(*_UTILITIES)
+_RELATION = options(*_RELATIONS)
 
 
 def _tables(counts: CaseControlCounts) -> np.ndarray:
     return np.concatenate([counts.allele_cases, counts.allele_controls], axis=1)
 
 
+@validate_params({"counts": _COUNTS, "test": TEST})
 def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -> np.ndarray:
     """Allelic chi2 of every SNP (private: for tests and reference only).
 
@@ -72,9 +79,10 @@ def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -
     >>> round(float(association_statistic(cc)[0]), 3)
     4.415
     """
-    return allelic_statistic(*_tables(_check(counts, test)).T)
+    return allelic_statistic(*_tables(counts).T)
 
 
+@validate_params({"counts": _COUNTS, "test": TEST})
 def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -> np.ndarray:
     """d_r: fewest individuals added, removed or replaced (status kept) before SNP r has a largest statistic.
 
@@ -104,9 +112,10 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     >>> association_distances(cc).tolist()
     [0, 5, 7]
     """
-    return AllelicPanel(_tables(_check(counts, test))).distances()
+    return AllelicPanel(_tables(counts)).distances()
 
 
+@validate_params({"n_cases": int_at_least(1), "n_controls": int_at_least(1)})
 def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
     r"""Global sensitivity of the allelic chi2, one individual's genotype replaced, sizes fixed, no missing calls.
 
@@ -119,8 +128,10 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
 
     Parameters
     ----------
-    n_cases, n_controls : int
-        The public numbers of cases and controls (>= 1).
+    n_cases : int
+        The public number of cases (>= 1).
+    n_controls : int
+        The public number of controls (>= 1).
 
     Returns
     -------
@@ -133,13 +144,14 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
     >>> allelic_sensitivity(50, 50)
     7.8431372549019605
     """
-    n1 = check_int(n_cases, "n_cases", minimum=1)
-    n0 = check_int(n_controls, "n_controls", minimum=1)
+    n1, n0 = n_cases, n_controls
     return 2.0 * (n1 + n0) ** 2 / min(n1 * (n0 + 1), n0 * (n1 + 1))
 
 
+@validate_params({"counts": _COUNTS, "test": TEST, "utility": _UTILITY, "relation": _RELATION,
+                  "labels": Rule("None or a sequence of SNP names, one per SNP (checked by the problem)")})
 def association_problem(counts: CaseControlCounts, *, test: str = "allelic", utility: str = "distance",
-                        relation: Relation = "replace", labels: Any = None) -> SelectionProblem:
+                        relation: Relation = "replace", labels: Sequence[object] | None = None) -> SelectionProblem:
     """SelectionProblem of a case-control test: u_r = -d_r (Delta u = 1) or the chi2 (Delta = allelic_sensitivity).
 
     Parameters
@@ -169,11 +181,6 @@ def association_problem(counts: CaseControlCounts, *, test: str = "allelic", uti
     >>> p.scores.tolist(), p.global_sensitivity, p.relation
     ([0.0, -5.0], 1.0, 'replace')
     """
-    counts = _check(counts, test)
-    if utility not in _UTILITIES:
-        raise ValueError(f"utility must be one of {_UTILITIES}, got {utility!r}")
-    if relation not in _RELATIONS:
-        raise ValueError(f"relation must be one of {_RELATIONS}, got {relation!r}")
     if utility == "distance":
         return distance_problem(association_distances(counts, test=test).astype(np.float64), relation=relation,
                                 labels=labels)
@@ -189,21 +196,16 @@ def association_problem(counts: CaseControlCounts, *, test: str = "allelic", uti
                             global_sensitivity=allelic_sensitivity(counts.n_cases, counts.n_controls))
 
 
-def select_association_snps(counts: CaseControlCounts, epsilon: float, k: int, *, test: str = "allelic",
-                            mechanism: Any = "pf", utility: str = "distance", method: str = "peel",
-                            relation: Relation = "replace", rng: Any = None,
+def select_association_snps(counts: CaseControlCounts, epsilon: float | None, k: int | None, *, test: str = "allelic",
+                            mechanism: str | Mechanism = "pf", utility: str = "distance", method: str = "peel",
+                            relation: Relation = "replace", rng: SeedLike = None,
                             accountant: Accountant | None = None) -> TopSNPs:
-    """Case-control branch of :func:`dpselect.apps.genomics.select_top_snps` (see there)."""
-    counts = _check(counts, test)
+    """Case-control branch of :func:`dpselect.apps.genomics.select_top_snps` (its arguments checked there)."""
     k = check_int(k, "k", minimum=1)
     if k > counts.n_snps:
         raise ValueError(f"k must be <= the number of SNPs ({counts.n_snps}), got {k}")
-    if method not in TOP_K_METHODS:
-        raise ValueError(f"method must be one of {TOP_K_METHODS}, got {method!r}")
     if utility not in _UTILITIES:
         raise ValueError(f"utility must be one of {_UTILITIES}, got {utility!r}")
-    if relation not in _RELATIONS:
-        raise ValueError(f"relation must be one of {_RELATIONS}, got {relation!r}")
     mech = resolve_mechanism(mechanism, None if epsilon is None else epsilon / k)
     panel = None
     if utility == "distance":  # one panel: its distances are round 0's, its updates the later rounds'
@@ -234,7 +236,7 @@ def _stand_in(sensitivity: float, relation: Relation, m: int) -> SelectionProble
     return SelectionProblem(np.zeros(m), global_sensitivity=sensitivity, relation=relation)
 
 
-def _peel_scores(mech: Any, full: SelectionProblem, k: int, gen: np.random.Generator) -> np.ndarray:
+def _peel_scores(mech: Mechanism, full: SelectionProblem, k: int, gen: np.random.Generator) -> np.ndarray:
     """Peeling on fixed scores (the chi2 utility): round j selects among the SNPs not chosen yet."""
     remaining = np.arange(full.n_candidates)
     chosen = []

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CaseControlPlan", "ROWS", "count_case_control"]
+__all__ = ["ROWS", "CaseControlPlan", "count_case_control"]
 
 #: Rows of the counts :func:`count_case_control` returns, in order.
 ROWS = ("case_2", "case_1", "case_0", "control_2", "control_1", "control_0",

@@ -36,8 +36,11 @@ TASK_BYTES = 1 << 23
 
 
 def auto_chunk(n_snp: int, n_bytes: int) -> int:
-    """SNPs per task: at least 4 tasks per Dask worker thread (so threads finish together) and at most
-    :data:`TASK_BYTES` of records per task."""
+    """SNPs per Dask task.
+
+    At least 4 tasks per Dask worker thread (so threads finish together) and at most :data:`TASK_BYTES` of records
+    per task.
+    """
     import dask
 
     workers = dask.config.get("num_workers", None) or os.cpu_count() or 1
@@ -119,8 +122,9 @@ def count_chunks(source: Any, n_snp: int, kernel: Kernel, rows: int, max_count: 
 
 
 def chromosome_masks(chrom: np.ndarray, what: str, skip: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the SNPs kept (not on the kinds in ``skip``) and of those on X; one UserWarning naming what was
-    skipped and why.
+    """Masks of the SNPs kept (not on the kinds in ``skip``) and of those on X.
+
+    One UserWarning names what was skipped and why.
 
     ``what``: the statistic the skipped SNPs have none of (e.g. "a TDT");
     ``skip``: chromosome kind ("Y", "MT") -> why it has none.

@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._annotated import Annotated
 
-__all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "count_trios", "trios"]
+__all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
 SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son only",
@@ -65,14 +66,14 @@ class TransmissionCounts(Annotated):
         Allele 2.
     """
 
-    __slots__ = ("b", "c", "n_families", "mendel_errors")
+    __slots__ = ("b", "c", "mendel_errors", "n_families")
     b: np.ndarray
     c: np.ndarray
     n_families: int
     mendel_errors: np.ndarray
 
-    def __init__(self, b: np.ndarray, c: np.ndarray, n_families: int, snp_ids: Any, mendel_errors: np.ndarray,
-                 chrom: Any, pos: np.ndarray, a1: Any, a2: Any) -> None:
+    def __init__(self, b: np.ndarray, c: np.ndarray, n_families: int, snp_ids: ArrayLike, mendel_errors: np.ndarray,
+                 chrom: ArrayLike, pos: np.ndarray, a1: ArrayLike, a2: ArrayLike) -> None:
         init = object.__setattr__
         for name, value in (("b", b), ("c", c), ("n_families", n_families), ("mendel_errors", mendel_errors)):
             init(self, name, value)
@@ -151,16 +152,3 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = F
         seen.add((fa, mo))
         out.append((r, fa, mo))
     return np.array(out, dtype=np.int64).reshape(-1, 3)
-
-
-def count_trios(g: np.ndarray) -> np.ndarray:
-    """Decode-based autosomal kernel: (3, n_trios, k) int8 allele-1 copies (child, father, mother; < 0 =
-    missing) -> (3, k) int64 rows b, c and Mendel errors (the reference the table kernels are tested against)."""
-    kid, fa, mo = g
-    called = (kid >= 0) & (fa >= 0) & (mo >= 0)
-    het = (fa == 1).view(np.int8) + (mo == 1).view(np.int8)
-    x = kid - (fa == 2).view(np.int8) - (mo == 2).view(np.int8)
-    ok = called & (x >= 0) & (x <= het)
-    b = np.where(ok, x, 0).sum(axis=0, dtype=np.int64)
-    c = np.where(ok, het - x, 0).sum(axis=0, dtype=np.int64)
-    return np.stack([b, c, (called & ~ok).sum(axis=0, dtype=np.int64)])

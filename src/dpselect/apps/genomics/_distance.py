@@ -54,15 +54,18 @@ and against the mathematics page's spec-check in ``tests/test_tdt_math.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._params import validate_params
 from ...mechanisms import distance_problem
 from ...problem import SelectionProblem
-from ._sensitivity import check_n, check_tables
+from ._rules import COUNTS, LABELS, N_FAMILIES
+from ._sensitivity import check_tables
 
-__all__ = ["PanelDistances", "reach_max", "reach_min", "neighbour_distances", "distance_utility_problem"]
+__all__ = ["PanelDistances", "distance_utility_problem", "neighbour_distances", "reach_max", "reach_min"]
 
 
 #: Most lo values kept per level (a level is listed again when all its tables are removed).
@@ -77,11 +80,11 @@ def _chi(d: np.ndarray, s: np.ndarray) -> np.ndarray:
     return out
 
 
-def _range(s0: np.ndarray, k: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _range(s0: np.ndarray, k: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(s0 - 2 * k, 0), np.minimum(s0 + 2 * k, 2 * n)
 
 
-def reach_max(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
+def reach_max(d0: ArrayLike, s0: ArrayLike, k: ArrayLike, n: int) -> np.ndarray:
     """hi(k): the largest chi2 reachable in k moves from tables with |b - c| = d0, b + c = s0."""
     d0, s0, k = (np.asarray(v, dtype=np.int64) for v in (d0, s0, k))
     s_lo, s_hi = _range(s0, k, n)
@@ -94,7 +97,7 @@ def reach_max(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
     return best
 
 
-def reach_min(d0: Any, s0: Any, k: Any, n: int) -> np.ndarray:
+def reach_min(d0: ArrayLike, s0: ArrayLike, k: ArrayLike, n: int) -> np.ndarray:
     """lo(k): the smallest chi2 reachable in k moves from tables with |b - c| = d0, b + c = s0."""
     d0, s0, k = (np.asarray(v, dtype=np.int64) for v in (d0, s0, k))
     s_lo, s_hi = _range(s0, k, n)
@@ -202,8 +205,10 @@ class PanelDistances:
             lo[idx] = np.where(ok, lo[idx], mid + 1)
 
     def _gallop(self, keys: np.ndarray, upper: np.ndarray) -> np.ndarray:
-        """As :meth:`_bisect` from [0, upper], probing upper - 1, upper - 2, upper - 4, ... first (distances
-        drop little when one SNP is removed: most keys stop after one probe)."""
+        """As :meth:`_bisect` from [0, upper], probing upper - 1, upper - 2, upper - 4, ... first.
+
+        Distances drop little when one SNP is removed: most keys stop after one probe).
+        """
         hi = upper.astype(np.int64).copy()
         lo = np.zeros(keys.size, dtype=np.int64)
         step = np.ones(keys.size, dtype=np.int64)
@@ -246,13 +251,20 @@ class PanelDistances:
             self.hi_below[todo] = self._hi_below(todo)
 
 
-def neighbour_distances(b: Any, c: Any, n_families: int) -> np.ndarray:
+@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES})
+def neighbour_distances(b: ArrayLike, c: ArrayLike, n_families: int) -> np.ndarray:
     """d_r: fewest family replacements after which SNP r has a largest TDT statistic.
+
+    Sensitivity 1 under "replace" neighbours (one family replaced; mathematics §9.1).
 
     Parameters
     ----------
-    b, c : 1-D arrays of transmission counts, one table per SNP, ``b + c <= 2N``.
-    n_families : N >= 1 (public).
+    b : array-like of int
+        1-D transmissions of allele 1, one per SNP.
+    c : array-like of int
+        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
+    n_families : int
+        N >= 1, the number of families (public).
 
     Returns
     -------
@@ -265,20 +277,38 @@ def neighbour_distances(b: Any, c: Any, n_families: int) -> np.ndarray:
     >>> neighbour_distances([40, 30, 20], [10, 20, 20], 100).tolist()
     [0, 3, 4]
     """
-    n = check_n(n_families)
+    n = n_families
     b, c = check_tables(b, c, n)
     if b.ndim != 1:
         raise ValueError(f"b and c must be 1-D (one table per SNP), got shape {b.shape}")
     return PanelDistances(b, c, n).distances()
 
 
-def distance_utility_problem(b: Any, c: Any, n_families: int, *, labels: Any = None) -> SelectionProblem:
+@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "labels": LABELS})
+def distance_utility_problem(b: ArrayLike, c: ArrayLike, n_families: int, *,
+                             labels: Sequence[object] | None = None) -> SelectionProblem:
     """SelectionProblem of the neighbour-distance utility u_r = -d_r (Delta u = 1, relation "replace").
 
-    Run it through :class:`~dpselect.mechanisms.classic.PermuteAndFlip` (the
+    Run it through :class:`~dpselect.mechanisms.PermuteAndFlip` (the
     default of :func:`dpselect.apps.genomics.select_top_snp`) or
-    :class:`~dpselect.mechanisms.classic.ExponentialMechanism`: epsilon-DP
+    :class:`~dpselect.mechanisms.ExponentialMechanism`: epsilon-DP
     under family replacement (mathematics §9.1).
+
+    Parameters
+    ----------
+    b : array-like of int
+        1-D transmissions of allele 1, one per SNP.
+    c : array-like of int
+        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
+    n_families : int
+        N >= 1, the number of families (public).
+    labels : sequence, default=None
+        SNP names, one per SNP.
+
+    Returns
+    -------
+    SelectionProblem
+        Scores ``-d_r``, global sensitivity 1, relation "replace".
 
     Examples
     --------

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TrioPlan", "count_codes", "count_packed", "trio_contribution", "PACKED_TABLE"]
+__all__ = ["PACKED_TABLE", "TrioPlan", "count_codes", "count_packed", "trio_contribution"]
 
 #: Copies of allele 1 by raw 2-bit PLINK code (3 = missing).
 CODE_COPIES = (2, 3, 1, 0)
@@ -145,5 +145,4 @@ def count_codes(father: np.ndarray, mother: np.ndarray, child: np.ndarray, male:
         out[0] += v & 1023
         out[1] += (v >> 10) & 1023
         out[2] += v >> 20
-    return out
     return out

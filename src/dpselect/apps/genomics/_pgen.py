@@ -120,12 +120,15 @@ def read_pvar(path: Path) -> dict[str, np.ndarray]:
 
 
 def open_fileset(path: Any) -> Fileset:
-    """A PLINK 1 fileset (prefix or .bed/.bim/.fam path) or a PLINK 2 one (a .pgen/.pvar/.psam path, or a prefix
-    with a .pgen and no .bed); the files are checked against each other."""
+    """A PLINK 1 or PLINK 2 fileset, its files checked against each other.
+
+    PLINK 1: a prefix or a .bed/.bim/.fam path; PLINK 2: a .pgen/.pvar/.psam path, or a prefix with a
+    .pgen and no .bed.  The files are checked against each other.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     p = Path(path)
-    stem = p.with_suffix("") if p.suffix in _PGEN_SUFFIXES + (".bed", ".bim", ".fam") else p
+    stem = p.with_suffix("") if p.suffix in (*_PGEN_SUFFIXES, ".bed", ".bim", ".fam") else p
     if p.suffix not in _PGEN_SUFFIXES and not (stem.with_suffix(".pgen").is_file()
                                                and not stem.with_suffix(".bed").is_file()):
         prefix = _prefix(path)

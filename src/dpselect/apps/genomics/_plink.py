@@ -80,8 +80,9 @@ def _token_column(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.nd
 
 def _bim_block(block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 3, 4, 5),
                what: str = ".bim") -> dict[int, np.ndarray] | None:
-    """Columns ``wanted`` of whole .bim lines (``columns`` a line) as bytes arrays, tokenised with NumPy (no Python
-    object per token).
+    """Columns ``wanted`` of whole .bim lines (``columns`` a line) as bytes arrays.
+
+    Tokenised with NumPy (no Python object per token).
 
     None for a block of blank lines; every line must have ``columns`` columns.
     """
@@ -108,8 +109,10 @@ _BIM_BLOCK = 1 << 16
 
 
 def _blocks(path: Path, skip: int = 0) -> Iterator[bytes]:
-    """The file from byte ``skip`` on in blocks of about ``_BIM_BLOCK`` bytes cut after a line end (the last
-    block: whatever is left)."""
+    """The file from byte ``skip`` on in blocks of about ``_BIM_BLOCK`` bytes cut after a line end.
+
+    The last block is whatever is left.
+    """
     rest = b""
     with open(path, "rb") as f:
         f.seek(skip)

@@ -32,23 +32,22 @@ for every state at N <= 300 in ``tests/test_tdt_math.py``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_counts, check_int, check_positive
+from ..._params import validate_params
+from ..._validation import check_counts, check_positive
+from ._rules import COUNTS, N_FAMILIES
 
 __all__ = [
     "MOVES",
-    "tdt_statistic",
     "global_sensitivity",
+    "lemma2_region",
     "local_sensitivity",
     "table_distance",
-    "lemma2_region",
-    "gs_distance",
-    "unstable_distance",
+    "tdt_statistic",
 ]
 
 #: The 18 non-zero table-level moves (db, dc) of one family replacement.
@@ -59,14 +58,12 @@ MOVES: tuple[tuple[int, int], ...] = tuple(
 #: Smallest threshold T of Theorem 5 with a closed form (above 6 only the swap moves count).
 MIN_THRESHOLD = 6.0
 
-_BOUNDS = ("thm4", "thm5")
-
 
 # ---------------------------------------------------------------------------
 # validation
 # ---------------------------------------------------------------------------
 
-def _counts(x: Any, name: str) -> np.ndarray:
+def _counts(x: ArrayLike, name: str) -> np.ndarray:
     try:
         arr = np.asarray(x)
     except ValueError:
@@ -74,12 +71,7 @@ def _counts(x: Any, name: str) -> np.ndarray:
     return check_counts(arr, name, ndim=arr.ndim)
 
 
-def check_n(n_families: Any) -> int:
-    """N >= 1 families."""
-    return check_int(n_families, "n_families", minimum=1)
-
-
-def check_tables(b: Any, c: Any, n_families: int | None = None,
+def check_tables(b: ArrayLike, c: ArrayLike, n_families: int | None = None,
                  names: tuple[str, str] = ("b", "c")) -> tuple[np.ndarray, np.ndarray]:
     """Validated int64 (b, c) of the same shape, b + c <= 2N when N is given."""
     b = _counts(b, names[0])
@@ -93,7 +85,7 @@ def check_tables(b: Any, c: Any, n_families: int | None = None,
     return b, c
 
 
-def check_threshold(threshold: Any, n: int) -> float:
+def check_threshold(threshold: object, n: int) -> float:
     """Theorem 5's T: MIN_THRESHOLD <= T < GS(N)."""
     t = check_positive(threshold, "threshold", allow_zero=True)
     gs = global_sensitivity(n)
@@ -110,12 +102,6 @@ def check_threshold(threshold: Any, n: int) -> float:
     return t
 
 
-def check_bound(bound: Any) -> str:
-    """'thm4' or 'thm5'."""
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
-    return str(bound)
-
 
 # ---------------------------------------------------------------------------
 # statistic and local sensitivity
@@ -130,8 +116,21 @@ def chi2(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return out
 
 
-def tdt_statistic(b: Any, c: Any) -> Any:
+@validate_params({"b": COUNTS, "c": COUNTS})
+def tdt_statistic(b: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     """TDT chi-square ``(b - c)^2 / (b + c)`` (0 when ``b = c = 0``), vectorised.
+
+    Parameters
+    ----------
+    b : array-like of int
+        Transmissions of allele 1 (PLINK's T), any shape.
+    c : array-like of int
+        Transmissions of allele 2 (PLINK's U), the shape of ``b``.
+
+    Returns
+    -------
+    float or ndarray
+        The statistic of each table (a float for scalar counts).
 
     Examples
     --------
@@ -143,17 +142,37 @@ def tdt_statistic(b: Any, c: Any) -> Any:
     return chi2(b, c)[()]
 
 
+@validate_params({"n_families": N_FAMILIES})
 def global_sensitivity(n_families: int) -> float:
-    """GS = 8(N - 1)/N for N >= 2 (Wang et al., quoted by YS §V; mathematics §4.4); 2 for N = 1."""
-    n = check_n(n_families)
+    """GS = 8(N - 1)/N for N >= 2 (Wang et al., quoted by YS §V; mathematics §4.4); 2 for N = 1.
+
+    Under "replace" neighbours: one family replaced.
+
+    Parameters
+    ----------
+    n_families : int
+        N >= 1, the number of families (public).
+
+    Returns
+    -------
+    float
+        The global sensitivity of the TDT chi2.
+
+    Examples
+    --------
+    >>> from dpselect.apps.genomics import global_sensitivity
+    >>> global_sensitivity(4)
+    6.0
+    """
+    n = n_families
     return 2.0 if n == 1 else 8.0 * (n - 1) / n
 
 
-def _gs_fraction(n: int) -> tuple[int, int]:
+def gs_fraction(n: int) -> tuple[int, int]:
     return (2, 1) if n == 1 else (8 * (n - 1), n)
 
 
-def _move_fractions(b: np.ndarray, c: np.ndarray, n: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def move_fractions(b: np.ndarray, c: np.ndarray, n: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(valid, num, den) per move with |chi2(b, c) - chi2(b', c')| = num / den exactly."""
     p1 = (b - c) ** 2
     q1 = np.maximum(b + c, 1)
@@ -172,7 +191,7 @@ def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
     """LS of validated tables from exact integer fractions (float chi2 differences for N > EXACT_LS_MAX_N)."""
     ls = np.zeros(b.shape, dtype=np.float64)
     if n <= EXACT_LS_MAX_N:  # p q <= 8 N^3 fits in int64
-        for valid, num, den in _move_fractions(b, c, n):
+        for valid, num, den in move_fractions(b, c, n):
             np.maximum(ls, np.where(valid, num / den, 0.0), out=ls)
         return ls
     here = chi2(b, c)
@@ -184,14 +203,38 @@ def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
     return ls
 
 
-def local_sensitivity(b: Any, c: Any, n_families: int) -> Any:
-    """Exact local sensitivity ``max over legal moves |chi2(b, c) - chi2(b', c')|`` of each table."""
-    n = check_n(n_families)
+@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES})
+def local_sensitivity(b: ArrayLike, c: ArrayLike, n_families: int) -> float | np.ndarray:
+    """Exact local sensitivity ``max over legal moves |chi2(b, c) - chi2(b', c')|`` of each table.
+
+    A legal move is one family replaced ("replace" neighbours; mathematics §4.4).
+
+    Parameters
+    ----------
+    b : array-like of int
+        Transmissions of allele 1, any shape.
+    c : array-like of int
+        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
+    n_families : int
+        N >= 1, the number of families (public).
+
+    Returns
+    -------
+    float or ndarray
+        LS of each table (a float for scalar counts).
+
+    Examples
+    --------
+    >>> from dpselect.apps.genomics import local_sensitivity
+    >>> round(float(local_sensitivity(30, 10, 50)), 4)
+    4.4
+    """
+    n = n_families
     b, c = check_tables(b, c, n)
     return exact_local_sensitivity(b, c, n)[()]
 
 
-def hex_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
+def hex_distance(b1: ArrayLike, c1: ArrayLike, b2: ArrayLike, c2: ArrayLike) -> np.ndarray:
     """Lemma 3 distance ceil(max(|db|, |dc|, |db + dc|)/2) of integer arrays (no validation)."""
     db = np.subtract(b1, b2)
     dc = np.subtract(c1, c2)
@@ -199,12 +242,36 @@ def hex_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
     return (h + 1) // 2
 
 
-def table_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
+@validate_params({"b1": COUNTS, "c1": COUNTS, "b2": COUNTS, "c2": COUNTS})
+def table_distance(b1: ArrayLike, c1: ArrayLike, b2: ArrayLike, c2: ArrayLike) -> int | np.ndarray:
     """YS-supp Lemma 3: path distance between tables in the move graph.
 
     ``ceil(|(b1+c1) - (b2+c2)| / 2)`` if ``(b1-b2)(c1-c2) >= 0`` else
     ``ceil(max(|b1-b2|, |c1-c2|) / 2)`` (= ceil(hexagonal norm / 2)); the two
-    tables broadcast against each other.
+    tables broadcast against each other.  One step is one family replaced
+    (mathematics §4.4).
+
+    Parameters
+    ----------
+    b1 : array-like of int
+        Allele-1 transmissions of the first table(s).
+    c1 : array-like of int
+        Allele-2 transmissions of the first table(s).
+    b2 : array-like of int
+        Allele-1 transmissions of the second table(s).
+    c2 : array-like of int
+        Allele-2 transmissions of the second table(s).
+
+    Returns
+    -------
+    int or ndarray
+        The number of family replacements between the tables.
+
+    Examples
+    --------
+    >>> from dpselect.apps.genomics import table_distance
+    >>> int(table_distance(10, 4, 6, 8))
+    2
     """
     b1, c1 = check_tables(b1, c1, names=("b1", "c1"))
     b2, c2 = check_tables(b2, c2, names=("b2", "c2"))
@@ -217,101 +284,30 @@ def table_distance(b1: Any, c1: Any, b2: Any, c2: Any) -> Any:
     return np.asarray(hex_distance(b1, c1, b2, c2))[()]
 
 
-def lemma2_region(b: Any, c: Any) -> Any:
+@validate_params({"b": COUNTS, "c": COUNTS})
+def lemma2_region(b: ArrayLike, c: ArrayLike) -> bool | np.ndarray:
     """YS-supp Lemma 2's ``LS > 6`` region, in exact integer arithmetic.
 
     ``7c < b - 8`` or ``b >= 2 and 7b < c + 8`` or ``7b < c - 8`` or
     ``c >= 2 and 7c < b + 8`` (independent of N; mathematics §4.4).
+
+    Parameters
+    ----------
+    b : array-like of int
+        Transmissions of allele 1, any shape.
+    c : array-like of int
+        Transmissions of allele 2, the shape of ``b``.
+
+    Returns
+    -------
+    bool or ndarray of bool
+        Whether each table is in the region.
+
+    Examples
+    --------
+    >>> from dpselect.apps.genomics import lemma2_region
+    >>> bool(lemma2_region(9, 0)), bool(lemma2_region(8, 0))
+    (True, False)
     """
     b, c = check_tables(b, c)
     return ((7 * c < b - 8) | ((b >= 2) & (7 * b < c + 8)) | (7 * b < c - 8) | ((c >= 2) & (7 * c < b + 8)))[()]
-
-
-# ---------------------------------------------------------------------------
-# distances to G = {LS = GS} and U = {LS > T}
-# ---------------------------------------------------------------------------
-
-@functools.lru_cache(maxsize=64)
-def _gs_states(n: int) -> tuple[tuple[int, int], ...]:
-    if n >= 5:
-        return ((2 * n, 0), (2 * n - 2, 2), (0, 2 * n), (2, 2 * n - 2))
-    sb = np.array([b for b in range(2 * n + 1) for _ in range(2 * n + 1 - b)], dtype=np.int64)
-    sc = np.array([c for b in range(2 * n + 1) for c in range(2 * n + 1 - b)], dtype=np.int64)
-    gs_num, gs_den = _gs_fraction(n)
-    hit = np.zeros(sb.size, dtype=bool)
-    for valid, num, den in _move_fractions(sb, sc, n):
-        hit |= valid & (num * gs_den == gs_num * den)
-    return tuple((int(b), int(c)) for b, c in zip(sb[hit], sc[hit]))
-
-
-def gs_dist(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
-    """gd of validated tables: min Lemma 3 distance to the states of G."""
-    out = np.full(b.shape, np.iinfo(np.int64).max, dtype=np.int64)
-    for gb, gc in _gs_states(n):
-        np.minimum(out, hex_distance(b, c, gb, gc), out=out)
-    return out
-
-
-def _halfplane_distance(b: np.ndarray, c: np.ndarray, n: int, t: float, c_min: int, k_rhs: int) -> np.ndarray:
-    """Least k with a state y, d(x, y) <= k, c_y >= c_min and (8-T) b_y - (8+T) c_y > k_rhs (N + 1 if none)."""
-    s = b + c
-    lo = np.zeros(b.shape, dtype=np.int64)
-    hi = np.full(b.shape, n + 1, dtype=np.int64)
-
-    def reachable(k: np.ndarray) -> np.ndarray:
-        c_y = np.maximum(c - 2 * k, c_min)
-        b_y = np.minimum(b + 2 * k, np.minimum(s + 2 * k, 2 * n) - c_y)
-        b_min = np.maximum(np.maximum(b - 2 * k, s - 2 * k - c_y), 0)
-        ok = (c_y <= c + 2 * k) & (b_y >= b_min)
-        return ok & ((8.0 - t) * b_y - (8.0 + t) * c_y > k_rhs)
-
-    while True:
-        open_ = lo < hi
-        if not open_.any():
-            return lo
-        mid = (lo + hi) // 2
-        good = reachable(mid)
-        hi = np.where(open_ & good, mid, hi)
-        lo = np.where(open_ & ~good, mid + 1, lo)
-
-
-def unstable_dist(b: np.ndarray, c: np.ndarray, n: int, t: float) -> np.ndarray:
-    """ud of validated tables for a checked threshold t >= 6 (module docstring)."""
-    parts = [
-        _halfplane_distance(x, y, n, t, c_min, rhs)
-        for x, y in ((b, c), (c, b))
-        for c_min, rhs in ((0, 16), (2, -16))
-    ]
-    return np.minimum.reduce(parts)
-
-
-def gs_distance(b: Any, c: Any, n_families: int) -> Any:
-    """gd: distance (Lemma 3 metric) from each table to ``G = {LS = GS}``, O(1) per table.
-
-    Examples
-    --------
-    >>> from dpselect.apps.genomics import gs_distance
-    >>> int(gs_distance(296, 0, 150))
-    2
-    """
-    n = check_n(n_families)
-    b, c = check_tables(b, c, n)
-    return gs_dist(b, c, n)[()]
-
-
-def unstable_distance(b: Any, c: Any, n_families: int, threshold: float = 6) -> Any:
-    """ud: distance (Lemma 3 metric) from each table to ``U = {LS > threshold}``, O(log N) per table.
-
-    ``6 <= threshold < global_sensitivity(n_families)``; for T = 6, U is
-    Lemma 2's region (:func:`lemma2_region`).
-
-    Examples
-    --------
-    >>> from dpselect.apps.genomics import unstable_distance
-    >>> int(unstable_distance(9, 0, 150)), int(unstable_distance(8, 0, 150))
-    (0, 1)
-    """
-    n = check_n(n_families)
-    b, c = check_tables(b, c, n)
-    t = check_threshold(threshold, n)
-    return unstable_dist(b, c, n, t)[()]

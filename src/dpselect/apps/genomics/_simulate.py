@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_int, check_probability_in, check_random_state
+from ..._params import BOOLEAN, SEED, Rule, int_at_least, options, real_in, validate_params
+from ..._validation import check_int, check_random_state
+from ...typing import SeedLike
 from ._plink import BED_MAGIC
 from ._progress import make_progress
+from ._rules import PATH
 
 __all__ = ["simulate_trios"]
 
@@ -32,9 +36,17 @@ def _pack(g: np.ndarray) -> np.ndarray:
     return (codes[..., 0] | codes[..., 1] << 2 | codes[..., 2] << 4 | codes[..., 3] << 6).astype(np.uint8)
 
 
-def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, effect: float = 0.7,
-                   missing_rate: float = 0.0, error_rate: float = 0.0, chunk_snps: int | None = None,
-                   x_snps: int = 0, child_sex: str = "male", progress: bool = False, rng: Any = None) -> np.ndarray:
+_RATE = real_in(0.0, 1.0, closed=True)
+
+
+@validate_params({"path": PATH, "n_trios": int_at_least(1), "n_snps": int_at_least(1),
+                  "causal": Rule("an int >= 0 or SNP indices, checked against n_snps"), "effect": _RATE,
+                  "missing_rate": _RATE, "error_rate": _RATE, "chunk_snps": int_at_least(1, none=True),
+                  "x_snps": int_at_least(0), "child_sex": options(*_CHILD_SEXES), "progress": BOOLEAN, "rng": SEED})
+def simulate_trios(path: str | os.PathLike[str], n_trios: int, n_snps: int, *, causal: int | ArrayLike = 3,
+                   effect: float = 0.7, missing_rate: float = 0.0, error_rate: float = 0.0,
+                   chunk_snps: int | None = None, x_snps: int = 0, child_sex: str = "male", progress: bool = False,
+                   rng: SeedLike = None) -> np.ndarray:
     """Write a PLINK 1 fileset of ``n_trios`` affected trios with Mendelian transmission.
 
     Per SNP an allele-1 frequency p ~ U(0.05, 0.95); parents are in
@@ -55,9 +67,6 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
     probability 1/2, drawn from ``rng``); fathers are 1, mothers 2.
     ``progress``: a progress line on stderr.
 
-    Returns the indices of the causal SNPs (``causal``: a count, placed at
-    random, or explicit indices).
-
     Parameters
     ----------
     path : str or path-like
@@ -70,8 +79,10 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
         Number of causal SNPs (placed at random) or their indices.
     effect : float, default=0.7
         Probability that a heterozygous parent transmits allele 1 at a causal SNP.
-    missing_rate, error_rate : float, default=0.0
-        Probability of a missing call; of a child's call replaced by a uniform genotype.
+    missing_rate : float, default=0.0
+        Probability of a missing call.
+    error_rate : float, default=0.0
+        Probability of a child's call replaced by a uniform genotype.
     chunk_snps : int, default=None
         SNPs simulated and written at once.
     x_snps : int, default=0
@@ -82,19 +93,23 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
         Print a progress line on stderr.
     rng : None, int or numpy.random.Generator, default=None
         Randomness; a seed reproduces the files.
+
+    Returns
+    -------
+    ndarray of int64
+        The sorted indices of the causal SNPs.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpselect.apps.genomics import simulate_trios
+    >>> simulate_trios(os.path.join(tempfile.mkdtemp(), "toy"), 20, 10, causal=[2, 5], rng=0).tolist()
+    [2, 5]
     """
     prefix = Path(path)
-    n_trios = check_int(n_trios, "n_trios", minimum=1)
-    n_snps = check_int(n_snps, "n_snps", minimum=1)
-    effect = check_probability_in(effect, "effect", 0.0, 1.0, closed=True)
-    missing_rate = check_probability_in(missing_rate, "missing_rate", 0.0, 1.0, closed=True)
-    error_rate = check_probability_in(error_rate, "error_rate", 0.0, 1.0, closed=True)
-    chunk = max(1, 2_000_000 // n_trios) if chunk_snps is None else check_int(chunk_snps, "chunk_snps", minimum=1)
-    x_snps = check_int(x_snps, "x_snps", minimum=0)
+    chunk = max(1, 2_000_000 // n_trios) if chunk_snps is None else chunk_snps
     if x_snps > n_snps:
         raise ValueError(f"x_snps must be <= n_snps = {n_snps}, got {x_snps}")
-    if child_sex not in _CHILD_SEXES:
-        raise ValueError(f"child_sex must be one of {_CHILD_SEXES}, got {child_sex!r}")
     bar = make_progress(progress, n_snps, "simulating trios")
     gen = check_random_state(rng)
     if np.isscalar(causal):
@@ -111,15 +126,8 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
     else:
         male = np.full(n_trios, child_sex == "male")
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    fam = []
-    for t in range(n_trios):
-        fid = f"F{t}"
-        fam += [f"{fid}\t{fid}_fa\t0\t0\t1\t1", f"{fid}\t{fid}_mo\t0\t0\t2\t1",
-                f"{fid}\t{fid}_ch\t{fid}_fa\t{fid}_mo\t{1 if male[t] else 2}\t2"]
-    prefix.with_suffix(".fam").write_text("\n".join(fam) + "\n")
+    _write_fam_bim(prefix, male, n_snps, x_snps)
     auto = n_snps - x_snps
-    prefix.with_suffix(".bim").write_text("".join(f"{1 if j < auto else 23}\trs{j}\t0\t{j + 1}\tA\tG\n"
-                                                  for j in range(n_snps)))
     is_causal = np.zeros(n_snps, dtype=bool)
     is_causal[causal_idx] = True
     on_x = np.arange(n_snps) >= auto
@@ -134,6 +142,19 @@ def simulate_trios(path: Any, n_trios: int, n_snps: int, *, causal: Any = 3, eff
     if bar is not None:
         bar.close()
     return causal_idx
+
+
+def _write_fam_bim(prefix: Path, male: np.ndarray, n_snps: int, x_snps: int) -> None:
+    """The ``.fam`` (trio t: father, mother, child of family F<t>) and the ``.bim`` (X: code 23, the last SNPs)."""
+    fam = []
+    for t in range(male.size):
+        fid = f"F{t}"
+        fam += [f"{fid}\t{fid}_fa\t0\t0\t1\t1", f"{fid}\t{fid}_mo\t0\t0\t2\t1",
+                f"{fid}\t{fid}_ch\t{fid}_fa\t{fid}_mo\t{1 if male[t] else 2}\t2"]
+    prefix.with_suffix(".fam").write_text("\n".join(fam) + "\n")
+    auto = n_snps - x_snps
+    prefix.with_suffix(".bim").write_text("".join(f"{1 if j < auto else 23}\trs{j}\t0\t{j + 1}\tA\tG\n"
+                                                  for j in range(n_snps)))
 
 
 def _simulate_chunk(gen: np.random.Generator, n: int, causal: np.ndarray, effect: float,

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..._validation import check_int, check_pair, check_positive, check_random_state
+from ..._params import BOOLEAN, PAIR, SEED, int_at_least, positive, validate_params
+from ..._validation import check_random_state
+from ...typing import SeedLike
 from ._case_control_counts import CaseControlCounts
 from ._plink import BED_MAGIC
+from ._rules import PATH
 from ._simulate import _pack
 
 __all__ = ["CaseControlSimulation", "simulate_case_control"]
@@ -20,10 +24,17 @@ __all__ = ["CaseControlSimulation", "simulate_case_control"]
 class CaseControlSimulation:
     """Result of :func:`simulate_case_control`.
 
-    ``counts`` (:class:`CaseControlCounts`), ``causal`` (sorted indices of
-    the causal SNPs), ``genotypes`` ((n_cases + n_controls, m) int8 copies of
-    A1, cases first; None unless asked for or written), ``is_case`` (bool per
-    individual, None likewise).
+    Parameters
+    ----------
+    counts : CaseControlCounts
+        The cohort's counts.
+    causal : ndarray of int64
+        Sorted indices of the causal SNPs.
+    genotypes : ndarray of int8 or None
+        (n_cases + n_controls, m) copies of A1, cases first; None unless
+        asked for.
+    is_case : ndarray of bool or None
+        Case status per individual; None likewise.
     """
 
     counts: CaseControlCounts
@@ -32,9 +43,12 @@ class CaseControlSimulation:
     is_case: np.ndarray | None
 
 
+@validate_params({"n_cases": int_at_least(1), "n_controls": int_at_least(1), "n_snps": int_at_least(1),
+                  "n_causal": int_at_least(0), "odds_ratio": positive(), "maf": PAIR, "genotypes": BOOLEAN,
+                  "path": PATH.or_none(), "rng": SEED})
 def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causal: int = 10,
-                          odds_ratio: float = 1.5, maf: Any = (0.05, 0.5), genotypes: bool = False,
-                          path: Any = None, rng: Any = None) -> CaseControlSimulation:
+                          odds_ratio: float = 1.5, maf: Sequence[float] = (0.05, 0.5), genotypes: bool = False,
+                          path: str | os.PathLike[str] | None = None, rng: SeedLike = None) -> CaseControlSimulation:
     r"""Simulate a case-control cohort with ``n_causal`` causal SNPs of a per-allele odds ratio.
 
     Per SNP an A1 frequency p ~ U(maf); controls are in Hardy-Weinberg
@@ -52,8 +66,10 @@ def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causa
 
     Parameters
     ----------
-    n_cases, n_controls : int
-        Numbers of cases and controls (>= 1).
+    n_cases : int
+        Number of cases (>= 1).
+    n_controls : int
+        Number of controls (>= 1).
     n_snps : int
         Number of SNPs m.
     n_causal : int, default=10
@@ -72,6 +88,7 @@ def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causa
     Returns
     -------
     CaseControlSimulation
+        The counts, the causal SNPs and (if asked for) the genotypes.
 
     Examples
     --------
@@ -80,14 +97,10 @@ def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causa
     >>> sim.counts.cases.shape, int(sim.counts.controls[0].sum()), sim.causal.size
     ((50, 3), 120, 3)
     """
-    n1 = check_int(n_cases, "n_cases", minimum=1)
-    n0 = check_int(n_controls, "n_controls", minimum=1)
-    m = check_int(n_snps, "n_snps", minimum=1)
-    k = check_int(n_causal, "n_causal", minimum=0)
+    n1, n0, m, k, orr = n_cases, n_controls, n_snps, n_causal, odds_ratio
     if k > m:
         raise ValueError(f"n_causal must be <= n_snps = {m}, got {k}")
-    orr = check_positive(odds_ratio, "odds_ratio")
-    lo, hi = check_pair(maf, "maf")
+    lo, hi = maf
     if not 0.0 <= lo <= hi <= 1.0:
         raise ValueError(f"maf must be a range within [0, 1], got {maf!r}")
     gen = check_random_state(rng)

@@ -45,25 +45,31 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..._optional import require
-from ..._validation import check_int
+from ..._params import BOOLEAN, validate_params
 from ._chunks import chromosome_masks, count_chunks
 from ._counting import SKIPPED_KINDS, TransmissionCounts, trios
 from ._packed import TrioPlan, count_packed
 from ._pgen import open_fileset
 from ._plink import VCF_SUFFIXES
 from ._progress import make_progress
+from ._rules import CHUNK_SNPS, PATH, SCHEDULER
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = ["transmission_counts"]
 
 
-def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
-                        allow_no_sex: bool = False, chunk_snps: int = 10_000, scheduler: Any = None,
-                        progress: bool = False) -> TransmissionCounts:
+@validate_params({"path": PATH, "pedigree": PATH.or_none(), "affected_only": BOOLEAN, "allow_no_sex": BOOLEAN,
+                  "chunk_snps": CHUNK_SNPS, "scheduler": SCHEDULER, "progress": BOOLEAN})
+def transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.PathLike[str] | None = None,
+                        affected_only: bool = True, allow_no_sex: bool = False, chunk_snps: int = 10_000,
+                        scheduler: str | Client | None = None, progress: bool = False) -> TransmissionCounts:
     r"""TDT counts of every SNP of a PLINK 1 fileset or a VCF/BCF (module docstring for the rules).
 
     Parameters
@@ -136,9 +142,7 @@ def transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool 
                                        progress=progress)
     if pedigree is not None:
         raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
-    chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    chunk = chunk_snps
     require("dask", "gwas", purpose="dpselect.apps.genomics.transmission_counts (PLINK input)")
     files = open_fileset(path)
     fam, bim = files.fam, files.bim

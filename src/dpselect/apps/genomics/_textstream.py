@@ -36,8 +36,11 @@ __all__ = ["StreamError", "text_chunks"]
 
 @functools.cache
 def _inflater() -> tuple[ModuleType, tuple[type[Exception], ...]]:
-    """The inflating module and its errors: Intel ISA-L's (python-isal, extra ``vcf``; the same gzip members,
-    ~5x faster than zlib here) when installed, else ``zlib``; imported on first use."""
+    """The inflating module and its errors.
+
+    Intel ISA-L's (python-isal, extra ``vcf``; the same gzip members, ~5x faster than zlib here) when installed,
+    else ``zlib``; imported on first use.
+    """
     try:
         from isal import isal_zlib
     except ImportError:  # pragma: no cover - isal is in the vcf extra
@@ -61,8 +64,11 @@ def _is_bgzf(head: bytes) -> bool:
 
 
 def _bgzf_blocks(data: memoryview) -> tuple[list[tuple[int, int]], int, bool]:
-    """(offset, size) of the complete BGZF blocks at the start of ``data``, the bytes they span, and
-    whether the bytes after them start with a valid block header (or are too short to tell)."""
+    """The complete BGZF blocks at the start of ``data``.
+
+    Their (offset, size), the bytes they span, and whether the bytes after them start with a valid block header
+    (or are too short to tell).
+    """
     blocks: list[tuple[int, int]] = []
     pos, n = 0, len(data)
     while pos + 18 <= n:
@@ -82,8 +88,11 @@ def _inflate(data: memoryview, blocks: list[tuple[int, int]]) -> list[bytes]:
 
 
 def _groups(data: memoryview, blocks: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
-    """The blocks in runs of about ``CHUNK_BYTES`` inflated bytes (each block's ISIZE, its last 4 bytes): a
-    highly compressed file (a VCF with many samples inflates ~50-fold) still gives pieces of a chunk's size."""
+    """The blocks in runs of about ``CHUNK_BYTES`` inflated bytes.
+
+    Sized by each block's ISIZE (its last 4 bytes): a highly compressed file (a VCF with many samples inflates
+    ~50-fold) still gives pieces of a chunk's size.
+    """
     groups: list[list[tuple[int, int]]] = [[]]
     size = 0
     for a, s in blocks:
@@ -145,7 +154,7 @@ def _raw_pieces(f: BinaryIO) -> Iterator[bytes]:
 
 
 def text_chunks(path: Path, chunk_bytes: int | None = None) -> Iterator[bytes]:
-    """Decompressed text of ``path`` in chunks of about ``chunk_bytes`` (``CHUNK_BYTES``), each ending with ``\\n``.
+    r"""Decompressed text of ``path`` in chunks of about ``chunk_bytes`` (``CHUNK_BYTES``), each ending with ``\n``.
 
     Raises :class:`StreamError` for a truncated or corrupt compressed stream.
     """

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ...accounting import Accountant, charge
-from ...mechanisms import distance_problem, select_top_k, top_k_privacy
+from ...mechanisms import Mechanism, distance_problem, select_top_k, top_k_privacy
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import Relation
@@ -24,19 +23,28 @@ TOP_K_METHODS = ("peel", "joint", "gumbel")
 class TopSNPs:
     """Result of :func:`select_top_snps`: the k selected SNPs and the guarantee.
 
-    ``indices`` (most preferred first), ``labels`` (or None), ``privacy``
-    (the total guarantee, under the relation of the counts), ``round_privacy`` (one
-    round's), ``method`` ("gumbel_top_k" or "peeling").
+    Parameters
+    ----------
+    indices : ndarray of int64
+        The selected SNPs, most preferred first.
+    labels : list or None
+        Their labels (None when the SNPs have none).
+    privacy : Privacy
+        The total guarantee, under the relation of the counts.
+    round_privacy : Privacy
+        One round's guarantee.
+    method : str
+        How they were drawn: "gumbel_top_k", "peeling", "joint" or "gumbel".
     """
 
     indices: np.ndarray
-    labels: list[Any] | None
+    labels: list[object] | None
     privacy: Privacy
     round_privacy: Privacy
     method: str
 
 
-def _forward_top_k(mech: Any, full: SelectionProblem, k: int, method: str, accountant: Accountant | None,
+def _forward_top_k(mech: Mechanism, full: SelectionProblem, k: int, method: str, accountant: Accountant | None,
                    gen: np.random.Generator) -> tuple[np.ndarray, Privacy]:
     """method="joint" | "gumbel": dpselect.mechanisms.top_k's own top-k (charged before drawing)."""
     total = top_k_privacy(mech, full, k, method=method)
@@ -44,9 +52,9 @@ def _forward_top_k(mech: Any, full: SelectionProblem, k: int, method: str, accou
     return np.asarray(select_top_k(mech, full, k, rng=gen, method=method), dtype=np.int64), total
 
 
-def _peel_distances(mech: Any, panel: PanelDistances, k: int, gen: np.random.Generator, *,
+def _peel_distances(mech: Mechanism, panel: PanelDistances, k: int, gen: np.random.Generator, *,
                     relation: Relation = "replace") -> np.ndarray:
-    """k peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
+    """K peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
     remaining = np.ones(panel.inverse.size, dtype=bool)
     chosen: list[int] = []
     for _ in range(k):

@@ -57,28 +57,57 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..._optional import require
-from ..._validation import check_int
+from ..._params import BOOLEAN, Rule, validate_params
 from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
 from ._packed import count_codes
 from ._progress import make_progress
+from ._rules import CHUNK_SNPS, PATH, path_like
 from ._textstream import StreamError, text_chunks
 from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header, quiet_htslib
 
-__all__ = ["vcf_transmission_counts", "read_pedigree"]
+__all__ = ["read_pedigree", "vcf_transmission_counts"]
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 VCF = require("cyvcf2", "vcf", purpose="dpselect.apps.genomics (VCF/BCF input)").VCF
 
 
 
-def read_pedigree(pedigree: Any) -> np.ndarray:
-    """(n, 6) object array of a PLINK-style .fam/.ped file (extra .ped columns dropped)."""
-    if not isinstance(pedigree, (str, os.PathLike)):
-        raise TypeError(f"pedigree must be a str or path-like (.fam/.ped file), got {type(pedigree).__name__}")
+_PEDIGREE = path_like("a str or path-like (.fam/.ped file)")
+#: Only None: VCF/BCF parsing is sequential (the body says so in its message).
+_NO_SCHEDULER = Rule("None (VCF/BCF input is parsed sequentially)")
+
+
+@validate_params({"pedigree": _PEDIGREE})
+def read_pedigree(pedigree: str | os.PathLike[str]) -> np.ndarray:
+    r"""The rows of a PLINK-style .fam/.ped file (extra .ped columns dropped).
+
+    Parameters
+    ----------
+    pedigree : str or path-like
+        The file: family, individual, father, mother, sex and phenotype columns
+        (whitespace-separated; ``#`` lines skipped); individual ids unique.
+
+    Returns
+    -------
+    ndarray of object, shape (n, 6)
+        One row per individual, the six columns as text.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpselect.apps.genomics import read_pedigree
+    >>> ped = os.path.join(tempfile.mkdtemp(), "t.fam")
+    >>> _ = open(ped, "w").write("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
+    >>> read_pedigree(ped)[2].tolist()
+    ['F', 'ch', 'fa', 'mo', '1', '2']
+    """
     p = Path(pedigree)
     if not p.is_file():
         raise FileNotFoundError(f"pedigree: {str(p)!r} is not a file")
@@ -116,10 +145,13 @@ def _open(path: Path, samples: list[str]) -> Any:
     return vcf
 
 
-def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: bool = True,
-                            allow_no_sex: bool = False, chunk_snps: int = 10_000, scheduler: Any = None,
-                            progress: bool = False) -> TransmissionCounts:
-    """TDT counts of every biallelic site of a VCF/BCF (allele 1 = ALT; module docstring for the rules).
+@validate_params({"path": PATH, "pedigree": _PEDIGREE.or_none(), "affected_only": BOOLEAN,
+                  "allow_no_sex": BOOLEAN, "chunk_snps": CHUNK_SNPS, "scheduler": _NO_SCHEDULER,
+                  "progress": BOOLEAN})
+def vcf_transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.PathLike[str] | None = None,
+                            affected_only: bool = True, allow_no_sex: bool = False, chunk_snps: int = 10_000,
+                            scheduler: str | Client | None = None, progress: bool = False) -> TransmissionCounts:
+    r"""TDT counts of every biallelic site of a VCF/BCF (allele 1 = ALT; module docstring for the rules).
 
     Use :func:`dpselect.apps.genomics.transmission_counts`, which dispatches here on
     the ``.vcf`` / ``.vcf.gz`` / ``.bcf`` ending.
@@ -129,7 +161,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     path : str or path-like
         The VCF / BCF file.
     pedigree : str or path-like
-        PLINK-style ``.fam`` / ``.ped`` file (individual ids = sample names).
+        PLINK-style ``.fam`` / ``.ped`` file (individual ids = sample names; required).
     affected_only : bool, default=True
         Keep trios whose child has phenotype 2 (default) or all trios.
     allow_no_sex : bool, default=False
@@ -146,6 +178,7 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     Returns
     -------
     TransmissionCounts
+        b, c, N, Mendel errors and the public annotations of the sites counted.
 
     Notes
     -----
@@ -155,8 +188,8 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
 
     .. math::
 
-        x = g_{child} - [g_{father} = 2] - [g_{mother} = 2],\\quad
-        b \\mathrel{+}= x,\\quad c \\mathrel{+}= h - x \\quad (0 \\le x \\le h).
+        x = g_{child} - [g_{father} = 2] - [g_{mother} = 2],\quad
+        b \mathrel{+}= x,\quad c \mathrel{+}= h - x \quad (0 \le x \le h).
 
     References
     ----------
@@ -170,11 +203,11 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
     >>> vcf, ped = os.path.join(d, "t.vcf"), os.path.join(d, "t.fam")
-    >>> _ = open(ped, "w").write("F fa 0 0 1 1\\nF mo 0 0 2 1\\nF ch fa mo 1 2\\n")
-    >>> _ = open(vcf, "w").write("##fileformat=VCFv4.2\\n##contig=<ID=1>\\n"
-    ...     '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\\n'
-    ...     "#CHROM\\tPOS\\tID\\tREF\\tALT\\tQUAL\\tFILTER\\tINFO\\tFORMAT\\tfa\\tmo\\tch\\n"
-    ...     "1\\t10\\trs1\\tG\\tA\\t.\\t.\\t.\\tGT\\t0/1\\t0/1\\t1/1\\n")
+    >>> _ = open(ped, "w").write("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
+    >>> _ = open(vcf, "w").write("##fileformat=VCFv4.2\n##contig=<ID=1>\n"
+    ...     '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+    ...     "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tfa\tmo\tch\n"
+    ...     "1\t10\trs1\tG\tA\t.\t.\t.\tGT\t0/1\t0/1\t1/1\n")
     >>> from dpselect.apps.genomics import transmission_counts
     >>> counts = transmission_counts(vcf, pedigree=ped)
     >>> counts.b.tolist(), counts.c.tolist(), counts.n_families, counts.annotations()
@@ -185,15 +218,13 @@ def vcf_transmission_counts(path: Any, *, pedigree: Any = None, affected_only: b
     if scheduler is not None:
         raise ValueError("scheduler: VCF/BCF input is parsed sequentially and takes scheduler=None; convert "
                          "it with plink --vcf to count on a Dask cluster")
-    chunk = check_int(chunk_snps, "chunk_snps", minimum=1)
+    chunk = chunk_snps
     bar = make_progress(progress, 0, "reading VCF", unit="sites")
     fam = read_pedigree(pedigree)
     rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex), what="pedigree")
     if rows.shape[0] == 0:
         raise ValueError(f"pedigree: {str(pedigree)!r} has no complete {'affected ' if affected_only else ''}trio "
                          "(child with father and mother in the pedigree)")
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} is not a file")

@@ -1,4 +1,4 @@
-"""VCF text -> PLINK 2-bit genotype codes of the trio samples, vectorised over many lines at once.
+r"""VCF text -> PLINK 2-bit genotype codes of the trio samples, vectorised over many lines at once.
 
 The VCF reader's parser for ``.vcf`` / ``.vcf.gz`` text (chunks of whole
 lines from the text stream module).  Most lines of a genotyping-array or
@@ -15,7 +15,7 @@ line end.  For every line of a chunk at once:
    line ends, no per-line Python), and a line is *fixed-width* when every
    field is ``allele, separator, allele, tab`` (the last one ending in a line
    end) -- one mask and one comparison per field -- and the four bytes before
-   the samples are ``\\tGT\\t``.
+   the samples are ``\tGT\t``.
 3. The two allele classes of the trio samples' fields give the PLINK code
    (``00`` two ALT, ``10`` one, ``11`` none, ``01`` missing: any ``.``) by a
    16-entry table.
@@ -89,8 +89,11 @@ _HAPLOID_MASK, _HAPLOID_FIELD = np.uint32(0x0000FFFC), np.uint32(0x00000800)
 
 
 def _field_codes() -> bytes:
-    """Code by field key ``a | b << 2 | haploid << 4 | diploid << 5`` (allele classes a, b): a diploid call's
-    PLINK code, 4 + a haploid call's (``0`` -> 11, ``1`` -> 00, ``.`` -> missing), 255 for anything else."""
+    """Code by field key ``a | b << 2 | haploid << 4 | diploid << 5`` (allele classes a, b).
+
+    A diploid call's PLINK code, 4 + a haploid call's (``0`` -> 11, ``1`` -> 00, ``.`` -> missing), 255 for
+    anything else.
+    """
     t = bytearray([255] * 256)
     for key in range(64):
         if key & 32 and not key & 16:
@@ -154,8 +157,11 @@ _LONG_LINE = 4096
 
 
 def _line_ends(chunk: bytes, buf: np.ndarray) -> np.ndarray:
-    """Offsets of the ``\\n`` of ``chunk``: one ``find`` per line when the first line is long (many samples:
-    faster than comparing every byte), else one vectorised pass."""
+    r"""Offsets of the ``\n`` of ``chunk``.
+
+    One ``find`` per line when the first line is long (many samples: faster than comparing every byte), else one
+    vectorised pass.
+    """
     first = chunk.find(b"\n")
     if first < _LONG_LINE:
         return np.flatnonzero(buf == 10)
@@ -223,8 +229,10 @@ class TextParser:
 
     def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                      lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """Those of ``lines`` whose samples are all 3-byte GT fields: (line indices, codes, [chrom, id, pos, alt,
-        ref]); ``lines``: every line of the chunk."""
+        """Those of ``lines`` whose samples are all 3-byte GT fields.
+
+        Returns (line indices, codes, [chrom, id, pos, alt, ref]); ``lines``: every line of the chunk.
+        """
         width = 4 * self.n_samples
         first = ends - (width - 1)  # where the samples start if every field has 3 bytes
         cand = np.flatnonzero(first - 4 > starts)
@@ -249,8 +257,10 @@ class TextParser:
 
     def _gt_first(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                   lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` (GATK's ``GT:AD:DP:GQ:PL``) whose trio samples'
-        fields start with a 3-byte diploid or a 1-byte haploid GT: (line indices, codes, [chrom, id, pos, alt,
+        """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` and simple trio GT fields.
+
+        FORMAT as GATK's ``GT:AD:DP:GQ:PL``; the trio samples' fields start with a 3-byte diploid or a 1-byte
+        haploid GT: (line indices, codes, [chrom, id, pos, alt,
         ref]).
 
         The tabs of the chunk locate every column (a line must have exactly
@@ -305,8 +315,10 @@ class TextParser:
         return cand[use], codes, meta
 
     def _prefix(self, buf: np.ndarray, a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Mask of the lines whose bytes a..z-1 (up to the tab before FORMAT) are 8 columns with an integer
-        POS, and their CHROM, ID, POS, ALT, REF (decoded, in one split of the gathered bytes)."""
+        """Mask of the lines whose bytes a..z-1 (up to the tab before FORMAT) are 8 columns with an integer POS.
+
+        Also their CHROM, ID, POS, ALT, REF (decoded, in one split of the gathered bytes).
+        """
         good = np.ones(a.size, dtype=bool)
         while True:
             aa, zz = a[good], z[good]
@@ -336,7 +348,7 @@ class TextParser:
 
     def _fallback(self, chunk: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray, out: np.ndarray,
                   keep: np.ndarray, multi: np.ndarray, meta: tuple[np.ndarray, ...]) -> None:
-        """htslib (cyvcf2) parses the lines the fixed-width path left; their codes and columns go to ``out``."""
+        """Htslib (cyvcf2) parses the lines the fixed-width path left; their codes and columns go to ``out``."""
         if self._writer is None:
             from cyvcf2 import Writer
 

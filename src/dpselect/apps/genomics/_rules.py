@@ -1,0 +1,49 @@
+"""The parameter rules the genomics entry points share (:func:`dpselect._params.validate_params`).
+
+Count arrays (``b``, ``c``) are checked in the bodies against each other and against
+``n_families`` (same shape, ``b + c <= 2N``), a threshold against ``n_families``, labels
+against the number of SNPs and file paths when opened (messages name the file, never a count).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..._params import Rule, instance_of, int_at_least, options, positive
+from ...accounting import Accountant
+
+__all__ = ["ACCOUNTANT", "BOUND", "CHUNK_SNPS", "COUNTS", "LABELS", "MECHANISM", "N_FAMILIES", "PATH", "SCHEDULER",
+           "THRESHOLD", "path_like"]
+
+#: Transmission counts: checked by the body against each other and against ``n_families``.
+COUNTS = Rule("an array-like of counts (ints >= 0), checked against the other counts and n_families")
+#: N, the number of families (trios).
+N_FAMILIES = int_at_least(1)
+#: Theorem 5's T; the body checks 6 <= T < global_sensitivity(n_families).
+THRESHOLD = positive(allow_zero=True)
+#: The smooth bound of Yamamoto & Shibuya (Theorem 4 or 5).
+BOUND = options("thm4", "thm5")
+#: A selection mechanism: resolved (and checked against epsilon) by the mechanisms' registry.
+MECHANISM = Rule("a mechanism name of dpselect.mechanisms or a mechanism instance")
+#: SNP names: checked by the body against the number of SNPs.
+LABELS = Rule("None or a sequence of SNP names, one per SNP")
+#: An accountant charged before any randomness is drawn.
+ACCOUNTANT = instance_of(Accountant, none=True)
+
+def path_like(description: str = "a str or path-like") -> Rule:
+    """A file or fileset path (its type only: the body opens it, and its errors name the file)."""
+
+    def check(value: object, name: str) -> str | os.PathLike[str]:
+        if not isinstance(value, (str, os.PathLike)):
+            raise TypeError(f"{name} must be {description}, got {type(value).__name__}")
+        return value
+
+    return Rule(description, check=check)
+
+
+#: A file or fileset path.
+PATH = path_like()
+#: Where the counting tasks run: Dask's own checks (a scheduler name, an address or a Client).
+SCHEDULER = Rule("None, a Dask scheduler name, a dask.distributed address or Client (checked by Dask)")
+#: SNPs per counting task.
+CHUNK_SNPS = int_at_least(1)
