@@ -498,3 +498,16 @@ def test_tdt_select_and_release_privacy_adds_up():
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
     picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s).index for s in range(20)]
     assert np.mean(np.array(picks) == 0) > 0.5
+
+
+def test_tdt_select_and_release_uses_the_granularity_asked():
+    """The released value lies on the grid the caller names (it used to be the default grid always)."""
+    from dpselect.apps.genomics import select_and_release
+
+    b, c = np.array([25, 10, 12, 31]), np.array([5, 9, 14, 29])
+    for s in range(10):
+        value = select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=0.25, rng=s).value
+        assert value / 0.25 == round(value / 0.25)
+    fine = [select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s).value
+            for s in range(10)]
+    assert any(v / 0.25 != round(v / 0.25) for v in fine)  # negative control: the fine grid is not the coarse one

@@ -324,5 +324,5 @@ def select_and_release(
     gen = check_random_state(rng)
     index = int(mech.select(problem, rng=gen))
     value = release_statistic(b, c, n, epsilon_release, index, noise=noise, gamma=gamma, kappa=kappa, rng=gen,
-                              threshold=threshold)
+                              threshold=threshold, granularity=granularity)
     return TopSNPRelease(index, float(value), total)
