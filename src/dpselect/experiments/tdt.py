@@ -23,7 +23,7 @@
   significant SNPs of Justice et al. (2020) (N = 215 trios): with a data
   directory, the notebooks' printed tables (``tdt_justice2020/``, one table
   set per repetition); otherwise tables regenerated from the published
-  statistics (``dpselect.datasets.tdt_real_example``); exact accuracies.
+  statistics (``dpselect.experiments.datasets.tdt_real_example``); exact accuracies.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from .._validation import check_epsilon, check_int, check_random_state
 from ..analysis import accuracy
 from ..apps import genomics as tdt_app
-from ..datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
+from .datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
 from ..mechanisms import ExponentialMechanism, LocalDampening, Mechanism, PermuteAndFlip, SmoothPrivateSelection
 from ..noise import PolynomialTail
 from ..problem import SelectionProblem
@@ -114,7 +114,7 @@ def accuracy_table(ms: Any = (5, 10, 15, 20), epsilons: Any = (3, 6, 9, 12, 15, 
                    kappa: float = 0.5, threshold: float = 6) -> list[dict[str, Any]]:
     """Exact top-SNP accuracy of ND-PF, EM, PF, LD and SPS cases (I)-(IV) (YS §V-B, Fig. 1).
 
-    For each m, ``n_reps`` panels from :func:`dpselect.datasets.simulate_tdt`
+    For each m, ``n_reps`` panels from :func:`dpselect.experiments.datasets.simulate_tdt`
     (N = ``n_families``); on each the accuracy (probability of an SNP with
     the largest chi2) is computed exactly from the output distribution
     (:func:`dpselect.analysis.accuracy`) and averaged; the same panels serve

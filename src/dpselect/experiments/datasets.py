@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from ._validation import check_int, check_random_state
-from .typing import SeedLike
+from .._validation import check_int, check_random_state
+from ..typing import SeedLike
 
 __all__ = ["simulate_tdt", "tdt_real_example", "JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES"]
 
@@ -68,7 +68,7 @@ def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[n
 
     Examples
     --------
-    >>> from dpselect.datasets import simulate_tdt
+    >>> from dpselect.experiments.datasets import simulate_tdt
     >>> b, c = simulate_tdt(4, n_families=10, rng=0)
     >>> b.shape, bool(((b + c) <= 20).all())
     ((4,), True)
@@ -141,7 +141,7 @@ def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]
 
     Examples
     --------
-    >>> from dpselect.datasets import tdt_real_example
+    >>> from dpselect.experiments.datasets import tdt_real_example
     >>> b, c, n = tdt_real_example(rng=0)
     >>> n, b.shape, bool(((b + c) <= 2 * n).all())
     (215, (6,), True)
