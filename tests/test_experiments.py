@@ -416,10 +416,10 @@ def test_data_line_lists_files_of_a_cached_dataset_again():
 
 
 def test_tdt_best_sound_claim_is_evaluated():
-    from dpselect.experiments import tdt
+    from dpselect.experiments._tdt_claims import _best_sound_claims
 
     means = {("proven", 5, 3.0, "nd_pf"): 0.9, ("proven", 5, 3.0, "sps_thm5_one_sided"): 0.5}
-    claim = tdt._best_sound_claims(means, {})[0]
+    claim = _best_sound_claims(means, {})[0]
     assert claim.ok is True and claim.mark == "+"
     means[("proven", 5, 3.0, "nd_pf")] = 0.1
-    assert tdt._best_sound_claims(means, {})[0].mark == "○"
+    assert _best_sound_claims(means, {})[0].mark == "○"

@@ -126,7 +126,7 @@ def _decade_label(v: float, _pos: Any = None) -> str:
     """Tick label: "0" for zero, 10^k for the decades."""
     if v == 0:
         return "0"
-    k = int(round(np.log10(abs(v))))
+    k = round(np.log10(abs(v)))
     return ("$-10^{%d}$" if v < 0 else "$10^{%d}$") % k
 
 

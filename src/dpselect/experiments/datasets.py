@@ -25,7 +25,7 @@ import numpy as np
 from .._validation import check_int, check_random_state
 from ..typing import SeedLike
 
-__all__ = ["simulate_tdt", "tdt_real_example", "JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES"]
+__all__ = ["JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES", "simulate_tdt", "tdt_real_example"]
 
 
 # ---------------------------------------------------------------------------

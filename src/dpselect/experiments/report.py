@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
-from .tasks import Claim, ExperimentResult
+from .._params import validate_params
+from .tasks import CLAIMS, Claim, ExperimentResult
 
 __all__ = ["ABBREVIATIONS", "GLOSSARY", "abbreviations_used", "claim_counts", "claim_gloss", "claims_table",
            "claims_text", "combined_report", "count_line", "data_line", "experiment_report", "finding_counts"]
@@ -58,7 +59,23 @@ GLOSSARY: dict[str, str] = {
 
 
 def claim_gloss(claim: Claim) -> str:
-    """One line saying what the claim's terms mean (those of :data:`GLOSSARY` and :data:`ABBREVIATIONS`)."""
+    """One line saying what the claim's terms mean (those of :data:`GLOSSARY` and :data:`ABBREVIATIONS`).
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim whose text is scanned for the terms.
+
+    Returns
+    -------
+    str
+        ``"term: meaning; ..."`` in the order the terms occur ("" if none does).
+
+    Examples
+    --------
+    >>> claim_gloss(Claim("PF beats EM", "1", "2", True))
+    'PF: permute-and-flip (McKenna & Sheldon 2020); EM: exponential mechanism (McSherry & Talwar 2007)'
+    """
     terms = {**GLOSSARY, **{k: v for k, v in ABBREVIATIONS.items() if k not in ("eps", "DP")}}
     text = claim.text
     found = [(m.start(), k) for k in terms
@@ -68,8 +85,28 @@ def claim_gloss(claim: Claim) -> str:
     return "; ".join(f"{k}: {terms[k]}" for k in chosen)
 
 
+@validate_params({"claims": CLAIMS})
 def claims_text(claims: Sequence[Claim]) -> str:
-    """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning."""
+    """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning.
+
+    Parameters
+    ----------
+    claims : sequence of Claim
+        The claims of one experiment (or of several).
+
+    Returns
+    -------
+    str
+        Two to four lines per claim: the mark and the claim, our number and the published
+        one, the note if any and the meaning of its terms if any.
+
+    Examples
+    --------
+    >>> print(claims_text([Claim("A claim", "0.9", "0.8", True, note="a note")]))
+    ✓ A claim
+        ours: 0.9; published: 0.8
+        note: a note
+    """
     lines = []
     for c in claims:
         lines.append(f"{c.mark} {c.text}")
@@ -92,7 +129,20 @@ def _md_escape(s: str) -> str:
 
 
 def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
-    """Markdown table of claims: claim | ours | published | mark (✓/✗ paper claims, +/○ new findings)."""
+    """Markdown table of claims: claim | ours | published | mark (✓/✗ paper claims, +/○ new findings).
+
+    Parameters
+    ----------
+    claims : sequence of Claim
+        The claims, one row each.
+    experiment : str or None, default=None
+        An experiment's name for a leading "experiment" column (None: no such column).
+
+    Returns
+    -------
+    str
+        The table (header, separator, one line per claim).
+    """
     head = ("| experiment " if experiment is not None else "") + "| claim | ours | published | result |"
     sep = ("|---" if experiment is not None else "") + "|---|---|---|:-:|"
     lines = [head, sep]
@@ -106,18 +156,67 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
 
 
 def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The papers' claims: (reproduced ✓, not reproduced ✗, not evaluated –)."""
+    """The papers' claims: (reproduced ✓, not reproduced ✗, not evaluated –).
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims; those of kind "new" are not counted.
+
+    Returns
+    -------
+    reproduced : int
+        Claims that hold.
+    not_reproduced : int
+        Claims that do not hold.
+    not_evaluated : int
+        Claims not evaluated.
+    """
     marks = [c.ok for c in claims if c.kind == "paper"]
     return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
 
 
 def finding_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The library's new findings: (holds +, does not hold ○, not evaluated –)."""
+    """The library's new findings: (holds +, does not hold ○, not evaluated –).
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims; only those of kind "new" are counted.
+
+    Returns
+    -------
+    holds : int
+        Findings that hold.
+    fails : int
+        Findings that do not hold.
+    not_evaluated : int
+        Findings not evaluated.
+    """
     marks = [c.ok for c in claims if c.kind == "new"]
     return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
 
 
+@validate_params({"claims": CLAIMS})
 def count_line(claims: Iterable[Claim]) -> str:
+    """One sentence counting the papers' claims by outcome, and the new findings apart.
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims of one experiment (or of several).
+
+    Returns
+    -------
+    str
+        "N claims of the papers: a reproduced (✓), b not reproduced (✗), c not evaluated (–)."
+        followed, if there are new findings, by their counts.
+
+    Examples
+    --------
+    >>> count_line([Claim("A", "1", "2", True), Claim("B", "1", "2", None)])
+    '2 claims of the papers: 1 reproduced (✓), 0 not reproduced (✗), 1 not evaluated (–).'
+    """
     claims = list(claims)
     ok, bad, none = claim_counts(claims)
     line = (f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
@@ -130,7 +229,20 @@ def count_line(claims: Iterable[Claim]) -> str:
 
 
 def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
-    """Exactly which data files were read (or that only embedded data were used)."""
+    """Exactly which data files were read (or that only embedded data were used).
+
+    Parameters
+    ----------
+    files : sequence of pathlib.Path
+        The files read (empty: embedded data only).
+    data_dir : pathlib.Path or None
+        The data directory given (files are shown relative to it).
+
+    Returns
+    -------
+    str
+        The report's data line.
+    """
     if files:
         shown = []
         for f in files:
@@ -145,7 +257,25 @@ def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
 
 
 def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The abbreviations (of :data:`ABBREVIATIONS` and ``extra``) that occur in ``text`` as words."""
+    """The abbreviations (of :data:`ABBREVIATIONS` and ``extra``) that occur in ``text`` as words.
+
+    Parameters
+    ----------
+    text : str
+        The text scanned.
+    extra : mapping of str to str or None, default=None
+        More abbreviations (an experiment's ``ABBREVIATIONS``).
+
+    Returns
+    -------
+    dict of str to str
+        Abbreviation -> meaning, sorted case-insensitively.
+
+    Examples
+    --------
+    >>> list(abbreviations_used("PF and EM at eps = 1"))
+    ['EM', 'eps', 'PF']
+    """
     table = {**ABBREVIATIONS, **(extra or {})}
     return {k: v for k, v in sorted(table.items(), key=lambda kv: kv[0].lower())
             if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w])", text)}
@@ -153,7 +283,30 @@ def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dic
 
 def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool, data_dir: Path | None, seed: int,
                       figures: Sequence[Path], has_timings: bool) -> str:
-    """The markdown of ``OUT/NAME/report.md``."""
+    """The markdown of ``OUT/NAME/report.md``.
+
+    Parameters
+    ----------
+    module : module
+        The experiment module (its ``TITLE``, ``DESCRIPTION``, ``summary``, ``notes``, ...).
+    res : ExperimentResult
+        The run's result.
+    quick : bool
+        Whether the grid was the quick one.
+    data_dir : pathlib.Path or None
+        The data directory given.
+    seed : int
+        The master seed.
+    figures : sequence of pathlib.Path
+        The figures written (shown in the report).
+    has_timings : bool
+        Whether ``timings.csv`` was written.
+
+    Returns
+    -------
+    str
+        The report.
+    """
     lines = [f"# {getattr(module, 'TITLE', res.name)}", ""]
     desc = getattr(module, "DESCRIPTION", "")
     if desc:
@@ -192,8 +345,28 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
                     also_scan: Sequence[str] = ()) -> str:
     """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations.
 
-    The abbreviations listed are those used in this report or in ``also_scan``
-    (the experiments' reports, which the combined ``report.html`` shows too).
+    Parameters
+    ----------
+    results : sequence of ExperimentResult
+        Every experiment's result.
+    quick : bool
+        Whether the grids were the quick ones.
+    seed : int
+        The master seed.
+    seconds : float
+        The total wall time.
+    data_dir : pathlib.Path or None
+        The data directory given.
+    extra_abbreviations : mapping of str to str or None, default=None
+        The experiments' own abbreviations.
+    also_scan : sequence of str, default=()
+        More texts whose abbreviations are listed (the experiments' reports, which the
+        combined ``report.html`` shows too).
+
+    Returns
+    -------
+    str
+        The report.
     """
     all_claims = [c for r in results for c in r.claims]
     lines = [
