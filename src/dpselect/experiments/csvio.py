@@ -14,11 +14,12 @@ import io
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TIMING_SUFFIX", "columns", "format_value", "write_csv", "write_results"]
+__all__ = ["TIMING_SUFFIX", "ResultFiles", "columns", "format_value", "write_csv", "write_results"]
 
 #: Columns with this suffix are wall-clock times: written to timings.csv, not results.csv.
 TIMING_SUFFIX = "_seconds"
@@ -116,7 +117,23 @@ def write_csv(rows: Sequence[Mapping[str, object]], path: str | os.PathLike[str]
 _columns = columns
 
 
-def write_results(rows: Sequence[Mapping[str, object]], out_dir: Path) -> tuple[list[Path], bool]:
+@dataclass(frozen=True)
+class ResultFiles:
+    """The CSV files of one run.
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        ``results.csv``, then ``timings.csv`` if written.
+    timed : bool
+        Whether the rows had timing columns (then ``timings.csv`` was written).
+    """
+
+    files: list[Path]
+    timed: bool
+
+
+def write_results(rows: Sequence[Mapping[str, object]], out_dir: Path) -> ResultFiles:
     """``results.csv`` without the timing columns, and ``timings.csv`` (the timed rows) if any.
 
     Parameters
@@ -128,10 +145,8 @@ def write_results(rows: Sequence[Mapping[str, object]], out_dir: Path) -> tuple[
 
     Returns
     -------
-    files : list of pathlib.Path
-        The files written.
-    timed : bool
-        Whether there were timing columns (then ``timings.csv`` was written).
+    ResultFiles
+        The files written, and whether ``timings.csv`` is one of them.
     """
     cols = columns(rows)
     timing_cols = [c for c in cols if c.endswith(TIMING_SUFFIX)]
@@ -139,4 +154,4 @@ def write_results(rows: Sequence[Mapping[str, object]], out_dir: Path) -> tuple[
     if timing_cols:  # the rows that measured a run time, with all their columns
         timed = [r for r in rows if any(c in r for c in timing_cols)]
         files.append(write_csv(timed, out_dir / "timings.csv"))
-    return files, bool(timing_cols)
+    return ResultFiles(files, bool(timing_cols))

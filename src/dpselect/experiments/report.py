@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .._params import validate_params
-from .tasks import CLAIMS, Claim, ExperimentResult
+from .tasks import CLAIMS, Claim, ClaimCounts, ExperimentResult
 
 __all__ = ["ABBREVIATIONS", "GLOSSARY", "abbreviations_used", "claim_counts", "claim_gloss", "claims_table",
            "claims_text", "combined_report", "count_line", "data_line", "experiment_report", "finding_counts"]
@@ -155,8 +155,8 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The papers' claims: (reproduced ✓, not reproduced ✗, not evaluated –).
+def claim_counts(claims: Iterable[Claim]) -> ClaimCounts:
+    """The papers' claims: reproduced ✓, not reproduced ✗, not evaluated –.
 
     Parameters
     ----------
@@ -165,19 +165,14 @@ def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
 
     Returns
     -------
-    reproduced : int
-        Claims that hold.
-    not_reproduced : int
-        Claims that do not hold.
-    not_evaluated : int
-        Claims not evaluated.
+    ClaimCounts
+        The counts.
     """
-    marks = [c.ok for c in claims if c.kind == "paper"]
-    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+    return ClaimCounts.of(claims, "paper")
 
 
-def finding_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The library's new findings: (holds +, does not hold ○, not evaluated –).
+def finding_counts(claims: Iterable[Claim]) -> ClaimCounts:
+    """The library's new findings: holds +, does not hold ○, not evaluated –.
 
     Parameters
     ----------
@@ -186,15 +181,10 @@ def finding_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
 
     Returns
     -------
-    holds : int
-        Findings that hold.
-    fails : int
-        Findings that do not hold.
-    not_evaluated : int
-        Findings not evaluated.
+    ClaimCounts
+        The counts.
     """
-    marks = [c.ok for c in claims if c.kind == "new"]
-    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+    return ClaimCounts.of(claims, "new")
 
 
 @validate_params({"claims": CLAIMS})
@@ -217,14 +207,12 @@ def count_line(claims: Iterable[Claim]) -> str:
     >>> count_line([Claim("A", "1", "2", True), Claim("B", "1", "2", None)])
     '2 claims of the papers: 1 reproduced (✓), 0 not reproduced (✗), 1 not evaluated (–).'
     """
-    claims = list(claims)
-    ok, bad, none = claim_counts(claims)
-    line = (f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
-            f"{none} not evaluated (–).")
-    holds, fails, open_ = finding_counts(claims)
-    if holds + fails + open_:
-        line += (f" {holds + fails + open_} new findings (baselines the papers do not have): {holds} hold (+), "
-                 f"{fails} do not hold (○), {open_} not evaluated (–).")
+    paper, new = claim_counts(claims), finding_counts(claims)
+    line = (f"{paper.total} claims of the papers: {paper.holds} reproduced (✓), {paper.fails} not reproduced (✗), "
+            f"{paper.not_evaluated} not evaluated (–).")
+    if new.total:
+        line += (f" {new.total} new findings (baselines the papers do not have): {new.holds} hold (+), "
+                 f"{new.fails} do not hold (○), {new.not_evaluated} not evaluated (–).")
     return line
 
 
@@ -382,10 +370,9 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
         "|---|:-:|:-:|:-:|:-:|:-:|---|",
     ]
     for r in results:
-        ok, bad, none = claim_counts(r.claims)
-        holds, fails, _ = finding_counts(r.claims)
-        lines.append(f"| {r.name} | {ok} | {bad} | {none} | {holds} | {fails} | "
-                     f"{_md_escape(data_line(r.data_files, data_dir))} |")
+        paper, new = claim_counts(r.claims), finding_counts(r.claims)
+        lines.append(f"| {r.name} | {paper.holds} | {paper.fails} | {paper.not_evaluated} | {new.holds} | "
+                     f"{new.fails} | {_md_escape(data_line(r.data_files, data_dir))} |")
     lines += ["", "## Claims", "", "| experiment | claim | ours | published | result |", "|---|---|---|---|:-:|"]
     for r in results:
         lines += claims_table(r.claims, r.name).splitlines()[2:]

@@ -127,16 +127,16 @@ def reproduce(
         rows = execute(name, tasks, seed, scheduler=scheduler, client=client, workers=workers, progress=progress)
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    files, has_timings = write_results(rows, out_dir)
+    written = write_results(rows, out_dir)
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     figures = [Path(p) for p in module.plot(rows, out_dir)]
     claims = list(module.claims(rows))
-    res = ExperimentResult(name, rows, claims, out_dir, files, len(tasks), time.perf_counter() - t0,
+    res = ExperimentResult(name, rows, claims, out_dir, list(written.files), len(tasks), time.perf_counter() - t0,
                            data_files=list(data_files), title=str(getattr(module, "TITLE", name)))
     text = _report.experiment_report(module, res, quick=quick, data_dir=ddir, seed=seed, figures=figures,
-                                     has_timings=has_timings)
+                                     has_timings=written.timed)
     md = out_dir / "report.md"
     md.write_text(text, encoding="utf-8")
     page = _html.write_html(out_dir / "report.html", res.title, [(text, out_dir)])

@@ -16,7 +16,7 @@ An experiment module (``dpselect.experiments.<name>``) exposes
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -25,7 +25,7 @@ from typing import Any
 from .._params import Rule, validate_params
 from .csvio import format_value
 
-__all__ = ["CLAIMS", "EXPERIMENT", "EXPERIMENTS", "Claim", "ExperimentResult", "Task", "load_experiment"]
+__all__ = ["CLAIMS", "EXPERIMENT", "EXPERIMENTS", "Claim", "ClaimCounts", "ExperimentResult", "Task", "load_experiment"]
 
 #: The reproducible experiments, in the order ``all`` runs them.
 EXPERIMENTS = ("percentile", "median", "tdt", "tree", "forest")
@@ -114,6 +114,65 @@ class Claim:
         if self.kind == "new":
             return "+" if self.ok else "○"
         return "✓" if self.ok else "✗"
+
+
+@dataclass(frozen=True)
+class ClaimCounts:
+    """How many claims of one kind hold, do not hold and were not evaluated (iterable: ``a, b, c = counts``).
+
+    Parameters
+    ----------
+    holds : int
+        Claims that hold (✓ reproduced, or + for a new finding).
+    fails : int
+        Claims that do not hold (✗, or ○).
+    not_evaluated : int
+        Claims not evaluated (–).
+
+    Examples
+    --------
+    >>> counts = ClaimCounts.of([Claim("A", "1", "2", True), Claim("B", "1", "2", None)], "paper")
+    >>> counts, counts.total
+    (ClaimCounts(holds=1, fails=0, not_evaluated=1), 2)
+    """
+
+    holds: int
+    fails: int
+    not_evaluated: int
+
+    @classmethod
+    def of(cls, claims: Iterable[Claim], kind: str) -> ClaimCounts:
+        """The counts of the claims of ``kind`` ("paper" or "new") among ``claims``.
+
+        Parameters
+        ----------
+        claims : iterable of Claim
+            The claims; those of another kind are not counted.
+        kind : {"paper", "new"}
+            The kind counted.
+
+        Returns
+        -------
+        ClaimCounts
+            The counts.
+        """
+        marks = [c.ok for c in claims if c.kind == kind]
+        return cls(sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks))
+
+    @property
+    def total(self) -> int:
+        """All the claims counted."""
+        return self.holds + self.fails + self.not_evaluated
+
+    def __iter__(self) -> Iterator[int]:
+        """``holds``, ``fails``, ``not_evaluated`` (so that the counts unpack).
+
+        Returns
+        -------
+        iterator of int
+            The three counts.
+        """
+        return iter((self.holds, self.fails, self.not_evaluated))
 
 
 @dataclass

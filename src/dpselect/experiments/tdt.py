@@ -99,8 +99,8 @@ def real_tables(data_dir: Path | None, rep: int, rng: SeedLike) -> RealTables:
         The tables, N = 215 and their source.
     """
     if data_dir is None:
-        b, c, n = tdt_real_example(rng)
-        return RealTables(b, c, n, "regenerated")
+        example = tdt_real_example(rng)
+        return RealTables(example.b, example.c, example.n_families, "regenerated")
     path = require_file(data_dir, REAL_CSV, what="TDT (Justice et al. 2020 example)")
     table = np.genfromtxt(path, delimiter=",", names=True)
     sets = np.unique(table["notebook_epsilon"])
