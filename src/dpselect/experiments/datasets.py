@@ -170,7 +170,7 @@ def tdt_real_example(rng: SeedLike = None) -> TDTExample:
 
     .. math::
 
-        b = \Bigl\lfloor \frac{2c + \chi^2 + \sqrt{\chi^2(\chi^2 + 8c)}}{2} \Bigr\rfloor + 1
+        b = \operatorname{floor}\left(\frac{2c + \chi^2 + \sqrt{\chi^2(\chi^2 + 8c)}}{2}\right) + 1
 
     Parameters
     ----------
