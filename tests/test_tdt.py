@@ -506,7 +506,7 @@ def test_simulate_tdt():
     np.testing.assert_array_equal(c, c2)
     assert b.shape == c.shape == (1000,) and b.dtype == c.dtype == np.int64
     assert (b >= 0).all() and (c >= 0).all() and (b + c <= 300).all()
-    assert not np.array_equal(simulate_tdt(1000, 150, rng=5)[0], b)
+    assert not np.array_equal(simulate_tdt(1000, 150, rng=5).b, b)
     # s ~ Binomial(2N, 2/3), b | s ~ Binomial(s, 1/2): check the first two moments
     bb, cc = simulate_tdt(200_000, 150, rng=6)
     s = bb + cc
