@@ -43,7 +43,7 @@ import numpy as np
 
 from dpselect import SelectionProblem
 from dpselect.apps.genomics._tdt import neighbour_distances, tdt_statistic
-from dpselect.datasets import simulate_tdt
+from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms.joint_top_k import joint_lambda, joint_levels
 
 KS = (3, 5, 10, 20)

@@ -19,7 +19,7 @@ Prints, side by side in one run (median wall time):
   N = 2,000, and one SPS selection at N = 150, m = 10^6.
 
 ``python benchmarks/bench_tdt.py --beta-max`` prints the beta_max / SPS rows only.
-Panels are ``dpselect.datasets.simulate_tdt`` with 10 SNPs given a
+Panels are ``dpselect.experiments.datasets.simulate_tdt`` with 10 SNPs given a
 transmission distortion (a realistic "a few causal SNPs" panel).
 """
 
@@ -33,7 +33,7 @@ import numpy as np
 from _timing import median_time
 from dpselect.apps.genomics import _tdt as tdt
 from dpselect.apps.genomics._beta_max import beta_max_scan, beta_max_unchecked
-from dpselect.datasets import simulate_tdt
+from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 
 EPSILON = 1.0

@@ -45,7 +45,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.apps.trees": frozenset(),
 
-    "dpselect.experiments": frozenset(),
+    # results the library returns (reproduce's result and the claims it holds), not configured by users
+    "dpselect.experiments": frozenset({"Claim", "ExperimentResult"}),
 
     "dpselect.mechanisms": frozenset(),
 

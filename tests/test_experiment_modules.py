@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
-from dpselect.experiments import _common, forest, median, percentile, runner, tdt, tree  # noqa: E402
-from dpselect.experiments._plotting import tidy_figure  # noqa: E402
-from dpselect.experiments._tabular import SKLEARN, load  # noqa: E402
-from dpselect.experiments.tasks import Task  # noqa: E402
+from dpselect.experiments import _common, forest, median, percentile, runner, tdt, tree
+from dpselect.experiments._plotting import tidy_figure
+from dpselect.experiments._tabular import SKLEARN, load
+from dpselect.experiments.tasks import Task
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("dask")
 pytest.importorskip("matplotlib")
 
-from dpselect.experiments import runner  # noqa: E402
-from dpselect.experiments.runner import Claim, Task  # noqa: E402
+from dpselect.experiments import runner
+from dpselect.experiments.runner import Claim, Task
 
 
 @pytest.fixture(autouse=True)
@@ -108,6 +108,75 @@ def test_unknown_experiment_and_missing_data(tmp_path):
         runner.reproduce("percentile", quick=True, out=tmp_path, data_dir=tmp_path, progress=False)
 
 
+def test_face_is_lazy_and_exports_the_entry_points():
+    """``import dpselect.experiments`` imports no module behind the face; the names resolve on first use."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dpselect.experiments as e; print(sorted(m for m in sys.modules if m.startswith(e.__name__)));"
+            "e.reproduce; print('dpselect.experiments.runner' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "['dpselect.experiments']" and out[1] == "True"
+    import dpselect.experiments as face
+
+    assert face.reproduce is runner.reproduce and face.EXPERIMENTS == runner.EXPERIMENTS
+    assert set(face.__all__) <= set(dir(face))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        face.nope  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda f, p: f.reproduce("nope", out=p), ValueError, "unknown experiment 'nope'; choose one of: percentile"),
+        (lambda f, p: f.reproduce(3, out=p), TypeError, "name must be a str"),
+        (lambda f, p: f.reproduce("tdt", out=p, seed=-1), ValueError, "seed"),
+        (lambda f, p: f.reproduce("tdt", out=p, workers=0), ValueError, "workers"),
+        (lambda f, p: f.reproduce("tdt", out=p, quick=1), TypeError, "quick must be a bool"),
+        (lambda f, p: f.reproduce("tdt", out=3), TypeError, "out must be a str or os.PathLike path"),
+        (lambda f, p: f.reproduce("tdt", out=p, client="tcp://x"), TypeError, "client must be None or a dask"),
+        (lambda f, p: f.reproduce_all(out=p, on_done=3), TypeError, "on_done must be callable"),
+        (lambda f, p: f.reproduce_all(out=p, data_dir=1.5), TypeError, "data_dir must be None or a str"),
+        (lambda f, p: f.load_experiment(["tdt"]), TypeError, "name must be a str"),
+        (lambda f, p: f.resolve_data_dir(7), TypeError, "data_dir must be None or a str"),
+        (lambda f, p: f.claims_text("✓ a claim"), TypeError, "claims must be an iterable of Claim"),
+        (lambda f, p: f.count_line([1]), TypeError, "claims must hold Claim objects"),
+    ],
+)
+def test_face_checks_its_arguments_before_running(tmp_path, call, error, message):
+    import dpselect.experiments as face
+
+    with pytest.raises(error, match=re.escape(message)):
+        call(face, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_named_results():
+    from dpselect.experiments.datasets import simulate_tdt, tdt_real_example
+    from dpselect.experiments.tasks import ClaimCounts
+
+    counts = ClaimCounts.of([Claim("a", "1", "2", True), Claim("b", "1", "2", False, kind="new"),
+                             Claim("c", "1", "2", None)], "paper")
+    assert (counts.holds, counts.fails, counts.not_evaluated, counts.total) == (1, 0, 1, 2)
+    assert tuple(counts) == (1, 0, 1)
+    panel = simulate_tdt(3, 10, rng=0)
+    b, c = panel
+    assert b is panel.b and c is panel.c
+    example = tdt_real_example(rng=0)
+    assert example.n_families == 215 and tuple(example)[2] == 215
+
+
+def test_write_results_names_its_files(tmp_path):
+    from dpselect.experiments.csvio import write_results
+
+    plain = write_results([{"a": 1}], tmp_path)
+    assert plain.files == [tmp_path / "results.csv"] and plain.timed is False
+    timed = write_results([{"a": 1, "run_seconds": 0.5}, {"a": 2}], tmp_path)
+    assert timed.timed and timed.files == [tmp_path / "results.csv", tmp_path / "timings.csv"]
+    assert (tmp_path / "timings.csv").read_text() == "a,run_seconds\n1,0.5\n"
+    assert (tmp_path / "results.csv").read_text() == "a\n1\n2\n"
+
+
 def _shrink(monkeypatch, name: str) -> None:
     """Monkeypatch an experiment module down to a grid of a few seconds."""
     import importlib
@@ -147,7 +216,7 @@ def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
     with open(out / "results.csv", newline="") as fh:
         table = list(csv.DictReader(fh))
     assert len(table) == len(res.rows) > 0
-    assert list(table[0])[0] == "task" and not any(c.endswith("_seconds") for c in table[0])
+    assert next(iter(table[0])) == "task" and not any(c.endswith("_seconds") for c in table[0])
     for got, row in zip(table, res.rows):
         assert got == {c: runner.format_value(row.get(c)) for c in got}
     assert res.n_tasks == len({r["task"] for r in res.rows})
@@ -157,8 +226,9 @@ def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
     pngs = sorted(out.glob("*.png"))
     assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     report = (out / "report.md").read_text(encoding="utf-8")
-    ok, bad, none = claim_counts(res.claims)
-    holds, fails, open_ = finding_counts(res.claims)
+    paper, new = claim_counts(res.claims), finding_counts(res.claims)
+    ok, bad, none = paper.holds, paper.fails, paper.not_evaluated
+    holds, fails, open_ = new
     assert ok + bad + none + holds + fails + open_ == len(res.claims) > 0
     assert f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), " \
            f"{none} not evaluated (–)." in report
@@ -244,7 +314,7 @@ def test_accuracy_panel_has_error_bars_and_majority_line(tmp_path):
     from dpselect.experiments import _common as c
     from dpselect.experiments._plotting import accuracy_panel, new_figure
 
-    fig, axes = new_figure(1, 1)
+    _, axes = new_figure(1, 1)
     ax = axes[0, 0]
     accuracy_panel(ax, [0.1, 1.0, 10.0], {"EM": ([0.5, 0.6, 0.9], [0.1, 0.05, 0.0])}, majority=0.4)
     (container,) = ax.containers
@@ -416,10 +486,10 @@ def test_data_line_lists_files_of_a_cached_dataset_again():
 
 
 def test_tdt_best_sound_claim_is_evaluated():
-    from dpselect.experiments import tdt
+    from dpselect.experiments._tdt_claims import _best_sound_claims
 
     means = {("proven", 5, 3.0, "nd_pf"): 0.9, ("proven", 5, 3.0, "sps_thm5_one_sided"): 0.5}
-    claim = tdt._best_sound_claims(means, {})[0]
+    claim = _best_sound_claims(means, {})[0]
     assert claim.ok is True and claim.mark == "+"
     means[("proven", 5, 3.0, "nd_pf")] = 0.1
-    assert tdt._best_sound_claims(means, {})[0].mark == "○"
+    assert _best_sound_claims(means, {})[0].mark == "○"

@@ -11,8 +11,8 @@ which import the faces.  Rules:
   from its own package or an enclosing one (``dpselect._validation`` serves every layer; a
   sibling's ``_private`` module does not).
 * The layer rules of the architecture: ``mechanisms`` never imports ``apps`` or
-  ``analysis``; ``apps`` never imports ``experiments``, ``datasets`` or the CLI; ``analysis``
-  never imports ``apps``, ``experiments`` or the CLI; the core below them never imports any
+  ``analysis``; ``apps`` never imports ``experiments`` (its ``datasets`` included) or the CLI;
+  ``analysis`` never imports ``apps``, ``experiments`` or the CLI; the core below them never imports any
   of those.
 * One import path per public object: every name of a face's ``__all__`` is defined in that
   package, and no two faces export the same function or class (the root ``dpselect``
@@ -41,11 +41,11 @@ CLI = (f"{PACKAGE}.cli", f"{PACKAGE}._cli_input", f"{PACKAGE}.__main__")
 CORE = ("accounting", "noise", "noisy_max", "_engine_mesh", "_engine_laplace", "_engine_separated", "sensitivity",
         "privacy", "problem", "_validation", "_params", "output_law", "_optional", "_warnings", "typing")
 LAYER_RULES: dict[str, tuple[str, ...]] = {
-    f"{PACKAGE}.mechanisms": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", f"{PACKAGE}.datasets", *CLI),
-    APPS: (f"{PACKAGE}.experiments", f"{PACKAGE}.datasets", *CLI),
-    f"{PACKAGE}.analysis": (APPS, f"{PACKAGE}.experiments", f"{PACKAGE}.datasets", *CLI),
-    **{f"{PACKAGE}.{c}": (f"{PACKAGE}.mechanisms", APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments",
-                          f"{PACKAGE}.datasets", *CLI) for c in CORE},
+    f"{PACKAGE}.mechanisms": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI),
+    APPS: (f"{PACKAGE}.experiments", *CLI),
+    f"{PACKAGE}.analysis": (APPS, f"{PACKAGE}.experiments", *CLI),
+    **{f"{PACKAGE}.{c}": (f"{PACKAGE}.mechanisms", APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI)
+       for c in CORE},
 }
 
 #: History citations a reader of the installed package cannot resolve (the exact patterns).
@@ -222,7 +222,7 @@ def test_layer_rules() -> None:
 
 def test_layer_rules_cover_the_core() -> None:
     """Every top-level module or package is an importer in the rules or a higher layer (none escapes)."""
-    higher = {"apps", "experiments", "datasets", "cli", "_cli_input", "__main__", "analysis", "mechanisms"}
+    higher = {"apps", "experiments", "cli", "_cli_input", "__main__", "analysis", "mechanisms"}
     tops = {name.split(".")[1] for name in modules() if name != PACKAGE}
     assert tops - higher - set(CORE) == set(), tops - higher - set(CORE)
 

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from dpselect.experiments import html, report  # noqa: E402
-from dpselect.experiments.tasks import Claim, ExperimentResult  # noqa: E402
+from dpselect.experiments import html, report
+from dpselect.experiments.tasks import Claim, ExperimentResult
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -124,7 +124,7 @@ def test_new_findings_are_marked_and_counted_apart(tmp_path):
 def test_error_bars_are_clipped_to_the_metric_range():
     from dpselect.experiments._plotting import accuracy_panel, new_figure
 
-    fig, axes = new_figure(1, 1)
+    _, axes = new_figure(1, 1)
     accuracy_panel(axes[0, 0], [0.1, 1.0], {"a": ([0.95, 0.05], [0.2, 0.2])}, log_x=False)
     segments = axes[0, 0].containers[0].lines[2][0].get_segments()
     ys = np.array([seg[:, 1] for seg in segments])

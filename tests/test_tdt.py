@@ -21,7 +21,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import accuracy, audit
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
+from dpselect.experiments.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.experiments import tdt as tdt_exp
 from dpselect.mechanisms.sps import SmoothPrivateSelection
 
@@ -503,7 +503,7 @@ def test_simulate_tdt():
     np.testing.assert_array_equal(c, c2)
     assert b.shape == c.shape == (1000,) and b.dtype == c.dtype == np.int64
     assert (b >= 0).all() and (c >= 0).all() and (b + c <= 300).all()
-    assert not np.array_equal(simulate_tdt(1000, 150, rng=5)[0], b)
+    assert not np.array_equal(simulate_tdt(1000, 150, rng=5).b, b)
     # s ~ Binomial(2N, 2/3), b | s ~ Binomial(s, 1/2): check the first two moments
     bb, cc = simulate_tdt(200_000, 150, rng=6)
     s = bb + cc

@@ -23,7 +23,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyM
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.datasets import simulate_tdt
+from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms.top_k import restrict_problem, select_top_k, top_k_privacy
 
 

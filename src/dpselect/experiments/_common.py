@@ -1,9 +1,9 @@
-"""Scaffolding shared by the experiments: task grids, means with spread, claim rows, tables, accuracy figures.
+r"""Scaffolding shared by the experiments: task grids, means with spread, claim rows, tables, accuracy figures.
 
 The tree, forest, median and percentile reproductions build on these (they
 used to repeat each of them):
 
-* :func:`task_grid` -- the cartesian product of named axes as :class:`Task`\\ s;
+* :func:`task_grid` -- the cartesian product of named axes as :class:`Task`\ s;
 * :func:`stats_by` -- mean, spread (standard deviation over repetitions) and
   count of a column per group;
 * :func:`majority_accuracy` -- the accuracy of always predicting the

@@ -13,7 +13,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DataNotFoundError", "recording", "require_file", "resolve_data_dir"]
+from .._params import instance_of, validate_params
+
+__all__ = ["PATH", "DataNotFoundError", "recording", "require_file", "resolve_data_dir"]
+
+#: A file or directory name: a str or an ``os.PathLike``.
+PATH = instance_of(str, os.PathLike, description="a str or os.PathLike path")
 
 _RECORDERS: list[dict[Path, None]] = []
 
@@ -22,8 +27,31 @@ class DataNotFoundError(FileNotFoundError):
     """A real dataset (``--data-dir`` / ``DPSELECT_DATA``) is needed but missing."""
 
 
+@validate_params({"data_dir": PATH.or_none()})
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None) -> Path | None:
-    """--data-dir, else $DPSELECT_DATA, else None; an existing directory is required if given."""
+    """The directory of the real datasets: ``data_dir``, else ``$DPSELECT_DATA``, else None.
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike or None
+        The ``--data-dir`` given (None: read the ``DPSELECT_DATA`` environment variable).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory (``~`` expanded), or None when neither names one.
+
+    Raises
+    ------
+    DataNotFoundError
+        The directory named does not exist (a ``FileNotFoundError``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> resolve_data_dir(tempfile.gettempdir()).is_dir()
+    True
+    """
     if data_dir is None:
         env = os.environ.get("DPSELECT_DATA")
         if not env:

@@ -11,13 +11,13 @@ repetitions) and the majority-class reference line (:func:`accuracy_panel`).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["accuracy_panel", "figure_legend", "fmt", "group", "log_axis", "md_table", "mean_by", "nearest",
+__all__ = ["accuracy_panel", "figure_legend", "fmt", "group", "log_axis", "md_table", "nearest",
            "new_figure", "save_figure"]
 
 
@@ -116,17 +116,11 @@ def tidy_figure(fig: Any) -> None:
         figure_legend(fig, np.array(axes, dtype=object))
 
 
-def mean_by(rows: Iterable[Mapping[str, Any]], keys: Sequence[str], value: str,
-            reduce: Callable[[list[float]], float] = lambda v: float(np.mean(v))) -> dict[tuple, float]:
-    """{key tuple: reduce(values)} over rows."""
-    return {k: reduce([float(r[value]) for r in g]) for k, g in group(rows, *keys).items()}
-
-
 def _decade_label(v: float, _pos: Any = None) -> str:
     """Tick label: "0" for zero, 10^k for the decades."""
     if v == 0:
         return "0"
-    k = int(round(np.log10(abs(v))))
+    k = round(np.log10(abs(v)))
     return ("$-10^{%d}$" if v < 0 else "$10^{%d}$") % k
 
 

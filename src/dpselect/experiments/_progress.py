@@ -17,7 +17,7 @@ __all__ = ["Progress", "format_duration"]
 
 def format_duration(seconds: float) -> str:
     """H:MM:SS."""
-    s = max(0, int(round(seconds)))
+    s = max(0, round(seconds))
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 

@@ -1,7 +1,7 @@
-"""Deterministic CSV output of the experiments: ``results.csv`` and ``timings.csv``.
+r"""Deterministic CSV output of the experiments: ``results.csv`` and ``timings.csv``.
 
 Cells are written by :func:`format_value` (``repr`` of floats, so values
-round-trip exactly), columns in first-seen order, ``\\n`` line ends: a seed
+round-trip exactly), columns in first-seen order, ``\n`` line ends: a seed
 gives the same bytes whatever the scheduler.  Wall-clock measurements (columns
 ending in :data:`TIMING_SUFFIX`) are not deterministic and go to
 ``timings.csv`` instead of ``results.csv``.
@@ -14,19 +14,36 @@ import io
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-__all__ = ["TIMING_SUFFIX", "columns", "format_value", "write_csv", "write_results"]
+__all__ = ["TIMING_SUFFIX", "ResultFiles", "columns", "format_value", "write_csv", "write_results"]
 
 #: Columns with this suffix are wall-clock times: written to timings.csv, not results.csv.
 TIMING_SUFFIX = "_seconds"
 
 
-def format_value(v: Any) -> str:
-    """Deterministic text for a CSV cell: repr of floats (round-trips), str of the rest."""
+def format_value(v: object) -> str:
+    """Deterministic text for a CSV cell: repr of floats (round-trips), str of the rest.
+
+    Parameters
+    ----------
+    v : object
+        The cell: None (empty), a bool, an int, a float (NumPy scalars alike) or anything else.
+
+    Returns
+    -------
+    str
+        ``""`` for None, ``"True"`` / ``"False"``, the int, ``repr`` of the float
+        (``"nan"``, ``"inf"``, ``"-inf"`` for the non-finite), else ``str(v)``.
+
+    Examples
+    --------
+    >>> format_value(0.1), format_value(np.float32(0.5)), format_value(None), format_value(np.int64(3))
+    ('0.1', '0.5', '', '3')
+    """
     if v is None:
         return ""
     if isinstance(v, (bool, np.bool_)):
@@ -43,8 +60,24 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
-def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Column names in first-seen order over the rows."""
+def columns(rows: Sequence[Mapping[str, object]]) -> list[str]:
+    """Column names in first-seen order over the rows.
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The rows (column -> value); a row may lack some columns.
+
+    Returns
+    -------
+    list of str
+        Every column once, in the order first seen.
+
+    Examples
+    --------
+    >>> columns([{"a": 1, "b": 2}, {"c": 3, "a": 4}])
+    ['a', 'b', 'c']
+    """
     cols: dict[str, None] = {}
     for r in rows:
         for k in r:
@@ -52,9 +85,24 @@ def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return list(cols)
 
 
-def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str],
+def write_csv(rows: Sequence[Mapping[str, object]], path: str | os.PathLike[str],
               columns: Sequence[str] | None = None) -> Path:
-    """Write rows (dicts) as CSV with ``\\n`` line ends; columns in first-seen order."""
+    r"""Write rows (dicts) as CSV with ``\n`` line ends; cells by :func:`format_value`.
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The rows (column -> value); a missing column is an empty cell.
+    path : str or os.PathLike
+        The file to write (replaced).
+    columns : sequence of str or None, default=None
+        The columns, in order (None: every column, in first-seen order).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     cols = list(columns) if columns is not None else _columns(rows)
     buf = io.StringIO()
@@ -69,12 +117,41 @@ def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str],
 _columns = columns
 
 
-def write_results(rows: Sequence[Mapping[str, Any]], out_dir: Path) -> tuple[list[Path], bool]:
-    """``results.csv`` without the timing columns, and ``timings.csv`` (the timed rows) if any: (files, timed?)."""
+@dataclass(frozen=True)
+class ResultFiles:
+    """The CSV files of one run.
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        ``results.csv``, then ``timings.csv`` if written.
+    timed : bool
+        Whether the rows had timing columns (then ``timings.csv`` was written).
+    """
+
+    files: list[Path]
+    timed: bool
+
+
+def write_results(rows: Sequence[Mapping[str, object]], out_dir: Path) -> ResultFiles:
+    """``results.csv`` without the timing columns, and ``timings.csv`` (the timed rows) if any.
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The result rows of an experiment.
+    out_dir : pathlib.Path
+        The experiment's output directory.
+
+    Returns
+    -------
+    ResultFiles
+        The files written, and whether ``timings.csv`` is one of them.
+    """
     cols = columns(rows)
     timing_cols = [c for c in cols if c.endswith(TIMING_SUFFIX)]
     files = [write_csv(rows, out_dir / "results.csv", [c for c in cols if c not in timing_cols])]
     if timing_cols:  # the rows that measured a run time, with all their columns
         timed = [r for r in rows if any(c in r for c in timing_cols)]
         files.append(write_csv(timed, out_dir / "timings.csv"))
-    return files, bool(timing_cols)
+    return ResultFiles(files, bool(timing_cols))

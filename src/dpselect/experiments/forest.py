@@ -23,8 +23,9 @@ binary tasks only) and the majority-class rate, on the same splits.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -78,13 +79,58 @@ PUBLISHED_RAW = {
 
 
 def published(dataset: str, eps: float, selection: str) -> float | None:
+    """The published mean test accuracy of an SNM selection (None where not published).
+
+    Parameters
+    ----------
+    dataset : str
+        One of the six real datasets.
+    eps : float
+        The epsilon.
+    selection : str
+        "snm_lln", "snm_laplace" or "snm_t" (other selections: None).
+
+    Returns
+    -------
+    float or None
+        The accuracy of SNM's logs.
+
+    Examples
+    --------
+    >>> published("adult", 1.0, "snm_t"), published("adult", 1.0, "em")
+    (0.776, None)
+    """
     row = PUBLISHED_RAW.get(dataset, {}).get(eps)
     if not isinstance(row, tuple) or selection not in ("snm_lln", "snm_laplace", "snm_t"):
         return None
     return float(row[("snm_lln", "snm_laplace", "snm_t").index(selection)])
 
 
-def grid(quick: bool, real: bool) -> dict[str, Any]:
+class Grid(TypedDict):
+    """The axes of the forest grid (see the module docstring)."""
+
+    depths: Mapping[str, int]
+    selections: tuple[str, ...]
+    eps: tuple[float, ...]
+    reps: int
+
+
+def grid(quick: bool, real: bool) -> Grid:
+    """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
+
+    Parameters
+    ----------
+    quick : bool
+        The reduced grid.
+    real : bool
+        Whether the real datasets are given (``--data-dir``).
+
+    Returns
+    -------
+    Grid
+        Datasets with their depths, selections (with the compared models importable here),
+        epsilons and repetitions.
+    """
     extra = compared()
     if quick and not real:
         return {"depths": QUICK_DEPTHS, "selections": QUICK_SELECTIONS + extra, "eps": (0.1, 1.0, 10.0), "reps": 2}
@@ -94,6 +140,20 @@ def grid(quick: bool, real: bool) -> dict[str, Any]:
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
+    """One task per (dataset, selection, epsilon, repetition); the data are loaded now.
+
+    Parameters
+    ----------
+    quick : bool
+        The reduced grid (bundled datasets without ``data_dir``).
+    data_dir : pathlib.Path or None
+        The root of the real datasets (required without ``quick``).
+
+    Returns
+    -------
+    list of Task
+        The grid (DP-EBM on binary tasks only).
+    """
     if data_dir is None and not quick:
         require_file(None, what="forest (Adult, COMPAS, Mushroom, Pendigits, Wall-following, Wine)")
     g = grid(quick, data_dir is not None)
@@ -103,7 +163,21 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
             if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))]
 
 
-def run_task(task: Task, seed: Any) -> list[dict]:
+def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
+    """Test accuracy of one forest (or compared model) on a random 80/20 split.
+
+    Parameters
+    ----------
+    task : Task
+        A task of :func:`tasks`.
+    seed : numpy.random.SeedSequence or int
+        The task's seed (the split depends on the repetition only).
+
+    Returns
+    -------
+    list of dict
+        One row: accuracy, majority-class accuracy and the proven privacy.
+    """
     from sklearn.model_selection import train_test_split
 
     from ..apps.trees import DPRandomForestClassifier
@@ -134,7 +208,20 @@ _KEYS = ("dataset", "epsilon", "selection")
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    """Accuracy vs epsilon per dataset; the majority rate is the dashed line (not a series)."""
+    """Accuracy vs epsilon per dataset; the majority rate is the dashed line (not a series).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+    out_dir : pathlib.Path
+        Where the PNG goes.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The figure written.
+    """
     depth = {r["dataset"]: r["depth"] for r in rows}
     return [accuracy_figure([r for r in rows if r["selection"] != "majority"], out_dir / "fig5_forest_accuracy.png",
                             panels=("dataset",), x="epsilon", series="selection", labels=LABEL,
@@ -143,6 +230,18 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
 
 
 def claims(rows: list[dict]) -> list[Claim]:
+    """SNM-T leaf labels vs EM, and our SNM-T accuracies vs the published ones.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+
+    Returns
+    -------
+    list of Claim
+        The paper's claims with our numbers.
+    """
     means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
     cells = sorted({(ds, e) for (ds, e, s) in means if s == "em"})
     diffs = [means[(ds, e, "snm_t")] - means[(ds, e, "em")] for ds, e in cells if (ds, e, "snm_t") in means]
@@ -162,6 +261,18 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 
 def summary(rows: list[dict]) -> str:
+    """The table of mean test accuracies (± spread) per cell and selection.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:2], "majority_accuracy")
@@ -172,6 +283,20 @@ def summary(rows: list[dict]) -> str:
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
+    """The report's notes: budget per leaf, public schema, and the data used.
+
+    Parameters
+    ----------
+    quick : bool
+        Whether the grid was the quick one.
+    data_dir : pathlib.Path or None
+        The data directory given.
+
+    Returns
+    -------
+    list of str
+        One note each.
+    """
     out = [
         "Every leaf query uses the full epsilon (parallel composition over leaves and over the trees' disjoint "
         "records; records are assigned to trees at random, mathematics §5.3 (ii)).",

@@ -25,6 +25,7 @@ code { background: #f3f3f3; padding: 0 0.2rem; }
 section { border-top: 2px solid #888; margin-top: 2rem; }
 """
 
+
 def _parser() -> Any:
     from markdown_it import MarkdownIt
 
@@ -38,11 +39,31 @@ def _link_target(href: str) -> str:
 
 
 def markdown_to_html(text: str, base: Path, heading_offset: int = 0) -> str:
-    """HTML of one report's Markdown (CommonMark + tables, by markdown-it-py).
+    r"""HTML of one report's Markdown (CommonMark + tables, by markdown-it-py).
 
     Images are read from ``base`` and embedded as base64 PNG figures with their alt text
     as caption; links to ``.md`` reports point to the ``.html`` pages; headings are demoted
     by ``heading_offset`` levels.
+
+    Parameters
+    ----------
+    text : str
+        The Markdown (raw HTML in it is escaped).
+    base : pathlib.Path
+        The directory the images' paths are relative to.
+    heading_offset : int, default=0
+        Levels by which every heading is demoted (at most to ``h6``).
+
+    Returns
+    -------
+    str
+        The HTML fragment.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> markdown_to_html("# Title\n\nsee [the report](a/report.md)", Path("."), heading_offset=1)
+    '<h2>Title</h2>\n<p>see <a href="a/report.html">the report</a></p>\n'
     """
     md = _parser()
     tokens = md.parse(text)
@@ -69,6 +90,20 @@ def write_html(path: Path, title: str, parts: Sequence[tuple[str, Path]]) -> Pat
 
     The first part is the page's head; each further part is a section (its
     headings demoted by one level).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The page to write (replaced).
+    title : str
+        The page's title (escaped).
+    parts : sequence of (str, pathlib.Path)
+        The Markdown texts with the directories of their images.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
     """
     body = []
     for k, (text, base) in enumerate(parts):

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
-from .tasks import Claim, ExperimentResult
+from .._params import validate_params
+from .tasks import CLAIMS, Claim, ClaimCounts, ExperimentResult
 
 __all__ = ["ABBREVIATIONS", "GLOSSARY", "abbreviations_used", "claim_counts", "claim_gloss", "claims_table",
            "claims_text", "combined_report", "count_line", "data_line", "experiment_report", "finding_counts"]
@@ -58,7 +59,23 @@ GLOSSARY: dict[str, str] = {
 
 
 def claim_gloss(claim: Claim) -> str:
-    """One line saying what the claim's terms mean (those of :data:`GLOSSARY` and :data:`ABBREVIATIONS`)."""
+    """One line saying what the claim's terms mean (those of :data:`GLOSSARY` and :data:`ABBREVIATIONS`).
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim whose text is scanned for the terms.
+
+    Returns
+    -------
+    str
+        ``"term: meaning; ..."`` in the order the terms occur ("" if none does).
+
+    Examples
+    --------
+    >>> claim_gloss(Claim("PF beats EM", "1", "2", True))
+    'PF: permute-and-flip (McKenna & Sheldon 2020); EM: exponential mechanism (McSherry & Talwar 2007)'
+    """
     terms = {**GLOSSARY, **{k: v for k, v in ABBREVIATIONS.items() if k not in ("eps", "DP")}}
     text = claim.text
     found = [(m.start(), k) for k in terms
@@ -68,8 +85,28 @@ def claim_gloss(claim: Claim) -> str:
     return "; ".join(f"{k}: {terms[k]}" for k in chosen)
 
 
+@validate_params({"claims": CLAIMS})
 def claims_text(claims: Sequence[Claim]) -> str:
-    """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning."""
+    """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning.
+
+    Parameters
+    ----------
+    claims : sequence of Claim
+        The claims of one experiment (or of several).
+
+    Returns
+    -------
+    str
+        Two to four lines per claim: the mark and the claim, our number and the published
+        one, the note if any and the meaning of its terms if any.
+
+    Examples
+    --------
+    >>> print(claims_text([Claim("A claim", "0.9", "0.8", True, note="a note")]))
+    ✓ A claim
+        ours: 0.9; published: 0.8
+        note: a note
+    """
     lines = []
     for c in claims:
         lines.append(f"{c.mark} {c.text}")
@@ -92,7 +129,20 @@ def _md_escape(s: str) -> str:
 
 
 def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
-    """Markdown table of claims: claim | ours | published | mark (✓/✗ paper claims, +/○ new findings)."""
+    """Markdown table of claims: claim | ours | published | mark (✓/✗ paper claims, +/○ new findings).
+
+    Parameters
+    ----------
+    claims : sequence of Claim
+        The claims, one row each.
+    experiment : str or None, default=None
+        An experiment's name for a leading "experiment" column (None: no such column).
+
+    Returns
+    -------
+    str
+        The table (header, separator, one line per claim).
+    """
     head = ("| experiment " if experiment is not None else "") + "| claim | ours | published | result |"
     sep = ("|---" if experiment is not None else "") + "|---|---|---|:-:|"
     lines = [head, sep]
@@ -105,32 +155,82 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def claim_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The papers' claims: (reproduced ✓, not reproduced ✗, not evaluated –)."""
-    marks = [c.ok for c in claims if c.kind == "paper"]
-    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+def claim_counts(claims: Iterable[Claim]) -> ClaimCounts:
+    """The papers' claims: reproduced ✓, not reproduced ✗, not evaluated –.
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims; those of kind "new" are not counted.
+
+    Returns
+    -------
+    ClaimCounts
+        The counts.
+    """
+    return ClaimCounts.of(claims, "paper")
 
 
-def finding_counts(claims: Iterable[Claim]) -> tuple[int, int, int]:
-    """The library's new findings: (holds +, does not hold ○, not evaluated –)."""
-    marks = [c.ok for c in claims if c.kind == "new"]
-    return sum(m is True for m in marks), sum(m is False for m in marks), sum(m is None for m in marks)
+def finding_counts(claims: Iterable[Claim]) -> ClaimCounts:
+    """The library's new findings: holds +, does not hold ○, not evaluated –.
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims; only those of kind "new" are counted.
+
+    Returns
+    -------
+    ClaimCounts
+        The counts.
+    """
+    return ClaimCounts.of(claims, "new")
 
 
+@validate_params({"claims": CLAIMS})
 def count_line(claims: Iterable[Claim]) -> str:
-    claims = list(claims)
-    ok, bad, none = claim_counts(claims)
-    line = (f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
-            f"{none} not evaluated (–).")
-    holds, fails, open_ = finding_counts(claims)
-    if holds + fails + open_:
-        line += (f" {holds + fails + open_} new findings (baselines the papers do not have): {holds} hold (+), "
-                 f"{fails} do not hold (○), {open_} not evaluated (–).")
+    """One sentence counting the papers' claims by outcome, and the new findings apart.
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+        The claims of one experiment (or of several).
+
+    Returns
+    -------
+    str
+        "N claims of the papers: a reproduced (✓), b not reproduced (✗), c not evaluated (–)."
+        followed, if there are new findings, by their counts.
+
+    Examples
+    --------
+    >>> count_line([Claim("A", "1", "2", True), Claim("B", "1", "2", None)])
+    '2 claims of the papers: 1 reproduced (✓), 0 not reproduced (✗), 1 not evaluated (–).'
+    """
+    paper, new = claim_counts(claims), finding_counts(claims)
+    line = (f"{paper.total} claims of the papers: {paper.holds} reproduced (✓), {paper.fails} not reproduced (✗), "
+            f"{paper.not_evaluated} not evaluated (–).")
+    if new.total:
+        line += (f" {new.total} new findings (baselines the papers do not have): {new.holds} hold (+), "
+                 f"{new.fails} do not hold (○), {new.not_evaluated} not evaluated (–).")
     return line
 
 
 def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
-    """Exactly which data files were read (or that only embedded data were used)."""
+    """Exactly which data files were read (or that only embedded data were used).
+
+    Parameters
+    ----------
+    files : sequence of pathlib.Path
+        The files read (empty: embedded data only).
+    data_dir : pathlib.Path or None
+        The data directory given (files are shown relative to it).
+
+    Returns
+    -------
+    str
+        The report's data line.
+    """
     if files:
         shown = []
         for f in files:
@@ -145,7 +245,25 @@ def data_line(files: Sequence[Path], data_dir: Path | None) -> str:
 
 
 def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The abbreviations (of :data:`ABBREVIATIONS` and ``extra``) that occur in ``text`` as words."""
+    """The abbreviations (of :data:`ABBREVIATIONS` and ``extra``) that occur in ``text`` as words.
+
+    Parameters
+    ----------
+    text : str
+        The text scanned.
+    extra : mapping of str to str or None, default=None
+        More abbreviations (an experiment's ``ABBREVIATIONS``).
+
+    Returns
+    -------
+    dict of str to str
+        Abbreviation -> meaning, sorted case-insensitively.
+
+    Examples
+    --------
+    >>> list(abbreviations_used("PF and EM at eps = 1"))
+    ['EM', 'eps', 'PF']
+    """
     table = {**ABBREVIATIONS, **(extra or {})}
     return {k: v for k, v in sorted(table.items(), key=lambda kv: kv[0].lower())
             if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w])", text)}
@@ -153,7 +271,30 @@ def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dic
 
 def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool, data_dir: Path | None, seed: int,
                       figures: Sequence[Path], has_timings: bool) -> str:
-    """The markdown of ``OUT/NAME/report.md``."""
+    """The markdown of ``OUT/NAME/report.md``.
+
+    Parameters
+    ----------
+    module : module
+        The experiment module (its ``TITLE``, ``DESCRIPTION``, ``summary``, ``notes``, ...).
+    res : ExperimentResult
+        The run's result.
+    quick : bool
+        Whether the grid was the quick one.
+    data_dir : pathlib.Path or None
+        The data directory given.
+    seed : int
+        The master seed.
+    figures : sequence of pathlib.Path
+        The figures written (shown in the report).
+    has_timings : bool
+        Whether ``timings.csv`` was written.
+
+    Returns
+    -------
+    str
+        The report.
+    """
     lines = [f"# {getattr(module, 'TITLE', res.name)}", ""]
     desc = getattr(module, "DESCRIPTION", "")
     if desc:
@@ -192,8 +333,28 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
                     also_scan: Sequence[str] = ()) -> str:
     """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations.
 
-    The abbreviations listed are those used in this report or in ``also_scan``
-    (the experiments' reports, which the combined ``report.html`` shows too).
+    Parameters
+    ----------
+    results : sequence of ExperimentResult
+        Every experiment's result.
+    quick : bool
+        Whether the grids were the quick ones.
+    seed : int
+        The master seed.
+    seconds : float
+        The total wall time.
+    data_dir : pathlib.Path or None
+        The data directory given.
+    extra_abbreviations : mapping of str to str or None, default=None
+        The experiments' own abbreviations.
+    also_scan : sequence of str, default=()
+        More texts whose abbreviations are listed (the experiments' reports, which the
+        combined ``report.html`` shows too).
+
+    Returns
+    -------
+    str
+        The report.
     """
     all_claims = [c for r in results for c in r.claims]
     lines = [
@@ -209,10 +370,9 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
         "|---|:-:|:-:|:-:|:-:|:-:|---|",
     ]
     for r in results:
-        ok, bad, none = claim_counts(r.claims)
-        holds, fails, _ = finding_counts(r.claims)
-        lines.append(f"| {r.name} | {ok} | {bad} | {none} | {holds} | {fails} | "
-                     f"{_md_escape(data_line(r.data_files, data_dir))} |")
+        paper, new = claim_counts(r.claims), finding_counts(r.claims)
+        lines.append(f"| {r.name} | {paper.holds} | {paper.fails} | {paper.not_evaluated} | {new.holds} | "
+                     f"{new.fails} | {_md_escape(data_line(r.data_files, data_dir))} |")
     lines += ["", "## Claims", "", "| experiment | claim | ours | published | result |", "|---|---|---|---|:-:|"]
     for r in results:
         lines += claims_table(r.claims, r.name).splitlines()[2:]

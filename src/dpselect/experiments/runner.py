@@ -19,15 +19,19 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .._params import BOOLEAN, callable_, instance_of, int_at_least, validate_params
 from . import html as _html
 from . import report as _report
-from ._data import DataNotFoundError, recording, require_file, resolve_data_dir
+from ._data import PATH, DataNotFoundError, recording, require_file, resolve_data_dir
 from .csvio import TIMING_SUFFIX, format_value, write_csv, write_results
 from .report import claims_table, claims_text, count_line
-from .scheduler import execute, task_seeds
-from .tasks import EXPERIMENTS, Claim, ExperimentResult, Task, load_experiment
+from .scheduler import CLIENT, execute, task_seeds
+from .tasks import EXPERIMENT, EXPERIMENTS, Claim, ExperimentResult, Task, load_experiment
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = [
     "EXPERIMENTS",
@@ -51,6 +55,20 @@ __all__ = [
 ]
 
 
+#: The rules of the run options :func:`reproduce` and :func:`reproduce_all` share.
+_RUN_RULES = {
+    "quick": BOOLEAN,
+    "out": PATH,
+    "data_dir": PATH.or_none(),
+    "scheduler": instance_of(str, description="a str", none=True),
+    "client": CLIENT,
+    "seed": int_at_least(0),
+    "workers": int_at_least(1, none=True),
+    "progress": BOOLEAN.or_none(),
+}
+
+
+@validate_params({"name": EXPERIMENT, **_RUN_RULES})
 def reproduce(
     name: str,
     *,
@@ -58,12 +76,49 @@ def reproduce(
     out: str | os.PathLike[str] = "out",
     data_dir: str | os.PathLike[str] | None = None,
     scheduler: str | None = None,
-    client: Any = None,
+    client: Client | None = None,
     seed: int = 0,
     workers: int | None = None,
     progress: bool | None = None,
 ) -> ExperimentResult:
-    """Run one experiment end to end; write ``out/NAME/{results.csv, *.png, report.md, report.html}``."""
+    """Run one experiment end to end: its grid on Dask, the CSV files, the figures and the reports.
+
+    Writes ``out/NAME/``: ``results.csv``, ``timings.csv`` (when the experiment measures
+    run times), one PNG per figure, ``report.md`` and ``report.html``.
+
+    Parameters
+    ----------
+    name : str
+        The experiment, one of :data:`EXPERIMENTS`.
+    quick : bool, default=False
+        The reduced grid with embedded data (minutes) instead of the full one.
+    out : str or os.PathLike, default="out"
+        The output directory; an experiment's files go to ``out/NAME/``.
+    data_dir : str or os.PathLike or None, default=None
+        The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
+    scheduler : str or None, default=None
+        A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
+        (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
+    client : distributed.Client or None, default=None
+        A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
+    seed : int, default=0
+        The master seed (>= 0): the results are identical for a seed whatever the scheduler.
+    workers : int or None, default=None
+        Local worker processes (None: all cores; 1 runs in this process).
+    progress : bool or None, default=None
+        Progress on stderr: True / False force it on / off; None shows a bar on a terminal
+        and a plain line every few seconds elsewhere.
+
+    Returns
+    -------
+    ExperimentResult
+        The rows, the claims with our numbers, the files written and the data files read.
+
+    Raises
+    ------
+    DataNotFoundError
+        The full grid is asked for without the real data (``data_dir``), or a file is missing.
+    """
     module = load_experiment(name)
     ddir = resolve_data_dir(data_dir)
     t0 = time.perf_counter()
@@ -72,31 +127,76 @@ def reproduce(
         rows = execute(name, tasks, seed, scheduler=scheduler, client=client, workers=workers, progress=progress)
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    files, has_timings = write_results(rows, out_dir)
+    written = write_results(rows, out_dir)
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     figures = [Path(p) for p in module.plot(rows, out_dir)]
     claims = list(module.claims(rows))
-    res = ExperimentResult(name, rows, claims, out_dir, files, len(tasks), time.perf_counter() - t0,
+    res = ExperimentResult(name, rows, claims, out_dir, list(written.files), len(tasks), time.perf_counter() - t0,
                            data_files=list(data_files), title=str(getattr(module, "TITLE", name)))
     text = _report.experiment_report(module, res, quick=quick, data_dir=ddir, seed=seed, figures=figures,
-                                     has_timings=has_timings)
+                                     has_timings=written.timed)
     md = out_dir / "report.md"
     md.write_text(text, encoding="utf-8")
     page = _html.write_html(out_dir / "report.html", res.title, [(text, out_dir)])
-    res.files += figures + [md, page]
+    res.files += [*figures, md, page]
     return res
 
 
+@validate_params({"on_done": callable_(none=True), **_RUN_RULES})
 def reproduce_all(
-    *, out: str | os.PathLike[str] = "out", on_done: Callable[[ExperimentResult], None] | None = None, **kwargs: Any
+    *,
+    out: str | os.PathLike[str] = "out",
+    on_done: Callable[[ExperimentResult], None] | None = None,
+    quick: bool = False,
+    data_dir: str | os.PathLike[str] | None = None,
+    scheduler: str | None = None,
+    client: Client | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool | None = None,
 ) -> list[ExperimentResult]:
-    """Every experiment in :data:`EXPERIMENTS`, then ``out/report.md`` and ``out/report.html`` with every claim."""
+    """Every experiment of :data:`EXPERIMENTS` (:func:`reproduce`), then the combined report.
+
+    Writes ``out/report.md`` and ``out/report.html`` with every claim, next to each
+    experiment's ``out/NAME/``.
+
+    Parameters
+    ----------
+    out : str or os.PathLike, default="out"
+        The output directory.
+    on_done : callable or None, default=None
+        Called with each experiment's result as soon as it is done (e.g. to print it).
+    quick : bool, default=False
+        The reduced grid with embedded data (minutes) instead of the full one.
+    out : str or os.PathLike, default="out"
+        The output directory; an experiment's files go to ``out/NAME/``.
+    data_dir : str or os.PathLike or None, default=None
+        The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
+    scheduler : str or None, default=None
+        A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
+        (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
+    client : distributed.Client or None, default=None
+        A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
+    seed : int, default=0
+        The master seed (>= 0): the results are identical for a seed whatever the scheduler.
+    workers : int or None, default=None
+        Local worker processes (None: all cores; 1 runs in this process).
+    progress : bool or None, default=None
+        Progress on stderr: True / False force it on / off; None shows a bar on a terminal
+        and a plain line every few seconds elsewhere.
+
+    Returns
+    -------
+    list of ExperimentResult
+        One per experiment, in the order of :data:`EXPERIMENTS`.
+    """
     results = []
     t0 = time.perf_counter()
     for name in EXPERIMENTS:
-        res = reproduce(name, out=out, **kwargs)
+        res = reproduce(name, quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, client=client, seed=seed,
+                        workers=workers, progress=progress)
         results.append(res)
         if on_done is not None:
             on_done(res)
@@ -105,8 +205,7 @@ def reproduce_all(
         extra.update(getattr(load_experiment(name), "ABBREVIATIONS", {}) or {})
     reports = [(r.out_dir / "report.md").read_text(encoding="utf-8") for r in results]
     text = _report.combined_report(
-        results, quick=bool(kwargs.get("quick")), seed=int(kwargs.get("seed", 0)),
-        seconds=time.perf_counter() - t0, data_dir=resolve_data_dir(kwargs.get("data_dir")),
+        results, quick=quick, seed=seed, seconds=time.perf_counter() - t0, data_dir=resolve_data_dir(data_dir),
         extra_abbreviations=extra, also_scan=reports,
     )
     root = Path(out)

@@ -11,22 +11,57 @@ remote ``dask.distributed`` cluster, and for any number of workers.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._params import Rule
 from ._progress import Progress
 from .tasks import Task
 
-__all__ = ["execute", "sorted_tasks", "task_seeds"]
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["CLIENT", "execute", "sorted_tasks", "task_seeds"]
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous", "sync", "single-threaded")
 
 
+def _client(value: object, name: str) -> object:
+    from distributed import Client
+
+    if not isinstance(value, Client):
+        raise TypeError(f"{name} must be None or a dask.distributed.Client, got {type(value).__name__}")
+    return value
+
+
+#: None or a ``dask.distributed.Client`` (distributed is imported only to check one).
+CLIENT = Rule("a dask.distributed.Client", check=_client, none=True)
+
+
 def task_seeds(n: int, seed: int) -> list[np.random.SeedSequence]:
-    """Per-task seeds: ``SeedSequence(seed).spawn(n)`` (task i gets element i)."""
+    """Per-task seeds: ``SeedSequence(seed).spawn(n)`` (task i gets element i).
+
+    Parameters
+    ----------
+    n : int
+        The number of tasks.
+    seed : int
+        The master seed (>= 0).
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+        ``n`` independent seeds, the same for a given ``seed``.
+
+    Examples
+    --------
+    >>> [s.spawn_key for s in task_seeds(2, seed=7)]
+    [(0,), (1,)]
+    """
     return np.random.SeedSequence(int(seed)).spawn(int(n))
 
 
@@ -37,12 +72,23 @@ def _run(module_name: str, task: Task, seed: np.random.SeedSequence) -> list[dic
 
 
 def sorted_tasks(tasks: Sequence[Task]) -> list[Task]:
-    """Tasks in key order (ValueError for incomparable or duplicate keys)."""
+    """Tasks in key order (ValueError for incomparable or duplicate keys).
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The grid of an experiment.
+
+    Returns
+    -------
+    list of Task
+        The tasks sorted by their keys.
+    """
     try:
         out = sorted(tasks, key=lambda t: t.key)
     except TypeError as exc:
         raise ValueError(f"task keys must be mutually comparable tuples: {exc}") from None
-    for a, b in zip(out, out[1:]):
+    for a, b in itertools.pairwise(out):
         if a.key == b.key:
             raise ValueError(f"duplicate task key {a.key!r}")
     return out
@@ -54,7 +100,7 @@ def execute(
     seed: int = 0,
     *,
     scheduler: str | None = None,
-    client: Any = None,
+    client: Client | None = None,
     workers: int | None = None,
     progress: bool | None = None,
 ) -> list[dict]:
@@ -62,19 +108,29 @@ def execute(
 
     Parameters
     ----------
-    client
-        a ``dask.distributed.Client`` to use (e.g. on a ``LocalCluster``);
-    scheduler
-        otherwise, a dask.distributed scheduler address
-        ("tcp://host:8786") to connect to, or a local dask scheduler name
-        ("processes", "threads", "synchronous");
-    workers
-        number of local worker processes (default: all cores; 1 runs
-        synchronously in this process);
-    progress
-        True / False forces progress reports on stderr on / off; None
-        (default) shows a bar on a terminal and a plain line every few seconds
-        elsewhere.
+    module_name : str
+        The experiment (``dpselect.experiments.<module_name>`` runs the tasks).
+    tasks : sequence of Task
+        Its grid (unique, mutually comparable keys).
+    seed : int, default=0
+        The master seed: task ``i`` in key order gets ``task_seeds(len(tasks), seed)[i]``.
+    scheduler : str or None, default=None
+        Without ``client``: a dask.distributed scheduler address ("tcp://host:8786")
+        to connect to, or a local dask scheduler name ("processes", "threads",
+        "synchronous").
+    client : distributed.Client or None, default=None
+        A ``dask.distributed.Client`` to use (e.g. on a ``LocalCluster``).
+    workers : int or None, default=None
+        Number of local worker processes (None: all cores; 1 runs
+        synchronously in this process).
+    progress : bool or None, default=None
+        True / False forces progress reports on stderr on / off; None shows a
+        bar on a terminal and a plain line every few seconds elsewhere.
+
+    Returns
+    -------
+    list of dict
+        The rows of every task, in task order.
 
     Notes
     -----
@@ -105,7 +161,8 @@ def execute(
     return rows
 
 
-def _run_distributed(client: Any, module_name: str, tasks: list[Task], seeds: list, bar: Progress) -> list[list[dict]]:
+def _run_distributed(client: Client, module_name: str, tasks: list[Task], seeds: list,
+                     bar: Progress) -> list[list[dict]]:
     from dask.distributed import as_completed
 
     futures = client.map(_run, [module_name] * len(tasks), tasks, seeds, pure=False)
@@ -146,7 +203,7 @@ def _run_local(
     from dask.callbacks import Callback
 
     class _Advance(Callback):
-        def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, id: Any) -> None:  # noqa: A002
+        def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, id: Any) -> None:
             name = key[0] if isinstance(key, tuple) else key
             if str(name).startswith("_run-"):
                 bar.advance()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -88,7 +88,34 @@ for (_ds, _d), _by_eps in _PUB_RAW.items():
         PUBLISHED[(_ds, _d, _e)] = {"snm_lln": _lln, "snm_laplace": _lap, "snm_t": _t}
 
 
-def grid(quick: bool, real: bool) -> dict[str, Any]:
+class Grid(TypedDict):
+    """The axes of the tree grid (see the module docstring)."""
+
+    datasets: tuple[str, ...]
+    depths: tuple[int, ...]
+    selections: tuple[str, ...]
+    eps: tuple[float, ...]
+    reps: int
+    folds: int
+    n_bins: int
+
+
+def grid(quick: bool, real: bool) -> Grid:
+    """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
+
+    Parameters
+    ----------
+    quick : bool
+        The reduced grid.
+    real : bool
+        Whether the real datasets are given (``--data-dir``).
+
+    Returns
+    -------
+    Grid
+        Datasets, depths, selections (with the compared models importable here), epsilons,
+        repetitions, folds and bins.
+    """
     extra = compared()
     if quick and not real:
         return {"datasets": QUICK, "depths": (2, 5), "selections": QUICK_SELECTIONS + extra, "eps": (0.5, 2.0, 8.0),
@@ -101,6 +128,20 @@ def grid(quick: bool, real: bool) -> dict[str, Any]:
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
+    """One task per (dataset, depth, selection, epsilon, repetition); the data are loaded now.
+
+    Parameters
+    ----------
+    quick : bool
+        The reduced grid (bundled datasets without ``data_dir``).
+    data_dir : pathlib.Path or None
+        The root of the real datasets (required without ``quick``).
+
+    Returns
+    -------
+    list of Task
+        The grid (compared models at the first depth only, DP-EBM on binary tasks only).
+    """
     if data_dir is None and not quick:
         require_file(None, what="NLTCS / ACS / Adult")
     g = grid(quick, data_dir is not None)
@@ -118,7 +159,21 @@ def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None)
     return first_depth and supports(selection, load(dataset, data_dir))
 
 
-def run_task(task: Task, seed: Any) -> list[dict]:
+def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
+    """Cross-validated test accuracy of one (dataset, depth, selection, epsilon, repetition).
+
+    Parameters
+    ----------
+    task : Task
+        A task of :func:`tasks`.
+    seed : numpy.random.SeedSequence or int
+        The task's seed (the folds depend on the repetition only).
+
+    Returns
+    -------
+    list of dict
+        One row per fold: accuracy, majority-class accuracy, leaves and the proven privacy.
+    """
     from sklearn.model_selection import KFold
 
     from ..apps.trees import DPDecisionTreeClassifier
@@ -158,7 +213,20 @@ def _published(key: tuple, selection: str, eps: float) -> float | None:
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    """Accuracy vs epsilon per (dataset, depth); the majority rate is the dashed line (not a series)."""
+    """Accuracy vs epsilon per (dataset, depth); the majority rate is the dashed line (not a series).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+    out_dir : pathlib.Path
+        Where the PNG goes.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The figure written.
+    """
     depths = {r["depth"] for r in rows}
     shown = [r for r in rows if r["selection"] != "majority"]
     return [accuracy_figure(shown, out_dir / "fig4_tree_accuracy.png", panels=("dataset", "depth"), x="epsilon",
@@ -167,6 +235,18 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
 
 
 def claims(rows: list[dict]) -> list[Claim]:
+    """SNM trees vs EM/PF trees, and our SNM accuracies vs the published ones.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+
+    Returns
+    -------
+    list of Claim
+        The paper's claims with our numbers.
+    """
     means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
     cells = sorted({(ds, d, e) for (ds, d, e, s) in means if s == "em"})
     out = []
@@ -192,6 +272,18 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 
 def summary(rows: list[dict]) -> str:
+    """The table of mean test accuracies (± spread) per cell and selection.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["depth"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:3], "majority_accuracy")
@@ -202,6 +294,20 @@ def summary(rows: list[dict]) -> str:
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
+    """The report's notes: budget split, public schema, and the data used.
+
+    Parameters
+    ----------
+    quick : bool
+        Whether the grid was the quick one.
+    data_dir : pathlib.Path or None
+        The data directory given.
+
+    Returns
+    -------
+    list of str
+        One note each.
+    """
     out = [
         "Budget per query eps' = eps / (2 (d_eff + 1)) (mathematics §7 item 17); the smooth selections use "
         "the node's own records and the proven mathematics §3.1 accounting (the SNM code computed S once on "

@@ -19,20 +19,77 @@ constants quoted below).  They take ``rng`` = None, an int seed or a
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_int, check_random_state
-from .typing import SeedLike
+from .._validation import check_int, check_random_state
+from ..typing import SeedLike
 
-__all__ = ["simulate_tdt", "tdt_real_example", "JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES"]
+__all__ = ["JUSTICE2020_CHI2", "JUSTICE2020_N_FAMILIES", "TDTExample", "TDTPanel", "simulate_tdt", "tdt_real_example"]
+
+
+@dataclass(frozen=True)
+class TDTPanel:
+    """TDT tables of m SNPs: transmissions of each allele (iterable: ``b, c = panel``).
+
+    Parameters
+    ----------
+    b : numpy.ndarray
+        Transmissions of the first allele, shape (m,).
+    c : numpy.ndarray
+        Transmissions of the second allele, shape (m,).
+    """
+
+    b: np.ndarray
+    c: np.ndarray
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """``b`` then ``c`` (so that ``b, c = simulate_tdt(...)`` unpacks).
+
+        Returns
+        -------
+        iterator of numpy.ndarray
+            The two arrays.
+        """
+        return iter((self.b, self.c))
+
+
+@dataclass(frozen=True)
+class TDTExample:
+    """TDT tables of a real-data example with its number of families (iterable: ``b, c, n = example``).
+
+    Parameters
+    ----------
+    b : numpy.ndarray
+        Transmissions of the first allele, one per SNP.
+    c : numpy.ndarray
+        Transmissions of the second allele.
+    n_families : int
+        N, the number of trios.
+    """
+
+    b: np.ndarray
+    c: np.ndarray
+    n_families: int
+
+    def __iter__(self) -> Iterator[np.ndarray | int]:
+        """``b``, ``c`` then ``n_families`` (so that ``b, c, n = tdt_real_example(...)`` unpacks).
+
+        Returns
+        -------
+        iterator of numpy.ndarray or int
+            The three fields.
+        """
+        return iter((self.b, self.c, self.n_families))
 
 
 # ---------------------------------------------------------------------------
 # TDT (Yamamoto & Shibuya, IPCCC 2024, §V; EnhancedSPS real-data example)
 # ---------------------------------------------------------------------------
 
-def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray]:
+def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> TDTPanel:
     r"""Simulated TDT tables of ``m`` SNPs, exactly Yamamoto & Shibuya's protocol (§V).
 
     For each SNP r independently (under the null of no association):
@@ -55,10 +112,9 @@ def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[n
 
     Returns
     -------
-    b : numpy.ndarray of int64, shape (m,)
-        Transmissions of the first allele.
-    c : numpy.ndarray of int64, shape (m,)
-        Transmissions of the second allele.
+    TDTPanel
+        ``b`` and ``c``, int64 arrays of shape (m,): transmissions of the first and the
+        second allele (unpacks as ``b, c``).
 
     References
     ----------
@@ -68,7 +124,7 @@ def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[n
 
     Examples
     --------
-    >>> from dpselect.datasets import simulate_tdt
+    >>> from dpselect.experiments.datasets import simulate_tdt
     >>> b, c = simulate_tdt(4, n_families=10, rng=0)
     >>> b.shape, bool(((b + c) <= 20).all())
     ((4,), True)
@@ -78,7 +134,7 @@ def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> tuple[n
     gen = check_random_state(rng)
     s = gen.binomial(2 * n, 2.0 / 3.0, size=m).astype(np.int64)
     b = gen.binomial(s, 0.5).astype(np.int64)
-    return b, s - b
+    return TDTPanel(b, s - b)
 
 
 #: The six genome-wide significant TDT statistics of Justice et al. (2020),
@@ -98,7 +154,7 @@ def _b_for_chi2(c: int, chi2: float) -> int:
     return math.floor((2.0 * c + chi2 + math.sqrt(chi2 * (chi2 + 8.0 * c))) / 2.0) + 1
 
 
-def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]:
+def tdt_real_example(rng: SeedLike = None) -> TDTExample:
     r"""(b, c, N) tables reproducing the six significant SNPs of Justice et al. (2020).
 
     Only the TDT statistics are published, not the transmission counts, so
@@ -114,7 +170,7 @@ def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]
 
     .. math::
 
-        b = \Bigl\lfloor \frac{2c + \chi^2 + \sqrt{\chi^2(\chi^2 + 8c)}}{2} \Bigr\rfloor + 1
+        b = \operatorname{floor}\left(\frac{2c + \chi^2 + \sqrt{\chi^2(\chi^2 + 8c)}}{2}\right) + 1
 
     Parameters
     ----------
@@ -123,13 +179,10 @@ def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]
 
     Returns
     -------
-    b : numpy.ndarray of int64, shape (6,)
-        Transmissions of the first allele, in the order of
-        :data:`JUSTICE2020_CHI2`.
-    c : numpy.ndarray of int64, shape (6,)
-        Transmissions of the second allele.
-    N : int
-        The number of families, 215.
+    TDTExample
+        ``b`` and ``c``, int64 arrays of shape (6,) in the order of :data:`JUSTICE2020_CHI2`
+        (transmissions of the first and the second allele), and ``n_families`` = 215
+        (unpacks as ``b, c, n``).
 
     References
     ----------
@@ -141,7 +194,7 @@ def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]
 
     Examples
     --------
-    >>> from dpselect.datasets import tdt_real_example
+    >>> from dpselect.experiments.datasets import tdt_real_example
     >>> b, c, n = tdt_real_example(rng=0)
     >>> n, b.shape, bool(((b + c) <= 2 * n).all())
     (215, (6,), True)
@@ -157,4 +210,4 @@ def tdt_real_example(rng: SeedLike = None) -> tuple[np.ndarray, np.ndarray, int]
             if bi + ci <= 2 * n:
                 break
         b[i], c[i] = bi, ci
-    return b, c, n
+    return TDTExample(b, c, n)
