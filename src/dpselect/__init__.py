@@ -53,7 +53,7 @@ from .sensitivity import StepProfile
 __version__ = "0.1.0"
 
 #: Subpackages imported on first attribute access (PEP 562).
-_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "datasets", "experiments", "mechanisms", "noise", "noisy_max",
+_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "datasets", "experiments", "mechanisms", "noise",
                     "typing")
 
 __all__ = [

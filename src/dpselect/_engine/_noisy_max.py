@@ -1,94 +1,43 @@
-"""The noisy-max engine: sampling argmax_r (u_r + b Z_r) and its exact law.
+"""Sampling argmax_r (u_r + b Z_r) and its exact law by quadrature (the engine's core).
 
-Every noisy-max mechanism (report-noisy-max, the exponential mechanism as
-Gumbel noisy max, permute-and-flip as exponential noisy max, Smooth Noisy Max,
-Smooth Private Selection) is a calibration (scale b, noise law h) handed to
-this module; none re-implements sampling or the integral.
-
-Exact output distribution.  With a_r = (u_r - max u)/b and Z_r iid with
-density f and CDF F, candidate r wins with probability
-
-    Pr[r] = ∫ f(y - a_r) prod_{s != r} F(y - a_s) dy
-          = ∫ exp( log f(y - a_r) + G(y) - log F(y - a_r) ) dy,
-    G(y)  = sum_s log F(y - a_s)         (log-CDF of the noisy maximum),
-
-(Dwork & Roth 2014, §3.3, written for a general noise density).  Candidates
-with equal scores share one integral, so the cost is O(K Q) for K distinct
-scores and Q quadrature nodes, whatever the number of tied candidates.  With
-Laplace noise the K x Q sums are done in closed form instead
-(:mod:`dpselect._engine_laplace`: power sums and linear recurrences over the
-sorted scores, O((K + Q) N) with N ~ 50 + log2 m series terms), on the same nodes.
-
-Quadrature (:mod:`dpselect._engine_mesh`).  The integral runs over a composite
-12-point Gauss–Legendre rule whose panels are placed in *local* coordinates
-around the scores: a_r are grouped into clusters (consecutive gaps at most two
-noise widths); inside a cluster, panels of half the noise's interquartile
-width (at most the width s of the strip |Im z| < s where the law is analytic,
-for Student t, even-gamma polynomial tails and Gumbel, which need no further
-breakpoint) and otherwise a breakpoint at every score (the kinks of Laplace-type densities)
-and geometric refinement around each score for laws narrower at the mode than
-their quartiles; away from a cluster, a per-law profile of panel lengths that
-grow geometrically with the distance d (ratio 2) but never let the log-density
-or log-CDF change by more than 4 nats in one panel until it has dropped by 800
-nats (light tails), then ratio 2 up to 1.7e308.  Every node is stored as (its
-cluster's anchor score, offset), and every argument y - a_s is formed as
-offset + (anchor - a_s), so panels of width ~1 next to a score at a_r = -1e300
-stay exact (an absolute y grid would round them away).  Beyond
-Y = min(2^56 max(1, |min a|), 1.7e308) above the top score all arguments y - a_s
-equal y to relative 2^-56 and every candidate's integral is (1 - F(Y)^m)/m in
-closed form; likewise F(-Y)^m/m below -Y when the noisy maximum's log-CDF there
-is not below -750.  Everything is accumulated in log space and the result is
-renormalised (the correction is the quadrature error).  The region below the
-point where the noisy maximum's log-CDF falls under -750 + L is dropped, L a lower
-bound on the least likely candidate's log-probability, so the cut is relative.
-
-Measured accuracy (tests/test_engine_exact.py), |error in log Pr| against
-independent references: <= 2e-13 for Cauchy (closed form) at gap/scale 1e2 - 1e300;
-<= 4e-15 for t_3, P_4, P_1.5 (both sidednesses, 60-digit mpmath) at 10 - 1e12 and
-for LLN (2-D reference) at 10 - 1e12 (log Pr down to -1410); relative 1e-16 of
-log Pr for Laplace, Gumbel and exponential at gaps up to 1e300.  The test bound
-is 1e-9 max(1, |log Pr|).  Unnormalised mass defect <= 1e-14 for P_1.1 - P_1.5,
-t_0.5 and LLN(1.2).  Not covered: gap/scale in (1e300, 1.8e308] for power tails
-(the far region's arguments then differ from y by up to 1e-8 relative, and a
-~1e-29-level mass beyond 1.8e308 is approximated), and gaps that overflow
-(gap/scale > 1.8e308), which give the limit Pr = 0: exact for light tails and
-LLN, within ~(1.8e308)^-kappa (< 1e-30 for kappa >= 0.1) for power tails.
-
-Scores far below the integration range.  With many candidates the cut lies above
-every score; for laws whose density and log-CDF are analytic on a sector |arg z| < theta
-(one-sided P_gamma and t, Laplace-log-normal) the scores at distance >= r0 below the cut
-are replaced by Chebyshev points (:mod:`dpselect._engine_separated`, mathematics §13):
-measured <= 5e-16 relative in log Pr against the direct sum.  10^5 distinct scores,
-one-sided SPS or SNM-LLN: under 1 s CPU (``benchmarks/bench_core.py``).
-
-Sampling agrees with the law everywhere: power tails too heavy for floating
-point (tail exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` = 0.1, e.g.
-Student t with df = 0.01 or P_1.01, whose draws overflow to inf 1e-3 - 1e-2 of
-the time) are rejected with a ValueError by :func:`check_noise`; for the laws
-admitted, a draw beyond the largest double has probability below ~1e-29.
+The method, its accuracy and its limits: :mod:`dpselect._engine`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from scipy.special import logsumexp
 
-from . import _engine_laplace, _engine_separated
-from . import _engine_mesh as mesh
-from ._validation import check_positive, check_random_state, check_size
-from .noise import MIN_TAIL_EXPONENT, Laplace
+from .._params import SEED, SIZE, Rule, positive, validate_params
+from .._validation import check_random_state
+from ..noise import MIN_TAIL_EXPONENT, Laplace, NoiseDistribution
+from ..typing import SeedLike
+from . import _laplace, _separated
+from . import _mesh as mesh
 
-__all__ = ["check_noise", "sample_argmax", "log_probabilities", "probabilities", "standardised"]
+__all__ = ["check_noise", "log_probabilities", "sample_argmax", "standardised"]
 
 _CHUNK_ELEMENTS = 1 << 22  # bound on temporaries (elements) in sampling and quadrature
 
 
-def check_noise(noise: Any) -> Any:
-    """Reject power tails too heavy for floating point: with a tail
-    exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` draws overflow and the law's mass
-    lies beyond the largest double."""
+def check_noise(noise: NoiseDistribution) -> NoiseDistribution:
+    """Reject power tails too heavy for floating point.
+
+    With a tail exponent below ``dpselect.noise.MIN_TAIL_EXPONENT`` draws overflow and the
+    law's mass lies beyond the largest double.
+
+    Parameters
+    ----------
+    noise : NoiseDistribution
+        The standard noise law.
+
+    Returns
+    -------
+    NoiseDistribution
+        ``noise`` itself.
+    """
     kappa = float(getattr(noise, "tail_exponent", np.inf))
     if kappa < MIN_TAIL_EXPONENT:
         raise ValueError(
@@ -98,12 +47,33 @@ def check_noise(noise: Any) -> Any:
     return noise
 
 
+#: The scores, a finite 1-D float array: the calling mechanism has checked them (its problem's).
+SCORES = Rule("a 1-D float array (checked by the calling mechanism)")
+#: The standard noise law, its tails within floating point (:func:`check_noise`).
+NOISE = Rule("a noise distribution of dpselect.noise with tail exponent >= MIN_TAIL_EXPONENT",
+             check=lambda value, name: check_noise(value))
+#: The noise scale b.
+SCALE = positive()
+
+
+@validate_params({"scores": SCORES, "scale": SCALE})
 def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
-    """a_r = (u_r - max u) / b: shift-invariant, so huge scores cannot overflow.
+    """Return a_r = (u_r - max u) / b: shift-invariant, so huge scores cannot overflow.
 
     With a tiny (e.g. subnormal) scale the gaps may overflow to -inf, which is
-    the limit for every noise whose tail beyond 1.8e308 is negligible (module
-    docstring).
+    the limit for every noise whose tail beyond 1.8e308 is negligible (:mod:`dpselect._engine`).
+
+    Parameters
+    ----------
+    scores : np.ndarray
+        The scores u, a finite 1-D float array.
+    scale : float
+        The noise scale b > 0.
+
+    Returns
+    -------
+    np.ndarray
+        The standardised gaps a (0 at the maximum, <= 0 elsewhere).
     """
     top = scores.max()
     with np.errstate(over="ignore"):
@@ -114,16 +84,38 @@ def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
     return a
 
 
-def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None = None, rng: Any = None) -> Any:
+@overload
+def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: None = None, *,
+                  rng: SeedLike = None) -> int: ...
+@overload
+def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int, *,
+                  rng: SeedLike = None) -> np.ndarray: ...
+@validate_params({"scores": SCORES, "scale": SCALE, "noise": NOISE, "size": SIZE, "rng": SEED})
+def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int | None = None, *,
+                  rng: SeedLike = None) -> int | np.ndarray:
     """Draw argmax_r (scores_r + scale * Z_r), Z_r iid ``noise``; ``size`` batched draws.
 
-    ``scores`` must already be validated (finite 1-D float array).  Memory is
-    bounded by drawing the (size, m) noise matrix in row chunks; there is no
+    Memory is bounded by drawing the (size, m) noise matrix in row chunks; there is no
     Python loop over draws or candidates.
+
+    Parameters
+    ----------
+    scores : np.ndarray
+        The scores, a finite 1-D float array (already checked by the caller).
+    scale : float
+        The noise scale b > 0.
+    noise : NoiseDistribution
+        The standard noise law of Z.
+    size : int or None, default=None
+        Number of draws; None for one.
+    rng : SeedLike, default=None
+        The randomness (keyword-only).
+
+    Returns
+    -------
+    int or np.ndarray
+        The winning index (``size=None``), or an int64 array of ``size`` of them.
     """
-    scale = check_positive(scale, "scale")
-    size = check_size(size)
-    check_noise(noise)
     gen = check_random_state(rng)
     m = scores.size
     n_draws = 1 if size is None else size
@@ -139,9 +131,9 @@ def sample_argmax(scores: np.ndarray, scale: float, noise: Any, size: int | None
 
 
 def _group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: Any) -> np.ndarray:
-    """log Pr[a given member of distinct group k wins], k = 0..K-1 (values ascending, finite)."""
+    """Log Pr[a given member of distinct group k wins], k = 0..K-1 (values ascending, finite)."""
     if type(noise) is Laplace:
-        return _engine_laplace.group_log_probabilities(values, counts, noise)
+        return _laplace.group_log_probabilities(values, counts, noise)
     return _dense_group_log_probabilities(values, counts, noise)
 
 
@@ -169,8 +161,10 @@ def _dense_group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise
 
 
 def _interpolate_back(accX: np.ndarray, ell: np.ndarray, panel: np.ndarray) -> np.ndarray | None:
-    """log Pr at the scores from log Pr at their panels' Chebyshev points (barycentric
-    weights ``ell``), or None where a panel's interpolant is not positive."""
+    """Log Pr at the scores from log Pr at their panels' Chebyshev points.
+
+    Barycentric weights ``ell``; None where a panel's interpolant is not positive.
+    """
     top = accX.max(axis=1)
     top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -180,12 +174,14 @@ def _interpolate_back(accX: np.ndarray, ell: np.ndarray, panel: np.ndarray) -> n
 
 
 def _separated_group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: Any) -> np.ndarray:
-    """The dense sum, with the scores far below the lower cut replaced by Chebyshev points
-    (:mod:`dpselect._engine_separated`) for laws analytic on a sector |arg z| < theta."""
+    """The dense sum, with the scores far below the lower cut replaced by Chebyshev points.
+
+    For laws analytic on a sector |arg z| < theta (:mod:`dpselect._engine._separated`).
+    """
     sep = None
     if float(getattr(noise, "right_sector", 0.0)) > 0:
         y_lo = mesh.lower_end(values, counts, noise)
-        sep = _engine_separated.separated_grid(values, counts, noise, y_lo)
+        sep = _separated.separated_grid(values, counts, noise, y_lo)
     if sep is None:
         anchor, w, logw, far = mesh.nodes(values, counts, noise)
         return np.logaddexp(_node_sums(values, counts, noise, anchor, w, logw), far)
@@ -207,8 +203,11 @@ _CHEB_POINTS = 26
 
 
 def _chebyshev_grid(values: np.ndarray, counts: np.ndarray, noise: Any) -> Any:
-    """(points (P, 26), interpolation weights (K, 26), panel of each score, summed weights)
-    for an analytic-strip law whose scores are at least 4 per Chebyshev point; else None."""
+    """Chebyshev points for an analytic-strip law whose scores are at least 4 per point.
+
+    Returns (points (P, 26), interpolation weights (K, 26), panel of each score, summed
+    weights), or None.
+    """
     strip = float(getattr(noise, "analytic_strip", 0.0))
     if not strip > 0:
         return None
@@ -238,7 +237,7 @@ def _chebyshev_grid(values: np.ndarray, counts: np.ndarray, noise: Any) -> Any:
 
 def _node_sums(values: np.ndarray, counts: np.ndarray, noise: Any, anchor: np.ndarray, w: np.ndarray,
                logw: np.ndarray) -> np.ndarray:
-    """log sum over nodes of f/F(y - v_k) e^{G(y)} w(y), G = sum_s counts_s log F(y - v_s)."""
+    """Log sum over nodes of f/F(y - v_k) e^{G(y)} w(y), G = sum_s counts_s log F(y - v_s)."""
     K = values.size
     bounded_below = bool(np.isfinite(noise.support[0]))
     acc = np.full(K, -np.inf)
@@ -259,7 +258,7 @@ def _node_sums(values: np.ndarray, counts: np.ndarray, noise: Any, anchor: np.nd
 
 
 def _logsumexp_rows(term: np.ndarray) -> np.ndarray:
-    """log sum_j exp(term[i, j]) for each row, -inf for all -inf rows (in place on ``term``)."""
+    """Log sum_j exp(term[i, j]) for each row, -inf for all -inf rows (in place on ``term``)."""
     mx = term.max(axis=1)
     mx[~np.isfinite(mx)] = 0.0
     term -= mx[:, None]
@@ -268,10 +267,24 @@ def _logsumexp_rows(term: np.ndarray) -> np.ndarray:
         return np.log(term.sum(axis=1)) + mx
 
 
-def log_probabilities(scores: np.ndarray, scale: float, noise: Any) -> np.ndarray:
-    """Exact log Pr[argmax_r (scores_r + scale Z_r) = r] for every candidate (module docstring)."""
-    scale = check_positive(scale, "scale")
-    check_noise(noise)
+@validate_params({"scores": SCORES, "scale": SCALE, "noise": NOISE})
+def log_probabilities(scores: np.ndarray, scale: float, noise: NoiseDistribution) -> np.ndarray:
+    """Exact log Pr[argmax_r (scores_r + scale Z_r) = r] for every candidate (:mod:`dpselect._engine`).
+
+    Parameters
+    ----------
+    scores : np.ndarray
+        The scores, a finite 1-D float array (already checked by the caller).
+    scale : float
+        The noise scale b > 0.
+    noise : NoiseDistribution
+        The standard noise law of Z.
+
+    Returns
+    -------
+    np.ndarray
+        log Pr[r] for every candidate r (logsumexp 0; -inf where the gap overflows).
+    """
     a = standardised(scores, scale)
     m = a.size
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
@@ -285,8 +298,3 @@ def log_probabilities(scores: np.ndarray, scale: float, noise: Any) -> np.ndarra
         group[fin] = _group_log_probabilities(values[fin], counts[fin].astype(np.float64), noise)
     total = logsumexp(group + np.log(counts))
     return group[inverse] - total
-
-
-def probabilities(scores: np.ndarray, scale: float, noise: Any) -> np.ndarray:
-    """Exact Pr[argmax_r (scores_r + scale Z_r) = r] (sums to 1)."""
-    return np.exp(log_probabilities(scores, scale, noise))

@@ -1,7 +1,7 @@
-"""Scores below the integration range as Chebyshev points (noisy-max engine).
+r"""Scores below the integration range as Chebyshev points (noisy-max engine).
 
 When the noisy maximum's log-CDF G is negligible below a point y_lo (the engine's
-lower cut, :func:`dpselect._engine_mesh.lower_end`), only y >= y_lo is integrated.
+lower cut, :func:`dpselect._engine._mesh.lower_end`), only y >= y_lo is integrated.
 For a score a < y_lo every argument z = y - a of the integrand is then >= D = y_lo - a.
 If the law's density and log-CDF are analytic on the sector |arg z| < theta
 (``noise.right_sector``, mathematics §13), the maps a -> log F(y - a) and
@@ -10,7 +10,7 @@ ratio rho = 2 + sqrt(5) around any panel of centre distance D and half-length L 
 
 .. math::
 
-    D \\ge \\kappa L, \\qquad \\kappa = \\sqrt5 + 2 / \\tan\\theta
+    D \ge \kappa L, \qquad \kappa = \sqrt5 + 2 / \tan\theta
 
 (the ellipse's semi-axes are sqrt(5) L and 2 L, so the whole ellipse has
 Re z >= D - sqrt(5) L and |Im z| <= 2 L).  Panels geometric in D with ratio
@@ -18,7 +18,7 @@ r = min(2, (kappa + 1)/(kappa - 1)) from D = r0, capped at half the noise width,
 satisfy it (lengths up to about 2h); on each, degree-25 Chebyshev interpolation is exact to ~rho^-25 = 2e-16
 relative.  The scores are replaced by the panels' Chebyshev points with summed
 barycentric weights (for G) and Pr is interpolated back, as for laws analytic in a
-strip (:func:`dpselect.noisy_max._chebyshev_grid`); the scores closer than r0 to y_lo
+strip (:func:`dpselect._engine._noisy_max._chebyshev_grid`); the scores closer than r0 to y_lo
 (at most 26; r0 <= h) are summed directly.  The y-mesh is refined geometrically above
 y_lo from r0 so that the Chebyshev points' own integrands, singular at distance >= r0
 below y_lo, are resolved.  Proofs of the sectors: the mathematics page, §13.
@@ -42,9 +42,12 @@ _MAX_D = 2.0**40  # nor are scores farther than 2^40 h (panel edges would lose t
 
 
 class Separated(NamedTuple):
-    """Chebyshev points ``X`` (P, 26) in score coordinates, interpolation weights ``ell``
+    """The Chebyshev points replacing the far scores, and how to interpolate back.
+
+    Chebyshev points ``X`` (P, 26) in score coordinates, interpolation weights ``ell``
     (number of proxied groups, 26), each proxied group's ``panel``, summed weights ``W``,
-    the mask ``proxied`` over the groups, and ``r0`` (the y-mesh refinement scale)."""
+    the mask ``proxied`` over the groups, and ``r0`` (the y-mesh refinement scale).
+    """
 
     X: np.ndarray
     ell: np.ndarray
@@ -55,9 +58,11 @@ class Separated(NamedTuple):
 
 
 def separated_grid(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float) -> Separated | None:
-    """The Chebyshev points of the scores at distance >= r0 below ``y_lo`` (module docstring),
-    or None if the law declares no sector or the points would not be at least 4 times fewer
-    than the groups they replace."""
+    """The Chebyshev points of the scores at distance >= r0 below ``y_lo`` (module docstring).
+
+    None if the law declares no sector or the points would not be at least 4 times fewer
+    than the groups they replace.
+    """
     theta = float(getattr(noise, "right_sector", 0.0))
     if not (theta > 0 and np.isfinite(y_lo)):
         return None
@@ -69,7 +74,7 @@ def separated_grid(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: flo
     r0 = max(min(float(np.partition(D, min(_DIRECT, D.size - 1))[min(_DIRECT, D.size - 1)]), h), h * _MIN_R0)
     proxied = (D >= r0) & (D <= h * _MAX_D)
     # panel edges in D: geometric with `ratio` while the panel is shorter than h, then length h
-    n_geo = max(0, int(math.ceil(math.log(h / ((ratio - 1.0) * r0)) / math.log(ratio)))) + 1
+    n_geo = max(0, math.ceil(math.log(h / ((ratio - 1.0) * r0)) / math.log(ratio))) + 1
     geo = r0 * ratio ** np.arange(n_geo + 1)
     start = float(geo[-1])
     Dp = D[proxied]
