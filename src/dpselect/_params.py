@@ -69,11 +69,11 @@ __all__ = [
     "DELTA",
     "EPSILON",
     "FINITE",
+    "OUT_OF_BOUNDS_RULE",
     "PAIR",
+    "REAL",
     "RELATION",
     "SAMPLER",
-    "OUT_OF_BOUNDS_RULE",
-    "REAL",
     "SEED",
     "SIZE",
     "Rule",
@@ -156,7 +156,7 @@ class Rule:
         return f"None or {self.description}" if self.none else self.description
 
     def or_none(self) -> Rule:
-        """This rule, accepting None as well."""
+        """The same rule, accepting None as well."""
         return Rule(self.description, self.check, self.options, True, self.types)
 
 

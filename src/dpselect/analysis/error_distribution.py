@@ -13,22 +13,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import ClassVar, overload
 
 import numpy as np
 from scipy import integrate
 
-from .._validation import as_real_array, check_probability_in, check_random_state, check_real, check_size
+from .._params import ANY, SEED, SIZE, Rule, instance_of, positive, validate_fields, validate_params
+from .._validation import as_real_array, check_probability_in, check_random_state, check_real
+from ..mechanisms import SmoothSensitivityRelease
 from ..noise import NoiseDistribution
 from ..typing import ArrayLike, SeedLike
-
-if TYPE_CHECKING:
-    from ..mechanisms import SmoothSensitivityRelease
 
 __all__ = ["ErrorDistribution", "error_distribution"]
 
 
-def _out(arr: np.ndarray) -> Any:
+def _out(arr: np.ndarray) -> float | np.ndarray:
     arr = np.asarray(arr, dtype=np.float64)
     return float(arr) if arr.ndim == 0 else arr
 
@@ -60,12 +59,20 @@ class ErrorDistribution:
     noise: NoiseDistribution
     scale: float
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "noise": instance_of(NoiseDistribution, description="a noise distribution of dpselect.noise"),
+        "scale": positive(allow_zero=True, allow_inf=True),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._parameter_constraints)
+
     @property
     def mean_abs_noise(self) -> float:
         """E|Z| of the standard law (inf when infinite, e.g. polynomial gamma <= 2)."""
         return float(self.noise.mean_abs())
 
-    def pdf(self, t: ArrayLike) -> Any:
+    def pdf(self, t: ArrayLike) -> float | np.ndarray:
         """Density of the error at t: h(t/scale)/scale.
 
         Parameters
@@ -89,7 +96,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
 
-    def logpdf(self, t: ArrayLike) -> Any:
+    def logpdf(self, t: ArrayLike) -> float | np.ndarray:
         """Log density of the error at t: log h(t/scale) - log scale.
 
         Parameters
@@ -113,7 +120,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
 
-    def cdf(self, t: ArrayLike) -> Any:
+    def cdf(self, t: ArrayLike) -> float | np.ndarray:
         """Distribution function P(E <= t).
 
         Parameters
@@ -137,7 +144,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(self.noise.cdf(t / self.scale))
 
-    def sf(self, t: ArrayLike) -> Any:
+    def sf(self, t: ArrayLike) -> float | np.ndarray:
         """Survival function P(E > t).
 
         Parameters
@@ -161,7 +168,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(self.noise.sf(t / self.scale))
 
-    def ppf(self, q: ArrayLike) -> Any:
+    def ppf(self, q: ArrayLike) -> float | np.ndarray:
         """Quantile function of the (signed) error.
 
         Parameters
@@ -187,7 +194,7 @@ class ErrorDistribution:
             raise ValueError("q must be in [0, 1]")
         return _out(self.scale * np.asarray(self.noise.ppf(q)))
 
-    def quantile(self, q: ArrayLike) -> Any:
+    def quantile(self, q: ArrayLike) -> float | np.ndarray:
         """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2).
 
         Parameters
@@ -306,7 +313,12 @@ class ErrorDistribution:
             return left + right
         return self.scale * (self._integrated_sf(hi / self.scale) + self._integrated_sf(lo / self.scale))
 
-    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> Any:
+    @overload
+    def sample(self, size: None = None, *, rng: SeedLike = None) -> float: ...
+    @overload
+    def sample(self, size: int, *, rng: SeedLike = None) -> np.ndarray: ...
+    @validate_params({"size": SIZE, "rng": SEED})
+    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> float | np.ndarray:
         """Draws of the error (float for size=None).
 
         Parameters
@@ -329,12 +341,13 @@ class ErrorDistribution:
         >>> dist.sample(size=3, rng=0).shape
         (3,)
         """
-        size = check_size(size)
         gen = check_random_state(rng)
         z = np.asarray(self.noise.sample(1 if size is None else size, gen), dtype=np.float64)
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
+@validate_params({"release": instance_of(SmoothSensitivityRelease),
+                  "sensitivity": ANY})  # checked by release.scale (a float >= 0 or a callable of beta)
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
 ) -> ErrorDistribution:
