@@ -44,11 +44,6 @@ __all__ = ["OutputLaw"]
 Loss = Literal["absolute", "squared", "zero_one"] | Callable[[np.ndarray, Any], np.ndarray]
 
 
-def _plain(x: Any) -> Any:
-    """``x`` as a plain ndarray (or a scalar), never an :class:`OutputLaw`."""
-    return x.view(np.ndarray) if isinstance(x, OutputLaw) else x
-
-
 class OutputLaw(np.ndarray):
     """Exact law of one release: probabilities over a finite support, or over uniform pieces.
 
