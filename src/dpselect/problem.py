@@ -29,9 +29,9 @@ from ._validation import check_int, check_labels, check_scores
 from .sensitivity import (
     ProfileLike,
     StepProfile,
+    _check_beta_within,
     _check_candidate_profile,
     _check_profile,
-    check_beta,
     smooth_sensitivity_scan,
 )
 from .typing import ArrayLike, Relation
@@ -312,9 +312,6 @@ class SelectionProblem:
             return np.repeat(np.asarray(self._ls(ts), dtype=np.float64)[:, None], self.n_candidates, axis=1)
         return np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
 
-    def _check_beta(self, beta: float) -> float:
-        return check_beta(beta, self.beta_max)
-
     def smooth_sensitivity(self, beta: float) -> float:
         r"""A beta-smooth upper bound S(x) on LS (the exact smooth sensitivity unless a bound was given).
 
@@ -347,7 +344,7 @@ class SelectionProblem:
         >>> round(p.smooth_sensitivity(0.5), 6)   # exp(-0.5 * 2) * 1
         0.367879
         """
-        beta = self._check_beta(beta)
+        beta = _check_beta_within(beta, self.beta_max)
         if self._smooth_bound is not None:
             s = float(self._smooth_bound(beta))
         elif isinstance(self._ls, StepProfile):
@@ -385,7 +382,7 @@ class SelectionProblem:
         >>> SelectionProblem([1.0, 0.0], global_sensitivity=2.0).candidate_smooth_sensitivity(0.1)
         array([2., 2.])
         """
-        beta = self._check_beta(beta)
+        beta = _check_beta_within(beta, self.beta_max)
         if self._candidate_smooth_bound is not None:
             out = np.asarray(self._candidate_smooth_bound(beta), dtype=np.float64)
         elif isinstance(self._cls, StepProfile):

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import ANY, Rule, array_1d, validate_fields
+from ._params import ANY, Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
 from ._validation import as_real_array, check_positive
 from .typing import ArrayLike
 
@@ -182,6 +182,7 @@ class StepProfile:
         return self.values[-1] if self.per_candidate else float(self.values[-1])
 
 
+@validate_params({"local_sensitivity": callable_(), "beta": positive(), "max_distance": int_at_least(0)})
 def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: float, max_distance: int) -> float:
     r"""The smooth sensitivity of a local-sensitivity callable, by a scan over t.
 
@@ -218,7 +219,6 @@ def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: flo
     >>> round(smooth_sensitivity_scan(lambda t: min(t, 4) / 4, 0.5, 4), 6)   # 2 e^-1 / 4 at t = 2
     0.18394
     """
-    beta = check_positive(beta, "beta")
     ts = np.arange(max_distance + 1)
     ls = np.fromiter((float(local_sensitivity(int(t))) for t in ts), dtype=np.float64, count=ts.size)
     if not np.isfinite(ls).all() or (ls < 0).any():
@@ -242,7 +242,11 @@ def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     return arr
 
 
-def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> Any:
+@validate_params({"global_sensitivity": positive(),
+                  "distance": Rule("an array of reals >= 0 (inf allowed)",
+                                   check=lambda v, n: _real_array(v, n, allow_inf=True)),
+                  "beta": positive()})
+def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> float | np.ndarray:
     r"""Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
 
     .. math::
@@ -293,10 +297,8 @@ def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike
     >>> distance_to_instability_bound(2.0, [0.0, 1.0, float("inf")], 0.5).round(4)
     array([2.    , 1.2131, 0.    ])
     """
-    gs = check_positive(global_sensitivity, "global_sensitivity")
-    beta = check_positive(beta, "beta")
-    dist = _real_array(distance, "distance", allow_inf=True)
-    return (gs * np.exp(-beta * dist))[()]
+    out: float | np.ndarray = (global_sensitivity * np.exp(-beta * np.asarray(distance)))[()]
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -310,7 +312,7 @@ _GS_RTOL = 1e-12
 ProfileLike = float | StepProfile | Callable[[int], float] | None
 
 
-def check_beta(beta: float, beta_max: float) -> float:
+def _check_beta_within(beta: float, beta_max: float) -> float:
     """The smoothing parameter beta: > 0 and at most ``beta_max`` (where a smooth bound is valid).
 
     Parameters
