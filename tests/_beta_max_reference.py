@@ -81,32 +81,6 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) ->
     * States with ``LS = 0`` are excluded: ``ln(GS/0) = +inf`` imposes no
       constraint (``0 <= GS e^{-beta gd}`` always holds).
     * ``gd = +inf`` (a state that cannot reach G) gives the constraint 0.
-
-    Parameters
-    ----------
-    global_sensitivity : float
-        GS (> 0).
-    local_sensitivity : array_like of float
-        LS(x) of every state, 0 <= LS <= GS.
-    gd : array_like of float
-        d(x, G) of every state, index-aligned with ``local_sensitivity``
-        (>= 0; ``+inf`` allowed).
-
-    Returns
-    -------
-    float
-        The minimum above, ``+inf`` if no state constrains beta.
-
-    References
-    ----------
-    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
-    smooth sensitivity, IPCCC 2024, Theorem 4; mathematics §4.1.
-
-    Examples
-    --------
-    >>> from dpselect.sensitivity import thm4_beta_max
-    >>> round(thm4_beta_max(2.0, [2.0, 1.0, 0.5], [0.0, 1.0, 2.0]), 6)   # min(ln 2 / 1, ln 4 / 2)
-    0.693147
     """
     gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, gd, "gd")
     if ((dist == 0) & (ls < gs * (1.0 - _LS_RTOL))).any():
@@ -142,33 +116,6 @@ def thm5_beta_max(global_sensitivity: float, local_sensitivity: Any, ud: Any) ->
     * States with ``LS = 0`` are excluded (``ln(GS/0) = +inf``, no constraint).
     * ``ud = +inf`` (U unreachable or empty) gives the constraint 0 unless LS = 0.
     * A state with ``ud > 0`` and ``LS = GS`` gives 0 (conservative).
-
-    Parameters
-    ----------
-    global_sensitivity : float
-        GS (> 0).
-    local_sensitivity : array_like of float
-        LS(x) of every state, 0 <= LS <= GS.
-    ud : array_like of float
-        d(x, U) of every state, index-aligned with ``local_sensitivity``
-        (>= 0; ``+inf`` allowed).
-
-    Returns
-    -------
-    float
-        The minimum above, ``+inf`` if no state constrains beta.
-
-    References
-    ----------
-    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
-    smooth sensitivity, IPCCC 2024, Theorem 5 (proof in the supplement);
-    mathematics §4.1.
-
-    Examples
-    --------
-    >>> from dpselect.sensitivity import thm5_beta_max
-    >>> round(thm5_beta_max(8.0, [8.0, 6.0, 2.0], [0.0, 1.0, 2.0]), 6)   # min(ln(8/6)/1, ln(4)/2)
-    0.287682
     """
     gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, ud, "ud")
     return _min_ratio(gs, ls, dist)

@@ -199,9 +199,6 @@ def _separated_group_log_probabilities(values: np.ndarray, counts: np.ndarray, n
     return np.logaddexp(acc, far)
 
 
-_CHEB_POINTS = 26
-
-
 def _chebyshev_grid(values: np.ndarray, counts: np.ndarray, noise: Any) -> Any:
     """Chebyshev points for an analytic-strip law whose scores are at least 4 per point.
 
@@ -215,21 +212,12 @@ def _chebyshev_grid(values: np.ndarray, counts: np.ndarray, noise: Any) -> Any:
     lo = float(values[0])
     idx = np.floor((values - lo) / length)  # panels [lo + i L, lo + (i + 1) L), only those with scores
     used, panel = np.unique(idx, return_inverse=True)
-    if not (used.size * _CHEB_POINTS * 4 < values.size and np.isfinite(used[-1])):
+    if not (used.size * _separated.CHEB_POINTS * 4 < values.size and np.isfinite(used[-1])):
         return None
     half = 0.5 * length
     mid = lo + used * length + half
-    k = np.arange(_CHEB_POINTS)
-    X = mid[:, None] + half * np.cos(np.pi * k / (_CHEB_POINTS - 1))[None, :]
-    lam = np.where(k % 2 == 0, 1.0, -1.0)
-    lam[[0, -1]] *= 0.5
-    D = values[:, None] - X[panel]
-    hit = D == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        C = lam[None, :] / D
-        ell = C / C.sum(axis=1, keepdims=True)
-    rows = hit.any(axis=1)
-    ell[rows] = hit[rows]
+    X = _separated.chebyshev_points(mid, half)
+    ell = _separated.barycentric_weights(values[:, None] - X[panel])
     W = np.zeros_like(X)
     np.add.at(W, panel, counts[:, None] * ell)
     return X, ell, panel, W
@@ -274,11 +262,11 @@ def log_probabilities(scores: np.ndarray, scale: float, noise: NoiseDistribution
     Parameters
     ----------
     scores : np.ndarray
-        The scores, a finite 1-D float array (already checked by the caller).
+        The utilities u_r (finite, 1-D; the calling mechanism has checked them).
     scale : float
-        The noise scale b > 0.
+        b > 0, the scale the standard noise is multiplied by.
     noise : NoiseDistribution
-        The standard noise law of Z.
+        The standard law h of every Z_r.
 
     Returns
     -------

@@ -31,9 +31,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Separated", "separated_grid"]
+__all__ = ["CHEB_POINTS", "Separated", "barycentric_weights", "chebyshev_points", "separated_grid"]
 
-_CHEB_POINTS = 26
+#: Chebyshev points per panel: degree-25 interpolation, exact to ~rho^-25 = 2e-16 relative.
+CHEB_POINTS = 26
 _RHO_MAJOR = math.sqrt(5.0)  # semi-major and semi-minor axes / L of the ellipse of ratio 2 + sqrt 5
 _RHO_MINOR = 2.0
 _MIN_R0 = 2.0**-40  # scores closer than 2^-40 h to y_lo are summed directly
@@ -55,6 +56,29 @@ class Separated(NamedTuple):
     W: np.ndarray
     proxied: np.ndarray
     r0: float
+
+
+def chebyshev_points(mid: np.ndarray, half: float | np.ndarray) -> np.ndarray:
+    """The 26 Chebyshev points (second kind) of each panel [mid - half, mid + half], one row per panel."""
+    k = np.arange(CHEB_POINTS)
+    return mid[:, None] + np.reshape(half, (-1, 1)) * np.cos(np.pi * k / (CHEB_POINTS - 1))[None, :]
+
+
+def barycentric_weights(diff: np.ndarray) -> np.ndarray:
+    """Interpolation weights of each score at its panel's Chebyshev points (barycentric formula).
+
+    ``diff[i, j]`` is score i minus point j of its panel; a score on a point gets weight 1 there.
+    """
+    k = np.arange(CHEB_POINTS)
+    lam = np.where(k % 2 == 0, 1.0, -1.0)
+    lam[[0, -1]] *= 0.5
+    hit = diff == 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = lam[None, :] / diff
+        ell = C / C.sum(axis=1, keepdims=True)
+    rows = hit.any(axis=1)
+    ell[rows] = hit[rows]
+    return ell
 
 
 def separated_grid(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float) -> Separated | None:
@@ -81,24 +105,15 @@ def separated_grid(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: flo
     idx = np.where(Dp < start, np.searchsorted(geo, Dp, side="right") - 1.0,
                    n_geo + np.floor((Dp - start) / h))
     used, panel = np.unique(idx, return_inverse=True)
-    if not used.size * _CHEB_POINTS * 4 < Dp.size:
+    if not used.size * CHEB_POINTS * 4 < Dp.size:
         return None
     geo_panel = used < n_geo
     ui = np.where(geo_panel, used, 0).astype(np.int64)
     lo = np.where(geo_panel, geo[ui], start + (used - n_geo) * h)
     hi = np.where(geo_panel, geo[np.minimum(ui + 1, n_geo)], lo + h)
     half = 0.5 * (hi - lo)
-    k = np.arange(_CHEB_POINTS)
-    Dx = (lo + half)[:, None] + half[:, None] * np.cos(np.pi * k / (_CHEB_POINTS - 1))[None, :]
-    lam = np.where(k % 2 == 0, 1.0, -1.0)
-    lam[[0, -1]] *= 0.5
-    diff = Dx[panel] - Dp[:, None]  # = a - X, computed in distances
-    hit = diff == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        C = lam[None, :] / diff
-        ell = C / C.sum(axis=1, keepdims=True)
-    rows = hit.any(axis=1)
-    ell[rows] = hit[rows]
+    Dx = chebyshev_points(lo + half, half)
+    ell = barycentric_weights(Dx[panel] - Dp[:, None])  # a - X, computed in distances
     W = np.zeros_like(Dx)
     np.add.at(W, panel, counts[proxied][:, None] * ell)
     return Separated(y_lo - Dx, ell, panel, W, proxied, r0)
