@@ -29,15 +29,12 @@ MAX_ANY = 10
 #: Public classes a user does not configure (results the library returns, exceptions, warnings):
 #: they need no ``_parameter_constraints``.  One entry per face; say why in a comment.
 NOT_CONFIGURED: dict[str, frozenset[str]] = {
-    "dpselect": frozenset({
-        "OutputLaw",  # the exact law the library returns (probabilities(), *_law()); validated by its constructor
-    }),
+    "dpselect": frozenset({"OutputLaw"}),  # the law a mechanism or a *_law function returns
 
     "dpselect.accounting": frozenset(),
 
-    "dpselect.analysis": frozenset({
-        "AuditReport",  # the result of audit()
-    }),
+    # AuditReport: what audit() returns, never built by a user
+    "dpselect.analysis": frozenset({"AuditReport"}),
 
     "dpselect.apps.counts": frozenset(),
 
