@@ -33,7 +33,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.accounting": frozenset(),
 
-    "dpselect.analysis": frozenset(),
+    # AuditReport: what audit() returns, never built by a user
+    "dpselect.analysis": frozenset({"AuditReport"}),
 
     # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user
     "dpselect.apps.counts": frozenset({"ModeUtility"}),

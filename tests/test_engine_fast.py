@@ -12,7 +12,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from dpselect import _engine_laplace, noisy_max
+from dpselect._engine import _laplace as _engine_laplace
+from dpselect._engine import _noisy_max as noisy_max
 from dpselect.noise import Gumbel, Laplace, PolynomialTail, StudentT
 
 
@@ -144,7 +145,7 @@ def test_student_t_logpdf_against_mpmath(df):
                                  PolynomialTail(2.0), Gumbel()], ids=repr)
 @pytest.mark.parametrize("scale", [4.0, 100.0])
 def test_chebyshev_candidates_equal_the_direct_sum(law, scale):
-    from dpselect import _engine_mesh as mesh
+    from dpselect._engine import _mesh as mesh
     r = np.random.default_rng(5)
     sc = np.r_[r.normal(size=10000) * 10, r.integers(0, 50, size=1000).astype(float), -1e4]
     v, c = _groups(sc, scale)

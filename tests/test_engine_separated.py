@@ -22,13 +22,13 @@ import pytest
 
 import dpselect
 from conftest import assert_frequencies_match
-from dpselect import _engine_mesh as mesh
-from dpselect import _engine_separated as sep
-from dpselect import noisy_max
+from dpselect._engine import _mesh as mesh
+from dpselect._engine import _noisy_max as noisy_max
+from dpselect._engine import _separated as sep
 from dpselect.noise import LaplaceLogNormal, PolynomialTail, StudentT
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_core import smooth_problem  # noqa: E402
+from bench_core import smooth_problem
 
 TOL = 1e-13
 slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")

@@ -52,9 +52,9 @@ def test_bad_delta_always_raises(delta):
 bad_scores = st.one_of(
     st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=0),
     st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(
-        lambda v: v + [math.nan]),
+        lambda v: [*v, math.nan]),
     st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(
-        lambda v: v + [math.inf]),
+        lambda v: [*v, math.inf]),
     st.lists(st.lists(st.floats(-10, 10), min_size=2, max_size=2), min_size=2, max_size=3),
     st.lists(st.text(min_size=1, max_size=2), min_size=1, max_size=3),
 )

@@ -38,8 +38,8 @@ APPS = f"{PACKAGE}.apps"
 CLI = (f"{PACKAGE}.cli", f"{PACKAGE}._cli_input", f"{PACKAGE}.__main__")
 
 #: importer prefix -> forbidden target prefixes (the architecture's layer rules).
-CORE = ("accounting", "noise", "noisy_max", "_engine_mesh", "_engine_laplace", "_engine_separated", "sensitivity",
-        "privacy", "problem", "_validation", "_params", "output_law", "_optional", "_warnings", "typing")
+CORE = ("accounting", "noise", "_engine", "sensitivity", "privacy", "problem", "_validation", "_params",
+        "output_law", "_optional", "_warnings", "typing")
 LAYER_RULES: dict[str, tuple[str, ...]] = {
     f"{PACKAGE}.mechanisms": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI),
     APPS: (f"{PACKAGE}.experiments", *CLI),

@@ -16,13 +16,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from _beta_max_reference import thm4_beta_max, thm5_beta_max
 from dpselect.apps.genomics import _distance as tdt_distance
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.sensitivity import (
-    distance_to_instability_bound,
-    thm4_beta_max,
-    thm5_beta_max,
-)
+from dpselect.sensitivity import distance_to_instability_bound
 
 # ---------------------------------------------------------------------------
 # independent brute force

@@ -53,34 +53,34 @@ from .sensitivity import StepProfile
 __version__ = "0.1.0"
 
 #: Subpackages imported on first attribute access (PEP 562).
-_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "experiments", "mechanisms", "noise", "noisy_max",
+_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "experiments", "mechanisms", "noise",
                     "typing")
 
+#: The core objects (Accountant, OutputLaw, Privacy, SelectionProblem, StepProfile, the warning),
+#: the selection mechanisms and make_mechanism / select_top_k, and one numeric release
+#: (SmoothSensitivityRelease, not a selection mechanism).
 __all__ = [
-    # core objects
+    "MECHANISM_NAMES",
     "Accountant",
     "BudgetExceededError",
-    "OutputLaw",
-    "Privacy",
-    "PrivacyLeakWarning",
-    "SelectionProblem",
-    "StepProfile",
-    # selection mechanisms
-    "MECHANISM_NAMES",
-    "make_mechanism",
     "ExponentialMechanism",
     "LocalDampening",
     "Mechanism",
     "NoisyMaxMechanism",
+    "OutputLaw",
     "PermuteAndFlip",
+    "Privacy",
+    "PrivacyLeakWarning",
     "PrivateSensitivityBound",
     "ReportNoisyMax",
+    "SelectionProblem",
     "SmoothNoisyMax",
     "SmoothPrivateSelection",
-    "select_top_k",
-    # numeric release (not a selection mechanism)
     "SmoothSensitivityRelease",
+    "StepProfile",
     "__version__",
+    "make_mechanism",
+    "select_top_k",
 ]
 
 

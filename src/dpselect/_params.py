@@ -69,11 +69,11 @@ __all__ = [
     "DELTA",
     "EPSILON",
     "FINITE",
+    "OUT_OF_BOUNDS_RULE",
     "PAIR",
+    "REAL",
     "RELATION",
     "SAMPLER",
-    "OUT_OF_BOUNDS_RULE",
-    "REAL",
     "SEED",
     "SIZE",
     "Rule",
@@ -156,7 +156,7 @@ class Rule:
         return f"None or {self.description}" if self.none else self.description
 
     def or_none(self) -> Rule:
-        """This rule, accepting None as well."""
+        """The same rule, accepting None as well."""
         return Rule(self.description, self.check, self.options, True, self.types)
 
 
@@ -290,15 +290,30 @@ def validate_params(rules: Mapping[str, Rule]) -> Callable[[Callable[P, R]], Cal
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         sig = inspect.signature(func)
         _missing(sig, table, func.__qualname__)
+        kinds = [p.kind for p in sig.parameters.values()]
+        positional = [p.name for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+        # Fast path (no Signature.bind per call): each rule in the signature's order, with the
+        # position its argument takes when passed positionally (-1: keyword-only).
+        plan = [(name, positional.index(name) if name in positional else -1, table[name])
+                for name in sig.parameters if name in table]
+        simple = inspect.Parameter.POSITIONAL_ONLY not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
 
         @functools.wraps(func)
         def checked(*args: P.args, **kwargs: P.kwargs) -> R:
-            bound = sig.bind(*args, **kwargs)
-            for name, value in bound.arguments.items():
-                rule = table.get(name)
-                if rule is not None:
-                    bound.arguments[name] = rule(value, name)
-            return func(*bound.args, **bound.kwargs)
+            if not simple or len(args) > len(positional):
+                bound = sig.bind(*args, **kwargs)  # the general case (and the error for a bad call)
+                for name, value in bound.arguments.items():
+                    rule = table.get(name)
+                    if rule is not None:
+                        bound.arguments[name] = rule(value, name)
+                return func(*bound.args, **bound.kwargs)
+            values = list(args)
+            for name, pos, rule in plan:
+                if 0 <= pos < len(values):
+                    values[pos] = rule(values[pos], name)
+                elif name in kwargs:
+                    kwargs[name] = rule(kwargs[name], name)
+            return func(*values, **kwargs)  # type: ignore[arg-type]
 
         checked.__parameter_constraints__ = table  # type: ignore[attr-defined]
         return checked

@@ -17,6 +17,9 @@ import numpy as np
 from .typing import Relation
 
 __all__ = [
+    "OUT_OF_BOUNDS",
+    "RELATIONS",
+    "SecureGenerator",
     "as_real_array",
     "check_array_1d",
     "check_counts",
@@ -24,8 +27,9 @@ __all__ = [
     "check_epsilon",
     "check_finite_float",
     "check_int",
-    "check_positive",
+    "check_labels",
     "check_pair",
+    "check_positive",
     "check_probability_in",
     "check_random_state",
     "check_real",
@@ -33,9 +37,6 @@ __all__ = [
     "check_scores",
     "check_size",
     "clip_to_bounds",
-    "OUT_OF_BOUNDS",
-    "RELATIONS",
-    "SecureGenerator",
 ]
 
 #: The two neighbour relations of mathematics §1.
@@ -182,6 +183,13 @@ def check_array_1d(values: Any, name: str, *, allow_empty: bool = False, finite:
 def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
     """Utility scores u(x, r): non-empty, 1-D, finite, float64."""
     return check_array_1d(scores, name)
+
+
+def check_labels(labels: Any, name: str = "labels") -> tuple[Any, ...]:
+    """Names of candidates as a tuple (a string is one name, not a sequence of them)."""
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of names, not a string")
+    return tuple(labels)
 
 
 def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndarray:

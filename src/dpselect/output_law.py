@@ -44,23 +44,11 @@ __all__ = ["OutputLaw"]
 Loss = Literal["absolute", "squared", "zero_one"] | Callable[[np.ndarray, Any], np.ndarray]
 
 
-def _plain(x: Any) -> Any:
-    """``x`` as a plain ndarray (or a scalar), never an :class:`OutputLaw`."""
-    return x.view(np.ndarray) if isinstance(x, OutputLaw) else x
-
-
 class OutputLaw(np.ndarray):
     """Exact law of one release: probabilities over a finite support, or over uniform pieces.
 
-    Parameters
-    ----------
-    probabilities : array_like of float
-        1-D, non-negative, finite; they sum to 1 up to rounding (not renormalised).
-    support : array_like, optional
-        The value released with each probability (default: the indices ``0..m-1``).
-        Mutually exclusive with ``lo`` / ``hi``.
-    lo, hi : array_like of float, optional
-        The ends of the pieces of a piecewise-uniform law over the reals (``lo <= hi``).
+    Built as ``OutputLaw(probabilities, *, support=None, lo=None, hi=None)`` (parameters:
+    :meth:`__new__`).
 
     Notes
     -----
@@ -82,7 +70,25 @@ class OutputLaw(np.ndarray):
         lo: ArrayLike | None = None,
         hi: ArrayLike | None = None,
     ) -> OutputLaw:
-        """Build a law (see the class docstring)."""
+        """Build a law from its probabilities and its support or pieces.
+
+        Parameters
+        ----------
+        probabilities : array_like of float
+            1-D, non-negative, finite; they sum to 1 up to rounding (not renormalised).
+        support : array_like, optional
+            The value released with each probability (default: the indices ``0..m-1``).
+            Mutually exclusive with ``lo`` / ``hi``.
+        lo : array_like of float, optional
+            The lower ends of the pieces of a piecewise-uniform law over the reals.
+        hi : array_like of float, optional
+            The upper ends of the pieces (``lo <= hi``, given together with ``lo``).
+
+        Returns
+        -------
+        OutputLaw
+            The read-only law.
+        """
         p = np.array(probabilities, dtype=np.float64)
         if p.ndim != 1 or p.size == 0:
             raise ValueError(f"probabilities must be a non-empty 1-D array, got shape {p.shape}")

@@ -15,10 +15,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-from ._validation import check_delta, check_positive, check_relation
+from ._params import DELTA, Rule, instance_of, options, positive, validate_fields
+from ._validation import RELATIONS
 
 __all__ = ["Privacy"]
+
+
+def _check_parts(parts: Any, name: str) -> tuple[Privacy, ...]:
+    if not isinstance(parts, tuple) or not all(isinstance(p, Privacy) for p in parts):
+        raise TypeError(f"{name} must be a tuple of Privacy")
+    return parts
 
 
 @dataclass(frozen=True)
@@ -61,18 +69,18 @@ class Privacy:
     bounded_range: float | None = None
     parts: tuple[Privacy, ...] = field(default=(), compare=False, repr=False)
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": positive(allow_inf=True, allow_zero=True),
+        "delta": DELTA,
+        "relation": options(*RELATIONS, none=True),
+        "source": instance_of(str),
+        "rho": positive(allow_zero=True, none=True),
+        "bounded_range": positive(allow_zero=True, none=True),
+        "parts": Rule("a tuple of Privacy", check=_check_parts),
+    }
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_inf=True, allow_zero=True))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        if self.rho is not None:
-            object.__setattr__(self, "rho", check_positive(self.rho, "rho", allow_zero=True))
-        if self.bounded_range is not None:
-            object.__setattr__(self, "bounded_range",
-                               check_positive(self.bounded_range, "bounded_range", allow_zero=True))
-        if not isinstance(self.parts, tuple) or not all(isinstance(p, Privacy) for p in self.parts):
-            raise TypeError("parts must be a tuple of Privacy")
-        if self.relation is not None:
-            check_relation(self.relation)
+        validate_fields(self, self._parameter_constraints)
 
     @property
     def pure(self) -> bool:

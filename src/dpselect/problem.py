@@ -20,19 +20,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import check_int, check_positive, check_relation, check_scores
-from .sensitivity import StepProfile, smooth_sensitivity_scan
+from ._params import ANY, BOOLEAN, RELATION, Rule, callable_, int_at_least, positive, validate_params
+from ._validation import check_int, check_labels, check_scores
+from .sensitivity import (
+    ProfileLike,
+    StepProfile,
+    _check_beta_within,
+    _check_candidate_profile,
+    _check_profile,
+    smooth_sensitivity_scan,
+)
 from .typing import ArrayLike, Relation
 
 __all__ = ["SelectionProblem"]
-
-
-#: A local-sensitivity profile t -> LS_u(x, t): a constant, a step profile, a callable or None.
-ProfileLike = float | StepProfile | Callable[[int], float] | None
 
 
 class SelectionProblem:
@@ -115,6 +119,24 @@ class SelectionProblem:
 
     _frozen: bool = False
 
+    #: The profiles are checked against ``global_sensitivity``, ``max_distance`` and the number of
+    #: scores, the labels' length against the number of scores.
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "scores": Rule("a non-empty 1-D array of finite real numbers", check=check_scores),
+        "labels": Rule("a sequence of names, one per score", check=check_labels, none=True),
+        "global_sensitivity": positive(),
+        "local_sensitivity": ANY,
+        "candidate_local_sensitivity": ANY,
+        "max_distance": int_at_least(0, none=True),
+        "monotone": BOOLEAN,
+        "relation": RELATION,
+        "smooth_bound": callable_(none=True),
+        "candidate_smooth_bound": callable_(none=True),
+        "beta_max": positive(allow_inf=True),
+        "private": BOOLEAN,
+    }
+
+    @validate_params(_parameter_constraints)
     def __init__(
         self,
         scores: ArrayLike,
@@ -131,63 +153,20 @@ class SelectionProblem:
         beta_max: float = math.inf,
         private: bool = True,
     ) -> None:
-        arr = check_scores(scores).copy()
+        arr = np.array(scores, dtype=np.float64)  # a copy of the checked scores
         arr.setflags(write=False)
         self.scores: np.ndarray = arr
-        m = arr.size
-        if labels is not None:
-            if isinstance(labels, (str, bytes)):
-                raise TypeError("labels must be a sequence of names, not a string")
-            labels = tuple(labels)
-            if len(labels) != m:
-                raise ValueError(f"labels must have length {m} (one per score), got {len(labels)}")
-        self.labels: tuple[Any, ...] | None = labels
-        self.global_sensitivity: float = check_positive(global_sensitivity, "global_sensitivity")
-        if not isinstance(monotone, (bool, np.bool_)):
-            raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
-        self.monotone: bool = bool(monotone)
-        if not isinstance(private, (bool, np.bool_)):
-            raise TypeError(f"private must be a bool, got {type(private).__name__}")
-        self.private: bool = bool(private)
-        self.relation: Relation = check_relation(relation)
-        self.max_distance: int | None = (
-            None if max_distance is None else check_int(max_distance, "max_distance", minimum=0)
-        )
-        self.beta_max: float = check_positive(beta_max, "beta_max", allow_inf=True)
-
-        gs = self.global_sensitivity
-        if local_sensitivity is None:
-            local_sensitivity = gs
-        if isinstance(local_sensitivity, StepProfile):
-            if local_sensitivity.per_candidate:
-                raise ValueError("local_sensitivity must be a 1-D profile; use candidate_local_sensitivity")
-            if local_sensitivity.max_value() > gs * (1 + 1e-12):
-                raise ValueError("local_sensitivity exceeds global_sensitivity")
-        elif callable(local_sensitivity):
-            if self.max_distance is None:
-                raise ValueError("max_distance is required when local_sensitivity is a callable")
-        else:
-            ls = check_positive(local_sensitivity, "local_sensitivity", allow_zero=True, quote=False)
-            if ls > gs * (1 + 1e-12):
-                raise ValueError("local_sensitivity exceeds global_sensitivity")
-            local_sensitivity = StepProfile(np.array([0]), np.array([ls]))
-        self._ls = local_sensitivity
-
-        if isinstance(candidate_local_sensitivity, StepProfile):
-            if not candidate_local_sensitivity.per_candidate or candidate_local_sensitivity.values.shape[1] != m:
-                raise ValueError(f"candidate_local_sensitivity must be a per-candidate profile with {m} columns")
-            if (candidate_local_sensitivity.max_value() > gs * (1 + 1e-12)).any():
-                raise ValueError("candidate_local_sensitivity exceeds global_sensitivity")
-        elif candidate_local_sensitivity is not None:
-            if not callable(candidate_local_sensitivity):
-                raise TypeError("candidate_local_sensitivity must be a StepProfile or a callable")
-            if self.max_distance is None:
-                raise ValueError("max_distance is required when candidate_local_sensitivity is a callable")
-        self._cls = candidate_local_sensitivity
-
-        for name, fn in (("smooth_bound", smooth_bound), ("candidate_smooth_bound", candidate_smooth_bound)):
-            if fn is not None and not callable(fn):
-                raise TypeError(f"{name} must be callable")
+        if labels is not None and len(labels) != arr.size:
+            raise ValueError(f"labels must have length {arr.size} (one per score), got {len(labels)}")
+        self.labels: tuple[Any, ...] | None = None if labels is None else tuple(labels)
+        self.global_sensitivity: float = global_sensitivity
+        self.monotone: bool = monotone
+        self.private: bool = private
+        self.relation: Relation = relation
+        self.max_distance: int | None = max_distance
+        self.beta_max: float = beta_max
+        self._ls = _check_profile(local_sensitivity, global_sensitivity, max_distance)
+        self._cls = _check_candidate_profile(candidate_local_sensitivity, global_sensitivity, arr.size, max_distance)
         self._smooth_bound = smooth_bound
         self._candidate_smooth_bound = candidate_smooth_bound
         self._frozen = True
@@ -333,15 +312,6 @@ class SelectionProblem:
             return np.repeat(np.asarray(self._ls(ts), dtype=np.float64)[:, None], self.n_candidates, axis=1)
         return np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
 
-    def _check_beta(self, beta: float) -> float:
-        beta = check_positive(beta, "beta")
-        if beta > self.beta_max * (1 + 1e-12):
-            raise ValueError(
-                f"beta={beta:.6g} exceeds this problem's beta_max (the attribute), the largest beta for which "
-                "its smooth upper bound is valid"
-            )
-        return beta
-
     def smooth_sensitivity(self, beta: float) -> float:
         r"""A beta-smooth upper bound S(x) on LS (the exact smooth sensitivity unless a bound was given).
 
@@ -374,11 +344,11 @@ class SelectionProblem:
         >>> round(p.smooth_sensitivity(0.5), 6)   # exp(-0.5 * 2) * 1
         0.367879
         """
-        beta = self._check_beta(beta)
+        beta = _check_beta_within(beta, self.beta_max)
         if self._smooth_bound is not None:
             s = float(self._smooth_bound(beta))
         elif isinstance(self._ls, StepProfile):
-            s = self._ls.smooth(beta)
+            s = float(self._ls.smooth(beta))
         else:
             assert self.max_distance is not None
             s = smooth_sensitivity_scan(self._ls, beta, self.max_distance)
@@ -412,11 +382,11 @@ class SelectionProblem:
         >>> SelectionProblem([1.0, 0.0], global_sensitivity=2.0).candidate_smooth_sensitivity(0.1)
         array([2., 2.])
         """
-        beta = self._check_beta(beta)
+        beta = _check_beta_within(beta, self.beta_max)
         if self._candidate_smooth_bound is not None:
             out = np.asarray(self._candidate_smooth_bound(beta), dtype=np.float64)
         elif isinstance(self._cls, StepProfile):
-            out = self._cls.smooth(beta)
+            out = np.asarray(self._cls.smooth(beta))
         elif self._cls is not None:
             prof = self.candidate_local_sensitivity_matrix()
             out = (np.exp(-beta * np.arange(prof.shape[0]))[:, None] * prof).max(axis=0)

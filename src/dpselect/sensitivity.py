@@ -18,19 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import as_real_array, check_array_1d, check_positive
+from ._params import ANY, Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
+from ._validation import as_real_array, check_positive
 from .typing import ArrayLike
 
 __all__ = [
     "StepProfile",
-    "smooth_sensitivity_scan",
     "distance_to_instability_bound",
-    "thm4_beta_max",
-    "thm5_beta_max",
+    "smooth_sensitivity_scan",
 ]
 
 
@@ -79,8 +78,12 @@ class StepProfile:
     values: np.ndarray
     _bp: np.ndarray = field(init=False, repr=False)
 
+    #: ``values`` is checked against the breakpoints (its first axis has one row per breakpoint).
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"breakpoints": array_1d(), "values": ANY}
+
     def __post_init__(self) -> None:
-        bp = check_array_1d(self.breakpoints, "breakpoints")
+        validate_fields(self, self._parameter_constraints)
+        bp = self.breakpoints
         vals = np.asarray(self.values, dtype=np.float64)
         if vals.ndim not in (1, 2) or vals.shape[0] != bp.size:
             raise ValueError(
@@ -104,7 +107,7 @@ class StepProfile:
         """Whether the profile has one column per candidate."""
         return self.values.ndim == 2
 
-    def __call__(self, t: ArrayLike) -> Any:
+    def __call__(self, t: ArrayLike) -> float | np.ndarray:
         """The local sensitivity LS(t) at distance t.
 
         Parameters
@@ -131,7 +134,7 @@ class StepProfile:
         out = self.values[idx]
         return float(out) if out.ndim == 0 else out
 
-    def smooth(self, beta: float) -> Any:
+    def smooth(self, beta: float) -> float | np.ndarray:
         r"""The exact beta-smooth sensitivity of the profile.
 
         .. math::
@@ -161,7 +164,7 @@ class StepProfile:
             return (w[:, None] * self.values).max(axis=0)
         return float((w * self.values).max())
 
-    def max_value(self) -> Any:
+    def max_value(self) -> float | np.ndarray:
         """The supremum over t of LS(t) (per candidate for a 2-D profile).
 
         Returns
@@ -179,6 +182,7 @@ class StepProfile:
         return self.values[-1] if self.per_candidate else float(self.values[-1])
 
 
+@validate_params({"local_sensitivity": callable_(), "beta": positive(), "max_distance": int_at_least(0)})
 def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: float, max_distance: int) -> float:
     r"""The smooth sensitivity of a local-sensitivity callable, by a scan over t.
 
@@ -215,7 +219,6 @@ def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: flo
     >>> round(smooth_sensitivity_scan(lambda t: min(t, 4) / 4, 0.5, 4), 6)   # 2 e^-1 / 4 at t = 2
     0.18394
     """
-    beta = check_positive(beta, "beta")
     ts = np.arange(max_distance + 1)
     ls = np.fromiter((float(local_sensitivity(int(t))) for t in ts), dtype=np.float64, count=ts.size)
     if not np.isfinite(ls).all() or (ls < 0).any():
@@ -226,11 +229,6 @@ def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: flo
 # ---------------------------------------------------------------------------
 # Generic smooth upper bounds from a distance to an "unstable" set (mathematics §4.1)
 # ---------------------------------------------------------------------------
-
-#: Relative tolerance used only to absorb floating-point rounding when
-#: comparing local sensitivities with the global sensitivity.
-_LS_RTOL = 1e-9
-
 
 def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
     """Any-shape float64 array of non-negative reals (NaN rejected; +inf optional)."""
@@ -244,7 +242,11 @@ def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     return arr
 
 
-def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> Any:
+@validate_params({"global_sensitivity": positive(),
+                  "distance": Rule("an array of reals >= 0 (inf allowed)",
+                                   check=lambda v, n: _real_array(v, n, allow_inf=True)),
+                  "beta": positive()})
+def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> float | np.ndarray:
     r"""Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
 
     .. math::
@@ -267,9 +269,7 @@ def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike
     ``S(x) <= exp(beta) S(y)`` for neighbours by 1.
 
     This function only evaluates the formula; it cannot check the hypotheses,
-    which are the caller's obligation (``thm4_beta_max`` / ``thm5_beta_max``
-    turn hypothesis 3 into the largest admissible beta on a finite state
-    space).
+    which are the caller's obligation.
 
     Parameters
     ----------
@@ -297,160 +297,78 @@ def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike
     >>> distance_to_instability_bound(2.0, [0.0, 1.0, float("inf")], 0.5).round(4)
     array([2.    , 1.2131, 0.    ])
     """
-    gs = check_positive(global_sensitivity, "global_sensitivity")
+    out: float | np.ndarray = (global_sensitivity * np.exp(-beta * np.asarray(distance)))[()]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Local-sensitivity profiles of a SelectionProblem (checked against its global sensitivity)
+# ---------------------------------------------------------------------------
+
+#: Relative slack when comparing a local sensitivity with the global one (rounding only).
+_GS_RTOL = 1e-12
+
+#: A local-sensitivity profile t -> LS_u(x, t): a constant, a step profile, a callable or None.
+ProfileLike = float | StepProfile | Callable[[int], float] | None
+
+
+def _check_beta_within(beta: float, beta_max: float) -> float:
+    """The smoothing parameter beta: > 0 and at most ``beta_max`` (where a smooth bound is valid).
+
+    Parameters
+    ----------
+    beta : float
+        The smoothing parameter asked for.
+    beta_max : float
+        The largest beta for which the problem's smooth upper bound is valid.
+
+    Returns
+    -------
+    float
+        ``beta`` as a float.
+    """
     beta = check_positive(beta, "beta")
-    dist = _real_array(distance, "distance", allow_inf=True)
-    return (gs * np.exp(-beta * dist))[()]
-
-
-def _beta_max_inputs(
-    global_sensitivity: Any, local_sensitivity: Any, distance: Any, dist_name: str
-) -> tuple[float, np.ndarray, np.ndarray]:
-    gs = check_positive(global_sensitivity, "global_sensitivity")
-    ls = _real_array(local_sensitivity, "local_sensitivity")
-    dist = _real_array(distance, dist_name, allow_inf=True)
-    if ls.shape != dist.shape:
+    if beta > beta_max * (1 + _GS_RTOL):
         raise ValueError(
-            f"local_sensitivity and {dist_name} must have the same shape, "
-            f"got {ls.shape} and {dist.shape}"
+            f"beta={beta:.6g} exceeds this problem's beta_max (the attribute), the largest beta for which "
+            "its smooth upper bound is valid"
         )
-    if ls.size == 0:
-        raise ValueError("local_sensitivity must not be empty")
-    if (ls > gs * (1.0 + _LS_RTOL)).any():
-        raise ValueError("local_sensitivity must not exceed global_sensitivity")
-    return gs, ls, dist
+    return beta
 
 
-def _min_ratio(gs: float, ls: np.ndarray, dist: np.ndarray) -> float:
-    """min over dist > 0, ls > 0 of ln(gs/ls)/dist (log clipped at 0); +inf if empty."""
-    mask = (dist > 0) & (ls > 0)
-    if not mask.any():
-        return float("inf")
-    log_ratio = np.maximum(np.log(gs / ls[mask]), 0.0)
-    return float((log_ratio / dist[mask]).min())
+def _check_profile(profile: object, gs: float, max_distance: int | None) -> StepProfile | Callable[[int], float]:
+    """A problem's ``local_sensitivity`` as a 1-D StepProfile or a callable (None: the constant GS)."""
+    if profile is None:
+        profile = gs
+    if isinstance(profile, StepProfile):
+        if profile.per_candidate:
+            raise ValueError("local_sensitivity must be a 1-D profile; use candidate_local_sensitivity")
+        if float(profile.max_value()) > gs * (1 + _GS_RTOL):
+            raise ValueError("local_sensitivity exceeds global_sensitivity")
+        return profile
+    if callable(profile):
+        if max_distance is None:
+            raise ValueError("max_distance is required when local_sensitivity is a callable")
+        return profile
+    ls = check_positive(profile, "local_sensitivity", allow_zero=True, quote=False)
+    if ls > gs * (1 + _GS_RTOL):
+        raise ValueError("local_sensitivity exceeds global_sensitivity")
+    return StepProfile(np.array([0]), np.array([ls]))
 
 
-def thm4_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, gd: ArrayLike) -> float:
-    r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 4 on a finite state space.
-
-    **Theorem 4** (Yamamoto & Shibuya, IPCCC 2024, Thm 4; proof in the
-    supplement; mathematics §4.1).  Let ``G = {x : LS(x) = GS}`` (non-empty) and
-    ``gd(x) = d(x, G)`` in the neighbour metric.  If
-
-        beta <= min_{x : LS(x) != GS} ln(GS / LS(x)) / gd(x),
-
-    then the beta-smooth sensitivity is exactly ``S*_beta(x) = GS exp(-beta gd(x))``:
-
-    .. math::
-
-        \beta \le \min_{x : LS(x) \ne GS} \frac{\ln(GS / LS(x))}{gd(x)}
-        \implies S^*_\beta(x) = GS \, e^{-\beta\, gd(x)}.
-
-    (Sketch: taking y in G nearest to x gives ``S*_beta(x) >= GS e^{-beta gd(x)}``;
-    for any y, the condition gives ``LS(y) <= GS e^{-beta gd(y)}`` and
-    ``gd(x) <= gd(y) + d(x, y)``, so ``LS(y) e^{-beta d(x,y)} <= GS e^{-beta gd(x)}``.)
-
-    Conditions / conventions
-    ------------------------
-    * ``local_sensitivity`` and ``gd`` are arrays over the **whole** (finite)
-      state space, index-aligned; the result is only as valid as that
-      enumeration and the metric used for ``gd``.
-    * ``LS <= GS`` everywhere (up to a relative rounding tolerance of 1e-9).
-    * ``gd == 0`` exactly on ``G``: a state with ``gd == 0`` must have
-      ``LS = GS`` (ValueError otherwise).  A state with ``gd > 0`` and
-      ``LS = GS`` cannot occur for a true distance; if passed it contributes
-      ``ln(1)/gd = 0`` (conservative), it is never skipped.
-    * States with ``LS = 0`` are excluded: ``ln(GS/0) = +inf`` imposes no
-      constraint (``0 <= GS e^{-beta gd}`` always holds).
-    * ``gd = +inf`` (a state that cannot reach G) gives the constraint 0.
-
-    Parameters
-    ----------
-    global_sensitivity : float
-        GS (> 0).
-    local_sensitivity : array_like of float
-        LS(x) of every state, 0 <= LS <= GS.
-    gd : array_like of float
-        d(x, G) of every state, index-aligned with ``local_sensitivity``
-        (>= 0; ``+inf`` allowed).
-
-    Returns
-    -------
-    float
-        The minimum above, ``+inf`` if no state constrains beta.
-
-    References
-    ----------
-    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
-    smooth sensitivity, IPCCC 2024, Theorem 4; mathematics §4.1.
-
-    Examples
-    --------
-    >>> from dpselect.sensitivity import thm4_beta_max
-    >>> round(thm4_beta_max(2.0, [2.0, 1.0, 0.5], [0.0, 1.0, 2.0]), 6)   # min(ln 2 / 1, ln 4 / 2)
-    0.693147
-    """
-    gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, gd, "gd")
-    if ((dist == 0) & (ls < gs * (1.0 - _LS_RTOL))).any():
-        raise ValueError("gd must be > 0 wherever local_sensitivity != global_sensitivity "
-                         "(gd is the distance to {LS = GS})")
-    return _min_ratio(gs, ls, dist)
-
-
-def thm5_beta_max(global_sensitivity: float, local_sensitivity: ArrayLike, ud: ArrayLike) -> float:
-    r"""Largest beta allowed by Yamamoto & Shibuya's Theorem 5 on a finite state space.
-
-    **Theorem 5** (Yamamoto & Shibuya, IPCCC 2024, Thm 5; proof in the
-    supplement; mathematics §4.1).  Let ``U = {x : LS(x) > T}`` for a threshold T
-    and ``ud(x) = d(x, U)`` in the neighbour metric.  If
-
-        beta <= min_{x not in U} ln(GS / LS(x)) / ud(x),
-
-    then ``S(x) = GS exp(-beta ud(x))`` is a beta-smooth upper bound on LS
-    (an instance of :func:`distance_to_instability_bound` with ``l = ud``):
-
-    .. math::
-
-        \beta \le \min_{x \notin U} \frac{\ln(GS / LS(x))}{ud(x)}
-        \implies S(x) = GS \, e^{-\beta\, ud(x)} \text{ is } \beta\text{-smooth and } \ge LS(x).
-
-    Conditions / conventions
-    ------------------------
-    * ``local_sensitivity`` and ``ud`` are arrays over the **whole** (finite)
-      state space, index-aligned.  States outside U are recognised by
-      ``ud > 0``; ``U`` itself may be any set (the theorem's conclusion only
-      uses that ud is a distance to U), T only decides which set it is.
-    * ``LS <= GS`` everywhere (up to a relative rounding tolerance of 1e-9).
-    * States with ``LS = 0`` are excluded (``ln(GS/0) = +inf``, no constraint).
-    * ``ud = +inf`` (U unreachable or empty) gives the constraint 0 unless LS = 0.
-    * A state with ``ud > 0`` and ``LS = GS`` gives 0 (conservative).
-
-    Parameters
-    ----------
-    global_sensitivity : float
-        GS (> 0).
-    local_sensitivity : array_like of float
-        LS(x) of every state, 0 <= LS <= GS.
-    ud : array_like of float
-        d(x, U) of every state, index-aligned with ``local_sensitivity``
-        (>= 0; ``+inf`` allowed).
-
-    Returns
-    -------
-    float
-        The minimum above, ``+inf`` if no state constrains beta.
-
-    References
-    ----------
-    Yamamoto & Shibuya, private top-SNP selection by the TDT statistic with
-    smooth sensitivity, IPCCC 2024, Theorem 5 (proof in the supplement);
-    mathematics §4.1.
-
-    Examples
-    --------
-    >>> from dpselect.sensitivity import thm5_beta_max
-    >>> round(thm5_beta_max(8.0, [8.0, 6.0, 2.0], [0.0, 1.0, 2.0]), 6)   # min(ln(8/6)/1, ln(4)/2)
-    0.287682
-    """
-    gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, ud, "ud")
-    return _min_ratio(gs, ls, dist)
+def _check_candidate_profile(profile: object, gs: float, m: int,
+                             max_distance: int | None) -> StepProfile | Callable[[int], ArrayLike] | None:
+    """A problem's ``candidate_local_sensitivity``: a per-candidate StepProfile, a callable or None."""
+    if isinstance(profile, StepProfile):
+        if not profile.per_candidate or profile.values.shape[1] != m:
+            raise ValueError(f"candidate_local_sensitivity must be a per-candidate profile with {m} columns")
+        if (np.asarray(profile.max_value()) > gs * (1 + _GS_RTOL)).any():
+            raise ValueError("candidate_local_sensitivity exceeds global_sensitivity")
+        return profile
+    if profile is None:
+        return None
+    if not callable(profile):
+        raise TypeError("candidate_local_sensitivity must be a StepProfile or a callable")
+    if max_distance is None:
+        raise ValueError("max_distance is required when candidate_local_sensitivity is a callable")
+    return profile

@@ -29,35 +29,41 @@ from typing import Any
 
 import numpy as np
 
+from .._params import ANY, Rule, instance_of, positive, validate_params
 from ..mechanisms import Mechanism, check_problem
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import ArrayLike
+from ._rules import MECHANISM, NON_NEGATIVE
 
-__all__ = ["AuditReport", "audit", "privacy_loss", "hockey_stick"]
+__all__ = ["AuditReport", "audit", "hockey_stick", "privacy_loss"]
 
 
-def _log_probs(mech: Any, problem: Any) -> np.ndarray:
-    check_problem(problem)
+def _log_probs(mech: Any, problem: SelectionProblem) -> np.ndarray:
     if hasattr(mech, "log_probabilities"):
         return np.asarray(mech.log_probabilities(problem), dtype=np.float64)
     with np.errstate(divide="ignore"):
         return np.log(np.asarray(mech.probabilities(problem), dtype=np.float64))
 
 
-def _check_pairs(pairs: Any) -> list[tuple[Any, Any]]:
+def _check_pairs(pairs: Any, name: str = "pairs") -> list[tuple[Any, Any]]:
     """The pairs as a list of (SelectionProblem, SelectionProblem), or a TypeError naming the bad entry."""
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
-        raise TypeError(f"pairs must be an iterable of (x, y) SelectionProblem pairs, got {type(pairs).__name__}")
+        raise TypeError(f"{name} must be an iterable of (x, y) SelectionProblem pairs, got {type(pairs).__name__}")
     out = list(pairs)
     for i, pair in enumerate(out):
         if not isinstance(pair, tuple | list) or len(pair) != 2:
-            raise TypeError(f"pairs[{i}] must be an (x, y) pair of SelectionProblems, got {type(pair).__name__}")
+            raise TypeError(f"{name}[{i}] must be an (x, y) pair of SelectionProblems, got {type(pair).__name__}")
         for j in (0, 1):
-            check_problem(pair[j], f"pairs[{i}][{j}]")
+            check_problem(pair[j], f"{name}[{i}][{j}]")
     return out
 
 
+#: The two log-laws are checked together (same shape) in the body.
+_LOG_LAW = ANY
+
+
+@validate_params({"logp": _LOG_LAW, "logq": _LOG_LAW, "floor": NON_NEGATIVE})
 def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> float:
     r"""The privacy loss between two exact output distributions.
 
@@ -72,7 +78,7 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     logq : array_like of float, shape (m,)
         Log output probabilities on the second dataset.
     floor : float, default=1e-300
-        Outputs with both probabilities at or below it are ignored.
+        Outputs with both probabilities at or below it are ignored (>= 0).
 
     Returns
     -------
@@ -89,7 +95,7 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     logp, logq = np.asarray(logp, dtype=np.float64), np.asarray(logq, dtype=np.float64)
     if logp.shape != logq.shape:
         raise ValueError(f"the two output distributions differ in size: {logp.shape} vs {logq.shape}")
-    keep = np.maximum(logp, logq) > math.log(floor)
+    keep = np.maximum(logp, logq) > (math.log(floor) if floor > 0 else -math.inf)
     if not keep.any():
         return 0.0
     with np.errstate(invalid="ignore"):
@@ -97,8 +103,14 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     return float(np.nan_to_num(diff, nan=np.inf).max())
 
 
+@validate_params({"logp": _LOG_LAW, "logq": _LOG_LAW, "epsilon": positive(allow_inf=True, allow_zero=True)})
 def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     r"""The hockey-stick divergence at epsilon, the larger of the two directions.
+
+    For the output laws p, q of a mechanism on two neighbouring datasets (add/remove or
+    replace neighbours, whichever relation the guarantee refers to: mathematics §1), the
+    mechanism satisfies (epsilon, delta)-DP on the pair iff the divergence is <= delta; the
+    exact audits of the verification log (mathematics §8) use it.
 
     .. math::
 
@@ -112,7 +124,7 @@ def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     logq : array_like of float, shape (m,)
         Log output probabilities on the second dataset.
     epsilon : float
-        The epsilon at which the divergence is taken.
+        The epsilon at which the divergence is taken (>= 0; inf gives 0).
 
     Returns
     -------
@@ -184,6 +196,8 @@ class AuditReport:
         )
 
 
+@validate_params({"mech": MECHANISM, "pairs": Rule("an iterable of (x, y) SelectionProblem pairs", check=_check_pairs),
+                  "claimed": instance_of(Privacy, none=True), "tol": NON_NEGATIVE, "floor": NON_NEGATIVE})
 def audit(
     mech: Mechanism,
     pairs: Iterable[tuple[SelectionProblem, SelectionProblem]],
@@ -230,14 +244,6 @@ def audit(
     >>> audit(dpselect.ExponentialMechanism(1.0), [(x, y)], claimed=dpselect.Privacy(0.5)).violates
     True
     """
-    if claimed is not None and not isinstance(claimed, Privacy):
-        raise TypeError(f"claimed must be a Privacy or None, got {type(claimed).__name__}")
-    if not any(callable(getattr(mech, m, None)) for m in ("probabilities", "log_probabilities")):
-        raise TypeError(f"mech must be a mechanism with a probabilities(problem) method, got {type(mech).__name__}")
-    pairs = _check_pairs(pairs)
-    for name, value in (("tol", tol), ("floor", floor)):
-        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     max_loss, max_delta, worst, violates, n = 0.0, 0.0, -1, False, 0
     report_claim = claimed
     for i, (x, y) in enumerate(pairs):

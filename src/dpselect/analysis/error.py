@@ -6,47 +6,59 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..mechanisms import Mechanism, check_problem
+from .._params import callable_, validate_params
+from ..mechanisms import Mechanism
+from ..output_law import OutputLaw
 from ..problem import SelectionProblem
 from ..typing import ArrayLike
+from ._rules import MECHANISM, PROBLEM
 
-__all__ = ["output_distribution", "accuracy", "expected_error"]
+__all__ = ["accuracy", "expected_error", "output_distribution"]
 
 
-def output_distribution(mech: Mechanism, problem: SelectionProblem) -> np.ndarray:
-    """Exact Pr[mech(problem) = r] for every candidate r (same as ``mech.probabilities``).
+@validate_params({"mech": MECHANISM, "problem": PROBLEM})
+def output_distribution(mech: Mechanism, problem: SelectionProblem) -> OutputLaw:
+    """Exact Pr[mech(problem) = r] for every candidate r (the law ``mech.probabilities`` gives).
 
     Parameters
     ----------
     mech : Mechanism
-        Any object with ``probabilities(problem)``.
+        Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
     problem : SelectionProblem
         The candidates' utilities.
 
     Returns
     -------
-    numpy.ndarray of float, shape (m,)
-        The output probabilities.
+    OutputLaw
+        The output probabilities over the candidate indices ``0..m-1`` (an array of
+        shape (m,) with the law's helpers: ``sample``, ``expected_error``, ...).
 
     Examples
     --------
     >>> import dpselect
     >>> from dpselect.analysis import output_distribution
     >>> p = dpselect.SelectionProblem([1.0, 0.0])
-    >>> output_distribution(dpselect.ExponentialMechanism(2.0), p).round(4)
+    >>> law = output_distribution(dpselect.ExponentialMechanism(2.0), p)
+    >>> law.round(4)
     array([0.7311, 0.2689])
+    >>> round(law.expected_error(0), 4)   # E|r - 0| = P[r = 1]
+    0.2689
     """
-    check_problem(problem)
-    return np.asarray(mech.probabilities(problem), dtype=np.float64)
+    if callable(getattr(mech, "probabilities", None)):
+        p = mech.probabilities(problem)
+    else:
+        p = np.exp(mech.log_probabilities(problem))
+    return p if isinstance(p, OutputLaw) else OutputLaw(p)
 
 
+@validate_params({"mech": MECHANISM, "problem": PROBLEM})
 def accuracy(mech: Mechanism, problem: SelectionProblem) -> float:
     """Probability of returning an optimal candidate (one with the maximal score).
 
     Parameters
     ----------
     mech : Mechanism
-        Any object with ``probabilities(problem)``.
+        Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
     problem : SelectionProblem
         The candidates' utilities.
 
@@ -67,6 +79,7 @@ def accuracy(mech: Mechanism, problem: SelectionProblem) -> float:
     return float(p[problem.optimal()].sum())
 
 
+@validate_params({"mech": MECHANISM, "problem": PROBLEM, "loss": callable_(none=True)})
 def expected_error(
     mech: Mechanism,
     problem: SelectionProblem,
@@ -83,7 +96,7 @@ def expected_error(
     Parameters
     ----------
     mech : Mechanism
-        Any object with ``probabilities(problem)``.
+        Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
     problem : SelectionProblem
         The candidates' utilities.
     loss : callable, default=None

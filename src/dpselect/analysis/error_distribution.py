@@ -13,22 +13,28 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import ClassVar, Literal, overload
 
 import numpy as np
-from scipy import integrate
 
-from .._validation import as_real_array, check_probability_in, check_random_state, check_real, check_size
+from .._params import ANY, SEED, SIZE, Rule, instance_of, positive, validate_fields, validate_params
+from .._validation import as_real_array, check_finite_float, check_probability_in, check_random_state, check_real
+from ..mechanisms import SmoothSensitivityRelease
 from ..noise import NoiseDistribution
 from ..typing import ArrayLike, SeedLike
-
-if TYPE_CHECKING:
-    from ..mechanisms import SmoothSensitivityRelease
+from ._error_integrals import clipped_abs_error, shifted_abs_error
 
 __all__ = ["ErrorDistribution", "error_distribution"]
 
 
-def _out(arr: np.ndarray) -> Any:
+def _probabilities(q: ArrayLike) -> np.ndarray:
+    q = as_real_array(q, "q")
+    if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
+        raise ValueError("q must be in [0, 1]")
+    return q
+
+
+def _out(arr: np.ndarray) -> float | np.ndarray:
     arr = np.asarray(arr, dtype=np.float64)
     return float(arr) if arr.ndim == 0 else arr
 
@@ -60,12 +66,20 @@ class ErrorDistribution:
     noise: NoiseDistribution
     scale: float
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "noise": instance_of(NoiseDistribution, description="a noise distribution of dpselect.noise"),
+        "scale": positive(allow_zero=True, allow_inf=True),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._parameter_constraints)
+
     @property
     def mean_abs_noise(self) -> float:
         """E|Z| of the standard law (inf when infinite, e.g. polynomial gamma <= 2)."""
         return float(self.noise.mean_abs())
 
-    def pdf(self, t: ArrayLike) -> Any:
+    def pdf(self, t: ArrayLike) -> float | np.ndarray:
         """Density of the error at t: h(t/scale)/scale.
 
         Parameters
@@ -89,7 +103,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
 
-    def logpdf(self, t: ArrayLike) -> Any:
+    def logpdf(self, t: ArrayLike) -> float | np.ndarray:
         """Log density of the error at t: log h(t/scale) - log scale.
 
         Parameters
@@ -113,7 +127,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
 
-    def cdf(self, t: ArrayLike) -> Any:
+    def cdf(self, t: ArrayLike) -> float | np.ndarray:
         """Distribution function P(E <= t).
 
         Parameters
@@ -137,7 +151,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(self.noise.cdf(t / self.scale))
 
-    def sf(self, t: ArrayLike) -> Any:
+    def sf(self, t: ArrayLike) -> float | np.ndarray:
         """Survival function P(E > t).
 
         Parameters
@@ -161,7 +175,7 @@ class ErrorDistribution:
         t = as_real_array(t, "t")
         return _out(self.noise.sf(t / self.scale))
 
-    def ppf(self, q: ArrayLike) -> Any:
+    def ppf(self, q: ArrayLike) -> float | np.ndarray:
         """Quantile function of the (signed) error.
 
         Parameters
@@ -182,12 +196,10 @@ class ErrorDistribution:
         >>> dist.ppf([0.25, 0.75]).round(4)   # -+ 2 ln 2
         array([-1.3863,  1.3863])
         """
-        q = as_real_array(q, "q")
-        if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
-            raise ValueError("q must be in [0, 1]")
+        q = _probabilities(q)
         return _out(self.scale * np.asarray(self.noise.ppf(q)))
 
-    def quantile(self, q: ArrayLike) -> Any:
+    def quantile(self, q: ArrayLike) -> float | np.ndarray:
         """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2).
 
         Parameters
@@ -208,9 +220,7 @@ class ErrorDistribution:
         >>> round(dist.quantile(0.5), 6)   # median |E| = 2 ln 2
         1.386294
         """
-        q = as_real_array(q, "q")
-        if np.isnan(q).any() or (q < 0).any() or (q > 1).any():
-            raise ValueError("q must be in [0, 1]")
+        q = _probabilities(q)
         return _out(self.scale * np.asarray(self.noise.isf((1.0 - q) / 2.0)))
 
     def interval(self, coverage: float) -> tuple[float, float]:
@@ -237,21 +247,6 @@ class ErrorDistribution:
         coverage = check_probability_in(coverage, "coverage", 0.0, 1.0)
         h = float(self.quantile(coverage))
         return (-h, h)
-
-    def _integrated_sf(self, u: float) -> float:
-        """G(u) = int_0^u P(Z > v) dv = E[min(Z^+, u)], for the standard noise."""
-        if u <= 0:
-            return 0.0
-        sf = self.noise.sf
-        first = min(u, 1.0)
-        total, _ = integrate.quad(lambda v: float(sf(v)), 0.0, first, limit=200, epsabs=0, epsrel=1e-11)
-        if u > 1.0:
-            # log substitution v = e^w: smooth integrand for heavy and light tails alike
-            tail, _ = integrate.quad(
-                lambda w: float(sf(math.exp(w))) * math.exp(w), 0.0, math.log(u), limit=400, epsabs=0, epsrel=1e-11
-            )
-            total += tail
-        return total
 
     def expected_abs_error(self, within: tuple[float, float] | None = None) -> float:
         r"""E|E| = scale * E|Z| (inf when the noise has no mean).
@@ -295,18 +290,51 @@ class ErrorDistribution:
         lo_raw, hi_raw = (check_real(v, f"within[{i}]") for i, v in enumerate(within))
         if not (lo_raw <= 0.0 <= hi_raw):  # also rejects NaN
             raise ValueError(f"within must satisfy lo <= 0 <= hi, got ({lo_raw!r}, {hi_raw!r})")
-        lo, hi = -lo_raw, hi_raw  # distances to the two clipping points
-        if math.isinf(lo) or math.isinf(hi):
-            if math.isinf(self.mean_abs_noise):
-                return math.inf
-            # one side unbounded: E[Z^+] = E|Z|/2 on that side
-            half = self.scale * self.mean_abs_noise / 2
-            left = half if math.isinf(lo) else self.scale * self._integrated_sf(lo / self.scale)
-            right = half if math.isinf(hi) else self.scale * self._integrated_sf(hi / self.scale)
-            return left + right
-        return self.scale * (self._integrated_sf(hi / self.scale) + self._integrated_sf(lo / self.scale))
+        return clipped_abs_error(self.noise, self.scale, -lo_raw, hi_raw)  # distances to the clipping points
 
-    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> Any:
+    def expected_error(self, truth: float = 0.0, loss: Literal["absolute", "squared"] = "absolute") -> float:
+        r"""Expected loss of the error against ``truth``, as :meth:`dpselect.OutputLaw.expected_error`.
+
+        .. math::
+
+            E|E - c| = E|E| + |c| - 2 s\, G(|c| / s), \qquad E[(E - c)^2] = s^2 \mathrm{Var}(Z) + c^2,
+
+        with s the scale and G as in :meth:`expected_abs_error`.
+
+        Parameters
+        ----------
+        truth : float, default=0.0
+            The value c the error is compared with (0: the error's own size).
+        loss : {"absolute", "squared"}, default="absolute"
+            ``|E - c|`` or ``(E - c)**2``.
+
+        Returns
+        -------
+        float
+            The exact expectation (inf when the noise lacks the moment).
+
+        Examples
+        --------
+        >>> from dpselect.analysis import ErrorDistribution
+        >>> from dpselect.noise import Laplace
+        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        >>> dist.expected_error(), dist.expected_error(loss="squared")   # 2 E|Z|; 4 Var(Z)
+        (2.0, 8.0)
+        """
+        c = check_finite_float(truth, "truth")
+        if loss not in ("absolute", "squared"):
+            raise ValueError(f"loss must be 'absolute' or 'squared', got {loss!r}")
+        if loss == "absolute":
+            return shifted_abs_error(self.noise, self.scale, c)
+        var = float(self.noise.var())
+        return (self.scale * self.scale * var if self.scale > 0 else 0.0) + c * c
+
+    @overload
+    def sample(self, size: None = None, *, rng: SeedLike = None) -> float: ...
+    @overload
+    def sample(self, size: int, *, rng: SeedLike = None) -> np.ndarray: ...
+    @validate_params({"size": SIZE, "rng": SEED})
+    def sample(self, size: int | None = None, *, rng: SeedLike = None) -> float | np.ndarray:
         """Draws of the error (float for size=None).
 
         Parameters
@@ -329,12 +357,13 @@ class ErrorDistribution:
         >>> dist.sample(size=3, rng=0).shape
         (3,)
         """
-        size = check_size(size)
         gen = check_random_state(rng)
         z = np.asarray(self.noise.sample(1 if size is None else size, gen), dtype=np.float64)
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
+@validate_params({"release": instance_of(SmoothSensitivityRelease),
+                  "sensitivity": ANY})  # checked by release.scale (a float >= 0 or a callable of beta)
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
 ) -> ErrorDistribution:

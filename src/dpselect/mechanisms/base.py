@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import noisy_max
+from .. import _engine as noisy_max
 from .._validation import check_random_state, check_size
 from ..privacy import Privacy
 from ..problem import SelectionProblem

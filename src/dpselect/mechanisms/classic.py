@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp, roots_legendre
 
-from .. import noisy_max
+from .. import _engine as noisy_max
 from .._validation import check_epsilon, check_size
 from ..noise import Exponential, Gumbel, IntegerSource, Laplace
 from ..privacy import Privacy

@@ -82,7 +82,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from .. import noisy_max
+from .. import _engine as noisy_max
 from .._validation import check_epsilon, check_random_state, check_size
 from ..noise import Gumbel
 from ..privacy import Privacy

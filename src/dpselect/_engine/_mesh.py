@@ -1,4 +1,4 @@
-"""Quadrature mesh of the noisy-max engine (see :mod:`dpselect.noisy_max`).
+"""Quadrature mesh of the noisy-max engine (see :mod:`dpselect._engine`).
 
 Nodes are returned as (anchor, offset) pairs: the point y = anchor + offset is
 never formed, every argument y - a_s is computed as offset + (anchor - a_s), so
@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Panels", "nodes", "panels", "half_width", "profile"]
+__all__ = ["Panels", "half_width", "nodes", "panels", "profile"]
 
 _NODES_PER_PANEL = 12
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
@@ -48,9 +48,12 @@ def half_width(noise: Any) -> float:
 
 @lru_cache(maxsize=256)
 def refine_start(noise: Any) -> float:
-    """Smallest panel next to a score: the mode's half-width for spiky laws, and h 2^-30 for
-    laws whose density is not analytic on either side of the mode (|z|^gamma with gamma not
-    an even integer, LLN), where Gauss-Legendre needs geometric panels towards the mode."""
+    """Smallest panel next to a score.
+
+    The mode's half-width for spiky laws, and h 2^-30 for laws whose density is not
+    analytic on either side of the mode (|z|^gamma with gamma not an even integer, LLN),
+    where Gauss-Legendre needs geometric panels towards the mode.
+    """
     h = 0.5 * float(noise.width)
     start = min(half_width(noise), h)
     if not getattr(noise, "analytic_mode", True):
@@ -117,9 +120,12 @@ def _ragged(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _log_cdf_bound(values: np.ndarray, counts: np.ndarray, noise: Any, ys: np.ndarray) -> np.ndarray:
-    """An upper bound on G(y) = sum_k c_k log F(y - v_k) at every y of ``ys``: exact for at most
-    _BOUND_GROUPS groups; otherwise the top groups exactly and the rest in blocks of consecutive
-    scores, each block's count at its lowest score (log F is nondecreasing)."""
+    """An upper bound on G(y) = sum_k c_k log F(y - v_k) at every y of ``ys``.
+
+    Exact for at most _BOUND_GROUPS groups; otherwise the top groups exactly and the rest
+    in blocks of consecutive scores, each block's count at its lowest score (log F is
+    nondecreasing).
+    """
     K = values.size
     if K > _BOUND_GROUPS:
         half = _BOUND_GROUPS // 2
@@ -169,8 +175,11 @@ def _lower_end(values: np.ndarray, counts: np.ndarray, noise: Any, y_far: float)
 
 
 def _lift(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float, q: float, L: float) -> float:
-    """The largest of ``y_lo`` and the points q 2^-j (j < 64), refined by q 2^-j (1 + i/16),
-    in (0, q] where the bound on G is still <= -60 + L (G(q) >= -1: q is never one)."""
+    """The largest of ``y_lo`` and the points where the bound on G is still <= -60 + L.
+
+    The points are q 2^-j (j < 64), refined by q 2^-j (1 + i/16), in (0, q]
+    (G(q) >= -1: q is never one).
+    """
     floor = _LIFT_FLOOR + L
     if not (q > 0.0 and y_lo >= -1e-12 and np.isfinite(floor)):
         return y_lo
@@ -199,10 +208,13 @@ def _y_far(values: np.ndarray) -> float:
 
 
 class Panels(NamedTuple):
-    """Quadrature panels in local coordinates: panel i is [left[i], right[i]] around
-    ``anchor[i]`` (its cluster's top score); ``first``/``last`` index the scores of each
-    kept cluster, ``cluster[i]`` is panel i's cluster (into ``first``/``last``/``top``);
-    ``far`` is every group's log closed-form far tail."""
+    """Quadrature panels in local coordinates.
+
+    Panel i is [left[i], right[i]] around ``anchor[i]`` (its cluster's top score);
+    ``first``/``last`` index the scores of each kept cluster, ``cluster[i]`` is panel i's
+    cluster (into ``first``/``last``/``top``); ``far`` is every group's log closed-form
+    far tail.
+    """
 
     anchor: np.ndarray
     left: np.ndarray
@@ -232,10 +244,13 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None
 
 def panels(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None,
            lo_refine: float = 0.0) -> Panels:
-    """The composite rule's panels (see :class:`Panels`); every score of a kept cluster is
-    a panel edge, so no panel straddles a score.  ``y_lo``: the lower end if already
-    computed (:func:`lower_end`); ``lo_refine`` > 0 adds edges y_lo + lo_refine (2^j - 1)
-    up to half the noise width above y_lo (panels resolving a singularity lo_refine below y_lo)."""
+    """The composite rule's panels (see :class:`Panels`).
+
+    Every score of a kept cluster is a panel edge, so no panel straddles a score.
+    ``y_lo``: the lower end if already computed (:func:`lower_end`); ``lo_refine`` > 0 adds
+    edges y_lo + lo_refine (2^j - 1) up to half the noise width above y_lo (panels resolving
+    a singularity lo_refine below y_lo).
+    """
     h = 0.5 * float(noise.width)
     spike = refine_start(noise)
     m = float(counts.sum())

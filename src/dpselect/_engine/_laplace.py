@@ -1,4 +1,4 @@
-"""Laplace noise in the noisy-max engine: the dense candidates x nodes sums in closed form.
+r"""Laplace noise in the noisy-max engine: the dense candidates x nodes sums in closed form.
 
 With Laplace noise, F(z) = e^z/2 (z <= 0) and 1 - e^{-z}/2 (z >= 0).  Between two
 consecutive distinct standardised scores v_j <= y < v_{j+1} (multiplicities c_k) the
@@ -6,18 +6,18 @@ log-CDF of the noisy maximum is
 
 .. math::
 
-    G(y) = -\\sum_{k > j} c_k (v_k - y + \\log 2)
-           - \\sum_{n \\ge 1} \\frac{e^{-n (y - v_j)}}{n\\, 2^n} P_n(j),
-    \\qquad P_n(j) = \\sum_{k \\le j} c_k e^{-n (v_j - v_k)},
+    G(y) = -\sum_{k > j} c_k (v_k - y + \log 2)
+           - \sum_{n \ge 1} \frac{e^{-n (y - v_j)}}{n\, 2^n} P_n(j),
+    \qquad P_n(j) = \sum_{k \le j} c_k e^{-n (v_j - v_k)},
 
 (the series of log(1 - x/2), x <= 1), and the integrand's per-candidate factor is
 f/F(y - v_r) = 1 for y < v_r and sum_{n >= 1} (e^{-(y - v_r)}/2)^n above, so
 
 .. math::
 
-    \\Pr[r] \\propto \\int_{-\\infty}^{v_r} e^{G} dy
-        + \\sum_{n \\ge 1} 2^{-n} J_n(r), \\qquad
-    J_n(r) = \\int_{v_r}^{\\infty} e^{-n (y - v_r)} e^{G(y)} dy
+    \Pr[r] \propto \int_{-\infty}^{v_r} e^{G} dy
+        + \sum_{n \ge 1} 2^{-n} J_n(r), \qquad
+    J_n(r) = \int_{v_r}^{\infty} e^{-n (y - v_r)} e^{G(y)} dy
            = M_n(r) + e^{-n (v_{r+1} - v_r)} J_n(r + 1),
 
 M_n(r) the moment of segment [v_r, v_{r+1}).  Power sums, prefix integrals and the
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _engine_mesh as mesh
+from . import _mesh as mesh
 
 __all__ = ["group_log_probabilities", "linear_scan", "log_linear_scan"]
 
@@ -40,15 +40,18 @@ _LOG2 = float(np.log(2.0))
 
 
 def _scan(alpha: np.ndarray, x: np.ndarray, mul: np.ufunc, add: np.ufunc, one: float, zero: float) -> np.ndarray:
-    """y_k = add(x_k, mul(alpha_k, y_{k-1})) along axis 0, in O(K) work: sequential inside
-    blocks of ~sqrt(K) rows and across blocks, each step vectorised over the other axes."""
+    """Return y_k = add(x_k, mul(alpha_k, y_{k-1})) along axis 0, in O(K) work.
+
+    Sequential inside blocks of ~sqrt(K) rows and across blocks, each step vectorised over
+    the other axes.
+    """
     K = x.shape[0]
     B = max(1, int(np.ceil(np.sqrt(K))))
     nb = -(-K // B)
     pad = nb * B - K
-    shape = (nb, B) + x.shape[1:]
-    X = np.concatenate([x, np.full((pad,) + x.shape[1:], zero)]).reshape(shape)
-    A = np.concatenate([alpha, np.full((pad,) + x.shape[1:], one)]).reshape(shape)
+    shape = (nb, B, *x.shape[1:])
+    X = np.concatenate([x, np.full((pad, *x.shape[1:]), zero)]).reshape(shape)
+    A = np.concatenate([alpha, np.full((pad, *x.shape[1:]), one)]).reshape(shape)
     for i in range(1, B):  # inside each block; A becomes the within-block cumulative product
         X[:, i] = add(X[:, i], mul(A[:, i], X[:, i - 1]))
         A[:, i] = mul(A[:, i], A[:, i - 1])
@@ -56,7 +59,7 @@ def _scan(alpha: np.ndarray, x: np.ndarray, mul: np.ufunc, add: np.ufunc, one: f
     for b in range(1, nb):  # across blocks
         carry[b] = add(carry[b], mul(A[b, -1], carry[b - 1]))
     X[1:] = add(X[1:], mul(A[1:], carry[:-1][:, None]))
-    return X.reshape((nb * B,) + x.shape[1:])[:K]
+    return X.reshape((nb * B, *x.shape[1:]))[:K]
 
 
 def linear_scan(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -91,8 +94,10 @@ def _segments(values: np.ndarray, p: mesh.Panels) -> np.ndarray:
 
 
 def group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: object) -> np.ndarray:
-    """log Pr[a given member of distinct group k wins] with standard Laplace noise
-    (``values`` ascending, finite, max 0; see the module docstring)."""
+    """Log Pr[a given member of distinct group k wins] with standard Laplace noise.
+
+    ``values`` ascending, finite, max 0; see the module docstring.
+    """
     K = values.size
     m = float(counts.sum())
     N = 50 + int(np.ceil(np.log2(max(m, 2.0))))
