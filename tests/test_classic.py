@@ -231,7 +231,8 @@ def _pf_cases(seed):
 
 
 def test_pf_power_sum_law_equals_the_polynomial_closed_form():
-    from dpselect.mechanisms.classic import _pf_fast_log_probabilities, _pf_log_probabilities
+    from dpselect.mechanisms._pf_law import pf_fast_log_probabilities as _pf_fast_log_probabilities
+    from dpselect.mechanisms._pf_law import pf_log_probabilities as _pf_log_probabilities
 
     for scores, scale in _pf_cases(7):
         exact = _pf_log_probabilities(scores, scale)  # Gauss-Legendre, exact for the degree-(m-1) polynomial

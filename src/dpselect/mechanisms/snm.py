@@ -20,13 +20,13 @@ import math
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from .. import accounting
-from .._validation import check_delta, check_epsilon, check_positive, check_probability_in
-from ..noise import Laplace, LaplaceLogNormal, StudentT, check_tail_exponent
+from .._params import DELTA, EPSILON, Rule, options, positive, real_in, validate_fields
+from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, StudentT, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
@@ -312,20 +312,20 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     sigma: float | None = None
     kappa: float = 0.5
     calibration: str = "proven"
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "noise": options(*NOISES),
+        "df": positive(),
+        "sigma": positive(none=True),
+        "kappa": real_in(0.0, 1.0),
+        "calibration": options(*CALIBRATIONS),
+    }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        if self.noise not in NOISES:
-            raise ValueError(f"noise must be one of {NOISES}, got {self.noise!r}")
-        if self.calibration not in CALIBRATIONS:
-            raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
-        object.__setattr__(self, "df", check_positive(self.df, "df"))
+        validate_fields(self, self._parameter_constraints)
         if self.noise == "student_t":
             check_tail_exponent(self.df, "df", self.df)
-        if self.sigma is not None:
-            object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
-        object.__setattr__(self, "kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
         if self.noise == "student_t" and self.delta != 0.0:
             raise ValueError(
                 f"delta must be 0 for noise='student_t' (pure eps-DP), got {self.delta!r}; "
@@ -348,7 +348,8 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         )
         return _snm_parameters(self.noise, self.calibration, config)
 
-    def _noise(self, params: SNMParameters) -> Any:
+    def _noise(self, params: SNMParameters) -> NoiseDistribution:
+        """The noise law named by ``noise`` (LLN with the calibrated sigma)."""
         if self.noise == "laplace":
             return Laplace()
         if self.noise == "student_t":
@@ -356,7 +357,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         assert params.sigma is not None  # the LLN rows of the table always set sigma
         return LaplaceLogNormal(params.sigma)
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
         """(noise scale S_beta(x)/A, noise law)."""
         params = self.parameters(problem)
         return noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params)

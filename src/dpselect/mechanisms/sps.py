@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import ClassVar, NamedTuple
 
 from .. import accounting
-from .._validation import check_epsilon, check_positive, check_probability_in
-from ..noise import PolynomialTail, check_tail_exponent
+from .._params import BOOLEAN, EPSILON, Rule, positive, real_in, validate_fields
+from .._validation import check_positive
+from ..noise import NoiseDistribution, PolynomialTail, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from .base import NoisyMaxMechanism, check_problem, no_guarantee
@@ -44,6 +43,15 @@ class SPSParameters(NamedTuple):
     l: float
     alpha: float
     beta: float
+
+
+def _check_gamma(value: object, name: str) -> float:
+    """The tail exponent: > 1 (integrable density) and within the accurate range of the noise."""
+    gamma = check_positive(value, name)
+    if gamma <= 1.0:
+        raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
+    check_tail_exponent(gamma - 1.0, name, gamma)
+    return gamma
 
 
 @dataclass(frozen=True)
@@ -121,27 +129,23 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
     one_sided: bool = True
     kappa: float = 0.5
     k: float | None = None
-    l: float | None = None  # noqa: E741 - the paper's name
+    l: float | None = None  # the paper's name
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": EPSILON,
+        "gamma": Rule("a float > 1", check=_check_gamma),
+        "one_sided": BOOLEAN,
+        "kappa": real_in(0.0, 1.0),
+        "k": positive(none=True),
+        "l": positive(none=True),
+    }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        gamma = check_positive(self.gamma, "gamma")
-        if gamma <= 1.0:
-            raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
-        check_tail_exponent(gamma - 1.0, "gamma", gamma)
-        object.__setattr__(self, "gamma", gamma)
-        if not isinstance(self.one_sided, (bool, np.bool_)):
-            raise TypeError(f"one_sided must be a bool, got {type(self.one_sided).__name__}")
-        object.__setattr__(self, "one_sided", bool(self.one_sided))
-        object.__setattr__(self, "kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
-        if self.k is not None:
-            object.__setattr__(self, "k", check_positive(self.k, "k"))
-        if self.l is not None:
-            object.__setattr__(self, "l", check_positive(self.l, "l"))
+        validate_fields(self, self._parameter_constraints)
         if self.k is not None and self.l is None and self.k >= 1.0:
             raise ValueError(f"k must be < 1 when l is not given (l defaults to 2 (1 - k)/m), got {self.k!r}")
 
-    def _noise(self) -> Any:
+    def _noise(self) -> NoiseDistribution:
+        """The noise law: P_gamma, one-sided when ``one_sided``."""
         h = PolynomialTail(self.gamma)
         return h.one_sided() if self.one_sided else h
 
@@ -152,7 +156,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
             self.epsilon, self.gamma, self.kappa, self.k, self.l, problem.n_candidates, float(problem.beta_max)
         )
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
         """(noise scale max_r S(x, r)/alpha', noise law)."""
         params = self.parameters(problem)
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
@@ -173,7 +177,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
 @lru_cache(maxsize=1024)
 def _sps_parameters(
-    epsilon: float, gamma: float, kappa: float, k: float | None, l: float | None, m: int, beta_max: float  # noqa: E741
+    epsilon: float, gamma: float, kappa: float, k: float | None, l: float | None, m: int, beta_max: float
 ) -> SPSParameters:
     h = PolynomialTail(gamma)
     if l is None:  # k + m l / 2 = 1 (k < 1 was checked)
