@@ -70,7 +70,7 @@ def _pf_mesh(S: float, t_max: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pf_group_log_probabilities(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """log P[a given member of group k wins] for PF, distinct standardised ``values`` (max 0).
+    """Log P[a given member of group k wins] for PF, distinct standardised ``values`` (max 0).
 
     P[r] = p_r J(p_r), J(p) = int_0^1 Phi(t) / (1 - p t) dt, Phi(t) = prod_s (1 - p_s t)^{c_s},
     p = e^{values}.  Since -log Phi(t) >= S t (S = sum_s c_s p_s) the integrand is below

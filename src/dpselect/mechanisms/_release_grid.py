@@ -24,8 +24,15 @@ import numpy as np
 
 from ..noise import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf, dyadic_ceil, grid_index, grid_values
 
-__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices",
-           "clip_to_grid"]
+__all__ = [
+    "GUARD",
+    "ROUND_SLACK",
+    "clip_indices",
+    "clip_to_grid",
+    "grid_laplace_scale",
+    "sample_grid_laplace",
+    "snapped_log_law",
+]
 
 #: Dilation slack of rounding the scale up to 40 significant bits: log(1 + 2^-40).
 ROUND_SLACK = math.log1p(2.0**-40)
@@ -35,13 +42,13 @@ GUARD = 32
 
 
 def grid_laplace_scale(sensitivity: float, alpha: float, lam: float) -> Fraction:
-    """t = dyadic_ceil((S + GUARD lambda) / (alpha lambda)), exactly (grid units)."""
+    """T = dyadic_ceil((S + GUARD lambda) / (alpha lambda)), exactly (grid units)."""
     s_tilde = Fraction(sensitivity) + GUARD * Fraction(lam)
     return dyadic_ceil(s_tilde / (Fraction(alpha) * Fraction(lam)))
 
 
 def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: Any) -> np.ndarray:
-    """n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
+    """N releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
     c = grid_index(value, lam).reshape(-1)[0]
     # |c| <= 2^51 and grid_values clamps c + k to +-2^52: clamping k to +-2^53 first changes nothing
     k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n, clamp=2**53)

@@ -51,7 +51,7 @@ def _law_at(mech: PrivateSensitivityBound, problem: SelectionProblem, level: flo
 def integrated_log_law(
     mech: PrivateSensitivityBound, problem: SelectionProblem, loc: float, scale: float, cap: float
 ) -> np.ndarray:
-    """log P[r], integrated over L̂ ~ Laplace(loc, scale) capped at ``cap`` = ln GS."""
+    """Log P[r], integrated over L̂ ~ Laplace(loc, scale) capped at ``cap`` = ln GS."""
     if math.isinf(loc):  # S(x) = 0: the scores can never change; noiseless argmax
         return argmax_log_law(problem)
     u = problem.scores
@@ -105,7 +105,7 @@ def integrated_log_law(
 
 
 def _laplace_log_cdf(t: float, loc: float, scale: float) -> float:
-    """log P[L <= t] for L ~ Laplace(loc, scale)."""
+    """Log P[L <= t] for L ~ Laplace(loc, scale)."""
     z = (t - loc) / scale
     if z <= 0:
         return math.log(0.5) + z

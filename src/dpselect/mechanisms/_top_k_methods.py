@@ -9,7 +9,7 @@ from typing import cast
 
 import numpy as np
 
-from .._params import Rule, int_at_least
+from .._params import ANY, Rule, int_at_least, validate_params
 from .._validation import check_epsilon, check_int
 from ..noise import Gumbel
 from ..problem import SelectionProblem
@@ -36,6 +36,7 @@ __all__ = [
 TOP_K_METHODS = ("joint", "peel", "gumbel")
 
 
+@validate_params({"mechanism": ANY, "problem": PROBLEM})  # mechanism: any object (False without calibrate)
 def is_gumbel_mechanism(mechanism: Mechanism, problem: SelectionProblem) -> bool:
     """True when ``mechanism`` is a noisy max with Gumbel noise (EM-type: one-shot top-k applies).
 
@@ -138,7 +139,9 @@ def default_top_k_method(k: int, m: int, epsilon: float) -> str:
     per-position gaps are below about 2 k ln(m) / epsilon_total (HEPTH, k = 20,
     epsilon = 0.3: 0.23 found vs 8.4 for the one-shot Gumbel; TDT, k = 5,
     epsilon = 10: 0.22 vs 4.0), a regime no public quantity reveals.  The
-    arguments are kept for a rule that depends on them.
+    arguments are kept for a rule that depends on them.  Every method has the
+    same guarantee, k times the per-round epsilon under the problem's
+    neighbour relation (add/remove or replace; mathematics §10.2).
 
     Parameters
     ----------
@@ -171,7 +174,7 @@ def resolve_method(method: str | None, mechanism: Mechanism, problem: SelectionP
     if method is None:
         if not gumbel:
             return "peel"
-        return default_top_k_method(k, problem.n_candidates, float(getattr(mechanism, "epsilon")))
+        return default_top_k_method(k, problem.n_candidates, joint_epsilon(mechanism, 1))
     if method != "peel" and not gumbel:
         raise ValueError(
             f"method={method!r} needs an exponential-mechanism-type mechanism (ExponentialMechanism or "
@@ -181,7 +184,7 @@ def resolve_method(method: str | None, mechanism: Mechanism, problem: SelectionP
 
 def joint_epsilon(mechanism: Mechanism, k: int) -> float:
     """Total budget of the joint mechanism: the k rounds' budget, k * epsilon."""
-    return k * float(getattr(mechanism, "epsilon"))
+    return k * float(mechanism.epsilon)  # type: ignore[attr-defined]  # every EM-type mechanism has it
 
 
 def joint_levels_for(mechanism: Mechanism, problem: SelectionProblem, k: int) -> JointLevels:

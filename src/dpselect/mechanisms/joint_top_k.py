@@ -38,7 +38,7 @@ __all__ = ["JointLevels", "joint_lambda", "joint_levels"]
 
 
 def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool, *, k: int | None = None) -> float:
-    """lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
+    """Lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
 
     Delta* = Delta u if every score moves in the same direction between
     neighbours (``monotone``), else 2 Delta u (the sensitivity of u*).
@@ -144,7 +144,7 @@ class JointLevels:
         return np.array([np.searchsorted(self.gaps[p], t, side="right") for p in range(self.k)], dtype=np.int64)
 
     def log_probability_of_gap(self, gap: np.ndarray) -> np.ndarray:
-        """log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s)).
+        """Log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s)).
 
         Parameters
         ----------

@@ -227,7 +227,7 @@ class PrivateSensitivityBound(Mechanism):
         return BoundDistribution(loc, scale, math.log(problem.global_sensitivity))
 
     def conditional_log_probabilities(self, problem: SelectionProblem, sensitivity: float) -> np.ndarray:
-        """log q(r | Ŝ = sensitivity): the selector's exact law at that fixed sensitivity.
+        """Log q(r | Ŝ = sensitivity): the selector's exact law at that fixed sensitivity.
 
         Parameters
         ----------
