@@ -45,7 +45,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.experiments": frozenset(),
 
-    "dpselect.mechanisms": frozenset(),
+    # abstract base classes: users configure their concrete subclasses
+    "dpselect.mechanisms": frozenset({"Mechanism", "NoisyMaxMechanism"}),
 
     "dpselect.noise": frozenset(),
 }

@@ -30,7 +30,8 @@ class ReportNoisyMax(ExactSampling):
     permute-and-flip, ``"laplace"`` is Laplace report-noisy-max (Dwork & Roth
     Claim 3.9; mathematics §3.1 with constant scale).  Output probabilities always
     come from the noisy-max integral (so they independently check the closed
-    forms of ExponentialMechanism and PermuteAndFlip).  epsilon-DP.
+    forms of ExponentialMechanism and PermuteAndFlip).  epsilon-DP under the
+    problem's neighbour relation (add/remove or replace, ``problem.relation``).
 
     ``sampler="exact"`` is available for ``noise="gumbel"`` (the exponential
     mechanism's exact rejection sampler) and ``"exponential"`` (exact

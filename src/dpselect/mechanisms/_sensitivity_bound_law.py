@@ -7,6 +7,7 @@ the class Notes; mathematics §9.2).
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -84,7 +85,7 @@ def integrated_log_law(
     edges = np.unique(np.concatenate([[lo, hi], steps[(steps > lo) & (steps < hi)]]))
     nodes, log_w = [], []
     x, w = _legendre(_NODES)
-    for a, b in zip(edges[:-1], edges[1:]):
+    for a, b in itertools.pairwise(edges):
         n_pan = max(1, math.ceil((b - a) / _WIDTH))
         panel = np.linspace(a, b, n_pan + 1)
         half = 0.5 * np.diff(panel)

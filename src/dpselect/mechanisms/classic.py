@@ -54,7 +54,9 @@ class ExponentialMechanism(ExactSampling):
     """Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max.
 
     Source: McSherry & Talwar (2007) Thm 6; Gumbel-max form: Yamamoto & Shibuya
-    Def. 8 (mathematics §2.6).  epsilon-DP; monotone utilities use Delta u / eps.
+    Def. 8 (mathematics §2.6).  epsilon-DP under the problem's neighbour
+    relation (add/remove or replace, ``problem.relation``); monotone utilities
+    use Delta u / eps.
     Also epsilon-bounded-range (Durfee & Rogers 2019), reported in
     ``privacy().bounded_range``: the accountant composes it through zCDP /
     bounded-range composition (mathematics page §10.1).
@@ -173,7 +175,8 @@ class PermuteAndFlip(ExactSampling):
 
     Equivalent to argmax_r (u_r + E_r), E_r iid exponential with mean
     2 Delta u / eps (mathematics §2.6; Ding et al. 2021), which is O(m) per draw.
-    epsilon-DP; monotone utilities use mean Delta u / eps (mathematics §2.6, derived
+    epsilon-DP under the problem's neighbour relation (add/remove or replace,
+    ``problem.relation``); monotone utilities use mean Delta u / eps (mathematics §2.6, derived
     by the one-sided argument of §3.1).
 
     ``sampler="exact"`` runs McKenna & Sheldon's Algorithm 1 itself (as

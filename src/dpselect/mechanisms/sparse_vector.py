@@ -103,7 +103,8 @@ class AboveThreshold:
     :math:`c = 1` for monotone queries and 2 otherwise: epsilon-DP for one
     scan (the first index above the noisy threshold), whatever the number of
     queries, under the neighbour relation in which ``sensitivity`` bounds the
-    queries' change (add/remove or replace neighbours; mathematics §15.1).  The scales are exact rationals; the noise is sampled exactly
+    queries' change (add/remove or replace neighbours; mathematics §15.1).
+    The scales are exact rationals; the noise is sampled exactly
     (:func:`dpselect.noise.discrete_laplace`).
 
     Parameters

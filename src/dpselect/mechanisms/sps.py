@@ -77,21 +77,23 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon
-        privacy budget unit (> 0).
-    gamma
-        tail exponent of the noise (> 1).
-    one_sided
-        use the one-sided noise (default, YS's recommended variant).
-    kappa
-        share of the budget for the sliding (shift) term, in (0, 1) — the
+    epsilon : float
+        Privacy budget unit (> 0).
+    gamma : float, default=4.0
+        Tail exponent of the noise (> 1).
+    one_sided : bool, default=True
+        Use the one-sided noise (YS's recommended variant).
+    kappa : float, default=0.5
+        Share of the budget for the sliding (shift) term, in (0, 1) — the
         same name and meaning as in :class:`SmoothNoisyMax`: k = kappa,
         l = 2 (1 - kappa)/m, so k + m l / 2 = 1.
-    k, l
-        Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
-        k is the sliding share (kappa's role), l the per-candidate dilation
-        share; the guarantee is then (k + m l / 2) eps, which need not be
-        eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
+    k : float, default=None
+        Yamamoto & Shibuya's sliding share (> 0, kappa's role), overriding
+        ``kappa``; the guarantee is then (k + m l / 2) eps, which need not be
+        eps.
+    l : float, default=None
+        Yamamoto & Shibuya's per-candidate dilation share (> 0); ``None``
+        defaults to 2 (1 - k)/m (requires k < 1).
 
     Notes
     -----
@@ -103,7 +105,8 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     **Guarantee: (k + m l / 2) eps-DP for both sidedness settings** (YS Thm 2;
     for one-sided noise the supplement's correction of Thm 3, mathematics §7 item 2);
-    with the defaults this is exactly eps.
+    with the defaults this is exactly eps, under ``problem.relation`` (the
+    neighbour relation, add/remove or replace, of the smooth bound S).
 
     If the problem's smooth bound is only valid up to ``problem.beta_max``
     (YS Thm 4/5, mathematics §4.1) and beta' exceeds it: with l defaulted, l is
@@ -150,20 +153,74 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         return h.one_sided() if self.one_sided else h
 
     def parameters(self, problem: SelectionProblem) -> SPSParameters:
-        """(k, l, alpha', beta') used on this problem (after the beta_max adjustment)."""
+        """The (k, l, alpha', beta') used on this problem (after the beta_max adjustment).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its m and ``beta_max`` matter).
+
+        Returns
+        -------
+        SPSParameters
+            The named (k, l, alpha, beta).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> dpselect.SmoothPrivateSelection(1.0).parameters(p).k
+        0.5
+        """
         check_problem(problem)
         return _sps_parameters(
             self.epsilon, self.gamma, self.kappa, self.k, self.l, problem.n_candidates, float(problem.beta_max)
         )
 
     def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
-        """(noise scale max_r S(x, r)/alpha', noise law)."""
+        """The noise scale max_r S(x, r)/alpha' and the noise law.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and per-candidate smooth sensitivities.
+
+        Returns
+        -------
+        tuple of (float, NoiseDistribution)
+            The scale and the standard noise law (one-sided when ``one_sided``).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> type(dpselect.SmoothPrivateSelection(1.0).calibrate(p)[1]).__name__
+        'OneSided'
+        """
         params = self.parameters(problem)
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
         return noise_scale(s, params.alpha), self._noise()
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation."""
+        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation``, ``private`` flag and m matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> print(dpselect.SmoothPrivateSelection(1.0).privacy(p))
+        1-DP [add_remove]
+        """
         params = self.parameters(problem)
         side = "one-sided" if self.one_sided else "two-sided"
         return no_guarantee(problem) or Privacy(

@@ -129,7 +129,7 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
 @validate_params({**TOP_K_RULES, "rng": SEED})
 def select_top_k(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None,
                  rng: SeedLike = None) -> np.ndarray:
-    """K distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
+    r"""K distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
 
     Parameters
     ----------
@@ -160,8 +160,8 @@ def select_top_k(mechanism: Mechanism, problem: SelectionProblem, k: int, *, met
 
     .. math::
 
-        P[s] \\propto \\exp\\Bigl(-\\frac{k\\varepsilon}{2\\Delta^*} \\max_{i \\le k}
-        \\bigl(u_{(i)} - u_{s_i}\\bigr)\\Bigr),
+        P[s] \propto \exp\Bigl(-\frac{k\varepsilon}{2\Delta^*} \max_{i \le k}
+        \bigl(u_{(i)} - u_{s_i}\bigr)\Bigr),
 
     u_(i) the i-th largest score, Delta* = Delta u for monotone problems and
     2 Delta u otherwise: (k epsilon)-DP and (k epsilon)-bounded-range.
