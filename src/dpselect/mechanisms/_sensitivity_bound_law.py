@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ..problem import SelectionProblem
 
-if TYPE_CHECKING:
-    from .sensitivity_bound import PrivateSensitivityBound
+#: The selector's log law at a fixed sensitivity Ŝ.
+Conditional = Callable[[float], np.ndarray]
 
 __all__ = ["argmax_log_law", "integrated_log_law"]
 
@@ -42,17 +42,20 @@ def argmax_log_law(problem: SelectionProblem) -> np.ndarray:
         return np.where(top, -math.log(top.sum()), -np.inf)
 
 
-def _law_at(mech: PrivateSensitivityBound, problem: SelectionProblem, level: float, l_q: float) -> np.ndarray:
+def _law_at(conditional: Conditional, problem: SelectionProblem, level: float, l_q: float) -> np.ndarray:
     """The selector's log law at Ŝ = e^level (the noiseless argmax at or below l_q)."""
     if level <= l_q:
         return argmax_log_law(problem)
-    return mech.conditional_log_probabilities(problem, math.exp(level))
+    return conditional(math.exp(level))
 
 
 def integrated_log_law(
-    mech: PrivateSensitivityBound, problem: SelectionProblem, loc: float, scale: float, cap: float
+    conditional: Conditional, epsilon2: float, problem: SelectionProblem, loc: float, scale: float, cap: float
 ) -> np.ndarray:
-    """Log P[r], integrated over L̂ ~ Laplace(loc, scale) capped at ``cap`` = ln GS."""
+    """Log P[r], integrated over L̂ ~ Laplace(loc, scale) capped at ``cap`` = ln GS.
+
+    ``conditional(s)`` is the selector's log law at Ŝ = s, ``epsilon2`` its budget.
+    """
     if math.isinf(loc):  # S(x) = 0: the scores can never change; noiseless argmax
         return argmax_log_law(problem)
     u = problem.scores
@@ -61,7 +64,7 @@ def integrated_log_law(
         return np.full(u.size, -math.log(u.size))
     gap = float(distinct[-1]) - float(distinct[-2])  # Python floats: inf, not an overflow warning
     # below l_q every loser has probability < e^-750 (scale <= 2 Ŝ/eps2, P[loser] <= e^{-gap/scale})
-    l_q = math.log(mech.epsilon2 / 1500.0) + math.log(gap)
+    l_q = math.log(epsilon2 / 1500.0) + math.log(gap)
     # a few units below the cap are always integrated: losers whose law is < e^-750 at every Ŝ <= GS
     # still get their exact (log) probability from the last units before the cap
     lo = max(min(l_q, cap - 8.0), loc - _TAIL * scale)
@@ -70,7 +73,7 @@ def integrated_log_law(
         if hi < cap:  # all the mass is below l_q: the noiseless argmax
             return argmax_log_law(problem)
         # the cap: P[L̂ >= ln GS] at the law at GS, the rest at the argmax (cap <= l_q) or at GS
-        at_cap = mech.conditional_log_probabilities(problem, problem.global_sensitivity)
+        at_cap = conditional(problem.global_sensitivity)
         below = argmax_log_law(problem) if cap <= l_q else at_cap
         out = np.logaddexp(_laplace_log_cdf(-cap, -loc, scale) + at_cap, _laplace_log_cdf(cap, loc, scale) + below)
         return out - logsumexp(out)
@@ -78,7 +81,7 @@ def integrated_log_law(
     steps = loc + scale * np.concatenate([-_STEPS[::-1], [0.0], _STEPS])
     # when even at Ŝ = GS the losers are far out (standardised gap z >> 1), their integrand below the cap
     # falls like exp(-z e^{cap - l}): geometric panels cap - 2^-k resolve that last stretch
-    z_cap = mech.epsilon2 * gap / (2.0 * problem.global_sensitivity)
+    z_cap = epsilon2 * gap / (2.0 * problem.global_sensitivity)
     if hi == cap and z_cap > 20.0:
         k_max = min(60, math.ceil(math.log2(z_cap)) + 12)
         steps = np.concatenate([steps, cap - 2.0 ** -np.arange(0, k_max + 1)])
@@ -94,13 +97,13 @@ def integrated_log_law(
         log_w.append((np.log(half)[:, None] + np.log(w)[None, :]).ravel())
     ls, lw = np.concatenate(nodes), np.concatenate(log_w)
     log_f = -math.log(2.0 * scale) - np.abs(ls - loc) / scale  # Laplace density of L̂
-    cond = np.stack([mech.conditional_log_probabilities(problem, math.exp(v)) for v in ls])
+    cond = np.stack([conditional(math.exp(v)) for v in ls])
     terms = [(lw + log_f)[:, None] + cond]
     # the two outer masses: P[L̂ < lo] at the lower edge's law, P[L̂ > hi] at the upper edge's
     log_below = _laplace_log_cdf(lo, loc, scale)
     log_above = _laplace_log_cdf(-hi, -loc, scale)
-    terms.append(log_below + _law_at(mech, problem, lo, l_q)[None, :])
-    terms.append(log_above + mech.conditional_log_probabilities(problem, math.exp(hi))[None, :])
+    terms.append(log_below + _law_at(conditional, problem, lo, l_q)[None, :])
+    terms.append(log_above + conditional(math.exp(hi))[None, :])
     out = logsumexp(np.concatenate(terms, axis=0), axis=0)
     return out - logsumexp(out)
 

@@ -288,7 +288,10 @@ class PrivateSensitivityBound(Mechanism):
         True
         """
         bound = self.bound_distribution(problem)
-        return integrated_log_law(self, problem, bound.loc, bound.scale, bound.cap)
+        def conditional(sensitivity: float) -> np.ndarray:
+            return self.conditional_log_probabilities(problem, sensitivity)
+
+        return integrated_log_law(conditional, self.epsilon2, problem, bound.loc, bound.scale, bound.cap)
 
     # -------------------------------------------------------------- sampling
     def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
