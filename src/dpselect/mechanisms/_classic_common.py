@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from .._params import Rule
+from .._validation import SAMPLERS, check_sampler
 from ..noise import IntegerSource
 from ..privacy import Privacy
 from ..problem import SelectionProblem
@@ -16,7 +18,10 @@ from ..typing import SeedLike
 from ._exact_selection import exact_rates, sample_em_exact, sample_pf_exact
 from .base import NoisyMaxMechanism, no_guarantee
 
-__all__ = ["ExactSampling", "global_scale", "pure_privacy"]
+__all__ = ["SAMPLER", "ExactSampling", "global_scale", "pure_privacy"]
+
+#: The ``sampler`` rule of the classic mechanisms (any other value, None included, is a ValueError).
+SAMPLER = Rule(f"one of {SAMPLERS}", check=lambda value, name: check_sampler(value))
 
 _TINY = float(np.nextafter(0.0, 1.0))
 

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._params import EPSILON, SAMPLER, Rule, options, validate_fields
+from .._params import EPSILON, Rule, options, validate_fields
 from ..noise import Exponential, Gumbel, Laplace, NoiseDistribution
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from ._classic_common import ExactSampling, global_scale, pure_privacy
+from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
 from .base import check_problem
 
 __all__ = ["ReportNoisyMax"]

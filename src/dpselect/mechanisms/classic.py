@@ -35,11 +35,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import noisy_max
-from .._params import EPSILON, SAMPLER, Rule, validate_fields
+from .._params import EPSILON, Rule, validate_fields
 from ..noise import Exponential, Gumbel, NoiseDistribution
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from ._classic_common import ExactSampling, global_scale, pure_privacy
+from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
 from ._pf_law import pf_fast_log_probabilities, pf_log_probabilities
 from ._rnm import ReportNoisyMax
 from .base import check_problem

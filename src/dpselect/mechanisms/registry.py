@@ -99,7 +99,7 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: obje
     >>> make_mechanism("psb_pf", 1.5, 1e-6).epsilon1
     0.5
     """
-    return _make(name, epsilon, delta, 3, kwargs)
+    return _make(name, epsilon, delta, 4, kwargs)  # caller -> validate_params wrapper -> here -> _make
 
 
 def _make(name: str, epsilon: object, delta: float, stacklevel: int, kwargs: dict[str, object]) -> Mechanism:
@@ -162,7 +162,7 @@ def resolve_mechanism(
     True
     """
     if isinstance(mechanism, str):
-        return _make(mechanism, epsilon, delta, 3, kwargs)
+        return _make(mechanism, epsilon, delta, 4, kwargs)
     if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
         raise TypeError(
             f"mechanism must be one of {MECHANISM_NAMES} or an object with select() and privacy(), "
