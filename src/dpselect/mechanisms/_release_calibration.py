@@ -253,7 +253,7 @@ class CalibratedRelease:
 
     @property
     def alpha(self) -> float:
-        """Alpha' (the noise scale is S(x)/alpha')."""
+        """The calibrated alpha' (the noise scale is S(x)/alpha')."""
         return self._alpha
 
     @property
@@ -268,7 +268,7 @@ class CalibratedRelease:
 
     @property
     def zcdp_rho(self) -> float | None:
-        """Rho of the zCDP guarantee (LLN only; None otherwise), BS19 §3.1.1."""
+        """The rho of the zCDP guarantee (LLN only; None otherwise), BS19 §3.1.1."""
         if self.noise != "lln":
             return None
         return float(self._noise.zcdp_rho(self._alpha, self._beta))  # type: ignore[attr-defined]

@@ -38,7 +38,7 @@ __all__ = ["JointLevels", "joint_lambda", "joint_levels"]
 
 
 def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool, *, k: int | None = None) -> float:
-    """Lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
+    """The weight lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
 
     Delta* = Delta u if every score moves in the same direction between
     neighbours (``monotone``), else 2 Delta u (the sensitivity of u*).

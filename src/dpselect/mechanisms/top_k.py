@@ -129,7 +129,7 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
 @validate_params({**TOP_K_RULES, "rng": SEED})
 def select_top_k(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None,
                  rng: SeedLike = None) -> np.ndarray:
-    r"""K distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
+    r"""Select k distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
 
     Parameters
     ----------
