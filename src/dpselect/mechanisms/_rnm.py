@@ -14,7 +14,7 @@ from ..noise import Exponential, Gumbel, Laplace, NoiseDistribution
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
-from .base import check_problem
+from .base import Calibration, check_problem
 
 __all__ = ["ReportNoisyMax"]
 
@@ -70,7 +70,7 @@ class ReportNoisyMax(ExactSampling):
         """The law the exact sampler draws: EM for Gumbel noise, PF for exponential noise."""
         return "em" if self.noise == "gumbel" else "pf"
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the law named by ``noise``.
 
         Parameters
@@ -80,7 +80,7 @@ class ReportNoisyMax(ExactSampling):
 
         Returns
         -------
-        tuple of (float, noise distribution)
+        Calibration
             The scale and the standard noise law (a :mod:`dpselect.noise` object).
 
         Examples
@@ -91,7 +91,7 @@ class ReportNoisyMax(ExactSampling):
         >>> scale, type(noise).__name__
         (1.0, 'Laplace')
         """
-        return global_scale(self.epsilon, problem), _RNM_NOISE[self.noise]()
+        return Calibration(global_scale(self.epsilon, problem), _RNM_NOISE[self.noise]())
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP; also epsilon-bounded-range with ``noise="gumbel"`` (the exponential mechanism).

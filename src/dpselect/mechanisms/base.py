@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 
@@ -29,10 +29,25 @@ from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 
-__all__ = ["PROBLEM", "Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
+__all__ = ["PROBLEM", "Calibration", "Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
 
 #: The rule of a ``problem`` argument (the message of :func:`check_problem`).
 PROBLEM = instance_of(SelectionProblem, description="a SelectionProblem")
+
+
+class Calibration(NamedTuple):
+    """A noisy max's calibration: the noise scale b(x) and the standard noise law h.
+
+    Attributes
+    ----------
+    scale : float
+        The noise scale b(x) > 0.
+    noise : NoiseDistribution
+        The standard noise law h (a :mod:`dpselect.noise` object).
+    """
+
+    scale: float
+    noise: NoiseDistribution
 
 
 @validate_params({"problem": ANY, "name": ANY})  # the check itself is the body (it names the argument)
@@ -240,7 +255,7 @@ class NoisyMaxMechanism(Mechanism):
     """
 
     @abstractmethod
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale and law for this problem.
 
         Parameters
@@ -250,7 +265,7 @@ class NoisyMaxMechanism(Mechanism):
 
         Returns
         -------
-        tuple of (float, noise distribution)
+        Calibration
             The scale b(x) >= 0 and the standard noise law h (a
             :mod:`dpselect.noise` object).
 

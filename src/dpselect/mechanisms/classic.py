@@ -36,13 +36,13 @@ from scipy.special import logsumexp
 
 from .. import noisy_max
 from .._params import EPSILON, Rule, validate_fields
-from ..noise import Exponential, Gumbel, NoiseDistribution
+from ..noise import Exponential, Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
 from ._pf_law import pf_fast_log_probabilities, pf_log_probabilities
 from ._rnm import ReportNoisyMax
-from .base import check_problem
+from .base import Calibration, check_problem
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
 
@@ -96,7 +96,7 @@ class ExponentialMechanism(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Gumbel law.
 
         Parameters
@@ -106,7 +106,7 @@ class ExponentialMechanism(ExactSampling):
 
         Returns
         -------
-        tuple of (float, noise distribution)
+        Calibration
             The scale and the standard noise law (a :mod:`dpselect.noise` object).
 
         Examples
@@ -117,7 +117,7 @@ class ExponentialMechanism(ExactSampling):
         >>> scale, type(noise).__name__
         (1.0, 'Gumbel')
         """
-        return global_scale(self.epsilon, problem), Gumbel()
+        return Calibration(global_scale(self.epsilon, problem), Gumbel())
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Closed form: log-softmax of u / eta.
@@ -208,7 +208,7 @@ class PermuteAndFlip(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Exponential law.
 
         Parameters
@@ -218,7 +218,7 @@ class PermuteAndFlip(ExactSampling):
 
         Returns
         -------
-        tuple of (float, noise distribution)
+        Calibration
             The scale and the standard noise law (a :mod:`dpselect.noise` object).
 
         Examples
@@ -229,7 +229,7 @@ class PermuteAndFlip(ExactSampling):
         >>> scale, type(noise).__name__
         (1.0, 'Exponential')
         """
-        return global_scale(self.epsilon, problem), Exponential()
+        return Calibration(global_scale(self.epsilon, problem), Exponential())
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact law: a polynomial integral (m <= 64), its O(18 m) power-sum evaluation beyond.

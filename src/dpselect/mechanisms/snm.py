@@ -27,7 +27,7 @@ from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, StudentT, chec
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._snm_calibration import SNMConfig, SNMParameters, snm_parameters
-from .base import NoisyMaxMechanism, check_problem, no_guarantee
+from .base import Calibration, NoisyMaxMechanism, check_problem, no_guarantee
 
 __all__ = ["SNMParameters", "SmoothNoisyMax", "noise_scale"]
 
@@ -230,7 +230,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         assert params.sigma is not None  # the LLN rows of the table always set sigma
         return LaplaceLogNormal(params.sigma)
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale S_beta(x)/A and the noise law.
 
         Parameters
@@ -240,7 +240,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
 
         Returns
         -------
-        tuple of (float, NoiseDistribution)
+        Calibration
             The scale (:func:`noise_scale`) and the standard noise law.
 
         Examples
@@ -251,7 +251,7 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         'StudentT'
         """
         params = self.parameters(problem)
-        return noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params)
+        return Calibration(noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params))
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee mathematics §3.1 proves for this calibration (never the paper's claim).

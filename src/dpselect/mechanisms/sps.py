@@ -20,7 +20,7 @@ from .._validation import check_positive
 from ..noise import NoiseDistribution, PolynomialTail, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import NoisyMaxMechanism, check_problem, no_guarantee
+from .base import Calibration, NoisyMaxMechanism, check_problem, no_guarantee
 from .snm import noise_scale
 
 __all__ = ["SPSParameters", "SmoothPrivateSelection"]
@@ -177,7 +177,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
             self.epsilon, self.gamma, self.kappa, self.k, self.l, problem.n_candidates, float(problem.beta_max)
         )
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, NoiseDistribution]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale max_r S(x, r)/alpha' and the noise law.
 
         Parameters
@@ -187,7 +187,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
         Returns
         -------
-        tuple of (float, NoiseDistribution)
+        Calibration
             The scale and the standard noise law (one-sided when ``one_sided``).
 
         Examples
@@ -199,7 +199,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         """
         params = self.parameters(problem)
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
-        return noise_scale(s, params.alpha), self._noise()
+        return Calibration(noise_scale(s, params.alpha), self._noise())
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation.
