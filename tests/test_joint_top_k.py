@@ -180,3 +180,24 @@ def test_method_validation_before_randomness():
     assert top_k_privacy(PermuteAndFlip(1.0), prob, 2).epsilon == pytest.approx(2.0)
     assert math.isinf(top_k_privacy(ExponentialMechanism(1.0), SelectionProblem([1.0, 0.0], private=False), 2,
                                     method="joint").epsilon)
+
+
+def test_top_k_law_is_a_named_result_with_an_output_law_over_the_tuples():
+    from dpselect import OutputLaw
+    from dpselect.mechanisms.top_k import TopKLaw
+
+    prob = SelectionProblem([3.0, 1.0, 0.0])
+    law = top_k_log_probabilities(ExponentialMechanism(1.0), prob, 2, method="peel")
+    assert isinstance(law, TopKLaw)
+    p = law.probabilities()
+    assert isinstance(p, OutputLaw) and p.support.shape == (6, 2)
+    np.testing.assert_array_equal(p.support, law.tuples)
+    mech_law = TopK(ExponentialMechanism(1.0), 2, "peel").probabilities(prob)
+    np.testing.assert_array_equal(mech_law.support, law.tuples)
+    np.testing.assert_allclose(mech_law, np.exp(law.log_probabilities), rtol=1e-12)
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        TopK(ExponentialMechanism(1.0), 0)
+    with pytest.raises(ValueError, match="method must be one of"):
+        TopK(ExponentialMechanism(1.0), 2, "best")
+    with pytest.raises(TypeError, match="mechanism must be a selection mechanism"):
+        TopK("em", 2)

@@ -498,3 +498,22 @@ def test_tdt_select_and_release_privacy_adds_up():
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
     picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s)[0] for s in range(20)]
     assert np.mean(np.array(picks) == 0) > 0.5
+
+
+def test_named_results_of_the_release():
+    from dpselect import OutputLaw
+    from dpselect.mechanisms.release import GridLogLaw, ReleaseParameters
+
+    rel = SmoothSensitivityRelease(1.0, granularity=0.25)
+    params = rel.parameters()
+    assert isinstance(params, ReleaseParameters) and (params.alpha, params.beta) == (rel.alpha, rel.beta)
+    law = rel.log_law(0.3, 0.5, 40)
+    assert isinstance(law, GridLogLaw) and law.points.shape == law.log_probabilities.shape == (81,)
+    p = law.law()
+    assert isinstance(p, OutputLaw)
+    np.testing.assert_array_equal(p.support, law.points)
+    assert 0.99 < float(p.sum()) <= 1.0 + 1e-12  # a window: the t_3 tails outside it are left out
+    with pytest.raises(ValueError, match="granularity must be a power of two"):
+        SmoothSensitivityRelease(1.0, granularity=0.3)
+    with pytest.raises(TypeError, match="tuned_on_data must be a bool"):
+        SmoothSensitivityRelease(1.0, tuned_on_data="yes")
