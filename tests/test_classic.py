@@ -231,7 +231,8 @@ def _pf_cases(seed):
 
 
 def test_pf_power_sum_law_equals_the_polynomial_closed_form():
-    from dpselect.mechanisms.classic import _pf_fast_log_probabilities, _pf_log_probabilities
+    from dpselect.mechanisms._pf_law import pf_fast_log_probabilities as _pf_fast_log_probabilities
+    from dpselect.mechanisms._pf_law import pf_log_probabilities as _pf_log_probabilities
 
     for scores, scale in _pf_cases(7):
         exact = _pf_log_probabilities(scores, scale)  # Gauss-Legendre, exact for the degree-(m-1) polynomial
@@ -261,3 +262,50 @@ def test_pf_tiny_epsilon_is_a_clear_error():
     # just above the limit the law is the near-uniform one, exactly
     p = PermuteAndFlip(4.0 / 1.7e308).probabilities(pr)
     np.testing.assert_allclose(p, [0.5, 0.5], rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# one law type, declared parameters, typed draws (every mechanism of the registry)
+
+
+def _every_mechanism():
+    from dpselect.mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism
+
+    return [make_mechanism(name, 1.0, 1e-6 if name in APPROXIMATE_NAMES else 0.0) for name in MECHANISM_NAMES]
+
+
+def test_every_probabilities_is_a_read_only_output_law_over_the_indices():
+    from dpselect import OutputLaw
+
+    pr = SelectionProblem([3.0, 1.0, 0.0, 2.5], local_sensitivity=0.5)
+    for mech in _every_mechanism():
+        p = mech.probabilities(pr)
+        assert isinstance(p, OutputLaw), type(mech).__name__
+        assert p.support.tolist() == [0, 1, 2, 3]
+        np.testing.assert_allclose(p, np.exp(mech.log_probabilities(pr)), rtol=1e-12, atol=0)
+        assert math.isclose(float(p.sum()), 1.0, rel_tol=1e-9)
+        with pytest.raises(ValueError, match="read-only"):
+            p[0] = 0.5
+        assert type(output_distribution(mech, pr)) is np.ndarray  # consumers get a plain copy-able array
+
+
+def test_select_returns_an_int_or_an_int64_array_for_every_mechanism():
+    pr = SelectionProblem([3.0, 1.0, 0.0, 2.5], local_sensitivity=0.5)
+    for mech in _every_mechanism():
+        one = mech.select(pr, rng=1)
+        many = mech.select(pr, size=5, rng=1)
+        assert type(one) is int and 0 <= one < 4, type(mech).__name__
+        assert many.dtype == np.int64 and many.shape == (5,) and ((many >= 0) & (many < 4)).all()
+        assert one == mech.select(pr, rng=1)  # a seed reproduces the draw
+
+
+def test_every_mechanism_declares_exactly_its_constructor_parameters():
+    import dataclasses
+
+    for mech in _every_mechanism():
+        names = {f.name for f in dataclasses.fields(mech) if f.init}
+        assert set(type(mech)._parameter_constraints) == names, type(mech).__name__
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        ExponentialMechanism(-1.0)
+    with pytest.raises(ValueError, match=r"noise must be one of \('gumbel', 'exponential', 'laplace'\), got 'x'"):
+        ReportNoisyMax(1.0, noise="x")

@@ -49,7 +49,8 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
     # results the library returns (reproduce's result and the claims it holds), not configured by users
     "dpselect.experiments": frozenset({"Claim", "ExperimentResult"}),
 
-    "dpselect.mechanisms": frozenset(),
+    # abstract base classes: users configure their concrete subclasses
+    "dpselect.mechanisms": frozenset({"Mechanism", "NoisyMaxMechanism"}),
 
     "dpselect.noise": frozenset(),
 }

@@ -14,6 +14,7 @@ from dpselect import SmoothSensitivityRelease
 from dpselect.accounting import grid_laplace_smooth_delta
 from dpselect.analysis.audit import hockey_stick, privacy_loss
 from dpselect.mechanisms._release_grid import grid_laplace_log_law
+from dpselect.mechanisms.release import GridLogLaw
 from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import GridLaplace, check_granularity, default_granularity, dyadic_ceil, grid_index
 
@@ -21,6 +22,8 @@ from dpselect.noise.grid import GridLaplace, check_granularity, default_granular
 def _aligned(law_x, law_y):
     """Two (points, logp) laws restricted to their common points (windows wide enough that the rest is
     below 1e-30, checked here)."""
+    law_x, law_y = (
+        (law.points, law.log_probabilities) if isinstance(law, GridLogLaw) else law for law in (law_x, law_y))
     pts = np.intersect1d(law_x[0], law_y[0])
     out = []
     for p, lp in (law_x, law_y):
@@ -59,7 +62,7 @@ def test_grid_laplace_exact_audit(sens, eps, lam):
     worst = 0.0
     for v in np.linspace(-1.3, 1.3, 27):
         for d in (sens, -sens, 0.5 * sens, 0.999 * sens):
-            pts, lx, ly = _aligned(rel.log_law(v, 2000), rel.log_law(v + d, 2000))
+            _, lx, ly = _aligned(rel.log_law(v, 2000), rel.log_law(v + d, 2000))
             worst = max(worst, privacy_loss(lx, ly, floor=1e-200))
     assert worst <= eps + 1e-9
 
@@ -149,7 +152,8 @@ def test_smooth_grid_laplace_neighbour_frequencies():
     assert on_grid(yx, lam) and on_grid(yy, lam)
     _assert_neighbour_frequencies(yx, yy, eps, n)
     for y, v, s in ((yx, 0.0, sx), (yy, sy, sy)):
-        law_pts, lp = rel.log_law(v, s, 200)
+        law = rel.log_law(v, s, 200)
+        law_pts, lp = law.points, law.log_probabilities
         draws = np.where(np.isin(y, law_pts), np.searchsorted(law_pts, y), law_pts.size)
         probs = np.exp(lp)
         assert_frequencies_match(draws, np.append(probs, max(0.0, 1 - probs.sum())))
@@ -161,7 +165,8 @@ def test_snapped_releases_are_on_the_grid_and_match_the_snapped_law(noise, delta
     rel = SmoothSensitivityRelease(1.0, delta, noise=noise, granularity=lam)
     y = rel.release(0.3, 0.4, size=40_000, rng=3)
     assert on_grid(y, lam)
-    pts, lp = rel.log_law(0.3, 0.4, 400)
+    law = rel.log_law(0.3, 0.4, 400)
+    pts, lp = law.points, law.log_probabilities
     draws = np.where(np.isin(y, pts), np.searchsorted(pts, y), pts.size)
     probs = np.exp(lp)
     assert_frequencies_match(draws, np.append(probs, max(0.0, 1 - probs.sum())))
@@ -203,8 +208,8 @@ def test_reconstruction_attack_finds_nothing_on_the_grid():
     y = rel.release(0.0, 1.0, size=2000, rng=0)
     assert on_grid(y, lam)
     # every grid point has positive probability under the neighbour (value 1.0): exact law, finite log-pmf
-    t_pts, _ = rel.log_law(1.0, 1.0, 1)
-    c1 = int(round(t_pts[1] / lam))
+    t_pts = rel.log_law(1.0, 1.0, 1).points
+    c1 = round(t_pts[1] / lam)
     from dpselect.mechanisms._release_grid import grid_laplace_scale
 
     t = grid_laplace_scale(1.0, rel.alpha, lam)

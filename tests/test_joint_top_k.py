@@ -22,7 +22,8 @@ from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
-from dpselect.mechanisms.top_k import TopK, _joint, select_top_k, top_k_log_probabilities, top_k_privacy
+from dpselect.mechanisms._top_k_methods import joint_levels_for
+from dpselect.mechanisms.top_k import TopK, select_top_k, top_k_log_probabilities, top_k_privacy
 
 
 def _brute_force_law(scores, k, eps_total, sensitivity, monotone):
@@ -53,7 +54,8 @@ CASES = [
 def test_joint_law_equals_brute_force(scores, k, eps, monotone):
     prob = SelectionProblem(scores, global_sensitivity=1.5, monotone=monotone)
     em = ExponentialMechanism(eps)
-    tuples, logp = top_k_log_probabilities(em, prob, k, method="joint")
+    law = top_k_log_probabilities(em, prob, k, method="joint")
+    tuples, logp = law.tuples, law.log_probabilities
     expected_tuples, expected = _brute_force_law(scores, k, k * eps, 1.5, monotone)
     assert [tuple(t) for t in tuples.tolist()] == expected_tuples
     np.testing.assert_allclose(np.exp(logp), expected, rtol=1e-12, atol=1e-15)
@@ -66,7 +68,8 @@ def test_joint_law_larger_problem_and_extreme_epsilons():
     rng = np.random.default_rng(4)
     scores = rng.integers(0, 6, size=8).astype(float)
     for eps in (1e-6, 0.3, 40.0, 1e6):
-        tuples, logp = top_k_log_probabilities(ExponentialMechanism(eps), SelectionProblem(scores), 3, method="joint")
+        law = top_k_log_probabilities(ExponentialMechanism(eps), SelectionProblem(scores), 3, method="joint")
+        logp = law.log_probabilities
         _, expected = _brute_force_law(scores, 3, 3 * eps, 1.0, False)
         assert np.isfinite(logp).any() and math.isclose(np.exp(logp).sum(), 1.0, rel_tol=1e-12)
         np.testing.assert_allclose(np.exp(logp), expected, rtol=1e-10, atol=1e-300)
@@ -76,14 +79,15 @@ def test_joint_law_larger_problem_and_extreme_epsilons():
 def test_joint_sampling_matches_the_exact_law(scores, k, eps, monotone):
     prob = SelectionProblem(scores, monotone=monotone)
     em = ExponentialMechanism(eps)
-    tuples, logp = top_k_log_probabilities(em, prob, k, method="joint")
+    law = top_k_log_probabilities(em, prob, k, method="joint")
+    tuples, logp = law.tuples, law.log_probabilities
     index = {tuple(t): i for i, t in enumerate(tuples.tolist())}
     gen = np.random.default_rng(21)
     draws = np.array([index[tuple(select_top_k(em, prob, k, method="joint", rng=gen).tolist())]
                       for _ in range(3000)])
     assert_frequencies_match(draws, np.exp(logp))
     # the batched sampler behind it (levels computed once), at a tighter tolerance
-    batch = _joint(em, prob, k).sample(40_000, np.random.default_rng(22))
+    batch = joint_levels_for(em, prob, k).sample(40_000, np.random.default_rng(22))
     assert_frequencies_match(np.array([index[tuple(t)] for t in batch.tolist()]), np.exp(logp))
 
 
@@ -169,10 +173,31 @@ def test_method_validation_before_randomness():
         top_k_log_probabilities(ExponentialMechanism(1.0), SelectionProblem(np.arange(30.0)), 5, method="joint")
     assert gen.bit_generator.state == state
     # RNM with Gumbel noise is the exponential mechanism: same joint law
-    a = top_k_log_probabilities(ReportNoisyMax(1.0, noise="gumbel"), prob, 2, method="joint")[1]
-    b = top_k_log_probabilities(ExponentialMechanism(1.0), prob, 2, method="joint")[1]
+    a = top_k_log_probabilities(ReportNoisyMax(1.0, noise="gumbel"), prob, 2, method="joint").log_probabilities
+    b = top_k_log_probabilities(ExponentialMechanism(1.0), prob, 2, method="joint").log_probabilities
     np.testing.assert_array_equal(a, b)
     # non-EM mechanisms default to peeling; a non-private problem has no guarantee
     assert top_k_privacy(PermuteAndFlip(1.0), prob, 2).epsilon == pytest.approx(2.0)
     assert math.isinf(top_k_privacy(ExponentialMechanism(1.0), SelectionProblem([1.0, 0.0], private=False), 2,
                                     method="joint").epsilon)
+
+
+def test_top_k_law_is_a_named_result_with_an_output_law_over_the_tuples():
+    from dpselect import OutputLaw
+    from dpselect.mechanisms.top_k import TopKLaw
+
+    prob = SelectionProblem([3.0, 1.0, 0.0])
+    law = top_k_log_probabilities(ExponentialMechanism(1.0), prob, 2, method="peel")
+    assert isinstance(law, TopKLaw)
+    p = law.probabilities()
+    assert isinstance(p, OutputLaw) and p.support.shape == (6, 2)
+    np.testing.assert_array_equal(p.support, law.tuples)
+    mech_law = TopK(ExponentialMechanism(1.0), 2, "peel").probabilities(prob)
+    np.testing.assert_array_equal(mech_law.support, law.tuples)
+    np.testing.assert_allclose(mech_law, np.exp(law.log_probabilities), rtol=1e-12)
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        TopK(ExponentialMechanism(1.0), 0)
+    with pytest.raises(ValueError, match="method must be one of"):
+        TopK(ExponentialMechanism(1.0), 2, "best")
+    with pytest.raises(TypeError, match="mechanism must be a selection mechanism"):
+        TopK("em", 2)

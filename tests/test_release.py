@@ -10,6 +10,7 @@ pdf_x(o) = alpha'/S(x) h((o - f(x)) alpha'/S(x)).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -117,7 +118,7 @@ def hockey_laplace(m1, b1, m2, b2, eps):
     pts = sorted({m1, m2})
     edges = [-math.inf, *pts, math.inf]
     total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         mid = hi - 1.0 if math.isinf(lo) else (lo + 1.0 if math.isinf(hi) else 0.5 * (lo + hi))
         s1, s2 = math.copysign(1.0, mid - m1), math.copysign(1.0, mid - m2)
         a1, c1 = -math.log(2 * b1) + s1 * m1 / b1, -s1 / b1
@@ -264,7 +265,7 @@ SAMPLING_CONFIGS = [
 @pytest.mark.parametrize("cfg,finite_var", SAMPLING_CONFIGS, ids=lambda c: str(c))
 def test_sampling_matches_error_distribution(cfg, finite_var):
     mech = SmoothSensitivityRelease(0.8, **cfg)
-    S = lambda beta: 0.3 + math.exp(-beta)  # noqa: E731 - a closed-form "smooth sensitivity"
+    S = lambda beta: 0.3 + math.exp(-beta)  # a closed-form "smooth sensitivity"
     dist = error_distribution(mech, S)
     assert isinstance(dist, ErrorDistribution)
     assert dist.scale == pytest.approx(S(mech.beta) / mech.alpha) == pytest.approx(mech.scale(S))
@@ -308,7 +309,7 @@ def test_expected_abs_error_closed_forms():
     assert lap.expected_abs_error(within=(-s, 3 * s)) == pytest.approx(s * (1 - math.exp(-1) + 1 - math.exp(-3)) / 2)
     # Cauchy: int_0^U sf = U/2 - (U arctan U - ln(1+U^2)/2)/pi
     cau = error_distribution(SmoothSensitivityRelease(1.0, noise="polynomial", gamma=2), 1.0)
-    g = lambda U: U / 2 - (U * math.atan(U) - 0.5 * math.log1p(U * U)) / math.pi  # noqa: E731
+    g = lambda U: U / 2 - (U * math.atan(U) - 0.5 * math.log1p(U * U)) / math.pi
     for lo, hi in ((-3.0, 7.0), (-1e4, 1e5)):
         want = cau.scale * (g(-lo / cau.scale) + g(hi / cau.scale))
         assert cau.expected_abs_error(within=(lo, hi)) == pytest.approx(want, rel=1e-8)
@@ -511,3 +512,22 @@ def test_tdt_select_and_release_uses_the_granularity_asked():
     fine = [select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s).value
             for s in range(10)]
     assert any(v / 0.25 != round(v / 0.25) for v in fine)  # negative control: the fine grid is not the coarse one
+
+
+def test_named_results_of_the_release():
+    from dpselect import OutputLaw
+    from dpselect.mechanisms.release import GridLogLaw, ReleaseParameters
+
+    rel = SmoothSensitivityRelease(1.0, granularity=0.25)
+    params = rel.parameters()
+    assert isinstance(params, ReleaseParameters) and (params.alpha, params.beta) == (rel.alpha, rel.beta)
+    law = rel.log_law(0.3, 0.5, 40)
+    assert isinstance(law, GridLogLaw) and law.points.shape == law.log_probabilities.shape == (81,)
+    p = law.law()
+    assert isinstance(p, OutputLaw)
+    np.testing.assert_array_equal(p.support, law.points)
+    assert 0.99 < float(p.sum()) <= 1.0 + 1e-12  # a window: the t_3 tails outside it are left out
+    with pytest.raises(ValueError, match="granularity must be a power of two"):
+        SmoothSensitivityRelease(1.0, granularity=0.3)
+    with pytest.raises(TypeError, match="tuned_on_data must be a bool"):
+        SmoothSensitivityRelease(1.0, tuned_on_data="yes")

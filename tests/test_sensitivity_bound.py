@@ -317,3 +317,14 @@ def test_far_losers_keep_their_log_probability():
     got = mech.log_probabilities(p)
     assert got[1] == pytest.approx(log_above - 2500.0, abs=1e-9)
     assert got[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_bound_distribution_is_a_named_triple():
+    from dpselect.mechanisms.sensitivity_bound import BoundDistribution
+
+    p = SelectionProblem([1.0, 0.0], local_sensitivity=0.5)
+    bound = PrivateSensitivityBound(1.0, 1.0, delta=0.05).bound_distribution(p)
+    assert isinstance(bound, BoundDistribution)
+    assert (bound.loc, bound.scale, bound.cap) == tuple(bound)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1/2\)"):
+        PrivateSensitivityBound(1.0, 1.0, delta=0.6)

@@ -273,10 +273,10 @@ def test_sps_beta_max_handling():
 
 def test_relation_is_carried_and_zero_sensitivity_is_the_noiseless_limit():
     pr = _problem([7, 2, 2], relation="replace")
-    for mech in list(_mechanisms().values()) + [LocalDampening(1.0)]:
+    for mech in [*list(_mechanisms().values()), LocalDampening(1.0)]:
         assert mech.privacy(pr).relation == "replace"
     single = _problem([5])  # m = 1: no score ever changes, S = 0
-    for mech in list(_mechanisms().values()) + [LocalDampening(1.0)]:
+    for mech in [*list(_mechanisms().values()), LocalDampening(1.0)]:
         np.testing.assert_allclose(mech.probabilities(single), [1.0])
     # S = e^{-beta t*} underflows for a huge gap: the output is the top class
     huge = _problem([100_000, 0, 0])
@@ -727,9 +727,9 @@ def test_every_class_constructs_with_its_defaults():
 
 
 def test_snm_calibration_table_covers_every_noise_and_calibration():
-    from dpselect.mechanisms import snm
+    from dpselect.mechanisms import _snm_calibration, snm
 
-    assert set(snm._TABLE) == set(itertools.product(snm.NOISES, snm.CALIBRATIONS))
+    assert set(_snm_calibration._TABLE) == set(itertools.product(snm.NOISES, snm.CALIBRATIONS))
     p = SelectionProblem(np.zeros(5))
     # the previous session's worked figures (SPEC §3.1/§3.3 at eps = 1, m = 5)
     t = SmoothNoisyMax(1.0).parameters(p)

@@ -196,3 +196,15 @@ def test_seed_reproduces():
     at = AboveThreshold(0.3)
     f = np.arange(40)
     assert at.select(f, 20, rng=5) == at.select(f, 20, rng=5)
+
+
+def test_probabilities_is_an_output_law_with_the_none_outcome():
+    from dpselect import OutputLaw
+
+    at = AboveThreshold(1.0, monotone=True)
+    p = at.probabilities([0, 4, 9], 5)
+    assert isinstance(p, OutputLaw) and p.support.tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(p, np.exp(at.log_probabilities([0, 4, 9], 5)), rtol=1e-12)
+    assert at.privacy("replace").relation == "replace"
+    with pytest.raises(ValueError, match="relation"):
+        at.privacy("swap")

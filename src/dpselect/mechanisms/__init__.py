@@ -22,11 +22,10 @@ from .sps import SmoothPrivateSelection
 from .top_k import TopK, is_gumbel_mechanism, select_top_k, top_k_privacy
 
 __all__ = [
-    # selection mechanisms
     "APPROXIMATE_NAMES",
     "MECHANISM_NAMES",
-    "make_mechanism",
-    "resolve_mechanism",
+    "PURE_NOISES",
+    "AboveThreshold",
     "ExponentialMechanism",
     "LocalDampening",
     "Mechanism",
@@ -36,19 +35,15 @@ __all__ = [
     "ReportNoisyMax",
     "SmoothNoisyMax",
     "SmoothPrivateSelection",
-    # helpers the applications build on
+    "SmoothSensitivityRelease",
+    "TopK",
     "check_problem",
     "dampened_utilities",
     "distance_problem",
-    "max_utility_change",
-    # top-k selection
-    "TopK",
     "is_gumbel_mechanism",
+    "make_mechanism",
+    "max_utility_change",
+    "resolve_mechanism",
     "select_top_k",
     "top_k_privacy",
-    # numeric release (not a selection mechanism)
-    "PURE_NOISES",
-    "SmoothSensitivityRelease",
-    # sparse vector (integer queries, not a SelectionProblem)
-    "AboveThreshold",
 ]

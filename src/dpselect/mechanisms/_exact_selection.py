@@ -36,7 +36,9 @@ def exact_rates(problem: SelectionProblem, epsilon: float) -> tuple[np.ndarray, 
 
 
 def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
-    """n draws of P[r] ∝ exp(-nums_r/den): :func:`dpselect.noise.exact.exponential_weights_batch` with unit counts.
+    """Draw n times from P[r] ∝ exp(-nums_r/den).
+
+    :func:`dpselect.noise.exact.exponential_weights_batch` with unit counts.
 
     Rejection from a dyadic proposal (P[r proposed] ∝ 2^{-j_r}, j_r ln 2 <=
     gamma_r) with an exact Bernoulli(2^{j_r} e^{-gamma_r}) acceptance, so the
@@ -47,7 +49,7 @@ def sample_em_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> n
 
 
 def sample_pf_exact(nums: np.ndarray, den: int, n: int, src: IntegerSource) -> np.ndarray:
-    """n draws of permute-and-flip: a lazy Fisher-Yates order per draw, stop at the first success.
+    """Draw n times from permute-and-flip: a lazy Fisher-Yates order per draw, stop at the first success.
 
     Some candidate has gamma = 0 and accepts with probability 1, so one pass suffices.
     """

@@ -18,14 +18,29 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
-from ..noise import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf, dyadic_ceil, grid_index, grid_values
+from ..noise import (
+    IntegerSource,
+    NoiseDistribution,
+    discrete_laplace_batch,
+    discrete_laplace_logpmf,
+    dyadic_ceil,
+    grid_index,
+    grid_values,
+)
+from ..typing import SeedLike
 
-__all__ = ["GUARD", "ROUND_SLACK", "grid_laplace_scale", "sample_grid_laplace", "snapped_log_law", "clip_indices",
-           "clip_to_grid"]
+__all__ = [
+    "GUARD",
+    "ROUND_SLACK",
+    "clip_indices",
+    "clip_to_grid",
+    "grid_laplace_scale",
+    "sample_grid_laplace",
+    "snapped_log_law",
+]
 
 #: Dilation slack of rounding the scale up to 40 significant bits: log(1 + 2^-40).
 ROUND_SLACK = math.log1p(2.0**-40)
@@ -35,13 +50,13 @@ GUARD = 32
 
 
 def grid_laplace_scale(sensitivity: float, alpha: float, lam: float) -> Fraction:
-    """t = dyadic_ceil((S + GUARD lambda) / (alpha lambda)), exactly (grid units)."""
+    """The scale t = dyadic_ceil((S + GUARD lambda) / (alpha lambda)), exactly (grid units)."""
     s_tilde = Fraction(sensitivity) + GUARD * Fraction(lam)
     return dyadic_ceil(s_tilde / (Fraction(alpha) * Fraction(lam)))
 
 
-def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: Any) -> np.ndarray:
-    """n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
+def sample_grid_laplace(value: float, t: Fraction, lam: float, n: int, rng: SeedLike) -> np.ndarray:
+    """Draw n releases lambda (c(value) + K), K ~ discrete Laplace(t), exact."""
     c = grid_index(value, lam).reshape(-1)[0]
     # |c| <= 2^51 and grid_values clamps c + k to +-2^52: clamping k to +-2^53 first changes nothing
     k = discrete_laplace_batch(IntegerSource(rng), t.denominator, t.numerator, n, clamp=2**53)
@@ -70,7 +85,9 @@ def clip_indices(bounds: tuple[float, float] | None, lam: float) -> tuple[int, i
     return (lo, hi) if lo <= hi else None
 
 
-def snapped_log_law(noise: Any, value: float, scale: float, lam: float, window: int) -> tuple[np.ndarray, np.ndarray]:
+def snapped_log_law(
+    noise: NoiseDistribution, value: float, scale: float, lam: float, window: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Ideal law of floor((value + scale Z)/lambda + 1/2) lambda on 2 window + 1 grid points around value.
 
     P[k lambda] = F((k lambda + lambda/2 - value)/scale) - F((k lambda - lambda/2 - value)/scale).

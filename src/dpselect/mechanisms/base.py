@@ -3,12 +3,12 @@
 A mechanism is a small immutable configuration object (a frozen dataclass)::
 
     mech.select(problem, *, size=None, rng=None)  -> int | ndarray[int]
-    mech.probabilities(problem)                -> ndarray (exact, sums to 1)
+    mech.probabilities(problem)                -> OutputLaw (exact, sums to 1)
     mech.log_probabilities(problem)            -> ndarray (log of the above)
     mech.privacy(problem)                      -> Privacy
 
 Noisy-max mechanisms only say how to calibrate: ``calibrate(problem)`` returns
-the noise scale b and the noise law h, and :mod:`dpselect.noisy_max` does the
+the noise scale b and the noise law h, and :mod:`dpselect._engine` does the
 sampling of argmax_r (u_r + b Z_r) and the exact output distribution.
 """
 
@@ -16,19 +16,41 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import NamedTuple, overload
 
 import numpy as np
 
 from .. import _engine as noisy_max
+from .._params import ANY, instance_of, validate_params
 from .._validation import check_random_state, check_size
+from ..noise import NoiseDistribution
+from ..output_law import OutputLaw
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 
-__all__ = ["Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
+__all__ = ["PROBLEM", "Calibration", "Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
+
+#: The rule of a ``problem`` argument (the message of :func:`check_problem`).
+PROBLEM = instance_of(SelectionProblem, description="a SelectionProblem")
 
 
+class Calibration(NamedTuple):
+    """A noisy max's calibration: the noise scale b(x) and the standard noise law h.
+
+    Attributes
+    ----------
+    scale : float
+        The noise scale b(x) > 0.
+    noise : NoiseDistribution
+        The standard noise law h (a :mod:`dpselect.noise` object).
+    """
+
+    scale: float
+    noise: NoiseDistribution
+
+
+@validate_params({"problem": ANY, "name": ANY})  # the check itself is the body (it names the argument)
 def check_problem(problem: object, name: str = "problem") -> SelectionProblem:
     """The argument itself if it is a :class:`~dpselect.problem.SelectionProblem`, else a TypeError.
 
@@ -105,8 +127,13 @@ class Mechanism(ABC):
     True
     """
 
-    @abstractmethod
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
+    @overload
+    def select(self, problem: SelectionProblem, *, size: None = None, rng: SeedLike = None) -> int: ...
+
+    @overload
+    def select(self, problem: SelectionProblem, *, size: int, rng: SeedLike = None) -> np.ndarray: ...
+
+    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> int | np.ndarray:
         """Draw the selected candidate's index.
 
         Parameters
@@ -130,7 +157,17 @@ class Mechanism(ABC):
         >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> dpselect.PermuteAndFlip(1.0).select(p, size=4, rng=0).shape
         (4,)
+        >>> int(dpselect.ReportNoisyMax(50.0).select(p, rng=0))
+        0
         """
+        check_problem(problem)
+        n = check_size(size)
+        out = self._sample(problem, 1 if n is None else n, rng)
+        return int(out[0]) if n is None else out
+
+    @abstractmethod
+    def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
+        """``n`` independent indices (int64 array) for a checked problem and size; ``rng`` unchecked."""
 
     @abstractmethod
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
@@ -176,7 +213,7 @@ class Mechanism(ABC):
         1-DP [add_remove]
         """
 
-    def probabilities(self, problem: SelectionProblem) -> np.ndarray:
+    def probabilities(self, problem: SelectionProblem) -> OutputLaw:
         """Exact output distribution over the candidates (sums to 1).
 
         Parameters
@@ -186,8 +223,9 @@ class Mechanism(ABC):
 
         Returns
         -------
-        numpy.ndarray of float, shape (m,)
-            ``exp(log_probabilities(problem))``.
+        OutputLaw, shape (m,)
+            ``exp(log_probabilities(problem))`` over the support of candidate
+            indices ``0..m-1`` (a read-only array: copy it before editing).
 
         Examples
         --------
@@ -196,7 +234,7 @@ class Mechanism(ABC):
         >>> dpselect.ExponentialMechanism(2.0).probabilities(p).round(4)   # exp(eps u / 2) normalised
         array([0.7311, 0.2689])
         """
-        return np.exp(self.log_probabilities(problem))
+        return OutputLaw(np.exp(self.log_probabilities(problem)))
 
 
 class NoisyMaxMechanism(Mechanism):
@@ -207,7 +245,7 @@ class NoisyMaxMechanism(Mechanism):
         \hat r = \operatorname{argmax}_r \bigl(u(x, r) + b(x) Z_r\bigr),
         \qquad Z_r \overset{iid}{\sim} h.
 
-    Sampling and the exact output law are done by :mod:`dpselect.noisy_max`.
+    Sampling and the exact output law are done by :mod:`dpselect._engine`.
 
     Examples
     --------
@@ -217,7 +255,7 @@ class NoisyMaxMechanism(Mechanism):
     """
 
     @abstractmethod
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale and law for this problem.
 
         Parameters
@@ -227,7 +265,7 @@ class NoisyMaxMechanism(Mechanism):
 
         Returns
         -------
-        tuple of (float, noise distribution)
+        Calibration
             The scale b(x) >= 0 and the standard noise law h (a
             :mod:`dpselect.noise` object).
 
@@ -240,35 +278,11 @@ class NoisyMaxMechanism(Mechanism):
         (2.0, 'Gumbel')
         """
 
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
-        """Draw argmax_r (u_r + b Z_r) through the noisy-max engine.
-
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-        size : int, default=None
-            ``None`` for one draw, else the number of independent draws.
-        rng : SeedLike, default=None
-            The randomness (keyword-only).
-
-        Returns
-        -------
-        int or numpy.ndarray of int
-            One index (``size=None``) or an array of ``size`` indices.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> int(dpselect.ReportNoisyMax(50.0).select(p, rng=0))
-        0
-        """
-        check_problem(problem)
-        size = check_size(size)
+    def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
+        """argmax_r (u_r + b Z_r) through the noisy-max engine, ``n`` times."""
         gen = check_random_state(rng)
         scale, noise = self.calibrate(problem)
-        return noisy_max.sample_argmax(problem.scores, scale, noise, size=size, rng=gen)
+        return np.asarray(noisy_max.sample_argmax(problem.scores, scale, noise, size=n, rng=gen), dtype=np.int64)
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log output probabilities of the noisy max, one per candidate.

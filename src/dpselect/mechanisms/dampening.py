@@ -77,18 +77,19 @@ Shifted local dampening (VLDB J.) is not offered (mathematics §9.3).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
-from .._validation import check_epsilon, check_random_state, check_size
+from .._params import EPSILON, Rule, validate_fields, validate_params
+from .._validation import check_random_state
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
-from .base import Mechanism, check_problem, no_guarantee
+from .base import PROBLEM, Mechanism, check_problem, no_guarantee
 
 __all__ = ["LocalDampening", "dampened_utilities"]
 
@@ -133,6 +134,7 @@ def _dampen(u: np.ndarray, delta: np.ndarray) -> np.ndarray:
     return np.where(u < 0, -mag, mag)
 
 
+@validate_params({"problem": PROBLEM})
 def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     r"""The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1).
 
@@ -173,7 +175,6 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     >>> dampened_utilities(dpselect.SelectionProblem([3.0, 1.0, 0.0], global_sensitivity=2.0))
     array([1.5, 0.5, 0. ])
     """
-    check_problem(problem)
     delta = _profile_matrix(problem)
     horizon = delta.shape[0] - 1
     u = problem.scores
@@ -197,10 +198,11 @@ class LocalDampening(Mechanism):
     D is the dampened utility of :func:`dampened_utilities` with the exact
     element local sensitivity ``problem.candidate_local_sensitivity(t)`` as the
     admissible sensitivity function; GS(D) <= 1, so the mechanism is the
-    exponential mechanism on D: **eps-DP** under ``problem.relation``
-    (Farias et al.; mathematics §5.1).  Probabilities are the closed-form log-softmax
+    exponential mechanism on D: **eps-DP** under ``problem.relation``, the
+    problem's neighbour relation (add/remove or replace; Farias et al.;
+    mathematics §5.1).  Probabilities are the closed-form log-softmax
     of eps (D - max D) / 2 (no overflow for any eps); sampling is Gumbel
-    noisy max on D with scale 2/eps through :mod:`dpselect.noisy_max`, over
+    noisy max on D with scale 2/eps through :mod:`dpselect._engine`, over
     the candidates that can win (all of them unless some score can never
     change).
 
@@ -238,9 +240,10 @@ class LocalDampening(Mechanism):
     """
 
     epsilon: float
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"epsilon": EPSILON}
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        validate_fields(self, self._parameter_constraints)
 
     def _winners(self, problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
         """(indices that can win, their dampened utilities (0 for the D = +inf ones))."""
@@ -283,38 +286,13 @@ class LocalDampening(Mechanism):
         out[idx] = a - logsumexp(a)
         return out
 
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
-        """Draw by Gumbel noisy max on the dampened utilities (scale 2/eps).
-
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The utilities and their per-candidate local-sensitivity profile.
-        size : int, default=None
-            ``None`` for one draw, else the number of independent draws.
-        rng : SeedLike, default=None
-            The randomness (keyword-only).
-
-        Returns
-        -------
-        int or numpy.ndarray of int
-            One index (``size=None``) or an array of ``size`` indices.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
-        >>> ld = dpselect.LocalDampening(1.0)
-        >>> ld.select(p, size=3, rng=0).shape
-        (3,)
-        """
-        check_problem(problem)
-        size = check_size(size)
+    def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
+        """Gumbel noisy max on the dampened utilities (scale 2/eps), over the candidates that can win."""
         gen = check_random_state(rng)
         idx, d = self._winners(problem)
         scale = max(2.0 / self.epsilon, _TINY)
-        draws = noisy_max.sample_argmax(d, scale, Gumbel(), size=size, rng=gen)
-        return int(idx[draws]) if size is None else idx[np.asarray(draws)].astype(np.int64)
+        draws = noisy_max.sample_argmax(d, scale, Gumbel(), size=n, rng=gen)
+        return idx[np.asarray(draws)].astype(np.int64)
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(epsilon, 0)-DP under ``problem.relation`` (no guarantee for a non-private problem).

@@ -22,13 +22,16 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .._validation import check_array_1d, check_relation
+from .._params import ANY, BOOLEAN, RELATION, array_1d, validate_params
+from .._validation import check_array_1d
 from ..problem import SelectionProblem
 from ..typing import ArrayLike, Relation
 
 __all__ = ["distance_problem", "max_utility_change"]
 
 
+@validate_params({"distances": array_1d(), "relation": RELATION, "labels": ANY,  # labels: checked against m
+                  "monotone": BOOLEAN, "private": BOOLEAN})
 def distance_problem(
     distances: ArrayLike,
     *,
@@ -38,6 +41,10 @@ def distance_problem(
     private: bool = True,
 ) -> SelectionProblem:
     r"""A selection problem on the dataset-distance utility u_r = -d_r (mathematics §9.1).
+
+    The distances are measured in the metric of the neighbour relation
+    ``relation`` (add/remove or replace neighbours); EM and PF on the problem
+    are then epsilon-DP under that relation (mathematics §9.1).
 
     .. math::
 
@@ -85,7 +92,7 @@ def distance_problem(
     >>> dpselect.PermuteAndFlip(1.0).probabilities(problem).round(3)
     array([0.876, 0.11 , 0.014])
     """
-    d = check_array_1d(distances, "distances")
+    d = np.asarray(distances)
     if (d < 0).any():
         raise ValueError("distances must be >= 0")
     return SelectionProblem(
@@ -93,11 +100,12 @@ def distance_problem(
         labels=labels,
         global_sensitivity=1.0,
         monotone=monotone,
-        relation=check_relation(relation),
+        relation=relation,
         private=private,
     )
 
 
+@validate_params({"pairs": ANY})  # an iterable of pairs, each checked below (a generator is read once)
 def max_utility_change(
     pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]],
 ) -> float:

@@ -1,11 +1,11 @@
-"""The joint exponential mechanism for top-k (Gillenwater, Joseph, Muñoz Medina & Ribero, ICML 2022).
+r"""The joint exponential mechanism for top-k (Gillenwater, Joseph, Muñoz Medina & Ribero, ICML 2022).
 
 One exponential mechanism over the ordered k-tuples s = (s_1, ..., s_k) of
 distinct candidates, with the *sequence utility*
 
 .. math::
 
-    u^*(x, s) = -\\max_{1 \\le i \\le k} \\bigl(c_{(i)}(x) - c_{s_i}(x)\\bigr) = -G(s),
+    u^*(x, s) = -\max_{1 \le i \le k} \bigl(c_{(i)}(x) - c_{s_i}(x)\bigr) = -G(s),
 
 where c_(1) >= c_(2) >= ... are the scores sorted in decreasing order.  It is
 sampled without enumerating the m!/(m-k)! tuples: N(t) = #{s : G(s) <= t}
@@ -14,7 +14,7 @@ c_(i) - t, and these sets are nested), so
 
 .. math::
 
-    N(t) = \\prod_{i=1}^{k} \\bigl(n_i(t) - i + 1\\bigr), \\qquad n_i(t) = \\#\\{j : c_j \\ge c_{(i)} - t\\},
+    N(t) = \prod_{i=1}^{k} \bigl(n_i(t) - i + 1\bigr), \qquad n_i(t) = \#\{j : c_j \ge c_{(i)} - t\},
 
 and the level t (a distinct value of c_(i) - c_j >= 0) is drawn with
 probability proportional to (N(t) - N(t^-)) exp(-lambda t); a tuple of that
@@ -38,7 +38,7 @@ __all__ = ["JointLevels", "joint_lambda", "joint_levels"]
 
 
 def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool, *, k: int | None = None) -> float:
-    """lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
+    """The weight lambda = epsilon / (2 Delta*): the weight exp(lambda u*) of the joint EM at total budget ``epsilon``.
 
     Delta* = Delta u if every score moves in the same direction between
     neighbours (``monotone``), else 2 Delta u (the sensitivity of u*).
@@ -46,7 +46,8 @@ def joint_lambda(epsilon: float, global_sensitivity: float, monotone: bool, *, k
     mechanism's: G(s) = c_(1) - c_s and c_(1) is common to every candidate,
     so the law is proportional to exp(2 lambda c_s), the exponential mechanism
     with utility c_s (sensitivity Delta u, one-signed changes when monotone),
-    which is epsilon-DP and epsilon-bounded-range at that weight.
+    which is epsilon-DP and epsilon-bounded-range at that weight, under the
+    neighbour relation of Delta u (add/remove or replace; mathematics §10.2).
 
     Parameters
     ----------
@@ -144,7 +145,7 @@ class JointLevels:
         return np.array([np.searchsorted(self.gaps[p], t, side="right") for p in range(self.k)], dtype=np.int64)
 
     def log_probability_of_gap(self, gap: np.ndarray) -> np.ndarray:
-        """log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s)).
+        """Log P[s] for tuples whose G(s) is ``gap`` (the law depends on s only through G(s)).
 
         Parameters
         ----------

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from collections.abc import Callable
 
-from .._validation import check_delta, check_epsilon
+from .._params import ANY, DELTA, EPSILON, Rule, validate_params
+from .._validation import check_epsilon
 from .base import Mechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening
@@ -31,7 +32,7 @@ from .sps import SmoothPrivateSelection
 __all__ = ["APPROXIMATE_NAMES", "MECHANISM_NAMES", "make_mechanism", "resolve_mechanism"]
 
 # name -> (class, fixed keyword arguments, takes delta)
-_REGISTRY: dict[str, tuple[type, dict[str, Any], bool]] = {
+_REGISTRY: dict[str, tuple[type[Mechanism], dict[str, object], bool]] = {
     "em": (ExponentialMechanism, {}, False),
     "pf": (PermuteAndFlip, {}, False),
     "rnm_laplace": (ReportNoisyMax, {"noise": "laplace"}, False),
@@ -55,8 +56,20 @@ MECHANISM_NAMES: tuple[str, ...] = tuple(_REGISTRY)
 APPROXIMATE_NAMES: tuple[str, ...] = tuple(name for name, (_, _, takes) in _REGISTRY.items() if takes)
 
 
-def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any) -> Mechanism:
+def _check_name(value: object, name: str) -> str:
+    """A name of :data:`MECHANISM_NAMES` (the message calls it the mechanism)."""
+    if value not in _REGISTRY:
+        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {value!r}")
+    return str(value)
+
+
+@validate_params({"name": Rule(f"one of {MECHANISM_NAMES}", check=_check_name), "epsilon": EPSILON, "delta": DELTA})
+def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: object) -> Mechanism:
     """The mechanism called ``name`` with budget ``epsilon`` (and ``delta`` where it applies).
+
+    The guarantee holds under the neighbour relation of the problem the
+    mechanism runs on (add/remove or replace): mathematics §2.6 (EM, PF, RNM),
+    §3.1-§3.3 (SNM, SPS), §5.1 (LD) and §9.2 (PSB).
 
     Parameters
     ----------
@@ -86,16 +99,15 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: Any)
     >>> make_mechanism("psb_pf", 1.5, 1e-6).epsilon1
     0.5
     """
-    return _make(name, epsilon, delta, 3, kwargs)
+    return _make(name, epsilon, delta, 4, kwargs)  # caller -> validate_params wrapper -> here -> _make
 
 
-def _make(name: str, epsilon: Any, delta: Any, stacklevel: int, kwargs: dict[str, Any]) -> Mechanism:
+def _make(name: str, epsilon: object, delta: float, stacklevel: int, kwargs: dict[str, object]) -> Mechanism:
     """make_mechanism's body; ``stacklevel`` points the delta warning at the caller's code."""
-    if name not in _REGISTRY:
-        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {name!r}")
+    name = _check_name(name, "mechanism")
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
     cls, fixed, takes_delta = _REGISTRY[name]
+    factory: Callable[..., Mechanism] = cls
     if not takes_delta:
         if delta > 0.0:
             warnings.warn(
@@ -104,17 +116,22 @@ def _make(name: str, epsilon: Any, delta: Any, stacklevel: int, kwargs: dict[str
                 UserWarning,
                 stacklevel=stacklevel,
             )
-        return cls(epsilon, **fixed, **kwargs)
+        return factory(epsilon, **fixed, **kwargs)
     if cls is PrivateSensitivityBound:
         e1 = PSB_BOUND_SHARE * epsilon
-        return cls(e1, epsilon - e1, delta=delta, **fixed, **kwargs)
-    return cls(epsilon, delta, **fixed, **kwargs)
+        return factory(e1, epsilon - e1, delta=delta, **fixed, **kwargs)
+    return factory(epsilon, delta, **fixed, **kwargs)
 
 
+@validate_params({"mechanism": ANY, "epsilon": EPSILON.or_none(), "delta": DELTA})  # mechanism: name or instance
 def resolve_mechanism(
-    mechanism: str | Mechanism, epsilon: float | None = None, delta: float = 0.0, **kwargs: Any
-) -> Any:
+    mechanism: str | Mechanism, epsilon: float | None = None, delta: float = 0.0, **kwargs: object
+) -> Mechanism:
     """A mechanism from a name (built by :func:`make_mechanism`) or an instance.
+
+    The guarantee holds under the neighbour relation of the problem the
+    mechanism runs on (add/remove or replace): mathematics §2.6 (EM, PF, RNM),
+    §3.1-§3.3 (SNM, SPS), §5.1 (LD) and §9.2 (PSB).
 
     Parameters
     ----------
@@ -144,9 +161,8 @@ def resolve_mechanism(
     >>> resolve_mechanism(pf, 1.0) is pf
     True
     """
-    delta = check_delta(delta)
     if isinstance(mechanism, str):
-        return _make(mechanism, epsilon, delta, 3, kwargs)
+        return _make(mechanism, epsilon, delta, 4, kwargs)
     if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
         raise TypeError(
             f"mechanism must be one of {MECHANISM_NAMES} or an object with select() and privacy(), "
@@ -155,7 +171,6 @@ def resolve_mechanism(
     if kwargs:
         raise TypeError(f"mechanism keyword arguments {sorted(kwargs)} are only accepted with a mechanism name")
     if epsilon is not None:
-        epsilon = check_epsilon(epsilon)
         own = getattr(mechanism, "epsilon", None)
         if own is not None and not math.isclose(float(own), epsilon, rel_tol=1e-12):
             raise ValueError(f"epsilon={epsilon!r} disagrees with the mechanism's own epsilon={own!r}")

@@ -114,46 +114,26 @@ TDT bounds are "replace").
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import ClassVar, overload
 
 import numpy as np
 
-from .._validation import (
-    check_delta,
-    check_epsilon,
-    check_finite_float,
-    check_pair,
-    check_positive,
-    check_probability_in,
-    check_random_state,
-    check_relation,
-    check_size,
+from .._params import BOOLEAN, DELTA, EPSILON, RELATION, Rule, options, positive, real_in, validate_fields
+from .._validation import check_finite_float, check_pair, check_random_state, check_size
+from ..noise import NoiseDistribution, check_granularity, grid_index, grid_values, sample_snapped_atan
+from ..typing import SeedLike
+from ._release_calibration import (
+    NOISES,
+    PURE_NOISES,
+    CalibratedRelease,
+    GridLogLaw,
+    ReleaseParameters,
+    Sensitivity,
+    calibrate,
+    make_noise,
 )
-from ..accounting import (
-    dp_to_zcdp,
-    grid_laplace_smooth_beta,
-    grid_laplace_smooth_delta,
-    laplace_smooth_delta,
-    nrs_laplace_parameters,
-    zcdp_to_dp,
-)
-from ..noise import (
-    Laplace,
-    LaplaceLogNormal,
-    PolynomialTail,
-    StudentT,
-    check_granularity,
-    check_tail_exponent,
-    grid_index,
-    grid_values,
-    sample_snapped_atan,
-)
-from ..privacy import Privacy
 from ._release_grid import (
-    GUARD,
-    ROUND_SLACK,
     clip_indices,
     clip_to_grid,
     grid_laplace_log_law,
@@ -162,72 +142,61 @@ from ._release_grid import (
     snapped_log_law,
 )
 
-__all__ = ["SmoothSensitivityRelease"]
+__all__ = ["PURE_NOISES", "GridLogLaw", "ReleaseParameters", "Sensitivity", "SmoothSensitivityRelease"]
 
-#: Noise families accepted by ``SmoothSensitivityRelease``.
-NOISES = ("laplace", "student_t", "polynomial", "lln")
-#: Families giving pure epsilon-DP.
-PURE_NOISES = ("student_t", "polynomial")
 _CALIBRATIONS = ("proven", "paper")
 #: Default output grid of the smooth-sensitivity release.
 DEFAULT_GRANULARITY = 2.0**-20
 _ADMISSIBLE_METHODS = ("ys", "nrs")
 
-
-def _make_noise(noise: str, gamma: float, df: float, sigma: float | None) -> Any:
-    if noise == "laplace":
-        return Laplace()
-    if noise == "polynomial":
-        return PolynomialTail(gamma)
-    if noise == "student_t":
-        return StudentT(df)
-    assert sigma is not None  # set in __post_init__ for noise="lln"
-    return LaplaceLogNormal(sigma)
-
+def _check_granularity(value: object, name: str) -> float:
+    """A power of two > 0, or 0 (the unsnapped float output)."""
+    return 0.0 if value == 0 else check_granularity(value, name)
 
 @dataclass(frozen=True)
-class SmoothSensitivityRelease:
+class SmoothSensitivityRelease(CalibratedRelease):
     """Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth.
 
     See the module docstring for the calibrations and their sources
     (YS Thm 1; mathematics §2.2-§2.5, §3.2).
 
+    The guarantee holds under ``relation``, the neighbour relation (add/remove
+    or replace) in which S is a beta'-smooth upper bound.
+
     Parameters
     ----------
-    epsilon
-        target epsilon > 0.
-    delta
-        target delta; 0 for the pure noises ("student_t", "polynomial"),
+    epsilon : float
+        Target epsilon > 0.
+    delta : float, default=0.0
+        Target delta; 0 for the pure noises ("student_t", "polynomial"),
         in (0, 1) for "laplace" and "lln".
-    noise
-        "student_t" (default; pure epsilon-DP), "polynomial", "laplace"
-        or "lln".
-    gamma
-        tail exponent of the polynomial noise, > 1 (2 = Cauchy).
-    df
-        degrees of freedom of the Student t noise, > 0.
-    kappa
-        budget split in (0, 1): the sliding part gets kappa eps, the
+    noise : {"student_t", "polynomial", "laplace", "lln"}, default="student_t"
+        "student_t" (pure epsilon-DP), "polynomial", "laplace" or "lln".
+    gamma : float, default=2.0
+        Tail exponent of the polynomial noise, > 1 (2 = Cauchy).
+    df : float, default=3.0
+        Degrees of freedom of the Student t noise, > 0.
+    kappa : float, default=0.5
+        Budget split in (0, 1): the sliding part gets kappa eps, the
         dilation (smoothness) part (1 - kappa) eps (YS Thm 1 with
         k = 2 kappa; kappa = 1/2 is NRS's even split).  Must be
         data-independent.  Same name and meaning as in the selection
         mechanisms.
-    sigma
-        LLN shape, > 0 (default sqrt((1 - kappa)/(5 kappa)), see module docstring).
-    relation
-        neighbour relation in which S is beta'-smooth ("add_remove" or "replace").
-    admissible_method
-        polynomial only: "ys" (YS Thm 6, corrected; default)
-        or "nrs" (alpha = beta = eps/(2 (gamma + 1)), NRS07 / Duff Prop. 3).
-    calibration
-        "proven" (default) or "paper" (laplace: NRS07 formula; lln:
-        epsilon is the CDP parameter); ``privacy()`` always reports what is
-        actually guaranteed.
-    tuned_on_data
-        mark parameters chosen from the private data (a paper's
+    sigma : float, default=None
+        LLN shape, > 0 (None: sqrt((1 - kappa)/(5 kappa)), see module docstring).
+    relation : {"add_remove", "replace"}, default="add_remove"
+        Neighbour relation in which S is beta'-smooth.
+    admissible_method : {"ys", "nrs"}, default="ys"
+        Polynomial only: "ys" (YS Thm 6, corrected) or "nrs"
+        (alpha = beta = eps/(2 (gamma + 1)), NRS07 / Duff Prop. 3).
+    calibration : {"proven", "paper"}, default="proven"
+        "proven" or "paper" (laplace: NRS07 formula; lln: epsilon is the CDP
+        parameter); ``privacy()`` always reports what is actually guaranteed.
+    tuned_on_data : bool, default=False
+        Mark parameters chosen from the private data (a paper's
         baseline): ``privacy()`` then reports no guarantee.
-    granularity
-        the output grid lambda, a power of two (default None: 2^-20); 0 for
+    granularity : float, default=None
+        The output grid lambda, a power of two (None: 2^-20); 0 for
         the unsnapped float output (not floating-point safe; reproductions).
         On the grid, Student t df = 3 or 1 and polynomial gamma = 2 are sampled
         exactly from the rounded ideal law (see ``exact_law``; about 20-35 us per
@@ -261,222 +230,90 @@ class SmoothSensitivityRelease:
     granularity: float | None = None
     _alpha: float = field(init=False, repr=False, compare=False)
     _beta: float = field(init=False, repr=False, compare=False)
-    _noise: Any = field(init=False, repr=False, compare=False)
+    _noise: NoiseDistribution = field(init=False, repr=False, compare=False)
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "noise": options(*NOISES),
+        "gamma": positive(),
+        "df": positive(),
+        "kappa": real_in(0.0, 1.0),
+        "sigma": positive(none=True),
+        "relation": RELATION,
+        "admissible_method": options(*_ADMISSIBLE_METHODS),
+        "calibration": options(*_CALIBRATIONS),
+        "tuned_on_data": BOOLEAN,
+        "granularity": Rule("a power of two > 0, or 0", check=_check_granularity, none=True),
+    }
 
     def __post_init__(self) -> None:
-        set_ = lambda name, v: object.__setattr__(self, name, v)  # noqa: E731
-        set_("epsilon", check_epsilon(self.epsilon))
-        set_("delta", check_delta(self.delta))
-        if self.noise not in NOISES:
-            raise ValueError(f"noise must be one of {NOISES}, got {self.noise!r}")
-        set_("kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
-        set_("relation", check_relation(self.relation))
-        if self.calibration not in _CALIBRATIONS:
-            raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {self.calibration!r}")
-        if self.admissible_method not in _ADMISSIBLE_METHODS:
-            raise ValueError(f"admissible_method must be one of {_ADMISSIBLE_METHODS}, got {self.admissible_method!r}")
-        if self.admissible_method != "ys" and self.noise != "polynomial":
-            raise ValueError("admissible_method applies to noise='polynomial' only")
-        if self.noise in PURE_NOISES:
-            if self.delta > 0:
-                raise ValueError(
-                    f"noise={self.noise!r} gives pure epsilon-DP: delta must be 0, got {self.delta!r}; "
-                    "pass noise='laplace' or 'lln' for an (eps, delta) release"
-                )
-            if self.calibration != "proven":
-                raise ValueError("calibration='paper' applies to noise='laplace' or 'lln' only")
-        elif self.delta == 0:
-            raise ValueError(
-                f"noise={self.noise!r} needs delta > 0 (it is not pure DP); "
-                "use noise='student_t' or 'polynomial' for delta = 0"
-            )
-        if self.noise == "polynomial":
-            g = check_positive(self.gamma, "gamma")
-            if not g > 1:
-                raise ValueError(f"gamma must be > 1, got {g!r}")
-            check_tail_exponent(g - 1.0, "gamma", g)
-            set_("gamma", g)
-        if self.noise == "student_t":
-            set_("df", check_positive(self.df, "df"))
-            check_tail_exponent(self.df, "df", self.df)
-        if self.noise == "lln":
-            if self.sigma is None:
-                set_("sigma", math.sqrt((1.0 - self.kappa) / (5.0 * self.kappa)))
-            else:
-                set_("sigma", check_positive(self.sigma, "sigma"))
-        elif self.sigma is not None:
-            raise ValueError("sigma applies to noise='lln' only")
+        validate_fields(self, self._parameter_constraints)
+        self._check_combination()
+        if self.noise == "lln" and self.sigma is None:
+            object.__setattr__(self, "sigma", math.sqrt((1.0 - self.kappa) / (5.0 * self.kappa)))
         if self.granularity is None:
-            set_("granularity", DEFAULT_GRANULARITY)
-        elif self.granularity != 0:
-            set_("granularity", check_granularity(self.granularity))
-        else:
-            set_("granularity", 0.0)
-        noise_obj = _make_noise(self.noise, self.gamma, self.df, self.sigma)
-        alpha, beta = self._calibrate(noise_obj)
+            object.__setattr__(self, "granularity", DEFAULT_GRANULARITY)
+        noise_obj = make_noise(self.noise, self.gamma, self.df, self.sigma)
+        alpha, beta = calibrate(self, noise_obj)
         if not (alpha > 0 and beta > 0 and math.isfinite(alpha) and math.isfinite(beta)):
             raise ValueError(
                 f"epsilon={self.epsilon!r} is outside the range this calibration can represent "
                 f"(alpha={alpha!r}, beta={beta!r})"
             )
-        set_("_alpha", float(alpha))
-        set_("_beta", float(beta))
-        set_("_noise", noise_obj)
-
-    # ------------------------------------------------------------ calibration
-    def _calibrate(self, noise_obj: Any) -> tuple[float, float]:
-        eps, kappa = self.epsilon, self.kappa
-        if self.noise in PURE_NOISES:  # YS Thm 1 with k = 2 kappa
-            kw = {"method": self.admissible_method} if self.noise == "polynomial" else {}
-            alpha = noise_obj.admissible(2.0 * kappa * eps, **kw)[0]
-            beta = noise_obj.admissible(2.0 * (1.0 - kappa) * eps, **kw)[1]
-            return alpha, beta
-        if self.noise == "laplace":
-            if self.calibration == "paper":
-                # NRS07 (SNM Cor 4.4, dp_multiq): valid only for moderate eps (mathematics §2.2)
-                return nrs_laplace_parameters(eps, self.delta)
-            if self.on_grid:  # the grid condition, less the slack of the 40-bit scale
-                alpha = kappa * eps
-                return alpha, grid_laplace_smooth_beta(eps, self.delta, alpha, GUARD) - ROUND_SLACK
-            # exact mathematics §2.2 condition, alpha = kappa eps, largest admissible beta
-            return noise_obj.admissible(eps, self.delta, alpha_fraction=kappa)
-        # lln: split eps_c = beta/sigma + e^{3 sigma^2/2} alpha as (1 - kappa) : kappa
-        sigma = self.sigma
-        assert sigma is not None
-        eps_c = eps if self.calibration == "paper" else math.sqrt(2.0 * dp_to_zcdp(eps, self.delta))
-        alpha = kappa * eps_c * math.exp(-1.5 * sigma * sigma)
-        beta = (1.0 - kappa) * eps_c * sigma
-        return alpha, beta
-
-    def parameters(self) -> tuple[float, float]:
-        """The calibrated (alpha', beta'): noise scale S(x)/alpha', S beta'-smooth."""
-        return self._alpha, self._beta
-
-    @property
-    def on_grid(self) -> bool:
-        """Whether outputs lie on the grid (``granularity`` > 0)."""
-        return bool(self.granularity)
-
-    @property
-    def exact_law(self) -> str | None:
-        """"t3" or "cauchy" when grid outputs are sampled exactly from the snapped law, else None.
-
-        Student t with df = 3, Student t with df = 1 and polynomial gamma = 2 (both
-        Cauchy) have closed-form cdfs in arctan; other df / gamma and LLN are snapped floats.
-        """
-        if self.noise == "student_t" and self.df in (1.0, 3.0):
-            return "t3" if self.df == 3.0 else "cauchy"
-        return "cauchy" if self.noise == "polynomial" and self.gamma == 2.0 else None
-
-    @property
-    def alpha(self) -> float:
-        """alpha' (the noise scale is S(x)/alpha')."""
-        return self._alpha
-
-    @property
-    def beta(self) -> float:
-        """beta': the smoothness at which S must be computed."""
-        return self._beta
-
-    @property
-    def noise_distribution(self) -> Any:
-        """The standard noise law h (a ``dpselect.noise`` object)."""
-        return self._noise
-
-    @property
-    def zcdp_rho(self) -> float | None:
-        """rho of the zCDP guarantee (LLN only; None otherwise), BS19 §3.1.1."""
-        if self.noise != "lln":
-            return None
-        return float(self._noise.zcdp_rho(self._alpha, self._beta))
-
-    def privacy(self) -> Privacy:
-        """The guarantee of one release (mathematics §2.2-§2.5, §3.2).
-
-        ``tuned_on_data=True`` marks a configuration whose parameters were
-        chosen from the private data (a paper's baseline): no guarantee
-        (epsilon = inf, mathematics §1).
-        """
-        eps, delta, rel = self.epsilon, self.delta, self.relation
-        if self.tuned_on_data:
-            return Privacy(math.inf, 0.0, rel, "no guarantee: parameters tuned on the private data (mathematics §1)")
-        if self.noise in PURE_NOISES:
-            what = (
-                f"polynomial gamma={self.gamma:g}, "
-                + ("YS Thm 6 (corrected, mathematics §2.3)" if self.admissible_method == "ys"
-                   else "NRS07 / Duff Prop. 3")
-                if self.noise == "polynomial"
-                else f"Student t df={self.df:g}, BS19 Thm 31"
-            )
-            return Privacy(eps, 0.0, rel, f"smooth-sensitivity release, YS Thm 1 (kappa={self.kappa:g}; {what})")
-        if self.noise == "laplace":
-            grid = f", exact discrete Laplace on the grid {self.granularity!r} Z" if self.on_grid else ", float output"
-            if self.calibration == "proven":
-                return Privacy(eps, delta, rel, f"smooth-sensitivity Laplace release, exact condition{grid}")
-            if self.on_grid:
-                b_eff = self._beta + ROUND_SLACK
-                e2 = max(eps, self._alpha + b_eff)
-                d2 = max(delta, grid_laplace_smooth_delta(e2, self._alpha, b_eff, GUARD))
-            else:
-                e2 = max(eps, self._alpha + self._beta)
-                d2 = max(delta, laplace_smooth_delta(e2, self._alpha, self._beta))
-            return Privacy(e2, d2, rel, f"smooth-sensitivity Laplace release, NRS07 parameters{grid}")
-        rho = self.zcdp_rho
-        assert rho is not None
-        e2 = eps if self.calibration == "proven" else zcdp_to_dp(rho, delta)
-        return Privacy(
-            e2, delta, rel, f"smooth-sensitivity LLN release, rho={rho:.6g}-zCDP (BS19 §3.1.1; mathematics §2.5)", rho
-        )
+        object.__setattr__(self, "_alpha", float(alpha))
+        object.__setattr__(self, "_beta", float(beta))
+        object.__setattr__(self, "_noise", noise_obj)
 
     # ---------------------------------------------------------------- release
-    def _sensitivity(self, sensitivity: Any) -> float:
-        if callable(sensitivity):
-            sensitivity = sensitivity(self._beta)
-        if isinstance(sensitivity, np.ndarray):
-            if sensitivity.ndim != 0 and sensitivity.size != 1:
-                raise ValueError(f"sensitivity must be a scalar, got shape {sensitivity.shape}")
-            sensitivity = sensitivity.reshape(()).item()
-        if isinstance(sensitivity, (bool, np.bool_)) or not isinstance(sensitivity, numbers.Real):
-            raise TypeError(
-                f"sensitivity must be a real number or a callable beta -> S_beta(x), got {type(sensitivity).__name__}"
-            )
-        return check_positive(sensitivity, "sensitivity", quote=False)  # S(x): data-derived, never echoed
+    @overload
+    def release(self, value: float, sensitivity: Sensitivity, *, rng: SeedLike = None, size: None = None,
+                clip: tuple[float, float] | None = None) -> float: ...
 
-    def scale(self, sensitivity: Any) -> float:
-        """Noise scale S(x)/alpha' (``sensitivity``: callable beta -> S or S at ``self.beta``)."""
-        return self._sensitivity(sensitivity) / self._alpha
-
-    def expected_abs_error(self, sensitivity: Any) -> float:
-        """E|release - f(x)| = (S(x)/alpha') E|Z| (inf when the noise has no mean)."""
-        return self.scale(sensitivity) * float(self._noise.mean_abs())
+    @overload
+    def release(self, value: float, sensitivity: Sensitivity, *, rng: SeedLike = None, size: int,
+                clip: tuple[float, float] | None = None) -> np.ndarray: ...
 
     def release(
         self,
-        value: Any,
-        sensitivity: Any,
+        value: float,
+        sensitivity: Sensitivity,
         *,
-        rng: Any = None,
-        size: Any = None,
+        rng: SeedLike = None,
+        size: int | None = None,
         clip: tuple[float, float] | None = None,
-    ) -> Any:
-        """value + (S/alpha') Z.
+    ) -> float | np.ndarray:
+        """Release value + (S/alpha') Z (on the grid unless ``granularity=0``).
+
+        The guarantee is :meth:`privacy` under ``relation``, the neighbour
+        relation (add/remove or replace) in which S is beta'-smooth
+        (mathematics §2.2-§2.5, §3.2).
 
         Parameters
         ----------
-        value
+        value : float
             f(x), finite.
-        sensitivity
-            a callable beta -> S_beta(x) (called with ``self.beta``,
+        sensitivity : float or callable
+            A callable beta -> S_beta(x) (called with ``self.beta``,
             e.g. ``problem.smooth_sensitivity``), or the float S_{beta'}(x)
             already computed at ``self.beta``.  Must be finite and > 0.
-        rng
+        rng : SeedLike, default=None
             None, int seed, numpy Generator or RandomState (keyword-only).
-        size
+        size : int, default=None
             None (one float) or the number of independent releases
             (ndarray; each costs the full privacy budget).
-        clip
-            optional (lo, hi): clip the output to [lo, hi] (post-processing;
+        clip : tuple of (float, float), default=None
+            Optional (lo, hi): clip the output to [lo, hi] (post-processing;
             on a grid, to the grid points inside [lo, hi]).
+
+        Returns
+        -------
+        float or numpy.ndarray of float
+            One release (``size=None``) or ``size`` independent releases.
+
+        Examples
+        --------
+        >>> SmoothSensitivityRelease(1.0).release(3.2, 0.5, rng=0, size=2).shape
+        (2,)
         """
         v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
@@ -499,13 +336,33 @@ class SmoothSensitivityRelease:
             out = clip_to_grid(out, bounds, lam) if self.on_grid else np.clip(out, *bounds)
         return float(out[0]) if size is None else out
 
-    def log_law(self, value: Any, sensitivity: Any, window: int = 64) -> tuple[np.ndarray, np.ndarray]:
-        """(grid points, log-probabilities) of one release at 2 window + 1 grid points around f(x).
+    def log_law(self, value: float, sensitivity: Sensitivity, window: int = 64) -> GridLogLaw:
+        """The exact law of one release at 2 window + 1 grid points around f(x).
 
         Laplace: the exact law of the discrete sampler.  Other noises: the exact
         law of the ideal real-valued release snapped to the grid (sampled exactly
         for Student t df = 3 or 1 and polynomial gamma = 2, see ``exact_law``; the
         float sampler approximates it otherwise).  Requires a grid (``granularity`` > 0).
+
+        Parameters
+        ----------
+        value : float
+            f(x), finite.
+        sensitivity : float or callable
+            S_beta'(x) computed at ``self.beta``, or a callable beta -> S_beta(x).
+        window : int, default=64
+            The number of grid points on each side of the one nearest f(x).
+
+        Returns
+        -------
+        GridLogLaw
+            The grid ``points`` and their ``log_probabilities``.
+
+        Examples
+        --------
+        >>> law = SmoothSensitivityRelease(1.0, granularity=0.5).log_law(0.0, 1.0, window=1)
+        >>> law.points.tolist(), bool(law.log_probabilities[1] > law.log_probabilities[0])
+        ([-0.5, 0.0, 0.5], True)
         """
         if not self.on_grid:
             raise ValueError("log_law needs an output grid (granularity > 0)")
@@ -513,5 +370,5 @@ class SmoothSensitivityRelease:
         s = self._sensitivity(sensitivity)
         lam = float(self.granularity or 0.0)
         if self.noise == "laplace":
-            return grid_laplace_log_law(v, grid_laplace_scale(s, self._alpha, lam), lam, window)
-        return snapped_log_law(self._noise, v, s / self._alpha, lam, window)
+            return GridLogLaw(*grid_laplace_log_law(v, grid_laplace_scale(s, self._alpha, lam), lam, window))
+        return GridLogLaw(*snapped_log_law(self._noise, v, s / self._alpha, lam, window))

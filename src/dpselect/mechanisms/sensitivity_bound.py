@@ -20,39 +20,56 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, dataclass
-from functools import lru_cache
-from typing import Any
+from typing import ClassVar, NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .. import accounting
-from .._validation import check_delta, check_epsilon, check_positive, check_random_state, check_size
+from .._params import EPSILON, Rule, options, positive, validate_fields
+from .._validation import check_delta, check_positive, check_random_state
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
+from ._sensitivity_bound_law import argmax_log_law, integrated_log_law
 from .base import Mechanism, check_problem, no_guarantee
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 
-__all__ = ["PrivateSensitivityBound", "SELECTORS"]
+__all__ = ["SELECTORS", "BoundDistribution", "PrivateSensitivityBound"]
 
 #: Fixed-scale selectors run at the released sensitivity.
 SELECTORS = ("pf", "em", "rnm_laplace")
 
-_TAIL = 40.0  # Laplace mass beyond 40 scales: e^-40 / 2 = 2e-18, far below the 1e-9 target
-_NODES = 12
-_WIDTH = 1.0  # largest panel in l = ln Ŝ (the selector's law varies on a scale of ~1 in ln Ŝ)
-_STEPS = np.array([0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0])  # Laplace-scale breakpoints around loc
 _TINY = float(np.nextafter(0.0, 1.0))
 
 
-@lru_cache(maxsize=8)
-def _legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(n)
-    return x, w
+class BoundDistribution(NamedTuple):
+    """The law of the released log-bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
+
+    Attributes
+    ----------
+    loc : float
+        ln S(x) + (beta/eps1) ln(1/(2 delta)) (``-inf`` when S(x) = 0).
+    scale : float
+        beta / eps1.
+    cap : float
+        ln GS.
+    """
+
+    loc: float
+    scale: float
+    cap: float
+
+
+def _check_delta_half(value: object, name: str) -> float:
+    """Delta in (0, 1/2): the bound fails with probability delta."""
+    d = check_delta(value, name)
+    if not 0.0 < d < 0.5:
+        raise ValueError(f"delta must be in (0, 1/2) (the bound fails with probability delta), got {d!r}")
+    return d
 
 
 def _selector(name: str, epsilon: float) -> Mechanism:
+    """The fixed-scale selector called ``name`` with budget ``epsilon``."""
     if name == "pf":
         return PermuteAndFlip(epsilon)
     if name == "em":
@@ -153,18 +170,16 @@ class PrivateSensitivityBound(Mechanism):
     delta: float = 1e-6
     beta: float | None = None
     selector: str = "pf"
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon1": EPSILON,
+        "epsilon2": EPSILON,
+        "delta": Rule("a float in (0, 1/2)", check=_check_delta_half),
+        "beta": positive(none=True),
+        "selector": options(*SELECTORS),
+    }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon1", check_epsilon(self.epsilon1, "epsilon1"))
-        object.__setattr__(self, "epsilon2", check_epsilon(self.epsilon2, "epsilon2"))
-        d = check_delta(self.delta)
-        if not 0.0 < d < 0.5:
-            raise ValueError(f"delta must be in (0, 1/2) (the bound fails with probability delta), got {d!r}")
-        object.__setattr__(self, "delta", d)
-        if self.beta is not None:
-            object.__setattr__(self, "beta", check_positive(self.beta, "beta"))
-        if self.selector not in SELECTORS:
-            raise ValueError(f"selector must be one of {SELECTORS}, got {self.selector!r}")
+        validate_fields(self, self._parameter_constraints)
 
     # ------------------------------------------------------------- parameters
     @property
@@ -179,7 +194,7 @@ class PrivateSensitivityBound(Mechanism):
             return self.beta
         return self.epsilon1 / -math.log(2.0 * self.delta)
 
-    def bound_distribution(self, problem: SelectionProblem) -> tuple[float, float, float]:
+    def bound_distribution(self, problem: SelectionProblem) -> BoundDistribution:
         """(loc, scale, cap) of the released bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
 
         loc = ln S(x) + (beta/eps1) ln(1/(2 delta)) (``-inf`` when S(x) = 0),
@@ -192,8 +207,8 @@ class PrivateSensitivityBound(Mechanism):
 
         Returns
         -------
-        tuple of float
-            ``(loc, scale, cap)``.
+        BoundDistribution
+            The named triple ``(loc, scale, cap)``.
 
         Examples
         --------
@@ -209,10 +224,10 @@ class PrivateSensitivityBound(Mechanism):
         scale = beta / self.epsilon1
         shift = accounting.sensitivity_bound_shift(beta, self.epsilon1, self.delta)
         loc = (math.log(s) if s > 0 else -math.inf) + shift
-        return loc, scale, math.log(problem.global_sensitivity)
+        return BoundDistribution(loc, scale, math.log(problem.global_sensitivity))
 
     def conditional_log_probabilities(self, problem: SelectionProblem, sensitivity: float) -> np.ndarray:
-        """log q(r | Ŝ = sensitivity): the selector's exact law at that fixed sensitivity.
+        """Log q(r | Ŝ = sensitivity): the selector's exact law at that fixed sensitivity.
 
         Parameters
         ----------
@@ -238,17 +253,11 @@ class PrivateSensitivityBound(Mechanism):
         check_problem(problem)
         s = check_positive(sensitivity, "sensitivity", allow_zero=True, quote=False)
         if s == 0.0:
-            return self._argmax_log_law(problem)
+            return argmax_log_law(problem)
         fixed = SelectionProblem(
             problem.scores, global_sensitivity=max(s, _TINY), monotone=problem.monotone, relation=problem.relation
         )
         return _selector(self.selector, self.epsilon2).log_probabilities(fixed)
-
-    @staticmethod
-    def _argmax_log_law(problem: SelectionProblem) -> np.ndarray:
-        top = problem.optimal()
-        with np.errstate(divide="ignore"):
-            return np.where(top, -math.log(top.sum()), -np.inf)
 
     # ------------------------------------------------------------ exact law
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
@@ -278,94 +287,17 @@ class PrivateSensitivityBound(Mechanism):
         >>> bool(mech.log_probabilities(p)[0] > -0.01)
         True
         """
-        loc, scale, cap = self.bound_distribution(problem)
-        if math.isinf(loc):  # S(x) = 0: the scores can never change; noiseless argmax
-            return self._argmax_log_law(problem)
-        u = problem.scores
-        distinct = np.unique(u)
-        if distinct.size == 1:
-            return np.full(u.size, -math.log(u.size))
-        gap = float(distinct[-1]) - float(distinct[-2])  # Python floats: inf, not an overflow warning
-        # below l_q every loser has probability < e^-750 (scale <= 2 Ŝ/eps2, P[loser] <= e^{-gap/scale})
-        l_q = math.log(self.epsilon2 / 1500.0) + math.log(gap)
-        # a few units below the cap are always integrated: losers whose law is < e^-750 at every Ŝ <= GS
-        # still get their exact (log) probability from the last units before the cap
-        lo = max(min(l_q, cap - 8.0), loc - _TAIL * scale)
-        hi = min(cap, loc + _TAIL * scale)
-        if lo >= hi:  # the integrand is constant wherever the Laplace mass is (up to 2e-18)
-            if hi < cap:  # all the mass is below l_q: the noiseless argmax
-                return self._argmax_log_law(problem)
-            # the cap: P[L̂ >= ln GS] at the law at GS, the rest at the argmax (cap <= l_q) or at GS
-            at_cap = self.conditional_log_probabilities(problem, problem.global_sensitivity)
-            below = self._argmax_log_law(problem) if cap <= l_q else at_cap
-            out = np.logaddexp(_laplace_log_cdf(-cap, -loc, scale) + at_cap, _laplace_log_cdf(cap, loc, scale) + below)
-            return out - logsumexp(out)
-        # breakpoints: the Laplace kink and geometric steps of the Laplace weight away from it
-        steps = loc + scale * np.concatenate([-_STEPS[::-1], [0.0], _STEPS])
-        # when even at Ŝ = GS the losers are far out (standardised gap z >> 1), their integrand below the cap
-        # falls like exp(-z e^{cap - l}): geometric panels cap - 2^-k resolve that last stretch
-        z_cap = self.epsilon2 * gap / (2.0 * problem.global_sensitivity)
-        if hi == cap and z_cap > 20.0:
-            k_max = min(60, math.ceil(math.log2(z_cap)) + 12)
-            steps = np.concatenate([steps, cap - 2.0 ** -np.arange(0, k_max + 1)])
-        edges = np.unique(np.concatenate([[lo, hi], steps[(steps > lo) & (steps < hi)]]))
-        nodes, log_w = [], []
-        x, w = _legendre(_NODES)
-        for a, b in zip(edges[:-1], edges[1:]):
-            n_pan = max(1, math.ceil((b - a) / _WIDTH))
-            panel = np.linspace(a, b, n_pan + 1)
-            half = 0.5 * np.diff(panel)
-            mid = 0.5 * (panel[:-1] + panel[1:])
-            nodes.append((mid[:, None] + half[:, None] * x[None, :]).ravel())
-            log_w.append((np.log(half)[:, None] + np.log(w)[None, :]).ravel())
-        ls, lw = np.concatenate(nodes), np.concatenate(log_w)
-        log_f = -math.log(2.0 * scale) - np.abs(ls - loc) / scale  # Laplace density of L̂
-        cond = np.stack([self.conditional_log_probabilities(problem, math.exp(v)) for v in ls])
-        terms = [(lw + log_f)[:, None] + cond]
-        # the two outer masses: P[L̂ < lo] at the lower edge's law, P[L̂ > hi] at the upper edge's
-        log_below = _laplace_log_cdf(lo, loc, scale)
-        log_above = _laplace_log_cdf(-hi, -loc, scale)
-        terms.append(log_below + self._law_at(problem, lo, l_q)[None, :])
-        terms.append(log_above + self.conditional_log_probabilities(problem, math.exp(hi))[None, :])
-        out = logsumexp(np.concatenate(terms, axis=0), axis=0)
-        return out - logsumexp(out)
+        bound = self.bound_distribution(problem)
+        def conditional(sensitivity: float) -> np.ndarray:
+            return self.conditional_log_probabilities(problem, sensitivity)
 
-    def _law_at(self, problem: SelectionProblem, level: float, l_q: float) -> np.ndarray:
-        if level <= l_q:
-            return self._argmax_log_law(problem)
-        return self.conditional_log_probabilities(problem, math.exp(level))
+        return integrated_log_law(conditional, self.epsilon2, problem, bound.loc, bound.scale, bound.cap)
 
     # -------------------------------------------------------------- sampling
-    def select(self, problem: SelectionProblem, *, size: int | None = None, rng: SeedLike = None) -> Any:
-        """Draw L̂, then the selector at Ŝ (one bound per draw: each draw costs the full budget).
-
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The scores, global sensitivity and smooth bound S(x).
-        size : int, default=None
-            ``None`` for one draw, else the number of independent draws.
-        rng : SeedLike, default=None
-            The randomness (keyword-only).
-
-        Returns
-        -------
-        int or numpy.ndarray of int
-            One index (``size=None``) or an array of ``size`` indices.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
-        >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
-        >>> mech.select(p, rng=0)
-        0
-        """
-        check_problem(problem)
-        size = check_size(size)
+    def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
+        """Draw L̂, then the selector at Ŝ (one bound per draw: each draw costs the full budget)."""
         gen = check_random_state(rng)
         loc, scale, cap = self.bound_distribution(problem)
-        n = 1 if size is None else size
         levels = np.minimum(loc + scale * gen.laplace(size=n), cap)
         out = np.empty(n, dtype=np.int64)
         sel = _selector(self.selector, self.epsilon2)
@@ -374,8 +306,8 @@ class PrivateSensitivityBound(Mechanism):
             fixed = SelectionProblem(
                 problem.scores, global_sensitivity=s, monotone=problem.monotone, relation=problem.relation
             )
-            out[i] = int(sel.select(fixed, rng=gen))
-        return int(out[0]) if size is None else out
+            out[i] = sel.select(fixed, rng=gen)
+        return out
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(eps1 + eps2, delta)-DP under ``problem.relation`` (mathematics §9.2).
@@ -403,11 +335,3 @@ class PrivateSensitivityBound(Mechanism):
         return no_guarantee(problem) or accounting.sensitivity_bound_privacy(
             self.epsilon1, self.epsilon2, self.delta, relation=problem.relation
         )
-
-
-def _laplace_log_cdf(t: float, loc: float, scale: float) -> float:
-    """log P[L <= t] for L ~ Laplace(loc, scale)."""
-    z = (t - loc) / scale
-    if z <= 0:
-        return math.log(0.5) + z
-    return math.log1p(-0.5 * math.exp(-z))

@@ -30,14 +30,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import check_epsilon
+from .._params import BOOLEAN, EPSILON, Rule, validate_fields
+from .._validation import check_relation
 from ..noise import IntegerSource, discrete_laplace_batch
+from ..output_law import OutputLaw
 from ..privacy import Privacy
+from ..typing import ArrayLike, Relation, SeedLike
 
 __all__ = ["AboveThreshold"]
 
@@ -48,7 +51,7 @@ _TAIL = 40.0
 
 
 def _log_sf(m: np.ndarray, lr: float) -> np.ndarray:
-    """log P[nu >= m] for nu ~ DLap with log ratio lr = -1/b, integer-valued float m."""
+    """Log P[nu >= m] for nu ~ DLap with log ratio lr = -1/b, integer-valued float m."""
     l1p = math.log1p(math.exp(lr))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         pos = m * lr - l1p
@@ -57,11 +60,12 @@ def _log_sf(m: np.ndarray, lr: float) -> np.ndarray:
 
 
 def _log_c(lr: float) -> float:
-    """log of the discrete Laplace normaliser (1 - r) / (1 + r)."""
+    """Log of the discrete Laplace normaliser (1 - r) / (1 + r)."""
     return math.log(-math.expm1(lr)) - math.log1p(math.exp(lr))
 
 
-def _check_queries(queries: Any, threshold: Any) -> tuple[np.ndarray, int]:
+def _check_queries(queries: ArrayLike, threshold: object) -> tuple[np.ndarray, int]:
+    """The queries as int64 and the threshold as an int (TypeError / ValueError naming each)."""
     arr = np.asarray(queries)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"queries must be an array of integers, got dtype {arr.dtype}")
@@ -74,6 +78,20 @@ def _check_queries(queries: Any, threshold: Any) -> tuple[np.ndarray, int]:
     return arr.astype(np.int64), int(threshold)
 
 
+def _check_sensitivity(value: object, name: str) -> int:
+    """Delta: a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_share(value: object, name: str) -> float:
+    """The threshold's share of epsilon, in (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be in (0, 1) or None, got {value!r}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class AboveThreshold:
     r"""AboveThreshold (the sparse vector technique's core) with exact discrete Laplace noise.
@@ -84,7 +102,9 @@ class AboveThreshold:
     :math:`\varepsilon_2 = (1 - s)\varepsilon` (:math:`s` = ``threshold_share``),
     :math:`c = 1` for monotone queries and 2 otherwise: epsilon-DP for one
     scan (the first index above the noisy threshold), whatever the number of
-    queries.  The scales are exact rationals; the noise is sampled exactly
+    queries, under the neighbour relation in which ``sensitivity`` bounds the
+    queries' change (add/remove or replace neighbours; mathematics §15.1).
+    The scales are exact rationals; the noise is sampled exactly
     (:func:`dpselect.noise.discrete_laplace`).
 
     Parameters
@@ -125,17 +145,15 @@ class AboveThreshold:
     sensitivity: int = 1
     monotone: bool = False
     threshold_share: float | None = None
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": EPSILON,
+        "sensitivity": Rule("a positive int", check=_check_sensitivity),
+        "monotone": BOOLEAN,
+        "threshold_share": Rule("a float in (0, 1)", check=_check_share, none=True),
+    }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        d = self.sensitivity
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"sensitivity must be a positive integer, got {d!r}")
-        if not isinstance(self.monotone, (bool, np.bool_)):
-            raise TypeError(f"monotone must be a bool, got {type(self.monotone).__name__}")
-        s = self.threshold_share
-        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 < s < 1.0):
-            raise ValueError(f"threshold_share must be in (0, 1) or None, got {s!r}")
+        validate_fields(self, self._parameter_constraints)
 
     @property
     def scales(self) -> tuple[Fraction, Fraction]:
@@ -148,31 +166,104 @@ class AboveThreshold:
         c = 1 if self.monotone else 2
         return d / e1, c * d / (eps - e1)
 
-    def privacy(self, relation: str = "add_remove") -> Privacy:
-        """epsilon-DP (exactly Delta/b1 + c Delta/b2 = epsilon) under ``relation``."""
-        return Privacy(self.epsilon, 0.0, relation, "AboveThreshold, discrete Laplace (mathematics §15.1)")
+    def privacy(self, relation: Relation = "add_remove") -> Privacy:
+        """Epsilon-DP (exactly Delta/b1 + c Delta/b2 = epsilon) under ``relation`` (mathematics §15.1).
 
-    def select(self, queries: Any, threshold: int, *, rng: Any = None) -> int:
+        Parameters
+        ----------
+        relation : {"add_remove", "replace"}, default="add_remove"
+            The neighbour relation in which ``sensitivity`` bounds every query's change.
+
+        Returns
+        -------
+        Privacy
+            ``(epsilon, 0)`` under ``relation``.
+
+        Examples
+        --------
+        >>> print(AboveThreshold(1.0).privacy("replace"))
+        1-DP [replace]
+        """
+        return Privacy(self.epsilon, 0.0, check_relation(relation),
+                       "AboveThreshold, discrete Laplace (mathematics §15.1)")
+
+    def select(self, queries: ArrayLike, threshold: int, *, rng: SeedLike = None) -> int:
         """The first index k with f_k + nu_k >= threshold + rho; ``len(queries)`` if none.
 
         Noise is drawn in batches of 64 queries and the scan stops at the first
         hit, so the running time depends on the output only.
+
+        Parameters
+        ----------
+        queries : array_like of int, shape (m,)
+            The query values f_0, ..., f_{m-1} on the dataset (integers below 2^52).
+        threshold : int
+            The public threshold T.
+        rng : SeedLike, default=None
+            The randomness (keyword-only); drawn exactly as integers.
+
+        Returns
+        -------
+        int
+            The index of the first query above the noisy threshold, or m for none.
+
+        Examples
+        --------
+        >>> AboveThreshold(1.0, monotone=True).select([0, 2, 50], 10, rng=0)
+        2
         """
         f, t = _check_queries(queries, threshold)
         return _scan(f, t, self.scales, IntegerSource(rng))
 
-    def log_probabilities(self, queries: Any, threshold: int) -> np.ndarray:
-        """log P[K = k] for k = 0..m-1 and m ("none"): the exact law (module docstring)."""
+    def log_probabilities(self, queries: ArrayLike, threshold: int) -> np.ndarray:
+        """Log P[K = k] for k = 0..m-1 and m ("none"): the exact law (module docstring).
+
+        Parameters
+        ----------
+        queries : array_like of int, shape (m,)
+            The query values on the dataset.
+        threshold : int
+            The public threshold T.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (m + 1,)
+            ``log P[K = k]``; the last entry is "no query above the threshold".
+
+        Examples
+        --------
+        >>> float(np.exp(AboveThreshold(1.0).log_probabilities([0, 20], 10)).sum()).__round__(12)
+        1.0
+        """
         f, t = _check_queries(queries, threshold)
         b1, b2 = self.scales
         return _log_law(f.astype(np.float64), float(t), -1.0 / float(b1), -1.0 / float(b2))
 
-    def probabilities(self, queries: Any, threshold: int) -> np.ndarray:
-        """P[K = k], k = 0..m (the last entry: no query above the threshold)."""
-        return np.exp(self.log_probabilities(queries, threshold))
+    def probabilities(self, queries: ArrayLike, threshold: int) -> OutputLaw:
+        """P[K = k], k = 0..m (the last entry: no query above the threshold).
+
+        Parameters
+        ----------
+        queries : array_like of int, shape (m,)
+            The query values on the dataset.
+        threshold : int
+            The public threshold T.
+
+        Returns
+        -------
+        OutputLaw, shape (m + 1,)
+            The exact law over the support ``0..m`` (m: "none").
+
+        Examples
+        --------
+        >>> AboveThreshold(1.0).probabilities([0, 20], 10).support.tolist()
+        [0, 1, 2]
+        """
+        return OutputLaw(np.exp(self.log_probabilities(queries, threshold)))
 
 
 def _scan(f: np.ndarray, t: int, scales: tuple[Fraction, Fraction], src: IntegerSource) -> int:
+    """The first index above the noisy threshold, drawing the noise in chunks."""
     b1, b2 = scales
     rho = int(discrete_laplace_batch(src, b1.denominator, b1.numerator, 1)[0])
     for start in range(0, f.size, _CHUNK):

@@ -5,23 +5,22 @@ P_gamma (one- or two-sided), alpha' = alpha(k eps), beta' = beta(l eps):
 (k + m l / 2) eps-DP (YS Thm 2; one-sided: the supplement's corrected Thm 3;
 mathematics §3.2, mathematics §7 items 1-2).  The privacy formula is
 :func:`dpselect.accounting.sps_epsilon`; sampling and the exact law are
-:mod:`dpselect.noisy_max`'s.
+:mod:`dpselect._engine`'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import ClassVar, NamedTuple
 
 from .. import accounting
-from .._validation import check_epsilon, check_positive, check_probability_in
-from ..noise import PolynomialTail, check_tail_exponent
+from .._params import BOOLEAN, EPSILON, Rule, positive, real_in, validate_fields
+from .._validation import check_positive
+from ..noise import NoiseDistribution, PolynomialTail, check_tail_exponent
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import NoisyMaxMechanism, check_problem, no_guarantee
+from .base import Calibration, NoisyMaxMechanism, check_problem, no_guarantee
 from .snm import noise_scale
 
 __all__ = ["SPSParameters", "SmoothPrivateSelection"]
@@ -44,6 +43,15 @@ class SPSParameters(NamedTuple):
     l: float
     alpha: float
     beta: float
+
+
+def _check_gamma(value: object, name: str) -> float:
+    """The tail exponent: > 1 (integrable density) and within the accurate range of the noise."""
+    gamma = check_positive(value, name)
+    if gamma <= 1.0:
+        raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
+    check_tail_exponent(gamma - 1.0, name, gamma)
+    return gamma
 
 
 @dataclass(frozen=True)
@@ -69,21 +77,23 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     Parameters
     ----------
-    epsilon
-        privacy budget unit (> 0).
-    gamma
-        tail exponent of the noise (> 1).
-    one_sided
-        use the one-sided noise (default, YS's recommended variant).
-    kappa
-        share of the budget for the sliding (shift) term, in (0, 1) — the
+    epsilon : float
+        Privacy budget unit (> 0).
+    gamma : float, default=4.0
+        Tail exponent of the noise (> 1).
+    one_sided : bool, default=True
+        Use the one-sided noise (YS's recommended variant).
+    kappa : float, default=0.5
+        Share of the budget for the sliding (shift) term, in (0, 1) — the
         same name and meaning as in :class:`SmoothNoisyMax`: k = kappa,
         l = 2 (1 - kappa)/m, so k + m l / 2 = 1.
-    k, l
-        Yamamoto & Shibuya's own split (> 0), overriding ``kappa``:
-        k is the sliding share (kappa's role), l the per-candidate dilation
-        share; the guarantee is then (k + m l / 2) eps, which need not be
-        eps.  ``l=None`` defaults to 2 (1 - k)/m (requires k < 1).
+    k : float, default=None
+        Yamamoto & Shibuya's sliding share (> 0, kappa's role), overriding
+        ``kappa``; the guarantee is then (k + m l / 2) eps, which need not be
+        eps.
+    l : float, default=None
+        Yamamoto & Shibuya's per-candidate dilation share (> 0); ``None``
+        defaults to 2 (1 - k)/m (requires k < 1).
 
     Notes
     -----
@@ -95,7 +105,8 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
     **Guarantee: (k + m l / 2) eps-DP for both sidedness settings** (YS Thm 2;
     for one-sided noise the supplement's correction of Thm 3, mathematics §7 item 2);
-    with the defaults this is exactly eps.
+    with the defaults this is exactly eps, under ``problem.relation`` (the
+    neighbour relation, add/remove or replace, of the smooth bound S).
 
     If the problem's smooth bound is only valid up to ``problem.beta_max``
     (YS Thm 4/5, mathematics §4.1) and beta' exceeds it: with l defaulted, l is
@@ -121,45 +132,95 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
     one_sided: bool = True
     kappa: float = 0.5
     k: float | None = None
-    l: float | None = None  # noqa: E741 - the paper's name
+    l: float | None = None  # the paper's name
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": EPSILON,
+        "gamma": Rule("a float > 1", check=_check_gamma),
+        "one_sided": BOOLEAN,
+        "kappa": real_in(0.0, 1.0),
+        "k": positive(none=True),
+        "l": positive(none=True),
+    }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        gamma = check_positive(self.gamma, "gamma")
-        if gamma <= 1.0:
-            raise ValueError(f"gamma must be > 1 (the noise density must be integrable), got {gamma!r}")
-        check_tail_exponent(gamma - 1.0, "gamma", gamma)
-        object.__setattr__(self, "gamma", gamma)
-        if not isinstance(self.one_sided, (bool, np.bool_)):
-            raise TypeError(f"one_sided must be a bool, got {type(self.one_sided).__name__}")
-        object.__setattr__(self, "one_sided", bool(self.one_sided))
-        object.__setattr__(self, "kappa", check_probability_in(self.kappa, "kappa", 0.0, 1.0))
-        if self.k is not None:
-            object.__setattr__(self, "k", check_positive(self.k, "k"))
-        if self.l is not None:
-            object.__setattr__(self, "l", check_positive(self.l, "l"))
+        validate_fields(self, self._parameter_constraints)
         if self.k is not None and self.l is None and self.k >= 1.0:
             raise ValueError(f"k must be < 1 when l is not given (l defaults to 2 (1 - k)/m), got {self.k!r}")
 
-    def _noise(self) -> Any:
+    def _noise(self) -> NoiseDistribution:
+        """The noise law: P_gamma, one-sided when ``one_sided``."""
         h = PolynomialTail(self.gamma)
         return h.one_sided() if self.one_sided else h
 
     def parameters(self, problem: SelectionProblem) -> SPSParameters:
-        """(k, l, alpha', beta') used on this problem (after the beta_max adjustment)."""
+        """The (k, l, alpha', beta') used on this problem (after the beta_max adjustment).
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its m and ``beta_max`` matter).
+
+        Returns
+        -------
+        SPSParameters
+            The named (k, l, alpha, beta).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> dpselect.SmoothPrivateSelection(1.0).parameters(p).k
+        0.5
+        """
         check_problem(problem)
         return _sps_parameters(
             self.epsilon, self.gamma, self.kappa, self.k, self.l, problem.n_candidates, float(problem.beta_max)
         )
 
-    def calibrate(self, problem: SelectionProblem) -> tuple[float, Any]:
-        """(noise scale max_r S(x, r)/alpha', noise law)."""
+    def calibrate(self, problem: SelectionProblem) -> Calibration:
+        """The noise scale max_r S(x, r)/alpha' and the noise law.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The candidates' utilities and per-candidate smooth sensitivities.
+
+        Returns
+        -------
+        Calibration
+            The scale and the standard noise law (one-sided when ``one_sided``).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> type(dpselect.SmoothPrivateSelection(1.0).calibrate(p)[1]).__name__
+        'OneSided'
+        """
         params = self.parameters(problem)
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
-        return noise_scale(s, params.alpha), self._noise()
+        return Calibration(noise_scale(s, params.alpha), self._noise())
 
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation."""
+        """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation.
+
+        Parameters
+        ----------
+        problem : SelectionProblem
+            The problem (its ``relation``, ``private`` flag and m matter).
+
+        Returns
+        -------
+        Privacy
+            The guarantee under ``problem.relation``.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
+        >>> print(dpselect.SmoothPrivateSelection(1.0).privacy(p))
+        1-DP [add_remove]
+        """
         params = self.parameters(problem)
         side = "one-sided" if self.one_sided else "two-sided"
         return no_guarantee(problem) or Privacy(
@@ -173,7 +234,7 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
 
 @lru_cache(maxsize=1024)
 def _sps_parameters(
-    epsilon: float, gamma: float, kappa: float, k: float | None, l: float | None, m: int, beta_max: float  # noqa: E741
+    epsilon: float, gamma: float, kappa: float, k: float | None, l: float | None, m: int, beta_max: float
 ) -> SPSParameters:
     h = PolynomialTail(gamma)
     if l is None:  # k + m l / 2 = 1 (k < 1 was checked)
