@@ -286,7 +286,9 @@ def test_every_probabilities_is_a_read_only_output_law_over_the_indices():
         assert math.isclose(float(p.sum()), 1.0, rel_tol=1e-9)
         with pytest.raises(ValueError, match="read-only"):
             p[0] = 0.5
-        assert type(output_distribution(mech, pr)) is np.ndarray  # consumers get a plain copy-able array
+        law = output_distribution(mech, pr)  # the analysis face hands out the same law type
+        assert isinstance(law, OutputLaw) and law.support.tolist() == [0, 1, 2, 3]
+        assert type(law + 0.0) is np.ndarray  # arithmetic on a law gives a plain array
 
 
 def test_select_returns_an_int_or_an_int64_array_for_every_mechanism():
