@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-from .._validation import check_delta, check_epsilon
+from .._params import DELTA, Rule, options
 from ..privacy import Privacy
 from ._filter import _bisect, _filter_budget, _filter_total, _largest_finite
+from ._rules import epsilon_inf
 from .ledger import Ledger
 
 _MODES = ("tight", "nonadaptive", "filter", "basic")
+#: How charges compose (see :class:`Accountant`).
+Composition = Literal["tight", "nonadaptive", "filter", "basic"]
 
 
 class BudgetExceededError(ValueError):
@@ -26,6 +29,10 @@ class BudgetExceededError(ValueError):
 
 class Accountant:
     """A privacy budget tracked across calls (sequential composition).
+
+    The charges share one neighbour relation (add/remove or replace neighbours: a
+    charge under another relation is refused); the composition rules are proved in
+    mathematics §10.1.
 
     Parameters
     ----------
@@ -156,11 +163,16 @@ class Accountant:
     1.0577
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
-        self._budget = Privacy(check_epsilon(epsilon, allow_inf=True), check_delta(delta))
-        if composition not in _MODES:
-            raise ValueError(f"composition must be one of {_MODES}, got {composition!r}")
-        self._composition = composition
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": epsilon_inf(),
+        "delta": DELTA,
+        "composition": options(*_MODES),
+    }
+
+    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "tight") -> None:
+        rules = self._parameter_constraints
+        self._budget = Privacy(rules["epsilon"](epsilon, "epsilon"), rules["delta"](delta, "delta"))
+        self._composition: Composition = rules["composition"](composition, "composition")
         self._charges: list[Privacy] = []
         self._ledger = Ledger()  # the charges' sums: a check or a spend costs O(1), not O(number of charges)
         # the filter's zCDP budget (fixed in advance): rho_B with zcdp_epsilon(rho_B, delta / 2) <= epsilon
@@ -174,7 +186,7 @@ class Accountant:
         return self._budget
 
     @property
-    def composition(self) -> str:
+    def composition(self) -> Composition:
         """The composition mode: "tight", "nonadaptive", "filter" or "basic"."""
         return self._composition
 
@@ -254,7 +266,8 @@ class Accountant:
     @property
     def remaining(self) -> Privacy:
         """What the next check would still accept: the largest epsilon of a pure charge
-        ``Privacy(epsilon)`` and the largest delta of a charge ``Privacy(0, delta)`` that fit."""
+        ``Privacy(epsilon)`` and the largest delta of a charge ``Privacy(0, delta)`` that fit.
+        """
         with self._lock:
             return Privacy(self._largest(lambda e: Privacy(e), self._budget.epsilon),
                            self._largest(lambda d: Privacy(0.0, d), self._budget.delta))
@@ -366,28 +379,3 @@ def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = F
         if "delta" in str(err) and ">= 1" in str(err):
             raise BudgetExceededError(str(err)) from None
         raise
-
-
-def charge(accountant: Accountant | None, privacy: Privacy) -> None:
-    """Charge ``accountant`` (if given) with ``privacy``: the one call apps make before drawing randomness.
-
-    Parameters
-    ----------
-    accountant : Accountant or None
-        The budget to charge; ``None`` charges nothing.
-    privacy : Privacy
-        The guarantee of the mechanism about to run.
-
-    Raises
-    ------
-    TypeError
-        If ``accountant`` is neither an :class:`Accountant` nor None.
-    BudgetExceededError
-        If ``privacy`` does not fit in the remaining budget (nothing is
-        recorded).
-    """
-    if accountant is None:
-        return
-    if not isinstance(accountant, Accountant):
-        raise TypeError(f"accountant must be a dpselect.Accountant or None, got {type(accountant).__name__}")
-    accountant.spend(privacy)

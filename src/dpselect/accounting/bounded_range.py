@@ -45,7 +45,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._validation import check_delta, check_int, check_positive
+from .._params import int_at_least, positive, validate_params
+from ._rules import delta_nonzero
 from .composition import zcdp_epsilon
 
 __all__ = ["br_adaptive_epsilon", "br_nonadaptive_epsilon"]
@@ -53,11 +54,13 @@ __all__ = ["br_adaptive_epsilon", "br_nonadaptive_epsilon"]
 _WORK = 3e7  # target number of grid operations
 _MIN_STEPS = 8  # fewer grid steps per eta than this: too loose, no statement from this route
 _MAX_STEPS = 2000
+_BR_RULES = {"eta": positive(), "k": int_at_least(1), "delta": delta_nonzero()}
 _NONADAPTIVE_MAX_K = 500  # O(k^2) per evaluation: beyond it, no statement from the non-adaptive route
 
 
+@validate_params(_BR_RULES)
 def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
-    r"""epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta``, by dynamic programming.
+    r"""Return the epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta``, by dynamic programming.
 
     .. math::
 
@@ -90,20 +93,13 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
     >>> round(br_adaptive_epsilon(0.05, 100, 1e-6), 4)  # zCDP: 1.1429, two-candidate EM worst case: 1.0577
     1.0744
     """
-    eta, k, d = _checked(eta, k, delta)
+    d = delta
     return _recursion(eta, k, d)
 
 
-def _checked(eta: float, k: int, delta: float) -> tuple[float, int, float]:
-    """(eta, k, delta) validated: eta > 0, k >= 1, delta in (0, 1)."""
-    d = check_delta(delta)
-    if d <= 0.0:
-        raise ValueError(f"delta must be > 0, got {delta!r}")
-    return check_positive(eta, "eta"), check_int(k, "k", minimum=1), d
-
-
+@validate_params(_BR_RULES)
 def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
-    r"""epsilon of k eta-bounded-range mechanisms **fixed in advance** (non-adaptive) at ``delta``: the exact optimum.
+    r"""Return the epsilon of k eta-bounded-range mechanisms **fixed in advance** (non-adaptive) at ``delta``: the exact optimum.
 
     Each eta-BR pair is dominated by a generalised randomized response with
     loss t (P-probability q_t) or t - eta, t in [0, eta]; for k mechanisms
@@ -144,7 +140,7 @@ def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
     >>> round(br_nonadaptive_epsilon(0.05, 100, 1e-6), 4)  # adaptive: 1.0744, zCDP: 1.1429
     1.0577
     """
-    eta, k, d = _checked(eta, k, delta)
+    d = delta
     if k > _NONADAPTIVE_MAX_K or math.isinf(eta):
         return math.inf
     return _nonadaptive(eta, k, d)
@@ -191,7 +187,8 @@ def _nonadaptive(eta: float, k: int, delta: float) -> float:
 
 def _tail(z: np.ndarray, r: int, eta: float) -> np.ndarray:
     """A bound on V_r(z) above the grid: 0 from z = r eta on (the loss never exceeds it), below that
-    Bun-Steinke's bound exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing)."""
+    Bun-Steinke's bound exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing).
+    """
     rho = r * eta * eta / 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.where(z > rho, np.exp(-((z - rho) ** 2) / (4.0 * rho)), 1.0) if rho > 0 else 1.0
@@ -249,7 +246,7 @@ def _values(h: float, d: np.ndarray, k: int, eta: float, n: np.ndarray) -> np.nd
 
 
 def _br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
-    """epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
+    """Epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
 
     A pure step's worst pair is randomized response RR(epsilon_i) (loss +/- epsilon_i, mean-one
     constraint, the same convexity argument), whose operator R f(z) = E f(z - L) is linear; a
