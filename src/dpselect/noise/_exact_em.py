@@ -90,7 +90,7 @@ def _exp_neg1(w: int) -> tuple[int, int]:
 
 
 def _mul(a: int, b: int, w: int, up: bool) -> int:
-    """a b / 2^w rounded up or down."""
+    """A b / 2^w rounded up or down."""
     return -((-(a * b)) >> w) if up else (a * b) >> w
 
 
@@ -193,7 +193,7 @@ def _total(cnt: np.ndarray) -> int:
 def exponential_weights_batch(
     src: IntegerSource, nums: Any, den: int, counts: Any, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """n draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g (nums_g >= 0 integers, counts_g >= 1).
+    """N draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g (nums_g >= 0 integers, counts_g >= 1).
 
     The dyadic-proposal rejection of the module docstring (at most 2.5 rounds
     expected); vectorised over int64 while the proposal total is below 2^62.

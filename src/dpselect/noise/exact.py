@@ -32,6 +32,7 @@ from ._exact_em import exponential_weights, exponential_weights_batch, rational_
 from ._integers import _INT62, _VEC_DEN, IntegerSource, as_fraction
 
 __all__ = [
+    "IntegerSource",
     "as_fraction",
     "bernoulli_exp",
     "bernoulli_exp_batch",
@@ -42,7 +43,6 @@ __all__ = [
     "exponential_weights",
     "exponential_weights_batch",
     "exponential_weights_uniform_batch",
-    "IntegerSource",
     "rational_rates",
     "sample_snapped_atan",
 ]
@@ -145,7 +145,7 @@ def bernoulli_exp(x: Any, *, size: int | None = None, rng: Any = None) -> Any:
 
 
 def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
-    """n iid counts of Bernoulli(e^-1) successes before the first failure (P[V >= v] = e^-v)."""
+    """N iid counts of Bernoulli(e^-1) successes before the first failure (P[V >= v] = e^-v)."""
     v = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
     while active.size:
@@ -156,7 +156,7 @@ def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
 
 
 def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: int | None = None) -> np.ndarray:
-    """n draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
+    """N draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
 
     ``clamp`` (<= 2^62): return min(max(Y, -clamp), clamp) (post-processing) instead of
     refusing draws beyond int64 -- for callers that clamp anyway, so that a huge (private)
@@ -230,7 +230,7 @@ def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) ->
 
 
 def discrete_laplace_logpmf(y: Any, scale: Any) -> np.ndarray:
-    """log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)."""
+    """Log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)."""
     b = float(as_fraction(scale, "scale", positive=True))
     y = np.abs(np.asarray(y, dtype=np.float64))
     r = 1.0 / b

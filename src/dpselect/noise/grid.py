@@ -83,7 +83,7 @@ def dyadic_ceil(x: Fraction, bits: int = 40) -> Fraction:
 
 
 def grid_index(values: Any, granularity: float, name: str = "value") -> np.ndarray:
-    """c = floor(v / lambda + 1/2) as int64, clamped to +-2^51 (exact: lambda is a power of two).
+    """C = floor(v / lambda + 1/2) as int64, clamped to +-2^51 (exact: lambda is a power of two).
 
     The clamp is 1-Lipschitz, so it never increases a sensitivity; it only
     matters for |v| >= 2^51 lambda.
@@ -96,7 +96,7 @@ def grid_index(values: Any, granularity: float, name: str = "value") -> np.ndarr
 
 
 def grid_values(index: Any, granularity: float) -> np.ndarray:
-    """k lambda as float64, k clamped to +-2^52 (post-processing) so that every value is exact."""
+    """K lambda as float64, k clamped to +-2^52 (post-processing) so that every value is exact."""
     k = np.clip(np.asarray(index, dtype=np.int64), -MAX_INDEX, MAX_INDEX)
     return k.astype(np.float64) * granularity
 
@@ -153,7 +153,7 @@ class GridLaplace:
     scale_units: Fraction = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_ = lambda k, v: object.__setattr__(self, k, v)
         d = check_positive(self.sensitivity, "sensitivity")
         eps = check_epsilon(self.epsilon)
         g = default_granularity(d, d / eps) if self.granularity is None else check_granularity(self.granularity)
@@ -174,7 +174,7 @@ class GridLaplace:
         return Privacy(self.epsilon, 0.0, relation, f"discrete Laplace on the grid {self.lam!r} Z (exact sampler)")
 
     def release(self, value: Any, *, size: int | None = None, rng: Any = None) -> Any:
-        """lambda (c(value) + K); ``value`` a float or an array (one independent K per entry).
+        """Lambda (c(value) + K); ``value`` a float or an array (one independent K per entry).
 
         ``size`` (scalar ``value`` only) draws that many independent releases.
         """
@@ -193,7 +193,7 @@ class GridLaplace:
         return out if size is not None else out.reshape(np.shape(value))
 
     def log_tail(self, x: Any) -> np.ndarray:
-        """log P[lambda K >= x] for the noise lambda K alone (exact formula, vectorised).
+        """Log P[lambda K >= x] for the noise lambda K alone (exact formula, vectorised).
 
         With k = ceil(x / lambda) and q = e^{-1/t}: P[K >= k] = q^k / (1 + q) for k >= 1,
         1 - q^(1-k) / (1 + q) for k <= 0.  For noisy threshold tests (PTR, stable
