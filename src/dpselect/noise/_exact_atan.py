@@ -1,4 +1,4 @@
-"""Exact grid sampling of v + b Z rounded to lambda Z, for Z ~ Student t_3 or Cauchy.
+r"""Exact grid sampling of v + b Z rounded to lambda Z, for Z ~ Student t_3 or Cauchy.
 
 The released index is K = floor((v + b Z)/lambda + 1/2), so with
 B(k) = ((k - 1/2) lambda - v)/b (an exact rational: v, b, lambda are floats)
@@ -7,8 +7,8 @@ B(k) = ((k - 1/2) lambda - v)/b (an exact rational: v, b, lambda are floats)
 
     P[K = k] = F(B(k + 1)) - F(B(k)),
 
-    F_{t_3}(x) = 1/2 + (\\arctan u + u/(1 + u^2))/\\pi, \\; u = x/\\sqrt 3, \\qquad
-    F_{\\mathrm{Cauchy}}(x) = 1/2 + \\arctan(x)/\\pi .
+    F_{t_3}(x) = 1/2 + (\arctan u + u/(1 + u^2))/\pi, \; u = x/\sqrt 3, \qquad
+    F_{\mathrm{Cauchy}}(x) = 1/2 + \arctan(x)/\pi .
 
 K is drawn by inversion, K = max{k : F(B(k)) <= U}, with U uniform on [0, 1)
 drawn 64 bits at a time, and every comparison decided *rigorously* in integer
@@ -38,7 +38,9 @@ from typing import Any
 import numpy as np
 from scipy.special import stdtrit
 
+from .._params import ANY, SEED, Rule, callable_, int_at_least, positive, validate_params
 from .._validation import check_finite_float, check_int, check_positive
+from ..typing import SeedLike
 from ._integers import IntegerSource
 
 __all__ = ["ATAN_LAWS", "atan_bounds", "cauchy_cdf_bounds", "pi_bounds", "sample_snapped_atan", "t3_cdf_bounds"]
@@ -232,6 +234,27 @@ class _Draw:
         return lo
 
 
+def _law(value: Any, name: str) -> str | CdfBounds:
+    if isinstance(value, str):
+        if value not in ATAN_LAWS:
+            raise ValueError(f"{name} must be one of {tuple(ATAN_LAWS)}, got {value!r}")
+        return value
+    if not callable(value):
+        raise TypeError(f"{name} must be one of {tuple(ATAN_LAWS)} or a callable, got {type(value).__name__}")
+    return value
+
+
+@validate_params({
+    "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
+    # the statistic and S(x)/alpha are data-derived: messages name them without their values
+    "value": Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False)),
+    "scale": Rule("a float > 0", check=lambda v, n: check_positive(v, n, quote=False)),
+    "lam": positive(),
+    "n": int_at_least(1),
+    "rng": SEED,
+    "quantile": callable_(none=True),
+    "index_range": ANY,  # checked in the body: kmin <= kmax within +-2^51
+})
 def sample_snapped_atan(
     law: str | CdfBounds,
     value: float,
@@ -239,7 +262,7 @@ def sample_snapped_atan(
     lam: float,
     n: int,
     *,
-    rng: Any = None,
+    rng: SeedLike = None,
     quantile: Callable[[np.ndarray], np.ndarray] | None = None,
     index_range: tuple[int, int] | None = None,
 ) -> np.ndarray:
@@ -292,13 +315,7 @@ def sample_snapped_atan(
     >>> bool(((y / 0.5) == np.round(y / 0.5)).all())
     True
     """
-    value = check_finite_float(value, "value", quote=False)  # the statistic and S(x)/alpha: data-derived
-    scale = check_positive(scale, "scale", quote=False)
-    lam = check_positive(lam, "lam")
-    n = check_int(n, "n", minimum=1)
     if isinstance(law, str):
-        if law not in ATAN_LAWS:
-            raise ValueError(f"law must be one of {tuple(ATAN_LAWS)}, got {law!r}")
         bounds, quant = ATAN_LAWS[law]
     else:
         bounds, quant = law, quantile if quantile is not None else ATAN_LAWS["cauchy"][1]
