@@ -44,7 +44,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
-from ._integers import _INT62, IntegerSource, _as_fraction
+from ._integers import (
+    _COUNTS,
+    _INT62,
+    NONNEGATIVE_INTEGERS,
+    POSITIVE_FRACTION,
+    IntegerSource,
+    _as_fraction,
+    _rate_values,
+)
 
 __all__ = [
     "NONNEGATIVE_INTEGERS",
@@ -54,26 +62,6 @@ __all__ = [
     "rational_rates",
 ]
 
-
-def _integers(value: Any, name: str, minimum: int) -> Any:
-    """Check (cheaply: one vectorised pass for NumPy integers) that ``value`` holds integers >= minimum."""
-    arr = np.asarray(value)
-    if arr.dtype.kind in "iu":
-        if arr.size and int(arr.min()) < minimum:
-            raise ValueError(f"{name} must be >= {minimum}")
-        return value
-    if arr.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                     for v in arr.reshape(-1)):
-        if arr.size and min(int(v) for v in arr.reshape(-1)) < minimum:
-            raise ValueError(f"{name} must be >= {minimum}")
-        return value
-    raise TypeError(f"{name} must be integers (an int array or a list of Python ints), got dtype {arr.dtype}")
-
-
-#: Integers >= 0 (NumPy integers, or Python ints of any size), passed through unchanged.
-NONNEGATIVE_INTEGERS = Rule("integers >= 0 (an array or a list)", check=lambda v, n: _integers(v, n, 0))
-#: Group sizes: integers >= 1.
-_COUNTS = Rule("integers >= 1 (an array or a list)", check=lambda v, n: _integers(v, n, 1))
 
 #: Guard bits of the fixed-point bounds beyond the precision they are returned at.
 _GUARD = 32
@@ -171,27 +159,8 @@ def _bernoulli_pow2_exp(src: IntegerSource, num: int, den: int, j: int, v: int, 
         bits += 64
 
 
-def _rate_values(value: Any, name: str) -> Any:
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iufO":
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite")
-    return value
-
-
-def _positive_fraction(value: Any, name: str) -> Fraction:
-    if not isinstance(value, Fraction):
-        raise TypeError(f"{name} must be a fractions.Fraction, got {type(value).__name__}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0")
-    return value
-
-
 @validate_params({"values": Rule("a non-empty array of finite reals", check=_rate_values),
-                  "scale": Rule("a Fraction > 0", check=_positive_fraction)})
+                  "scale": POSITIVE_FRACTION})
 def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]:
     """Return (nums, den) with (max v - v_r) * scale = nums_r / den exactly (min rate 0).
 

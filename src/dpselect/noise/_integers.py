@@ -19,7 +19,15 @@ from .._params import ANY, BOOLEAN, SEED, Rule, instance_of, validate_params
 from .._validation import SecureGenerator, check_random_state
 from ..typing import SeedLike
 
-__all__ = ["RATIONAL", "IntegerSource", "Rational", "as_fraction", "rational"]
+__all__ = [
+    "NONNEGATIVE_INTEGERS",
+    "POSITIVE_FRACTION",
+    "RATIONAL",
+    "IntegerSource",
+    "Rational",
+    "as_fraction",
+    "rational",
+]
 
 _VEC_DEN = 1 << 50  # vectorise while den * K stays below 2^62
 _INT62 = 1 << 62
@@ -182,3 +190,50 @@ class IntegerSource:
             out.reshape(-1)[todo[ok]] = (x[ok] % hh[ok]).astype(np.int64)
             todo = todo[~ok]
         return out
+
+
+# --------------------------------------------------------------------------- rules of the exact samplers
+
+
+def _integers(value: Any, name: str, minimum: int) -> Any:
+    """Check (cheaply: one vectorised pass for NumPy integers) that ``value`` holds integers >= minimum."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "iu":
+        if arr.size and int(arr.min()) < minimum:
+            raise ValueError(f"{name} must be >= {minimum}")
+        return value
+    if arr.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                     for v in arr.reshape(-1)):
+        if arr.size and min(int(v) for v in arr.reshape(-1)) < minimum:
+            raise ValueError(f"{name} must be >= {minimum}")
+        return value
+    raise TypeError(f"{name} must be integers (an int array or a list of Python ints), got dtype {arr.dtype}")
+
+
+#: Integers >= 0 (NumPy integers, or Python ints of any size), passed through unchanged.
+NONNEGATIVE_INTEGERS = Rule("integers >= 0 (an array or a list)", check=lambda v, n: _integers(v, n, 0))
+#: Group sizes: integers >= 1.
+_COUNTS = Rule("integers >= 1 (an array or a list)", check=lambda v, n: _integers(v, n, 1))
+
+
+def _rate_values(value: Any, name: str) -> Any:
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite")
+    return value
+
+
+def _positive_fraction(value: Any, name: str) -> Fraction:
+    if not isinstance(value, Fraction):
+        raise TypeError(f"{name} must be a fractions.Fraction, got {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0")
+    return value
+
+
+#: A Fraction > 0.
+POSITIVE_FRACTION = Rule("a Fraction > 0", check=_positive_fraction)
