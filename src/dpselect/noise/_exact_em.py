@@ -184,7 +184,7 @@ def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]
     --------
     >>> nums, den = rational_rates([1.0, 3.0], Fraction(1, 2))
     >>> nums.tolist(), den
-    ([1, 0], 1)
+    ([2, 0], 2)
     """
     v = np.asarray(values).reshape(-1)
     if v.dtype.kind in "iuO" and v.size and not (v.dtype.kind in "iu" and int(np.abs(v).max()) < 2**52):

@@ -246,7 +246,7 @@ def discrete_laplace_logpmf(y: ArrayLike, scale: Rational) -> NDArray[np.float64
     Examples
     --------
     >>> round(float(discrete_laplace_logpmf(0, 1.0)), 6)
-    -0.77193
+    -0.771937
     """
     b = float(scale)
     y = np.abs(y)
