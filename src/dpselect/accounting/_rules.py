@@ -9,7 +9,16 @@ from .._params import Rule, instance_of, positive
 from .._validation import check_delta, check_delta_positive, check_epsilon, check_positive
 from ..privacy import Privacy
 
-__all__ = ["DELTA_POSITIVE", "NONNEGATIVE", "PRIVACIES", "PRIVACY", "delta_nonzero", "delta_positive", "epsilon_inf", "reals"]
+__all__ = [
+    "DELTA_POSITIVE",
+    "NONNEGATIVE",
+    "PRIVACIES",
+    "PRIVACY",
+    "delta_nonzero",
+    "delta_positive",
+    "epsilon_inf",
+    "reals",
+]
 
 
 def delta_positive(why: str) -> Rule:

@@ -265,8 +265,10 @@ class Accountant:
 
     @property
     def remaining(self) -> Privacy:
-        """What the next check would still accept: the largest epsilon of a pure charge
-        ``Privacy(epsilon)`` and the largest delta of a charge ``Privacy(0, delta)`` that fit.
+        """What the next check would still accept.
+
+        The largest epsilon of a pure charge ``Privacy(epsilon)`` and the largest delta of a
+        charge ``Privacy(0, delta)`` that fit.
         """
         with self._lock:
             return Privacy(self._largest(lambda e: Privacy(e), self._budget.epsilon),

@@ -1,4 +1,4 @@
-"""Composition of eta-bounded-range mechanisms, adaptive and non-adaptive (Dong, Durfee & Rogers 2020).
+r"""Composition of eta-bounded-range mechanisms, adaptive and non-adaptive (Dong, Durfee & Rogers 2020).
 
 For neighbours x, y an eta-bounded-range (eta-BR) mechanism has privacy loss
 L in a window [t - eta, t] with E_P[e^-L] = 1, so t is in [0, eta].  Let
@@ -8,8 +8,8 @@ eta fixed in advance).  Conditioning on the first output,
 
 .. math::
 
-    V_r(z) = \\sup_{\\text{first pair}} \\mathbb{E}_{P_1}\\bigl[V_{r-1}(z - L_1)\\bigr],
-    \\qquad V_0(z) = (1 - e^{z})_+ ,
+    V_r(z) = \sup_{\text{first pair}} \mathbb{E}_{P_1}\bigl[V_{r-1}(z - L_1)\bigr],
+    \qquad V_0(z) = (1 - e^{z})_+ ,
 
 and y -> V_{r-1}(z + ln y) is convex (a supremum of expectations of
 (1 - c y)_+), so among laws on a window with E e^-L = 1 the two-point law on
@@ -21,8 +21,8 @@ so the recursion
 
 .. math::
 
-    D_r(n) = \\max_{0 \\le j < m} \\; q_j D_{r-1}(n - j - 1) + (1 - q_j) D_{r-1}(n - j + m),
-    \\qquad q_j = \\frac{e^{\\eta - jh} - 1}{e^{\\eta - jh} - e^{-(j+1)h}},
+    D_r(n) = \max_{0 \le j < m} \; q_j D_{r-1}(n - j - 1) + (1 - q_j) D_{r-1}(n - j + m),
+    \qquad q_j = \frac{e^{\eta - jh} - 1}{e^{\eta - jh} - e^{-(j+1)h}},
 
 gives D_r >= V_r at every grid point (by induction: V is decreasing in z).
 Negative z use V_r(z) = 1 - e^z + e^z V_r(-z) (the class is closed under
@@ -99,7 +99,7 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
 
 @validate_params(_BR_RULES)
 def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
-    r"""Return the epsilon of k eta-bounded-range mechanisms **fixed in advance** (non-adaptive) at ``delta``: the exact optimum.
+    r"""Return the exact optimal epsilon of k eta-bounded-range mechanisms **fixed in advance** at ``delta``.
 
     Each eta-BR pair is dominated by a generalised randomized response with
     loss t (P-probability q_t) or t - eta, t in [0, eta]; for k mechanisms
@@ -186,8 +186,10 @@ def _nonadaptive(eta: float, k: int, delta: float) -> float:
 
 
 def _tail(z: np.ndarray, r: int, eta: float) -> np.ndarray:
-    """A bound on V_r(z) above the grid: 0 from z = r eta on (the loss never exceeds it), below that
-    Bun-Steinke's bound exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing).
+    """A bound on V_r(z) above the grid.
+
+    0 from z = r eta on (the loss never exceeds it), below that Bun-Steinke's bound
+    exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing).
     """
     rho = r * eta * eta / 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -203,7 +205,7 @@ def _grid(eta: float, k: int, delta: float) -> tuple[float, np.ndarray] | None:
     if m < _MIN_STEPS:
         return None
     h = eta / m
-    n_top = max(int(math.ceil(top / h)), m + 2)
+    n_top = max(math.ceil(top / h), m + 2)
     z = np.arange(n_top + 1) * h
     j = np.arange(m, dtype=float)
     q = np.expm1(eta - j * h) / (np.exp(eta - j * h) - np.exp(-(j + 1.0) * h))
@@ -246,7 +248,9 @@ def _values(h: float, d: np.ndarray, k: int, eta: float, n: np.ndarray) -> np.nd
 
 
 def _br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
-    """Epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
+    """Return the epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones, in any order.
+
+    ``pure`` holds (epsilon, count) pairs.
 
     A pure step's worst pair is randomized response RR(epsilon_i) (loss +/- epsilon_i, mean-one
     constraint, the same convexity argument), whose operator R f(z) = E f(z - L) is linear; a

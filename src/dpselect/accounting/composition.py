@@ -37,7 +37,7 @@ _SERIES_TERMS = 40
 
 
 def _x_minus_log1p(x: float) -> float:
-    """X - ln(1 + x) without cancellation (x >= 0)."""
+    """Return x - ln(1 + x) without cancellation (x >= 0)."""
     if x > 0.1:
         return x - math.log1p(x)
     # sum_{n >= 2} (-1)^n x^n / n; |x| <= 0.1: 40 terms leave < 0.1^40
@@ -46,11 +46,11 @@ def _x_minus_log1p(x: float) -> float:
 
 @validate_params({"eta": NONNEGATIVE})
 def br_kl_bound(eta: float) -> float:
-    """Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism.
+    r"""Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism.
 
     .. math::
 
-        \\mathrm{KL}(\\eta) = g - 1 - \\ln g, \\qquad g = \\frac{\\eta}{1 - e^{-\\eta}},
+        \mathrm{KL}(\eta) = g - 1 - \ln g, \qquad g = \frac{\eta}{1 - e^{-\eta}},
 
     the mean of the two-point loss law on {a, a + eta} with E[e^-L] = 1
     (Dong, Durfee & Rogers 2020, used in their Prop. 4); KL(eta) <= eta^2/8.
@@ -103,7 +103,7 @@ def br_zcdp_rho(eta: float) -> float:
 
 
 def _rdp_epsilon(alpha: float, rho: float, log_delta: float) -> float:
-    """Eps of (alpha, alpha rho)-RDP at delta = e^log_delta (Canonne, Kamath & Steinke 2020, Prop. 12)."""
+    """Return the eps of (alpha, alpha rho)-RDP at delta = e^log_delta (Canonne, Kamath & Steinke 2020, Prop. 12)."""
     return alpha * rho + math.log1p(-1.0 / alpha) - (log_delta + math.log(alpha)) / (alpha - 1.0)
 
 
@@ -161,12 +161,12 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
 @validate_params({"etas": reals("eta", allow_zero=True), "delta": delta_nonzero(" for bounded-range composition")})
 def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
-    """Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms at ``delta`` > 0.
+    r"""Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms at ``delta`` > 0.
 
     .. math::
 
-        \\varepsilon' = \\min\\Bigl(\\sum_i \\eta_i,\\;
-        \\sum_i \\mathrm{KL}(\\eta_i) + \\sqrt{\\tfrac12 \\textstyle\\sum_i \\eta_i^2 \\ln(1/\\delta)}\\Bigr)
+        \varepsilon' = \min\Bigl(\sum_i \eta_i,\;
+        \sum_i \mathrm{KL}(\eta_i) + \sqrt{\tfrac12 \textstyle\sum_i \eta_i^2 \ln(1/\delta)}\Bigr)
 
     (Dong, Durfee & Rogers, ICML 2020, Prop. 4; the eta_i fixed in advance).
 

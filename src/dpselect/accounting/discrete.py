@@ -83,7 +83,7 @@ def _eta(alpha: float, beta: float, guard: float) -> float:
 
 @validate_params({"epsilon": EPSILON, "alpha": positive(), "beta": positive(), "guard": GUARD})
 def grid_laplace_smooth_delta(epsilon: float, alpha: float, beta: float, guard: float = 1.0) -> float:
-    """Return the smallest delta the grid condition certifies for discrete Laplace of scale (S + M lambda)/(alpha lambda).
+    """Return the smallest delta certified for discrete Laplace of scale (S + M lambda)/(alpha lambda) on the grid.
 
     2/(1 + e^{-alpha/M}) exp(-(epsilon - alpha + beta - eta)/(e^beta - 1)), capped at 1,
     eta = min(beta, -log(1 - alpha^2 e^{2 beta}/(12 M^2))); 1.0 when epsilon < alpha + beta

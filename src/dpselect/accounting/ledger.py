@@ -26,8 +26,9 @@ _SPLITS = (0.5, 0.9, 0.1, 0.99, 0.01)  # shares of the free delta given to the p
 
 
 class _ExactSum:
-    """A running sum of non-negative floats, correctly rounded when read (Shewchuk's partials,
-    the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing.
+    """A running sum of non-negative floats, correctly rounded when read.
+
+    Shewchuk's partials, the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing.
     """
 
     __slots__ = ("_inf", "_partials")
@@ -178,7 +179,7 @@ class Ledger:
             This ledger (so calls chain).
         """
         atoms = _atoms(privacy)
-        relations = {a.relation for a in atoms + (privacy,) if a.relation is not None} | (
+        relations = {a.relation for a in (*atoms, privacy) if a.relation is not None} | (
             {self.relation} if self.relation is not None else set())
         if len(relations) > 1:
             raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
@@ -271,8 +272,10 @@ class Ledger:
         certified = bool(self.n_br or self.n_zc) and not basic
 
         def eps_cert(d_c: float, recursion: bool = True) -> float:
-            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition
-            (Prop. 4, or the recursion: one grid per delta, so route 5's shares do without it).
+            """The certified atoms at free delta d_c.
+
+            zCDP, or zCDP atoms basic + bounded-range composition (Prop. 4, or the recursion:
+            one grid per delta, so route 5's shares do without it).
             """
             best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
             if self.n_br and d_c - delta_z > 0.0:

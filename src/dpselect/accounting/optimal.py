@@ -1,4 +1,4 @@
-"""Optimal composition of pure epsilon-DP mechanisms (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016).
+r"""Optimal composition of pure epsilon-DP mechanisms (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016).
 
 Every epsilon_i-DP mechanism is, for each pair of neighbours, a
 post-processing of randomized response RR(epsilon_i): the pair P_i, Q_i with
@@ -12,9 +12,9 @@ ones):
 
 .. math::
 
-    \\delta(\\varepsilon) = \\mathbb{E}_P\\bigl[(1 - e^{\\varepsilon - L})_+\\bigr]
-    = \\sum_{l > \\varepsilon} P(L = l)\\,\\bigl(1 - e^{\\varepsilon - l}\\bigr),
-    \\qquad L = \\sum_i L_i .
+    \delta(\varepsilon) = \mathbb{E}_P\bigl[(1 - e^{\varepsilon - L})_+\bigr]
+    = \sum_{l > \varepsilon} P(L = l)\,\bigl(1 - e^{\varepsilon - l}\bigr),
+    \qquad L = \sum_i L_i .
 
 Both directions are covered: RR is symmetric.  With equal epsilon_i the law of
 L is binomial and delta(epsilon) is evaluated exactly (log space); the
@@ -50,7 +50,7 @@ _FFT_ERROR = 6e-16  # allowance per grid point and FFT level (about 5 units of r
 
 
 def _binomial_log_pmf(k: int, log_p_up: float, log_p_down: float) -> np.ndarray:
-    """Log P(i of the k losses are -epsilon), i = 0..k (log_p_up, log_p_down: log-probabilities of +/-)."""
+    """Return log P(i of the k losses are -epsilon), i = 0..k (log_p_up, log_p_down: log-probabilities of +/-)."""
     from scipy.special import gammaln
 
     i = np.arange(k + 1, dtype=float)
@@ -58,7 +58,7 @@ def _binomial_log_pmf(k: int, log_p_up: float, log_p_down: float) -> np.ndarray:
 
 
 def _delta_at(loss: np.ndarray, p: np.ndarray, eps: float) -> float:
-    """Sum over loss > eps of p (1 - e^(eps - loss)), every term computed without cancellation."""
+    """Return the sum over loss > eps of p (1 - e^(eps - loss)), every term computed without cancellation."""
     m = loss > eps
     return float(np.sum(p[m] * -np.expm1(eps - loss[m])))
 

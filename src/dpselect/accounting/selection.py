@@ -126,7 +126,7 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
 
 
 def _gamma_upper_quantile(m: int, delta: float) -> float:
-    """Q with P[Gamma(m, 1) > q] = delta."""
+    """Return the q with P[Gamma(m, 1) > q] = delta."""
     return float(special.gammainccinv(m, delta))
 
 
@@ -342,7 +342,9 @@ def lln_selection_privacy(
 
 @validate_params({"k": positive(), "l": positive(), "m": _M, "epsilon": EPSILON})
 def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
-    """Return the guarantee (k + m l / 2) epsilon of Smooth Private Selection (YS Thm 2; YS-supp Thm 3; mathematics §3.2).
+    """Return the guarantee (k + m l / 2) epsilon of Smooth Private Selection (mathematics §3.2).
+
+    YS Thm 2; YS-supp Thm 3.
 
     Holds for two-sided and one-sided polynomial-tail noise with
     alpha' = alpha(k eps), beta' = beta(l eps), in the neighbour relation (add/remove or

@@ -55,7 +55,7 @@ def _guard(p: int) -> int:
 
 
 def _atan_unit(num: int, den: int, w: int) -> tuple[int, int]:
-    """Lo <= 2^w arctan(num/den) <= hi for 0 <= num <= den (Euler's series, one floor chain).
+    """Return lo, hi with lo <= 2^w arctan(num/den) <= hi for 0 <= num <= den (Euler's series, one floor chain).
 
     Each computed term t'_n = floor(t'_{n-1} r_n) satisfies 0 <= t_n - t'_n <= n + 1
     (r_n <= 1), so the sum of N + 1 terms is low by at most (N + 1)(N + 2)/2, and the
@@ -79,14 +79,14 @@ def _atan_unit(num: int, den: int, w: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=64)
 def pi_bounds(w: int) -> tuple[int, int]:
-    """Lo <= 2^w pi <= hi, from pi = 4 arctan 1."""
+    """Return lo, hi with lo <= 2^w pi <= hi, from pi = 4 arctan 1."""
     lo, hi = _atan_unit(1, 1, w)
     return 4 * lo, 4 * hi
 
 
 @lru_cache(maxsize=256)
 def _atan_eighths(j: int, w: int) -> tuple[int, int]:
-    """Lo <= 2^w arctan(j/8) <= hi (cached reduction constants)."""
+    """Return lo, hi with lo <= 2^w arctan(j/8) <= hi (cached reduction constants)."""
     return _atan_unit(j, 8, w)
 
 
@@ -103,7 +103,7 @@ def _atan_reduced(p: int, q: int, w: int) -> tuple[int, int]:
 
 
 def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
-    """Lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
+    """Return lo, hi with lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
     if p <= q:
         return _atan_reduced(p, q, w)
     plo, phi = pi_bounds(w)
@@ -112,7 +112,7 @@ def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
 
 
 def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
-    """Lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
+    """Return lo, hi with lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
     if z < 0:
         lo, hi = _atan_pq(-z.numerator, z.denominator, w)
         return -hi, -lo
@@ -143,7 +143,7 @@ def _cauchy_half(num: int, den: int, w: int, p: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=64)
 def _isqrt3(w: int) -> int:
-    """R with r <= 2^w sqrt 3 < r + 1."""
+    """Return the r with r <= 2^w sqrt 3 < r + 1."""
     return math.isqrt(3 << (2 * w))
 
 
@@ -266,7 +266,7 @@ def sample_snapped_atan(
     quantile: Callable[[np.ndarray], np.ndarray] | None = None,
     index_range: tuple[int, int] | None = None,
 ) -> np.ndarray:
-    r"""N exact draws of the grid-rounded release lambda K, K = floor((value + scale Z)/lambda + 1/2).
+    r"""Return n exact draws of the grid-rounded release lambda K, K = floor((value + scale Z)/lambda + 1/2).
 
     .. math::
 

@@ -66,7 +66,7 @@ def _bernoulli_exp_batch(src: IntegerSource, num: Any, den: int) -> np.ndarray:
 
 
 def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
-    """N iid counts of Bernoulli(e^-1) successes before the first failure (P[V >= v] = e^-v)."""
+    """Return n iid counts of Bernoulli(e^-1) successes before the first failure (P[V >= v] = e^-v)."""
     v = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
     while active.size:

@@ -107,7 +107,7 @@ def _exp_neg1(w: int) -> tuple[int, int]:
 
 
 def _mul(a: int, b: int, w: int, up: bool) -> int:
-    """A b / 2^w rounded up or down."""
+    """Return a b / 2^w rounded up or down."""
     return -((-(a * b)) >> w) if up else (a * b) >> w
 
 

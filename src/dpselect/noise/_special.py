@@ -29,7 +29,7 @@ def _log1mexp(x: Array) -> Array:
 
 
 def _beta_args(a: Array, g: float) -> tuple[Array, Array, Array, Array]:
-    """X = 1/(1+a^g), y = a^g/(1+a^g) and log x, log y for a >= 0, without overflow."""
+    """Return x = 1/(1+a^g), y = a^g/(1+a^g) and log x, log y for a >= 0, without overflow."""
     t = a**g
     lt = g * np.log(a)
     x = 1.0 / (1.0 + t)
@@ -38,7 +38,7 @@ def _beta_args(a: Array, g: float) -> tuple[Array, Array, Array, Array]:
 
 
 def _log_ibeta(p: float, q: float, x: Array, y: Array, logx: Array, logy: Array) -> Array:
-    """Log I_x(p, q) (regularised incomplete beta), y = 1 - x given separately.
+    """Return log I_x(p, q) (regularised incomplete beta), y = 1 - x given separately.
 
     Where I_x > 1/2 it is log1p(-I_y(q, p)) (accurate when x rounds to 1); elsewhere
     ``betainc`` and, where that underflows, the exact series

@@ -44,7 +44,7 @@ class _Symmetric(NoiseDistribution):
         return np.zeros_like(w)
 
     def _fold_inv(self, w: Array, upper: bool) -> Array:
-        """A >= 0 with log P[|Z| > a] = w (upper) or log P[|Z| <= a] = w (not upper).
+        """Return the a >= 0 with log P[|Z| > a] = w (upper) or log P[|Z| <= a] = w (not upper).
 
         Inverts whichever of the two probabilities is <= 1/2 (full accuracy).
         """

@@ -110,7 +110,7 @@ class StudentT(_Symmetric):
 
     @property
     def tail_exponent(self) -> float:  # type: ignore[override]
-        """Kappa with P[|Z| > z] ~ z^-kappa: df."""
+        """The kappa with P[|Z| > z] ~ z^-kappa: df."""
         return self.df
 
     @property
@@ -200,7 +200,7 @@ class PolynomialTail(_Symmetric):
 
     @property
     def tail_exponent(self) -> float:  # type: ignore[override]
-        """Kappa with P[|Z| > z] ~ z^-kappa: gamma - 1."""
+        """The kappa with P[|Z| > z] ~ z^-kappa: gamma - 1."""
         return self.gamma - 1.0
 
     @property

@@ -30,7 +30,7 @@ def _gh_rule(n: int) -> tuple[Array, Array]:
 
 
 def _q(t: Array) -> Array:
-    """T / (e^t - 1), with its limits 1 (t = 0) and 0 (t = inf)."""
+    """Return t / (e^t - 1), with its limits 1 (t = 0) and 0 (t = inf)."""
     return np.where(t == 0, 1.0, np.where(np.isinf(t), 0.0, t / np.expm1(t)))
 
 
@@ -71,7 +71,7 @@ class LaplaceLogNormal(_Symmetric):
     fold_sector: ClassVar[float] = math.pi / 2.0
 
     def _quad(self, a: Array, kind: str) -> Array:
-        """Log E_Y[f(Y)] for finite a >= 0; kind in sf / pdf / cdf (see class docstring)."""
+        """Return log E_Y[f(Y)] for finite a >= 0; kind in sf / pdf / cdf (see class docstring)."""
         n = int(min(2048, max(32, 32 * math.ceil(2.0 * self.sigma**2))))  # ~64 sigma^2 nodes
         x, logw = _gh_rule(n)
         out, chunk = np.empty_like(a), max(1, 2**19 // n)
