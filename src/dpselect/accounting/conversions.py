@@ -10,15 +10,10 @@ import math
 import numpy as np
 
 from .._params import EPSILON, positive, validate_params
-from .._validation import check_delta_positive
 from ._rules import DELTA_POSITIVE, NONNEGATIVE, delta_positive
 
 #: Laplace noise needs delta > 0 (mathematics §2.2).
 LAPLACE_DELTA = delta_positive("Laplace noise is not pure-admissible (mathematics §2.2)")
-
-
-def _require_delta_positive(delta: float) -> float:
-    return check_delta_positive(delta, "(epsilon, delta)-DP with delta > 0 is needed here")
 
 
 def _require_alpha_below(epsilon: float, alpha: float) -> None:
