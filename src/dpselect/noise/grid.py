@@ -54,7 +54,7 @@ from ._grid_points import (
     grid_index,
     grid_values,
 )
-from .exact import IntegerSource, discrete_laplace_logpmf
+from .exact import IntegerSource
 
 __all__ = [
     "GRID_BITS",
@@ -220,25 +220,3 @@ class GridLaplace:
         upper = -np.maximum(k, 1.0) * r - log1pq
         lower = np.log1p(-np.exp(-np.maximum(1.0 - k, 1.0) * r - log1pq))
         return np.where(k >= 1, upper, lower)
-
-    def log_law(self, value: float, window: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Return (grid points, log-probabilities) of the release at the 2 window + 1 points around c(value).
-
-        Exact up to float evaluation of the discrete Laplace pmf; the mass outside the
-        window is 2 q^(window+1)/(1 + q), q = e^{-1/t}.
-
-        Parameters
-        ----------
-        value : float
-            The statistic f(x).
-        window : int
-            The half-width, in grid steps, >= 0.
-
-        Returns
-        -------
-        tuple of (numpy.ndarray, numpy.ndarray)
-            The grid points and their log-probabilities.
-        """
-        c = int(_grid_index(value, self.lam)[()])
-        j = np.arange(-window, window + 1)
-        return _grid_values(c + j, self.lam), discrete_laplace_logpmf(j, self.scale_units)
