@@ -81,7 +81,7 @@ def test_zcdp_conversion_is_the_renyi_minimum_and_valid_for_the_gaussian(rho, de
     # the Gaussian mechanism (sensitivity 1, sigma) is exactly rho-zCDP: its exact delta at eps
     # (Balle & Wang 2018, Thm 8) must not exceed the delta the conversion certifies
     sigma = 1 / math.sqrt(2 * rho)
-    phi = lambda z: float(mpmath.ncdf(z))  # noqa: E731
+    phi = lambda z: float(mpmath.ncdf(z))
     exact = phi(1 / (2 * sigma) - eps * sigma) - math.exp(eps) * phi(-1 / (2 * sigma) - eps * sigma)
     assert exact <= delta * (1 + 1e-9)
     assert exact > delta / 20  # and it is not loose by orders of magnitude

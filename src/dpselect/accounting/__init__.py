@@ -30,11 +30,8 @@ Every public name is importable from ``dpselect.accounting``.
 
 from __future__ import annotations
 
-from .accountant import (
-    Accountant,
-    BudgetExceededError,
-    charge,
-)
+from ._charge import charge
+from .accountant import Accountant, BudgetExceededError
 from .bounded_range import br_adaptive_epsilon, br_nonadaptive_epsilon
 from .composition import (
     br_composition_epsilon,

@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-from .._validation import check_delta, check_epsilon
+from .._params import DELTA, Rule, options
 from ..privacy import Privacy
-from .composition import zcdp_epsilon
+from ._filter import _bisect, _filter_budget, _filter_total, _largest_finite
+from ._rules import epsilon_inf
 from .ledger import Ledger
 
 _MODES = ("tight", "nonadaptive", "filter", "basic")
+#: How charges compose (see :class:`Accountant`).
+Composition = Literal["tight", "nonadaptive", "filter", "basic"]
 
 
 class BudgetExceededError(ValueError):
@@ -26,6 +29,10 @@ class BudgetExceededError(ValueError):
 
 class Accountant:
     """A privacy budget tracked across calls (sequential composition).
+
+    The charges share one neighbour relation (add/remove or replace neighbours: a
+    charge under another relation is refused); the composition rules are proved in
+    mathematics §10.1.
 
     Parameters
     ----------
@@ -156,11 +163,16 @@ class Accountant:
     1.0577
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: str = "tight") -> None:
-        self._budget = Privacy(check_epsilon(epsilon, allow_inf=True), check_delta(delta))
-        if composition not in _MODES:
-            raise ValueError(f"composition must be one of {_MODES}, got {composition!r}")
-        self._composition = composition
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "epsilon": epsilon_inf(),
+        "delta": DELTA,
+        "composition": options(*_MODES),
+    }
+
+    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "tight") -> None:
+        rules = self._parameter_constraints
+        self._budget = Privacy(rules["epsilon"](epsilon, "epsilon"), rules["delta"](delta, "delta"))
+        self._composition: Composition = rules["composition"](composition, "composition")
         self._charges: list[Privacy] = []
         self._ledger = Ledger()  # the charges' sums: a check or a spend costs O(1), not O(number of charges)
         # the filter's zCDP budget (fixed in advance): rho_B with zcdp_epsilon(rho_B, delta / 2) <= epsilon
@@ -174,7 +186,7 @@ class Accountant:
         return self._budget
 
     @property
-    def composition(self) -> str:
+    def composition(self) -> Composition:
         """The composition mode: "tight", "nonadaptive", "filter" or "basic"."""
         return self._composition
 
@@ -253,8 +265,11 @@ class Accountant:
 
     @property
     def remaining(self) -> Privacy:
-        """What the next check would still accept: the largest epsilon of a pure charge
-        ``Privacy(epsilon)`` and the largest delta of a charge ``Privacy(0, delta)`` that fit."""
+        """What the next check would still accept.
+
+        The largest epsilon of a pure charge ``Privacy(epsilon)`` and the largest delta of a
+        charge ``Privacy(0, delta)`` that fit.
+        """
         with self._lock:
             return Privacy(self._largest(lambda e: Privacy(e), self._budget.epsilon),
                            self._largest(lambda d: Privacy(0.0, d), self._budget.delta))
@@ -366,71 +381,3 @@ def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = F
         if "delta" in str(err) and ">= 1" in str(err):
             raise BudgetExceededError(str(err)) from None
         raise
-
-
-def _largest_finite(fits: Callable[[float], bool]) -> float:
-    """The largest finite x >= 0 with fits(x) (fits(0) holds, fits(inf) does not): doubling, then bisection."""
-    lo, hi = 0.0, 1.0
-    while fits(hi):
-        lo, hi = hi, hi * 2.0
-        if math.isinf(hi):
-            return lo
-    return _bisect(fits, lo, hi)
-
-
-def _bisect(fits: Callable[[float], bool], lo: float, hi: float) -> float:
-    """The largest float x in [lo, hi) with fits(x), given fits(lo) and not fits(hi) (fits monotone)."""
-    while True:
-        mid = lo + (hi - lo) / 2.0
-        if mid in (lo, hi):
-            return lo
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-
-
-def _filter_budget(budget: Privacy) -> tuple[float, float] | None:
-    """(rho_B, delta_F) of the approximate-zCDP filter: zcdp_epsilon(rho_B, delta/2) <= epsilon, delta_F = delta/2.
-
-    None for a pure budget (the filter is then basic composition) or an
-    infinite epsilon (rho_B = inf).
-    """
-    if budget.delta == 0.0:
-        return None
-    half = budget.delta / 2.0
-    if math.isinf(budget.epsilon):
-        return math.inf, half
-    fits = lambda r: zcdp_epsilon(r, half) <= budget.epsilon
-    return _largest_finite(fits), half
-
-
-def _filter_total(ledger: Ledger, filt: tuple[float, float] | None) -> Privacy:
-    """What a filter has spent: its zCDP sum converted at the filter's delta, plus the declared deltas."""
-    if filt is None or not (ledger.n_br or ledger.n_zc or ledger.n_pure or ledger.plain_counts):
-        return Privacy(ledger.eps_all.value, ledger.delta_all.value, ledger.relation, "basic composition (filter)")
-    rho, dlt = ledger.filter_totals()
-    return Privacy(math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1]), dlt + filt[1], ledger.relation,
-                   "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)")
-
-
-def charge(accountant: Accountant | None, privacy: Privacy) -> None:
-    """Charge ``accountant`` (if given) with ``privacy``: the one call apps make before drawing randomness.
-
-    Parameters
-    ----------
-    accountant : Accountant or None
-        The budget to charge; ``None`` charges nothing.
-    privacy : Privacy
-        The guarantee of the mechanism about to run.
-
-    Raises
-    ------
-    TypeError
-        If ``accountant`` is neither an :class:`Accountant` nor None.
-    BudgetExceededError
-        If ``privacy`` does not fit in the remaining budget (nothing is
-        recorded).
-    """
-    if accountant is None:
-        return
-    if not isinstance(accountant, Accountant):
-        raise TypeError(f"accountant must be a dpselect.Accountant or None, got {type(accountant).__name__}")
-    accountant.spend(privacy)

@@ -1,4 +1,4 @@
-"""Composition of eta-bounded-range mechanisms, adaptive and non-adaptive (Dong, Durfee & Rogers 2020).
+r"""Composition of eta-bounded-range mechanisms, adaptive and non-adaptive (Dong, Durfee & Rogers 2020).
 
 For neighbours x, y an eta-bounded-range (eta-BR) mechanism has privacy loss
 L in a window [t - eta, t] with E_P[e^-L] = 1, so t is in [0, eta].  Let
@@ -8,8 +8,8 @@ eta fixed in advance).  Conditioning on the first output,
 
 .. math::
 
-    V_r(z) = \\sup_{\\text{first pair}} \\mathbb{E}_{P_1}\\bigl[V_{r-1}(z - L_1)\\bigr],
-    \\qquad V_0(z) = (1 - e^{z})_+ ,
+    V_r(z) = \sup_{\text{first pair}} \mathbb{E}_{P_1}\bigl[V_{r-1}(z - L_1)\bigr],
+    \qquad V_0(z) = (1 - e^{z})_+ ,
 
 and y -> V_{r-1}(z + ln y) is convex (a supremum of expectations of
 (1 - c y)_+), so among laws on a window with E e^-L = 1 the two-point law on
@@ -21,8 +21,8 @@ so the recursion
 
 .. math::
 
-    D_r(n) = \\max_{0 \\le j < m} \\; q_j D_{r-1}(n - j - 1) + (1 - q_j) D_{r-1}(n - j + m),
-    \\qquad q_j = \\frac{e^{\\eta - jh} - 1}{e^{\\eta - jh} - e^{-(j+1)h}},
+    D_r(n) = \max_{0 \le j < m} \; q_j D_{r-1}(n - j - 1) + (1 - q_j) D_{r-1}(n - j + m),
+    \qquad q_j = \frac{e^{\eta - jh} - 1}{e^{\eta - jh} - e^{-(j+1)h}},
 
 gives D_r >= V_r at every grid point (by induction: V is decreasing in z).
 Negative z use V_r(z) = 1 - e^z + e^z V_r(-z) (the class is closed under
@@ -45,7 +45,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._validation import check_delta, check_int, check_positive
+from .._params import int_at_least, positive, validate_params
+from ._rules import delta_nonzero
 from .composition import zcdp_epsilon
 
 __all__ = ["br_adaptive_epsilon", "br_nonadaptive_epsilon"]
@@ -53,11 +54,13 @@ __all__ = ["br_adaptive_epsilon", "br_nonadaptive_epsilon"]
 _WORK = 3e7  # target number of grid operations
 _MIN_STEPS = 8  # fewer grid steps per eta than this: too loose, no statement from this route
 _MAX_STEPS = 2000
+_BR_RULES = {"eta": positive(), "k": int_at_least(1), "delta": delta_nonzero()}
 _NONADAPTIVE_MAX_K = 500  # O(k^2) per evaluation: beyond it, no statement from the non-adaptive route
 
 
+@validate_params(_BR_RULES)
 def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
-    r"""epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta``, by dynamic programming.
+    r"""Return the epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta``, by dynamic programming.
 
     .. math::
 
@@ -90,20 +93,13 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
     >>> round(br_adaptive_epsilon(0.05, 100, 1e-6), 4)  # zCDP: 1.1429, two-candidate EM worst case: 1.0577
     1.0744
     """
-    eta, k, d = _checked(eta, k, delta)
+    d = delta
     return _recursion(eta, k, d)
 
 
-def _checked(eta: float, k: int, delta: float) -> tuple[float, int, float]:
-    """(eta, k, delta) validated: eta > 0, k >= 1, delta in (0, 1)."""
-    d = check_delta(delta)
-    if d <= 0.0:
-        raise ValueError(f"delta must be > 0, got {delta!r}")
-    return check_positive(eta, "eta"), check_int(k, "k", minimum=1), d
-
-
+@validate_params(_BR_RULES)
 def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
-    r"""epsilon of k eta-bounded-range mechanisms **fixed in advance** (non-adaptive) at ``delta``: the exact optimum.
+    r"""Return the exact optimal epsilon of k eta-bounded-range mechanisms **fixed in advance** at ``delta``.
 
     Each eta-BR pair is dominated by a generalised randomized response with
     loss t (P-probability q_t) or t - eta, t in [0, eta]; for k mechanisms
@@ -144,7 +140,7 @@ def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
     >>> round(br_nonadaptive_epsilon(0.05, 100, 1e-6), 4)  # adaptive: 1.0744, zCDP: 1.1429
     1.0577
     """
-    eta, k, d = _checked(eta, k, delta)
+    d = delta
     if k > _NONADAPTIVE_MAX_K or math.isinf(eta):
         return math.inf
     return _nonadaptive(eta, k, d)
@@ -190,8 +186,11 @@ def _nonadaptive(eta: float, k: int, delta: float) -> float:
 
 
 def _tail(z: np.ndarray, r: int, eta: float) -> np.ndarray:
-    """A bound on V_r(z) above the grid: 0 from z = r eta on (the loss never exceeds it), below that
-    Bun-Steinke's bound exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing)."""
+    """A bound on V_r(z) above the grid.
+
+    0 from z = r eta on (the loss never exceeds it), below that Bun-Steinke's bound
+    exp(-(z - rho)^2 / (4 rho)) for rho = r eta^2 / 8 (1 where it says nothing).
+    """
     rho = r * eta * eta / 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.where(z > rho, np.exp(-((z - rho) ** 2) / (4.0 * rho)), 1.0) if rho > 0 else 1.0
@@ -206,7 +205,7 @@ def _grid(eta: float, k: int, delta: float) -> tuple[float, np.ndarray] | None:
     if m < _MIN_STEPS:
         return None
     h = eta / m
-    n_top = max(int(math.ceil(top / h)), m + 2)
+    n_top = max(math.ceil(top / h), m + 2)
     z = np.arange(n_top + 1) * h
     j = np.arange(m, dtype=float)
     q = np.expm1(eta - j * h) / (np.exp(eta - j * h) - np.exp(-(j + 1.0) * h))
@@ -249,7 +248,9 @@ def _values(h: float, d: np.ndarray, k: int, eta: float, n: np.ndarray) -> np.nd
 
 
 def _br_with_pure_epsilon(eta: float, k: int, pure: tuple[tuple[float, int], ...], delta: float) -> float:
-    """epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones (``pure``: (epsilon, count) pairs), any order.
+    """Return the epsilon of k eta-BR mechanisms and pure epsilon_i-DP ones, in any order.
+
+    ``pure`` holds (epsilon, count) pairs.
 
     A pure step's worst pair is randomized response RR(epsilon_i) (loss +/- epsilon_i, mean-one
     constraint, the same convexity argument), whose operator R f(z) = E f(z - L) is linear; a

@@ -28,27 +28,29 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import check_delta, check_positive
+from .._params import validate_params
+from ._rules import NONNEGATIVE, delta_nonzero, reals
 
-__all__ = ["br_kl_bound", "br_zcdp_rho", "br_composition_epsilon", "zcdp_epsilon"]
+__all__ = ["br_composition_epsilon", "br_kl_bound", "br_zcdp_rho", "zcdp_epsilon"]
 
 _SERIES_TERMS = 40
 
 
 def _x_minus_log1p(x: float) -> float:
-    """x - ln(1 + x) without cancellation (x >= 0)."""
+    """Return x - ln(1 + x) without cancellation (x >= 0)."""
     if x > 0.1:
         return x - math.log1p(x)
     # sum_{n >= 2} (-1)^n x^n / n; |x| <= 0.1: 40 terms leave < 0.1^40
     return math.fsum((-1) ** n * x**n / n for n in range(2, _SERIES_TERMS))
 
 
+@validate_params({"eta": NONNEGATIVE})
 def br_kl_bound(eta: float) -> float:
-    """Largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism.
+    r"""Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism.
 
     .. math::
 
-        \\mathrm{KL}(\\eta) = g - 1 - \\ln g, \\qquad g = \\frac{\\eta}{1 - e^{-\\eta}},
+        \mathrm{KL}(\eta) = g - 1 - \ln g, \qquad g = \frac{\eta}{1 - e^{-\eta}},
 
     the mean of the two-point loss law on {a, a + eta} with E[e^-L] = 1
     (Dong, Durfee & Rogers 2020, used in their Prop. 4); KL(eta) <= eta^2/8.
@@ -68,7 +70,6 @@ def br_kl_bound(eta: float) -> float:
     >>> round(br_kl_bound(1.0), 6), 1.0 / 8
     (0.123302, 0.125)
     """
-    eta = check_positive(eta, "eta", allow_zero=True)
     if eta == 0.0:
         return 0.0
     q = -math.expm1(-eta)  # 1 - e^-eta
@@ -79,8 +80,9 @@ def br_kl_bound(eta: float) -> float:
     return _x_minus_log1p(num / q)
 
 
+@validate_params({"eta": NONNEGATIVE})
 def br_zcdp_rho(eta: float) -> float:
-    """rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021).
+    """Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021).
 
     Parameters
     ----------
@@ -97,17 +99,17 @@ def br_zcdp_rho(eta: float) -> float:
     >>> br_zcdp_rho(1.0)
     0.125
     """
-    eta = check_positive(eta, "eta", allow_zero=True)
     return eta * eta / 8.0
 
 
 def _rdp_epsilon(alpha: float, rho: float, log_delta: float) -> float:
-    """eps of (alpha, alpha rho)-RDP at delta = e^log_delta (Canonne, Kamath & Steinke 2020, Prop. 12)."""
+    """Return the eps of (alpha, alpha rho)-RDP at delta = e^log_delta (Canonne, Kamath & Steinke 2020, Prop. 12)."""
     return alpha * rho + math.log1p(-1.0 / alpha) - (log_delta + math.log(alpha)) / (alpha - 1.0)
 
 
+@validate_params({"rho": NONNEGATIVE, "delta": delta_nonzero(" to convert zCDP")})
 def zcdp_epsilon(rho: float, delta: float) -> float:
-    r"""Smallest epsilon certified for rho-zCDP at ``delta`` > 0.
+    r"""Return the smallest epsilon certified for rho-zCDP at ``delta`` > 0.
 
     .. math::
 
@@ -139,10 +141,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     >>> round(zcdp_epsilon(0.03125, 1e-6), 4)
     1.1429
     """
-    r = check_positive(rho, "rho", allow_zero=True)
-    d = check_delta(delta)
-    if d <= 0.0:
-        raise ValueError(f"delta must be > 0 to convert zCDP, got {delta!r}")
+    r, d = rho, delta
     log_d = math.log(d)
     classic = r + 2.0 * math.sqrt(r * -log_d)
     if r == 0.0:
@@ -160,13 +159,14 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return max(0.0, min(classic, best))
 
 
+@validate_params({"etas": reals("eta", allow_zero=True), "delta": delta_nonzero(" for bounded-range composition")})
 def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
-    """epsilon of the adaptive composition of eta_i-bounded-range mechanisms at ``delta`` > 0.
+    r"""Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms at ``delta`` > 0.
 
     .. math::
 
-        \\varepsilon' = \\min\\Bigl(\\sum_i \\eta_i,\\;
-        \\sum_i \\mathrm{KL}(\\eta_i) + \\sqrt{\\tfrac12 \\textstyle\\sum_i \\eta_i^2 \\ln(1/\\delta)}\\Bigr)
+        \varepsilon' = \min\Bigl(\sum_i \eta_i,\;
+        \sum_i \mathrm{KL}(\eta_i) + \sqrt{\tfrac12 \textstyle\sum_i \eta_i^2 \ln(1/\delta)}\Bigr)
 
     (Dong, Durfee & Rogers, ICML 2020, Prop. 4; the eta_i fixed in advance).
 
@@ -187,10 +187,7 @@ def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
     >>> round(br_composition_epsilon([0.05] * 100, 1e-6), 4)
     1.3454
     """
-    d = check_delta(delta)
-    if d <= 0.0:
-        raise ValueError(f"delta must be > 0 for bounded-range composition, got {delta!r}")
-    etas = [check_positive(e, "eta", allow_zero=True) for e in etas]
+    d = delta
     return _br_epsilon(math.fsum(etas), math.fsum(br_kl_bound(e) for e in etas), math.fsum(e * e for e in etas), d)
 
 

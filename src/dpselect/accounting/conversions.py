@@ -9,15 +9,22 @@ import math
 
 import numpy as np
 
-from .._validation import check_delta_positive, check_epsilon, check_positive
+from .._params import EPSILON, positive, validate_params
+from ._rules import DELTA_POSITIVE, NONNEGATIVE, delta_positive
+
+#: Laplace noise needs delta > 0 (mathematics §2.2).
+LAPLACE_DELTA = delta_positive("Laplace noise is not pure-admissible (mathematics §2.2)")
 
 
-def _require_delta_positive(delta: float) -> float:
-    return check_delta_positive(delta, "(epsilon, delta)-DP with delta > 0 is needed here")
+def _require_alpha_below(epsilon: float, alpha: float) -> None:
+    """Raise ValueError unless alpha < epsilon (a smooth-sensitivity Laplace calibration)."""
+    if not alpha < epsilon:
+        raise ValueError(f"alpha must be < epsilon, got alpha={alpha!r}, epsilon={epsilon!r}")
 
 
+@validate_params({"rho": NONNEGATIVE, "delta": DELTA_POSITIVE})
 def zcdp_to_dp(rho: float, delta: float) -> float:
-    r"""epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP.
+    r"""Return the epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP.
 
     .. math::
 
@@ -46,13 +53,12 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     >>> round(zcdp_to_dp(0.125, 1e-6), 6)
     2.753261
     """
-    r = check_positive(rho, "rho", allow_zero=True)
-    d = _require_delta_positive(delta)
-    return r + 2.0 * math.sqrt(r * -math.log(d))
+    return rho + 2.0 * math.sqrt(rho * -math.log(delta))
 
 
+@validate_params({"epsilon": EPSILON, "delta": DELTA_POSITIVE})
 def dp_to_zcdp(epsilon: float, delta: float) -> float:
-    r"""Largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``.
+    r"""Return the largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``.
 
     .. math::
 
@@ -60,7 +66,8 @@ def dp_to_zcdp(epsilon: float, delta: float) -> float:
         = \Bigl(\frac{\varepsilon}{\sqrt{L + \varepsilon} + \sqrt{L}}\Bigr)^2,
         \qquad L = \ln(1/\delta)
 
-    (the inverse of the mathematics page §2.5's conversion).
+    (the inverse of the mathematics page §2.5's conversion).  Both guarantees refer to the
+    same neighbour relation (add/remove or replace neighbours, mathematics §1).
 
     Parameters
     ----------
@@ -84,15 +91,18 @@ def dp_to_zcdp(epsilon: float, delta: float) -> float:
     >>> round(zcdp_to_dp(dp_to_zcdp(1.0, 1e-6), 1e-6), 12)
     1.0
     """
-    eps = check_epsilon(epsilon)
-    L = -math.log(_require_delta_positive(delta))
-    return (eps / (math.sqrt(L + eps) + math.sqrt(L))) ** 2
+    L = -math.log(delta)
+    return (epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))) ** 2
 
 
+@validate_params({"epsilon": EPSILON, "alpha": positive(), "beta": NONNEGATIVE})
 def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
-    """Smallest delta certified by mathematics §2.2's exact condition for Laplace noise of scale
-    S(x)/alpha with S beta-smooth: exp(-(epsilon - alpha + beta)/(e^beta - 1)), or 1.0
-    when epsilon < alpha + beta (0.0 when beta = 0: fixed scale, pure).
+    """Return the smallest delta of mathematics §2.2's exact condition for smooth-scale Laplace noise.
+
+    Laplace noise of scale S(x)/alpha with S beta-smooth (in the neighbour relation,
+    add/remove or replace neighbours, in which S is smooth) certifies
+    exp(-(epsilon - alpha + beta)/(e^beta - 1)), or 1.0 when epsilon < alpha + beta
+    (0.0 when beta = 0: fixed scale, pure).
 
     Source: mathematics §2.2 [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34]: the privacy
     loss is at most alpha + max(beta, |z|(e^beta - 1) - beta).
@@ -117,8 +127,7 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
     >>> laplace_smooth_delta(1.0, 0.5, laplace_smooth_beta(1.0, 1e-6, 0.5)) <= 1e-6
     True
     """
-    eps, a = check_epsilon(epsilon), check_positive(alpha, "alpha")
-    b = check_positive(beta, "beta", allow_zero=True)
+    eps, a, b = epsilon, alpha, beta
     if eps < a + b:
         return 1.0
     if b == 0.0:
@@ -126,44 +135,13 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
     return math.exp(-(eps - a + b) * math.exp(-b) / -math.expm1(-b))
 
 
-def check_smooth_laplace_args(epsilon: float, delta: float, alpha: float) -> tuple[float, float, float]:
-    """(epsilon, delta, alpha) of a smooth-sensitivity Laplace calibration: delta > 0, 0 < alpha < epsilon.
-
-    Parameters
-    ----------
-    epsilon : float
-        The target epsilon, > 0.
-    delta : float
-        The target delta, in (0, 1) (Laplace noise is not pure-admissible).
-    alpha : float
-        The noise is Laplace of scale S(x)/alpha, 0 < alpha < epsilon.
-
-    Returns
-    -------
-    tuple of (float, float, float)
-        The validated (epsilon, delta, alpha).
-
-    Raises
-    ------
-    ValueError
-        If an argument is out of range (naming it).
-
-    Examples
-    --------
-    >>> check_smooth_laplace_args(1.0, 1e-6, 0.5)
-    (1.0, 1e-06, 0.5)
-    """
-    eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
-    a = check_positive(alpha, "alpha")
-    if not a < eps:
-        raise ValueError(f"alpha must be < epsilon, got alpha={a!r}, epsilon={eps!r}")
-    return eps, d, a
-
-
+@validate_params({"epsilon": EPSILON, "delta": LAPLACE_DELTA, "alpha": positive()})
 def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
-    """Largest beta with which Laplace noise of scale S(x)/alpha, S beta-smooth, is
-    (epsilon, delta)-DP by mathematics §2.2's exact condition
+    """Return the largest beta of mathematics §2.2's exact condition for smooth-scale Laplace noise.
+
+    Laplace noise of scale S(x)/alpha, S beta-smooth in the neighbour relation of the
+    release (add/remove or replace neighbours), is (epsilon, delta)-DP by mathematics
+    §2.2's exact condition
 
         epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
 
@@ -192,7 +170,8 @@ def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
     >>> round(laplace_smooth_beta(1.0, 1e-6, 0.5), 6)
     0.038218
     """
-    eps, d, alpha = check_smooth_laplace_args(epsilon, delta, alpha)
+    _require_alpha_below(epsilon, alpha)
+    eps, d = epsilon, delta
     r, log_l = eps - alpha, math.log(-math.log(d))
 
     def psi(b: float) -> float:  # log[(r + b)/(e^b - 1)] - log ln(1/delta), decreasing
@@ -213,8 +192,12 @@ def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
     return beta
 
 
+@validate_params({"epsilon": EPSILON, "delta": LAPLACE_DELTA})
 def nrs_laplace_parameters(epsilon: float, delta: float) -> tuple[float, float]:
-    """NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta))).
+    """Return NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta))).
+
+    NRS07 state it for replace neighbours (Hamming distance on datasets of size n);
+    the smooth bound S decides the relation (mathematics §1).
 
     WARNING: for reproductions only.  It is NOT a valid (epsilon, delta)
     guarantee in general: with delta = 1e-6 it fails for epsilon >= 20 (the mathematics page
@@ -242,15 +225,15 @@ def nrs_laplace_parameters(epsilon: float, delta: float) -> tuple[float, float]:
     >>> [round(v, 6) for v in nrs_laplace_parameters(1.0, 1e-6)]
     [0.5, 0.034462]
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")
-    return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
+    return epsilon / 2.0, epsilon / (2.0 * math.log(2.0 / delta))
 
 
+@validate_params({"sigma": positive(), "alpha": positive(), "beta": NONNEGATIVE})
 def lln_zcdp_rho(sigma: float, alpha: float, beta: float) -> float:
-    """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: Laplace-log-normal noise LLN(sigma)
-    of scale S(x)/alpha with S beta-smooth is rho-zCDP (Bun & Steinke 2019 §3.1.1,
-    mathematics §2.5; one coordinate).
+    """Return rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2 of smooth-scale LLN noise.
+
+    Laplace-log-normal noise LLN(sigma) of scale S(x)/alpha with S beta-smooth is
+    rho-zCDP (Bun & Steinke 2019 §3.1.1, mathematics §2.5; one coordinate).
 
     Parameters
     ----------
@@ -271,7 +254,4 @@ def lln_zcdp_rho(sigma: float, alpha: float, beta: float) -> float:
     >>> round(lln_zcdp_rho(0.5, 0.2, 0.1), 6)
     0.12054
     """
-    s = check_positive(sigma, "sigma")
-    a = check_positive(alpha, "alpha")
-    b = check_positive(beta, "beta", allow_zero=True)
-    return 0.5 * (b / s + math.exp(1.5 * s**2) * a) ** 2
+    return 0.5 * (beta / sigma + math.exp(1.5 * sigma**2) * alpha) ** 2

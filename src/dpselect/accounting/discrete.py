@@ -29,24 +29,49 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
-from .._validation import check_epsilon, check_positive
-from .conversions import check_smooth_laplace_args
+from .._params import EPSILON, Rule, positive, validate_params
+from .._validation import check_positive
+from .conversions import LAPLACE_DELTA, _require_alpha_below
 
 __all__ = ["grid_laplace_smooth_beta", "grid_laplace_smooth_delta", "grid_steps"]
 
 
-def grid_steps(sensitivity: Any, granularity: float) -> int:
-    """m = ceil(Delta / lambda): the most grid steps a rounded statistic of sensitivity Delta moves.
+
+def _guard(value: float, name: str) -> float:
+    m = check_positive(value, name)
+    if m < 1.0:
+        raise ValueError(f"{name} must be >= 1, got {value!r}")
+    return m
+
+
+#: The guard M >= 1 of the smooth-scale grid condition.
+GUARD = Rule("a float >= 1", check=_guard)
+
+
+@validate_params({"sensitivity": positive(), "granularity": positive()})
+def grid_steps(sensitivity: float, granularity: float) -> int:
+    """Return m = ceil(Delta / lambda): the most grid steps a rounded statistic of sensitivity Delta moves.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Delta > 0, the sensitivity of the statistic (public).
+    granularity : float
+        lambda > 0, the grid step.
+
+    Returns
+    -------
+    int
+        m >= 1.
 
     Examples
     --------
     >>> grid_steps(1.0, 0.25), grid_steps(1.0, 0.3)
     (4, 4)
     """
-    d = Fraction(check_positive(sensitivity, "sensitivity"))
-    g = Fraction(check_positive(granularity, "granularity"))
+    d = Fraction(sensitivity)
+    g = Fraction(granularity)
     return max(1, math.ceil(d / g))
 
 
@@ -56,24 +81,39 @@ def _eta(alpha: float, beta: float, guard: float) -> float:
     return math.inf if x >= 1.0 else -math.log1p(-x)
 
 
-def grid_laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any, guard: Any = 1.0) -> float:
-    """Smallest delta the grid condition certifies for discrete Laplace of scale (S + M lambda)/(alpha lambda).
+@validate_params({"epsilon": EPSILON, "alpha": positive(), "beta": positive(), "guard": GUARD})
+def grid_laplace_smooth_delta(epsilon: float, alpha: float, beta: float, guard: float = 1.0) -> float:
+    """Return the smallest delta certified for discrete Laplace of scale (S + M lambda)/(alpha lambda) on the grid.
 
     2/(1 + e^{-alpha/M}) exp(-(epsilon - alpha + beta - eta)/(e^beta - 1)), capped at 1,
     eta = min(beta, -log(1 - alpha^2 e^{2 beta}/(12 M^2))); 1.0 when epsilon < alpha + beta
-    (see the module docstring).  ``guard`` is M >= 1.
+    (see the module docstring).  The grid version of the continuous condition of
+    mathematics §2.2, in the neighbour relation (add/remove or replace neighbours) in
+    which S is a beta-smooth bound; the derivation is on the documentation page
+    "Floating point and side channels".
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, > 0.
+    alpha : float
+        The scale is (S + M lambda)/(alpha lambda) grid units, alpha > 0.
+    beta : float
+        The smoothness of the bound S, > 0.
+    guard : float, default=1.0
+        M >= 1, the public guard added to S in grid units.
+
+    Returns
+    -------
+    float
+        delta in (0, 1], 1.0 when epsilon < alpha + beta.
 
     Examples
     --------
     >>> grid_laplace_smooth_delta(1.0, 0.5, grid_laplace_smooth_beta(1.0, 1e-6, 0.5, 32), 32) <= 1e-6
     True
     """
-    eps = check_epsilon(epsilon)
-    a = check_positive(alpha, "alpha")
-    b = check_positive(beta, "beta")
-    m = check_positive(guard, "guard")
-    if m < 1.0:
-        raise ValueError(f"guard must be >= 1, got {guard!r}")
+    eps, a, b, m = epsilon, alpha, beta, guard
     eta = min(_eta(a, b, m), b)  # the normaliser term is also <= 0 <= beta - beta (crude bound)
     if eps < a + b:
         return 1.0
@@ -81,16 +121,43 @@ def grid_laplace_smooth_delta(epsilon: Any, alpha: Any, beta: Any, guard: Any = 
     return min(1.0, math.exp(log_d))
 
 
-def grid_laplace_smooth_beta(epsilon: Any, delta: Any, alpha: Any, guard: Any = 1.0) -> float:
-    """Largest beta (to float precision, by bisection) satisfying the grid condition with guard M.
+@validate_params({"epsilon": EPSILON, "delta": LAPLACE_DELTA, "alpha": positive(), "guard": GUARD})
+def grid_laplace_smooth_beta(epsilon: float, delta: float, alpha: float, guard: float = 1.0) -> float:
+    """Return the largest beta (to float precision, by bisection) satisfying the grid condition with guard M.
+
+    The condition is :func:`grid_laplace_smooth_delta`'s (the grid version of mathematics
+    §2.2), in the neighbour relation (add/remove or replace neighbours) in which S is a
+    beta-smooth bound.
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, > 0.
+    delta : float
+        The target delta, in (0, 1).
+    alpha : float
+        The scale is (S + M lambda)/(alpha lambda) grid units, 0 < alpha < epsilon.
+    guard : float, default=1.0
+        M >= 1, the public guard added to S in grid units.
+
+    Returns
+    -------
+    float
+        beta in (0, epsilon - alpha].
+
+    Raises
+    ------
+    ValueError
+        If no beta > 0 satisfies the condition.
 
     Examples
     --------
     >>> round(grid_laplace_smooth_beta(1.0, 1e-6, 0.5, 32), 6)
     0.038193
     """
-    eps, d, a = check_smooth_laplace_args(epsilon, delta, alpha)
-    ok = lambda b: grid_laplace_smooth_delta(eps, a, b, guard) <= d  # noqa: E731 - monotone in b
+    _require_alpha_below(epsilon, alpha)
+    eps, d, a = epsilon, delta, alpha
+    ok = lambda b: grid_laplace_smooth_delta(eps, a, b, guard) <= d
     lo, hi = 0.0, eps - a
     if not ok(hi):
         for _ in range(200):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from .._params import DELTA, validate_params
 from .._validation import check_delta
 from ..privacy import Privacy
+from ._rules import PRIVACIES
 from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon, br_nonadaptive_epsilon
 from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
 from .optimal import _groups, _pure_epsilon
@@ -24,10 +26,12 @@ _SPLITS = (0.5, 0.9, 0.1, 0.99, 0.01)  # shares of the free delta given to the p
 
 
 class _ExactSum:
-    """A running sum of non-negative floats, correctly rounded when read (Shewchuk's partials,
-    the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing."""
+    """A running sum of non-negative floats, correctly rounded when read.
 
-    __slots__ = ("_partials", "_inf")
+    Shewchuk's partials, the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing.
+    """
+
+    __slots__ = ("_inf", "_partials")
 
     def __init__(self) -> None:
         self._partials: list[float] = []
@@ -134,6 +138,11 @@ class Ledger:
         ----------
         charges : iterable of Privacy
             The guarantees to record (each split into its atoms).
+
+        Returns
+        -------
+        Ledger
+            A new ledger.
         """
         ledger = cls()
         for c in charges:
@@ -141,6 +150,13 @@ class Ledger:
         return ledger
 
     def copy(self) -> Ledger:
+        """Return an independent copy (adding to it leaves this ledger unchanged).
+
+        Returns
+        -------
+        Ledger
+            The copy.
+        """
         out = Ledger()
         out.relation, out.n_br, out.n_zc, out.n_pure = self.relation, self.n_br, self.n_zc, self.n_pure
         out.plain_counts, out.br_counts = dict(self.plain_counts), dict(self.br_counts)
@@ -163,7 +179,7 @@ class Ledger:
             This ledger (so calls chain).
         """
         atoms = _atoms(privacy)
-        relations = {a.relation for a in atoms + (privacy,) if a.relation is not None} | (
+        relations = {a.relation for a in (*atoms, privacy) if a.relation is not None} | (
             {self.relation} if self.relation is not None else set())
         if len(relations) > 1:
             raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
@@ -207,6 +223,11 @@ class Ledger:
         (epsilon, delta)-DP atom delta-approximately (epsilon^2/2)-zCDP (Bun &
         Steinke 2016, Prop. 1.4 and §8); a bounded-range atom's declared delta
         adds to the deltas.
+
+        Returns
+        -------
+        tuple of (float, float)
+            (sum rho_t, sum delta_t).
         """
         rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
         return rho, self.delta_plain.value + self.delta_br.value
@@ -251,8 +272,11 @@ class Ledger:
         certified = bool(self.n_br or self.n_zc) and not basic
 
         def eps_cert(d_c: float, recursion: bool = True) -> float:
-            """The certified atoms at free delta d_c: zCDP, or zCDP atoms basic + bounded-range composition
-            (Prop. 4, or the recursion: one grid per delta, so route 5's shares do without it)."""
+            """The certified atoms at free delta d_c.
+
+            zCDP, or zCDP atoms basic + bounded-range composition (Prop. 4, or the recursion:
+            one grid per delta, so route 5's shares do without it).
+            """
             best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
             if self.n_br and d_c - delta_z > 0.0:
                 best = min(best, self.eps_zc.value + _br_epsilon(
@@ -306,8 +330,9 @@ class Ledger:
         return Privacy(eps, dlt, self.relation, source)
 
 
+@validate_params({"charges": PRIVACIES, "delta": DELTA})
 def compose_privacy(charges: Iterable[Privacy], delta: float = 0.0) -> Privacy:
-    """The best guarantee of running every mechanism in ``charges``, spending at most ``delta`` in total.
+    """Return the best guarantee of running every mechanism in ``charges``, spending at most ``delta`` in total.
 
     The charges are split into atoms (:attr:`Privacy.atoms`; parts whose
     basic sum is below their charge are ignored, the charge counts whole):

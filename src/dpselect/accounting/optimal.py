@@ -1,4 +1,4 @@
-"""Optimal composition of pure epsilon-DP mechanisms (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016).
+r"""Optimal composition of pure epsilon-DP mechanisms (Kairouz, Oh & Viswanath 2015; Murtagh & Vadhan 2016).
 
 Every epsilon_i-DP mechanism is, for each pair of neighbours, a
 post-processing of randomized response RR(epsilon_i): the pair P_i, Q_i with
@@ -12,9 +12,9 @@ ones):
 
 .. math::
 
-    \\delta(\\varepsilon) = \\mathbb{E}_P\\bigl[(1 - e^{\\varepsilon - L})_+\\bigr]
-    = \\sum_{l > \\varepsilon} P(L = l)\\,\\bigl(1 - e^{\\varepsilon - l}\\bigr),
-    \\qquad L = \\sum_i L_i .
+    \delta(\varepsilon) = \mathbb{E}_P\bigl[(1 - e^{\varepsilon - L})_+\bigr]
+    = \sum_{l > \varepsilon} P(L = l)\,\bigl(1 - e^{\varepsilon - l}\bigr),
+    \qquad L = \sum_i L_i .
 
 Both directions are covered: RR is symmetric.  With equal epsilon_i the law of
 L is binomial and delta(epsilon) is evaluated exactly (log space); the
@@ -38,7 +38,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._validation import check_delta, check_int, check_positive
+from .._params import DELTA, int_at_least, positive, validate_params
+from ._rules import reals
 
 __all__ = ["kov_epsilon", "pure_composition_epsilon"]
 
@@ -49,7 +50,7 @@ _FFT_ERROR = 6e-16  # allowance per grid point and FFT level (about 5 units of r
 
 
 def _binomial_log_pmf(k: int, log_p_up: float, log_p_down: float) -> np.ndarray:
-    """log P(i of the k losses are -epsilon), i = 0..k (log_p_up, log_p_down: log-probabilities of +/-)."""
+    """Return log P(i of the k losses are -epsilon), i = 0..k (log_p_up, log_p_down: log-probabilities of +/-)."""
     from scipy.special import gammaln
 
     i = np.arange(k + 1, dtype=float)
@@ -57,7 +58,7 @@ def _binomial_log_pmf(k: int, log_p_up: float, log_p_down: float) -> np.ndarray:
 
 
 def _delta_at(loss: np.ndarray, p: np.ndarray, eps: float) -> float:
-    """sum over loss > eps of p (1 - e^(eps - loss)), every term computed without cancellation."""
+    """Return the sum over loss > eps of p (1 - e^(eps - loss)), every term computed without cancellation."""
     m = loss > eps
     return float(np.sum(p[m] * -np.expm1(eps - loss[m])))
 
@@ -100,8 +101,9 @@ def _smallest_epsilon(loss: np.ndarray, log_p: np.ndarray, delta: float) -> floa
     return math.inf  # pragma: no cover - the closed form is never that far off
 
 
+@validate_params({"epsilon": positive(), "k": int_at_least(1), "delta": DELTA})
 def kov_epsilon(epsilon: float, k: int, delta: float) -> float:
-    r"""Optimal epsilon of the k-fold adaptive composition of epsilon-DP mechanisms at ``delta``.
+    r"""Return the optimal epsilon of the k-fold adaptive composition of epsilon-DP mechanisms at ``delta``.
 
     .. math::
 
@@ -111,7 +113,9 @@ def kov_epsilon(epsilon: float, k: int, delta: float) -> float:
 
     (Kairouz, Oh & Viswanath, ICML 2015, Thm 3.3; no valid bound is smaller:
     randomized response attains it).  Returns the smallest epsilon' >= 0 with
-    delta(epsilon') <= ``delta``, computed in log space and rounded up.
+    delta(epsilon') <= ``delta``, computed in log space and rounded up.  The mechanisms'
+    guarantees and the result refer to one neighbour relation (add/remove or replace
+    neighbours); derivation: mathematics §10.1.
 
     Parameters
     ----------
@@ -132,9 +136,7 @@ def kov_epsilon(epsilon: float, k: int, delta: float) -> float:
     >>> round(kov_epsilon(0.05, 100, 1e-6), 3)
     2.208
     """
-    e0 = check_positive(epsilon, "epsilon")
-    k = check_int(k, "k", minimum=1)
-    d = check_delta(delta)
+    e0, d = epsilon, delta
     if d == 0.0 or math.isinf(e0):
         return k * e0
     return min(_kov(e0, k, d), k * e0)
@@ -198,8 +200,9 @@ def _mixed(groups: tuple[tuple[float, int], ...], delta: float) -> float:
     return _smallest_epsilon(loss, log_p, delta - error)
 
 
+@validate_params({"epsilons": reals("epsilons", allow_inf=True), "delta": DELTA})
 def pure_composition_epsilon(epsilons: Iterable[float], delta: float) -> float:
-    r"""epsilon of the adaptive composition of epsilon_i-DP mechanisms at ``delta``, near-optimal.
+    r"""Return the epsilon of the adaptive composition of epsilon_i-DP mechanisms at ``delta``, near-optimal.
 
     The composition is dominated by the product of randomized responses
     RR(epsilon_i) (Kairouz, Oh & Viswanath 2015, Thm 2.4 and 3.5; Murtagh &
@@ -236,8 +239,7 @@ def pure_composition_epsilon(epsilons: Iterable[float], delta: float) -> float:
     >>> round(pure_composition_epsilon([0.05] * 50 + [0.1] * 25, 1e-6), 2)  # basic: 5.0
     2.71
     """
-    d = check_delta(delta)
-    eps = [check_positive(e, "epsilons", allow_inf=True) for e in epsilons]
+    d, eps = delta, epsilons
     basic = math.fsum(eps)
     eps = [e for e in eps if e > 0.0]
     if d == 0.0 or not eps or math.isinf(basic):

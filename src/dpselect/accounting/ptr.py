@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import math
 
-from .._validation import check_delta_positive, check_epsilon, check_positive, check_relation
+from .._params import EPSILON, RELATION, positive, validate_params
 from ..privacy import Privacy
-from .conversions import _require_delta_positive
+from ..typing import Relation
+from ._rules import DELTA_POSITIVE, delta_positive
+
+#: PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon).
+_PTR_DELTA = delta_positive("the PTR threshold is ln(1/delta)/epsilon")
 
 
-def _ptr_delta(delta: float) -> float:
-    """PTR needs 0 < delta < 1 (its threshold is ln(1/delta)/epsilon)."""
-    return check_delta_positive(delta, "the PTR threshold is ln(1/delta)/epsilon")
-
-
-def ptr_privacy(epsilon: float, delta: float, *, relation: str | None = None) -> Privacy:
+@validate_params({"epsilon": EPSILON, "delta": _PTR_DELTA, "relation": RELATION.or_none()})
+def ptr_privacy(epsilon: float, delta: float, *, relation: Relation | None = None) -> Privacy:
     """Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27).
 
     The test ``gamma + K > T`` is epsilon-DP (gamma has sensitivity 1; K is a
@@ -51,12 +51,12 @@ def ptr_privacy(epsilon: float, delta: float, *, relation: str | None = None) ->
     >>> print(ptr_privacy(0.5, 1e-6))
     (1, 5e-07)-DP
     """
-    eps = check_epsilon(epsilon)
-    d = _ptr_delta(delta)
+    eps, d = epsilon, delta
     return Privacy(2.0 * eps, d / 2.0, relation, "propose-test-release (mathematics §6.2)")
 
 
-def ptr_mode_privacy(epsilon: float, delta: float, *, relation: str = "add_remove") -> Privacy:
+@validate_params({"epsilon": EPSILON, "delta": _PTR_DELTA, "relation": RELATION})
+def ptr_mode_privacy(epsilon: float, delta: float, *, relation: Relation = "add_remove") -> Privacy:
     """PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP.
 
     Under the relation whose distance to instability is used (mathematics §6.2,
@@ -83,13 +83,13 @@ def ptr_mode_privacy(epsilon: float, delta: float, *, relation: str = "add_remov
     >>> print(ptr_mode_privacy(0.5, 1e-6))
     (0.5, 5e-07)-DP [add_remove]
     """
-    eps = check_epsilon(epsilon)
-    d = _ptr_delta(delta)
-    return Privacy(eps, d / 2.0, check_relation(relation),
+    eps, d = epsilon, delta
+    return Privacy(eps, d / 2.0, relation,
                    "PTR mode, no release noise (mathematics §6.2, mathematics §7 item 28)")
 
 
-def stable_histogram_privacy(epsilon: float, delta: float, *, relation: str = "add_remove") -> Privacy:
+@validate_params({"epsilon": EPSILON, "delta": _PTR_DELTA, "relation": RELATION})
+def stable_histogram_privacy(epsilon: float, delta: float, *, relation: Relation = "add_remove") -> Privacy:
     """Stable histogram: (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta) under replace-one.
 
     See mathematics §6.3.
@@ -126,13 +126,13 @@ def stable_histogram_privacy(epsilon: float, delta: float, *, relation: str = "a
     >>> print(stable_histogram_privacy(0.5, 1e-6, relation="replace"))
     (1, 1e-06)-DP [replace]
     """
-    eps = check_epsilon(epsilon)
-    d = _ptr_delta(delta)
-    rel = check_relation(relation)
+    eps, d = epsilon, delta
+    rel = relation
     src = "stable histogram (mathematics §6.3)"
     return Privacy(eps, d / 2.0, rel, src) if rel == "add_remove" else Privacy(2.0 * eps, d, rel, src)
 
 
+@validate_params({"beta": positive(), "epsilon1": EPSILON, "delta": DELTA_POSITIVE})
 def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float:
     """Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (mathematics §9.2).
 
@@ -158,16 +158,16 @@ def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float
     >>> round(sensitivity_bound_shift(0.1, 0.5, 1e-6), 6)
     2.624473
     """
-    beta = check_positive(beta, "beta")
-    epsilon1 = check_epsilon(epsilon1, "epsilon1")
-    d = _require_delta_positive(delta)
+    d = delta
     if d >= 0.5:
         raise ValueError(f"delta must be < 1/2 for the sensitivity bound, got {delta!r}")
     return (beta / epsilon1) * -math.log(2.0 * d)
 
 
+@validate_params({"epsilon1": EPSILON, "epsilon2": EPSILON, "delta": DELTA_POSITIVE,
+                  "relation": RELATION.or_none()})
 def sensitivity_bound_privacy(
-    epsilon1: float, epsilon2: float, delta: float, *, relation: str | None = None
+    epsilon1: float, epsilon2: float, delta: float, *, relation: Relation | None = None
 ) -> Privacy:
     """Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP (mathematics §9.2).
 
@@ -198,8 +198,8 @@ def sensitivity_bound_privacy(
     (1.5, 1e-06)-DP [add_remove]
     """
     return Privacy(
-        check_epsilon(epsilon1, "epsilon1") + check_epsilon(epsilon2, "epsilon2"),
-        _require_delta_positive(delta),
+        epsilon1 + epsilon2,
+        delta,
         relation,
         "private sensitivity bound + fixed-scale selection (generalized PTR; mathematics §9.2)",
     )

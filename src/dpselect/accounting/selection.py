@@ -6,9 +6,12 @@ import math
 
 from scipy import special
 
-from .._validation import check_epsilon, check_int, check_positive, check_probability_in
+from .._params import BOOLEAN, EPSILON, RELATION, int_at_least, positive, real_in, validate_params
 from ..privacy import Privacy
-from .conversions import _require_delta_positive
+from ..typing import Relation
+from ._rules import DELTA_POSITIVE, NONNEGATIVE
+
+_M = int_at_least(1)
 
 # ---------------------------------------------------------------------------
 # 3. Smooth report-noisy-max / Smooth Private Selection (mathematics §3.1, §3.2)
@@ -31,15 +34,39 @@ def _sliding_factor(monotone: bool) -> float:
     return 1.0 if monotone else 2.0
 
 
+@validate_params({"a": positive(), "beta": NONNEGATIVE, "m": _M, "shift_constant": positive(),
+                  "dilation_constant": positive(), "monotone": BOOLEAN})
 def smooth_rnm_epsilon(
     a: float, beta: float, m: int, shift_constant: float, dilation_constant: float, *, monotone: bool = False
 ) -> float:
-    """epsilon of smooth report-noisy-max with a pure noise law (mathematics §3.1):
+    """Return the epsilon of smooth report-noisy-max with a pure noise law (mathematics §3.1).
+
+    .. code-block:: text
 
         eps_total = 2 A L_s + m beta L_d      (A L_s for monotone utilities),
 
     noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
     constants (mathematics §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
+
+    Parameters
+    ----------
+    a : float
+        A > 0: the noise scale is S(x)/A.
+    beta : float
+        The smoothness of the bound S, >= 0.
+    m : int
+        The number of candidates, >= 1.
+    shift_constant : float
+        L_s > 0 of the noise law.
+    dilation_constant : float
+        L_d > 0 of the noise law.
+    monotone : bool, default=False
+        Whether the utilities are monotone (the sliding part then costs A L_s).
+
+    Returns
+    -------
+    float
+        epsilon, in the neighbour relation in which S is a smooth bound.
 
     Examples
     --------
@@ -48,19 +75,17 @@ def smooth_rnm_epsilon(
     >>> round(smooth_rnm_epsilon(0.2165, 0.025, 5, ls, ld), 3)   # SNM-t proven, eps = 1, m = 5
     1.0
     """
-    a = check_positive(a, "a")
-    beta = check_positive(beta, "beta", allow_zero=True)
-    m = check_int(m, "m", minimum=1)
-    ls = check_positive(shift_constant, "shift_constant")
-    ld = check_positive(dilation_constant, "dilation_constant")
-    return _sliding_factor(monotone) * a * ls + m * beta * ld
+    return _sliding_factor(monotone) * a * shift_constant + m * beta * dilation_constant
 
 
+@validate_params({"m": _M, "beta": NONNEGATIVE, "eps_d": positive(allow_zero=True, allow_inf=True)})
 def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
-    """log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED]).
+    """Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED]).
 
     With noise scale S(x)/A, S beta-smooth, the dilation of all m Laplace
     coordinates costs (eps_d, delta_d) for any eps_d >= m beta, with
+
+    .. code-block:: text
 
         delta_d = P[Gamma(m, 1) > (eps_d + m beta) / (e^beta - 1)].
 
@@ -68,15 +93,26 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     the conservative upper bound x^(m-1) e^-x / (Gamma(m) (1 - (m-1)/x)) on
     the regularised tail).  beta = 0 (fixed scale) gives -inf.
 
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 1.
+    beta : float
+        The smoothness of the bound S, >= 0.
+    eps_d : float
+        The epsilon paid for the dilation, >= 0 (``inf`` allowed).
+
+    Returns
+    -------
+    float
+        log delta_d (-inf when delta_d is 0).
+
     Examples
     --------
     >>> import math
     >>> round(laplace_selection_log_delta(1, 0.2, 0.3), 6) == round(-0.5 / math.expm1(0.2), 6)   # m = 1: e^-x
     True
     """
-    m = check_int(m, "m", minimum=1)
-    beta = check_positive(beta, "beta", allow_zero=True)
-    eps_d = check_positive(eps_d, "eps_d", allow_zero=True, allow_inf=True)
     if beta == 0.0 or math.isinf(eps_d):
         return -math.inf
     log_thr = math.log(eps_d + m * beta) - _log_expm1(beta)
@@ -90,12 +126,13 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
 
 
 def _gamma_upper_quantile(m: int, delta: float) -> float:
-    """q with P[Gamma(m, 1) > q] = delta."""
+    """Return the q with P[Gamma(m, 1) > q] = delta."""
     return float(special.gammainccinv(m, delta))
 
 
+@validate_params({"m": _M, "eps_d": EPSILON, "delta": DELTA_POSITIVE})
 def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
-    """Largest beta with m beta <= eps_d and delta_d(beta) <= delta (mathematics §3.1).
+    """Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta (mathematics §3.1).
 
     delta_d(beta) <= delta  <=>  (eps_d + m beta)/(e^beta - 1) >= q, q the
     Gamma(m, 1) upper delta-quantile  <=>  q (e^beta - 1) - m beta <= eps_d.
@@ -103,10 +140,22 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     an interval [0, beta*]; beta* is found by Brent's method on the
     equivalent log-space condition (no overflow for huge eps_d) and then
     certified (nudged down if rounding requires) on the exact tail.
+
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 1.
+    eps_d : float
+        The epsilon paid for the dilation, > 0.
+    delta : float
+        The delta of the dilation, in (0, 1).
+
+    Returns
+    -------
+    float
+        beta in (0, eps_d / m].
     """
-    m = check_int(m, "m", minimum=1)
-    eps_d = check_epsilon(eps_d, "eps_d")
-    d = _require_delta_positive(delta)
+    d = delta
     cap = eps_d / m
     while m * cap > eps_d:  # eps_d / m can round up so that m beta would exceed eps_d by an ulp
         cap = math.nextafter(cap, 0.0)
@@ -132,11 +181,25 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     raise RuntimeError("could not calibrate the Laplace smoothing parameter")  # pragma: no cover
 
 
+@validate_params({"m": _M, "beta": positive(), "delta": DELTA_POSITIVE})
 def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
-    """Smallest eps_d >= m beta with delta_d <= delta for a given beta (mathematics §3.1); inf if it overflows."""
-    m = check_int(m, "m", minimum=1)
-    beta = check_positive(beta, "beta")
-    d = _require_delta_positive(delta)
+    """Return the smallest eps_d >= m beta with delta_d <= delta for a given beta (mathematics §3.1).
+
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 1.
+    beta : float
+        The smoothness of the bound S, > 0.
+    delta : float
+        The delta of the dilation, in (0, 1).
+
+    Returns
+    -------
+    float
+        eps_d (``inf`` if it overflows).
+    """
+    d = delta
     log_q = math.log(_gamma_upper_quantile(m, d))
     log_need = log_q + _log_expm1(beta)
     if log_need > 700.0:
@@ -150,12 +213,35 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     raise RuntimeError("could not find eps_d for the Laplace dilation")  # pragma: no cover
 
 
+@validate_params({"a": positive(), "beta": NONNEGATIVE, "m": _M, "eps_d": positive(allow_inf=True),
+                  "monotone": BOOLEAN, "relation": RELATION.or_none()})
 def laplace_selection_privacy(
-    a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: str | None = None
+    a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: Relation | None = None
 ) -> Privacy:
-    """(2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise (mathematics §3.1; A + eps_d if monotone)."""
-    a = check_positive(a, "a")
-    eps_d = check_positive(eps_d, "eps_d", allow_inf=True)
+    """Return (2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise (mathematics §3.1).
+
+    A + eps_d for monotone utilities.
+
+    Parameters
+    ----------
+    a : float
+        A > 0: the noise scale is S(x)/A.
+    beta : float
+        The smoothness of the bound S, >= 0.
+    m : int
+        The number of candidates, >= 1.
+    eps_d : float
+        The epsilon paid for the dilation, >= m beta (``inf`` allowed).
+    monotone : bool, default=False
+        Whether the utilities are monotone.
+    relation : {"add_remove", "replace"} or None, default=None
+        The neighbour relation in which S is a smooth bound (None: not tied to one).
+
+    Returns
+    -------
+    Privacy
+        (2A + eps_d, delta_d)-DP.
+    """
     if eps_d < m * beta:
         raise ValueError(f"eps_d must be >= m beta = {m * beta!r}, got {eps_d!r}")
     delta_d = math.exp(laplace_selection_log_delta(m, beta, eps_d))
@@ -166,33 +252,73 @@ def laplace_selection_privacy(
     )
 
 
+_LLN_RULES = {"m": _M, "beta": NONNEGATIVE, "sigma": positive(), "a": positive()}
+
+
+@validate_params(_LLN_RULES)
 def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
-    """rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5):
+    """Return the rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5).
+
+    .. code-block:: text
 
         rho = m (beta/sigma + e^{3 sigma^2/2} A)^2 / 2
 
     (each coordinate is Bun & Steinke's §3.1.1 mechanism with shift <= S, so
     s = A; the argmax is post-processing).
+
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 1.
+    beta : float
+        The smoothness of the bound S, >= 0.
+    sigma : float
+        The shape of the LLN noise, > 0.
+    a : float
+        A > 0: the noise scale is S(x)/A.
+
+    Returns
+    -------
+    float
+        rho (``inf`` beyond the float range).
     """
     x = _lln_coordinate_epsilon(beta, sigma, a)
-    return 0.5 * check_int(m, "m", minimum=1) * x * x  # x * x: inf (not OverflowError) beyond the float range
+    return 0.5 * m * x * x  # x * x: inf (not OverflowError) beyond the float range
 
 
 def _lln_coordinate_epsilon(beta: float, sigma: float, a: float) -> float:
     """Bun & Steinke's per-coordinate CDP level eps_c = beta/sigma + e^{3 sigma^2/2} A (inf on overflow)."""
-    beta = check_positive(beta, "beta", allow_zero=True)
-    sigma = check_positive(sigma, "sigma")
-    a = check_positive(a, "a")
     log_growth = 1.5 * sigma * sigma
     return beta / sigma + (math.exp(log_growth) * a if log_growth < 709.0 else math.inf)
 
 
+@validate_params({**_LLN_RULES, "delta": DELTA_POSITIVE, "relation": RELATION.or_none()})
 def lln_selection_privacy(
-    m: int, beta: float, sigma: float, a: float, delta: float, *, relation: str | None = None
+    m: int, beta: float, sigma: float, a: float, delta: float, *, relation: Relation | None = None
 ) -> Privacy:
-    """rho-zCDP of :func:`lln_selection_rho`, converted to (rho + 2 sqrt(rho ln 1/delta), delta) (mathematics §2.5).
+    """Return the rho-zCDP of :func:`lln_selection_rho` as (rho + 2 sqrt(rho ln 1/delta), delta)-DP (mathematics §2.5).
 
     The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
+
+    Parameters
+    ----------
+    m : int
+        The number of candidates, >= 1.
+    beta : float
+        The smoothness of the bound S, >= 0.
+    sigma : float
+        The shape of the LLN noise, > 0.
+    a : float
+        A > 0: the noise scale is S(x)/A.
+    delta : float
+        The delta of the conversion, in (0, 1).
+    relation : {"add_remove", "replace"} or None, default=None
+        The neighbour relation in which S is a smooth bound (None: not tied to one).
+
+    Returns
+    -------
+    Privacy
+        The converted guarantee, with its ``rho``.
 
     Examples
     --------
@@ -200,8 +326,7 @@ def lln_selection_privacy(
     >>> round(p.rho, 6), round(p.epsilon, 4)
     (0.185981, 3.3919)
     """
-    m = check_int(m, "m", minimum=1)
-    d = _require_delta_positive(delta)
+    d = delta
     x = _lln_coordinate_epsilon(beta, sigma, a)
     rho = 0.5 * m * x * x
     # rho + 2 sqrt(rho ln(1/delta)) written as x (m x / 2 + sqrt(2 m ln(1/delta))): no under/overflow in x^2
@@ -215,11 +340,31 @@ def lln_selection_privacy(
     )
 
 
+@validate_params({"k": positive(), "l": positive(), "m": _M, "epsilon": EPSILON})
 def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
-    """Smooth Private Selection: (k + m l / 2) epsilon-DP (YS Thm 2; YS-supp Thm 3; mathematics §3.2).
+    """Return the guarantee (k + m l / 2) epsilon of Smooth Private Selection (mathematics §3.2).
+
+    YS Thm 2; YS-supp Thm 3.
 
     Holds for two-sided and one-sided polynomial-tail noise with
-    alpha' = alpha(k eps), beta' = beta(l eps).
+    alpha' = alpha(k eps), beta' = beta(l eps), in the neighbour relation (add/remove or
+    replace neighbours) in which the smooth bound is computed.
+
+    Parameters
+    ----------
+    k : float
+        The share of epsilon of the sliding part, > 0.
+    l : float
+        The share of epsilon of each candidate's dilation, > 0.
+    m : int
+        The number of candidates, >= 1.
+    epsilon : float
+        The nominal epsilon, > 0.
+
+    Returns
+    -------
+    float
+        (k + m l / 2) epsilon.
 
     Examples
     --------
@@ -227,16 +372,25 @@ def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
     >>> sps_epsilon(k, l, 5, 1.0)
     1.0
     """
-    k = check_positive(k, "k")
-    l = check_positive(l, "l")  # noqa: E741 - the paper's name
-    m = check_int(m, "m", minimum=1)
-    return (k + m * l / 2.0) * check_epsilon(epsilon)
+    return (k + m * l / 2.0) * epsilon
 
 
+@validate_params({"kappa": real_in(0.0, 1.0), "m": _M})
 def sps_split(kappa: float, m: int) -> tuple[float, float]:
-    """The default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (mathematics §3.2 "Choosing k, l")."""
-    kappa = check_probability_in(kappa, "kappa", 0.0, 1.0)
-    m = check_int(m, "m", minimum=1)
+    """Return the default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (mathematics §3.2 "Choosing k, l").
+
+    Parameters
+    ----------
+    kappa : float
+        The share of epsilon of the sliding part, in (0, 1).
+    m : int
+        The number of candidates, >= 1.
+
+    Returns
+    -------
+    tuple of (float, float)
+        (k, l).
+    """
     return kappa, 2.0 * (1.0 - kappa) / m
 
 

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from .._validation import check_epsilon
+from .._params import BOOLEAN, EPSILON, Rule, validate_params
 from ..privacy import Privacy
+from ._rules import PRIVACIES, PRIVACY
 
 
+def _levels(value: Any, name: str) -> int:
+    if not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    return value
+
+
+@validate_params({"parts": PRIVACIES})
 def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
     """Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta).
 
@@ -38,7 +47,6 @@ def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
     >>> print(parallel_composition([Privacy(0.5), Privacy(0.2, 1e-6)]))
     (0.5, 1e-06)-DP
     """
-    parts = list(parts)
     if not parts:
         raise ValueError("parts must not be empty")
     worst = max(parts, key=lambda q: q.epsilon)
@@ -51,10 +59,11 @@ def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
                    worst.source, bounded_range=eta)
 
 
+@validate_params({"epsilon": EPSILON, "levels": Rule("an int >= 1", check=_levels), "count_queries": BOOLEAN})
 def tree_query_epsilon(epsilon: float, levels: int, *, count_queries: bool) -> float:
-    """Budget of one query of a level-wise private tree with ``levels`` levels (root .. leaves).
+    """Return the budget of one query of a level-wise private tree with ``levels`` levels (root .. leaves).
 
-    Every record meets one node per level; a level costs one split selection
+    Under add/remove neighbours every record meets one node per level; a level costs one split selection
     or one leaf query, plus (``count_queries``, DiffP-ID3) a Laplace noisy
     count of the node.  Splitting ``epsilon`` evenly gives epsilon / levels
     (data-independent stopping) or epsilon / (2 levels) (DiffP-ID3:
@@ -84,12 +93,10 @@ def tree_query_epsilon(epsilon: float, levels: int, *, count_queries: bool) -> f
     >>> tree_query_epsilon(1.0, 4, count_queries=True)
     0.125
     """
-    eps = check_epsilon(epsilon)
-    if not isinstance(levels, int) or levels < 1:
-        raise ValueError(f"levels must be an int >= 1, got {levels!r}")
-    return eps / (levels * (2 if count_queries else 1))
+    return epsilon / (levels * (2 if count_queries else 1))
 
 
+@validate_params({"level_costs": PRIVACIES, "record_count": PRIVACY.or_none()})
 def tree_privacy(level_costs: Iterable[Privacy], record_count: Privacy | None = None) -> Privacy:
     """Guarantee of a level-wise private tree: sequential over levels, each level parallel over its nodes.
 
@@ -127,6 +134,7 @@ def tree_privacy(level_costs: Iterable[Privacy], record_count: Privacy | None = 
                    f"{len(parts)} sequential parts, parallel within each (mathematics §5.2)", parts=total.atoms)
 
 
+@validate_params({"leaf_query": PRIVACY, "record_count": PRIVACY.or_none()})
 def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> Privacy:
     """Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records.
 

@@ -32,7 +32,8 @@ Exact integer samplers (:mod:`dpselect.noise.exact`: ``bernoulli_exp``,
 """
 
 from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
-from .base import NoiseDistribution, OneSided
+from ._symmetric import OneSided
+from .base import NoiseDistribution
 from .exact import (
     IntegerSource,
     as_fraction,
@@ -52,31 +53,31 @@ from .laplace import Exponential, Gumbel, Laplace
 from .lln import LaplaceLogNormal
 
 __all__ = [
+    "MIN_TAIL_EXPONENT",
+    "Exponential",
+    "GridLaplace",
+    "Gumbel",
+    "IntegerSource",
+    "Laplace",
+    "LaplaceLogNormal",
     "NoiseDistribution",
     "OneSided",
-    "Laplace",
-    "Gumbel",
-    "Exponential",
-    "StudentT",
-    "LaplaceLogNormal",
     "PolynomialTail",
-    "MIN_TAIL_EXPONENT",
-    "check_tail_exponent",
-    "bernoulli_exp",
-    "discrete_laplace",
-    "discrete_laplace_logpmf",
-    "discrete_gaussian",
-    "IntegerSource",
+    "StudentT",
     "as_fraction",
+    "bernoulli_exp",
     "bernoulli_exp_batch",
-    "discrete_laplace_batch",
-    "exponential_weights_batch",
-    "rational_rates",
-    "sample_snapped_atan",
-    "GridLaplace",
     "check_granularity",
+    "check_tail_exponent",
     "default_granularity",
+    "discrete_gaussian",
+    "discrete_laplace",
+    "discrete_laplace_batch",
+    "discrete_laplace_logpmf",
     "dyadic_ceil",
+    "exponential_weights_batch",
     "grid_index",
     "grid_values",
+    "rational_rates",
+    "sample_snapped_atan",
 ]

@@ -1,4 +1,4 @@
-"""Exact grid sampling of v + b Z rounded to lambda Z, for Z ~ Student t_3 or Cauchy.
+r"""Exact grid sampling of v + b Z rounded to lambda Z, for Z ~ Student t_3 or Cauchy.
 
 The released index is K = floor((v + b Z)/lambda + 1/2), so with
 B(k) = ((k - 1/2) lambda - v)/b (an exact rational: v, b, lambda are floats)
@@ -7,8 +7,8 @@ B(k) = ((k - 1/2) lambda - v)/b (an exact rational: v, b, lambda are floats)
 
     P[K = k] = F(B(k + 1)) - F(B(k)),
 
-    F_{t_3}(x) = 1/2 + (\\arctan u + u/(1 + u^2))/\\pi, \\; u = x/\\sqrt 3, \\qquad
-    F_{\\mathrm{Cauchy}}(x) = 1/2 + \\arctan(x)/\\pi .
+    F_{t_3}(x) = 1/2 + (\arctan u + u/(1 + u^2))/\pi, \; u = x/\sqrt 3, \qquad
+    F_{\mathrm{Cauchy}}(x) = 1/2 + \arctan(x)/\pi .
 
 K is drawn by inversion, K = max{k : F(B(k)) <= U}, with U uniform on [0, 1)
 drawn 64 bits at a time, and every comparison decided *rigorously* in integer
@@ -38,7 +38,9 @@ from typing import Any
 import numpy as np
 from scipy.special import stdtrit
 
+from .._params import ANY, SEED, Rule, callable_, int_at_least, positive, validate_params
 from .._validation import check_finite_float, check_int, check_positive
+from ..typing import SeedLike
 from ._integers import IntegerSource
 
 __all__ = ["ATAN_LAWS", "atan_bounds", "cauchy_cdf_bounds", "pi_bounds", "sample_snapped_atan", "t3_cdf_bounds"]
@@ -53,7 +55,7 @@ def _guard(p: int) -> int:
 
 
 def _atan_unit(num: int, den: int, w: int) -> tuple[int, int]:
-    """lo <= 2^w arctan(num/den) <= hi for 0 <= num <= den (Euler's series, one floor chain).
+    """Return lo, hi with lo <= 2^w arctan(num/den) <= hi for 0 <= num <= den (Euler's series, one floor chain).
 
     Each computed term t'_n = floor(t'_{n-1} r_n) satisfies 0 <= t_n - t'_n <= n + 1
     (r_n <= 1), so the sum of N + 1 terms is low by at most (N + 1)(N + 2)/2, and the
@@ -77,14 +79,14 @@ def _atan_unit(num: int, den: int, w: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=64)
 def pi_bounds(w: int) -> tuple[int, int]:
-    """lo <= 2^w pi <= hi, from pi = 4 arctan 1."""
+    """Return lo, hi with lo <= 2^w pi <= hi, from pi = 4 arctan 1."""
     lo, hi = _atan_unit(1, 1, w)
     return 4 * lo, 4 * hi
 
 
 @lru_cache(maxsize=256)
 def _atan_eighths(j: int, w: int) -> tuple[int, int]:
-    """lo <= 2^w arctan(j/8) <= hi (cached reduction constants)."""
+    """Return lo, hi with lo <= 2^w arctan(j/8) <= hi (cached reduction constants)."""
     return _atan_unit(j, 8, w)
 
 
@@ -101,7 +103,7 @@ def _atan_reduced(p: int, q: int, w: int) -> tuple[int, int]:
 
 
 def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
-    """lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
+    """Return lo, hi with lo <= 2^w arctan(p/q) <= hi for integers p >= 0, q > 0 (pi/2 - arctan(q/p) for p > q)."""
     if p <= q:
         return _atan_reduced(p, q, w)
     plo, phi = pi_bounds(w)
@@ -110,7 +112,7 @@ def _atan_pq(p: int, q: int, w: int) -> tuple[int, int]:
 
 
 def atan_bounds(z: Fraction, w: int) -> tuple[int, int]:
-    """lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
+    """Return lo, hi with lo <= 2^w arctan(z) <= hi for a rational z (odd symmetry, pi/2 - arctan(1/z) for z > 1)."""
     if z < 0:
         lo, hi = _atan_pq(-z.numerator, z.denominator, w)
         return -hi, -lo
@@ -141,7 +143,7 @@ def _cauchy_half(num: int, den: int, w: int, p: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=64)
 def _isqrt3(w: int) -> int:
-    """r with r <= 2^w sqrt 3 < r + 1."""
+    """Return the r with r <= 2^w sqrt 3 < r + 1."""
     return math.isqrt(3 << (2 * w))
 
 
@@ -232,6 +234,27 @@ class _Draw:
         return lo
 
 
+def _law(value: Any, name: str) -> str | CdfBounds:
+    if isinstance(value, str):
+        if value not in ATAN_LAWS:
+            raise ValueError(f"{name} must be one of {tuple(ATAN_LAWS)}, got {value!r}")
+        return value
+    if not callable(value):
+        raise TypeError(f"{name} must be one of {tuple(ATAN_LAWS)} or a callable, got {type(value).__name__}")
+    return value
+
+
+@validate_params({
+    "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
+    # the statistic and S(x)/alpha are data-derived: messages name them without their values
+    "value": Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False)),
+    "scale": Rule("a float > 0", check=lambda v, n: check_positive(v, n, quote=False)),
+    "lam": positive(),
+    "n": int_at_least(1),
+    "rng": SEED,
+    "quantile": callable_(none=True),
+    "index_range": ANY,  # checked in the body: kmin <= kmax within +-2^51
+})
 def sample_snapped_atan(
     law: str | CdfBounds,
     value: float,
@@ -239,11 +262,11 @@ def sample_snapped_atan(
     lam: float,
     n: int,
     *,
-    rng: Any = None,
+    rng: SeedLike = None,
     quantile: Callable[[np.ndarray], np.ndarray] | None = None,
     index_range: tuple[int, int] | None = None,
 ) -> np.ndarray:
-    r"""n exact draws of the grid-rounded release lambda K, K = floor((value + scale Z)/lambda + 1/2).
+    r"""Return n exact draws of the grid-rounded release lambda K, K = floor((value + scale Z)/lambda + 1/2).
 
     .. math::
 
@@ -292,13 +315,7 @@ def sample_snapped_atan(
     >>> bool(((y / 0.5) == np.round(y / 0.5)).all())
     True
     """
-    value = check_finite_float(value, "value", quote=False)  # the statistic and S(x)/alpha: data-derived
-    scale = check_positive(scale, "scale", quote=False)
-    lam = check_positive(lam, "lam")
-    n = check_int(n, "n", minimum=1)
     if isinstance(law, str):
-        if law not in ATAN_LAWS:
-            raise ValueError(f"law must be one of {tuple(ATAN_LAWS)}, got {law!r}")
         bounds, quant = ATAN_LAWS[law]
     else:
         bounds, quant = law, quantile if quantile is not None else ATAN_LAWS["cauchy"][1]

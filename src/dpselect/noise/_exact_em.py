@@ -40,11 +40,28 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
-from ._integers import _INT62, IntegerSource, as_fraction
+from ._integers import (
+    _COUNTS,
+    _INT62,
+    NONNEGATIVE_INTEGERS,
+    POSITIVE_FRACTION,
+    IntegerSource,
+    _as_fraction,
+    _rate_values,
+)
 
-__all__ = ["exponential_weights", "exponential_weights_batch", "pow2_exp_bounds", "rational_rates"]
+__all__ = [
+    "NONNEGATIVE_INTEGERS",
+    "exponential_weights",
+    "exponential_weights_batch",
+    "pow2_exp_bounds",
+    "rational_rates",
+]
+
 
 #: Guard bits of the fixed-point bounds beyond the precision they are returned at.
 _GUARD = 32
@@ -90,7 +107,7 @@ def _exp_neg1(w: int) -> tuple[int, int]:
 
 
 def _mul(a: int, b: int, w: int, up: bool) -> int:
-    """a b / 2^w rounded up or down."""
+    """Return a b / 2^w rounded up or down."""
     return -((-(a * b)) >> w) if up else (a * b) >> w
 
 
@@ -142,11 +159,32 @@ def _bernoulli_pow2_exp(src: IntegerSource, num: int, den: int, j: int, v: int, 
         bits += 64
 
 
-def rational_rates(values: Any, scale: Fraction) -> tuple[np.ndarray, int]:
-    """(nums, den) with (max v - v_r) * scale = nums_r / den exactly, for finite floats v (min rate 0).
+@validate_params({"values": Rule("a non-empty array of finite reals", check=_rate_values),
+                  "scale": POSITIVE_FRACTION})
+def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]:
+    """Return (nums, den) with (max v - v_r) * scale = nums_r / den exactly (min rate 0).
 
     Integer-valued floats below 2^52 take a vectorised path; int64 output when it fits, else object.
     Integers (an integer array, or Python ints in an object array) are taken exactly, whatever their size.
+
+    Parameters
+    ----------
+    values : array_like
+        The scores v_r: finite floats, or integers of any size.
+    scale : fractions.Fraction
+        The factor > 0 (e.g. epsilon / (2 Delta)).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, int)
+        (nums, den): the numerators (int64 when they fit, else Python ints) and the
+        common denominator.
+
+    Examples
+    --------
+    >>> nums, den = rational_rates([1.0, 3.0], Fraction(1, 2))
+    >>> nums.tolist(), den
+    ([2, 0], 2)
     """
     v = np.asarray(values).reshape(-1)
     if v.dtype.kind in "iuO" and v.size and not (v.dtype.kind in "iu" and int(np.abs(v).max()) < 2**52):
@@ -190,14 +228,10 @@ def _total(cnt: np.ndarray) -> int:
     return sum(int(c) for c in cnt)
 
 
-def exponential_weights_batch(
+def _exponential_weights_batch(
     src: IntegerSource, nums: Any, den: int, counts: Any, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """n draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g (nums_g >= 0 integers, counts_g >= 1).
-
-    The dyadic-proposal rejection of the module docstring (at most 2.5 rounds
-    expected); vectorised over int64 while the proposal total is below 2^62.
-    """
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`exponential_weights_batch` without the parameter layer."""
     num = _as_int_array(nums)
     cnt = _as_int_array(counts)
     top = _total(cnt).bit_length() + 2  # J: capped groups carry <= N 2^-J < 1/4
@@ -258,6 +292,43 @@ def exponential_weights_batch(
     return group, offset
 
 
+@validate_params({"src": instance_of(IntegerSource, description="a dpselect.noise.IntegerSource"),
+                  "nums": NONNEGATIVE_INTEGERS, "den": int_at_least(1), "counts": _COUNTS, "n": int_at_least(0)})
+def exponential_weights_batch(
+    src: IntegerSource, nums: ArrayLike, den: int, counts: ArrayLike, n: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return n exact draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g.
+
+    The dyadic-proposal rejection of the module docstring (at most 2.5 rounds
+    expected); vectorised over int64 while the proposal total is below 2^62.
+
+    Parameters
+    ----------
+    src : IntegerSource
+        The uniform integers.
+    nums : array_like of int
+        The rate numerators nums_g >= 0, one per group (Python ints of any size).
+    den : int
+        The common denominator, >= 1.
+    counts : array_like of int
+        The group sizes counts_g >= 1.
+    n : int
+        The number of draws, >= 0.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        (g, o): the groups and the offsets inside them, int64 arrays of length n.
+
+    Examples
+    --------
+    >>> g, o = exponential_weights_batch(IntegerSource(0), [0, 1], 1, [1, 3], 4)
+    >>> bool((o < np.array([1, 3])[g]).all())
+    True
+    """
+    return _exponential_weights_batch(src, nums, den, counts, n)
+
+
 def exponential_weights(
     rates: Any, *, counts: Any = None, size: int | None = None, rng: Any = None
 ) -> tuple[Any, Any]:
@@ -307,7 +378,7 @@ def exponential_weights(
     >>> bool((o < np.array([1, 4, 2])[g]).all())
     True
     """
-    q = [as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
+    q = [_as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
     if not q:
         raise ValueError("rates must not be empty")
     n = [1] * len(q) if counts is None else [int(c) for c in np.asarray(counts).reshape(-1)]
@@ -322,7 +393,7 @@ def exponential_weights(
     gam = [r - low for r in q]
     den = math.lcm(*(g.denominator for g in gam))
     nums = [g.numerator * (den // g.denominator) for g in gam]
-    group, offset = exponential_weights_batch(IntegerSource(rng), nums, den, n, 1 if size is None else size)
+    group, offset = _exponential_weights_batch(IntegerSource(rng), nums, den, n, 1 if size is None else size)
     if size is None:
         return int(group[0]), int(offset[0])
     return group, offset

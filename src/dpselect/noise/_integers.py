@@ -11,20 +11,34 @@ from __future__ import annotations
 import math
 import os
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .._params import ANY, BOOLEAN, SEED, Rule, instance_of, validate_params
 from .._validation import SecureGenerator, check_random_state
+from ..typing import SeedLike
 
-__all__ = ["IntegerSource", "as_fraction"]
+__all__ = [
+    "NONNEGATIVE_INTEGERS",
+    "POSITIVE_FRACTION",
+    "RATIONAL",
+    "IntegerSource",
+    "Rational",
+    "as_fraction",
+    "rational",
+]
 
 _VEC_DEN = 1 << 50  # vectorise while den * K stays below 2^62
 _INT62 = 1 << 62
 
 
-def as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
-    """An int, Fraction, float or NumPy real as an exact :class:`~fractions.Fraction`."""
+#: A rational parameter of an exact sampler: an int, a Fraction, a float or a NumPy real.
+Rational = int | Fraction | float | np.integer | np.floating
+
+
+def _as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
+    """:func:`as_fraction` without the parameter layer (for the samplers' inner loops)."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a rational number (int, Fraction or float), got bool")
     if isinstance(value, np.generic):
@@ -44,19 +58,97 @@ def as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: b
     return q
 
 
+@validate_params({"value": ANY, "name": instance_of(str), "positive": BOOLEAN, "nonnegative": BOOLEAN})
+def as_fraction(value: Rational, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
+    """Return an int, Fraction, float or NumPy real as an exact :class:`~fractions.Fraction`.
+
+    Every finite float is a rational number, so the conversion is exact
+    (``Fraction(0.1)`` is ``3602879701896397 / 2**55``).  Messages name ``name`` and never
+    echo the value (scales and rates may be computed from the data).
+
+    Parameters
+    ----------
+    value : int, Fraction, float or numpy real
+        The number (checked here, under ``name``; not a bool, finite).
+    name : str
+        The argument's name, for messages.
+    positive : bool, default=False
+        Whether ``value`` must be > 0.
+    nonnegative : bool, default=False
+        Whether ``value`` must be >= 0.
+
+    Returns
+    -------
+    fractions.Fraction
+        ``value`` exactly.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (or is a bool).
+    ValueError
+        If it is not finite, or not > 0 / >= 0 as asked.
+
+    Examples
+    --------
+    >>> as_fraction(0.5, "scale", positive=True)
+    Fraction(1, 2)
+    """
+    return _as_fraction(value, name, positive=positive, nonnegative=nonnegative)
+
+
+def rational(*, positive: bool = False, nonnegative: bool = False) -> Rule:
+    """A rational parameter (int, Fraction, float, NumPy real), handed to the body as a Fraction."""
+    words = "a rational number" + (" > 0" if positive else " >= 0" if nonnegative else "")
+    return Rule(words + " (int, Fraction or float)",
+                check=lambda v, n: _as_fraction(v, n, positive=positive, nonnegative=nonnegative))
+
+
+#: A rational number > 0 (a scale), handed to the body as a Fraction.
+RATIONAL = rational(positive=True)
+
+
 class IntegerSource:
     """Uniform random integers from a NumPy Generator, or from the OS for ``"secure"``.
 
     ``below(n)`` is uniform on {0, ..., n-1} for any Python int n >= 1;
     ``below_array(high)`` is elementwise uniform on {0, ..., high_i - 1} for an
     int64 array with entries in [1, 2^62].
+
+    Parameters
+    ----------
+    rng : None, int, Generator, SeedSequence, RandomState or "secure", default=None
+        The randomness: a seed reproduces the integers; ``"secure"`` takes every one
+        from the operating system's CSPRNG.
+
+    Examples
+    --------
+    >>> src = IntegerSource(0)
+    >>> 0 <= src.below(10) < 10
+    True
     """
 
-    def __init__(self, rng: Any = None) -> None:
-        self.generator = check_random_state(rng)
+    #: The rng is converted (once) by :func:`dpselect._validation.check_random_state`.
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "rng": Rule(SEED.description, check=check_random_state)}
+
+    def __init__(self, rng: SeedLike = None) -> None:
+        self.generator: np.random.Generator = self._parameter_constraints["rng"](rng, "rng")
         self.secure = isinstance(self.generator, SecureGenerator)
 
     def below(self, n: int) -> int:
+        """Return a uniform integer on {0, ..., n - 1}.
+
+        Parameters
+        ----------
+        n : int
+            The bound, a Python int >= 1 (any size).
+
+        Returns
+        -------
+        int
+            The draw.
+        """
         if self.secure:
             import secrets  # the OS CSPRNG (imported only when asked for)
 
@@ -72,6 +164,18 @@ class IntegerSource:
                 return x
 
     def below_array(self, high: np.ndarray) -> np.ndarray:
+        """Return elementwise uniform integers on {0, ..., high_i - 1}.
+
+        Parameters
+        ----------
+        high : numpy.ndarray
+            int64 bounds in [1, 2^62].
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 draws, shaped like ``high``.
+        """
         high = np.asarray(high, dtype=np.int64)
         if not self.secure:
             return self.generator.integers(0, high)
@@ -86,3 +190,50 @@ class IntegerSource:
             out.reshape(-1)[todo[ok]] = (x[ok] % hh[ok]).astype(np.int64)
             todo = todo[~ok]
         return out
+
+
+# --------------------------------------------------------------------------- rules of the exact samplers
+
+
+def _integers(value: Any, name: str, minimum: int) -> Any:
+    """Check (cheaply: one vectorised pass for NumPy integers) that ``value`` holds integers >= minimum."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "iu":
+        if arr.size and int(arr.min()) < minimum:
+            raise ValueError(f"{name} must be >= {minimum}")
+        return value
+    if arr.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                     for v in arr.reshape(-1)):
+        if arr.size and min(int(v) for v in arr.reshape(-1)) < minimum:
+            raise ValueError(f"{name} must be >= {minimum}")
+        return value
+    raise TypeError(f"{name} must be integers (an int array or a list of Python ints), got dtype {arr.dtype}")
+
+
+#: Integers >= 0 (NumPy integers, or Python ints of any size), passed through unchanged.
+NONNEGATIVE_INTEGERS = Rule("integers >= 0 (an array or a list)", check=lambda v, n: _integers(v, n, 0))
+#: Group sizes: integers >= 1.
+_COUNTS = Rule("integers >= 1 (an array or a list)", check=lambda v, n: _integers(v, n, 1))
+
+
+def _rate_values(value: Any, name: str) -> Any:
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite")
+    return value
+
+
+def _positive_fraction(value: Any, name: str) -> Fraction:
+    if not isinstance(value, Fraction):
+        raise TypeError(f"{name} must be a fractions.Fraction, got {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0")
+    return value
+
+
+#: A Fraction > 0.
+POSITIVE_FRACTION = Rule("a Fraction > 0", check=_positive_fraction)

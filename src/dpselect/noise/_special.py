@@ -1,5 +1,8 @@
-"""Special-function helpers of the noise laws: log-space incomplete beta, safeguarded
-Newton inversion, Lambert W of huge arguments, argument checks (mathematics §2)."""
+"""Special-function helpers of the noise laws (mathematics §2).
+
+Log-space incomplete beta, safeguarded Newton inversion, Lambert W of huge arguments,
+argument checks.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from dpselect._params import REAL, instance_of, validate_params
 from dpselect._validation import check_delta, check_int, check_size
 
 Array = NDArray[np.float64]
@@ -25,7 +29,7 @@ def _log1mexp(x: Array) -> Array:
 
 
 def _beta_args(a: Array, g: float) -> tuple[Array, Array, Array, Array]:
-    """x = 1/(1+a^g), y = a^g/(1+a^g) and log x, log y for a >= 0, without overflow."""
+    """Return x = 1/(1+a^g), y = a^g/(1+a^g) and log x, log y for a >= 0, without overflow."""
     t = a**g
     lt = g * np.log(a)
     x = 1.0 / (1.0 + t)
@@ -34,7 +38,7 @@ def _beta_args(a: Array, g: float) -> tuple[Array, Array, Array, Array]:
 
 
 def _log_ibeta(p: float, q: float, x: Array, y: Array, logx: Array, logy: Array) -> Array:
-    """log I_x(p, q) (regularised incomplete beta), y = 1 - x given separately.
+    """Return log I_x(p, q) (regularised incomplete beta), y = 1 - x given separately.
 
     Where I_x > 1/2 it is log1p(-I_y(q, p)) (accurate when x rounds to 1); elsewhere
     ``betainc`` and, where that underflows, the exact series
@@ -129,8 +133,30 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
 MIN_TAIL_EXPONENT = 0.1
 
 
+@validate_params({"kappa": REAL, "name": instance_of(str),
+                  "value": instance_of(float, int, np.floating, np.integer, description="a real number")})
 def check_tail_exponent(kappa: float, name: str, value: float) -> None:
-    """Raise ValueError (naming ``name``) if a power tail z^-kappa is too heavy for floats (kappa < 0.1)."""
+    """Raise ValueError (naming ``name``) if a power tail z^-kappa is too heavy for floats (kappa < 0.1).
+
+    Parameters
+    ----------
+    kappa : float
+        The tail exponent (P[|Z| > z] ~ z^-kappa).
+    name : str
+        The parameter it comes from (``"df"``, ``"gamma"``), for the message.
+    value : float
+        That parameter's value (public), for the message.
+
+    Raises
+    ------
+    ValueError
+        If kappa < :data:`MIN_TAIL_EXPONENT`.
+
+    Examples
+    --------
+    >>> check_tail_exponent(3.0, "df", 3.0) is None
+    True
+    """
     if kappa < MIN_TAIL_EXPONENT:
         raise ValueError(
             f"{name}={value!r} gives a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point: "

@@ -22,16 +22,22 @@ grid-rounded Student t_3 / Cauchy sampler (:func:`sample_snapped_atan`) in
 from __future__ import annotations
 
 import math
-from typing import Any
+from fractions import Fraction
+from typing import cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_size
+from .._params import SEED, SIZE, Rule, instance_of, int_at_least, validate_params
+from .._validation import as_real_array
+from ..typing import SeedLike
 from ._exact_atan import sample_snapped_atan
-from ._exact_em import exponential_weights, exponential_weights_batch, rational_rates
-from ._integers import _INT62, _VEC_DEN, IntegerSource, as_fraction
+from ._exact_core import _bernoulli_exp_batch, _discrete_laplace_batch
+from ._exact_em import NONNEGATIVE_INTEGERS, exponential_weights, exponential_weights_batch, rational_rates
+from ._integers import _INT62, RATIONAL, IntegerSource, Rational, as_fraction, rational
 
 __all__ = [
+    "IntegerSource",
     "as_fraction",
     "bernoulli_exp",
     "bernoulli_exp_batch",
@@ -42,64 +48,51 @@ __all__ = [
     "exponential_weights",
     "exponential_weights_batch",
     "exponential_weights_uniform_batch",
-    "IntegerSource",
     "rational_rates",
     "sample_snapped_atan",
 ]
 
 
-def _bern_exp_scalar(src: IntegerSource, num: int, den: int) -> bool:
-    """Bernoulli(exp(-num/den)) with Python integers (CKS 2020, Algorithm 1)."""
-    whole, frac = divmod(num, den)
-    for _ in range(whole):  # Bernoulli(e^-1) ``whole`` times, all must succeed
-        if not _bern_exp_unit(src, 1, 1, 1):
-            return False
-    return _bern_exp_unit(src, frac, den, 1)
+_SOURCE = instance_of(IntegerSource, description="a dpselect.noise.IntegerSource")
 
 
-def _bern_exp_unit(src: IntegerSource, num: int, den: int, k: int) -> bool:
-    """Bernoulli(exp(-g)), g = num/den in [0, 1], continuing Algorithm 1 from K = k."""
-    while src.below(den * k) < num:  # A ~ Bernoulli(g / K)
-        k += 1
-    return k % 2 == 1
+@validate_params({"src": _SOURCE, "num": NONNEGATIVE_INTEGERS, "den": int_at_least(1)})
+def bernoulli_exp_batch(src: IntegerSource, num: ArrayLike, den: int) -> NDArray[np.bool_]:
+    """Return elementwise exact Bernoulli(exp(-num_i/den)) draws (CKS 2020, Algorithm 1).
+
+    Vectorised over int64 while den < 2^50 and every num_i < 2^62, else element by element
+    with Python integers (same law).
+
+    Parameters
+    ----------
+    src : IntegerSource
+        The uniform integers.
+    num : array_like of int
+        The numerators num_i >= 0 (an array or a list; Python ints of any size).
+    den : int
+        The common denominator, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One draw per num_i (flattened).
+
+    Examples
+    --------
+    >>> bernoulli_exp_batch(IntegerSource(0), [0, 0], 3).tolist()
+    [True, True]
+    """
+    return _bernoulli_exp_batch(src, num, den)
 
 
-def _bern_exp_unit_array(src: IntegerSource, num: np.ndarray, den: int) -> np.ndarray:
-    """Vectorised :func:`_bern_exp_unit` for int64 ``num`` in [0, den], den < 2^50."""
-    k = np.ones(num.shape, dtype=np.int64)
-    active = np.flatnonzero(num > 0)
-    while active.size:
-        if den * (int(k[active].max()) + 1) >= _INT62:  # never in practice: finish exactly in Python
-            for i in active:
-                k[i] = 1 if _bern_exp_unit(src, int(num[i]), den, int(k[i])) else 2
-            break
-        hit = src.below_array(den * k[active]) < num[active]
-        k[active[hit]] += 1
-        active = active[hit]
-    return k % 2 == 1
+@overload
+def bernoulli_exp(x: Rational, *, size: None = None, rng: SeedLike = None) -> bool: ...
+@overload
+def bernoulli_exp(x: Rational, *, size: int, rng: SeedLike = None) -> NDArray[np.bool_]: ...
 
 
-def bernoulli_exp_batch(src: IntegerSource, num: Any, den: int) -> np.ndarray:
-    """Elementwise Bernoulli(exp(-num_i/den)) for non-negative integers num_i (array or list)."""
-    nums = np.asarray(num, dtype=object).reshape(-1)
-    if den < _VEC_DEN and all(int(v) < _INT62 for v in nums):
-        n = nums.astype(np.int64)
-        whole, frac = np.divmod(n, den)
-        alive = np.ones(n.shape, dtype=bool)
-        j = 0
-        while True:  # round j: every alive element with whole > j draws one Bernoulli(e^-1)
-            idx = np.flatnonzero(alive & (whole > j))
-            if not idx.size:
-                break
-            alive[idx] = _bern_exp_unit_array(src, np.ones(idx.size, dtype=np.int64), 1)
-            j += 1
-        idx = np.flatnonzero(alive)
-        alive[idx] = _bern_exp_unit_array(src, frac[idx], den)
-        return alive
-    return np.fromiter((_bern_exp_scalar(src, int(v), den) for v in nums), dtype=bool, count=nums.size)
-
-
-def bernoulli_exp(x: Any, *, size: int | None = None, rng: Any = None) -> Any:
+@validate_params({"x": rational(nonnegative=True), "size": SIZE, "rng": SEED})
+def bernoulli_exp(x: Rational, *, size: int | None = None, rng: SeedLike = None) -> bool | NDArray[np.bool_]:
     r"""Exact Bernoulli(exp(-x)) for a rational x >= 0.
 
     .. math::
@@ -124,6 +117,7 @@ def bernoulli_exp(x: Any, *, size: int | None = None, rng: Any = None) -> Any:
     Returns
     -------
     bool or numpy.ndarray of bool
+        One draw for ``size=None``, else ``size`` independent draws.
 
     References
     ----------
@@ -137,56 +131,60 @@ def bernoulli_exp(x: Any, *, size: int | None = None, rng: Any = None) -> Any:
     >>> bool(abs(draws.mean() - 0.6065) < 0.02)
     True
     """
-    q = as_fraction(x, "x", nonnegative=True)
-    size = check_size(size)
+    q = cast(Fraction, x)  # the rule handed the body a Fraction
     src = IntegerSource(rng)
-    out = bernoulli_exp_batch(src, [q.numerator] * (1 if size is None else size), q.denominator)
+    out = _bernoulli_exp_batch(src, [q.numerator] * (1 if size is None else size), q.denominator)
     return bool(out[0]) if size is None else out
 
 
-def _geometric_e1(src: IntegerSource, n: int) -> np.ndarray:
-    """n iid counts of Bernoulli(e^-1) successes before the first failure (P[V >= v] = e^-v)."""
-    v = np.zeros(n, dtype=np.int64)
-    active = np.arange(n)
-    while active.size:
-        ok = _bern_exp_unit_array(src, np.ones(active.size, dtype=np.int64), 1)
-        v[active[ok]] += 1
-        active = active[ok]
-    return v
+@validate_params({"src": _SOURCE, "s": int_at_least(1), "t": int_at_least(1), "n": int_at_least(0),
+                  "clamp": int_at_least(0, none=True)})
+def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: int | None = None) -> NDArray[np.int64]:
+    """Return n exact draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
 
+    Expected O(1) rounds per draw whatever s and t (CKS20 Thm 2).
 
-def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: int | None = None) -> np.ndarray:
-    """n draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
+    Parameters
+    ----------
+    src : IntegerSource
+        The uniform integers.
+    s : int
+        The numerator of the rate s/t, >= 1 (the scale is t/s).
+    t : int
+        The denominator of the rate, >= 1.
+    n : int
+        The number of draws, >= 0.
+    clamp : int or None, default=None
+        If given (<= 2^62), return min(max(Y, -clamp), clamp) (post-processing) instead of
+        refusing draws beyond int64 -- for callers that clamp anyway, so that a huge
+        (private) scale never raises.
 
-    ``clamp`` (<= 2^62): return min(max(Y, -clamp), clamp) (post-processing) instead of
-    refusing draws beyond int64 -- for callers that clamp anyway, so that a huge (private)
-    scale never raises.  Expected O(1) rounds per draw whatever s and t (CKS20 Thm 2).
+    Returns
+    -------
+    numpy.ndarray of int64
+        The n draws.
+
+    Raises
+    ------
+    OverflowError
+        If a draw exceeds int64 and ``clamp`` is None.
+
+    Examples
+    --------
+    >>> discrete_laplace_batch(IntegerSource(0), 1, 2, 3).shape
+    (3,)
     """
-    out = np.empty(n, dtype=np.int64)
-    filled = 0
-    while filled < n:
-        m = n - filled
-        if t < _VEC_DEN:
-            u = src.below_array(np.full(m, t, dtype=np.int64))
-        else:
-            u = np.array([src.below(t) for _ in range(m)], dtype=object)
-        d = bernoulli_exp_batch(src, u, t)  # accept U with probability exp(-U/t)
-        u = u[d]
-        x = u + t * _geometric_e1(src, int(u.size)).astype(object if t >= _VEC_DEN else np.int64)
-        y = x // s
-        b = src.below_array(np.full(y.size, 2, dtype=np.int64)).astype(bool)
-        keep = ~(b & (y == 0))  # reject (B = 1, Y = 0) so that 0 is not counted twice
-        y = np.where(b, -y, y)[keep]
-        if clamp is not None:
-            y = np.clip(y, -clamp, clamp)
-        elif y.dtype == object and y.size and max(abs(int(v)) for v in y) >= _INT62:
-            raise OverflowError("discrete Laplace draws exceed int64 (the scale is too large)")
-        out[filled : filled + y.size] = y.astype(np.int64)
-        filled += int(y.size)
-    return out
+    return _discrete_laplace_batch(src, s, t, n, clamp)
 
 
-def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) -> Any:
+@overload
+def discrete_laplace(scale: Rational, *, size: None = None, rng: SeedLike = None) -> int: ...
+@overload
+def discrete_laplace(scale: Rational, *, size: int, rng: SeedLike = None) -> NDArray[np.int64]: ...
+
+
+@validate_params({"scale": RATIONAL, "size": SIZE, "rng": SEED})
+def discrete_laplace(scale: Rational, *, size: int | None = None, rng: SeedLike = None) -> int | NDArray[np.int64]:
     r"""Exact discrete Laplace on the integers with rational ``scale`` > 0.
 
     .. math::
@@ -210,6 +208,7 @@ def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) ->
     Returns
     -------
     int or numpy.ndarray of int64
+        One draw for ``size=None``, else ``size`` independent draws.
 
     References
     ----------
@@ -222,22 +221,47 @@ def discrete_laplace(scale: Any, *, size: int | None = None, rng: Any = None) ->
     >>> bool(abs((y == 0).mean() - 0.2449) < 0.01)
     True
     """
-    b = as_fraction(scale, "scale", positive=True)
-    size = check_size(size)
+    b = cast(Fraction, scale)  # the rule handed the body a Fraction
     src = IntegerSource(rng)
-    out = discrete_laplace_batch(src, b.denominator, b.numerator, 1 if size is None else size)
+    out = _discrete_laplace_batch(src, b.denominator, b.numerator, 1 if size is None else size)
     return int(out[0]) if size is None else out
 
 
-def discrete_laplace_logpmf(y: Any, scale: Any) -> np.ndarray:
-    """log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)."""
-    b = float(as_fraction(scale, "scale", positive=True))
-    y = np.abs(np.asarray(y, dtype=np.float64))
+@validate_params({"y": Rule("real numbers (a scalar or an array)", check=as_real_array), "scale": RATIONAL})
+def discrete_laplace_logpmf(y: ArrayLike, scale: Rational) -> NDArray[np.float64]:
+    """Return log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits).
+
+    Parameters
+    ----------
+    y : array_like
+        Integers (any shape).
+    scale : int, Fraction or float
+        b > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        log P[Y = y], shaped like ``y`` (a NumPy float for a scalar).
+
+    Examples
+    --------
+    >>> round(float(discrete_laplace_logpmf(0, 1.0)), 6)
+    -0.771937
+    """
+    b = float(scale)
+    y = np.abs(y)
     r = 1.0 / b
     return np.log(-np.expm1(-r)) - np.log1p(np.exp(-r)) - y * r
 
 
-def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) -> Any:
+@overload
+def discrete_gaussian(sigma2: Rational, *, size: None = None, rng: SeedLike = None) -> int: ...
+@overload
+def discrete_gaussian(sigma2: Rational, *, size: int, rng: SeedLike = None) -> NDArray[np.int64]: ...
+
+
+@validate_params({"sigma2": RATIONAL, "size": SIZE, "rng": SEED})
+def discrete_gaussian(sigma2: Rational, *, size: int | None = None, rng: SeedLike = None) -> int | NDArray[np.int64]:
     r"""Exact discrete Gaussian on the integers with rational variance parameter ``sigma2`` > 0.
 
     .. math::
@@ -259,6 +283,7 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
     Returns
     -------
     int or numpy.ndarray of int64
+        One draw for ``size=None``, else ``size`` independent draws.
 
     References
     ----------
@@ -270,8 +295,7 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
     >>> bool(abs(y.var() - 4) < 0.2)
     True
     """
-    s2 = as_fraction(sigma2, "sigma2", positive=True)
-    size = check_size(size)
+    s2 = cast(Fraction, sigma2)  # the rule handed the body a Fraction
     src = IntegerSource(rng)
     a, b = s2.numerator, s2.denominator
     t = math.isqrt(a // b) + 1
@@ -279,10 +303,10 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:
-        y = discrete_laplace_batch(src, 1, t, n - filled)
+        y = _discrete_laplace_batch(src, 1, t, n - filled)
         # (|y| - s2/t)^2 / (2 s2) = (|y| t b - a)^2 / (2 a b t^2)
         num = [(abs(int(v)) * t * b - a) ** 2 for v in y]
-        keep = bernoulli_exp_batch(src, num, 2 * a * b * t * t)
+        keep = _bernoulli_exp_batch(src, num, 2 * a * b * t * t)
         y = y[keep]
         out[filled : filled + y.size] = y
         filled += int(y.size)
@@ -290,14 +314,32 @@ def discrete_gaussian(sigma2: Any, *, size: int | None = None, rng: Any = None) 
 
 
 def exponential_weights_uniform_batch(
-    src: IntegerSource, nums: Any, den: int, counts: Any, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The plain rejection sampler of :func:`exponential_weights`' law (reference for tests and benchmarks).
+    src: IntegerSource, nums: ArrayLike, den: int, counts: ArrayLike, n: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return n draws of the plain rejection sampler of :func:`exponential_weights`' law.
 
-    Propose one of the N = sum n_g points uniformly, accept with an exact
-    Bernoulli(e^{-nums_g/den}) (nums_g >= 0, some 0): exact, but N / Z rounds
-    are expected (Z = sum n_g e^{-gamma_g}), which grows with N -- slow on
-    fine grids; :func:`exponential_weights` needs at most 2.5 rounds.
+    The reference for tests and benchmarks.  Propose one of the N = sum n_g points
+    uniformly, accept with an exact Bernoulli(e^{-nums_g/den}) (nums_g >= 0, some 0):
+    exact, but N / Z rounds are expected (Z = sum n_g e^{-gamma_g}), which grows with
+    N -- slow on fine grids; :func:`exponential_weights` needs at most 2.5 rounds.
+
+    Parameters
+    ----------
+    src : IntegerSource
+        The uniform integers.
+    nums : array_like of int
+        The rate numerators nums_g >= 0, one per group.
+    den : int
+        The common denominator, >= 1.
+    counts : array_like of int
+        The group sizes n_g >= 1 (total below 2^62).
+    n : int
+        The number of draws.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        (g, o): the groups and the offsets inside them, int64 arrays of length n.
     """
     cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
     ends = np.cumsum(cnt)
@@ -312,7 +354,7 @@ def exponential_weights_uniform_batch(
     while todo.size:
         u = src.below_array(np.full(todo.size, int(ends[-1]), dtype=np.int64))
         g = np.searchsorted(ends, u, side="right")
-        acc = bernoulli_exp_batch(src, nums[g], den)
+        acc = _bernoulli_exp_batch(src, nums[g], den)
         group[todo[acc]] = g[acc]
         offset[todo[acc]] = (u - (ends[g] - cnt[g]))[acc]
         todo = todo[~acc]

@@ -22,20 +22,43 @@ documentation page "Floating point and side channels".
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import ClassVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_real_array, check_epsilon, check_positive, check_size
+from .._params import (
+    EPSILON,
+    SEED,
+    SIZE,
+    Rule,
+    positive,
+    validate_fields,
+)
+from .._validation import as_real_array
 from ..accounting import grid_steps
 from ..privacy import Privacy
-from .exact import IntegerSource, discrete_laplace_batch, discrete_laplace_logpmf
+from ..typing import Relation, SeedLike
+from ._exact_core import _discrete_laplace_batch
+from ._grid_points import (
+    GRID_BITS,
+    MAX_INDEX,
+    _check_granularity,
+    _grid_index,
+    _grid_values,
+    check_granularity,
+    default_granularity,
+    dyadic_ceil,
+    grid_index,
+    grid_values,
+)
+from .exact import IntegerSource
 
 __all__ = [
     "GRID_BITS",
+    "MAX_INDEX",
     "GridLaplace",
     "check_granularity",
     "default_granularity",
@@ -43,63 +66,6 @@ __all__ = [
     "grid_index",
     "grid_values",
 ]
-
-#: Default grid: 2^-GRID_BITS of the smallest public scale (rounding error <= 2^-21 scale).
-GRID_BITS = 20
-#: Grid indices are kept within +-2^52 so that k * lambda is an exact float.
-MAX_INDEX = 2**52
-
-
-def check_granularity(value: Any, name: str = "granularity") -> float:
-    """A positive power of two (2^j for an integer j), as a float."""
-    g = check_positive(value, name)
-    mant, _ = math.frexp(g)
-    if mant != 0.5:
-        raise ValueError(f"{name} must be a power of two (e.g. 2**-20), got {value!r}")
-    return g
-
-
-def default_granularity(*scales: float) -> float:
-    """2^(floor(log2(min(scales))) - GRID_BITS): the default grid from public scales.
-
-    Examples
-    --------
-    >>> default_granularity(1.0) == 2.0**-20
-    True
-    >>> default_granularity(3.0, 10.0) == 2.0**-19
-    True
-    """
-    s = min(check_positive(v, "scale") for v in scales)
-    return math.ldexp(1.0, math.frexp(s)[1] - 1 - GRID_BITS)
-
-
-def dyadic_ceil(x: Fraction, bits: int = 40) -> Fraction:
-    """The smallest p / 2^q >= x with p < 2^(bits + 1): relative increase below 2^-bits."""
-    if x <= 0:
-        raise ValueError("x must be > 0")
-    q = bits - (x.numerator.bit_length() - x.denominator.bit_length())
-    scale = Fraction(2) ** q
-    return Fraction(math.ceil(x * scale)) / scale
-
-
-def grid_index(values: Any, granularity: float, name: str = "value") -> np.ndarray:
-    """c = floor(v / lambda + 1/2) as int64, clamped to +-2^51 (exact: lambda is a power of two).
-
-    The clamp is 1-Lipschitz, so it never increases a sensitivity; it only
-    matters for |v| >= 2^51 lambda.
-    """
-    v = as_real_array(values, name)
-    if not np.isfinite(v).all():
-        raise ValueError(f"{name} must be finite")
-    c = np.floor(np.clip(v / granularity, -(2.0**51), 2.0**51) + 0.5)
-    return c.astype(np.int64)
-
-
-def grid_values(index: Any, granularity: float) -> np.ndarray:
-    """k lambda as float64, k clamped to +-2^52 (post-processing) so that every value is exact."""
-    k = np.clip(np.asarray(index, dtype=np.int64), -MAX_INDEX, MAX_INDEX)
-    return k.astype(np.float64) * granularity
-
 
 @dataclass(frozen=True)
 class GridLaplace:
@@ -110,7 +76,9 @@ class GridLaplace:
         A(x) = \lambda \, (c(x) + K), \quad c(x) = \lfloor f(x)/\lambda + 1/2 \rfloor, \quad
         P[K = k] \propto e^{-|k| / t}, \quad t \ge \lceil \Delta / \lambda \rceil / \varepsilon .
 
-    epsilon-DP under any relation in which |f(x) - f(y)| <= Delta: the rounded
+    epsilon-DP under any neighbour relation (add/remove or replace neighbours) in which
+    |f(x) - f(y)| <= Delta (the discrete counterpart of mathematics §2.2's Laplace
+    release; the grid derivation is on the page "Floating point and side channels"): the rounded
     indices of neighbours differ by at most m = ceil(Delta/lambda), and the
     discrete Laplace loses at most m/t <= epsilon for a shift of m (Ghosh,
     Roughgarden & Sundararajan 2009).  t is m/epsilon rounded *up* to a dyadic
@@ -151,12 +119,18 @@ class GridLaplace:
     granularity: float | None = None
     steps: int = field(init=False)
     scale_units: Fraction = field(init=False, repr=False)
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "sensitivity": positive(),
+        "epsilon": EPSILON,
+        "granularity": Rule("a power of two", check=_check_granularity, none=True),
+    }
 
     def __post_init__(self) -> None:
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
-        d = check_positive(self.sensitivity, "sensitivity")
-        eps = check_epsilon(self.epsilon)
-        g = default_granularity(d, d / eps) if self.granularity is None else check_granularity(self.granularity)
+        """Check the parameters and resolve the grid, the steps and the scale."""
+        validate_fields(self, self._parameter_constraints)
+        set_ = lambda k, v: object.__setattr__(self, k, v)
+        d, eps = self.sensitivity, self.epsilon
+        g = default_granularity(d, d / eps) if self.granularity is None else self.granularity
         set_("sensitivity", d)
         set_("epsilon", eps)
         set_("granularity", g)
@@ -169,35 +143,76 @@ class GridLaplace:
         assert self.granularity is not None
         return self.granularity
 
-    def privacy(self, relation: str | None = None) -> Privacy:
-        """epsilon-DP (the loss is at most steps / scale_units <= epsilon)."""
+    def privacy(self, relation: Relation | None = None) -> Privacy:
+        """Return the guarantee: epsilon-DP (the loss is at most steps / scale_units <= epsilon).
+
+        Parameters
+        ----------
+        relation : {"add_remove", "replace"} or None, default=None
+            The neighbour relation in which the sensitivity holds (None: not tied to one).
+
+        Returns
+        -------
+        Privacy
+            epsilon-DP.
+        """
         return Privacy(self.epsilon, 0.0, relation, f"discrete Laplace on the grid {self.lam!r} Z (exact sampler)")
 
-    def release(self, value: Any, *, size: int | None = None, rng: Any = None) -> Any:
-        """lambda (c(value) + K); ``value`` a float or an array (one independent K per entry).
+    @overload
+    def release(self, value: float, *, size: None = None, rng: SeedLike = None) -> float: ...
+    @overload
+    def release(self, value: ArrayLike, *, size: int | None = None, rng: SeedLike = None) -> NDArray[np.float64]: ...
 
-        ``size`` (scalar ``value`` only) draws that many independent releases.
+    def release(self, value: ArrayLike, *, size: int | None = None,
+                rng: SeedLike = None) -> float | NDArray[np.float64]:
+        """Return lambda (c(value) + K), one independent K per entry of ``value``.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The statistic f(x) (a float, or an array of statistics of sensitivity Delta each).
+        size : int or None, default=None
+            With a scalar ``value`` only: the number of independent releases.
+        rng : None, int, Generator or "secure", default=None
+            The randomness (keyword-only); ``"secure"`` uses the OS CSPRNG.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``value`` and ``size=None``; else an array (shaped like
+            ``value``, or of length ``size``).
         """
         scalar = np.ndim(value) == 0
-        c = grid_index(value, self.lam).reshape(-1)
-        size = check_size(size)
+        c = _grid_index(value, self.lam).reshape(-1)
+        size = SIZE(size, "size")
+        rng = SEED(rng, "rng")
         if size is not None and not scalar:
             raise ValueError("size applies to a scalar value only")
         src = IntegerSource(rng)
         n = c.size if size is None else size
         t = self.scale_units
-        k = discrete_laplace_batch(src, t.denominator, t.numerator, n)
-        out = grid_values(c + k, self.lam)
+        k = _discrete_laplace_batch(src, t.denominator, t.numerator, n)
+        out = _grid_values(c + k, self.lam)
         if scalar and size is None:
             return float(out[0])
         return out if size is not None else out.reshape(np.shape(value))
 
-    def log_tail(self, x: Any) -> np.ndarray:
-        """log P[lambda K >= x] for the noise lambda K alone (exact formula, vectorised).
+    def log_tail(self, x: ArrayLike) -> NDArray[np.float64]:
+        """Return log P[lambda K >= x] for the noise lambda K alone (exact formula, vectorised).
 
         With k = ceil(x / lambda) and q = e^{-1/t}: P[K >= k] = q^k / (1 + q) for k >= 1,
         1 - q^(1-k) / (1 + q) for k <= 0.  For noisy threshold tests (PTR, stable
         histograms) on the grid, where the continuous e^{-x/b}/2 no longer applies.
+
+        Parameters
+        ----------
+        x : array_like
+            Thresholds (any shape).
+
+        Returns
+        -------
+        numpy.ndarray
+            log P[lambda K >= x], shaped like ``x``.
         """
         k = np.ceil(as_real_array(x, "x") / self.lam)
         r = 1.0 / float(self.scale_units)
@@ -205,13 +220,3 @@ class GridLaplace:
         upper = -np.maximum(k, 1.0) * r - log1pq
         lower = np.log1p(-np.exp(-np.maximum(1.0 - k, 1.0) * r - log1pq))
         return np.where(k >= 1, upper, lower)
-
-    def log_law(self, value: float, window: int) -> tuple[np.ndarray, np.ndarray]:
-        """(grid points, log-probabilities) of the release at the 2 window + 1 points around c(value).
-
-        Exact up to float evaluation of the discrete Laplace pmf; the mass outside the
-        window is 2 q^(window+1)/(1 + q), q = e^{-1/t}.
-        """
-        c = int(grid_index(value, self.lam)[()])
-        j = np.arange(-window, window + 1)
-        return grid_values(c + j, self.lam), discrete_laplace_logpmf(j, self.scale_units)

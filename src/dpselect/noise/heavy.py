@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
 
-from dpselect._validation import check_epsilon, check_finite_float, check_positive
+from dpselect._params import Rule, positive
+from dpselect._validation import check_epsilon, check_finite_float
 
 from ._special import (
     _INF,
@@ -22,7 +23,7 @@ from ._special import (
     _require_pure,
     check_tail_exponent,
 )
-from .base import _Symmetric
+from ._symmetric import _Symmetric
 
 
 @dataclass(frozen=True)
@@ -35,12 +36,20 @@ class StudentT(_Symmetric):
     ``rng.standard_t``; Var = d/(d-2) (d > 2).
     Constants: L_s = (d+1)/(2 sqrt d); L_d = d+1 (Bun-Steinke's constant, used by
     ``admissible``; the tight derived value is max(d, 1), mathematics §2.4/§2.7).
+
+    Parameters
+    ----------
+    df : float
+        The degrees of freedom d > 0 (``admissible`` needs d >= 0.1).
+
+    Examples
+    --------
+    >>> StudentT(3).var()
+    3.0
     """
 
     df: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "df", check_positive(self.df, "df"))
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"df": positive()}
 
     def _args(self, a: Array) -> tuple[Array, Array, Array, Array]:
         return _beta_args(a / math.sqrt(self.df), 2.0)
@@ -77,17 +86,31 @@ class StudentT(_Symmetric):
         return rng.standard_t(self.df, size=shape)
 
     def mean_abs(self) -> float:
+        """Return E|Z|.
+
+        Returns
+        -------
+        float
+            2 sqrt(d) / ((d - 1) B(d/2, 1/2)) for d > 1 (``inf`` when infinite).
+        """
         d = self.df
         if d <= 1:
             return _INF
         return float(2.0 * math.sqrt(d) / (d - 1) * math.exp(-special.betaln(d / 2, 0.5)))
 
     def var(self) -> float:
+        """Return Var Z.
+
+        Returns
+        -------
+        float
+            d / (d - 2) for d > 2 (``inf`` when infinite).
+        """
         return self.df / (self.df - 2) if self.df > 2 else _INF
 
     @property
     def tail_exponent(self) -> float:  # type: ignore[override]
-        """kappa with P[|Z| > z] ~ z^-kappa: df."""
+        """The kappa with P[|Z| > z] ~ z^-kappa: df."""
         return self.df
 
     @property
@@ -97,32 +120,57 @@ class StudentT(_Symmetric):
 
     @property
     def fold_sector(self) -> float:  # type: ignore[override]
-        """min(pi/4, pi/(2(d+1))): for |arg z| < pi/4, Re(1 + z^2/d) > 0, so h is analytic, and
+        """The sector of the folded law: min(pi/4, pi/(2(d+1))).
+
+        For |arg z| < pi/4, Re(1 + z^2/d) > 0, so h is analytic, and
         |arg h(u z)| < (d+1)|arg z| < pi/2 for u in [0, 1], so the folded cdf
-        2 z int_0^1 h(u z) du has no zero but z = 0 (mathematics §13)."""
+        2 z int_0^1 h(u z) du has no zero but z = 0 (mathematics §13).
+        """
         return min(math.pi / 4.0, math.pi / (2.0 * (self.df + 1.0)))
 
     @property
     def shift_constant(self) -> float:  # type: ignore[override]
+        """L_s = (d+1)/(2 sqrt d) (mathematics §2.4)."""
         return (self.df + 1) / (2.0 * math.sqrt(self.df))
 
     @property
     def dilation_constant(self) -> float:  # type: ignore[override]
+        """L_d = d + 1 (Bun-Steinke's constant, mathematics §2.4)."""
         return self.df + 1.0
 
-    def admissible(self, epsilon: Any, delta: Any = 0.0) -> tuple[float, float]:
-        """alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)): pure, BS19 Theorem 31
-        (eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|), mathematics §2.4.  delta must be 0.
+    def admissible(self, epsilon: float, delta: float = 0.0) -> tuple[float, float]:
+        """Return alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)) (pure, mathematics §2.4).
+
+        BS19 Theorem 31: eps = (d+1)/(2 sqrt d) |s| + (d+1)|t|.  delta must be 0.
 
         Requires df >= 0.1 (:data:`MIN_TAIL_EXPONENT`, checked again by the engine):
         heavier tails put mass beyond the largest double (P[|Z| > 1.8e308] ~
         1.8e308^-df), which the sampler cannot draw and the exact law cannot integrate.
+
+        Parameters
+        ----------
+        epsilon : float
+            The target epsilon, > 0.
+        delta : float, default=0.0
+            Must be 0 (the law is pure).
+
+        Returns
+        -------
+        tuple of (float, float)
+            (alpha, beta).
         """
         check_tail_exponent(self.df, "df", self.df)
         return self._lipschitz_admissible(epsilon, delta)
 
 
 # ----------------------------------------------------------------------------- polynomial tail
+def _gamma(value: Any, name: str) -> float:
+    g = check_finite_float(value, name)
+    if not g > 1.0:
+        raise ValueError(f"{name} must be > 1, got {g!r}")
+    return g
+
+
 @dataclass(frozen=True)
 class PolynomialTail(_Symmetric):
     """Polynomial-tail law P_gamma: h(z) = c_gamma / (1 + |z|^gamma), gamma > 1 (mathematics §2.3).
@@ -135,19 +183,24 @@ class PolynomialTail(_Symmetric):
     log Gamma(k+1) - E/k (E ~ Exp(1)), so nothing underflows.
     E|Z| = 1/(2 cos(pi/gamma)) (gamma > 2), Var = sin(pi/gamma)/sin(3 pi/gamma) (gamma > 3).
     Constants: L_s = (gamma-1)^{(gamma-1)/gamma}, L_d = max(1, gamma-1).
+
+    Parameters
+    ----------
+    gamma : float
+        The tail exponent gamma > 1 (``admissible`` needs gamma >= 1.1).
+
+    Examples
+    --------
+    >>> round(PolynomialTail(4).c_gamma, 6)
+    0.450158
     """
 
     gamma: float
-
-    def __post_init__(self) -> None:
-        g = check_finite_float(self.gamma, "gamma")
-        if not g > 1.0:
-            raise ValueError(f"gamma must be > 1, got {g!r}")
-        object.__setattr__(self, "gamma", g)
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"gamma": Rule("a finite float > 1", check=_gamma)}
 
     @property
     def tail_exponent(self) -> float:  # type: ignore[override]
-        """kappa with P[|Z| > z] ~ z^-kappa: gamma - 1."""
+        """The kappa with P[|Z| > z] ~ z^-kappa: gamma - 1."""
         return self.gamma - 1.0
 
     @property
@@ -162,9 +215,12 @@ class PolynomialTail(_Symmetric):
 
     @property
     def fold_sector(self) -> float:  # type: ignore[override]
-        """pi/(2 gamma): there Re(1 + (u z)^gamma) > 1 for u in [0, 1], so the density's poles
+        """The sector of the folded law: pi/(2 gamma).
+
+        There Re(1 + (u z)^gamma) > 1 for u in [0, 1], so the density's poles
         (z^gamma = -1, |arg z| = pi/gamma) stay outside and the folded cdf
-        2 c z int_0^1 du/(1 + (u z)^gamma) has no zero but z = 0 (mathematics §13)."""
+        2 c z int_0^1 du/(1 + (u z)^gamma) has no zero but z = 0 (mathematics §13).
+        """
         return math.pi / (2.0 * self.gamma)
 
     @property
@@ -198,22 +254,38 @@ class PolynomialTail(_Symmetric):
         return np.exp(out, out=out)
 
     def mean_abs(self) -> float:
+        """Return E|Z|.
+
+        Returns
+        -------
+        float
+            1/(2 cos(pi/gamma)) for gamma > 2 (``inf`` when infinite).
+        """
         return 1.0 / (2.0 * math.cos(math.pi / self.gamma)) if self.gamma > 2 else _INF
 
     def var(self) -> float:
+        """Return Var Z.
+
+        Returns
+        -------
+        float
+            sin(pi/gamma)/sin(3 pi/gamma) for gamma > 3 (``inf`` when infinite).
+        """
         g = self.gamma
         return math.sin(math.pi / g) / math.sin(3 * math.pi / g) if g > 3 else _INF
 
     @property
     def shift_constant(self) -> float:  # type: ignore[override]
+        """L_s = (gamma-1)^{(gamma-1)/gamma} (mathematics §2.3)."""
         return (self.gamma - 1.0) ** ((self.gamma - 1.0) / self.gamma)
 
     @property
     def dilation_constant(self) -> float:  # type: ignore[override]
+        """L_d = max(1, gamma-1) (mathematics §2.3)."""
         return max(1.0, self.gamma - 1.0)
 
-    def admissible(self, epsilon: Any, delta: Any = 0.0, method: str = "ys") -> tuple[float, float]:
-        """(alpha, beta) for pure (epsilon, 0); delta must be 0.
+    def admissible(self, epsilon: float, delta: float = 0.0, method: str = "ys") -> tuple[float, float]:
+        """Return (alpha, beta) for pure (epsilon, 0); delta must be 0.
 
         * ``"ys"``: Yamamoto-Shibuya Thm 6 corrected (mathematics §2.3, mathematics §7 item 1):
           alpha = eps/(2 (gamma-1)^{(gamma-1)/gamma}), beta = eps/(2 max(1, gamma-1)).
@@ -221,6 +293,20 @@ class PolynomialTail(_Symmetric):
 
         Requires gamma >= 1.1 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
         :meth:`StudentT.admissible`).
+
+        Parameters
+        ----------
+        epsilon : float
+            The target epsilon, > 0.
+        delta : float, default=0.0
+            Must be 0 (the law is pure).
+        method : {"ys", "nrs"}, default="ys"
+            Which calibration (see above).
+
+        Returns
+        -------
+        tuple of (float, float)
+            (alpha, beta).
         """
         check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
         if method == "ys":

@@ -5,29 +5,32 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from scipy import special
 
+from dpselect._params import Rule, positive
 from dpselect._validation import check_delta_positive, check_epsilon, check_positive
 
 from ..accounting import dp_to_zcdp, lln_zcdp_rho
 from ._special import _INF, LOG_HALF, Array, _lambertw_exp, _log1mexp
-from .base import _Symmetric
+from ._symmetric import _Symmetric
 
 
 @lru_cache(maxsize=16)
 def _gh_rule(n: int) -> tuple[Array, Array]:
-    """Probabilists' Gauss-Hermite nodes and log weights, with the N(0,1) density divided out
-    (so that int exp(G(y)) dy = logsumexp(logw + G(x))).  Underflowed weights are dropped."""
+    """Probabilists' Gauss-Hermite nodes and log weights, with the N(0,1) density divided out.
+
+    (So that int exp(G(y)) dy = logsumexp(logw + G(x))).  Underflowed weights are dropped.
+    """
     x, w = special.roots_hermitenorm(n)
     keep = w > 0
     return x[keep], np.log(w[keep]) + 0.5 * x[keep] ** 2
 
 
 def _q(t: Array) -> Array:
-    """t / (e^t - 1), with its limits 1 (t = 0) and 0 (t = inf)."""
+    """Return t / (e^t - 1), with its limits 1 (t = 0) and 0 (t = inf)."""
     return np.where(t == 0, 1.0, np.where(np.isinf(t), 0.0, t / np.expm1(t)))
 
 
@@ -46,9 +49,20 @@ class LaplaceLogNormal(_Symmetric):
     finite out to |z| = 1e300.  Inverses by vectorised safeguarded Newton.
     Sampler: random sign * Exp(1) * exp(sigma N(0,1)) with NumPy's generators.
     E|Z| = e^{sigma^2/2}, Var = 2 e^{2 sigma^2}.  Not pure: it gives zCDP (:meth:`zcdp_rho`).
+
+    Parameters
+    ----------
+    sigma : float
+        The log-normal shape sigma > 0.
+
+    Examples
+    --------
+    >>> round(LaplaceLogNormal(0.5).mean_abs(), 6)
+    1.133148
     """
 
     sigma: float
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"sigma": positive()}
     analytic_mode: ClassVar[bool] = False
     #: With t = e^{-sigma Y}: f(z) = E[t e^{-z t}]/2 and 1 - F(z) = E[e^{-z t}]/2 (z > 0) are
     #: Laplace transforms of a law with all moments, analytic on Re z > 0, where
@@ -56,11 +70,8 @@ class LaplaceLogNormal(_Symmetric):
     right_sector: ClassVar[float] = math.pi / 2.0
     fold_sector: ClassVar[float] = math.pi / 2.0
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
-
     def _quad(self, a: Array, kind: str) -> Array:
-        """log E_Y[f(Y)] for finite a >= 0; kind in sf / pdf / cdf (see class docstring)."""
+        """Return log E_Y[f(Y)] for finite a >= 0; kind in sf / pdf / cdf (see class docstring)."""
         n = int(min(2048, max(32, 32 * math.ceil(2.0 * self.sigma**2))))  # ~64 sigma^2 nodes
         x, logw = _gh_rule(n)
         out, chunk = np.empty_like(a), max(1, 2**19 // n)
@@ -128,22 +139,63 @@ class LaplaceLogNormal(_Symmetric):
         return out
 
     def mean_abs(self) -> float:
+        """Return E|Z| = e^{sigma^2/2}.
+
+        Returns
+        -------
+        float
+            E|Z|.
+        """
         return math.exp(self.sigma**2 / 2.0)
 
     def var(self) -> float:
+        """Return Var Z = 2 e^{2 sigma^2}.
+
+        Returns
+        -------
+        float
+            Var Z.
+        """
         return 2.0 * math.exp(2.0 * self.sigma**2)
 
-    def zcdp_rho(self, alpha: Any, beta: Any) -> float:
-        """rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2: noise scale S(x)/alpha with S
-        beta-smooth is rho-zCDP (BS19 §3.1.1, mathematics §2.5; one coordinate)."""
+    def zcdp_rho(self, alpha: float, beta: float) -> float:
+        """Return rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2.
+
+        Noise scale S(x)/alpha with S beta-smooth is rho-zCDP (BS19 §3.1.1, mathematics
+        §2.5; one coordinate): :func:`dpselect.accounting.lln_zcdp_rho`.
+
+        Parameters
+        ----------
+        alpha : float
+            The noise scale is S(x)/alpha, alpha > 0.
+        beta : float
+            The smoothness of S, >= 0.
+
+        Returns
+        -------
+        float
+            rho.
+        """
         return lln_zcdp_rho(self.sigma, alpha, beta)
 
-    def admissible(self, epsilon: Any, delta: Any = 0.0) -> tuple[float, float]:
-        """(alpha, beta) giving (epsilon, delta)-DP through zCDP (mathematics §2.5); delta > 0.
+    def admissible(self, epsilon: float, delta: float = 0.0) -> tuple[float, float]:
+        """Return (alpha, beta) giving (epsilon, delta)-DP through zCDP (mathematics §2.5); delta > 0.
 
         rho = dp_to_zcdp(epsilon, delta), eps_c = sqrt(2 rho), split in halves between
         the t- and s-terms of eps_c = beta/sigma + e^{3 sigma^2/2} alpha:
         beta = sigma eps_c/2, alpha = e^{-3 sigma^2/2} eps_c/2 (so zcdp_rho(alpha, beta) = rho).
+
+        Parameters
+        ----------
+        epsilon : float
+            The target epsilon, > 0.
+        delta : float, default=0.0
+            The target delta, in (0, 1): must be > 0.
+
+        Returns
+        -------
+        tuple of (float, float)
+            (alpha, beta).
         """
         eps = check_epsilon(epsilon)
         d = check_delta_positive(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (mathematics §2.5)")
@@ -151,10 +203,24 @@ class LaplaceLogNormal(_Symmetric):
         return math.exp(-1.5 * self.sigma**2) * eps_c / 2.0, self.sigma * eps_c / 2.0
 
     @staticmethod
-    def optimal_sigma(epsilon_c: Any, beta: Any) -> float:
-        """Variance-optimal sigma for eps_c = t/sigma + e^{3 sigma^2/2} s with t = beta (mathematics §2.5):
-        the root of 5 (eps/t) sigma^3 - 5 sigma^2 - 1 = 0 in (t/eps, max(2t/eps, 1/2)],
-        solved as x^2 (x - 1) = k^2/5 with x = k sigma, k = eps/t (no cancellation)."""
+    def optimal_sigma(epsilon_c: float, beta: float) -> float:
+        """Return the variance-optimal sigma for eps_c = t/sigma + e^{3 sigma^2/2} s with t = beta (mathematics §2.5).
+
+        The root of 5 (eps/t) sigma^3 - 5 sigma^2 - 1 = 0 in (t/eps, max(2t/eps, 1/2)],
+        solved as x^2 (x - 1) = k^2/5 with x = k sigma, k = eps/t (no cancellation).
+
+        Parameters
+        ----------
+        epsilon_c : float
+            The per-coordinate CDP level eps_c > 0.
+        beta : float
+            The smoothness t = beta > 0.
+
+        Returns
+        -------
+        float
+            sigma.
+        """
         k = check_epsilon(epsilon_c, "epsilon_c") / check_positive(beta, "beta")
         from scipy.optimize import brentq  # imported here: scipy.optimize is slow to import
 
