@@ -13,7 +13,7 @@ import dpselect
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import BudgetExceededError
 from dpselect.apps.quantiles import _duff_median as duff
-from dpselect.apps.quantiles import _median_baselines as mb
+from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import smooth_sensitivity_median
 from dpselect.mechanisms.release import SmoothSensitivityRelease
 from dpselect.privacy import Privacy

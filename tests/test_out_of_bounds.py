@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpselect.apps import quantiles as M
-from dpselect.apps.quantiles import _median_baselines as mb
+from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import _order_stats as O
 from dpselect.apps.quantiles import _percentile as pct
 

@@ -41,6 +41,7 @@ from ..problem import SelectionProblem
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._data import require_file
 from ._plotting import fmt, nearest
+from ._quantile_papers import load_dpbench
 from .tasks import Claim, Task
 
 TITLE = "Percentile selection (Chaves et al., Smooth Noisy Max, Fig. 2)"
@@ -133,7 +134,7 @@ def synthetic_histogram(name: str) -> np.ndarray:
 def _histogram(dataset: str, source: str) -> np.ndarray:
     if source == "synthetic":
         return synthetic_histogram(dataset)
-    return pct.load_dpbench(dataset, Path(source).parent)
+    return load_dpbench(dataset, Path(source).parent)
 
 
 def run_task(task: Task, seed: Any) -> list[dict]:

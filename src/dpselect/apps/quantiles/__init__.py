@@ -38,13 +38,11 @@ from ._duff_median import (
     median_neighbours,
     output_cdf,
 )
-from ._grid import RANK_CONVENTIONS, rank
+from ._grid import RANK_CONVENTIONS
+from ._laplace_ln import expected_abs_error_laplace_ln, laplace_ln, laplace_ln_mechanism
 from ._median_baselines import (
-    expected_abs_error_laplace_ln,
     expected_abs_error_smooth_sens_approx,
     expected_abs_error_smooth_sens_pure,
-    laplace_ln,
-    laplace_ln_mechanism,
     smooth_sens_approx,
     smooth_sens_approx_mechanism,
     smooth_sens_pure,
@@ -58,22 +56,24 @@ from ._order_stats import (
 )
 from ._percentile import (
     UTILITIES,
+    PercentileStability,
     absolute_error_loss,
     percentile_problem,
     percentile_stability,
     private_percentile,
-    rank_distances,
     true_percentile,
 )
-from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
-from ._quantile import private_median, private_quantile, quantile_expected_error, quantile_law, true_quantile
+from ._percentile_neighbours import percentile_neighbours
+from ._quantile import private_median, private_quantile
+from ._quantile_exact import quantile_expected_error, quantile_law, true_quantile
+from ._rank_distance import rank_distances
 from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
 from ._unbounded import Bounds, private_bounds, private_max
 from ._unbounded_api import unbounded_quantile, unbounded_quantiles
 
 __all__ = [
     "Bounds",
-    "DPBENCH_NAMES",
+    "PercentileStability",
     "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
     "UTILITIES",
@@ -92,12 +92,10 @@ __all__ = [
     "expected_absolute_error",
     "laplace_ln",
     "laplace_ln_mechanism",
-    "load_dpbench",
     "local_sensitivity_median",
     "local_sensitivity_quantile",
     "median_neighbours",
     "output_cdf",
-    "paper_problem",
     "percentile_neighbours",
     "percentile_problem",
     "percentile_stability",
@@ -109,7 +107,6 @@ __all__ = [
     "private_quantiles",
     "quantile_expected_error",
     "quantile_law",
-    "rank",
     "rank_distances",
     "smooth_sens_approx",
     "smooth_sens_approx_mechanism",

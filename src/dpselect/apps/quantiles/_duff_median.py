@@ -1,4 +1,4 @@
-"""Duff: private median, mode and mean with dataset-distance utilities.
+"""Duff's private median: the exponential mechanism with a dataset-distance utility.
 
 Gillenwater & Muñoz Medina ("Duff"); mathematics §6.1, mathematics §7 items 23–25.
 
@@ -7,9 +7,8 @@ Neighbour relation: **add/remove** ("add_remove").  The utility of an output
 in the public ``bounds``) whose statistic equals ``v``.  By the triangle
 inequality ``|u_d(x, v) - u_d(y, v)| <= 1`` for neighbours (mathematics §7 item 23), so the
 exponential mechanism with ``Delta = 1`` -- density ``p(v) ∝ exp(epsilon
-u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` (counting measure on a
-public candidate set for the mode) -- is ``epsilon``-DP under add/remove (and
-``2 epsilon``-DP under replace-one).
+u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` -- is ``epsilon``-DP under
+add/remove (and ``2 epsilon``-DP under replace-one).
 
 What is here
 ------------
@@ -19,14 +18,11 @@ What is here
   :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
   Sampled by the piecewise-constant EM (:mod:`._piecewise_em`) over the
   window of intervals that carry mass (:mod:`._duff_median_law`).
-* :func:`duff_mode`, :func:`mode_problem`, :func:`duff_mode_probabilities`,
-  :func:`duff_mode_utility`: a finite public candidate set, so the mode is an
-  ordinary :class:`~dpselect.problem.SelectionProblem` (dataset-distance
-  utility, mathematics §9.1) run by the library's
-  :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (monotone
-  scale by default; :mod:`.duff_mode`, re-exported here).
-* :func:`duff_mean` and its law (:mod:`.duff_mean`, re-exported here).
-* :func:`neighbours`: add/remove neighbours of a small dataset, for audits.
+* :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
+
+Duff's mean is in :mod:`._duff_mean`; Duff's mode (a finite public candidate set, an
+ordinary selection problem) is in :mod:`dpselect.apps.counts`.  All are exported by
+:mod:`dpselect.apps.quantiles` (the mode by :mod:`dpselect.apps.counts`), never from here.
 
 Every sampling function takes keyword-only ``rng``, ``size`` and
 ``accountant`` (charged ``epsilon``-DP under add/remove before any randomness

@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_array_1d, check_counts, check_probability_in
+from ._rules import RANK_CONVENTIONS
+from ..._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
 
-#: The rank conventions (module docstring).
-RANK_CONVENTIONS = ("paper", "code")
 
 
 def check_p(p: Any) -> float:
@@ -114,6 +113,27 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     f = math.floor(Fraction(p) * int(n) / 100)
     return max(1, f) if convention == "paper" else min(f + 1, int(n))
+
+
+def counts_and_rank(
+    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any, on_out_of_bounds: str = "clip"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(counts h, float grid, original grid, rank k), every argument validated.
+
+    Raw records outside [grid[0], grid[-1]] are clamped to it (a per-record map; they then
+    snap to the end points as the nearest grid points), or refused with ``"raise"`` (not private).
+    """
+    p = check_p(p)
+    g, g_orig = check_grid(grid)
+    convention = check_rank_convention(rank_convention)
+    check_out_of_bounds(on_out_of_bounds)
+    raw = isinstance(histogram, (bool, np.bool_)) and not histogram
+    if raw and not hasattr(x, "dask"):
+        x = clip_to_bounds(check_array_1d(x, "x"), (g[0], g[-1]), on_out_of_bounds)
+    elif raw and on_out_of_bounds == "clip":
+        x = x.clip(g[0], g[-1])  # dask: lazily, chunk by chunk
+    h = bin_counts(x, g, histogram)
+    return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
 
 def stability(h: np.ndarray, k: int) -> tuple[int, int, int]:

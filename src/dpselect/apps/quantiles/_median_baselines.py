@@ -98,11 +98,8 @@ from ...mechanisms import SmoothSensitivityRelease
 from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
 
 __all__ = [
-    "expected_abs_error_laplace_ln",
     "expected_abs_error_smooth_sens_approx",
     "expected_abs_error_smooth_sens_pure",
-    "laplace_ln",
-    "laplace_ln_mechanism",
     "smooth_sens_approx",
     "smooth_sens_approx_mechanism",
     "smooth_sens_pure",
@@ -111,8 +108,6 @@ __all__ = [
 
 _TUNINGS = ("fixed", "paper")
 _RELATION = "replace"
-#: Default delta of LaplaceLN (its conversion from zCDP needs one).
-DEFAULT_LLN_DELTA = 1e-6
 
 #: builds the release from the validated (padded sorted data, a, b)
 _Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
@@ -353,71 +348,3 @@ def expected_abs_error_smooth_sens_approx(
 ) -> float:
     """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1)."""
     return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
-
-
-# ---------------------------------------------------------------------------
-# LaplaceLN (Bun-Steinke)
-# ---------------------------------------------------------------------------
-
-
-def laplace_ln_mechanism(
-    epsilon: float,
-    *,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    granularity: float | None = None,
-) -> SmoothSensitivityRelease:
-    """LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta).
-
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
-    """
-    return SmoothSensitivityRelease(
-        epsilon,
-        delta,
-        noise="lln",
-        kappa=0.5,
-        sigma=sigma,
-        relation=_RELATION,
-        calibration=calibration,
-        granularity=granularity,
-    )
-
-
-def laplace_ln(
-    x: Any,
-    epsilon: float,
-    *,
-    bounds: Any,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    rng: Any = None,
-    size: Any = None,
-    clip: bool = True,
-    accountant: Accountant | None = None,
-    granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
-    """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one).
-
-    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
-    """
-    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
-
-
-def expected_abs_error_laplace_ln(
-    x: Any,
-    epsilon: float,
-    *,
-    bounds: Any,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    clip: bool = True,
-) -> float:
-    """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})."""
-    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
-    return _expected(lambda *_: mech, x, bounds, clip)

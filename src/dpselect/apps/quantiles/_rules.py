@@ -1,0 +1,107 @@
+"""Parameter rules shared by the entry points of :mod:`dpselect.apps.quantiles`.
+
+Each rule calls the same check as the body used to (so messages are unchanged); the data
+``x`` stays :data:`~dpselect._params.ANY`: it is checked in the body against ``bounds``,
+``integer`` and ``on_out_of_bounds`` (records outside the bounds are clamped by default).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._params import (
+    ANY,
+    BOOLEAN,
+    DELTA,
+    EPSILON,
+    FINITE,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SAMPLER,
+    SEED,
+    SIZE,
+    Rule,
+    instance_of,
+    options,
+    real_in,
+)
+from ...accounting import Accountant
+
+#: The rank conventions of percentiles (module docstring of :mod:`._grid`).
+RANK_CONVENTIONS = ("paper", "code")
+
+__all__ = [
+    "ACCOUNTANT",
+    "ANY",
+    "RANK_CONVENTIONS",
+    "BOOLEAN",
+    "BOUNDS",
+    "DELTA",
+    "EPSILON",
+    "FINITE",
+    "GRANULARITY",
+    "GRID",
+    "INTEGER",
+    "LEVEL",
+    "METHOD",
+    "OUT_OF_BOUNDS_RULE",
+    "PERCENT",
+    "RANK_CONVENTION",
+    "RELATION",
+    "SAMPLER",
+    "SEED",
+    "SIZE",
+    "Rule",
+    "options",
+]
+
+
+# The checks live next to the code they serve; imported when called (those modules use these rules).
+
+
+def _bounds(value: Any, name: str) -> tuple[float, float]:
+    from ._order_stats import check_bounds
+
+    return check_bounds(value)
+
+
+def _grid(value: Any, name: str) -> Any:
+    from ._grid import check_grid
+
+    check_grid(value)
+    return value  # the body keeps the original values (the labels)
+
+
+def _method(value: Any, name: str) -> str:
+    from ._piecewise_em import check_method
+
+    return check_method(value)
+
+
+def _integer(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be None or a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+#: Public bounds (a, b): finite, a < b, finite width.
+BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
+#: A quantile level in [0, 1].
+LEVEL = real_in(0.0, 1.0, closed=True)
+#: A percentile in [0, 100].
+PERCENT = real_in(0.0, 100.0, closed=True)
+#: A public candidate grid: finite, 1-D, non-empty, strictly increasing.
+GRID = Rule("a finite, strictly increasing 1-D array", check=_grid)
+#: Integer outputs: None (from the dtype of the data) or a bool.
+INTEGER = Rule("a bool", check=_integer, none=True)
+#: The float piece sampler of the exponential mechanism over pieces.
+METHOD = Rule("one of ('auto', 'race', 'inverse')", check=_method)
+#: The rank conventions of percentiles.
+RANK_CONVENTION = options(*RANK_CONVENTIONS)
+#: The output grid: None (the default from the public bounds), 0 (floats) or a power of two;
+#: checked in the body against ``bounds``.
+GRANULARITY = Rule("None, 0 or a power of two (checked against the bounds)")
+#: An accountant charged before any randomness is drawn.
+ACCOUNTANT = instance_of(Accountant, none=True)
