@@ -16,6 +16,12 @@ from dpselect.apps import quantiles as Q
 from dpselect.apps.quantiles import _unbounded as U
 from dpselect.mechanisms.sparse_vector import AboveThreshold
 
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
+
 UNIVERSE = np.arange(-3, 4)
 EPS, SHARE = 2.0, 0.25
 
@@ -49,7 +55,7 @@ def _law(xt, q, relation, naive=False):
     for k in range(JOINT):
         m = int(GRID[k])
         bounds = (int(x.min()), int(x.max()) + 1) if naive else (-m, m)
-        lo, hi, p = Q.quantile_law(np.clip(x, *bounds), q, (1 - SHARE) * EPS, bounds=bounds, relation=relation)
+        lo, hi, p = _pieces(Q.quantile_law(np.clip(x, *bounds), q, (1 - SHARE) * EPS, bounds=bounds, relation=relation))
         pmf = np.zeros(17)
         for a, b, pr in zip(lo, hi, p):
             if b >= a:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import check_relation
-from ._grid import check_grid, check_p, raw_values
+from numpy.typing import ArrayLike
+
+from ..._params import validate_params
+from ...typing import Relation
+from ._grid import check_grid, raw_values
+from ._rules import ANY, GRID, PERCENT, RELATION
 
 __all__ = ["percentile_neighbours"]
 
 
+@validate_params({"data": ANY, "grid": GRID, "p": PERCENT.or_none(), "relation": RELATION})
 def percentile_neighbours(
-    data: Any, grid: Any, *, p: float | None = None, relation: str = "add_remove"
+    data: ArrayLike, grid: ArrayLike, *, p: float | None = None, relation: Relation = "add_remove"
 ) -> list[np.ndarray]:
     """Neighbouring raw datasets of a small dataset, for exact audits.
 
@@ -21,11 +26,30 @@ def percentile_neighbours(
     replace: replace one record (one per distinct value) by any grid value.
     Exact duplicates are listed once.  ``p`` is only validated (the set of
     neighbours does not depend on it).
+
+    Parameters
+    ----------
+    data : array_like
+        The raw records (1-D, finite, within the grid range).
+    grid : array_like
+        Public candidate values, finite and strictly increasing.
+    p : float or None, default=None
+        Percentile in [0, 100], only validated.
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1).
+
+    Returns
+    -------
+    list of ndarray
+        The neighbouring datasets, each listed once.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import percentile_neighbours
+    >>> [y.tolist() for y in percentile_neighbours([0.0, 1.0], [0, 1], relation="replace")]
+    [[1.0, 1.0], [0.0, 0.0]]
     """
-    if p is not None:
-        check_p(p)
     g, _ = check_grid(grid)
-    relation = check_relation(relation)
     x = raw_values(data, g, "data")
     out: list[np.ndarray] = []
     seen: set[bytes] = set()

@@ -17,23 +17,18 @@ with the float sampler.  O(n log n) (one ``np.unique``), log space.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import (
-    check_array_1d,
-    check_epsilon,
-    check_random_state,
-    check_relation,
-    check_sampler,
-    check_size,
-)
+from ..._params import validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
 from ._piecewise_em import (
     _sample_categorical,
-    check_method,
     check_output_grid,
     default_quantile_granularity,
     sample_grid_exact,
@@ -41,14 +36,26 @@ from ._piecewise_em import (
 from ._quantile_law import (
     Sample,
     abs_dev,
-    check_q,
     check_sample,
     distance_exact,
     draw_in_pieces,
     log_masses,
-    normalise,
     pieces,
-    target_rank,
+)
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    INTEGER,
+    LEVEL,
+    METHOD,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SAMPLER,
+    SEED,
+    SIZE,
 )
 from ._unbounded import release_bounds
 
@@ -105,22 +112,47 @@ def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: in
     return out
 
 
+_QUANTILE_RULES = {
+    "x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS.or_none(), "integer": INTEGER, "relation": RELATION,
+    "rng": SEED, "size": SIZE, "method": METHOD, "accountant": ACCOUNTANT, "granularity": GRANULARITY,
+    "sampler": SAMPLER, "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+}
+Method = Literal["auto", "race", "inverse"]
+Sampler = Literal["exact", "float"]
+OutOfBounds = Literal["clip", "raise"]
+
+
+@overload
 def private_quantile(
-    x: Any,
+    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float | int: ...
+@overload
+def private_quantile(
+    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params(_QUANTILE_RULES)
+def private_quantile(
+    x: ArrayLike,
     q: float,
     epsilon: float,
     *,
-    bounds: Any = None,
+    bounds: tuple[float, float] | None = None,
     integer: bool | None = None,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     size: int | None = None,
-    method: str = "auto",
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    sampler: str = "exact",
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    sampler: Sampler = "exact",
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | int | np.ndarray:
     r"""Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ``relation``.
 
     The target is the order statistic :math:`x_{(k)}`, :math:`k = \max(1, \lceil q n \rceil)`
@@ -162,7 +194,8 @@ def private_quantile(
     q : float
         quantile level in [0, 1].
     epsilon : float
-        privacy budget (> 0).
+        privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
+        neighbours; mathematics §12.1, and §15.2 without bounds).
     bounds : tuple of float or None, default=None
         public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantile`:
         a quarter of epsilon releases bounds by AboveThreshold, no bound is read from the data).
@@ -234,16 +267,9 @@ def private_quantile(
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
         if size is not None:
             raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
-        check_q(q), check_method(method), check_sampler(sampler)
         x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
                                                               rng=rng, accountant=accountant, granularity=granularity)
         accountant = None
-    epsilon = check_epsilon(epsilon)
-    q = check_q(q)
-    relation = check_relation(relation)
-    size = check_size(size)
-    method = check_method(method)
-    sampler = check_sampler(sampler)
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
     gen = check_random_state(rng)
@@ -251,21 +277,36 @@ def private_quantile(
     return sample_quantile(s, q, epsilon, relation, size, gen, method, lam, sampler)
 
 
+@overload
 def private_median(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float | int: ...
+@overload
+def private_median(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params({k: v for k, v in _QUANTILE_RULES.items() if k != "q"} | {"bounds": BOUNDS})
+def private_median(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
+    bounds: tuple[float, float],
     integer: bool | None = None,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     size: int | None = None,
-    method: str = "auto",
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    sampler: str = "exact",
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    sampler: Sampler = "exact",
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | int | np.ndarray:
     r"""Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``.
 
     :func:`private_quantile` at q = 1/2.  Under add/remove its utility is the
@@ -285,7 +326,8 @@ def private_median(
     x : array_like or dask array
         1-D sample (records outside ``bounds`` are clamped to them).
     epsilon : float
-        privacy budget (> 0).
+        privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
+        neighbours; mathematics §12.1).
     bounds : tuple of float
         public ``(a, b)``, ``a < b``.
     integer : bool or None, default=None

@@ -42,13 +42,15 @@ P ∝ exp(eps u / 2) and PF the same scale; eps-DP under ``relation``.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validation import check_relation
+from ..._params import validate_params
+from ...typing import Relation
 from ._grid import counts_and_rank
+from ._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION
 
 __all__ = ["rank_distances"]
 
@@ -79,20 +81,43 @@ def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: 
     return np.maximum(d, np.maximum(psi_a, psi_b)).astype(np.float64)
 
 
+@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "relation": RELATION,
+                  "rank_convention": RANK_CONVENTION})
 def rank_distances(
-    x: Any,
+    x: ArrayLike,
     p: float,
-    grid: Any,
+    grid: ArrayLike,
     *,
     histogram: bool = False,
-    relation: str = "add_remove",
-    rank_convention: str = "paper",
+    relation: Relation = "add_remove",
+    rank_convention: Literal["paper", "code"] = "paper",
 ) -> np.ndarray:
     """Per grid point j, a 1-Lipschitz lower bound d_j on the steps after which j is the p-th percentile.
 
     d_j = max(0, L_j + 1 - k, k - C_j) under replace (exact); under
     add/remove also the slope-corrected terms psi_a, psi_b (module
     docstring, mathematics §9.1).  Vectorised, O(len(grid)).
+
+    Parameters
+    ----------
+    x : array_like or dask array
+        Raw records (1-D, finite; clamped to the grid range), or per-grid-point counts with
+        ``histogram=True``.
+    p : float
+        Percentile in [0, 100].
+    grid : array_like
+        Public candidate values, finite and strictly increasing.
+    histogram : bool, default=False
+        Whether ``x`` holds per-grid-point counts.
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation the distance counts steps of (mathematics §1).
+    rank_convention : {"paper", "code"}, default="paper"
+        The target rank (:data:`RANK_CONVENTIONS`).
+
+    Returns
+    -------
+    ndarray of float64
+        d_j for every grid point (0 exactly at the percentile value).
 
     Examples
     --------
@@ -103,6 +128,5 @@ def rank_distances(
     >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid)  # add/remove: k moves with n
     array([5., 1., 0., 5., 5.])
     """
-    relation = check_relation(relation)
     h, _, _, k = counts_and_rank(x, p, grid, histogram, rank_convention)
     return _rank_distances(h, k, float(p), str(rank_convention), relation)

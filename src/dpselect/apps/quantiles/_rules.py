@@ -17,16 +17,13 @@ from ..._params import (
     DELTA,
     EPSILON,
     FINITE,
-    OUT_OF_BOUNDS_RULE,
-    RELATION,
-    SAMPLER,
     SEED,
     SIZE,
     Rule,
     instance_of,
-    options,
     real_in,
 )
+from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS
 from ...accounting import Accountant
 
 #: The rank conventions of percentiles (module docstring of :mod:`._grid`).
@@ -86,6 +83,23 @@ def _integer(value: Any, name: str) -> bool:
     return bool(value)
 
 
+def options(*values: str, none: bool = False) -> Rule:
+    """One of the strings ``values``; anything else is a ValueError (as the checks of this package always were)."""
+
+    def check(value: Any, name: str) -> str:
+        if not isinstance(value, str) or value not in values:
+            raise ValueError(f"{name} must be one of {values}, got {value!r}")
+        return value
+
+    return Rule(f"one of {values}", check=check, none=none)
+
+
+#: A neighbour relation of mathematics §1.
+RELATION = options(*RELATIONS)
+#: The sampler of the grid releases.
+SAMPLER = options(*SAMPLERS)
+#: What a bounded-data function does with a record outside the public bounds.
+OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
 #: Public bounds (a, b): finite, a < b, finite width.
 BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
 #: A quantile level in [0, 1].

@@ -25,15 +25,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._params import validate_params
 from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation
 from ...accounting import Accountant, charge
 from ...mechanisms import AboveThreshold
 from ...noise import check_granularity
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
+from ._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 
@@ -71,7 +76,8 @@ class Bounds:
     lower: float
     upper: float
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[float]:
+        """Iterate over ``(lower, upper)`` (so ``a, b = bounds`` unpacks)."""
         return iter((self.lower, self.upper))
 
 
@@ -93,6 +99,14 @@ def _check_share(share: Any) -> float:
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share < 1.0:
         raise ValueError(f"bounds_share must be in (0, 1), got {share!r}")
     return float(share)
+
+
+#: The smallest scale of the geometric grid: a power of two in [2^-1000, 2^100].
+SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_scale(v))
+#: Grid points per octave: a power of two in [1, 1024].
+STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
+_SCAN_RULES = {"x": ANY, "epsilon": EPSILON, "scale": SCALE, "steps": STEPS, "relation": RELATION, "rng": SEED,
+               "accountant": ACCOUNTANT}
 
 
 def geometric_grid(scale: float, steps: int) -> np.ndarray:
@@ -138,14 +152,15 @@ def _magnitude_bounds(sorted_x: np.ndarray, epsilon: float, relation: str, grid:
     return Bounds(-m, m)
 
 
+@validate_params(_SCAN_RULES)
 def private_bounds(
-    x: Any,
+    x: ArrayLike,
     epsilon: float,
     *,
     scale: float = DEFAULT_SCALE,
     steps: int = DEFAULT_STEPS,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Bounds:
     r"""Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP.
@@ -171,8 +186,8 @@ def private_bounds(
         :math:`s`, the smallest scale of the grid (a power of two): the resolution near 0.
     steps : int, default=4
         :math:`K`, grid points per octave (a power of two; ratio at most 1 + 1/K).
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -203,14 +218,15 @@ def private_bounds(
     return _bounds(sorted_x, epsilon, relation, grid, gen)
 
 
+@validate_params(_SCAN_RULES)
 def private_max(
-    x: Any,
+    x: ArrayLike,
     epsilon: float,
     *,
     scale: float = DEFAULT_SCALE,
     steps: int = DEFAULT_STEPS,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> float:
     r"""A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP.
@@ -232,8 +248,8 @@ def private_max(
         smallest grid scale (a power of two).
     steps : int, default=4
         grid points per octave (a power of two).
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
