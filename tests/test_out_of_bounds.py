@@ -38,9 +38,9 @@ RELEASES = {  # name -> f(x, rng, **kw): a release from data in B
 }
 
 LAWS = {  # data -> exact law / statistic (no randomness)
-    "duff_mean_intervals": lambda x: M.duff_mean_intervals(x, 1.0, bounds=B)[3],
+    "duff_mean_intervals": lambda x: np.asarray(M.duff_mean_intervals(x, 1.0, bounds=B)),
     "duff_mean_grid_law": lambda x: M._duff_mean.duff_mean_grid_law(x, 1.0, bounds=B)[2],
-    "duff_median_intervals": lambda x: M.duff_median_intervals(x, 1.0, bounds=B)[2],
+    "duff_median_intervals": lambda x: np.asarray(M.duff_median_intervals(x, 1.0, bounds=B)),
     "duff_median_error": lambda x: M.expected_absolute_error(x, 1.0, bounds=B),
     "smooth_sensitivity": lambda x: O.smooth_sensitivity_median(x, 0.5, bounds=B),
     "percentile_scores": lambda x: pct.percentile_problem(x, 50, GRID, utility="rank").scores,

@@ -143,7 +143,7 @@ def test_continuous_median_is_duff():
         x = rng.uniform(0, 10, size=n).round(1)
         for eps in (0.2, 2.0):
             lo, hi, p = _pieces(Q.quantile_law(x, 0.5, eps, bounds=(0, 10), granularity=0))
-            dl, dh, dp = Q.duff_median_intervals(x, eps, bounds=(0, 10))
+            dl, dh, dp = _pieces(Q.duff_median_intervals(x, eps, bounds=(0, 10)))
             # same mass on every non-degenerate interval
             keep = dh > dl
             mass = {(a, b): pr for a, b, pr in zip(lo, hi, p) if b > a}

@@ -22,15 +22,19 @@ True
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_epsilon, check_int, check_random_state, check_size
+from ..._params import int_at_least, validate_params
+from ..._validation import check_epsilon, check_int, check_random_state
 from ...accounting import Accountant, charge
+from ...output_law import OutputLaw
+from ...typing import SeedLike
 from ._order_stats import check_bounds, check_points, sorted_padded
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE, Rule
 from ._piecewise_em import (
-    check_method,
     check_output_grid,
     em_privacy,
     grid_ceil,
@@ -50,6 +54,12 @@ def _check_levels(levels: Any, epsilon: float | None) -> int:
         # public, data-independent default: levels beyond K carry relative weight <= e^{-40}
         return int(min(max(math.ceil(80.0 / epsilon), 8), 10**6))
     return check_int(levels, "levels", minimum=1)
+
+
+#: The public number of levels K, required (an int >= 1).
+LEVELS = Rule("an int >= 1", check=lambda v, n: _check_levels(v, None))
+_X_PARAM = """x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them."""
 
 
 def _units(v: np.ndarray, e_min: int) -> np.ndarray:
@@ -101,7 +111,8 @@ def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.nda
     return N[i], n + k - 2 * i
 
 
-def duff_mean_levels(x: Any, *, bounds: Any, levels: Any) -> tuple[np.ndarray, np.ndarray]:
+@validate_params({"x": ANY, "bounds": BOUNDS, "levels": LEVELS})
+def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1)).
 
     J_k = [L_k, U_k] is the set of means reachable from x with at most k
@@ -115,11 +126,33 @@ def duff_mean_levels(x: Any, *, bounds: Any, levels: Any) -> tuple[np.ndarray, n
     lower (upper) end, so L_k = min over i + j = k, j >= 1 (see
     :func:`_extreme_means`).  Means reachable only by pure removals form a
     finite set, so J_k equals the exact level set up to a null set; J_{n+1} = [a, b].
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    levels : int
+        K, the number of level sets (public, >= 1).
+
+    Returns
+    -------
+    L : ndarray
+        The lower ends L_0 >= L_1 >= ... (L_0 = mean(x)).
+    U : ndarray
+        The upper ends U_0 <= U_1 <= ....
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_mean_levels
+    >>> L, U = duff_mean_levels([1.0, 3.0], bounds=(0.0, 4.0), levels=2)
+    >>> L.tolist(), U.tolist()
+    ([2.0, 1.3333333333333333, 0.5], [2.0, 2.6666666666666665, 3.5])
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
-    K = _check_levels(levels, None)
-    return _mean_levels(ext, a, b, K)
+    return _mean_levels(ext, a, b, levels)
 
 
 class _Levels:
@@ -202,24 +235,52 @@ def _grid_pieces(ext: np.ndarray, a: float, b: float, K: int, lam: float) -> tup
     return _piece_ends(L, U, grid_ceil(np.array([a]), lam)[0], None)[0], _piece_utilities(levels.Kp, K)
 
 
+@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True)})
 def duff_mean_intervals(
-    x: Any, epsilon: float, *, bounds: Any, levels: Any = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Exact output law of :func:`duff_mean`: ``(lefts, rights, utilities, probabilities)``.
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = None
+) -> OutputLaw:
+    """Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece.
 
     Pieces, left to right: [a, L_K'] (utility -(K+1)), the left rings
     [L_k, L_{k-1}] (utility -k, k = K'..1), the right rings [U_{k-1}, U_k]
     (k = 1..K'), and [U_K', b] (utility -(K+1)); empty pieces have probability 0.
+    The utilities are :func:`duff_mean_utility` at the pieces' interiors.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+        (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    levels : int or None, default=None
+        K (public); None: ``min(max(ceil(80/epsilon), 8), 10**6)``.
+
+    Returns
+    -------
+    OutputLaw
+        The pieces (``law.lo``, ``law.hi``) and their probabilities.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_mean_intervals
+    >>> law = duff_mean_intervals([1.0, 3.0], 1.0, bounds=(0.0, 4.0), levels=2)
+    >>> [round(v, 3) for v in law.lo]
+    [0.0, 0.5, 1.333, 2.0, 2.667, 3.5]
     """
-    epsilon = check_epsilon(epsilon)
-    a, b = check_bounds(bounds)
+    a, b = bounds
     K = _check_levels(levels, epsilon)
     ext = sorted_padded(x, a, b)
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
-    return lefts, rights, utilities, piecewise_probabilities(lefts, rights, utilities, epsilon)
+    return OutputLaw(piecewise_probabilities(lefts, rights, utilities, epsilon), lo=lefts, hi=rights)
 
 
-def duff_mean_utility(v: Any, x: Any, *, bounds: Any, levels: Any) -> Any:
+@validate_params({"v": ANY, "x": ANY, "bounds": BOUNDS, "levels": LEVELS})
+def duff_mean_utility(
+    v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int
+) -> float | np.ndarray:
     """Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e. exact).
 
     ``d(v) = min{k : v in J_k}`` (:func:`duff_mean_levels`), 0 at mean(x).  It
@@ -230,10 +291,32 @@ def duff_mean_utility(v: Any, x: Any, *, bounds: Any, levels: Any) -> Any:
     finite set (e.g. x = {0}, y = {0, 10} on [0, 10]: at v = 0 the values are
     0 and -2), which does not change the EM density, so the mechanism is
     epsilon-DP.  Clipping at K + 1 preserves the bound; K must be public.
+
+    Parameters
+    ----------
+    v : array_like
+        Points of [a, b] (any shape).
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    levels : int
+        K (public, >= 1).
+
+    Returns
+    -------
+    float or ndarray
+        The utility at ``v`` (a float for a scalar ``v``), in [-(K + 1), 0].
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_mean_utility
+    >>> duff_mean_utility([2.0, 0.5], [1.0, 3.0], bounds=(0.0, 4.0), levels=2).tolist()
+    [0.0, -2.0]
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
-    K = _check_levels(levels, None)
+    K = levels
     L, U = _mean_levels(ext, a, b, K)
     vv = check_points(v, "v")
     if ((vv < a) | (vv > b)).any():
@@ -247,19 +330,34 @@ def duff_mean_utility(v: Any, x: Any, *, bounds: Any, levels: Any) -> Any:
     return float(u) if u.ndim == 0 else u
 
 
+@overload
 def duff_mean(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = ..., rng: SeedLike = ...,
+    size: None = ..., method: Literal["auto", "race", "inverse"] = ..., accountant: Accountant | None = ...,
+    granularity: float | None = ..., on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> float: ...
+@overload
+def duff_mean(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = ..., rng: SeedLike = ...,
+    size: int, method: Literal["auto", "race", "inverse"] = ..., accountant: Accountant | None = ...,
+    granularity: float | None = ..., on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> np.ndarray: ...
+@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True), "rng": SEED,
+                  "size": SIZE, "method": METHOD, "accountant": ACCOUNTANT, "granularity": GRANULARITY,
+                  "on_out_of_bounds": OUT_OF_BOUNDS_RULE})
+def duff_mean(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
-    levels: Any = None,
-    rng: Any = None,
-    size: Any = None,
-    method: str = "auto",
+    bounds: tuple[float, float],
+    levels: int | None = None,
+    rng: SeedLike = None,
+    size: int | None = None,
+    method: Literal["auto", "race", "inverse"] = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
+) -> float | np.ndarray:
     """Duff exponential mechanism for the mean: epsilon-DP under add/remove.
 
     Utility ``u(v) = -min(d(v), K + 1)`` with ``K = levels`` (public; default
@@ -277,12 +375,38 @@ def duff_mean(
     probability ∝ exp(epsilon u(k lambda) / 2) (the exponential mechanism over
     the public grid, floating-point safe; ``method`` unused); 0 gives the
     continuous mechanism sampled with floats (paper reproductions).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0): epsilon-DP under add/remove neighbours (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    levels : int or None, default=None
+        K (public); None: ``min(max(ceil(80/epsilon), 8), 10**6)``.
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
+        None (one float) or the number of iid draws (an array).
+    method : {"auto", "race", "inverse"}, default="auto"
+        How the piece is chosen on the continuous path (same law).
+    accountant : Accountant or None, default=None
+        Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+    granularity : float or None, default=None
+        The output grid (a power of two <= b - a; None: 2^(floor(log2(b - a)) - 20); 0: floats).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
+        ValueError instead, **not private**.
+
+    Returns
+    -------
+    float or ndarray
+        The private mean (an array of ``size`` draws).
     """
-    epsilon = check_epsilon(epsilon)
-    a, b = check_bounds(bounds)
+    a, b = bounds
     K = _check_levels(levels, epsilon)
-    size = check_size(size)
-    method = check_method(method)
     lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)

@@ -42,21 +42,24 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import (
-    check_array_1d,
-    check_epsilon,
-    check_finite_float,
-    check_random_state,
-    check_size,
-)
+from ..._params import validate_params
+from ..._validation import check_array_1d, check_random_state
 from ...accounting import Accountant, charge
+from ...output_law import OutputLaw
+from ...typing import SeedLike
 from ._duff_median_law import median_distribution, sample_median, sample_median_grid, uniform_abs_dev
-from ._order_stats import check_bounds, check_points, lower_median_index, sorted_padded
-from ._piecewise_em import check_method, check_output_grid, em_privacy
+from ._order_stats import check_points, lower_median_index, sorted_padded
+from ._piecewise_em import check_output_grid, em_privacy
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, FINITE, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+
+Method = Literal["auto", "race", "inverse"]
+_DUFF_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "method": METHOD,
+               "accountant": ACCOUNTANT, "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
 
 __all__ = [
     "duff_median",
@@ -74,47 +77,59 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
+@overload
 def duff_median(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
+    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> float: ...
+@overload
+def duff_median(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
+    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> np.ndarray: ...
+@validate_params(_DUFF_RULES)
+def duff_median(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
-    rng: Any = None,
-    size: Any = None,
-    method: str = "auto",
+    bounds: tuple[float, float],
+    rng: SeedLike = None,
+    size: int | None = None,
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
+) -> float | np.ndarray:
     """Sample the Duff exponential mechanism for the (lower) median.
 
     Parameters
     ----------
-    x
+    x : array_like
         1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon
+    epsilon : float
         privacy parameter (> 0); the release is epsilon-DP under
-        **add/remove** (mathematics §6.1).
-    bounds
+        **add/remove** neighbours (mathematics §6.1).
+    bounds : tuple of float
         public ``(a, b)`` with ``a < b``.
-    rng
-        None, int seed or ``numpy.random.Generator``.
-    size
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
         None (one float) or number of iid draws (array).
-    method
-        "auto" | "race" | "inverse" -- how the interval is chosen (same law).
-    accountant
-        optional :class:`~dpselect.accounting.Accountant`, charged
-        ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
-    granularity
+    method : {"auto", "race", "inverse"}, default="auto"
+        How the interval is chosen (same law).
+    accountant : Accountant or None, default=None
+        Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+    granularity : float or None, default=None
         the output grid lambda, a power of two <= b - a (None:
         2^(floor(log2(b - a)) - 20), from the public bounds).  The release is
         the exponential mechanism over the grid points of [a, b], sampled
         exactly (floating-point safe; ``method`` is not used).  0 gives the
         continuous mechanism sampled with floats (not floating-point safe;
         for reproductions of the paper).
-    on_out_of_bounds
-        "clip" (default): records outside ``bounds`` are clamped to them (a per-record
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (a per-record
         map, so the guarantee is unchanged and nothing observable depends on it);
         "raise": ValueError instead, for finding data errors -- **not private**.
 
@@ -145,10 +160,7 @@ def duff_median(
     >>> duff_median([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0), rng=1, size=3).shape
     (3,)
     """
-    epsilon = check_epsilon(epsilon)
-    a, b = check_bounds(bounds)
-    size = check_size(size)
-    method = check_method(method)
+    a, b = bounds
     lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
@@ -158,23 +170,70 @@ def duff_median(
     return sample_median(ext, epsilon, size, gen, method)
 
 
-def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact output law of :func:`duff_median` as a piecewise-uniform mixture.
+_LAW_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS}
 
-    Returns ``(lefts, rights, probabilities)``, each of length n + 1: interval
-    ``j`` is ``[y_j, y_{j+1}]`` (``y_0 = a``, ``y_{n+1} = b``), and the output is
-    uniform on interval ``j`` with the given probability.  Zero-length
-    intervals (ties, data at the bounds) have probability 0.
+
+@validate_params(_LAW_RULES)
+def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, float]) -> OutputLaw:
+    """Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform mixture.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+        (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+
+    Returns
+    -------
+    OutputLaw
+        n + 1 pieces: piece ``j`` is ``[y_j, y_{j+1}]`` (``law.lo``, ``law.hi``; ``y_0 = a``,
+        ``y_{n+1} = b``), and the output is uniform on it with probability ``law[j]``.
+        Zero-length intervals (ties, data at the bounds) have probability 0.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_median_intervals
+    >>> law = duff_median_intervals([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0))
+    >>> law.lo.tolist(), round(float(law[1] + law[2]), 3)
+    ([0.0, 1.0, 2.0, 3.0], 0.731)
     """
     ext, probs, _, _ = median_distribution(x, epsilon, bounds)
-    return ext[:-1].copy(), ext[1:].copy(), probs
+    return OutputLaw(probs, lo=ext[:-1], hi=ext[1:])
 
 
-def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
+@validate_params({"t": ANY} | _LAW_RULES)
+def duff_median_pdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[float, float]) -> float | np.ndarray:
     """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
 
     The density is piecewise constant; at a breakpoint the value of the
     interval to the right is returned (at ``b``, of the last interval).
+
+    Parameters
+    ----------
+    t : array_like
+        Points of [a, b] (any shape).
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+        (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+
+    Returns
+    -------
+    float or ndarray
+        The density at ``t`` (a float for a scalar ``t``).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_median_pdf
+    >>> round(duff_median_pdf(2.0, [1.0, 2.0, 3.0], epsilon=1.0, bounds=(0.0, 4.0)), 3)
+    0.276
     """
     ext, probs, a, b = median_distribution(x, epsilon, bounds)
     tt = check_points(t)
@@ -191,8 +250,33 @@ def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
     return float(dens) if dens.ndim == 0 else dens
 
 
-def output_cdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
-    """Exact CDF P(duff_median(x) <= t), vectorised over ``t``."""
+@validate_params({"t": ANY} | _LAW_RULES)
+def output_cdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[float, float]) -> float | np.ndarray:
+    """Exact CDF P(duff_median(x) <= t), vectorised over ``t`` (``granularity=0``).
+
+    Parameters
+    ----------
+    t : array_like
+        Points of [a, b] (any shape).
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+        (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+
+    Returns
+    -------
+    float or ndarray
+        The CDF at ``t`` (a float for a scalar ``t``).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import output_cdf
+    >>> round(output_cdf(2.0, [1.0, 2.0, 3.0], epsilon=1.0, bounds=(0.0, 4.0)), 3)
+    0.622
+    """
     ext, probs, a, b = median_distribution(x, epsilon, bounds)
     tt = check_points(t)
     n = ext.size - 2
@@ -205,21 +289,48 @@ def output_cdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
     cdf = np.where(tt < a, 0.0, np.where(tt >= b, 1.0, cdf))
     return float(cdf) if cdf.ndim == 0 else cdf
 
-def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any = None) -> float:
-    """Exact E|duff_median(x) - target| (default target: the lower median y_m).
+@validate_params(_LAW_RULES | {"target": FINITE.or_none()})
+def expected_absolute_error(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], target: float | None = None
+) -> float:
+    """Exact E|duff_median(x) - target| (default target: the lower median y_m), ``granularity=0``.
 
     Closed form per interval: for U ~ Uniform[l, r] and l < c < r,
     E|U - c| = ((c - l)^2 + (r - c)^2) / (2 (r - l)); otherwise |(l + r)/2 - c|.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+        (mathematics §6.1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    target : float or None, default=None
+        The value the error is measured from (None: the lower median).
+
+    Returns
+    -------
+    float
+        The exact expected absolute error.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import expected_absolute_error
+    >>> round(expected_absolute_error([0.1, 0.35, 0.4, 0.45, 0.5, 0.8], 2.0, bounds=(0.0, 1.0)), 4)
+    0.0663
     """
     ext, probs, _, _ = median_distribution(x, epsilon, bounds)
     n = ext.size - 2
-    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target", quote=False)
+    c = float(ext[lower_median_index(n)]) if target is None else target
     keep = probs > 0
     dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
     return float(np.dot(probs[keep], dev))
 
 
-def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
+@validate_params({"t": ANY, "x": ANY, "bounds": BOUNDS})
+def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
     With L, E, G = #{x_i < t}, #{x_i = t}, #{x_i > t} and D = G - L, the lower
@@ -233,8 +344,28 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
     between order statistics this is ``max(n - 2j, 2j + 1 - n)``; at data points
     it is the larger of the two adjacent interval values (mathematics §6.1,
     mathematics §7 item 24), and 0 at the lower median.
+
+    Parameters
+    ----------
+    t : array_like
+        Points of [a, b] (any shape).
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+
+    Returns
+    -------
+    float or ndarray
+        ``u_d(x, t)`` (a float for a scalar ``t``), <= 0.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_median_utility
+    >>> duff_median_utility([0.5, 2.0, 3.5], [1.0, 2.0, 3.0], bounds=(0.0, 4.0)).tolist()
+    [-3.0, 0.0, -4.0]
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     tt = check_points(t)
     if ((tt < a) | (tt > b)).any():
@@ -255,7 +386,10 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def median_neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
+@validate_params({"x": ANY, "bounds": BOUNDS, "values": ANY})
+def median_neighbours(
+    x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
+) -> list[np.ndarray]:
     """Add/remove neighbours of a small dataset (for audits).
 
     Removals: one dataset per distinct value of x (removing equal records gives
@@ -263,8 +397,28 @@ def median_neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.nda
     median/mean need n >= 1.  Additions: one dataset per value of ``values``
     (a small public grid inside ``bounds``; default: a, b and the distinct
     values of x).  Returned arrays are sorted.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    values : array_like or None, default=None
+        The values a neighbour may add (within ``bounds``; checked against them).
+
+    Returns
+    -------
+    list of ndarray
+        The add/remove neighbours of ``x``, each sorted.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import median_neighbours
+    >>> [y.tolist() for y in median_neighbours([1.0, 2.0], bounds=(0.0, 4.0), values=[3.0])]
+    [[2.0], [1.0], [1.0, 2.0, 3.0]]
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     y = ext[1:-1]
     if values is None:
