@@ -86,16 +86,32 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._params import validate_params
 from ..._validation import check_delta, check_epsilon
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
 from ...analysis import error_distribution
 from ...mechanisms import SmoothSensitivityRelease
+from ...typing import SeedLike
 from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOOLEAN,
+    BOUNDS,
+    DELTA,
+    EPSILON,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    SEED,
+    SIZE,
+    options,
+)
 
 __all__ = [
     "expected_abs_error_smooth_sens_approx",
@@ -108,6 +124,12 @@ __all__ = [
 
 _TUNINGS = ("fixed", "paper")
 _RELATION = "replace"
+
+#: What a baseline release accepts besides its calibration (one rule per parameter).
+RELEASE_RULES = {"x": ANY, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "clip": BOOLEAN, "accountant": ACCOUNTANT,
+                 "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
+TUNING = options(*_TUNINGS)
+OutOfBounds = Literal["clip", "raise"]
 
 #: builds the release from the validated (padded sorted data, a, b)
 _Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
@@ -157,10 +179,27 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
 # ---------------------------------------------------------------------------
 
 
+@validate_params({"epsilon": EPSILON, "granularity": GRANULARITY})
 def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = None) -> SmoothSensitivityRelease:
     """SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop. 3), replace-one, epsilon-DP.
 
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter (> 0): epsilon-DP for replace neighbours (mathematics §4.5, §2.3).
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+
+    Returns
+    -------
+    SmoothSensitivityRelease
+        The calibrated release.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import smooth_sens_pure_mechanism
+    >>> smooth_sens_pure_mechanism(1.0).privacy().epsilon
+    1.0
     """
     return SmoothSensitivityRelease(
         epsilon,
@@ -173,29 +212,93 @@ def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = No
     )
 
 
+@overload
 def smooth_sens_pure(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
+    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float: ...
+@overload
+def smooth_sens_pure(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
+    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params(RELEASE_RULES | {"epsilon": EPSILON})
+def smooth_sens_pure(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
-    rng: Any = None,
-    size: Any = None,
+    bounds: tuple[float, float],
+    rng: SeedLike = None,
+    size: int | None = None,
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | np.ndarray:
     """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one).
 
-    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
+    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).  Proof:
+    mathematics §4.5 (the smooth sensitivity) and §2.3 (Cauchy admissibility).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
+        None (one float) or the number of iid draws (an array).
+    clip : bool, default=True
+        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
+    accountant : Accountant or None, default=None
+        Charged ``mechanism.privacy()`` before any randomness is drawn.
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
+        ValueError instead, **not private**.
+
+    Returns
+    -------
+    float or ndarray
+        The private (lower) median.
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, *, bounds: Any, clip: bool = True) -> float:
-    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean)."""
+@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "clip": BOOLEAN})
+def expected_abs_error_smooth_sens_pure(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip: bool = True
+) -> float:
+    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean).
+
+    The release is epsilon-DP for replace neighbours (mathematics §4.5).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    clip : bool, default=True
+        Whether the release is clipped to ``bounds``.
+
+    Returns
+    -------
+    float
+        The exact expected absolute error from the lower median.
+    """
     mech = smooth_sens_pure_mechanism(epsilon)
     return _expected(lambda *_: mech, x, bounds, clip)
 
@@ -288,15 +391,40 @@ def _approx_release(
     )
 
 
+@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": ANY, "tuning": TUNING,
+                  "granularity": GRANULARITY})
 def smooth_sens_approx_mechanism(
-    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", granularity: float | None = None
+    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = "fixed", granularity: float | None = None,
 ) -> SmoothSensitivityRelease:
     """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
 
     ``tuning="fixed"``: alpha = eps/2, data-independent (x and bounds are not used).
     ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
-    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
+    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).  Proof: mathematics §2.2
+    and §4.5.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    delta : float
+        The privacy parameter delta, in (0, 1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b`` (read, and checked, only with ``tuning="paper"``).
+    tuning : {"fixed", "paper"}, default="fixed"
+        "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
+        choice (PrivacyLeakWarning; no guarantee).
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+
+    Returns
+    -------
+    SmoothSensitivityRelease
+        The calibrated release.
     """
     ext = np.empty(0)
     if tuning == "paper":
@@ -318,33 +446,108 @@ def _approx_factory(epsilon: float, delta: float, tuning: str, granularity: floa
     return make
 
 
+@overload
 def smooth_sens_approx(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = ..., rng: SeedLike = ..., size: None = ..., clip: bool = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+) -> float: ...
+@overload
+def smooth_sens_approx(
+    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = ..., rng: SeedLike = ..., size: int, clip: bool = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params(RELEASE_RULES | {"epsilon": EPSILON, "delta": DELTA, "tuning": TUNING})
+def smooth_sens_approx(
+    x: ArrayLike,
     epsilon: float,
     *,
     delta: float,
-    bounds: Any,
-    tuning: str = "fixed",
-    rng: Any = None,
-    size: Any = None,
+    bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = "fixed",
+    rng: SeedLike = None,
+    size: int | None = None,
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | np.ndarray:
     """SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b).
 
     (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
     On the grid ``granularity`` (None: 2^-20; 0: float output) with exact
-    discrete Laplace noise, clipped to the grid points of [a, b].
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
+    discrete Laplace noise, clipped to the grid points of [a, b].  Proof: mathematics §2.2
+    and §4.5.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    delta : float
+        The privacy parameter delta, in (0, 1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    tuning : {"fixed", "paper"}, default="fixed"
+        "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
+        choice (PrivacyLeakWarning; no guarantee).
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
+        None (one float) or the number of iid draws (an array).
+    clip : bool, default=True
+        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
+    accountant : Accountant or None, default=None
+        Charged ``mechanism.privacy()`` before any randomness is drawn.
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
+        ValueError instead, **not private**.
+
+    Returns
+    -------
+    float or ndarray
+        The private (lower) median.
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
     return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
+@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING,
+                  "clip": BOOLEAN})
 def expected_abs_error_smooth_sens_approx(
-    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", clip: bool = True
+    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = "fixed", clip: bool = True,
 ) -> float:
-    """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1)."""
+    """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1).
+
+    The release is (epsilon, delta)-DP for replace neighbours with ``tuning="fixed"``
+    (mathematics §2.2).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    delta : float
+        The privacy parameter delta, in (0, 1).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    tuning : {"fixed", "paper"}, default="fixed"
+        "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
+        choice (PrivacyLeakWarning; no guarantee).
+    clip : bool, default=True
+        Whether the release is clipped to ``bounds``.
+
+    Returns
+    -------
+    float
+        The exact expected absolute error from the lower median.
+    """
     return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
