@@ -12,7 +12,7 @@ from scipy import integrate
 import dpselect
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps.quantiles import _duff_median as duff
+from dpselect.apps import quantiles as duff
 from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import smooth_sensitivity_median
 from dpselect.mechanisms.release import SmoothSensitivityRelease

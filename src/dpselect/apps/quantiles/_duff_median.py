@@ -50,12 +50,11 @@ from numpy.typing import ArrayLike
 from ..._params import validate_params
 from ..._validation import check_array_1d, check_random_state
 from ...accounting import Accountant, charge
-from ...output_law import OutputLaw
 from ...typing import SeedLike
-from ._duff_median_law import median_distribution, sample_median, sample_median_grid, uniform_abs_dev
-from ._order_stats import check_points, lower_median_index, sorted_padded
+from ._duff_median_law import sample_median, sample_median_grid
+from ._order_stats import check_points, sorted_padded
 from ._piecewise_em import check_output_grid, em_privacy
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, FINITE, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
 
 Method = Literal["auto", "race", "inverse"]
 _DUFF_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "method": METHOD,
@@ -63,12 +62,8 @@ _DUFF_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "rng": SEED, "siz
 
 __all__ = [
     "duff_median",
-    "duff_median_intervals",
-    "duff_median_pdf",
     "duff_median_utility",
-    "expected_absolute_error",
     "median_neighbours",
-    "output_cdf",
 ]
 
 
@@ -168,165 +163,6 @@ def duff_median(
     if lam:
         return sample_median_grid(ext, epsilon, lam, size, gen)
     return sample_median(ext, epsilon, size, gen, method)
-
-
-_LAW_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS}
-
-
-@validate_params(_LAW_RULES)
-def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, float]) -> OutputLaw:
-    """Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform mixture.
-
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-
-    Returns
-    -------
-    OutputLaw
-        n + 1 pieces: piece ``j`` is ``[y_j, y_{j+1}]`` (``law.lo``, ``law.hi``; ``y_0 = a``,
-        ``y_{n+1} = b``), and the output is uniform on it with probability ``law[j]``.
-        Zero-length intervals (ties, data at the bounds) have probability 0.
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import duff_median_intervals
-    >>> law = duff_median_intervals([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0))
-    >>> law.lo.tolist(), round(float(law[1] + law[2]), 3)
-    ([0.0, 1.0, 2.0, 3.0], 0.731)
-    """
-    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
-    return OutputLaw(probs, lo=ext[:-1], hi=ext[1:])
-
-
-@validate_params({"t": ANY} | _LAW_RULES)
-def duff_median_pdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[float, float]) -> float | np.ndarray:
-    """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
-
-    The density is piecewise constant; at a breakpoint the value of the
-    interval to the right is returned (at ``b``, of the last interval).
-
-    Parameters
-    ----------
-    t : array_like
-        Points of [a, b] (any shape).
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-
-    Returns
-    -------
-    float or ndarray
-        The density at ``t`` (a float for a scalar ``t``).
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import duff_median_pdf
-    >>> round(duff_median_pdf(2.0, [1.0, 2.0, 3.0], epsilon=1.0, bounds=(0.0, 4.0)), 3)
-    0.276
-    """
-    ext, probs, a, b = median_distribution(x, epsilon, bounds)
-    tt = check_points(t)
-    n = ext.size - 2
-    idx = np.searchsorted(ext, tt, side="right") - 1
-    at_b = tt == b
-    if at_b.any():
-        idx = np.where(at_b, np.searchsorted(ext, b, side="left") - 1, idx)
-    idx = np.clip(idx, 0, n)
-    lam = ext[idx + 1] - ext[idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dens = np.where(lam > 0, probs[idx] / np.where(lam > 0, lam, 1.0), 0.0)
-    dens = np.where((tt < a) | (tt > b), 0.0, dens)
-    return float(dens) if dens.ndim == 0 else dens
-
-
-@validate_params({"t": ANY} | _LAW_RULES)
-def output_cdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[float, float]) -> float | np.ndarray:
-    """Exact CDF P(duff_median(x) <= t), vectorised over ``t`` (``granularity=0``).
-
-    Parameters
-    ----------
-    t : array_like
-        Points of [a, b] (any shape).
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-
-    Returns
-    -------
-    float or ndarray
-        The CDF at ``t`` (a float for a scalar ``t``).
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import output_cdf
-    >>> round(output_cdf(2.0, [1.0, 2.0, 3.0], epsilon=1.0, bounds=(0.0, 4.0)), 3)
-    0.622
-    """
-    ext, probs, a, b = median_distribution(x, epsilon, bounds)
-    tt = check_points(t)
-    n = ext.size - 2
-    cum = np.concatenate(([0.0], np.cumsum(probs)))
-    idx = np.clip(np.searchsorted(ext, tt, side="right") - 1, 0, n)
-    lo = ext[idx]
-    lam = ext[idx + 1] - lo
-    frac = np.where(lam > 0, np.clip((tt - lo) / np.where(lam > 0, lam, 1.0), 0.0, 1.0), 1.0)
-    cdf = np.clip(cum[idx] + probs[idx] * frac, 0.0, 1.0)
-    cdf = np.where(tt < a, 0.0, np.where(tt >= b, 1.0, cdf))
-    return float(cdf) if cdf.ndim == 0 else cdf
-
-@validate_params(_LAW_RULES | {"target": FINITE.or_none()})
-def expected_absolute_error(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], target: float | None = None
-) -> float:
-    """Exact E|duff_median(x) - target| (default target: the lower median y_m), ``granularity=0``.
-
-    Closed form per interval: for U ~ Uniform[l, r] and l < c < r,
-    E|U - c| = ((c - l)^2 + (r - c)^2) / (2 (r - l)); otherwise |(l + r)/2 - c|.
-
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-    target : float or None, default=None
-        The value the error is measured from (None: the lower median).
-
-    Returns
-    -------
-    float
-        The exact expected absolute error.
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import expected_absolute_error
-    >>> round(expected_absolute_error([0.1, 0.35, 0.4, 0.45, 0.5, 0.8], 2.0, bounds=(0.0, 1.0)), 4)
-    0.0663
-    """
-    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
-    n = ext.size - 2
-    c = float(ext[lower_median_index(n)]) if target is None else target
-    keep = probs > 0
-    dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
-    return float(np.dot(probs[keep], dev))
 
 
 @validate_params({"t": ANY, "x": ANY, "bounds": BOUNDS})

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ._rules import RANK_CONVENTIONS
 from ..._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
+from ._rules import RANK_CONVENTIONS
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
 

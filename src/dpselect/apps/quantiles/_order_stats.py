@@ -32,15 +32,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import int_at_least, positive, validate_params
-from ._rules import ANY, BOUNDS
 from ..._validation import (
     as_real_array,
     check_array_1d,
     check_finite_float,
     check_int,
-    check_positive,
     clip_to_bounds,
 )
+from ._rules import ANY, BOUNDS
 
 __all__ = [
     "local_sensitivity_median",

@@ -40,9 +40,7 @@ Sources: Chaves et al., Smooth Noisy Max §5 (Def. 5.1, Prop. 5.3/5.4); the math
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -52,16 +50,16 @@ from ..._params import validate_params
 from ..._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, distance_problem, resolve_mechanism
-from ...typing import Relation, SeedLike
 from ...problem import SelectionProblem
 from ...sensitivity import StepProfile
+from ...typing import Relation, SeedLike
 from ._grid import (
     RANK_CONVENTIONS,
     check_grid,
-    check_p,
     counts_and_rank,
     stability,
 )
+from ._percentile_target import PercentileStability, percentile_stability, true_percentile
 from ._quantile import private_quantile
 from ._rank_distance import _rank_distances, rank_distances
 from ._rules import (
@@ -97,64 +95,6 @@ __all__ = [
 
 #: Utilities of :func:`problem`: the rank distance (mathematics §9.1) and the paper's indicator (mathematics §4.3).
 UTILITIES = ("rank", "indicator")
-
-
-@dataclass(frozen=True)
-class PercentileStability:
-    """Where the percentile record sits among its copies (returned by :func:`percentile_stability`).
-
-    Parameters
-    ----------
-    rank : int
-        The 1-indexed target rank k (:data:`RANK_CONVENTIONS`).
-    index : int
-        Grid index of the percentile value v (the grid point holding rank k).
-    below : int
-        j_l: the copies of v at ranks < k.
-    above : int
-        j_g: the copies of v at ranks > k.
-    """
-
-    rank: int
-    index: int
-    below: int
-    above: int
-
-
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
-def percentile_stability(
-    x: ArrayLike, p: float, grid: ArrayLike, *, histogram: bool = False,
-    rank_convention: Literal["paper", "code"] = "paper",
-) -> PercentileStability:
-    """The rank k, the grid index of the percentile value and its copies below / above rank k (not private).
-
-    Parameters
-    ----------
-    x : array_like
-        Raw records (1-D, finite), or per-grid-point counts with ``histogram=True``
-        (checked against ``grid``).
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
-    rank_convention : {"paper", "code"}, default="paper"
-        The target rank (:data:`RANK_CONVENTIONS`).
-
-    Returns
-    -------
-    PercentileStability
-        ``rank``, ``index``, ``below`` (j_l) and ``above`` (j_g) of mathematics §4.3.
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import percentile_stability
-    >>> percentile_stability([0, 1, 1, 2], 50, [0, 1, 2])
-    PercentileStability(rank=2, index=1, below=0, above=1)
-    """
-    h, _, _, k = counts_and_rank(x, p, grid, histogram, rank_convention)
-    return PercentileStability(k, *stability(h, k))
 
 
 def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str) -> int:
@@ -251,41 +191,6 @@ def percentile_problem(
         monotone=False,
         relation=relation,
     )
-
-
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
-def true_percentile(
-    x: ArrayLike, p: float, grid: ArrayLike, *, histogram: bool = False,
-    rank_convention: Literal["paper", "code"] = "paper",
-) -> float | int:
-    """The (non-private) grid value of rank k -- what :func:`private_percentile` estimates.
-
-    Parameters
-    ----------
-    x : array_like
-        Raw records (1-D, finite), or per-grid-point counts with ``histogram=True``.
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
-    rank_convention : {"paper", "code"}, default="paper"
-        The target rank (:data:`RANK_CONVENTIONS`).
-
-    Returns
-    -------
-    float or int
-        The grid value holding rank k (the grid's own type).
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import true_percentile
-    >>> true_percentile([1, 1, 2, 2, 2, 4], 50, [0, 1, 2, 3, 4])
-    2
-    """
-    v = percentile_stability(x, p, grid, histogram=histogram, rank_convention=rank_convention).index
-    return np.asarray(grid)[v].item()
 
 
 @validate_params({

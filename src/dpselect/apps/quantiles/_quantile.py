@@ -35,7 +35,6 @@ from ._piecewise_em import (
 )
 from ._quantile_law import (
     Sample,
-    abs_dev,
     check_sample,
     distance_exact,
     draw_in_pieces,

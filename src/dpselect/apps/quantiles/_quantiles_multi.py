@@ -46,6 +46,7 @@ from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...noise import grid_values
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
 from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
 from ._quantile import output_grid, sample_quantile
@@ -63,7 +64,6 @@ from ._rules import (
     Rule,
 )
 from ._unbounded import release_bounds
-from ...typing import Relation, SeedLike
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
 

@@ -24,8 +24,8 @@ clamped records unchanged.  Total: basic composition,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
