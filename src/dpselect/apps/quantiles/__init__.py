@@ -64,11 +64,11 @@ from ._unbounded import Bounds, private_bounds, private_max
 from ._unbounded_api import unbounded_quantile, unbounded_quantiles
 
 __all__ = [
-    "Bounds",
-    "PercentileStability",
     "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
     "UTILITIES",
+    "Bounds",
+    "PercentileStability",
     "absolute_error_loss",
     "duff_mean",
     "duff_mean_intervals",

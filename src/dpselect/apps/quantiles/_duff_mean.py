@@ -1,10 +1,10 @@
-"""Duff mean: the exponential mechanism on the add/remove distance to "mean = v".
+r"""Duff mean: the exponential mechanism on the add/remove distance to "mean = v".
 
 Gillenwater & Muñoz Medina (Duff); mathematics §6.1.  Neighbour relation:
 **add/remove**.  Level sets ``J_k = [L_k, U_k]`` of means reachable with at
 most ``k`` add/remove operations (at least one addition) are exact up to a
 finite set (derivation in :func:`duff_mean_levels`); the utility is ``-k`` on
-the ring ``J_k \\ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
+the ring ``J_k \ J_{k-1}`` and ``-(K+1)`` beyond the public number of levels
 ``K``.  Floating point: the level-set ends are exact rationals of Python
 integers (every float is a multiple of a common power of two); the grid
 release uses their exact grid indices, the continuous law and
@@ -32,7 +32,7 @@ from ...accounting import Accountant, charge
 from ...output_law import OutputLaw
 from ...typing import SeedLike
 from ._duff_mean_levels import LEVELS, _check_levels, _Levels, _mean_levels
-from ._order_stats import check_bounds, check_points, sorted_padded
+from ._order_stats import check_points, sorted_padded
 from ._piecewise_em import (
     check_output_grid,
     em_privacy,
@@ -42,7 +42,7 @@ from ._piecewise_em import (
     sample_piecewise_em,
     sample_piecewise_grid,
 )
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE, check_bounds
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_utility"]
 

@@ -45,8 +45,11 @@ def _units(v: np.ndarray, e_min: int) -> np.ndarray:
 
 
 def _exact_sum(v: np.ndarray, e_min: int) -> int:
-    """``sum(v) / 2**e_min`` exactly: int64 sums of the significand halves per exponent (no overflow
-    for n < 2^35), then one Python shift-and-add per distinct exponent (at most ~2100)."""
+    """``sum(v) / 2**e_min`` exactly.
+
+    Int64 sums of the significand halves per exponent (no overflow for n < 2^35), then one
+    Python shift-and-add per distinct exponent (at most ~2100).
+    """
     m, e = np.frexp(v)
     mant = (m * 2.0**53).astype(np.int64)
     exps, inv = np.unique(e, return_inverse=True)
@@ -58,7 +61,7 @@ def _exact_sum(v: np.ndarray, e_min: int) -> int:
 
 
 def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.ndarray, np.ndarray]:
-    """min over i + j = k, j >= 1 of the shifted mean, k = 1..Kp, as exact ``(numerators, denominators)``.
+    """Min over i + j = k, j >= 1 of the shifted mean, k = 1..Kp, as exact ``(numerators, denominators)``.
 
     ``top`` = the m = min(Kp - 1, n) largest shifted values t_1 >= t_2 >= ... (data minus the
     bound, all >= 0; exact Python ints), ``total`` their full sum over the n records.  With

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..._validation import check_epsilon
-from ._order_stats import check_bounds, lower_median_index, sorted_padded
+from ._order_stats import lower_median_index, sorted_padded
 from ._piecewise_em import (
     _UNDERFLOW_MARGIN,
     _log_masses,
@@ -34,6 +34,7 @@ from ._piecewise_em import (
     sample_piecewise_em,
     sample_piecewise_grid,
 )
+from ._rules import check_bounds
 
 __all__: list[str] = []
 
@@ -84,7 +85,7 @@ def _median_plan(ext: np.ndarray, epsilon: float) -> tuple[int, int, float, floa
         need = 2.0 * (log_width - mx + _UNDERFLOW_MARGIN) / epsilon
         if need <= level:
             return jlo, jhi, mx, mx, False
-        new_level = n + 1 if need >= n + 1 else min(n + 1, max(int(math.ceil(need)), 2 * level))
+        new_level = n + 1 if need >= n + 1 else min(n + 1, max(math.ceil(need), 2 * level))
         jlo2, jhi2 = _level_window(n, new_level)
         if jhi2 - jlo2 + 1 > _FAST_WINDOW:
             return jlo2, jhi2, mx, max(mx, log_width - 0.5 * epsilon * (level + 1)), True

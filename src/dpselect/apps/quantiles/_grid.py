@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
-from ._rules import RANK_CONVENTIONS
+from ._rules import RANK_CONVENTIONS, check_grid
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
-
 
 
 def check_p(p: Any) -> float:
@@ -38,14 +37,6 @@ def check_rank_convention(convention: Any) -> str:
     if convention not in RANK_CONVENTIONS:
         raise ValueError(f"rank_convention must be one of {RANK_CONVENTIONS}, got {convention!r}")
     return str(convention)
-
-
-def check_grid(grid: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(float64 grid, original array) — finite, 1-D, non-empty, strictly increasing."""
-    g = check_array_1d(grid, "grid")
-    if g.size > 1 and not (np.diff(g) > 0).all():
-        raise ValueError("grid must be strictly increasing")
-    return g, np.asarray(grid)
 
 
 def snap(values: np.ndarray, grid: np.ndarray) -> np.ndarray:

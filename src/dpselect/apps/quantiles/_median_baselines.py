@@ -94,7 +94,7 @@ from ...accounting import Accountant, charge
 from ...analysis import error_distribution
 from ...mechanisms import SmoothSensitivityRelease
 from ...typing import SeedLike
-from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
+from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
 from ._rules import (
     ACCOUNTANT,
     ANY,
@@ -105,6 +105,7 @@ from ._rules import (
     OUT_OF_BOUNDS_RULE,
     SEED,
     SIZE,
+    check_bounds,
 )
 
 __all__ = [

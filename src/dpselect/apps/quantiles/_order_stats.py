@@ -35,7 +35,6 @@ from ..._params import int_at_least, positive, validate_params
 from ..._validation import (
     as_real_array,
     check_array_1d,
-    check_finite_float,
     check_int,
     clip_to_bounds,
 )
@@ -52,20 +51,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # bounded, sorted data (shared helpers)
 # ---------------------------------------------------------------------------
-
-
-def check_bounds(bounds: Any) -> tuple[float, float]:
-    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__"):
-        raise TypeError(f"bounds must be a pair (a, b), got {type(bounds).__name__}")
-    if len(bounds) != 2:
-        raise ValueError(f"bounds must be a pair (a, b), got length {len(bounds)}")
-    a = check_finite_float(bounds[0], "bounds[0]")
-    b = check_finite_float(bounds[1], "bounds[1]")
-    if not a < b:
-        raise ValueError(f"bounds must satisfy a < b, got ({a!r}, {b!r})")
-    if not math.isfinite(b - a):
-        raise ValueError("bounds width b - a must be finite")
-    return a, b
 
 
 def sorted_padded(x: Any, a: float, b: float, name: str = "x", on_out_of_bounds: str = "clip") -> np.ndarray:

@@ -82,9 +82,9 @@ from ._rules import (
 )
 
 __all__ = [
-    "PercentileStability",
     "RANK_CONVENTIONS",
     "UTILITIES",
+    "PercentileStability",
     "absolute_error_loss",
     "percentile_problem",
     "percentile_stability",

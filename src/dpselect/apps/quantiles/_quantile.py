@@ -67,7 +67,7 @@ def quantile_privacy(epsilon: float, relation: str) -> Privacy:
 
 
 def output_grid(granularity: Any, s: Sample) -> float:
-    """lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
+    """Lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
 
     Real outputs: :func:`._piecewise_em.check_output_grid` (None:
     :func:`default_quantile_granularity`, from the public bounds only).
@@ -263,6 +263,14 @@ def private_quantile(
     >>> private_quantile(np.r_[np.zeros(700), np.arange(1.0, 301.0)], 0.25, 1.0, bounds=(0, 1000), rng=1)
     0.0
     """
+    return _release(x, q, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
+                    on_out_of_bounds)
+
+
+def _release(x: Any, q: float, epsilon: float, bounds: Any, integer: bool | None, relation: Relation, rng: SeedLike,
+             size: int | None, method: str, accountant: Accountant | None, granularity: float | None, sampler: str,
+             on_out_of_bounds: str) -> Any:
+    """The body of :func:`private_quantile` and :func:`private_median` (arguments checked by them)."""
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
         if size is not None:
             raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
@@ -367,6 +375,5 @@ def private_median(
     >>> private_median(np.array([30, 38, 40, 40, 40, 40, 45, 50]), 1.0, bounds=(0, 99), rng=0)
     40
     """
-    return private_quantile(x, 0.5, epsilon, bounds=bounds, integer=integer, relation=relation, rng=rng,
-                            size=size, method=method, accountant=accountant, granularity=granularity,
-                            sampler=sampler, on_out_of_bounds=on_out_of_bounds)
+    return _release(x, 0.5, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
+                    on_out_of_bounds)

@@ -122,7 +122,7 @@ def _jitter(s: Sample, gen: np.random.Generator, width: float = 1.0) -> Sample:
 
 
 def _fine_grid(lam: float, a: float, b: float) -> float:
-    """lambda 2^-J, J <= JITTER_BITS the largest keeping |a|, |b| < 2^51 lambda 2^-J (grid indices exact)."""
+    """Lambda 2^-J, J <= JITTER_BITS the largest keeping |a|, |b| < 2^51 lambda 2^-J (grid indices exact)."""
     e = math.frexp(max(abs(a), abs(b)) / lam)[1]  # max(|a|, |b|) / lambda < 2^e
     return math.ldexp(lam, -max(0, min(JITTER_BITS, 51 - e)))
 
@@ -280,14 +280,13 @@ def private_quantiles(
     q_arr = q_in[order]
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
-    if method == "auto":
-        method = choose_method(q_arr.size, epsilon)
+    chosen = choose_method(q_arr.size, epsilon) if method == "auto" else method
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({method})"))
+    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({chosen})"))
     width = 1.0 if s.integer else lam
     work = _jitter(s, gen, width) if width > 0 else s
     fine = lam if lam == 0 else _fine_grid(lam, work.a, work.b)
-    if method == "joint":
+    if chosen == "joint":
         out = sample_joint(work, q_arr, epsilon, relation, gen, lam=fine)
     else:
         out = _recursive(work, q_arr, epsilon, relation, gen, fine)

@@ -7,6 +7,7 @@ Each rule calls the same check as the body used to (so messages are unchanged); 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,9 @@ from ..._params import (
     instance_of,
     real_in,
 )
-from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS
+from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
 from ...accounting import Accountant
+from ._piecewise_em import check_method
 
 #: The rank conventions of percentiles (module docstring of :mod:`._grid`).
 RANK_CONVENTIONS = ("paper", "code")
@@ -32,7 +34,6 @@ RANK_CONVENTIONS = ("paper", "code")
 __all__ = [
     "ACCOUNTANT",
     "ANY",
-    "RANK_CONVENTIONS",
     "BOOLEAN",
     "BOUNDS",
     "DELTA",
@@ -46,34 +47,50 @@ __all__ = [
     "OUT_OF_BOUNDS_RULE",
     "PERCENT",
     "RANK_CONVENTION",
+    "RANK_CONVENTIONS",
     "RELATION",
     "SAMPLER",
     "SEED",
     "SIZE",
     "Rule",
+    "check_bounds",
+    "check_grid",
     "options",
 ]
 
 
-# The checks live next to the code they serve; imported when called (those modules use these rules).
+def check_bounds(bounds: Any) -> tuple[float, float]:
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__"):
+        raise TypeError(f"bounds must be a pair (a, b), got {type(bounds).__name__}")
+    if len(bounds) != 2:
+        raise ValueError(f"bounds must be a pair (a, b), got length {len(bounds)}")
+    a = check_finite_float(bounds[0], "bounds[0]")
+    b = check_finite_float(bounds[1], "bounds[1]")
+    if not a < b:
+        raise ValueError(f"bounds must satisfy a < b, got ({a!r}, {b!r})")
+    if not math.isfinite(b - a):
+        raise ValueError("bounds width b - a must be finite")
+    return a, b
+
+
+def check_grid(grid: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 grid, original array) — finite, 1-D, non-empty, strictly increasing."""
+    g = check_array_1d(grid, "grid")
+    if g.size > 1 and not (np.diff(g) > 0).all():
+        raise ValueError("grid must be strictly increasing")
+    return g, np.asarray(grid)
 
 
 def _bounds(value: Any, name: str) -> tuple[float, float]:
-    from ._order_stats import check_bounds
-
     return check_bounds(value)
 
 
 def _grid(value: Any, name: str) -> Any:
-    from ._grid import check_grid
-
     check_grid(value)
     return value  # the body keeps the original values (the labels)
 
 
 def _method(value: Any, name: str) -> str:
-    from ._piecewise_em import check_method
-
     return check_method(value)
 
 

@@ -23,8 +23,8 @@ from ...accounting import Accountant
 from ...mechanisms import SmoothSensitivityRelease
 from ...typing import SeedLike
 from ._median_baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _Factory, _release
-from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
-from ._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, options
+from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
+from ._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, check_bounds, options
 
 __all__ = ["expected_abs_error_smooth_sens_approx", "smooth_sens_approx", "smooth_sens_approx_mechanism"]
 

@@ -133,7 +133,7 @@ def _scan(sorted_x: np.ndarray, grid: np.ndarray, side: str, at: AboveThreshold,
     return -t if side == "lower" else t
 
 
-def _validated(x: Any, epsilon: Any, relation: Any, scale: Any, steps: Any) -> tuple[np.ndarray, float, str,
+def _validated(x: Any, epsilon: Any, relation: Any, scale: Any, steps: Any) -> tuple[np.ndarray, float, Relation,
                                                                                        np.ndarray]:
     epsilon = check_epsilon(epsilon)
     relation = check_relation(relation)
