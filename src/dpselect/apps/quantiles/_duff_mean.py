@@ -104,7 +104,7 @@ def duff_mean_intervals(
     --------
     >>> from dpselect.apps.quantiles import duff_mean_intervals
     >>> law = duff_mean_intervals([1.0, 3.0], 1.0, bounds=(0.0, 4.0), levels=2)
-    >>> [round(v, 3) for v in law.lo]
+    >>> law.lo.round(3).tolist()
     [0.0, 0.5, 1.333, 2.0, 2.667, 3.5]
     """
     a, b = bounds

@@ -94,7 +94,7 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
 
     Examples
     --------
-    >>> from dpselect.apps.quantiles import rank
+    >>> from dpselect.apps.quantiles._grid import rank
     >>> rank(50, 10), rank(50, 10, convention="code"), rank(100, 10, convention="code")
     (5, 6, 10)
     """
