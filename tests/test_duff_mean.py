@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
+from _quantile_grid_laws import duff_mean_grid_law
 from conftest import assert_frequencies_match
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as M
 from dpselect.apps.quantiles import _duff_mean as MEAN
-from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
 from dpselect.noise.grid import default_granularity
 
 

@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 import _audit_neighbours
+from _quantile_grid_laws import median_grid_law
 from conftest import assert_frequencies_match, assert_neighbour_frequencies, on_grid, possible_uniform
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import _joint_exp as J
 from dpselect.apps.quantiles import _quantile_law as QL
 from dpselect.apps.quantiles._order_stats import sorted_padded
@@ -95,7 +95,7 @@ def test_grid_median_is_duff_on_the_grid():
     for n in (1, 2, 5, 8):
         x = np.sort(rng.uniform(0, 1.9, size=n).round(2)) + 0.003  # off the grid: no atoms
         for eps, lam in ((0.5, 2.0**-3), (3.0, 2.0**-6)):
-            starts, counts, probs = DML.median_grid_law(sorted_padded(x, *BOUNDS), eps, lam)
+            starts, counts, probs = median_grid_law(sorted_padded(x, *BOUNDS), eps, lam)
             duff = law_on_grid(starts * lam, (starts + counts - 1) * lam, probs * counts, lam=lam)
             np.testing.assert_allclose(lib_law(x, 0.5, eps, lam=lam), duff, rtol=1e-10, atol=1e-15)
 

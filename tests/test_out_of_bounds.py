@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+from _quantile_grid_laws import duff_mean_grid_law
 from dpselect.apps import quantiles as M
 from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import _order_stats as O
@@ -39,7 +40,7 @@ RELEASES = {  # name -> f(x, rng, **kw): a release from data in B
 
 LAWS = {  # data -> exact law / statistic (no randomness)
     "duff_mean_intervals": lambda x: np.asarray(M.duff_mean_intervals(x, 1.0, bounds=B)),
-    "duff_mean_grid_law": lambda x: M._duff_mean.duff_mean_grid_law(x, 1.0, bounds=B)[2],
+    "duff_mean_grid_law": lambda x: duff_mean_grid_law(x, 1.0, bounds=B)[2],
     "duff_median_intervals": lambda x: np.asarray(M.duff_median_intervals(x, 1.0, bounds=B)),
     "duff_median_error": lambda x: M.expected_absolute_error(x, 1.0, bounds=B),
     "smooth_sensitivity": lambda x: O.smooth_sensitivity_median(x, 0.5, bounds=B),

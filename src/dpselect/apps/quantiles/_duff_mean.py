@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import int_at_least, validate_params
-from ..._validation import check_epsilon, check_random_state
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...output_law import OutputLaw
 from ...typing import SeedLike
@@ -37,12 +37,11 @@ from ._piecewise_em import (
     check_output_grid,
     em_privacy,
     grid_ceil,
-    piecewise_grid_law,
     piecewise_probabilities,
     sample_piecewise_em,
     sample_piecewise_grid,
 )
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE, check_bounds
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_utility"]
 
@@ -253,18 +252,3 @@ def duff_mean(
         return sample_piecewise_grid(None, utilities, epsilon, a, b, lam, size, gen, starts=starts)
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
     return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
-
-
-def duff_mean_grid_law(
-    x: Any, epsilon: float, *, bounds: Any, levels: Any = None, granularity: float | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law of :func:`duff_mean` on its grid: (first grid index, n_j, P[each point of piece j])."""
-    epsilon = check_epsilon(epsilon)
-    a, b = check_bounds(bounds)
-    K = _check_levels(levels, epsilon)
-    lam = check_output_grid(granularity, a, b)
-    if not lam:
-        raise ValueError("granularity must be > 0 for the grid law (0 is the continuous law: duff_mean_intervals)")
-    ext = sorted_padded(x, a, b)
-    starts, utilities = _grid_pieces(ext, a, b, K, lam)
-    return piecewise_grid_law(None, utilities, epsilon, a, b, lam, starts=starts)

@@ -30,7 +30,6 @@ from ._piecewise_em import (
     _normalise_log,
     _sample_pieces,
     _scale_geometric,
-    piecewise_grid_law,
     sample_piecewise_em,
     sample_piecewise_grid,
 )
@@ -151,9 +150,3 @@ def sample_median_grid(ext: np.ndarray, epsilon: float, lam: float, size: int | 
     """Draws of the Duff median on the grid lambda Z of [a, b]: exact EM over the grid points (all n + 1 intervals)."""
     n = ext.size - 2
     return sample_piecewise_grid(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam, size, rng)
-
-
-def median_grid_law(ext: np.ndarray, epsilon: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law of :func:`sample_median_grid`: (first grid index, n_j, P[each point]) per interval."""
-    n = ext.size - 2
-    return piecewise_grid_law(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam)

@@ -359,23 +359,3 @@ def sample_grid_exact(
     nums, den = rational_rates(utilities[keep], scale)
     g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], count)
     return grid_values(starts[keep][g] + o, lam)
-
-
-def piecewise_grid_law(
-    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, starts: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law of :func:`sample_piecewise_grid` per piece: (first grid index, n_j, P[each point of j]).
-
-    P[point of piece j] = exp(epsilon u_j / 2) / sum_h n_h exp(epsilon u_h / 2),
-    normalised in the log domain; pieces without grid points have n_j = 0.
-    """
-    if starts is None:
-        starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
-    else:
-        counts = grid_counts(starts, b, lam)
-    logw = 0.5 * epsilon * np.asarray(utilities, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        logm = np.log(counts.astype(np.float64)) + logw
-    top = logm.max()
-    log_norm = top + math.log(float(np.exp(logm - top).sum()))
-    return starts, counts, np.where(counts > 0, np.exp(logw - log_norm), 0.0)
