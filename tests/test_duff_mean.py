@@ -233,7 +233,7 @@ def test_duff_mean_grid_law_exact_on_decimal_data(bounds):
     worst = 0.0
     for _ in range(25):
         x = list(a + w * (rng.integers(0, 101, size=int(rng.integers(1, 6))) / 100))
-        nbrs = [x[:i] + x[i + 1 :] for i in range(len(x)) if len(x) > 1] + [x + [a + w * rng.integers(0, 101) / 100]]
+        nbrs = [x[:i] + x[i + 1 :] for i in range(len(x)) if len(x) > 1] + [[*x, a + w * rng.integers(0, 101) / 100]]
         lx = grid_log_law(exact_levels(x, bounds, K), bounds, lam, K, eps)
         got = duff_mean_grid_law(x, eps, bounds=bounds, levels=K, granularity=lam)
         np.testing.assert_allclose(np.log(np.repeat(got[2], got[1])), lx, rtol=0, atol=1e-9)

@@ -36,7 +36,7 @@ def bfs_mode_distance(data, v, domain):
             for dlt in (-1, 1):
                 if c[i] + dlt < 0:
                     continue
-                nc = c[:i] + (c[i] + dlt,) + c[i + 1 :]
+                nc = (*c[:i], c[i] + dlt, *c[i + 1:])
                 if nc not in seen:
                     seen[nc] = seen[c] + 1
                     q.append(nc)
@@ -70,7 +70,7 @@ def test_duff_mode_probabilities_and_sampling():
 
 def test_duff_mode_warns_without_public_candidates():
     with pytest.warns(PrivacyLeakWarning):
-        c, p = M.duff_mode_probabilities([1, 1, 2], 1.0)
+        c, _p = M.duff_mode_probabilities([1, 1, 2], 1.0)
     np.testing.assert_array_equal(c, [1.0, 2.0])
     with pytest.warns(PrivacyLeakWarning):
         M.duff_mode([1, 1, 2], 1.0, rng=0)

@@ -90,8 +90,8 @@ def test_ptr_neighbour_frequencies():
     eps, delta, lam = 0.5, 0.3, 0.5
     gx = np.random.default_rng(1)
     gy = np.random.default_rng(2)
-    rel = lambda v, g, gen: P.propose_test_release(v, g, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=gen)  # noqa: E731
-    enc = lambda o: math.nan if o is np.ma.masked else o  # noqa: E731
+    rel = lambda v, g, gen: P.propose_test_release(v, g, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=gen)
+    enc = lambda o: math.nan if o is np.ma.masked else o
     yx = np.array([enc(rel(0.0, 3.0, gx)) for _ in range(N)])
     yy = np.array([enc(rel(1.0, 2.0, gy)) for _ in range(N)])
     assert on_grid(yx[~np.isnan(yx)], lam)
@@ -196,14 +196,14 @@ def test_duff_median_reconstruction_attack():
     lam = 2.0**-20
     ynew = duff_median(x, eps, bounds=bounds, size=300, rng=0)
     assert on_grid(ynew, lam)
-    starts, counts, probs = median_grid_law(sorted_padded(xp, *bounds), eps, lam)
+    _starts, counts, probs = median_grid_law(sorted_padded(xp, *bounds), eps, lam)
     assert counts.sum() == 2**21 + 1 and (probs[counts > 0] > 0).all()
 
 
 def test_duff_mean_on_grid_frequencies_and_exact_audit():
     eps, bounds, lam = 1.0, (0.0, 1.0), 0.0625
     x = [0.2, 0.3, 0.9]
-    starts, counts, probs = duff_mean_grid_law(x, eps, bounds=bounds, levels=4, granularity=lam)
+    _starts, counts, probs = duff_mean_grid_law(x, eps, bounds=bounds, levels=4, granularity=lam)
     law = np.repeat(probs, counts)
     assert law.size == 17 and law.sum() == pytest.approx(1.0) and (law > 0).all()
     y = duff_mean(x, eps, bounds=bounds, levels=4, granularity=lam, size=N, rng=6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 
@@ -55,7 +56,7 @@ def bfs_median_distance(data, t, bounds, cap=20):
         if seen[state] >= cap:
             continue
         nxt = {state[:i] + state[i + 1 :] for i in range(len(state))}
-        nxt |= {tuple(sorted(state + (v,))) for v in pool}
+        nxt |= {tuple(sorted((*state, v))) for v in pool}
         for s in nxt:
             if s not in seen:
                 seen[s] = seen[state] + 1
@@ -80,7 +81,7 @@ def test_duff_median_utility_matches_bfs():
     checked = 0
     for data in cases:
         pts = sorted({0.0, 10.0, *data})
-        mids = [(p + q) / 2 for p, q in zip(pts[:-1], pts[1:])]
+        mids = [(p + q) / 2 for p, q in itertools.pairwise(pts)]
         targets = pts + mids
         got = M.duff_median_utility(targets, data, bounds=bounds)
         for t, u in zip(targets, got):
@@ -174,7 +175,7 @@ def test_output_cdf_ks_and_pdf():
     # the cdf is the integral of the pdf (quadrature over the breakpoints)
     lefts, rights, _ = _pieces(M.duff_median_intervals(x, eps, bounds=bounds))
     pts = np.unique(np.concatenate((lefts, rights)))
-    pdf = lambda s: M.duff_median_pdf(s, x, epsilon=eps, bounds=bounds)  # noqa: E731
+    pdf = lambda s: M.duff_median_pdf(s, x, epsilon=eps, bounds=bounds)
     for t in np.linspace(-2.9, 2.9, 9):
         inner = pts[(pts > -3.0) & (pts < t)]
         val = integrate.quad(pdf, -3.0, t, points=inner, limit=500)[0]
@@ -197,7 +198,7 @@ def test_expected_absolute_error_vs_integration():
         bounds = (-4.0, 10.0)
         lefts, rights, _ = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
         c = float(np.sort(data)[math.ceil(len(data) / 2) - 1]) if target is None else target
-        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)  # noqa: E731
+        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)
         pts = np.unique(np.concatenate((lefts, rights, [c])))
         # E|X - c| = int_{-inf}^c F + int_c^{inf} (1 - F); F is piecewise linear: trapezoid on breakpoints is exact
         lo, hi = pts[pts <= c], pts[pts >= c]

@@ -203,10 +203,10 @@ def test_experiment_best_sound_claim_row():
            ("normal", 10.0): {**base, "Duff": 0.2, "SmoothSens_eps,delta (paper tuning)": 0.01},  # not sound
            ("uniform", 0.1): {**base, "Duff": 0.1},
            ("uniform", 10.0): {**base, "Duff": 0.2}}
-    claim = [c for c in E.claims(rows(won)) if c.text.startswith("Best sound")][0]
+    claim = next(c for c in E.claims(rows(won)) if c.text.startswith("Best sound"))
     assert claim.ok is True and "Duff best in 4/4 settings" in claim.ours and "5-50x" in claim.ours
     lost = {**won, ("uniform", 10.0): {**base, "Duff": 0.2, "LaplaceLN (eps,delta)": 0.1}}
-    claim = [c for c in E.claims(rows(lost)) if c.text.startswith("Best sound")][0]
+    claim = next(c for c in E.claims(rows(lost)) if c.text.startswith("Best sound"))
     assert claim.ok is False and "Duff best in 3/4 settings" in claim.ours
     assert "LaplaceLN (eps,delta) best at uniform eps=10 (0.1 vs Duff 0.2)" in claim.ours
     assert E.summary(rows(lost)).endswith("| uniform | 10 | 0.2 | 1 | 1 | 1 | 1 | 0.1 | LaplaceLN (eps,delta) |")

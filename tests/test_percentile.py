@@ -70,10 +70,10 @@ def _bfs_tstar(p, rel, conv="paper"):
     """Distance from every state to the nearest state with LS = 1 (multi-source BFS)."""
     if rel == "add_remove":
         states = list(itertools.product(*(range(b) for b in B_AR)))
-        inside = lambda t: all(a < b for a, b in zip(t, B_AR))  # noqa: E731
+        inside = lambda t: all(a < b for a, b in zip(t, B_AR))
     else:
         states = [s for s in itertools.product(range(N_RO + 1), repeat=3) if sum(s) <= N_RO]
-        inside = lambda t: True  # noqa: E731
+        inside = lambda t: True
     ls1 = [s for s in states if any(_value(t, p, conv) != _value(s, p, conv) for t in _nbrs(s, rel))]
     dist = {s: 0 for s in ls1}
     q = deque(ls1)
@@ -115,7 +115,7 @@ def test_tstar_add_remove_vs_bfs(p, conv):
         lib = _lib_tstar(s, p, "add_remove", conv)
         st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
                                        rank_convention=conv)
-        k, v, jl, jg = st_.rank, st_.index, st_.below, st_.above
+        _k, v, jl, jg = st_.rank, st_.index, st_.below, st_.above
         assert v == 1 and jl + jg + 1 == s[1]
         if p == 50:
             assert lib == bf, (s, lib, bf)  # exact (SPEC §4.3)
@@ -187,7 +187,7 @@ def test_histogram_path_equals_raw_path():
         k = max(1, math.floor(p * n / 100))
         assert pct.true_percentile(data, p, grid) == snapped[k - 1]
         st_ = pct.percentile_stability(data, p, grid)
-        kk, v, jl, jg = st_.rank, st_.index, st_.below, st_.above
+        kk, _v, jl, jg = st_.rank, st_.index, st_.below, st_.above
         assert kk == k
         assert jl == int((snapped[: k - 1] == snapped[k - 1]).sum())
         assert jg == int((snapped[k:] == snapped[k - 1]).sum())
@@ -307,7 +307,7 @@ def test_dpbench_stability_table(capsys):
         hx = np.bincount(x, minlength=int(x.max()) + 1)
         for p in (50, 90, 99):
             n = int(h.sum())
-            k, v, jl, jg = astuple(pct.percentile_stability(h, p, grid, histogram=True))
+            _k, v, jl, jg = astuple(pct.percentile_stability(h, p, grid, histogram=True))
             pr = pct.percentile_problem(h, p, grid, histogram=True)
             assert pr.scores[v] == 1.0 and pr.scores.sum() == 1.0
             prof = pr._ls  # StepProfile([0, t*], [0, 1]) or constant 1
@@ -316,7 +316,7 @@ def test_dpbench_stability_table(capsys):
             assert t == (min(2 * jl + n % 2, 2 * jg + 1 - n % 2) if p == 50 else min(jl, jg))
             kc = math.floor(p * x.size / 100) + 1  # code: 0-indexed floor(p n/100)
             vc, jlc, jgc = stability(hx, kc)
-            kp, vp, jlp, jgp = astuple(pct.percentile_stability(x, p, np.arange(hx.size)))
+            _kp, vp, jlp, jgp = astuple(pct.percentile_stability(x, p, np.arange(hx.size)))
             rows.append((name, p, n, v, jl, jg, t, vc, jlc, jgc, vp, jlp, jgp))
             if p == 50:
                 paper_j[name] = min(jlc, jgc)
@@ -337,7 +337,7 @@ def test_load_dpbench_errors(tmp_path, monkeypatch):
     monkeypatch.delenv("DPSELECT_DATA", raising=False)
     with pytest.raises(FileNotFoundError, match="DPSELECT_DATA"):
         papers.load_dpbench("HEPTH")
-    with pytest.raises(FileNotFoundError, match="HEPTH.n4096.npy"):
+    with pytest.raises(FileNotFoundError, match=r"HEPTH\.n4096\.npy"):
         papers.load_dpbench("HEPTH", tmp_path)
     with pytest.raises(ValueError, match="name"):
         papers.load_dpbench("ADULT", tmp_path)

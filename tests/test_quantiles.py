@@ -187,13 +187,13 @@ def test_continuous_sampling_matches_law(method):
     draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, method=method, granularity=0)
     edges = np.unique(np.concatenate((lo, hi)))
     idx = np.searchsorted(edges, draws, side="right") - 1
-    cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in zip(edges[:-1], edges[1:])])
+    cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in itertools.pairwise(edges)])
     assert_frequencies_match(np.minimum(idx, edges.size - 2), cell_p)
 
 
 def test_huge_integer_range_stays_cheap_and_exact():
     x = np.array([10**15, 10**15, 10**15 + 7], dtype=np.int64)
-    lo, hi, p = _pieces(Q.quantile_law(x, 0.5, 5.0, bounds=(0, 2**52)))
+    lo, _hi, _p = _pieces(Q.quantile_law(x, 0.5, 5.0, bounds=(0, 2**52)))
     assert lo.size == 2 * 2 + 1  # runs and atoms, not one piece per integer
     v = Q.private_median(x, 5.0, bounds=(0, 2**52), rng=0)
     assert isinstance(v, int)

@@ -200,7 +200,8 @@ def recursive_law(x, q1, q2, eps, lam=LAM, bounds=BOUNDS, levels=2):
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = np.full(pts.size, 1.0 / pts.size)
             else:
-                llo, lhi, lp = _pieces(Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2), granularity=lam))
+                llo, lhi, lp = _pieces(Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2),
+                                                      granularity=lam))
                 pmf = law_on_grid(llo, lhi, lp, lam=lam, bounds=(bounds[0], o2))
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = pmf
@@ -273,8 +274,8 @@ def test_out_of_bounds_neighbours_identical_warnings_and_no_exception(call):
         assert [str(w.message) for w in wx] == [str(w.message) for w in wy] == []
         np.testing.assert_array_equal(b, call(clamped))  # the same draws as the clamped data
         assert np.all(np.asarray(a) >= 0) and np.all(np.asarray(b) <= 2)
-    lo, hi, p = _pieces(Q.quantile_law(np.append(x, 99.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
-    lo2, hi2, p2 = _pieces(Q.quantile_law(np.append(x, 2.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
+    _lo, _hi, p = _pieces(Q.quantile_law(np.append(x, 99.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
+    _lo2, _hi2, p2 = _pieces(Q.quantile_law(np.append(x, 2.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
     np.testing.assert_array_equal(p, p2)
 
 

@@ -134,7 +134,7 @@ def test_both_signs_and_grid():
     b = Q.private_bounds(x, 1.0, rng=2)
     assert b.lower < np.quantile(x, 0.01) and -1.0 < b.upper <= 2.0**-29  # negative data: upper ~ scale
     for v in b:
-        m, e = math.frexp(abs(v))
+        m, _e = math.frexp(abs(v))
         assert (m * 32).is_integer()  # s 2^e (1 + i/16): dyadic, 5 significant bits
     m = Q.private_max(np.abs(x), 1.0, rng=3)
     assert np.quantile(np.abs(x), 0.99) < m < 4 * np.abs(x).max()
