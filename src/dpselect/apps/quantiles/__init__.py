@@ -12,6 +12,12 @@
   clamped records: :func:`unbounded_quantile`, :func:`unbounded_quantiles`.
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
+
+Every exact law (:func:`quantile_law`, :func:`duff_median_intervals`,
+:func:`duff_mean_intervals`) is a :class:`dpselect.OutputLaw` over pieces (``law.lo``,
+``law.hi``); every entry point declares its parameters once (checked before any randomness
+is drawn).  The paper-only helpers of the percentile experiment (Chaves et al.'s non-private
+problem, the DPBench loader) live in :mod:`dpselect.experiments`.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
   median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 

@@ -6,7 +6,7 @@ strictly increasing, finite).  Records are snapped to the nearest grid point
 ``[grid[0], grid[-1]]`` are clamped to it, ``on_out_of_bounds="raise"``
 refuses them) and reduced to per-bin counts h (``histogram=True`` takes the
 counts directly, e.g. the DPBench files).  With n records the target rank k
-follows one of two conventions (``rank_convention``, see :func:`rank`):
+follows one of two conventions (``rank_convention``, :data:`RANK_CONVENTIONS`):
 "paper" k = max(1, floor(p n / 100)) (default) or "code"
 k = min(floor(p n / 100) + 1, n).  Write L_j = sum_{i<j} h_i and
 C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
@@ -259,7 +259,7 @@ def private_percentile(
     relation : str, default="add_remove"
         "add_remove" or "replace".
     rank_convention : str, default="paper"
-        grid path: "paper" or "code" (:func:`rank`).
+        grid path: "paper" or "code" (:data:`RANK_CONVENTIONS`).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
