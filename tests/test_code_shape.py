@@ -39,7 +39,7 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
     "dpselect.apps.genomics": frozenset(),
 
-    "dpselect.apps.quantiles": frozenset({"Bounds", "PercentileStability"}),  # results the library returns
+    "dpselect.apps.quantiles": frozenset({"Bounds", "MeanLevels", "PercentileStability"}),  # results returned
 
     "dpselect.apps.trees": frozenset(),
 

@@ -245,7 +245,8 @@ def test_duff_mean_grid_law_exact_on_decimal_data(bounds):
 
 def test_duff_mean_levels_are_correctly_rounded():
     x = [0.06, 0.12, 0.07, 2.0**-60, 1.0 - 2.0**-53]
-    L, U = M.duff_mean_levels(x, bounds=(0.0, 1.0), levels=10)
+    levels = M.duff_mean_levels(x, bounds=(0.0, 1.0), levels=10)
+    L, U = levels.lower, levels.upper
     eL, eU = exact_levels(x, (0.0, 1.0), 10)
     assert L[0] == U[0] == float(sum(Fraction(v) for v in x) / 5)
     assert list(L[1:]) == [float(v) for v in eL] and list(U[1:]) == [float(v) for v in eU]

@@ -35,7 +35,7 @@ Examples
 from __future__ import annotations
 
 from ._duff_mean import duff_mean, duff_mean_intervals, duff_mean_utility
-from ._duff_mean_levels import duff_mean_levels
+from ._duff_mean_levels import MeanLevels, duff_mean_levels
 from ._duff_median import duff_median, duff_median_utility, median_neighbours
 from ._duff_median_exact import duff_median_intervals, duff_median_pdf, expected_absolute_error, output_cdf
 from ._grid import RANK_CONVENTIONS
@@ -74,6 +74,7 @@ __all__ = [
     "RANK_CONVENTIONS",
     "UTILITIES",
     "Bounds",
+    "MeanLevels",
     "PercentileStability",
     "absolute_error_loss",
     "duff_mean",

@@ -8,6 +8,7 @@ exact on the pieces between them (mathematics §6.1).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,23 @@ from ._order_stats import sorted_padded
 from ._piecewise_em import grid_ceil
 from ._rules import ANY, BOUNDS, Rule
 
-__all__ = ["duff_mean_levels"]
+__all__ = ["MeanLevels", "duff_mean_levels"]
+
+
+@dataclass(frozen=True)
+class MeanLevels:
+    """The level sets J_k = [lower[k], upper[k]] of Duff's mean (returned by :func:`duff_mean_levels`).
+
+    Parameters
+    ----------
+    lower : ndarray
+        L_0 >= L_1 >= ... (L_0 = mean(x)).
+    upper : ndarray
+        U_0 <= U_1 <= ... (U_0 = mean(x)).
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
 
 
 def _check_levels(levels: Any, epsilon: float | None) -> int:
@@ -90,7 +107,7 @@ def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.nda
 
 
 @validate_params({"x": ANY, "bounds": BOUNDS, "levels": LEVELS})
-def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> tuple[np.ndarray, np.ndarray]:
+def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> MeanLevels:
     """Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1)).
 
     J_k = [L_k, U_k] is the set of means reachable from x with at most k
@@ -116,21 +133,20 @@ def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) 
 
     Returns
     -------
-    L : ndarray
-        The lower ends L_0 >= L_1 >= ... (L_0 = mean(x)).
-    U : ndarray
-        The upper ends U_0 <= U_1 <= ....
+    MeanLevels
+        ``lower`` (L_0 >= L_1 >= ..., L_0 = mean(x)) and ``upper`` (U_0 <= U_1 <= ...), K' + 1
+        each (K' = min(levels, n + 1)).
 
     Examples
     --------
     >>> from dpselect.apps.quantiles import duff_mean_levels
-    >>> L, U = duff_mean_levels([1.0, 3.0], bounds=(0.0, 4.0), levels=2)
-    >>> L.tolist(), U.tolist()
+    >>> J = duff_mean_levels([1.0, 3.0], bounds=(0.0, 4.0), levels=2)
+    >>> J.lower.tolist(), J.upper.tolist()
     ([2.0, 1.3333333333333333, 0.5], [2.0, 2.6666666666666665, 3.5])
     """
     a, b = bounds
     ext = sorted_padded(x, a, b)
-    return _mean_levels(ext, a, b, levels)
+    return MeanLevels(*_mean_levels(ext, a, b, levels))
 
 
 class _Levels:
