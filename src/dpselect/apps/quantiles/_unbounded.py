@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import validate_params
-from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation
+from ..._validation import check_array_1d, check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms import AboveThreshold
 from ...noise import check_granularity
@@ -133,12 +133,9 @@ def _scan(sorted_x: np.ndarray, grid: np.ndarray, side: str, at: AboveThreshold,
     return -t if side == "lower" else t
 
 
-def _validated(x: Any, epsilon: Any, relation: Any, scale: Any, steps: Any) -> tuple[np.ndarray, float, Relation,
-                                                                                       np.ndarray]:
-    epsilon = check_epsilon(epsilon)
-    relation = check_relation(relation)
-    grid = geometric_grid(_check_scale(scale), _check_steps(steps))
-    return np.sort(check_array_1d(x, "x")), epsilon, relation, grid
+def _sorted_and_grid(x: Any, scale: float, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted records and the geometric grid (every argument already checked by the caller's rules)."""
+    return np.sort(check_array_1d(x, "x")), geometric_grid(scale, steps)
 
 
 def _bounds(sorted_x: np.ndarray, epsilon: float, relation: str, grid: np.ndarray, gen: Any) -> Bounds:
@@ -212,7 +209,7 @@ def private_bounds(
     >>> private_bounds(x, 1.0, rng=1)
     Bounds(lower=-3.0, upper=100.0)
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, "private_bounds: two AboveThreshold scans"))
     return _bounds(sorted_x, epsilon, relation, grid, gen)
@@ -274,7 +271,7 @@ def private_max(
     >>> private_max(x, 1.0, rng=3)  # max(x) = 91.6: a few records above 72
     72.0
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, "private_max: AboveThreshold"))
     return _scan(sorted_x, grid, "upper", AboveThreshold(epsilon, monotone=relation == "add_remove"), gen)
@@ -298,29 +295,28 @@ def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -
 
 def release_bounds(
     x: Any,
-    epsilon: Any,
+    epsilon: float,
     *,
-    integer: Any = None,
-    relation: Any = "add_remove",
-    rng: Any = None,
+    integer: bool | None = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
-    granularity: Any = None,
-    scale: Any = DEFAULT_SCALE,
-    steps: Any = DEFAULT_STEPS,
-    bounds_share: Any = DEFAULT_BOUNDS_SHARE,
+    granularity: float | None = None,
+    scale: float = DEFAULT_SCALE,
+    steps: int = DEFAULT_STEPS,
+    bounds_share: float = DEFAULT_BOUNDS_SHARE,
 ) -> tuple[np.ndarray, tuple, Any, float, np.random.Generator]:
     """First stage of the quantiles without bounds (mathematics §15.2), for the bounded functions to finish.
 
-    Validates everything it is given, charges ``accountant`` the whole epsilon, releases M by the
-    scan of #{|x| > t} at ``bounds_share * epsilon`` and returns ``(x clamped to [-M, M], (-M, M),
-    granularity, the rest of epsilon, the Generator)``.
+    Its callers' rules have checked every argument on its own; here the cross-argument checks
+    (integer records, ``granularity`` for integer outputs), then it charges ``accountant`` the
+    whole epsilon, releases M by the scan of #{|x| > t} at ``bounds_share * epsilon`` and returns
+    ``(x clamped to [-M, M], (-M, M), granularity, the rest of epsilon, the Generator)``.
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
-    share = _check_share(bounds_share)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
+    share = bounds_share
     if integer is None:
         integer = bool(np.issubdtype(np.asarray(x).dtype, np.integer))
-    elif not isinstance(integer, (bool, np.bool_)):
-        raise TypeError(f"integer must be a bool or None, got {type(integer).__name__}")
     if integer and not (sorted_x == np.round(sorted_x)).all():
         raise ValueError("x must hold integers when integer=True")
     if granularity is not None and not (integer and granularity == 1):
