@@ -66,6 +66,7 @@ from ._rules import (
     ACCOUNTANT,
     ANY,
     BOOLEAN,
+    BOUNDS,
     DELTA,
     EPSILON,
     FINITE,
@@ -194,7 +195,7 @@ def percentile_problem(
 
 
 @validate_params({
-    "x": ANY, "p": PERCENT, "epsilon": EPSILON.or_none(), "grid": GRID.or_none(), "bounds": ANY,
+    "x": ANY, "p": PERCENT, "epsilon": EPSILON.or_none(), "grid": GRID.or_none(), "bounds": BOUNDS.or_none(),
     "integer": INTEGER, "mechanism": ANY, "utility": options(*UTILITIES), "delta": DELTA, "histogram": BOOLEAN,
     "relation": RELATION, "rank_convention": RANK_CONVENTION, "rng": SEED, "accountant": ACCOUNTANT,
     "granularity": GRANULARITY, "sampler": SAMPLER.or_none(), "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
