@@ -13,7 +13,7 @@ from ..._params import validate_params
 from ...output_law import OutputLaw
 from ._duff_median_law import median_distribution, uniform_abs_dev
 from ._order_stats import check_points, lower_median_index
-from ._rules import ANY, BOUNDS, EPSILON, FINITE
+from ._rules import ANY, BOUNDS, DATA_FINITE, EPSILON
 
 __all__ = ["duff_median_intervals", "duff_median_pdf", "expected_absolute_error", "output_cdf"]
 
@@ -138,7 +138,7 @@ def output_cdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[floa
     return float(cdf) if cdf.ndim == 0 else cdf
 
 
-@validate_params(_LAW_RULES | {"target": FINITE.or_none()})
+@validate_params(_LAW_RULES | {"target": DATA_FINITE.or_none()})
 def expected_absolute_error(
     x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], target: float | None = None
 ) -> float:

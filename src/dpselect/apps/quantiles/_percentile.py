@@ -67,9 +67,9 @@ from ._rules import (
     ANY,
     BOOLEAN,
     BOUNDS,
+    DATA_FINITE,
     DELTA,
     EPSILON,
-    FINITE,
     GRANULARITY,
     GRID,
     INTEGER,
@@ -337,7 +337,7 @@ def private_percentile(
     return np.asarray(grid)[idx].item()
 
 
-@validate_params({"grid": GRID, "true_value": FINITE})
+@validate_params({"grid": GRID, "true_value": DATA_FINITE})
 def absolute_error_loss(grid: ArrayLike, true_value: float) -> Callable[[np.ndarray], np.ndarray]:
     """Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units.
 

@@ -11,7 +11,7 @@ from ...output_law import OutputLaw
 from ...typing import Relation
 from ._quantile import _law, output_grid
 from ._quantile_law import abs_dev, check_sample, normalise, target_rank
-from ._rules import ANY, BOUNDS, EPSILON, FINITE, GRANULARITY, INTEGER, LEVEL, RELATION
+from ._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION
 
 __all__ = ["quantile_expected_error", "quantile_law", "true_quantile"]
 
@@ -113,7 +113,7 @@ def true_quantile(x: ArrayLike, q: float) -> float:
 
 
 @validate_params({"x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS, "integer": INTEGER,
-                  "relation": RELATION, "target": FINITE.or_none(), "granularity": GRANULARITY})
+                  "relation": RELATION, "target": DATA_FINITE.or_none(), "granularity": GRANULARITY})
 def quantile_expected_error(
     x: ArrayLike,
     q: float,

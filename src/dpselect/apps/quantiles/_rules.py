@@ -36,6 +36,7 @@ __all__ = [
     "ANY",
     "BOOLEAN",
     "BOUNDS",
+    "DATA_FINITE",
     "DELTA",
     "EPSILON",
     "FINITE",
@@ -117,6 +118,9 @@ RELATION = options(*RELATIONS)
 SAMPLER = options(*SAMPLERS)
 #: What a bounded-data function does with a record outside the public bounds.
 OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
+#: A finite real number that may come from the data (a true median, a target): the message
+#: names the argument and never echoes the value.
+DATA_FINITE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
 #: Public bounds (a, b): finite, a < b, finite width.
 BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
 #: A quantile level in [0, 1].
