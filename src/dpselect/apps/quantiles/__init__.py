@@ -12,14 +12,14 @@
   clamped records: :func:`unbounded_quantile`, :func:`unbounded_quantiles`.
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
+- Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
+  median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 
 Every exact law (:func:`quantile_law`, :func:`duff_median_intervals`,
 :func:`duff_mean_intervals`) is a :class:`dpselect.OutputLaw` over pieces (``law.lo``,
 ``law.hi``); every entry point declares its parameters once (checked before any randomness
 is drawn).  The paper-only helpers of the percentile experiment (Chaves et al.'s non-private
 problem, the DPBench loader) live in :mod:`dpselect.experiments`.
-- Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
-  median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 
 Neighbour relation: add/remove one record (percentiles, quantiles, Duff; ``relation="replace"``
 is offered by the percentile and quantile functions); replace one record for the
@@ -47,16 +47,9 @@ from ._order_stats import (
     smooth_sensitivity_median,
     smooth_sensitivity_quantile,
 )
-from ._percentile import (
-    UTILITIES,
-    PercentileStability,
-    absolute_error_loss,
-    percentile_problem,
-    percentile_stability,
-    private_percentile,
-    true_percentile,
-)
+from ._percentile import UTILITIES, absolute_error_loss, percentile_problem, private_percentile
 from ._percentile_neighbours import percentile_neighbours
+from ._percentile_target import PercentileStability, percentile_stability, true_percentile
 from ._quantile import private_median, private_quantile
 from ._quantile_exact import quantile_expected_error, quantile_law, true_quantile
 from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
