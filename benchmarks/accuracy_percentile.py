@@ -38,6 +38,7 @@ import numpy as np
 from dpselect import ExponentialMechanism, PermuteAndFlip, SmoothNoisyMax
 from dpselect.analysis import expected_error
 from dpselect.apps.quantiles import _percentile as pct
+from dpselect.experiments._quantile_papers import load_dpbench
 from dpselect.mechanisms.dampening import dampened_utilities
 from dpselect.problem import SelectionProblem
 
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| data | n | seed | p | eps | " + " | ".join(MECHS) + " |")
     print("|---" * (5 + len(MECHS)) + "|")
     for name in datasets:
-        full = pct.load_dpbench(name)
+        full = load_dpbench(name)
         for n in sizes:
             seed = 20201 + 10 * DATASETS.index(name) + SIZES.index(n)
             h = subsample(full, n, seed)

@@ -42,7 +42,7 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
     # results the library returns (readers, selections, simulations), never configured by a user
     "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
 
-    "dpselect.apps.quantiles": frozenset(),
+    "dpselect.apps.quantiles": frozenset({"Bounds", "MeanLevels", "PercentileStability"}),  # results returned
 
     "dpselect.apps.trees": frozenset(),
 

@@ -15,6 +15,7 @@ from conftest import CachedMechanism
 from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
+from dpselect.apps import quantiles as Q
 from dpselect.apps.quantiles import _percentile as pct
 from dpselect.mechanisms.distance import distance_problem, max_utility_change
 
@@ -159,7 +160,7 @@ def _pairs(rel, conv, p, grid, seed, n_sets=30):
         data = rng.choice(grid, size=int(rng.integers(1, 7)))
         x = pct.percentile_problem(data, p, grid, relation=rel, utility="rank", rank_convention=conv)
         pairs += [(x, pct.percentile_problem(y, p, grid, relation=rel, utility="rank", rank_convention=conv))
-                  for y in pct.percentile_neighbours(data, grid, relation=rel)]
+                  for y in Q.percentile_neighbours(data, grid, relation=rel)]
     return pairs
 
 

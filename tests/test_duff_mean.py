@@ -10,12 +10,18 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
+from _quantile_grid_laws import duff_mean_grid_law
 from conftest import assert_frequencies_match
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as M
 from dpselect.apps.quantiles import _duff_mean as MEAN
-from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
 from dpselect.noise.grid import default_granularity
+
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
 
 # ---------------------------------------------------------------------------
 # Duff mean
@@ -92,7 +98,7 @@ def test_duff_mean_pure_removal_points_are_a_null_set():
 def test_duff_mean_sampling_and_audit():
     bounds = (0.0, 10.0)
     x = [1.0, 2.0, 2.0, 9.0]
-    lefts, rights, utils, probs = M.duff_mean_intervals(x, 1.0, bounds=bounds, levels=4)
+    lefts, rights, probs = _pieces(M.duff_mean_intervals(x, 1.0, bounds=bounds, levels=4))
     assert probs.sum() == pytest.approx(1.0)
     assert lefts[0] == 0.0 and rights[-1] == 10.0
     np.testing.assert_allclose(rights[:-1], lefts[1:])
@@ -111,8 +117,8 @@ def test_duff_mean_sampling_and_audit():
         nbrs = [np.delete(x, i) for i in range(x.size)] + [np.append(x, v) for v in range(11)]
         for y in nbrs:
             for K in (2, 50):
-                lx, rx, _, px = M.duff_mean_intervals(x, eps, bounds=bounds, levels=K)
-                ly, ry, _, py = M.duff_mean_intervals(y, eps, bounds=bounds, levels=K)
+                lx, rx, px = _pieces(M.duff_mean_intervals(x, eps, bounds=bounds, levels=K))
+                ly, ry, py = _pieces(M.duff_mean_intervals(y, eps, bounds=bounds, levels=K))
                 pts = np.unique(np.concatenate((lx, rx, ly, ry)))
                 mids = 0.5 * (pts[:-1] + pts[1:])
                 mids = mids[pts[1:] - pts[:-1] > 1e-9]
@@ -132,7 +138,7 @@ def test_duff_mean_default_levels_depend_on_epsilon_only():
     assert MEAN._check_levels(None, 0.1) == 800
     assert MEAN._check_levels(None, 100.0) == 8
     x = np.random.default_rng(0).normal(size=1000).clip(-10, 10)
-    lefts, rights, utils, probs = M.duff_mean_intervals(x, 0.5, bounds=(-10.0, 10.0))
+    lefts, rights, probs = _pieces(M.duff_mean_intervals(x, 0.5, bounds=(-10.0, 10.0)))
     mean = float(np.mean(x))
     err = float(np.sum(probs * np.abs(0.5 * (lefts + rights) - mean)))
     assert err < 0.2
@@ -227,7 +233,7 @@ def test_duff_mean_grid_law_exact_on_decimal_data(bounds):
     worst = 0.0
     for _ in range(25):
         x = list(a + w * (rng.integers(0, 101, size=int(rng.integers(1, 6))) / 100))
-        nbrs = [x[:i] + x[i + 1 :] for i in range(len(x)) if len(x) > 1] + [x + [a + w * rng.integers(0, 101) / 100]]
+        nbrs = [x[:i] + x[i + 1 :] for i in range(len(x)) if len(x) > 1] + [[*x, a + w * rng.integers(0, 101) / 100]]
         lx = grid_log_law(exact_levels(x, bounds, K), bounds, lam, K, eps)
         got = duff_mean_grid_law(x, eps, bounds=bounds, levels=K, granularity=lam)
         np.testing.assert_allclose(np.log(np.repeat(got[2], got[1])), lx, rtol=0, atol=1e-9)
@@ -239,7 +245,8 @@ def test_duff_mean_grid_law_exact_on_decimal_data(bounds):
 
 def test_duff_mean_levels_are_correctly_rounded():
     x = [0.06, 0.12, 0.07, 2.0**-60, 1.0 - 2.0**-53]
-    L, U = M.duff_mean_levels(x, bounds=(0.0, 1.0), levels=10)
+    levels = M.duff_mean_levels(x, bounds=(0.0, 1.0), levels=10)
+    L, U = levels.lower, levels.upper
     eL, eU = exact_levels(x, (0.0, 1.0), 10)
     assert L[0] == U[0] == float(sum(Fraction(v) for v in x) / 5)
     assert list(L[1:]) == [float(v) for v in eL] and list(U[1:]) == [float(v) for v in eU]

@@ -15,10 +15,10 @@ import mpmath
 import numpy as np
 import pytest
 
+from _quantile_grid_laws import duff_mean_grid_law, median_grid_law
 from conftest import assert_frequencies_match
 from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import duff_mean, duff_median
-from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.apps.quantiles._piecewise_em import check_output_grid
 from dpselect.mechanisms._exact_selection import exact_rates
@@ -143,7 +143,7 @@ def test_same_law_as_the_plain_rejection_sampler():
     # the Duff median of 6 records on a grid of 65 points: old (uniform proposal) and new sampler
     eps, lam = 1.5, 2.0**-6
     ext = sorted_padded([0.05, 0.3, 0.31, 0.5, 0.52, 0.9], 0.0, 1.0)
-    _starts, counts, _ = DML.median_grid_law(ext, eps, lam)
+    _starts, counts, _ = median_grid_law(ext, eps, lam)
     keep = counts > 0
     nums, den = rational_rates(-DML._median_costs(6, 0, 6)[keep], Fraction(eps) / 2)
     law = _law(nums, den, counts[keep])
@@ -177,7 +177,7 @@ def test_rounds_are_bounded_whatever_the_grid():
     ext = sorted_padded(np.random.default_rng(0).standard_normal(n), a, b)
     lam = check_output_grid(None, a, b)
     assert lam == 2.0**-17
-    _starts, counts, probs = DML.median_grid_law(ext, eps, lam)
+    _starts, counts, probs = median_grid_law(ext, eps, lam)
     keep = counts > 0
     nums, den = rational_rates(-DML._median_costs(n, 0, n)[keep], Fraction(eps) / 2)
     cnt = counts[keep]
@@ -203,7 +203,7 @@ def test_rounds_are_bounded_whatever_the_grid():
 def test_duff_grid_secure_frequencies_and_seeds():
     eps, bounds, lam = 1.0, (0.0, 1.0), 0.125
     x = [0.1, 0.35, 0.6, 0.61]
-    _starts, counts, probs = DML.median_grid_law(sorted_padded(x, *bounds), eps, lam)
+    _starts, counts, probs = median_grid_law(sorted_padded(x, *bounds), eps, lam)
     law = np.repeat(probs, counts)
     y = duff_median(x, eps, bounds=bounds, granularity=lam, size=20_000, rng="secure")
     assert_frequencies_match(np.round(y / lam).astype(np.int64), law)

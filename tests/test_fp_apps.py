@@ -17,13 +17,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from _quantile_grid_laws import duff_mean_grid_law, median_grid_law
 from conftest import assert_frequencies_match, on_grid, possible_laplace, possible_uniform
 from conftest import assert_neighbour_frequencies as _assert_neighbour_frequencies
 from dpselect import accounting
 from dpselect.apps import counts as P
-from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import duff_mean, duff_median, laplace_ln, smooth_sens_approx, smooth_sens_pure
-from dpselect.apps.quantiles._duff_mean import duff_mean_grid_law
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import dyadic_ceil
@@ -145,7 +144,7 @@ def test_stable_histogram_on_grid_and_neighbour_frequencies():
 
 def _median_point_law(x, eps, bounds, lam):
     a, b = bounds
-    starts, counts, probs = DML.median_grid_law(sorted_padded(x, a, b), eps, lam)
+    starts, counts, probs = median_grid_law(sorted_padded(x, a, b), eps, lam)
     k0 = math.ceil(a / lam)
     law = np.zeros(math.floor(b / lam) - k0 + 1)
     for s, c, p in zip(starts, counts, probs):
@@ -197,14 +196,14 @@ def test_duff_median_reconstruction_attack():
     lam = 2.0**-20
     ynew = duff_median(x, eps, bounds=bounds, size=300, rng=0)
     assert on_grid(ynew, lam)
-    starts, counts, probs = DML.median_grid_law(sorted_padded(xp, *bounds), eps, lam)
+    _starts, counts, probs = median_grid_law(sorted_padded(xp, *bounds), eps, lam)
     assert counts.sum() == 2**21 + 1 and (probs[counts > 0] > 0).all()
 
 
 def test_duff_mean_on_grid_frequencies_and_exact_audit():
     eps, bounds, lam = 1.0, (0.0, 1.0), 0.0625
     x = [0.2, 0.3, 0.9]
-    starts, counts, probs = duff_mean_grid_law(x, eps, bounds=bounds, levels=4, granularity=lam)
+    _starts, counts, probs = duff_mean_grid_law(x, eps, bounds=bounds, levels=4, granularity=lam)
     law = np.repeat(probs, counts)
     assert law.size == 17 and law.sum() == pytest.approx(1.0) and (law > 0).all()
     y = duff_mean(x, eps, bounds=bounds, levels=4, granularity=lam, size=N, rng=6)

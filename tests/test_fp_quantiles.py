@@ -19,14 +19,20 @@ import numpy as np
 import pytest
 
 import _audit_neighbours
+from _quantile_grid_laws import median_grid_law
 from conftest import assert_frequencies_match, assert_neighbour_frequencies, on_grid, possible_uniform
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import _joint_exp as J
 from dpselect.apps.quantiles import _quantile_law as QL
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from test_quantiles import direct_psi
+
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
 
 N = 40_000
 LAM = 0.25
@@ -56,7 +62,7 @@ def law_on_grid(lo, hi, p, lam=LAM, bounds=BOUNDS):
 
 
 def lib_law(x, q, eps, relation="add_remove", lam=LAM):
-    return law_on_grid(*Q.quantile_law(x, q, eps, bounds=BOUNDS, relation=relation, granularity=lam), lam=lam)
+    return law_on_grid(*_pieces(Q.quantile_law(x, q, eps, bounds=BOUNDS, relation=relation, granularity=lam)), lam=lam)
 
 
 def datasets(max_n):
@@ -89,7 +95,7 @@ def test_grid_median_is_duff_on_the_grid():
     for n in (1, 2, 5, 8):
         x = np.sort(rng.uniform(0, 1.9, size=n).round(2)) + 0.003  # off the grid: no atoms
         for eps, lam in ((0.5, 2.0**-3), (3.0, 2.0**-6)):
-            starts, counts, probs = DML.median_grid_law(sorted_padded(x, *BOUNDS), eps, lam)
+            starts, counts, probs = median_grid_law(sorted_padded(x, *BOUNDS), eps, lam)
             duff = law_on_grid(starts * lam, (starts + counts - 1) * lam, probs * counts, lam=lam)
             np.testing.assert_allclose(lib_law(x, 0.5, eps, lam=lam), duff, rtol=1e-10, atol=1e-15)
 
@@ -122,7 +128,7 @@ def test_grid_law_and_error_random_bounds_and_grids():
             x[0] = math.ceil(a / lam) * lam  # a record on a grid point
         q, eps = float(rng.choice([0.1, 0.5, 0.8])), float(rng.uniform(0.2, 4))
         relation = str(rng.choice(["add_remove", "replace"]))
-        pmf = law_on_grid(*Q.quantile_law(x, q, eps, bounds=(a, b), relation=relation, granularity=lam),
+        pmf = law_on_grid(*_pieces(Q.quantile_law(x, q, eps, bounds=(a, b), relation=relation, granularity=lam)),
                           lam=lam, bounds=(a, b))
         grid = np.arange(math.ceil(a / lam), math.floor(b / lam) + 1) * lam
         assert pmf.sum() == pytest.approx(1.0, abs=1e-12) and (pmf > 0).all()
@@ -399,7 +405,7 @@ def test_reconstruction_attack(kind):
     assert on_grid(ynew, lam)
     if kind in ("quantile", "percentile", "median"):
         q = 0.5 if kind == "median" else 0.3
-        lo, hi, p = Q.quantile_law(XP, q, 1.0, bounds=AB)
+        lo, hi, p = _pieces(Q.quantile_law(XP, q, 1.0, bounds=AB))
         pts = np.round(ynew / lam).astype(np.int64)
         piece = np.searchsorted(np.round(hi / lam), pts, side="left")
         assert np.all((np.round(lo / lam)[piece] <= pts) & (p[piece] > 0))
@@ -409,5 +415,5 @@ def test_reconstruction_attack(kind):
         o = ynew.reshape(-1, 2)
         assert all(np.isfinite(J.joint_log_density(s, qs, 1.0, "add_remove", t, lam=lam)) for t in o[:20])
     else:
-        lo, hi, p = Q.quantile_law(XP, 0.3, 1.0 / 2, bounds=AB)  # the root node: level 0.3 at eps / 2
+        lo, hi, p = _pieces(Q.quantile_law(XP, 0.3, 1.0 / 2, bounds=AB))  # the root node: level 0.3 at eps / 2
         assert (p[hi >= lo] > 0).all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 
@@ -20,6 +21,12 @@ from dpselect.apps.quantiles import _duff_mean as MEAN
 from dpselect.apps.quantiles import _duff_median_law as ML
 from dpselect.apps.quantiles import _order_stats as O
 from dpselect.apps.quantiles import _piecewise_em as PW
+
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
 
 # ---------------------------------------------------------------------------
 # brute-force references (independent of the closed forms)
@@ -49,7 +56,7 @@ def bfs_median_distance(data, t, bounds, cap=20):
         if seen[state] >= cap:
             continue
         nxt = {state[:i] + state[i + 1 :] for i in range(len(state))}
-        nxt |= {tuple(sorted(state + (v,))) for v in pool}
+        nxt |= {tuple(sorted((*state, v))) for v in pool}
         for s in nxt:
             if s not in seen:
                 seen[s] = seen[state] + 1
@@ -74,7 +81,7 @@ def test_duff_median_utility_matches_bfs():
     checked = 0
     for data in cases:
         pts = sorted({0.0, 10.0, *data})
-        mids = [(p + q) / 2 for p, q in zip(pts[:-1], pts[1:])]
+        mids = [(p + q) / 2 for p, q in itertools.pairwise(pts)]
         targets = pts + mids
         got = M.duff_median_utility(targets, data, bounds=bounds)
         for t, u in zip(targets, got):
@@ -123,7 +130,7 @@ def _interval_index(ext_breaks, draws):
 )
 def test_duff_median_sampling_matches_intervals(data, eps, method):
     bounds = (0.0, 10.0)
-    lefts, rights, probs = M.duff_median_intervals(data, eps, bounds=bounds)
+    lefts, rights, probs = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(probs[rights == lefts] == 0)
     draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, method=method)
@@ -147,7 +154,7 @@ def test_duff_median_probabilities_brute_force_with_ties():
             if ext[j + 1] > ext[j]:
                 d = bfs_median_distance(list(data), 0.5 * (ext[j] + ext[j + 1]), (0.0, 10.0))
                 w[j] = (ext[j + 1] - ext[j]) * math.exp(-eps * d / 2)
-        _, _, probs = M.duff_median_intervals(data, eps, bounds=(0.0, 10.0))
+        _, _, probs = _pieces(M.duff_median_intervals(data, eps, bounds=(0.0, 10.0)))
         np.testing.assert_allclose(probs, w / w.sum(), rtol=1e-12, atol=1e-15)
 
 
@@ -166,9 +173,9 @@ def test_output_cdf_ks_and_pdf():
     res = stats.kstest(draws, lambda t: M.output_cdf(t, x, epsilon=eps, bounds=bounds))
     assert res.pvalue > 1e-3
     # the cdf is the integral of the pdf (quadrature over the breakpoints)
-    lefts, rights, _ = M.duff_median_intervals(x, eps, bounds=bounds)
+    lefts, rights, _ = _pieces(M.duff_median_intervals(x, eps, bounds=bounds))
     pts = np.unique(np.concatenate((lefts, rights)))
-    pdf = lambda s: M.duff_median_pdf(s, x, epsilon=eps, bounds=bounds)  # noqa: E731
+    pdf = lambda s: M.duff_median_pdf(s, x, epsilon=eps, bounds=bounds)
     for t in np.linspace(-2.9, 2.9, 9):
         inner = pts[(pts > -3.0) & (pts < t)]
         val = integrate.quad(pdf, -3.0, t, points=inner, limit=500)[0]
@@ -189,9 +196,9 @@ def test_expected_absolute_error_vs_integration():
         ([9.5], 2.0, -1.0),
     ]:
         bounds = (-4.0, 10.0)
-        lefts, rights, _ = M.duff_median_intervals(data, eps, bounds=bounds)
+        lefts, rights, _ = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
         c = float(np.sort(data)[math.ceil(len(data) / 2) - 1]) if target is None else target
-        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)  # noqa: E731
+        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)
         pts = np.unique(np.concatenate((lefts, rights, [c])))
         # E|X - c| = int_{-inf}^c F + int_c^{inf} (1 - F); F is piecewise linear: trapezoid on breakpoints is exact
         lo, hi = pts[pts <= c], pts[pts >= c]
@@ -252,7 +259,7 @@ def test_window_truncation_is_exact():
     # probabilities outside the window are exactly those of the full log-domain computation
     x = np.random.default_rng(4).uniform(size=5000)
     for eps in (0.05, 1.0, 20.0):
-        _, _, probs = M.duff_median_intervals(x, eps, bounds=(0.0, 1.0))
+        _, _, probs = _pieces(M.duff_median_intervals(x, eps, bounds=(0.0, 1.0)))
         ext = O.sorted_padded(x, 0.0, 1.0)
         full = PW._normalise_log(ML._median_window_log_masses(ext, eps, 0, x.size))
         np.testing.assert_allclose(probs, full, rtol=1e-12, atol=0)
@@ -260,7 +267,7 @@ def test_window_truncation_is_exact():
 
 def test_heavy_ties_and_data_at_bounds():
     x = np.array([0.0] * 5 + [3.0] * 20 + [10.0] * 4)
-    lefts, rights, probs = M.duff_median_intervals(x, 2.0, bounds=(0.0, 10.0))
+    lefts, rights, probs = _pieces(M.duff_median_intervals(x, 2.0, bounds=(0.0, 10.0)))
     assert probs.sum() == pytest.approx(1.0)
     nz = probs > 0
     assert np.all(rights[nz] > lefts[nz])
@@ -270,7 +277,7 @@ def test_heavy_ties_and_data_at_bounds():
     assert np.all((d >= 0) & (d <= 10))
     # all-equal data
     y = np.full(7, 4.0)
-    _, _, p = M.duff_median_intervals(y, 1.0, bounds=(0.0, 10.0))
+    _, _, p = _pieces(M.duff_median_intervals(y, 1.0, bounds=(0.0, 10.0)))
     assert p[0] + p[-1] == pytest.approx(1.0)
     assert M.duff_median(np.full(3, 0.0), 1.0, bounds=(0, 1), rng=1) >= 0.0
 
@@ -328,7 +335,7 @@ def _calls():
     good_x = [1.0, 2.0, 3.0]
     return [
         lambda x, e, bd: M.duff_median(x, e, bounds=bd, rng=GEN),
-        lambda x, e, bd: M.duff_median_intervals(x, e, bounds=bd),
+        lambda x, e, bd: _pieces(M.duff_median_intervals(x, e, bounds=bd)),
         lambda x, e, bd: M.expected_absolute_error(x, e, bounds=bd),
         lambda x, e, bd: M.duff_mean(x, e, bounds=bd, rng=GEN),
         lambda x, e, bd: O.smooth_sensitivity_median(x, e, bounds=bd),

@@ -12,8 +12,8 @@ from scipy import integrate
 import dpselect
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import BudgetExceededError
-from dpselect.apps.quantiles import _duff_median as duff
-from dpselect.apps.quantiles import _median_baselines as mb
+from dpselect.apps import quantiles as duff
+from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import smooth_sensitivity_median
 from dpselect.mechanisms.release import SmoothSensitivityRelease
 from dpselect.privacy import Privacy
@@ -203,10 +203,10 @@ def test_experiment_best_sound_claim_row():
            ("normal", 10.0): {**base, "Duff": 0.2, "SmoothSens_eps,delta (paper tuning)": 0.01},  # not sound
            ("uniform", 0.1): {**base, "Duff": 0.1},
            ("uniform", 10.0): {**base, "Duff": 0.2}}
-    claim = [c for c in E.claims(rows(won)) if c.text.startswith("Best sound")][0]
+    claim = next(c for c in E.claims(rows(won)) if c.text.startswith("Best sound"))
     assert claim.ok is True and "Duff best in 4/4 settings" in claim.ours and "5-50x" in claim.ours
     lost = {**won, ("uniform", 10.0): {**base, "Duff": 0.2, "LaplaceLN (eps,delta)": 0.1}}
-    claim = [c for c in E.claims(rows(lost)) if c.text.startswith("Best sound")][0]
+    claim = next(c for c in E.claims(rows(lost)) if c.text.startswith("Best sound"))
     assert claim.ok is False and "Duff best in 3/4 settings" in claim.ours
     assert "LaplaceLN (eps,delta) best at uniform eps=10 (0.1 vs Duff 0.2)" in claim.ours
     assert E.summary(rows(lost)).endswith("| uniform | 10 | 0.2 | 1 | 1 | 1 | 1 | 0.1 | LaplaceLN (eps,delta) |")

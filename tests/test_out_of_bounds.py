@@ -13,8 +13,9 @@ import warnings
 import numpy as np
 import pytest
 
+from _quantile_grid_laws import duff_mean_grid_law
 from dpselect.apps import quantiles as M
-from dpselect.apps.quantiles import _median_baselines as mb
+from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import _order_stats as O
 from dpselect.apps.quantiles import _percentile as pct
 
@@ -38,9 +39,9 @@ RELEASES = {  # name -> f(x, rng, **kw): a release from data in B
 }
 
 LAWS = {  # data -> exact law / statistic (no randomness)
-    "duff_mean_intervals": lambda x: M.duff_mean_intervals(x, 1.0, bounds=B)[3],
-    "duff_mean_grid_law": lambda x: M._duff_mean.duff_mean_grid_law(x, 1.0, bounds=B)[2],
-    "duff_median_intervals": lambda x: M.duff_median_intervals(x, 1.0, bounds=B)[2],
+    "duff_mean_intervals": lambda x: np.asarray(M.duff_mean_intervals(x, 1.0, bounds=B)),
+    "duff_mean_grid_law": lambda x: duff_mean_grid_law(x, 1.0, bounds=B)[2],
+    "duff_median_intervals": lambda x: np.asarray(M.duff_median_intervals(x, 1.0, bounds=B)),
     "duff_median_error": lambda x: M.expected_absolute_error(x, 1.0, bounds=B),
     "smooth_sensitivity": lambda x: O.smooth_sensitivity_median(x, 0.5, bounds=B),
     "percentile_scores": lambda x: pct.percentile_problem(x, 50, GRID, utility="rank").scores,
@@ -62,13 +63,13 @@ def _run(f, *args, **kw):
 @pytest.mark.parametrize("z", OUTSIDE)
 def test_release_neighbour_with_an_outside_record(name, z):
     f = RELEASES[name]
-    y = X + [z]
-    out_x, warn_x = _run(f, X, 3)
+    y = [*X, z]
+    _out_x, warn_x = _run(f, X, 3)
     out_y, warn_y = _run(f, y, 3)  # no exception
     assert warn_x == warn_y  # identical warnings (none, or the data-independent tuning warning)
     out_c, warn_c = _run(f, list(np.clip(y, *B)), 3)
     assert np.array_equal(out_y, out_c) and warn_c == warn_y  # the clamped dataset's release, draw for draw
-    replaced = [z] + X[1:]  # replace-one neighbour
+    replaced = [z, *X[1:]]  # replace-one neighbour
     assert np.array_equal(_run(f, replaced, 4)[0], _run(f, list(np.clip(replaced, *B)), 4)[0])
 
 
@@ -76,7 +77,7 @@ def test_release_neighbour_with_an_outside_record(name, z):
 def test_laws_see_the_clamped_data(name):
     f = LAWS[name]
     for z in OUTSIDE:
-        y = X + [z]
+        y = [*X, z]
         got, warn = _run(f, y)
         assert not warn
         assert np.array_equal(got, f(list(np.clip(y, *B))))
@@ -88,7 +89,7 @@ def test_raise_is_an_opt_in_and_quotes_no_value(name):
     f = RELEASES[name]
     msg = r"outside the bounds \[0, 10\] \(on_out_of_bounds='raise' is not private"
     with pytest.raises(ValueError, match=msg) as info:
-        f(X + [25.0], 0, on_out_of_bounds="raise")
+        f([*X, 25.0], 0, on_out_of_bounds="raise")
     assert "25" not in str(info.value)
     f(X, 0, on_out_of_bounds="raise")  # in bounds: no error
     with pytest.raises(ValueError, match="on_out_of_bounds"):
@@ -100,7 +101,7 @@ def test_raise_before_any_randomness():
     state = gen.bit_generator.state
     for name in ("duff_mean", "duff_median", "smooth_sens_pure", "private_percentile"):
         with pytest.raises(ValueError):
-            RELEASES[name](X + [-1.0], gen, on_out_of_bounds="raise")
+            RELEASES[name]([*X, -1.0], gen, on_out_of_bounds="raise")
     assert gen.bit_generator.state == state
 
 
@@ -108,4 +109,4 @@ def test_non_finite_records_are_still_bad_input():
     for name in ("duff_mean", "duff_median", "smooth_sens_pure", "private_percentile"):
         for bad in (np.nan, np.inf, -np.inf):
             with pytest.raises(ValueError, match=r"\bx\b"):
-                RELEASES[name](X + [bad], 0)
+                RELEASES[name]([*X, bad], 0)

@@ -7,6 +7,7 @@ import math
 import os
 import warnings
 from collections import deque
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +20,10 @@ from conftest import CachedMechanism, assert_frequencies_match, scores_and_profi
 from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
+from dpselect.apps import quantiles as Q
 from dpselect.apps.quantiles import _percentile as pct
-from dpselect.apps.quantiles._grid import bin_counts, snap, stability
+from dpselect.apps.quantiles._grid import bin_counts, rank, snap, stability
+from dpselect.experiments import _quantile_papers as papers
 
 # ---------------------------------------------------------------------------
 # brute force over (L, E, G) states (modelled on spec-checks/percentile_bfs.py)
@@ -67,10 +70,10 @@ def _bfs_tstar(p, rel, conv="paper"):
     """Distance from every state to the nearest state with LS = 1 (multi-source BFS)."""
     if rel == "add_remove":
         states = list(itertools.product(*(range(b) for b in B_AR)))
-        inside = lambda t: all(a < b for a, b in zip(t, B_AR))  # noqa: E731
+        inside = lambda t: all(a < b for a, b in zip(t, B_AR))
     else:
         states = [s for s in itertools.product(range(N_RO + 1), repeat=3) if sum(s) <= N_RO]
-        inside = lambda t: True  # noqa: E731
+        inside = lambda t: True
     ls1 = [s for s in states if any(_value(t, p, conv) != _value(s, p, conv) for t in _nbrs(s, rel))]
     dist = {s: 0 for s in ls1}
     q = deque(ls1)
@@ -110,8 +113,9 @@ def test_tstar_add_remove_vs_bfs(p, conv):
         bf = dist[s]
         assert all(a + bf < b for a, b in zip(s, B_AR))  # the shortest path stayed inside the box
         lib = _lib_tstar(s, p, "add_remove", conv)
-        k, v, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
-                                                rank_convention=conv)
+        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
+                                       rank_convention=conv)
+        _k, v, jl, jg = st_.rank, st_.index, st_.below, st_.above
         assert v == 1 and jl + jg + 1 == s[1]
         if p == 50:
             assert lib == bf, (s, lib, bf)  # exact (SPEC §4.3)
@@ -129,16 +133,17 @@ def test_tstar_replace_is_valid_lower_bound(p, conv):
     dist = _bfs_tstar(p, "replace", conv)
     for s in _checked_states(p, conv):
         lib = _lib_tstar(s, p, "replace", conv)
-        _, _, jl, jg = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
-                                                rank_convention=conv)
+        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
+                                       rank_convention=conv)
+        jl, jg = st_.below, st_.above
         assert lib == min(jl, jg) // 2 <= dist[s], (s, lib, dist[s])
 
 
 def test_paper_s_is_too_small_at_p50():
     # n even, j_l = 0: t* = 0 (LS = 1) while the paper's S = e^{-(2j+1) beta} < 1 (errata 14)
     data = [0, 1, 1, 2]  # n = 4, k = 2: rank 2 is the first 1, so j_l = 0, j_g = 1
-    k, v, jl, jg = pct.percentile_stability(data, 50, [0, 1, 2])
-    assert (k, v, jl, jg) == (2, 1, 0, 1)
+    st_ = pct.percentile_stability(data, 50, [0, 1, 2])
+    assert (st_.rank, st_.index, st_.below, st_.above) == (2, 1, 0, 1)
     assert pct.percentile_problem(data, 50, [0, 1, 2]).smooth_sensitivity(0.2) == 1.0
 
 
@@ -151,8 +156,8 @@ def test_snapping_and_rank():
     # 0.5 is half-way -> lower point 0; 3.0 is half-way between 2 and 4 -> 2; 3.1 -> 4
     h = bin_counts(np.array([0.5, 0.49, 0.51, 3.0, 3.1, 4.0]), np.asarray(grid), False)
     np.testing.assert_array_equal(h, [2, 1, 1, 2])
-    assert pct.rank(0, 10) == 1 and pct.rank(100, 10) == 10 and pct.rank(50, 1) == 1
-    assert pct.rank(50, 7) == 3 and pct.rank(90, 10) == 9 and pct.rank(99, 100) == 99
+    assert rank(0, 10) == 1 and rank(100, 10) == 10 and rank(50, 1) == 1
+    assert rank(50, 7) == 3 and rank(90, 10) == 9 and rank(99, 100) == 99
     assert pct.true_percentile([3, 1, 2, 5, 4], 50, np.arange(6)) == 2  # k = 2 (1-indexed)
     assert pct.true_percentile([3, 1, 2, 5, 4], 0, np.arange(6)) == 1
     assert pct.true_percentile([3, 1, 2, 5, 4], 100, np.arange(6)) == 5
@@ -181,7 +186,8 @@ def test_histogram_path_equals_raw_path():
         snapped = np.sort(grid[snap(data, grid)])
         k = max(1, math.floor(p * n / 100))
         assert pct.true_percentile(data, p, grid) == snapped[k - 1]
-        kk, v, jl, jg = pct.percentile_stability(data, p, grid)
+        st_ = pct.percentile_stability(data, p, grid)
+        kk, _v, jl, jg = st_.rank, st_.index, st_.below, st_.above
         assert kk == k
         assert jl == int((snapped[: k - 1] == snapped[k - 1]).sum())
         assert jg == int((snapped[k:] == snapped[k - 1]).sum())
@@ -232,7 +238,7 @@ def test_exact_audit_on_raw_neighbours():
             data = rng.choice(grid, size=int(rng.integers(1, 7)))
             x = pct.percentile_problem(data, 50, grid, relation=rel)
             pairs += [(x, pct.percentile_problem(y, 50, grid, relation=rel))
-                      for y in pct.percentile_neighbours(data, grid, relation=rel)]
+                      for y in Q.percentile_neighbours(data, grid, relation=rel)]
         for mech in (ExponentialMechanism(0.8), PermuteAndFlip(0.8), ReportNoisyMax(0.8, "laplace")):
             rep = audit(CachedMechanism(mech), pairs)
             assert not rep.violates and rep.max_loss <= 0.8 * (1 + 1e-9), str(rep)
@@ -240,15 +246,15 @@ def test_exact_audit_on_raw_neighbours():
 
 def test_neighbours():
     grid = [0.0, 1.0, 2.0]
-    nb = pct.percentile_neighbours([0.0, 0.0, 2.0], grid)
+    nb = Q.percentile_neighbours([0.0, 0.0, 2.0], grid)
     as_sets = sorted(tuple(sorted(y)) for y in nb)
     assert as_sets == sorted({(0.0, 2.0), (0.0, 0.0), (0.0, 0.0, 0.0, 2.0), (0.0, 0.0, 1.0, 2.0), (0.0, 0.0, 2.0, 2.0)})
-    one = sorted(tuple(sorted(y)) for y in pct.percentile_neighbours([1.0], grid))
+    one = sorted(tuple(sorted(y)) for y in Q.percentile_neighbours([1.0], grid))
     assert one == [(0.0, 1.0), (1.0, 1.0), (1.0, 2.0)]
-    ro = sorted(tuple(sorted(y)) for y in pct.percentile_neighbours([0.0, 2.0], grid, relation="replace"))
+    ro = sorted(tuple(sorted(y)) for y in Q.percentile_neighbours([0.0, 2.0], grid, relation="replace"))
     assert ro == sorted({(1.0, 2.0), (2.0, 2.0), (0.0, 0.0), (0.0, 1.0)})
     with pytest.raises(ValueError, match="p"):
-        pct.percentile_neighbours([0.0], grid, p=101)
+        Q.percentile_neighbours([0.0], grid, p=101)
 
 
 # ---------------------------------------------------------------------------
@@ -258,19 +264,19 @@ def test_neighbours():
 def test_paper_problem_warns_and_reproduces_the_code():
     x = np.array([5, 1, 3, 3, 3, 3, 9, 3])  # sorted: 1 3 3 3 3 3 5 9; code index floor(8/2) = 4
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
-        pr = pct.paper_problem(x, 50)
+        pr = papers.paper_problem(x, 50)
     np.testing.assert_array_equal(pr.scores, [0, 1, 1, 1, 1, 1, 0, 0])
     assert pr.labels == (1, 3, 3, 3, 3, 3, 5, 9)
     # j_l = 3 (positions 1..3), j_g = 1 (position 5): j = 1, S = e^{-3 beta}
     assert pr.smooth_sensitivity(0.4) == pytest.approx(math.exp(-1.2))
     with pytest.warns(PrivacyLeakWarning):
-        fixed = pct.paper_problem(x, 50, beta=0.1)
+        fixed = papers.paper_problem(x, 50, beta=0.1)
     assert fixed.smooth_sensitivity(0.7) == pytest.approx(math.exp(-0.3))
     with pytest.warns(PrivacyLeakWarning):
-        pp = pct.paper_problem(x, 50, rank_convention="paper")  # rank 4 -> index 3: j_l = 2, j_g = 2
+        pp = papers.paper_problem(x, 50, rank_convention="paper")  # rank 4 -> index 3: j_l = 2, j_g = 2
     assert pp.smooth_sensitivity(1.0) == pytest.approx(math.exp(-5.0))
     with pytest.warns(PrivacyLeakWarning):
-        assert pct.paper_problem([2.0, 1.0], 100).scores.tolist() == [0.0, 1.0]  # clamped index
+        assert papers.paper_problem([2.0, 1.0], 100).scores.tolist() == [0.0, 1.0]  # clamped index
 
 
 # ---------------------------------------------------------------------------
@@ -281,7 +287,7 @@ def _dpbench_dir():
     d = os.environ.get("DPSELECT_DATA")
     if not d:
         pytest.skip("DPSELECT_DATA is not set")
-    for name in pct.DPBENCH_NAMES:
+    for name in papers.DPBENCH_NAMES:
         if not any((Path(d) / sub / f"{name}.n4096.npy").is_file() for sub in ("dpbench_1d", ".")):
             pytest.skip(f"{name}.n4096.npy not found under {d}")
     return d
@@ -292,16 +298,16 @@ def test_dpbench_stability_table(capsys):
     grid = np.arange(4096)
     rows = []
     paper_j = {}
-    for name in pct.DPBENCH_NAMES:
-        h = pct.load_dpbench(name, d)
+    for name in papers.DPBENCH_NAMES:
+        h = papers.load_dpbench(name, d)
         assert h.shape == (4096,) and h.dtype == np.int64
         sub = Path(d) / "dpbench_1d"
-        assert np.array_equal(h, pct.load_dpbench(name.lower(), sub if sub.is_dir() else Path(d)))
+        assert np.array_equal(h, papers.load_dpbench(name.lower(), sub if sub.is_dir() else Path(d)))
         x = np.sort(h)  # the authors' code: sorted bin counts treated as 4096 data points
         hx = np.bincount(x, minlength=int(x.max()) + 1)
         for p in (50, 90, 99):
             n = int(h.sum())
-            k, v, jl, jg = pct.percentile_stability(h, p, grid, histogram=True)
+            _k, v, jl, jg = astuple(pct.percentile_stability(h, p, grid, histogram=True))
             pr = pct.percentile_problem(h, p, grid, histogram=True)
             assert pr.scores[v] == 1.0 and pr.scores.sum() == 1.0
             prof = pr._ls  # StepProfile([0, t*], [0, 1]) or constant 1
@@ -310,12 +316,12 @@ def test_dpbench_stability_table(capsys):
             assert t == (min(2 * jl + n % 2, 2 * jg + 1 - n % 2) if p == 50 else min(jl, jg))
             kc = math.floor(p * x.size / 100) + 1  # code: 0-indexed floor(p n/100)
             vc, jlc, jgc = stability(hx, kc)
-            kp, vp, jlp, jgp = pct.percentile_stability(x, p, np.arange(hx.size))
+            _kp, vp, jlp, jgp = astuple(pct.percentile_stability(x, p, np.arange(hx.size)))
             rows.append((name, p, n, v, jl, jg, t, vc, jlc, jgc, vp, jlp, jgp))
             if p == 50:
                 paper_j[name] = min(jlc, jgc)
                 with pytest.warns(PrivacyLeakWarning):
-                    ppr = pct.paper_problem(h, 50)
+                    ppr = papers.paper_problem(h, 50)
                 assert ppr.smooth_sensitivity(1.0) == pytest.approx(math.exp(-(2 * paper_j[name] + 1)))
     with capsys.disabled():
         print("\n dataset  p   n           v_bin  j_l    j_g    t*      | sorted-counts: code x  j_l j_g "
@@ -330,14 +336,14 @@ def test_dpbench_stability_table(capsys):
 def test_load_dpbench_errors(tmp_path, monkeypatch):
     monkeypatch.delenv("DPSELECT_DATA", raising=False)
     with pytest.raises(FileNotFoundError, match="DPSELECT_DATA"):
-        pct.load_dpbench("HEPTH")
-    with pytest.raises(FileNotFoundError, match="HEPTH.n4096.npy"):
-        pct.load_dpbench("HEPTH", tmp_path)
+        papers.load_dpbench("HEPTH")
+    with pytest.raises(FileNotFoundError, match=r"HEPTH\.n4096\.npy"):
+        papers.load_dpbench("HEPTH", tmp_path)
     with pytest.raises(ValueError, match="name"):
-        pct.load_dpbench("ADULT", tmp_path)
+        papers.load_dpbench("ADULT", tmp_path)
     np.save(tmp_path / "PATENT.n4096.npy", np.arange(4096))
     monkeypatch.setenv("DPSELECT_DATA", str(tmp_path))
-    np.testing.assert_array_equal(pct.load_dpbench("patent"), np.arange(4096))
+    np.testing.assert_array_equal(papers.load_dpbench("patent"), np.arange(4096))
 
 
 # ---------------------------------------------------------------------------
@@ -383,7 +389,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="mechanism"):
         pct.private_percentile([1.0], 50, 1.0, grid, mechanism="median")
     with pytest.raises(ValueError, match="data"):  # validated before the warning
-        pct.paper_problem([], 50)
+        papers.paper_problem([], 50)
 
 
 def test_errors_before_randomness():
@@ -462,7 +468,7 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
     for _ in range(100):
         data = rng.choice(grid, size=int(rng.integers(1, 9)), p=[0.1, 0.2, 0.4, 0.2, 0.1])
         x = pct.percentile_problem(data, p, grid)
-        pairs += [(x, pct.percentile_problem(y, p, grid)) for y in pct.percentile_neighbours(data, grid)]
+        pairs += [(x, pct.percentile_problem(y, p, grid)) for y in Q.percentile_neighbours(data, grid)]
     mechs = (SmoothNoisyMax(1.0, noise="student_t"), SmoothNoisyMax(1.0, 1e-6, noise="laplace"),
              SmoothPrivateSelection(1.0), SmoothPrivateSelection(1.0, one_sided=False), LocalDampening(1.0))
     for mech in mechs:
@@ -538,8 +544,8 @@ def test_private_percentile_default_accountant_and_conventions():
         for s in range(5):
             assert pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv) == \
                 grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
-    assert pct.rank(50, 10, convention="code") == 6 and pct.rank(100, 10, convention="code") == 10
-    assert pct.rank(0, 10, convention="code") == 1 and pct.rank(99, 100, convention="code") == 100
+    assert rank(50, 10, convention="code") == 6 and rank(100, 10, convention="code") == 10
+    assert rank(0, 10, convention="code") == 1 and rank(99, 100, convention="code") == 100
     with pytest.raises(ValueError, match="rank_convention"):
         pct.percentile_problem(data, 50, grid, rank_convention="excel")
     with pytest.raises(ValueError, match="utility"):
@@ -553,7 +559,7 @@ def test_private_percentile_default_accountant_and_conventions():
 def test_paper_problem_reports_no_guarantee():
     """The paper's problem is not DP whatever the noise (data-dependent candidates): privacy() must say so."""
     with pytest.warns(PrivacyLeakWarning):
-        pr = pct.paper_problem([1.0, 3.0, 3.0, 3.0, 5.0, 9.0], 50)
+        pr = papers.paper_problem([1.0, 3.0, 3.0, 3.0, 5.0, 9.0], 50)
     for mech in (ExponentialMechanism(1.0), PermuteAndFlip(1.0), dpselect.ReportNoisyMax(1.0, noise="laplace"),
                  dpselect.SmoothNoisyMax(1.0, noise="student_t"), dpselect.SmoothPrivateSelection(1.0),
                  dpselect.LocalDampening(1.0), dpselect.PrivateSensitivityBound(0.5, 0.5)):

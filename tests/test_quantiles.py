@@ -14,6 +14,12 @@ from dpselect.analysis import hockey_stick, privacy_loss
 from dpselect.apps import quantiles as Q
 from dpselect.apps.quantiles import _quantile_law as QL
 
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
+
 UNIVERSE = np.arange(0, 6)  # integers 0..5, bounds (0, 5)
 BOUNDS = (0, 5)
 
@@ -127,7 +133,7 @@ def law_on_integers(lo, hi, p):
 @pytest.mark.parametrize("q", [0.1, 0.5, 0.9])
 def test_integer_law_matches_brute_force(q):
     for x in itertools.islice(datasets(4), 0, None, 7):
-        lo, hi, p = Q.quantile_law(x, q, 1.3, bounds=BOUNDS)
+        lo, hi, p = _pieces(Q.quantile_law(x, q, 1.3, bounds=BOUNDS))
         np.testing.assert_allclose(law_on_integers(lo, hi, p), integer_pmf(x, q, 1.3), rtol=1e-12, atol=1e-15)
 
 
@@ -136,8 +142,8 @@ def test_continuous_median_is_duff():
     for n in (1, 2, 5, 8, 31):
         x = rng.uniform(0, 10, size=n).round(1)
         for eps in (0.2, 2.0):
-            lo, hi, p = Q.quantile_law(x, 0.5, eps, bounds=(0, 10), granularity=0)
-            dl, dh, dp = Q.duff_median_intervals(x, eps, bounds=(0, 10))
+            lo, hi, p = _pieces(Q.quantile_law(x, 0.5, eps, bounds=(0, 10), granularity=0))
+            dl, dh, dp = _pieces(Q.duff_median_intervals(x, eps, bounds=(0, 10)))
             # same mass on every non-degenerate interval
             keep = dh > dl
             mass = {(a, b): pr for a, b, pr in zip(lo, hi, p) if b > a}
@@ -150,7 +156,7 @@ def test_continuous_law_brute_force_density():
     """Density at interior points = exp(-eps psi(t)/2) / integral, integral by fine quadrature."""
     x = np.array([0.7, 1.5, 1.5, 2.2, 4.0])
     for q in (0.2, 0.6):
-        lo, hi, p = Q.quantile_law(x, q, 1.0, bounds=(0, 5), granularity=0)
+        lo, hi, p = _pieces(Q.quantile_law(x, q, 1.0, bounds=(0, 5), granularity=0))
         t = np.linspace(0, 5, 40001)[1:-1]
         t = t[~np.isin(t, x)]
         dens = np.exp(np.array([-0.5 * direct_psi(x, v, q, "add_remove", True) for v in t]))
@@ -164,7 +170,7 @@ def test_continuous_law_brute_force_density():
 
 def test_expected_error_matches_sampling_and_integer_closed_form():
     x = np.array([1, 2, 2, 3, 3, 3, 5], dtype=np.int64)
-    lo, hi, p = Q.quantile_law(x, 0.75, 0.8, bounds=BOUNDS)
+    lo, hi, p = _pieces(Q.quantile_law(x, 0.75, 0.8, bounds=BOUNDS))
     pmf = law_on_integers(lo, hi, p)
     t = np.quantile(x, 0.75, method="inverted_cdf")
     assert Q.quantile_expected_error(x, 0.75, 0.8, bounds=BOUNDS) == pytest.approx(
@@ -177,17 +183,17 @@ def test_expected_error_matches_sampling_and_integer_closed_form():
 @pytest.mark.parametrize("method", ["race", "inverse"])
 def test_continuous_sampling_matches_law(method):
     x = np.array([0.5, 1.0, 1.0, 2.5, 4.5])
-    lo, hi, p = Q.quantile_law(x, 0.3, 1.5, bounds=(0, 5), granularity=0)
+    lo, hi, p = _pieces(Q.quantile_law(x, 0.3, 1.5, bounds=(0, 5), granularity=0))
     draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, method=method, granularity=0)
     edges = np.unique(np.concatenate((lo, hi)))
     idx = np.searchsorted(edges, draws, side="right") - 1
-    cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in zip(edges[:-1], edges[1:])])
+    cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in itertools.pairwise(edges)])
     assert_frequencies_match(np.minimum(idx, edges.size - 2), cell_p)
 
 
 def test_huge_integer_range_stays_cheap_and_exact():
     x = np.array([10**15, 10**15, 10**15 + 7], dtype=np.int64)
-    lo, hi, p = Q.quantile_law(x, 0.5, 5.0, bounds=(0, 2**52))
+    lo, _hi, _p = _pieces(Q.quantile_law(x, 0.5, 5.0, bounds=(0, 2**52)))
     assert lo.size == 2 * 2 + 1  # runs and atoms, not one piece per integer
     v = Q.private_median(x, 5.0, bounds=(0, 2**52), rng=0)
     assert isinstance(v, int)
@@ -197,7 +203,7 @@ def test_ties_integer_outputs_land_on_the_tie():
     x = np.array([38] + [40] * 20 + [45], dtype=np.int64)
     draws = Q.private_median(x, 1.0, bounds=(0, 99), rng=0, size=2000)
     assert draws.dtype == np.int64 and (draws == 40).mean() > 0.99
-    lo, hi, p = Q.quantile_law(x, 0.5, 1.0, bounds=(0, 99))
+    lo, hi, p = _pieces(Q.quantile_law(x, 0.5, 1.0, bounds=(0, 99)))
     assert p[(lo == 40) & (hi == 40)].sum() > 0.99
     assert Q.quantile_expected_error(x, 0.5, 1.0, bounds=(0, 99)) < 0.05
 
@@ -224,7 +230,7 @@ def test_audit_integer(q, relation):
     eps = 1.0
 
     def law(x):
-        return law_on_integers(*Q.quantile_law(x, q, eps, bounds=BOUNDS, relation=relation))
+        return law_on_integers(*_pieces(Q.quantile_law(x, q, eps, bounds=BOUNDS, relation=relation)))
 
     worst, delta = _audit_integer(q, eps, relation, law)
     assert worst <= eps * (1 + 1e-9) and delta <= 1e-12
@@ -247,7 +253,7 @@ def test_audit_negative_control_add_remove_utility_under_replace():
     eps = 1.0
 
     def law(x):  # the add/remove (Duff) distance moves by 2 under one replacement
-        return law_on_integers(*Q.quantile_law(x, 0.5, eps, bounds=BOUNDS, relation="add_remove"))
+        return law_on_integers(*_pieces(Q.quantile_law(x, 0.5, eps, bounds=BOUNDS, relation="add_remove")))
 
     nbrs_worst = 0.0
     for x in datasets(4):
@@ -260,8 +266,8 @@ def test_audit_negative_control_add_remove_utility_under_replace():
 def _cell_log_masses(x, y, q, eps, bounds, relation):
     """Both laws on the common refinement of their pieces: exact (densities are constant per cell)."""
     out = []
-    lx, hx, px = Q.quantile_law(x, q, eps, bounds=bounds, relation=relation, granularity=0)
-    ly, hy, py = Q.quantile_law(y, q, eps, bounds=bounds, relation=relation, granularity=0)
+    lx, hx, px = _pieces(Q.quantile_law(x, q, eps, bounds=bounds, relation=relation, granularity=0))
+    ly, hy, py = _pieces(Q.quantile_law(y, q, eps, bounds=bounds, relation=relation, granularity=0))
     edges = np.unique(np.concatenate((lx, hx, ly, hy)))
     for lo, hi, p in ((lx, hx, px), (ly, hy, py)):
         mids = 0.5 * (edges[:-1] + edges[1:])

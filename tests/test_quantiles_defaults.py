@@ -29,6 +29,12 @@ from dpselect.apps.quantiles import _quantile_law as QL
 from dpselect.apps.quantiles import _quantiles_multi as QM
 from test_fp_quantiles import BOUNDS, LAM, _worst_loss, brute_law, datasets, law_on_grid, lib_law, neighbours
 
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
+
 GRID = np.arange(0, 9) * LAM
 
 
@@ -90,7 +96,7 @@ def test_ties_term_is_sensitivity_one_but_not_used():
     L, C = (x < 1.25).sum(), (x <= 1.25).sum()
     atom, gap = abs(0.5 * 10 - 0.5 * 40) / w, abs(0.5 * L - 0.5 * (100 - C)) / w
     assert gap < atom and Q.true_quantile(x, 0.5) == 1.0
-    lo, hi, p = Q.quantile_law(x, 0.5, 1.0, bounds=BOUNDS, granularity=LAM)
+    lo, hi, p = _pieces(Q.quantile_law(x, 0.5, 1.0, bounds=BOUNDS, granularity=LAM))
     assert p[(lo == 1.0) & (hi == 1.0)].sum() > 0.99  # the library's score keeps it on the atom
 
 
@@ -102,13 +108,13 @@ def test_atom_at_a_bound_and_at_zero_is_released_exactly():
     rng = np.random.default_rng(0)
     x = np.concatenate((np.zeros(700), rng.gamma(2.0, 50.0, 300)))
     for q in (0.1, 0.5):
-        lo, hi, p = Q.quantile_law(x, q, 1.0, bounds=(0, 1000))
+        lo, hi, p = _pieces(Q.quantile_law(x, q, 1.0, bounds=(0, 1000)))
         assert p[(lo == 0) & (hi == 0)].sum() > 0.999
         assert Q.private_quantile(x, q, 1.0, bounds=(0, 1000), rng=1) == 0.0
         assert Q.private_quantile(x - 500, q, 1.0, bounds=(-500, 1000), rng=1) == -500.0  # at a bound, off 0
     # the atom's probability is its score's: exp(-eps psi / 2) per grid point, as every other point
     x = np.array([0.0, 0.0, 1.0, 1.1])
-    lo, hi, p = Q.quantile_law(x, 0.25, 1.3, bounds=BOUNDS, granularity=LAM)
+    lo, hi, p = _pieces(Q.quantile_law(x, 0.25, 1.3, bounds=BOUNDS, granularity=LAM))
     pmf = law_on_grid(lo, hi, p)
     np.testing.assert_allclose(pmf, brute_law(x, 0.25, 1.3), rtol=1e-12)
     assert pmf[0] == pmf.max()
@@ -179,7 +185,7 @@ def recursive_law(x, q1, q2, eps, lam=LAM, bounds=BOUNDS, levels=2):
     """Exact law of _recursive on qs = (q1, q2) (root: q2; left child: records < o at q1 / q2), on the grid:
     {(o1, o2) grid indices: probability}, written from the algorithm (Kaplan et al. 2022, Alg. 1)."""
     e = eps / levels
-    lo, hi, p = Q.quantile_law(x, q2, e, bounds=bounds, granularity=lam)
+    lo, hi, p = _pieces(Q.quantile_law(x, q2, e, bounds=bounds, granularity=lam))
     out = {}
     for a, b, pr in zip(lo, hi, p):
         if b < a or pr == 0:
@@ -194,7 +200,8 @@ def recursive_law(x, q1, q2, eps, lam=LAM, bounds=BOUNDS, levels=2):
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = np.full(pts.size, 1.0 / pts.size)
             else:
-                llo, lhi, lp = Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2), granularity=lam)
+                llo, lhi, lp = _pieces(Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2),
+                                                      granularity=lam))
                 pmf = law_on_grid(llo, lhi, lp, lam=lam, bounds=(bounds[0], o2))
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = pmf
@@ -267,8 +274,8 @@ def test_out_of_bounds_neighbours_identical_warnings_and_no_exception(call):
         assert [str(w.message) for w in wx] == [str(w.message) for w in wy] == []
         np.testing.assert_array_equal(b, call(clamped))  # the same draws as the clamped data
         assert np.all(np.asarray(a) >= 0) and np.all(np.asarray(b) <= 2)
-    lo, hi, p = Q.quantile_law(np.append(x, 99.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM)
-    lo2, hi2, p2 = Q.quantile_law(np.append(x, 2.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM)
+    _lo, _hi, p = _pieces(Q.quantile_law(np.append(x, 99.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
+    _lo2, _hi2, p2 = _pieces(Q.quantile_law(np.append(x, 2.0), 0.3, 1.0, bounds=(0, 2), granularity=LAM))
     np.testing.assert_array_equal(p, p2)
 
 

@@ -16,6 +16,12 @@ from dpselect.apps import quantiles as Q
 from dpselect.apps.quantiles import _unbounded as U
 from dpselect.mechanisms.sparse_vector import AboveThreshold
 
+
+def _pieces(law):
+    """(lo, hi, p) of a law over pieces."""
+    return law.lo, law.hi, law.probabilities
+
+
 UNIVERSE = np.arange(-3, 4)
 EPS, SHARE = 2.0, 0.25
 
@@ -49,7 +55,7 @@ def _law(xt, q, relation, naive=False):
     for k in range(JOINT):
         m = int(GRID[k])
         bounds = (int(x.min()), int(x.max()) + 1) if naive else (-m, m)
-        lo, hi, p = Q.quantile_law(np.clip(x, *bounds), q, (1 - SHARE) * EPS, bounds=bounds, relation=relation)
+        lo, hi, p = _pieces(Q.quantile_law(np.clip(x, *bounds), q, (1 - SHARE) * EPS, bounds=bounds, relation=relation))
         pmf = np.zeros(17)
         for a, b, pr in zip(lo, hi, p):
             if b >= a:
@@ -128,7 +134,7 @@ def test_both_signs_and_grid():
     b = Q.private_bounds(x, 1.0, rng=2)
     assert b.lower < np.quantile(x, 0.01) and -1.0 < b.upper <= 2.0**-29  # negative data: upper ~ scale
     for v in b:
-        m, e = math.frexp(abs(v))
+        m, _e = math.frexp(abs(v))
         assert (m * 32).is_integer()  # s 2^e (1 + i/16): dyadic, 5 significant bits
     m = Q.private_max(np.abs(x), 1.0, rng=3)
     assert np.quantile(np.abs(x), 0.99) < m < 4 * np.abs(x).max()

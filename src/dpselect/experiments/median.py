@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -71,15 +70,57 @@ ABBREVIATIONS = {
 
 
 def epsilons(quick: bool) -> list[float]:
+    """The epsilons of the grid.
+
+    Parameters
+    ----------
+    quick : bool
+        The small grid of ``--quick``.
+
+    Returns
+    -------
+    list of float
+        The epsilons, increasing.
+    """
     return [float(e) for e in np.logspace(-1, 1, 3 if quick else 9)]
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
+    """One task per point of the experiment's grid (the epsilons run inside a task).
+
+    Parameters
+    ----------
+    quick : bool
+        The small grid of ``--quick``.
+    data_dir : Path or None
+        The data directory (``--data-dir``), or None for the embedded defaults.
+
+    Returns
+    -------
+    list of Task
+        The tasks, in a deterministic order.
+    """
     reps = 3 if quick else 50
     return task_grid({"distribution": DISTRIBUTIONS, "rep": range(reps)}, n=N, epsilons=epsilons(quick))
 
 
 def sample(distribution: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """One sampled dataset of the experiment, clipped to the distribution's public bounds.
+
+    Parameters
+    ----------
+    distribution : str
+        A key of :data:`DISTRIBUTIONS`.
+    n : int
+        The number of records.
+    rng : numpy.random.Generator
+        The randomness.
+
+    Returns
+    -------
+    ndarray
+        ``n`` records.
+    """
     a, b = DISTRIBUTIONS[distribution]
     if distribution == "normal":
         x = rng.normal(size=n)
@@ -107,7 +148,21 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
         }
 
 
-def run_task(task: Task, seed: Any) -> list[dict]:
+def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
+    """Run one task: exact expected errors, no sampling of the mechanisms.
+
+    Parameters
+    ----------
+    task : Task
+        A task of :func:`tasks`.
+    seed : SeedSequence or int
+        The task's seed (the scheduler derives it from the run's seed).
+
+    Returns
+    -------
+    list of dict
+        One result row per (epsilon, method).
+    """
     kw = task.kwargs
     rng = np.random.default_rng(seed)
     bounds = DISTRIBUTIONS[kw["distribution"]]
@@ -128,7 +183,20 @@ def _means(rows: list[dict]) -> dict[tuple, float]:
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
-    """Mean exact error vs epsilon per distribution, error bars = spread over the sampled datasets."""
+    """Mean exact error vs epsilon per distribution, error bars = spread over the sampled datasets.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+    out_dir : Path
+        Where the figure is written.
+
+    Returns
+    -------
+    list of Path
+        The figures written.
+    """
     styles = {m: {"linestyle": "--"} for m in METHODS if "fixed" in m or "(eps,delta)" in m}
     return [accuracy_figure(rows, out_dir / "fig1_median_error.png", panels=("distribution",), x="epsilon",
                             series="method", value="expected_abs_error", majority=None, log_y=True, styles=styles,
@@ -136,6 +204,18 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
 
 
 def claims(rows: list[dict]) -> list[Claim]:
+    """The claims of the paper, checked against the rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+
+    Returns
+    -------
+    list of Claim
+        One row per claim (ours next to the published figure).
+    """
     means = _means(rows)
     eps = sorted({r["epsilon"] for r in rows})
     out = []
@@ -203,6 +283,18 @@ def _best_sound_claim(means: dict[tuple, float], best: dict[tuple[str, float], s
 
 
 def summary(rows: list[dict]) -> str:
+    """A markdown table of the results for the report.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     stats = stats_by(rows, _KEYS, "expected_abs_error")
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0])
     best = _best_sound({k: st.mean for k, st in stats.items()})
@@ -214,6 +306,20 @@ def summary(rows: list[dict]) -> str:
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
+    """What the report says about the data and the choices behind the numbers.
+
+    Parameters
+    ----------
+    quick : bool
+        Whether the small grid of ``--quick`` ran.
+    data_dir : Path or None
+        The data directory, or None for the embedded defaults.
+
+    Returns
+    -------
+    list of str
+        One paragraph per note.
+    """
     return [
         "All errors are exact expectations over the mechanism (closed forms / 1-D integrals), averaged over "
         "independently sampled datasets; no real data is needed.",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from ..problem import SelectionProblem
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._data import require_file
 from ._plotting import fmt, nearest
+from ._quantile_papers import load_dpbench
 from .tasks import Claim, Task
 
 TITLE = "Percentile selection (Chaves et al., Smooth Noisy Max, Fig. 2)"
@@ -78,10 +79,36 @@ LINEAR_BELOW = 1e-6
 
 
 def epsilons(quick: bool) -> list[float]:
+    """The epsilons of the grid.
+
+    Parameters
+    ----------
+    quick : bool
+        The small grid of ``--quick``.
+
+    Returns
+    -------
+    list of float
+        The epsilons, increasing.
+    """
     return [float(e) for e in np.logspace(-1, 2, 7 if quick else 30)]
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
+    """One task per point of the experiment's grid (the epsilons run inside a task).
+
+    Parameters
+    ----------
+    quick : bool
+        The small grid of ``--quick``.
+    data_dir : Path or None
+        The data directory (``--data-dir``), or None for the embedded defaults.
+
+    Returns
+    -------
+    list of Task
+        The tasks, in a deterministic order.
+    """
     if data_dir is None and not quick:
         require_file(None, what="DPBench (dpbench_1d/*.n4096.npy)")
     sources = {}  # task name -> (dataset, source)
@@ -105,6 +132,16 @@ def synthetic_histogram(name: str) -> np.ndarray:
     most of the mass).  PATENT-like and INCOME-like hold 1% of the records of
     the real files (~280k and ~210k): the percentile's distance to instability
     t*, and with it the cost of local dampening (O(4096 t*)), stays small.
+
+    Parameters
+    ----------
+    name : {"HEPTH", "PATENT", "INCOME"}
+        The DPBench data set to imitate.
+
+    Returns
+    -------
+    ndarray of int64
+        4096 counts.
     """
     i = np.arange(GRID_SIZE, dtype=float)
     rng = np.random.default_rng({"HEPTH": 11, "PATENT": 12, "INCOME": 13}[name])
@@ -133,14 +170,28 @@ def synthetic_histogram(name: str) -> np.ndarray:
 def _histogram(dataset: str, source: str) -> np.ndarray:
     if source == "synthetic":
         return synthetic_histogram(dataset)
-    return pct.load_dpbench(dataset, Path(source).parent)
+    return load_dpbench(dataset, Path(source).parent)
 
 
-def run_task(task: Task, seed: Any) -> list[dict]:
+def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
+    """Run one task: exact expected errors, no sampling of the mechanisms.
+
+    Parameters
+    ----------
+    task : Task
+        A task of :func:`tasks`.
+    seed : SeedSequence or int
+        The task's seed (the scheduler derives it from the run's seed).
+
+    Returns
+    -------
+    list of dict
+        One result row per (epsilon, method).
+    """
     kw = task.kwargs
     h = _histogram(kw["dataset"], kw["source"])
     grid = np.arange(GRID_SIZE)
-    utility = "rank" if kw["mechanism"] in RANK_UTILITY else "indicator"
+    utility: Literal["rank", "indicator"] = "rank" if kw["mechanism"] in RANK_UTILITY else "indicator"
     prob = pct.percentile_problem(h, kw["p"], grid, histogram=True, utility=utility)
     truth = pct.true_percentile(h, kw["p"], grid, histogram=True)
     loss = pct.absolute_error_loss(grid, truth)
@@ -172,6 +223,18 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
 
     The axis is logarithmic above :data:`LINEAR_BELOW` and linear below it:
     AEEs of 1e-150 bins sit next to 0 instead of stretching the axis.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+    out_dir : Path
+        Where the figure is written.
+
+    Returns
+    -------
+    list of Path
+        The figures written.
     """
     ylabel = f"AEE (grid bins; linear below 1e{round(np.log10(LINEAR_BELOW))})"
     return [accuracy_figure(rows, out_dir / "fig2_percentile_aee.png", panels=("dataset", "p"), x="epsilon",
@@ -184,8 +247,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
 def _compare(
     rows: list[dict], mech: str, eps_min: float, against: tuple[str, ...] = ("EM", "PF")
 ) -> tuple[int, int, float]:
-    """(#settings where mech beats every mechanism in ``against``, #settings, median AEE ratio mech / best of
-    ``against``) at eps >= eps_min; settings where none of ``against`` ran are skipped."""
+    """(#wins, #settings, median AEE ratio of ``mech`` to the best of ``against``) at eps >= eps_min.
+
+    A win is a setting where ``mech`` beats every mechanism in ``against``; settings where none of
+    ``against`` ran are skipped.
+    """
     by = {(r["dataset"], r["p"], r["epsilon"], r["mechanism"]): r["aee"] for r in rows}
     wins, n, ratios = 0, 0, []
     for (ds, p, eps, m), v in by.items():
@@ -213,6 +279,18 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
 
 
 def claims(rows: list[dict]) -> list[Claim]:
+    """The claims of the paper, checked against the rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+
+    Returns
+    -------
+    list of Claim
+        One row per claim (ours next to the published figure).
+    """
     out = [_best_sound_vs_paper(rows)]
     for mech, note in (
         ("SNM-T", "proven calibration (mathematics §3.1: all m = 4096 noises dilated)"),
@@ -230,6 +308,18 @@ def claims(rows: list[dict]) -> list[Claim]:
 
 
 def summary(rows: list[dict]) -> str:
+    """A markdown table of the results for the report.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_task`, every task.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0, 100.0])
     cells = [(ds, p, e) for ds in dict.fromkeys(r["dataset"] for r in rows) for p in PERCENTILES for e in eps_show]
     stats = stats_by(rows, ("dataset", "p", "epsilon", "mechanism"), "aee")
@@ -238,6 +328,20 @@ def summary(rows: list[dict]) -> str:
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
+    """What the report says about the data and the choices behind the numbers.
+
+    Parameters
+    ----------
+    quick : bool
+        Whether the small grid of ``--quick`` ran.
+    data_dir : Path or None
+        The data directory, or None for the embedded defaults.
+
+    Returns
+    -------
+    list of str
+        One paragraph per note.
+    """
     out = [
         "AEE is exact (quadrature / closed forms over the output distribution), in units of grid bins; "
         "Chaves et al. report it in units of the sorted bin counts with data-dependent candidates (not DP), "

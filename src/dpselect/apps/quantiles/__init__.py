@@ -15,6 +15,12 @@
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
   median baselines: :func:`smooth_sensitivity_median`, :func:`smooth_sens_pure`, ...
 
+Every exact law (:func:`quantile_law`, :func:`duff_median_intervals`,
+:func:`duff_mean_intervals`) is a :class:`dpselect.OutputLaw` over pieces (``law.lo``,
+``law.hi``); every entry point declares its parameters once (checked before any randomness
+is drawn).  The paper-only helpers of the percentile experiment (Chaves et al.'s non-private
+problem, the DPBench loader) live in :mod:`dpselect.experiments`.
+
 Neighbour relation: add/remove one record (percentiles, quantiles, Duff; ``relation="replace"``
 is offered by the percentile and quantile functions); replace one record for the
 order-statistic sensitivities and their baselines.  The one name for a 1-D sample is ``x``.
@@ -28,55 +34,41 @@ Examples
 
 from __future__ import annotations
 
-from ._duff_mean import duff_mean, duff_mean_intervals, duff_mean_levels, duff_mean_utility
-from ._duff_median import (
-    duff_median,
-    duff_median_intervals,
-    duff_median_pdf,
-    duff_median_utility,
-    expected_absolute_error,
-    median_neighbours,
-    output_cdf,
-)
-from ._grid import RANK_CONVENTIONS, rank
-from ._median_baselines import (
-    expected_abs_error_laplace_ln,
-    expected_abs_error_smooth_sens_approx,
-    expected_abs_error_smooth_sens_pure,
-    laplace_ln,
-    laplace_ln_mechanism,
-    smooth_sens_approx,
-    smooth_sens_approx_mechanism,
-    smooth_sens_pure,
-    smooth_sens_pure_mechanism,
-)
+from ._duff_mean import duff_mean, duff_mean_intervals, duff_mean_utility
+from ._duff_mean_levels import MeanLevels, duff_mean_levels
+from ._duff_median import duff_median, duff_median_utility, median_neighbours
+from ._duff_median_exact import duff_median_intervals, duff_median_pdf, expected_absolute_error, output_cdf
+from ._grid import RANK_CONVENTIONS
+from ._laplace_ln import expected_abs_error_laplace_ln, laplace_ln, laplace_ln_mechanism
+from ._median_baselines import expected_abs_error_smooth_sens_pure, smooth_sens_pure, smooth_sens_pure_mechanism
 from ._order_stats import (
     local_sensitivity_median,
     local_sensitivity_quantile,
     smooth_sensitivity_median,
     smooth_sensitivity_quantile,
 )
-from ._percentile import (
-    UTILITIES,
-    absolute_error_loss,
-    percentile_problem,
-    percentile_stability,
-    private_percentile,
-    rank_distances,
-    true_percentile,
-)
-from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
-from ._quantile import private_median, private_quantile, quantile_expected_error, quantile_law, true_quantile
+from ._percentile import UTILITIES, absolute_error_loss, percentile_problem, private_percentile
+from ._percentile_neighbours import percentile_neighbours
+from ._percentile_target import PercentileStability, percentile_stability, true_percentile
+from ._quantile import private_median, private_quantile
+from ._quantile_exact import quantile_expected_error, quantile_law, true_quantile
 from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
+from ._rank_distance import rank_distances
+from ._smooth_sens_approx import (
+    expected_abs_error_smooth_sens_approx,
+    smooth_sens_approx,
+    smooth_sens_approx_mechanism,
+)
 from ._unbounded import Bounds, private_bounds, private_max
 from ._unbounded_api import unbounded_quantile, unbounded_quantiles
 
 __all__ = [
-    "Bounds",
-    "DPBENCH_NAMES",
     "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
     "UTILITIES",
+    "Bounds",
+    "MeanLevels",
+    "PercentileStability",
     "absolute_error_loss",
     "duff_mean",
     "duff_mean_intervals",
@@ -92,12 +84,10 @@ __all__ = [
     "expected_absolute_error",
     "laplace_ln",
     "laplace_ln_mechanism",
-    "load_dpbench",
     "local_sensitivity_median",
     "local_sensitivity_quantile",
     "median_neighbours",
     "output_cdf",
-    "paper_problem",
     "percentile_neighbours",
     "percentile_problem",
     "percentile_stability",
@@ -109,7 +99,6 @@ __all__ = [
     "private_quantiles",
     "quantile_expected_error",
     "quantile_law",
-    "rank",
     "rank_distances",
     "smooth_sens_approx",
     "smooth_sens_approx_mechanism",

@@ -1,4 +1,4 @@
-"""Duff: private median, mode and mean with dataset-distance utilities.
+"""Duff's private median: the exponential mechanism with a dataset-distance utility.
 
 Gillenwater & Muñoz Medina ("Duff"); mathematics §6.1, mathematics §7 items 23–25.
 
@@ -7,9 +7,8 @@ Neighbour relation: **add/remove** ("add_remove").  The utility of an output
 in the public ``bounds``) whose statistic equals ``v``.  By the triangle
 inequality ``|u_d(x, v) - u_d(y, v)| <= 1`` for neighbours (mathematics §7 item 23), so the
 exponential mechanism with ``Delta = 1`` -- density ``p(v) ∝ exp(epsilon
-u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` (counting measure on a
-public candidate set for the mode) -- is ``epsilon``-DP under add/remove (and
-``2 epsilon``-DP under replace-one).
+u_d(x, v) / 2)`` w.r.t. Lebesgue measure on ``[a, b]`` -- is ``epsilon``-DP under
+add/remove (and ``2 epsilon``-DP under replace-one).
 
 What is here
 ------------
@@ -19,14 +18,11 @@ What is here
   :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
   Sampled by the piecewise-constant EM (:mod:`._piecewise_em`) over the
   window of intervals that carry mass (:mod:`._duff_median_law`).
-* :func:`duff_mode`, :func:`mode_problem`, :func:`duff_mode_probabilities`,
-  :func:`duff_mode_utility`: a finite public candidate set, so the mode is an
-  ordinary :class:`~dpselect.problem.SelectionProblem` (dataset-distance
-  utility, mathematics §9.1) run by the library's
-  :class:`~dpselect.mechanisms.classic.ExponentialMechanism` (monotone
-  scale by default; :mod:`.duff_mode`, re-exported here).
-* :func:`duff_mean` and its law (:mod:`.duff_mean`, re-exported here).
-* :func:`neighbours`: add/remove neighbours of a small dataset, for audits.
+* :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
+
+Duff's mean is in :mod:`._duff_mean`; Duff's mode (a finite public candidate set, an
+ordinary selection problem) is in :mod:`dpselect.apps.counts`.  All are exported by
+:mod:`dpselect.apps.quantiles` (the mode by :mod:`dpselect.apps.counts`), never from here.
 
 Every sampling function takes keyword-only ``rng``, ``size`` and
 ``accountant`` (charged ``epsilon``-DP under add/remove before any randomness
@@ -46,30 +42,28 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import (
-    check_array_1d,
-    check_epsilon,
-    check_finite_float,
-    check_random_state,
-    check_size,
-)
+from ..._params import validate_params
+from ..._validation import check_array_1d, check_random_state
 from ...accounting import Accountant, charge
-from ._duff_median_law import median_distribution, sample_median, sample_median_grid, uniform_abs_dev
-from ._order_stats import check_bounds, check_points, lower_median_index, sorted_padded
-from ._piecewise_em import check_method, check_output_grid, em_privacy
+from ...typing import SeedLike
+from ._duff_median_law import sample_median, sample_median_grid
+from ._order_stats import check_points, sorted_padded
+from ._piecewise_em import check_output_grid, em_privacy
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+
+Method = Literal["auto", "race", "inverse"]
+_DUFF_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "method": METHOD,
+               "accountant": ACCOUNTANT, "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
 
 __all__ = [
     "duff_median",
-    "duff_median_intervals",
-    "duff_median_pdf",
     "duff_median_utility",
-    "expected_absolute_error",
     "median_neighbours",
-    "output_cdf",
 ]
 
 
@@ -78,47 +72,59 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
+@overload
 def duff_median(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
+    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> float: ...
+@overload
+def duff_median(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
+    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
+) -> np.ndarray: ...
+@validate_params(_DUFF_RULES)
+def duff_median(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
-    rng: Any = None,
-    size: Any = None,
-    method: str = "auto",
+    bounds: tuple[float, float],
+    rng: SeedLike = None,
+    size: int | None = None,
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
+) -> float | np.ndarray:
     """Sample the Duff exponential mechanism for the (lower) median.
 
     Parameters
     ----------
-    x
+    x : array_like
         1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon
+    epsilon : float
         privacy parameter (> 0); the release is epsilon-DP under
-        **add/remove** (mathematics §6.1).
-    bounds
+        **add/remove** neighbours (mathematics §6.1).
+    bounds : tuple of float
         public ``(a, b)`` with ``a < b``.
-    rng
-        None, int seed or ``numpy.random.Generator``.
-    size
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
         None (one float) or number of iid draws (array).
-    method
-        "auto" | "race" | "inverse" -- how the interval is chosen (same law).
-    accountant
-        optional :class:`~dpselect.accounting.Accountant`, charged
-        ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
-    granularity
+    method : {"auto", "race", "inverse"}, default="auto"
+        How the interval is chosen (same law).
+    accountant : Accountant or None, default=None
+        Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
+    granularity : float or None, default=None
         the output grid lambda, a power of two <= b - a (None:
         2^(floor(log2(b - a)) - 20), from the public bounds).  The release is
         the exponential mechanism over the grid points of [a, b], sampled
         exactly (floating-point safe; ``method`` is not used).  0 gives the
         continuous mechanism sampled with floats (not floating-point safe;
         for reproductions of the paper).
-    on_out_of_bounds
-        "clip" (default): records outside ``bounds`` are clamped to them (a per-record
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (a per-record
         map, so the guarantee is unchanged and nothing observable depends on it);
         "raise": ValueError instead, for finding data errors -- **not private**.
 
@@ -149,10 +155,7 @@ def duff_median(
     >>> duff_median([1.0, 2.0, 3.0], 1.0, bounds=(0.0, 4.0), rng=1, size=3).shape
     (3,)
     """
-    epsilon = check_epsilon(epsilon)
-    a, b = check_bounds(bounds)
-    size = check_size(size)
-    method = check_method(method)
+    a, b = bounds
     lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
@@ -162,68 +165,8 @@ def duff_median(
     return sample_median(ext, epsilon, size, gen, method)
 
 
-def duff_median_intervals(x: Any, epsilon: float, *, bounds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact output law of :func:`duff_median` as a piecewise-uniform mixture.
-
-    Returns ``(lefts, rights, probabilities)``, each of length n + 1: interval
-    ``j`` is ``[y_j, y_{j+1}]`` (``y_0 = a``, ``y_{n+1} = b``), and the output is
-    uniform on interval ``j`` with the given probability.  Zero-length
-    intervals (ties, data at the bounds) have probability 0.
-    """
-    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
-    return ext[:-1].copy(), ext[1:].copy(), probs
-
-
-def duff_median_pdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
-    """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
-
-    The density is piecewise constant; at a breakpoint the value of the
-    interval to the right is returned (at ``b``, of the last interval).
-    """
-    ext, probs, a, b = median_distribution(x, epsilon, bounds)
-    tt = check_points(t)
-    n = ext.size - 2
-    idx = np.searchsorted(ext, tt, side="right") - 1
-    at_b = tt == b
-    if at_b.any():
-        idx = np.where(at_b, np.searchsorted(ext, b, side="left") - 1, idx)
-    idx = np.clip(idx, 0, n)
-    lam = ext[idx + 1] - ext[idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dens = np.where(lam > 0, probs[idx] / np.where(lam > 0, lam, 1.0), 0.0)
-    dens = np.where((tt < a) | (tt > b), 0.0, dens)
-    return float(dens) if dens.ndim == 0 else dens
-
-
-def output_cdf(t: Any, x: Any, *, epsilon: float, bounds: Any) -> Any:
-    """Exact CDF P(duff_median(x) <= t), vectorised over ``t``."""
-    ext, probs, a, b = median_distribution(x, epsilon, bounds)
-    tt = check_points(t)
-    n = ext.size - 2
-    cum = np.concatenate(([0.0], np.cumsum(probs)))
-    idx = np.clip(np.searchsorted(ext, tt, side="right") - 1, 0, n)
-    lo = ext[idx]
-    lam = ext[idx + 1] - lo
-    frac = np.where(lam > 0, np.clip((tt - lo) / np.where(lam > 0, lam, 1.0), 0.0, 1.0), 1.0)
-    cdf = np.clip(cum[idx] + probs[idx] * frac, 0.0, 1.0)
-    cdf = np.where(tt < a, 0.0, np.where(tt >= b, 1.0, cdf))
-    return float(cdf) if cdf.ndim == 0 else cdf
-
-def expected_absolute_error(x: Any, epsilon: float, *, bounds: Any, target: Any = None) -> float:
-    """Exact E|duff_median(x) - target| (default target: the lower median y_m).
-
-    Closed form per interval: for U ~ Uniform[l, r] and l < c < r,
-    E|U - c| = ((c - l)^2 + (r - c)^2) / (2 (r - l)); otherwise |(l + r)/2 - c|.
-    """
-    ext, probs, _, _ = median_distribution(x, epsilon, bounds)
-    n = ext.size - 2
-    c = float(ext[lower_median_index(n)]) if target is None else check_finite_float(target, "target", quote=False)
-    keep = probs > 0
-    dev = uniform_abs_dev(ext[:-1][keep], ext[1:][keep], c)
-    return float(np.dot(probs[keep], dev))
-
-
-def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
+@validate_params({"t": ANY, "x": ANY, "bounds": BOUNDS})
+def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
     With L, E, G = #{x_i < t}, #{x_i = t}, #{x_i > t} and D = G - L, the lower
@@ -237,8 +180,28 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
     between order statistics this is ``max(n - 2j, 2j + 1 - n)``; at data points
     it is the larger of the two adjacent interval values (mathematics §6.1,
     mathematics §7 item 24), and 0 at the lower median.
+
+    Parameters
+    ----------
+    t : array_like
+        Points of [a, b] (any shape).
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+
+    Returns
+    -------
+    float or ndarray
+        ``u_d(x, t)`` (a float for a scalar ``t``), <= 0.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import duff_median_utility
+    >>> duff_median_utility([0.5, 2.0, 3.5], [1.0, 2.0, 3.0], bounds=(0.0, 4.0)).tolist()
+    [-3.0, 0.0, -4.0]
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     tt = check_points(t)
     if ((tt < a) | (tt > b)).any():
@@ -259,7 +222,10 @@ def duff_median_utility(t: Any, x: Any, *, bounds: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def median_neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.ndarray]:
+@validate_params({"x": ANY, "bounds": BOUNDS, "values": ANY})
+def median_neighbours(
+    x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
+) -> list[np.ndarray]:
     """Add/remove neighbours of a small dataset (for audits).
 
     Removals: one dataset per distinct value of x (removing equal records gives
@@ -267,8 +233,28 @@ def median_neighbours(x: Any, *, bounds: Any, values: Any = None) -> list[np.nda
     median/mean need n >= 1.  Additions: one dataset per value of ``values``
     (a small public grid inside ``bounds``; default: a, b and the distinct
     values of x).  Returned arrays are sorted.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    values : array_like or None, default=None
+        The values a neighbour may add (within ``bounds``; checked against them).
+
+    Returns
+    -------
+    list of ndarray
+        The add/remove neighbours of ``x``, each sorted.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import median_neighbours
+    >>> [y.tolist() for y in median_neighbours([1.0, 2.0], bounds=(0.0, 4.0), values=[3.0])]
+    [[2.0], [1.0], [1.0, 2.0, 3.0]]
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     y = ext[1:-1]
     if values is None:

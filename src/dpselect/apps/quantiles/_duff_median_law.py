@@ -23,17 +23,17 @@ from typing import Any
 import numpy as np
 
 from ..._validation import check_epsilon
-from ._order_stats import check_bounds, lower_median_index, sorted_padded
+from ._order_stats import lower_median_index, sorted_padded
 from ._piecewise_em import (
     _UNDERFLOW_MARGIN,
     _log_masses,
     _normalise_log,
     _sample_pieces,
     _scale_geometric,
-    piecewise_grid_law,
     sample_piecewise_em,
     sample_piecewise_grid,
 )
+from ._rules import check_bounds
 
 __all__: list[str] = []
 
@@ -84,7 +84,7 @@ def _median_plan(ext: np.ndarray, epsilon: float) -> tuple[int, int, float, floa
         need = 2.0 * (log_width - mx + _UNDERFLOW_MARGIN) / epsilon
         if need <= level:
             return jlo, jhi, mx, mx, False
-        new_level = n + 1 if need >= n + 1 else min(n + 1, max(int(math.ceil(need)), 2 * level))
+        new_level = n + 1 if need >= n + 1 else min(n + 1, max(math.ceil(need), 2 * level))
         jlo2, jhi2 = _level_window(n, new_level)
         if jhi2 - jlo2 + 1 > _FAST_WINDOW:
             return jlo2, jhi2, mx, max(mx, log_width - 0.5 * epsilon * (level + 1)), True
@@ -150,9 +150,3 @@ def sample_median_grid(ext: np.ndarray, epsilon: float, lam: float, size: int | 
     """Draws of the Duff median on the grid lambda Z of [a, b]: exact EM over the grid points (all n + 1 intervals)."""
     n = ext.size - 2
     return sample_piecewise_grid(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam, size, rng)
-
-
-def median_grid_law(ext: np.ndarray, epsilon: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law of :func:`sample_median_grid`: (first grid index, n_j, P[each point]) per interval."""
-    n = ext.size - 2
-    return piecewise_grid_law(ext[:-1], -_median_costs(n, 0, n), epsilon, ext[0], ext[-1], lam)

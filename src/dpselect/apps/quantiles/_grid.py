@@ -23,12 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_array_1d, check_counts, check_probability_in
+from ..._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
+from ._rules import RANK_CONVENTIONS, check_grid
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
-
-#: The rank conventions (module docstring).
-RANK_CONVENTIONS = ("paper", "code")
 
 
 def check_p(p: Any) -> float:
@@ -39,14 +37,6 @@ def check_rank_convention(convention: Any) -> str:
     if convention not in RANK_CONVENTIONS:
         raise ValueError(f"rank_convention must be one of {RANK_CONVENTIONS}, got {convention!r}")
     return str(convention)
-
-
-def check_grid(grid: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(float64 grid, original array) — finite, 1-D, non-empty, strictly increasing."""
-    g = check_array_1d(grid, "grid")
-    if g.size > 1 and not (np.diff(g) > 0).all():
-        raise ValueError("grid must be strictly increasing")
-    return g, np.asarray(grid)
 
 
 def snap(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -104,7 +94,7 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
 
     Examples
     --------
-    >>> from dpselect.apps.quantiles import rank
+    >>> from dpselect.apps.quantiles._grid import rank
     >>> rank(50, 10), rank(50, 10, convention="code"), rank(100, 10, convention="code")
     (5, 6, 10)
     """
@@ -114,6 +104,27 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     f = math.floor(Fraction(p) * int(n) / 100)
     return max(1, f) if convention == "paper" else min(f + 1, int(n))
+
+
+def counts_and_rank(
+    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any, on_out_of_bounds: str = "clip"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(counts h, float grid, original grid, rank k), every argument validated.
+
+    Raw records outside [grid[0], grid[-1]] are clamped to it (a per-record map; they then
+    snap to the end points as the nearest grid points), or refused with ``"raise"`` (not private).
+    """
+    p = check_p(p)
+    g, g_orig = check_grid(grid)
+    convention = check_rank_convention(rank_convention)
+    check_out_of_bounds(on_out_of_bounds)
+    raw = isinstance(histogram, (bool, np.bool_)) and not histogram
+    if raw and not hasattr(x, "dask"):
+        x = clip_to_bounds(check_array_1d(x, "x"), (g[0], g[-1]), on_out_of_bounds)
+    elif raw and on_out_of_bounds == "clip":
+        x = x.clip(g[0], g[-1])  # dask: lazily, chunk by chunk
+    h = bin_counts(x, g, histogram)
+    return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
 
 
 def stability(h: np.ndarray, k: int) -> tuple[int, int, int]:

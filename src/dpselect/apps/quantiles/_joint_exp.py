@@ -67,7 +67,7 @@ def _block_tables(v: np.ndarray) -> list[np.ndarray]:
 
 
 def _window_logsum(tables: list[np.ndarray], start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """log sum v[start:stop] per query (-inf for empty windows), O(log D) vectorised passes."""
+    """Log sum v[start:stop] per query (-inf for empty windows), O(log D) vectorised passes."""
     acc = np.full(start.shape, -np.inf)
     pos = start.copy()
     length = np.maximum(stop - start, 0)
@@ -80,7 +80,7 @@ def _window_logsum(tables: list[np.ndarray], start: np.ndarray, stop: np.ndarray
 
 
 def _cross_logsum(logS: np.ndarray, L: np.ndarray, t: float, beta: float) -> np.ndarray:
-    """log sum_{j < j'} S_j exp(-beta |L_j' - L_j - t|), for every j'."""
+    """Log sum_{j < j'} S_j exp(-beta |L_j' - L_j - t|), for every j'."""
     D1 = L.size
     Lf = L.astype(np.float64)
     jp = np.arange(D1)

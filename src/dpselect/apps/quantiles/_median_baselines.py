@@ -83,36 +83,43 @@ inf
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_delta, check_epsilon
-from ..._warnings import PrivacyLeakWarning
+from ..._params import validate_params
 from ...accounting import Accountant, charge
 from ...analysis import error_distribution
 from ...mechanisms import SmoothSensitivityRelease
-from ._order_stats import check_bounds, lower_median_index, smooth_sens_sorted, sorted_padded
+from ...typing import SeedLike
+from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOOLEAN,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    SEED,
+    SIZE,
+    check_bounds,
+)
 
 __all__ = [
-    "expected_abs_error_laplace_ln",
-    "expected_abs_error_smooth_sens_approx",
     "expected_abs_error_smooth_sens_pure",
-    "laplace_ln",
-    "laplace_ln_mechanism",
-    "smooth_sens_approx",
-    "smooth_sens_approx_mechanism",
     "smooth_sens_pure",
     "smooth_sens_pure_mechanism",
 ]
 
-_TUNINGS = ("fixed", "paper")
 _RELATION = "replace"
-#: Default delta of LaplaceLN (its conversion from zCDP needs one).
-DEFAULT_LLN_DELTA = 1e-6
+
+#: What a baseline release accepts besides its calibration (one rule per parameter).
+RELEASE_RULES = {"x": ANY, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "clip": BOOLEAN, "accountant": ACCOUNTANT,
+                 "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
+OutOfBounds = Literal["clip", "raise"]
 
 #: builds the release from the validated (padded sorted data, a, b)
 _Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
@@ -162,10 +169,27 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
 # ---------------------------------------------------------------------------
 
 
+@validate_params({"epsilon": EPSILON, "granularity": GRANULARITY})
 def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = None) -> SmoothSensitivityRelease:
     """SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop. 3), replace-one, epsilon-DP.
 
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter (> 0): epsilon-DP for replace neighbours (mathematics §4.5, §2.3).
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+
+    Returns
+    -------
+    SmoothSensitivityRelease
+        The calibrated release.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import smooth_sens_pure_mechanism
+    >>> smooth_sens_pure_mechanism(1.0).privacy().epsilon
+    1.0
     """
     return SmoothSensitivityRelease(
         epsilon,
@@ -178,246 +202,92 @@ def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = No
     )
 
 
+@overload
 def smooth_sens_pure(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
+    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float: ...
+@overload
+def smooth_sens_pure(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
+    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params(RELEASE_RULES | {"epsilon": EPSILON})
+def smooth_sens_pure(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
-    rng: Any = None,
-    size: Any = None,
+    bounds: tuple[float, float],
+    rng: SeedLike = None,
+    size: int | None = None,
     clip: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | np.ndarray:
     """SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP (replace-one).
 
-    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
+    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).  Proof:
+    mathematics §4.5 (the smooth sensitivity) and §2.3 (Cauchy admissibility).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    rng : None, int, Generator or "secure", default=None
+        The randomness (keyword-only); a seed reproduces.
+    size : int or None, default=None
+        None (one float) or the number of iid draws (an array).
+    clip : bool, default=True
+        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
+    accountant : Accountant or None, default=None
+        Charged ``mechanism.privacy()`` before any randomness is drawn.
+    granularity : float or None, default=None
+        The output grid (a power of two; None: 2^-20; 0: float output).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
+        ValueError instead, **not private**.
+
+    Returns
+    -------
+    float or ndarray
+        The private (lower) median.
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-def expected_abs_error_smooth_sens_pure(x: Any, epsilon: float, *, bounds: Any, clip: bool = True) -> float:
-    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean)."""
+@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "clip": BOOLEAN})
+def expected_abs_error_smooth_sens_pure(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip: bool = True
+) -> float:
+    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean).
+
+    The release is epsilon-DP for replace neighbours (mathematics §4.5).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    epsilon : float
+        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+        n fixed).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b``.
+    clip : bool, default=True
+        Whether the release is clipped to ``bounds``.
+
+    Returns
+    -------
+    float
+        The exact expected absolute error from the lower median.
+    """
     mech = smooth_sens_pure_mechanism(epsilon)
-    return _expected(lambda *_: mech, x, bounds, clip)
-
-
-# ---------------------------------------------------------------------------
-# SmoothSens_{eps,delta} (Laplace, exact condition)
-# ---------------------------------------------------------------------------
-
-
-def _alpha_max(beta: np.ndarray, epsilon: float, L: float) -> np.ndarray:
-    """Largest alpha with eps >= alpha + beta and eps >= alpha + (e^beta - 1) L - beta (mathematics §6.1)."""
-    return np.minimum(epsilon - beta, epsilon + beta - np.expm1(beta) * L)
-
-
-def _paper_k(ext: np.ndarray, epsilon: float, delta: float) -> float:
-    """Data-dependent k = 2 alpha/eps minimising S*_beta(x)/alpha_max(beta) (Duff §6 baseline).
-
-    Log-spaced grid over beta in (0, beta_hi) (beta_hi: alpha_max(beta_hi) = 0),
-    then a golden-section refinement around the best grid point.
-    """
-    L = -math.log(delta)
-    m = lower_median_index(ext.size - 2)
-    # beta_hi: the largest beta with alpha_max > 0
-    lo, hi = 0.0, epsilon
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _alpha_max(np.array(mid), epsilon, L) > 0:
-            lo = mid
-        else:
-            hi = mid
-    beta_hi = lo
-
-    def objective(beta: float) -> float:
-        am = float(_alpha_max(np.array(beta), epsilon, L))
-        if am <= 0:
-            return math.inf
-        return math.log(smooth_sens_sorted(ext, m, beta)) - math.log(am)
-
-    grid = beta_hi * np.geomspace(1e-6, 1.0 - 1e-9, 80)
-    vals = np.array([objective(float(g)) for g in grid])
-    i = int(np.argmin(vals))
-    left = grid[max(i - 1, 0)]
-    right = grid[min(i + 1, grid.size - 1)]
-    # golden section on [left, right] (the objective is evaluated exactly; no smoothness needed)
-    gr = (math.sqrt(5) - 1) / 2
-    c, d = right - gr * (right - left), left + gr * (right - left)
-    fc, fd = objective(c), objective(d)
-    for _ in range(40):
-        if fc <= fd:
-            right, d, fd = d, c, fc
-            c = right - gr * (right - left)
-            fc = objective(c)
-        else:
-            left, c, fc = c, d, fd
-            d = left + gr * (right - left)
-            fd = objective(d)
-    cands = [(vals[i], grid[i]), (fc, c), (fd, d)]
-    beta = min(cands)[1]
-    alpha = float(_alpha_max(np.array(beta), epsilon, L))
-    return 2.0 * alpha / epsilon
-
-
-def _warn_paper_tuning(stacklevel: int) -> None:
-    warnings.warn(
-        "tuning='paper' chooses (alpha, beta) from the private data (Duff §6 baseline); "
-        "the stated (epsilon, delta) guarantee does not cover this choice",
-        PrivacyLeakWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def _approx_release(
-    ext: np.ndarray, epsilon: Any, delta: Any, tuning: Any, granularity: float | None = None
-) -> SmoothSensitivityRelease:
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    if delta == 0:
-        raise ValueError("delta must be > 0 for the Laplace baseline")
-    if tuning not in _TUNINGS:
-        raise ValueError(f"tuning must be one of {_TUNINGS}, got {tuning!r}")
-    k = _paper_k(ext, epsilon, delta) if tuning == "paper" else 1.0
-    return SmoothSensitivityRelease(
-        epsilon,
-        delta,
-        noise="laplace",
-        kappa=k / 2.0,
-        relation=_RELATION,
-        tuned_on_data=tuning == "paper",
-        granularity=granularity,
-    )
-
-
-def smooth_sens_approx_mechanism(
-    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", granularity: float | None = None
-) -> SmoothSensitivityRelease:
-    """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
-
-    ``tuning="fixed"``: alpha = eps/2, data-independent (x and bounds are not used).
-    ``tuning="paper"``: alpha, beta minimise S*_beta(x)/alpha (data-dependent;
-    PrivacyLeakWarning, and ``privacy()`` reports no guarantee).
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
-    """
-    ext = np.empty(0)
-    if tuning == "paper":
-        a, b = check_bounds(bounds)
-        ext = sorted_padded(x, a, b)
-    mech = _approx_release(ext, epsilon, delta, tuning, granularity)
-    if mech.tuned_on_data:
-        _warn_paper_tuning(2)
-    return mech
-
-
-def _approx_factory(epsilon: float, delta: float, tuning: str, granularity: float | None = None) -> _Factory:
-    def make(ext: np.ndarray, a: float, b: float) -> SmoothSensitivityRelease:
-        mech = _approx_release(ext, epsilon, delta, tuning, granularity)
-        if mech.tuned_on_data:
-            _warn_paper_tuning(4)  # make -> _release/_expected -> public function -> caller
-        return mech
-
-    return make
-
-
-def smooth_sens_approx(
-    x: Any,
-    epsilon: float,
-    *,
-    delta: float,
-    bounds: Any,
-    tuning: str = "fixed",
-    rng: Any = None,
-    size: Any = None,
-    clip: bool = True,
-    accountant: Accountant | None = None,
-    granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
-    """SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b).
-
-    (eps, delta)-DP (replace-one) for ``tuning="fixed"``; no guarantee for ``"paper"``.
-    On the grid ``granularity`` (None: 2^-20; 0: float output) with exact
-    discrete Laplace noise, clipped to the grid points of [a, b].
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
-    """
-    make = _approx_factory(epsilon, delta, tuning, granularity)
-    return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
-
-
-def expected_abs_error_smooth_sens_approx(
-    x: Any, epsilon: float, *, delta: float, bounds: Any, tuning: str = "fixed", clip: bool = True
-) -> float:
-    """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1)."""
-    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
-
-
-# ---------------------------------------------------------------------------
-# LaplaceLN (Bun-Steinke)
-# ---------------------------------------------------------------------------
-
-
-def laplace_ln_mechanism(
-    epsilon: float,
-    *,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    granularity: float | None = None,
-) -> SmoothSensitivityRelease:
-    """LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee converted to (eps, delta).
-
-    ``granularity``: the output grid (a power of two; None: 2^-20; 0: float output).
-    """
-    return SmoothSensitivityRelease(
-        epsilon,
-        delta,
-        noise="lln",
-        kappa=0.5,
-        sigma=sigma,
-        relation=_RELATION,
-        calibration=calibration,
-        granularity=granularity,
-    )
-
-
-def laplace_ln(
-    x: Any,
-    epsilon: float,
-    *,
-    bounds: Any,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    rng: Any = None,
-    size: Any = None,
-    clip: bool = True,
-    accountant: Accountant | None = None,
-    granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
-    """LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP (replace-one).
-
-    Snapped to the grid ``granularity`` (None: 2^-20; 0: float output).
-    Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
-    """
-    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
-
-
-def expected_abs_error_laplace_ln(
-    x: Any,
-    epsilon: float,
-    *,
-    bounds: Any,
-    delta: float = DEFAULT_LLN_DELTA,
-    sigma: float | None = None,
-    calibration: str = "proven",
-    clip: bool = True,
-) -> float:
-    """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})."""
-    mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
     return _expected(lambda *_: mech, x, bounds, clip)

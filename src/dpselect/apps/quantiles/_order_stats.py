@@ -29,15 +29,16 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._params import int_at_least, positive, validate_params
 from ..._validation import (
     as_real_array,
     check_array_1d,
-    check_finite_float,
     check_int,
-    check_positive,
     clip_to_bounds,
 )
+from ._rules import ANY, BOUNDS
 
 __all__ = [
     "local_sensitivity_median",
@@ -50,20 +51,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # bounded, sorted data (shared helpers)
 # ---------------------------------------------------------------------------
-
-
-def check_bounds(bounds: Any) -> tuple[float, float]:
-    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__"):
-        raise TypeError(f"bounds must be a pair (a, b), got {type(bounds).__name__}")
-    if len(bounds) != 2:
-        raise ValueError(f"bounds must be a pair (a, b), got length {len(bounds)}")
-    a = check_finite_float(bounds[0], "bounds[0]")
-    b = check_finite_float(bounds[1], "bounds[1]")
-    if not a < b:
-        raise ValueError(f"bounds must satisfy a < b, got ({a!r}, {b!r})")
-    if not math.isfinite(b - a):
-        raise ValueError("bounds width b - a must be finite")
-    return a, b
 
 
 def sorted_padded(x: Any, a: float, b: float, name: str = "x", on_out_of_bounds: str = "clip") -> np.ndarray:
@@ -106,20 +93,61 @@ def _check_index(index: Any, n: int) -> int:
     return idx
 
 
-def local_sensitivity_quantile(x: Any, *, bounds: Any, index: Any) -> float:
+@validate_params({"x": ANY, "bounds": BOUNDS, "index": int_at_least(0)})
+def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], index: int) -> float:
     """LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b].
 
     LS = max(x_m - x_{m-1}, x_{m+1} - x_m) with m = index + 1 (1-based) and the
     padding x_0 = a, x_{n+1} = b (mathematics §4.5).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
+    index : int
+        0-based index of the order statistic (< n).
+
+    Returns
+    -------
+    float
+        The local sensitivity (not private: it reads the data).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import local_sensitivity_quantile
+    >>> local_sensitivity_quantile([1.0, 2.0, 6.0], bounds=(0.0, 10.0), index=1)
+    4.0
     """
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     m = _check_index(index, ext.size - 2) + 1
     return float(max(ext[m] - ext[m - 1], ext[m + 1] - ext[m]))
 
 
-def local_sensitivity_median(x: Any, *, bounds: Any) -> float:
-    """LS of the lower median (0-based index ceil(n/2) - 1) under replace-one."""
+@validate_params({"x": ANY, "bounds": BOUNDS})
+def local_sensitivity_median(x: ArrayLike, *, bounds: tuple[float, float]) -> float:
+    """LS of the lower median (0-based index ceil(n/2) - 1) under replace-one.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
+
+    Returns
+    -------
+    float
+        The local sensitivity (not private: it reads the data).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import local_sensitivity_median
+    >>> local_sensitivity_median([1.0, 2.0, 6.0], bounds=(0.0, 10.0))
+    4.0
+    """
     n = check_array_1d(x, "x", finite=False).size
     return local_sensitivity_quantile(x, bounds=bounds, index=lower_median_index(n) - 1)
 
@@ -177,29 +205,71 @@ def smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
     return float(max(value, local))
 
 
-def smooth_sensitivity_quantile(x: Any, beta: float, *, bounds: Any, index: Any) -> float:
+@validate_params({"x": ANY, "beta": positive(), "bounds": BOUNDS, "index": int_at_least(0)})
+def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[float, float], index: int) -> float:
     """NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based), replace-one.
 
     S*_beta(x) = max_{i <= m <= j, i < j} (x_j - x_i) e^{-beta (j - i - 1)}
     with m = index + 1 (1-based), x_i = a for i < 1 and x_i = b for i > n
     (mathematics §4.5; one padded index on each side suffices).  O(n log n).
     Neighbour relation: replace-one (n fixed).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    beta : float
+        The smoothing parameter (> 0).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
+    index : int
+        0-based index of the order statistic (< n).
+
+    Returns
+    -------
+    float
+        S*_beta(x) (not private: it reads the data).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import smooth_sensitivity_quantile
+    >>> round(smooth_sensitivity_quantile([1.0, 2.0, 6.0], 0.5, bounds=(0.0, 10.0), index=1), 3)
+    4.852
     """
-    beta = check_positive(beta, "beta")
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     m = _check_index(index, ext.size - 2) + 1
     return smooth_sens_sorted(ext, m, beta)
 
 
-def smooth_sensitivity_median(x: Any, beta: float, *, bounds: Any) -> float:
+@validate_params({"x": ANY, "beta": positive(), "bounds": BOUNDS})
+def smooth_sensitivity_median(x: ArrayLike, beta: float, *, bounds: tuple[float, float]) -> float:
     """NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based), replace-one.
 
     For odd n this is NRS's median; for even n it is the lower median, the
     same convention as :func:`duff_median`.
+
+    Parameters
+    ----------
+    x : array_like
+        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+    beta : float
+        The smoothing parameter (> 0).
+    bounds : tuple of float
+        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
+
+    Returns
+    -------
+    float
+        S*_beta(x) (not private: it reads the data).
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import smooth_sensitivity_median
+    >>> round(smooth_sensitivity_median([1.0, 2.0, 6.0], 0.5, bounds=(0.0, 10.0)), 3)
+    4.852
     """
-    beta = check_positive(beta, "beta")
-    a, b = check_bounds(bounds)
+    a, b = bounds
     ext = sorted_padded(x, a, b)
     n = ext.size - 2
     return smooth_sens_sorted(ext, lower_median_index(n), beta)

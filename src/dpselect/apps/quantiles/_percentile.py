@@ -6,45 +6,13 @@ strictly increasing, finite).  Records are snapped to the nearest grid point
 ``[grid[0], grid[-1]]`` are clamped to it, ``on_out_of_bounds="raise"``
 refuses them) and reduced to per-bin counts h (``histogram=True`` takes the
 counts directly, e.g. the DPBench files).  With n records the target rank k
-follows one of two conventions (``rank_convention``, see :func:`rank`):
+follows one of two conventions (``rank_convention``, :data:`RANK_CONVENTIONS`):
 "paper" k = max(1, floor(p n / 100)) (default) or "code"
 k = min(floor(p n / 100) + 1, n).  Write L_j = sum_{i<j} h_i and
 C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
-Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)
---------------------------------------------------------------------------------------
-u(x, j) = -d_j, d_j a 1-Lipschitz lower bound on d(x, Y_j), the number of
-neighbour steps after which j is the percentile value (mathematics §9.1, "inverse
-sensitivity", Asi & Duchi 2020).  Any function that moves by at most 1 per
-neighbour step and is <= 0 on Y_j is such a bound; d_j is the largest of
-these (and 0):
-
-* a_j = L_j + 1 - k and b_j = k - C_j, the distance of the target rank k
-  from the block of ranks of point j (both relations).  For an empty bin
-  max(a_j, b_j) = |k - (L_j + 1/2)| + 1/2 >= 1: the bin sits half a rank
-  between its neighbours' blocks and needs one record (mathematics §9.1 prints a
-  value half a step smaller; both are valid, this one is tighter).  Each
-  slack moves by at most 1 per step: adding (removing) a record changes L_j,
-  C_j by 0 or +1 (-1) and k by 0 or +1 (-1) (k(n + 1) - k(n) is 0 or 1 in
-  both conventions); replacing a record keeps n and k and moves L_j, C_j by
-  at most 1.  Under replace this is the exact distance.
-* add/remove only, q = p/100 = P/Q in lowest terms, w = max(P, Q - P): k
-  moves with n, so a removal below j lowers the slack a_j by only 1 - q and
-  an addition above by q.  Q L_j - P n moves by at most w per step, so
-  (paper ranks) psi_a = min(L_j, ceil((Q (L_j + 1) - P n)/w)) and
-  psi_b = ceil((P n - Q (C_j + 1) + 1)/w), (code ranks) psi_a =
-  ceil((Q L_j - P n)/w) and psi_b = ceil((P n - Q C_j + 1[p < 100])/w) are
-  1-Lipschitz (a ceiling keeps an integer lower bound integer and
-  1-Lipschitz) and <= 0 on Y_j (from L_j + 1 <= k <= C_j and floor(q n) <=
-  q n < floor(q n) + 1).  For p = 50 they double the slopes.  Integer
-  arithmetic throughout (Python integers where int64 could overflow).
-
-d_j = 0 exactly when j is the percentile value.  Checked by breadth-first
-search on small histograms (``tests/test_distance.py``): max |Delta d| = 1
-under both relations and conventions, d is exact under replace, and exact
-under add/remove in ~95-100% of the states (the rest: lower bound).  The
-utility is not monotone (scores move in opposite directions), so EM uses
-P ∝ exp(eps u / 2) and PF the same scale; eps-DP under ``relation``.
+Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`): the
+1-Lipschitz lower bound d_j of :mod:`._rank_distance` (mathematics §9.1).
 
 Indicator utility (``utility="indicator"``, Chaves et al. Def. 5.1 corrected)
 --------------------------------------------------------------------------
@@ -72,144 +40,62 @@ Sources: Chaves et al., Smooth Noisy Max §5 (Def. 5.1, Prop. 5.3/5.4); the math
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from fractions import Fraction
-from typing import Any
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import (
-    check_array_1d,
-    check_out_of_bounds,
-    check_pair,
-    check_random_state,
-    check_relation,
-    clip_to_bounds,
-)
+from ..._params import validate_params
+from ..._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
 from ...accounting import Accountant, charge
-from ...mechanisms import distance_problem, resolve_mechanism
+from ...mechanisms import Mechanism, distance_problem, resolve_mechanism
 from ...problem import SelectionProblem
 from ...sensitivity import StepProfile
+from ...typing import Relation, SeedLike
 from ._grid import (
     RANK_CONVENTIONS,
-    bin_counts,
     check_grid,
-    check_p,
-    check_rank_convention,
-    rank,
+    counts_and_rank,
     stability,
 )
-from ._percentile_paper import DPBENCH_NAMES, load_dpbench, paper_problem, percentile_neighbours
+from ._percentile_target import PercentileStability, percentile_stability, true_percentile
 from ._quantile import private_quantile
+from ._rank_distance import _rank_distances, rank_distances
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOOLEAN,
+    BOUNDS,
+    DATA_FINITE,
+    DELTA,
+    EPSILON,
+    GRANULARITY,
+    GRID,
+    INTEGER,
+    OUT_OF_BOUNDS_RULE,
+    PERCENT,
+    RANK_CONVENTION,
+    RELATION,
+    SAMPLER,
+    SEED,
+    options,
+)
 
 __all__ = [
-    "DPBENCH_NAMES",
     "RANK_CONVENTIONS",
     "UTILITIES",
+    "PercentileStability",
     "absolute_error_loss",
-    "load_dpbench",
-    "percentile_neighbours",
-    "paper_problem",
+    "percentile_problem",
     "percentile_stability",
     "private_percentile",
-    "percentile_problem",
-    "rank",
     "rank_distances",
     "true_percentile",
 ]
 
 #: Utilities of :func:`problem`: the rank distance (mathematics §9.1) and the paper's indicator (mathematics §4.3).
 UTILITIES = ("rank", "indicator")
-
-def _check_utility(utility: Any) -> str:
-    if utility not in UTILITIES:
-        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
-    return str(utility)
-
-
-def _counts_and_rank(
-    x: Any, p: Any, grid: Any, histogram: bool, rank_convention: Any, on_out_of_bounds: str = "clip"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(counts h, float grid, original grid, rank k), every argument validated.
-
-    Raw records outside [grid[0], grid[-1]] are clamped to it (a per-record map; they then
-    snap to the end points as the nearest grid points), or refused with ``"raise"`` (not private).
-    """
-    p = check_p(p)
-    g, g_orig = check_grid(grid)
-    convention = check_rank_convention(rank_convention)
-    check_out_of_bounds(on_out_of_bounds)
-    raw = isinstance(histogram, (bool, np.bool_)) and not histogram
-    if raw and not hasattr(x, "dask"):
-        x = clip_to_bounds(check_array_1d(x, "x"), (g[0], g[-1]), on_out_of_bounds)
-    elif raw and on_out_of_bounds == "clip":
-        x = x.clip(g[0], g[-1])  # dask: lazily, chunk by chunk
-    h = bin_counts(x, g, histogram)
-    return h, g, g_orig, rank(p, int(h.sum()), convention=convention)
-
-
-def _ceil_div(a: Any, b: int) -> Any:
-    return -((-a) // b)
-
-
-def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: str) -> np.ndarray:
-    """d_j of the module docstring for every bin; O(m), exact integer arithmetic, float64 result."""
-    c = np.cumsum(h)
-    low = c - h
-    d = np.maximum(np.maximum(low + 1 - k, k - c), 0)
-    if relation == "replace":
-        return d.astype(np.float64)
-    n = int(c[-1])
-    q = Fraction(p) / 100
-    P, Q = q.numerator, q.denominator
-    w = max(P, Q - P)
-    if Q * (n + 2) >= 2**62:  # exact Python integers (object arrays) where int64 could overflow
-        low, c = low.astype(object), c.astype(object)
-    if convention == "paper":
-        psi_a = np.minimum(low, _ceil_div(Q * (low + 1) - P * n, w))
-        psi_b = _ceil_div(P * n - Q * (c + 1) + 1, w)
-    else:
-        psi_a = _ceil_div(Q * low - P * n, w)
-        psi_b = _ceil_div(P * n - Q * c + (1 if P < Q else 0), w)
-    return np.maximum(d, np.maximum(psi_a, psi_b)).astype(np.float64)
-
-
-def rank_distances(
-    x: Any,
-    p: float,
-    grid: Any,
-    *,
-    histogram: bool = False,
-    relation: str = "add_remove",
-    rank_convention: str = "paper",
-) -> np.ndarray:
-    """Per grid point j, a 1-Lipschitz lower bound d_j on the steps after which j is the p-th percentile.
-
-    d_j = max(0, L_j + 1 - k, k - C_j) under replace (exact); under
-    add/remove also the slope-corrected terms psi_a, psi_b (module
-    docstring, mathematics §9.1).  Vectorised, O(len(grid)).
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import rank_distances
-    >>> grid = [0, 1, 2, 3, 4]
-    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid, relation="replace")  # k = 3: the first 2
-    array([3., 1., 0., 3., 3.])
-    >>> rank_distances([1, 1, 2, 2, 2, 4], 50, grid)  # add/remove: k moves with n
-    array([5., 1., 0., 5., 5.])
-    """
-    relation = check_relation(relation)
-    h, _, _, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
-    return _rank_distances(h, k, float(p), str(rank_convention), relation)
-
-
-def percentile_stability(
-    x: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
-) -> tuple[int, int, int, int]:
-    """(k, v_index, j_l, j_g): rank, grid index of the percentile value, copies of it below / above rank k."""
-    h, _, _, k = _counts_and_rank(x, p, grid, histogram, rank_convention)
-    return (k, *stability(h, k))
 
 
 def _tstar(p: float, n: int, j_l: int, j_g: int, relation: str) -> int:
@@ -227,44 +113,52 @@ def _profile(tstar: int) -> StepProfile:
     return StepProfile(np.array([0, tstar]), np.array([0.0, 1.0]))
 
 
+@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "relation": RELATION,
+                  "utility": options(*UTILITIES), "rank_convention": RANK_CONVENTION,
+                  "on_out_of_bounds": OUT_OF_BOUNDS_RULE})
 def percentile_problem(
-    x: Any,
+    x: ArrayLike,
     p: float,
-    grid: Any,
+    grid: ArrayLike,
     *,
     histogram: bool = False,
-    relation: str = "add_remove",
-    utility: str = "indicator",
-    rank_convention: str = "paper",
-    on_out_of_bounds: str = "clip",
+    relation: Relation = "add_remove",
+    utility: Literal["rank", "indicator"] = "indicator",
+    rank_convention: Literal["paper", "code"] = "paper",
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
 ) -> SelectionProblem:
     """Percentile :class:`~dpselect.problem.SelectionProblem` over a public grid.
 
     Parameters
     ----------
-    x
-        raw values (1-D, finite, within ``[grid[0], grid[-1]]``), or with
-        ``histogram=True`` non-negative integer counts, one per grid point.
-    p
-        percentile in [0, 100].
-    grid
-        public candidate values, finite and strictly increasing.
-    histogram
-        whether ``x`` holds per-grid-point counts.
-    relation
-        "add_remove" (default) or "replace".
-    utility
+    x : array_like or dask array
+        Raw values (1-D, finite; records outside ``[grid[0], grid[-1]]`` are clamped to it),
+        or with ``histogram=True`` non-negative integer counts, one per grid point.
+    p : float
+        Percentile in [0, 100].
+    grid : array_like
+        Public candidate values, finite and strictly increasing.
+    histogram : bool, default=False
+        Whether ``x`` holds per-grid-point counts.
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1) the utility's sensitivity refers to.
+    utility : {"indicator", "rank"}, default="indicator"
         "indicator" (default here, for the seed papers' smooth
         mechanisms: scores 1[j = percentile], ``local_sensitivity``
         ``StepProfile(np.array([0, t*]), np.array([0, 1]))`` with t* of mathematics §4.3) or "rank"
         (scores -d_j of :func:`rank_distances`, global sensitivity 1, built by
         :func:`~dpselect.mechanisms.distance.distance_problem`; the accurate
         choice for EM / PF, the default of :func:`private_percentile`).
-    rank_convention
-        "paper" or "code" (:func:`rank`).
-    on_out_of_bounds
-        "clip" (default): raw records outside [grid[0], grid[-1]] are clamped to it (nothing
+    rank_convention : {"paper", "code"}, default="paper"
+        The target rank (:data:`RANK_CONVENTIONS`).
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
+        "clip": raw records outside [grid[0], grid[-1]] are clamped to it (nothing
         observable depends on it); "raise": ValueError instead, **not private**.
+
+    Returns
+    -------
+    SelectionProblem
+        Scores per grid point, labelled by the grid values.
 
     Notes
     -----
@@ -280,9 +174,7 @@ def percentile_problem(
     >>> dpselect.PermuteAndFlip(2.0).probabilities(prob).round(3)
     array([0.003, 0.183, 0.808, 0.003, 0.003])
     """
-    relation = check_relation(relation)
-    utility = _check_utility(utility)
-    h, g, g_orig, k = _counts_and_rank(x, p, grid, histogram, rank_convention, on_out_of_bounds)
+    h, g, g_orig, k = counts_and_rank(x, p, grid, histogram, rank_convention, on_out_of_bounds)
     labels = g_orig.tolist()
     if utility == "rank":
         d = _rank_distances(h, k, float(p), str(rank_convention), relation)
@@ -302,34 +194,32 @@ def percentile_problem(
     )
 
 
-def true_percentile(
-    x: Any, p: float, grid: Any, *, histogram: bool = False, rank_convention: str = "paper"
-) -> Any:
-    """The (non-private) grid value of rank k — what :func:`private_percentile` estimates."""
-    _, v, _, _ = percentile_stability(x, p, grid, histogram=histogram, rank_convention=rank_convention)
-    return np.asarray(grid)[v].item()
-
-
+@validate_params({
+    "x": ANY, "p": PERCENT, "epsilon": EPSILON.or_none(), "grid": GRID.or_none(), "bounds": BOUNDS.or_none(),
+    "integer": INTEGER, "mechanism": ANY, "utility": options(*UTILITIES), "delta": DELTA, "histogram": BOOLEAN,
+    "relation": RELATION, "rank_convention": RANK_CONVENTION, "rng": SEED, "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY, "sampler": SAMPLER.or_none(), "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+})
 def private_percentile(
-    x: Any,
+    x: ArrayLike,
     p: float,
     epsilon: float | None,
-    grid: Any = None,
+    grid: ArrayLike | None = None,
     *,
-    bounds: Any = None,
+    bounds: tuple[float, float] | None = None,
     integer: bool | None = None,
-    mechanism: Any = "pf",
-    utility: str = "rank",
+    mechanism: str | Mechanism = "pf",
+    utility: Literal["rank", "indicator"] = "rank",
     delta: float = 0.0,
     histogram: bool = False,
-    relation: str = "add_remove",
-    rank_convention: str = "paper",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rank_convention: Literal["paper", "code"] = "paper",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    sampler: str | None = None,
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    sampler: Literal["exact", "float"] | None = None,
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
+) -> float | int:
     r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
     With ``grid``: permute-and-flip on the rank-distance utility (Asi & Duchi
@@ -370,7 +260,7 @@ def private_percentile(
     relation : str, default="add_remove"
         "add_remove" or "replace".
     rank_convention : str, default="paper"
-        grid path: "paper" or "code" (:func:`rank`).
+        grid path: "paper" or "code" (:data:`RANK_CONVENTIONS`).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -387,6 +277,18 @@ def private_percentile(
         records outside the grid range (or ``bounds``) are clamped to it: a per-record map,
         so the guarantee is unchanged and nothing observable depends on it; "raise": a
         ValueError instead, for finding data errors -- **not private**.
+
+    Returns
+    -------
+    float or int
+        The released grid value (with ``grid``), or the private quantile (with ``bounds``).
+
+    Notes
+    -----
+    The guarantee: epsilon-DP (or (epsilon, delta) for the approximate grid mechanisms) under
+    ``relation`` (add/remove neighbours by default, replace neighbours with
+    ``relation="replace"``); proofs in mathematics §9.1 (grid, rank distance) and
+    mathematics §12.1 (no grid).
 
     References
     ----------
@@ -411,8 +313,8 @@ def private_percentile(
         if mechanism not in ("pf", "em") or utility != "rank" or histogram:
             raise ValueError("without a grid only the exponential mechanism on the rank utility is offered "
                              "(mechanism 'em'/'pf', utility 'rank', histogram=False)")
-        q = check_p(p) / 100.0
-        if check_out_of_bounds(on_out_of_bounds) == "raise":
+        q = p / 100.0
+        if on_out_of_bounds == "raise":
             clip_to_bounds(check_array_1d(x, "x"), check_pair(bounds, "bounds"), "raise")
         return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
                                 integer=integer, relation=relation, rng=rng, accountant=accountant,
@@ -435,16 +337,33 @@ def private_percentile(
     return np.asarray(grid)[idx].item()
 
 
-def absolute_error_loss(grid: Any, true_value: float) -> Callable[[np.ndarray], np.ndarray]:
+@validate_params({"grid": GRID, "true_value": DATA_FINITE})
+def absolute_error_loss(grid: ArrayLike, true_value: float) -> Callable[[np.ndarray], np.ndarray]:
     """Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units.
 
     ``expected_error(mech, percentile_problem(x, p, grid), loss=absolute_error_loss(grid,
     true_percentile(data, p, grid)))`` is the expected absolute error.
+
+    Parameters
+    ----------
+    grid : array_like
+        The public candidate values of the problem.
+    true_value : float
+        The non-private answer (finite).
+
+    Returns
+    -------
+    callable
+        ``loss(scores) -> ndarray``: the absolute error of every candidate.
+
+    Examples
+    --------
+    >>> from dpselect.apps.quantiles import absolute_error_loss
+    >>> absolute_error_loss([0, 1, 2], 1.5)([0.0, 0.0, 0.0]).tolist()
+    [1.5, 0.5, 0.5]
     """
     g, _ = check_grid(grid)
     t = float(true_value)
-    if not math.isfinite(t):
-        raise ValueError("true_value must be finite")
     err = np.abs(g - t)
 
     def loss(scores: np.ndarray) -> np.ndarray:

@@ -244,7 +244,7 @@ MAGNITUDE_BITS = 40
 
 
 def default_quantile_granularity(a: float, b: float) -> float:
-    """lambda = 2^e, e = max(min(floor(log2 M) - 40, floor(log2(b - a)) - 20), floor(log2 M) - 50), M = max(|a|, |b|).
+    """Lambda = 2^e, e = max(min(floor(log2 M) - 40, floor(log2(b - a)) - 20), floor(log2 M) - 50), M = max(|a|, |b|).
 
     From the public bounds only: the bounds' magnitude and float precision fix
     the resolution (2^-40 of M, at most 2^-20 of the width so that narrow
@@ -263,7 +263,7 @@ def default_quantile_granularity(a: float, b: float) -> float:
 
 
 def check_output_grid(granularity: Any, a: float, b: float) -> float:
-    """lambda for an output in [a, b]: None -> 2^(floor(log2(b - a)) - 20); 0 -> 0.0 (continuous law).
+    """Lambda for an output in [a, b]: None -> 2^(floor(log2(b - a)) - 20); 0 -> 0.0 (continuous law).
 
     A power of two with lambda <= b - a (so [a, b] holds a grid point) and
     |a|, |b| < 2^51 lambda (grid indices and values exact in float64).
@@ -301,8 +301,11 @@ def grid_counts(starts: np.ndarray, b: float, lam: float) -> np.ndarray:
 
 
 def grid_ceil(v: np.ndarray, lam: float, floor: bool = False) -> np.ndarray:
-    """ceil(v / lambda) (or floor) as int64, exactly: v / lambda is exact for a power of two lambda
-    except when it underflows to a subnormal, which the check k lambda <> v corrects (|v| < 2^51 lambda)."""
+    """Ceil(v / lambda) (or floor) as int64, exactly.
+
+    v / lambda is exact for a power of two lambda except when it underflows to a subnormal,
+    which the check k lambda <> v corrects (|v| < 2^51 lambda).
+    """
     v = np.asarray(v, dtype=np.float64)
     if floor:
         k = np.floor(v / lam)
@@ -356,23 +359,3 @@ def sample_grid_exact(
     nums, den = rational_rates(utilities[keep], scale)
     g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], count)
     return grid_values(starts[keep][g] + o, lam)
-
-
-def piecewise_grid_law(
-    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, starts: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law of :func:`sample_piecewise_grid` per piece: (first grid index, n_j, P[each point of j]).
-
-    P[point of piece j] = exp(epsilon u_j / 2) / sum_h n_h exp(epsilon u_h / 2),
-    normalised in the log domain; pieces without grid points have n_j = 0.
-    """
-    if starts is None:
-        starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
-    else:
-        counts = grid_counts(starts, b, lam)
-    logw = 0.5 * epsilon * np.asarray(utilities, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        logm = np.log(counts.astype(np.float64)) + logw
-    top = logm.max()
-    log_norm = top + math.log(float(np.exp(logm - top).sum()))
-    return starts, counts, np.where(counts > 0, np.exp(logw - log_norm), 0.0)

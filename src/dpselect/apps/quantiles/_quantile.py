@@ -17,42 +17,48 @@ with the float sampler.  O(n log n) (one ``np.unique``), log space.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import (
-    check_array_1d,
-    check_epsilon,
-    check_random_state,
-    check_relation,
-    check_sampler,
-    check_size,
-)
+from ..._params import validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
 from ._piecewise_em import (
     _sample_categorical,
-    check_method,
     check_output_grid,
     default_quantile_granularity,
     sample_grid_exact,
 )
 from ._quantile_law import (
     Sample,
-    abs_dev,
-    check_q,
     check_sample,
     distance_exact,
     draw_in_pieces,
     log_masses,
-    normalise,
     pieces,
-    target_rank,
+)
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    INTEGER,
+    LEVEL,
+    METHOD,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SAMPLER,
+    SEED,
+    SIZE,
 )
 from ._unbounded import release_bounds
 
-__all__ = ["private_median", "private_quantile", "quantile_expected_error", "quantile_law", "true_quantile"]
+__all__ = ["private_median", "private_quantile"]
 
 
 def quantile_privacy(epsilon: float, relation: str) -> Privacy:
@@ -61,7 +67,7 @@ def quantile_privacy(epsilon: float, relation: str) -> Privacy:
 
 
 def output_grid(granularity: Any, s: Sample) -> float:
-    """lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
+    """Lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
 
     Real outputs: :func:`._piecewise_em.check_output_grid` (None:
     :func:`default_quantile_granularity`, from the public bounds only).
@@ -105,22 +111,47 @@ def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: in
     return out
 
 
+_QUANTILE_RULES = {
+    "x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS.or_none(), "integer": INTEGER, "relation": RELATION,
+    "rng": SEED, "size": SIZE, "method": METHOD, "accountant": ACCOUNTANT, "granularity": GRANULARITY,
+    "sampler": SAMPLER, "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+}
+Method = Literal["auto", "race", "inverse"]
+Sampler = Literal["exact", "float"]
+OutOfBounds = Literal["clip", "raise"]
+
+
+@overload
 def private_quantile(
-    x: Any,
+    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float | int: ...
+@overload
+def private_quantile(
+    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params(_QUANTILE_RULES)
+def private_quantile(
+    x: ArrayLike,
     q: float,
     epsilon: float,
     *,
-    bounds: Any = None,
+    bounds: tuple[float, float] | None = None,
     integer: bool | None = None,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     size: int | None = None,
-    method: str = "auto",
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    sampler: str = "exact",
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    sampler: Sampler = "exact",
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | int | np.ndarray:
     r"""Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ``relation``.
 
     The target is the order statistic :math:`x_{(k)}`, :math:`k = \max(1, \lceil q n \rceil)`
@@ -162,7 +193,8 @@ def private_quantile(
     q : float
         quantile level in [0, 1].
     epsilon : float
-        privacy budget (> 0).
+        privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
+        neighbours; mathematics §12.1, and §15.2 without bounds).
     bounds : tuple of float or None, default=None
         public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantile`:
         a quarter of epsilon releases bounds by AboveThreshold, no bound is read from the data).
@@ -231,19 +263,20 @@ def private_quantile(
     >>> private_quantile(np.r_[np.zeros(700), np.arange(1.0, 301.0)], 0.25, 1.0, bounds=(0, 1000), rng=1)
     0.0
     """
+    return _release(x, q, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
+                    on_out_of_bounds)
+
+
+def _release(x: Any, q: float, epsilon: float, bounds: Any, integer: bool | None, relation: Relation, rng: SeedLike,
+             size: int | None, method: str, accountant: Accountant | None, granularity: float | None, sampler: str,
+             on_out_of_bounds: str) -> Any:
+    """The body of :func:`private_quantile` and :func:`private_median` (arguments checked by them)."""
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
         if size is not None:
             raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
-        check_q(q), check_method(method), check_sampler(sampler)
         x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
                                                               rng=rng, accountant=accountant, granularity=granularity)
         accountant = None
-    epsilon = check_epsilon(epsilon)
-    q = check_q(q)
-    relation = check_relation(relation)
-    size = check_size(size)
-    method = check_method(method)
-    sampler = check_sampler(sampler)
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
     gen = check_random_state(rng)
@@ -251,115 +284,36 @@ def private_quantile(
     return sample_quantile(s, q, epsilon, relation, size, gen, method, lam, sampler)
 
 
-def quantile_law(
-    x: Any,
-    q: float,
-    epsilon: float,
-    *,
-    bounds: Any,
-    integer: bool | None = None,
-    relation: str = "add_remove",
-    granularity: float | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact output law of :func:`private_quantile`: ``(lo, hi, probabilities)`` per piece.
-
-    With the given probability the output is uniform on the grid points of
-    ``[lo, hi]`` (real outputs: lo and hi are the first and last multiple of
-    ``granularity`` in the piece), on its integers (integer outputs), or on
-    the interval (``granularity=0``); pieces are in increasing order, the
-    gaps between consecutive data values alternating with the data values
-    themselves (integer outputs, or real values on the grid; a piece without
-    a point is empty: ``hi < lo``, probability 0).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpselect.apps.quantiles import quantile_law
-    >>> lo, hi, p = quantile_law(np.array([1, 2, 2, 3]), 0.5, 2.0, bounds=(0, 4))
-    >>> lo.tolist()
-    [0.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0]
-    >>> hi.tolist()
-    [0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0]
-    >>> round(float(p[3]), 3)  # the atom {2}: the median
-    0.826
-    >>> lo, hi, p = quantile_law(np.array([0.3, 1.5]), 0.5, 2.0, bounds=(0, 2), granularity=0.25)
-    >>> lo.tolist()  # [0, 0.3), {0.3} (off the grid: empty), (0.3, 1.5), the atom {1.5}, (1.5, 2]
-    [0.0, 0.5, 0.5, 1.5, 1.75]
-    >>> hi.tolist()
-    [0.25, 0.25, 1.25, 1.5, 2.0]
-    """
-    epsilon = check_epsilon(epsilon)
-    q = check_q(q)
-    relation = check_relation(relation)
-    s = check_sample(x, bounds, integer)
-    pc, logw = _law(s, q, epsilon, relation, output_grid(granularity, s))
-    return pc.lo.copy(), pc.hi.copy(), normalise(logw)
-
-
-def true_quantile(x: Any, q: float) -> float:
-    """x_(k), k = max(1, ceil(q n)): ``numpy.quantile(x, q, method="inverted_cdf")``.
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import true_quantile
-    >>> true_quantile([4.0, 1.0, 3.0, 2.0], 0.5)
-    2.0
-    """
-    q = check_q(q)
-    arr = np.sort(check_array_1d(x, "x"))
-    return float(arr[target_rank(q, arr.size) - 1])
-
-
-def quantile_expected_error(
-    x: Any,
-    q: float,
-    epsilon: float,
-    *,
-    bounds: Any,
-    integer: bool | None = None,
-    relation: str = "add_remove",
-    target: float | None = None,
-    granularity: float | None = None,
-) -> float:
-    """Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per piece.
-
-    On the output grid of ``granularity`` (default as in :func:`private_quantile`;
-    0: the continuous law) the closed form is that of a uniform grid point.
-
-    Examples
-    --------
-    >>> from dpselect.apps.quantiles import quantile_expected_error
-    >>> import numpy as np
-    >>> round(quantile_expected_error(np.array([1, 2, 2, 3]), 0.5, 2.0, bounds=(0, 4)), 4)
-    0.1944
-    """
-    epsilon = check_epsilon(epsilon)
-    q = check_q(q)
-    relation = check_relation(relation)
-    s = check_sample(x, bounds, integer)
-    lam = output_grid(granularity, s)
-    t = s.order_statistic(target_rank(q, s.n)) if target is None else float(target)
-    pc, logw = _law(s, q, epsilon, relation, lam)
-    p = normalise(logw)
-    keep = p > 0
-    return float(np.dot(p[keep], abs_dev(pc, t)[keep]))
-
-
+@overload
 def private_median(
-    x: Any,
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> float | int: ...
+@overload
+def private_median(
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
+    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
+    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    on_out_of_bounds: OutOfBounds = ...,
+) -> np.ndarray: ...
+@validate_params({k: v for k, v in _QUANTILE_RULES.items() if k != "q"} | {"bounds": BOUNDS})
+def private_median(
+    x: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any,
+    bounds: tuple[float, float],
     integer: bool | None = None,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     size: int | None = None,
-    method: str = "auto",
+    method: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    sampler: str = "exact",
-    on_out_of_bounds: str = "clip",
-) -> Any:
+    sampler: Sampler = "exact",
+    on_out_of_bounds: OutOfBounds = "clip",
+) -> float | int | np.ndarray:
     r"""Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``.
 
     :func:`private_quantile` at q = 1/2.  Under add/remove its utility is the
@@ -379,7 +333,8 @@ def private_median(
     x : array_like or dask array
         1-D sample (records outside ``bounds`` are clamped to them).
     epsilon : float
-        privacy budget (> 0).
+        privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
+        neighbours; mathematics §12.1).
     bounds : tuple of float
         public ``(a, b)``, ``a < b``.
     integer : bool or None, default=None
@@ -420,6 +375,5 @@ def private_median(
     >>> private_median(np.array([30, 38, 40, 40, 40, 40, 45, 50]), 1.0, bounds=(0, 99), rng=0)
     40
     """
-    return private_quantile(x, 0.5, epsilon, bounds=bounds, integer=integer, relation=relation, rng=rng,
-                            size=size, method=method, accountant=accountant, granularity=granularity,
-                            sampler=sampler, on_out_of_bounds=on_out_of_bounds)
+    return _release(x, 0.5, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
+                    on_out_of_bounds)

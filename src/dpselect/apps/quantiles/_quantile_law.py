@@ -67,8 +67,8 @@ import numpy as np
 
 from ..._validation import as_real_array, check_out_of_bounds, check_probability_in
 from ...noise import grid_values
-from ._order_stats import check_bounds
 from ._piecewise_em import _grid_groups, grid_ceil
+from ._rules import check_bounds
 
 __all__: list[str] = []
 
@@ -81,7 +81,7 @@ def check_q(q: Any, name: str = "q") -> float:
 
 
 def target_rank(q: float, n: int) -> int:
-    """k = max(1, ceil(q n)), computed as numpy's ``inverted_cdf`` does (float q n)."""
+    """K = max(1, ceil(q n)), computed as numpy's ``inverted_cdf`` does (float q n)."""
     return max(1, min(n, math.ceil(q * n)))
 
 
@@ -277,15 +277,17 @@ def _grid_pieces_with_atoms(s: Sample, cum: np.ndarray, lam: float) -> Pieces:
 
 
 def _q_terms(q: float, n: int, relation: str) -> tuple[int, int, int, int]:
-    """(k, m, den, Z): q = m / den exactly (den a power of two) and the denominator Z of the scores:
-    W = max(m, den - m) (w = W / den) under add/remove, den under replace."""
+    """(k, m, den, Z): q = m / den exactly (den a power of two) and the denominator Z of the scores.
+
+    W = max(m, den - m) (w = W / den) under add/remove, den under replace.
+    """
     m, den = Fraction(q).as_integer_ratio()
     return target_rank(q, n), m, den, (max(m, den - m) if relation == "add_remove" else den)
 
 
 def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
                   kind: str = "integer") -> np.ndarray:
-    """psi of the module docstring per piece (float64).
+    """Psi of the module docstring per piece (float64).
 
     ``kind``: "integer" (integer candidates), "grid" or "continuous" (real
     outputs: the interval form, zero on the closed interval [x_(k), x_(k+1)]).
@@ -330,7 +332,7 @@ def distance_exact(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str
 
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
-    """log |p| - epsilon psi_p / (2 sensitivity) per piece (unnormalised)."""
+    """Log |p| - epsilon psi_p / (2 sensitivity) per piece (unnormalised)."""
     kind = "integer" if pc.integer else ("grid" if pc.lam > 0 else "continuous")
     psi = rank_distance(pc.L, pc.C, n, q, relation, kind)
     return pc.logsize - (0.5 * epsilon / sensitivity) * psi

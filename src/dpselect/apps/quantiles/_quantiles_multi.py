@@ -36,18 +36,33 @@ of ``qs`` (numpy's convention).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_epsilon, check_random_state, check_relation
+from ..._params import validate_params
+from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...noise import grid_values
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
 from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
 from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
+from ._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    INTEGER,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SEED,
+    Rule,
+)
 from ._unbounded import release_bounds
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
@@ -69,6 +84,12 @@ def _check_method(method: Any) -> str:
     if method not in QUANTILES_METHODS:
         raise ValueError(f"method must be one of {QUANTILES_METHODS}, got {method!r}")
     return str(method)
+
+
+#: A non-empty 1-D sequence of levels in [0, 1] (returned as float64).
+LEVELS = Rule("a non-empty 1-D sequence of levels in [0, 1]", check=lambda v, n: check_qs(v))
+#: The methods of :func:`private_quantiles`.
+QUANTILES_METHOD = Rule(f"one of {QUANTILES_METHODS}", check=lambda v, n: _check_method(v))
 
 
 def choose_method(m: int, epsilon: float) -> str:
@@ -101,7 +122,7 @@ def _jitter(s: Sample, gen: np.random.Generator, width: float = 1.0) -> Sample:
 
 
 def _fine_grid(lam: float, a: float, b: float) -> float:
-    """lambda 2^-J, J <= JITTER_BITS the largest keeping |a|, |b| < 2^51 lambda 2^-J (grid indices exact)."""
+    """Lambda 2^-J, J <= JITTER_BITS the largest keeping |a|, |b| < 2^51 lambda 2^-J (grid indices exact)."""
     e = math.frexp(max(abs(a), abs(b)) / lam)[1]  # max(|a|, |b|) / lambda < 2^e
     return math.ldexp(lam, -max(0, min(JITTER_BITS, 51 - e)))
 
@@ -145,19 +166,24 @@ def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np
     return np.maximum.accumulate(out)
 
 
+@validate_params({
+    "x": ANY, "qs": LEVELS, "epsilon": EPSILON, "bounds": BOUNDS.or_none(), "integer": INTEGER,
+    "method": QUANTILES_METHOD, "relation": RELATION, "rng": SEED, "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+})
 def private_quantiles(
-    x: Any,
-    qs: Any,
+    x: ArrayLike,
+    qs: ArrayLike,
     epsilon: float,
     *,
-    bounds: Any = None,
+    bounds: tuple[float, float] | None = None,
     integer: bool | None = None,
-    method: str = "auto",
-    relation: str = "add_remove",
-    rng: Any = None,
+    method: Literal["auto", "joint", "recursive"] = "auto",
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-    on_out_of_bounds: str = "clip",
+    on_out_of_bounds: Literal["clip", "raise"] = "clip",
 ) -> np.ndarray:
     r"""Private estimates of several quantiles at once, total budget epsilon; one per q, in the order asked.
 
@@ -192,16 +218,17 @@ def private_quantiles(
     qs : array_like
         levels in [0, 1], in any order (the result follows it).
     epsilon : float
-        total privacy budget (> 0).
+        total privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
+        neighbours; mathematics §12.2, and §15.2 without bounds).
     bounds : tuple of float or None, default=None
         public ``(a, b)``, ``a < b``; None: no bounds (:func:`unbounded_quantiles`).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
-    method : str, default="auto"
+    method : {"auto", "joint", "recursive"}, default="auto"
         "auto" (JointExp for m <= 32 and epsilon >= 0.5, else recursive: :func:`choose_method`),
         "joint" or "recursive".
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -212,7 +239,7 @@ def private_quantiles(
         :func:`~dpselect.apps.quantiles.private_quantile`; 0: the continuous
         mechanisms sampled with floats, not floating-point safe).  Integer
         outputs: None (or 1).
-    on_out_of_bounds : str, default="clip"
+    on_out_of_bounds : {"clip", "raise"}, default="clip"
         "clip": records outside ``bounds`` are clamped to them (private; no
         exception, no warning); "raise": refuse them with a ValueError -- a
         curator's data check, **not private** (the exception reveals a record).
@@ -245,26 +272,21 @@ def private_quantiles(
     True
     """
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
-        check_qs(qs), _check_method(method)
         x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
                                                               rng=rng, accountant=accountant, granularity=granularity)
         accountant = None
-    epsilon = check_epsilon(epsilon)
-    q_in = check_qs(qs)
+    q_in = np.asarray(qs, dtype=np.float64)
     order = np.argsort(q_in, kind="stable")
     q_arr = q_in[order]
-    method = _check_method(method)
-    relation = check_relation(relation)
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
-    if method == "auto":
-        method = choose_method(q_arr.size, epsilon)
+    chosen = choose_method(q_arr.size, epsilon) if method == "auto" else method
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({method})"))
+    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({chosen})"))
     width = 1.0 if s.integer else lam
     work = _jitter(s, gen, width) if width > 0 else s
     fine = lam if lam == 0 else _fine_grid(lam, work.a, work.b)
-    if method == "joint":
+    if chosen == "joint":
         out = sample_joint(work, q_arr, epsilon, relation, gen, lam=fine)
     else:
         out = _recursive(work, q_arr, epsilon, relation, gen, fine)

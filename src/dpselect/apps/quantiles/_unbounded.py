@@ -24,16 +24,21 @@ clamped records unchanged.  Total: basic composition,
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..._validation import check_array_1d, check_epsilon, check_random_state, check_relation
+from ..._params import validate_params
+from ..._validation import check_array_1d, check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms import AboveThreshold
 from ...noise import check_granularity
 from ...privacy import Privacy
+from ...typing import Relation, SeedLike
+from ._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 
@@ -71,7 +76,8 @@ class Bounds:
     lower: float
     upper: float
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[float]:
+        """Iterate over ``(lower, upper)`` (so ``a, b = bounds`` unpacks)."""
         return iter((self.lower, self.upper))
 
 
@@ -93,6 +99,14 @@ def _check_share(share: Any) -> float:
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 < share < 1.0:
         raise ValueError(f"bounds_share must be in (0, 1), got {share!r}")
     return float(share)
+
+
+#: The smallest scale of the geometric grid: a power of two in [2^-1000, 2^100].
+SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_scale(v))
+#: Grid points per octave: a power of two in [1, 1024].
+STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
+_SCAN_RULES = {"x": ANY, "epsilon": EPSILON, "scale": SCALE, "steps": STEPS, "relation": RELATION, "rng": SEED,
+               "accountant": ACCOUNTANT}
 
 
 def geometric_grid(scale: float, steps: int) -> np.ndarray:
@@ -119,12 +133,9 @@ def _scan(sorted_x: np.ndarray, grid: np.ndarray, side: str, at: AboveThreshold,
     return -t if side == "lower" else t
 
 
-def _validated(x: Any, epsilon: Any, relation: Any, scale: Any, steps: Any) -> tuple[np.ndarray, float, str,
-                                                                                       np.ndarray]:
-    epsilon = check_epsilon(epsilon)
-    relation = check_relation(relation)
-    grid = geometric_grid(_check_scale(scale), _check_steps(steps))
-    return np.sort(check_array_1d(x, "x")), epsilon, relation, grid
+def _sorted_and_grid(x: Any, scale: float, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted records and the geometric grid (every argument already checked by the caller's rules)."""
+    return np.sort(check_array_1d(x, "x")), geometric_grid(scale, steps)
 
 
 def _bounds(sorted_x: np.ndarray, epsilon: float, relation: str, grid: np.ndarray, gen: Any) -> Bounds:
@@ -138,14 +149,15 @@ def _magnitude_bounds(sorted_x: np.ndarray, epsilon: float, relation: str, grid:
     return Bounds(-m, m)
 
 
+@validate_params(_SCAN_RULES)
 def private_bounds(
-    x: Any,
+    x: ArrayLike,
     epsilon: float,
     *,
     scale: float = DEFAULT_SCALE,
     steps: int = DEFAULT_STEPS,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Bounds:
     r"""Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP.
@@ -171,8 +183,8 @@ def private_bounds(
         :math:`s`, the smallest scale of the grid (a power of two): the resolution near 0.
     steps : int, default=4
         :math:`K`, grid points per octave (a power of two; ratio at most 1 + 1/K).
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -197,20 +209,21 @@ def private_bounds(
     >>> private_bounds(x, 1.0, rng=1)
     Bounds(lower=-3.0, upper=100.0)
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, "private_bounds: two AboveThreshold scans"))
     return _bounds(sorted_x, epsilon, relation, grid, gen)
 
 
+@validate_params(_SCAN_RULES)
 def private_max(
-    x: Any,
+    x: ArrayLike,
     epsilon: float,
     *,
     scale: float = DEFAULT_SCALE,
     steps: int = DEFAULT_STEPS,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> float:
     r"""A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP.
@@ -232,8 +245,8 @@ def private_max(
         smallest grid scale (a power of two).
     steps : int, default=4
         grid points per octave (a power of two).
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -258,7 +271,7 @@ def private_max(
     >>> private_max(x, 1.0, rng=3)  # max(x) = 91.6: a few records above 72
     72.0
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, "private_max: AboveThreshold"))
     return _scan(sorted_x, grid, "upper", AboveThreshold(epsilon, monotone=relation == "add_remove"), gen)
@@ -282,29 +295,28 @@ def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -
 
 def release_bounds(
     x: Any,
-    epsilon: Any,
+    epsilon: float,
     *,
-    integer: Any = None,
-    relation: Any = "add_remove",
-    rng: Any = None,
+    integer: bool | None = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
-    granularity: Any = None,
-    scale: Any = DEFAULT_SCALE,
-    steps: Any = DEFAULT_STEPS,
-    bounds_share: Any = DEFAULT_BOUNDS_SHARE,
+    granularity: float | None = None,
+    scale: float = DEFAULT_SCALE,
+    steps: int = DEFAULT_STEPS,
+    bounds_share: float = DEFAULT_BOUNDS_SHARE,
 ) -> tuple[np.ndarray, tuple, Any, float, np.random.Generator]:
     """First stage of the quantiles without bounds (mathematics §15.2), for the bounded functions to finish.
 
-    Validates everything it is given, charges ``accountant`` the whole epsilon, releases M by the
-    scan of #{|x| > t} at ``bounds_share * epsilon`` and returns ``(x clamped to [-M, M], (-M, M),
-    granularity, the rest of epsilon, the Generator)``.
+    Its callers' rules have checked every argument on its own; here the cross-argument checks
+    (integer records, ``granularity`` for integer outputs), then it charges ``accountant`` the
+    whole epsilon, releases M by the scan of #{|x| > t} at ``bounds_share * epsilon`` and returns
+    ``(x clamped to [-M, M], (-M, M), granularity, the rest of epsilon, the Generator)``.
     """
-    sorted_x, epsilon, relation, grid = _validated(x, epsilon, relation, scale, steps)
-    share = _check_share(bounds_share)
+    sorted_x, grid = _sorted_and_grid(x, scale, steps)
+    share = bounds_share
     if integer is None:
         integer = bool(np.issubdtype(np.asarray(x).dtype, np.integer))
-    elif not isinstance(integer, (bool, np.bool_)):
-        raise TypeError(f"integer must be a bool or None, got {type(integer).__name__}")
     if integer and not (sorted_x == np.round(sorted_x)).all():
         raise ValueError("x must hold integers when integer=True")
     if granularity is not None and not (integer and granularity == 1):

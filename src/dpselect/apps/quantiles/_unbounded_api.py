@@ -7,21 +7,38 @@ are these functions with the defaults; :mod:`._unbounded` releases the bounds
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._params import validate_params
 from ...accounting import Accountant
+from ...typing import Relation, SeedLike
 from ._quantile import private_quantile
-from ._quantile_law import check_q
-from ._quantiles_multi import _check_method, check_qs, private_quantiles
-from ._unbounded import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, release_bounds
+from ._quantiles_multi import LEVELS, QUANTILES_METHOD, private_quantiles
+from ._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
+from ._unbounded import (
+    DEFAULT_BOUNDS_SHARE,
+    DEFAULT_SCALE,
+    DEFAULT_STEPS,
+    SCALE,
+    STEPS,
+    _check_share,
+    release_bounds,
+)
+
+#: The share of epsilon spent on the bounds, in (0, 1).
+SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))
+_RULES = {"x": ANY, "epsilon": EPSILON, "scale": SCALE, "steps": STEPS, "bounds_share": SHARE, "integer": INTEGER,
+          "relation": RELATION, "rng": SEED, "accountant": ACCOUNTANT, "granularity": GRANULARITY}
 
 __all__ = ["unbounded_quantile", "unbounded_quantiles"]
 
 
+@validate_params(_RULES | {"q": LEVEL})
 def unbounded_quantile(
-    x: Any,
+    x: ArrayLike,
     q: float,
     epsilon: float,
     *,
@@ -29,11 +46,11 @@ def unbounded_quantile(
     steps: int = DEFAULT_STEPS,
     bounds_share: float = DEFAULT_BOUNDS_SHARE,
     integer: bool | None = None,
-    relation: str = "add_remove",
-    rng: Any = None,
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-) -> Any:
+) -> float | int:
     r"""One private quantile with no bounds: :func:`private_bounds` then :func:`private_quantile`, epsilon-DP.
 
     ``bounds_share`` :math:`\cdot\,\varepsilon` releases bounds :math:`(a, b)`
@@ -57,8 +74,8 @@ def unbounded_quantile(
         share of epsilon spent on the bounds, in (0, 1).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: epsilon-DP for add/remove or replace neighbours (mathematics §15.2).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -84,25 +101,25 @@ def unbounded_quantile(
     >>> round(private_quantile(x, 0.5, 1.0, rng=1), 1)  # no bounds
     49.9
     """
-    q = check_q(q)
     xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
                                              accountant=accountant, granularity=granularity, scale=scale,
                                              steps=steps, bounds_share=bounds_share)
     return private_quantile(xc, q, rest, bounds=bnd, relation=relation, rng=gen, granularity=lam)
 
 
+@validate_params(_RULES | {"qs": LEVELS, "method": QUANTILES_METHOD})
 def unbounded_quantiles(
-    x: Any,
-    qs: Any,
+    x: ArrayLike,
+    qs: ArrayLike,
     epsilon: float,
     *,
     scale: float = DEFAULT_SCALE,
     steps: int = DEFAULT_STEPS,
     bounds_share: float = DEFAULT_BOUNDS_SHARE,
     integer: bool | None = None,
-    method: str = "auto",
-    relation: str = "add_remove",
-    rng: Any = None,
+    method: Literal["auto", "joint", "recursive"] = "auto",
+    relation: Relation = "add_remove",
+    rng: SeedLike = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
 ) -> np.ndarray:
@@ -128,10 +145,10 @@ def unbounded_quantiles(
         share of epsilon spent on the bounds.
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
-    method : str, default="auto"
+    method : {"auto", "joint", "recursive"}, default="auto"
         the method of :func:`private_quantiles`.
-    relation : str, default="add_remove"
-        "add_remove" or "replace".
+    relation : {"add_remove", "replace"}, default="add_remove"
+        The neighbour relation: epsilon-DP for add/remove or replace neighbours (mathematics §15.2).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
     accountant : Accountant or None, default=None
@@ -156,8 +173,6 @@ def unbounded_quantiles(
     >>> private_quantiles(x, [0.1, 0.5, 0.9], 1.0, rng=1).round(0) + 0.0
     array([-26., -20., -14.])
     """
-    check_qs(qs)
-    _check_method(method)
     xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
                                              accountant=accountant, granularity=granularity, scale=scale,
                                              steps=steps, bounds_share=bounds_share)
