@@ -9,7 +9,7 @@ measure, so it chooses piece ``k`` with probability
 
 and then a uniform point in it (mathematics §6.1 sampler; Duff Prop. 5 / Alg. 1).
 This is a *continuous* output range, which the finite-candidate engine
-(:mod:`dpselect.noisy_max`) does not cover; the finite Duff mode uses the
+(:mod:`dpselect._engine`) does not cover; the finite Duff mode uses the
 library's :class:`~dpselect.mechanisms.classic.ExponentialMechanism`.
 
 Sampling: the piece is ``argmin_k log log(1/U_k) - l_k`` (the Gumbel race,
