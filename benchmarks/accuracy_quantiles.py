@@ -233,7 +233,7 @@ def report(rows: list[dict], peers: list[str], title: str) -> None:
     wins: dict[float, list[int]] = {e: [0, 0] for e in EPSILONS}
     worst = []
     for r in rows:
-        print(f"{r['col']:18s} {r['n']:6d} {str(r['p']):>7s} {r['eps']:5g} "
+        print(f"{r['col']:18s} {r['n']:6d} {r['p']!s:>7s} {r['eps']:5g} "
               + " ".join(f"{r[k][0]:11.4g}" for k in names))
         present = [k for k in peers if k in r and np.isfinite(r[k][0])]
         if not present:

@@ -80,7 +80,7 @@ def main() -> None:
 
         t, v = best_of(lambda: dpl.median(x, epsilon=1.0, bounds=(0.0, 1.0), random_state=1), 1)
         row("diffprivlib.tools.median eps=1", t, t_sort, f"-> {v:.6f}")
-    except Exception as exc:  # noqa: BLE001 - optional comparison
+    except Exception as exc:
         print(f"{'diffprivlib.tools.median':<46} skipped ({type(exc).__name__}: {exc})")
 
     try:
@@ -105,7 +105,7 @@ def main() -> None:
         t_conv, _ = best_of(lambda: x.tolist(), 1)
         t, v = best_of(lambda: meas(data), 1)
         row("opendp make_private_quantile eps=1", t, t_sort, f"-> {v:.6f} (+{t_conv * 1e3:.0f} ms tolist)")
-    except Exception as exc:  # noqa: BLE001 - optional comparison
+    except Exception as exc:
         print(f"{'opendp make_private_quantile':<46} skipped ({type(exc).__name__}: {exc})")
 
     print()

@@ -38,11 +38,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dpselect.apps.trees import (
-    DPDecisionTreeClassifier,  # noqa: E402
-    DPRandomForestClassifier,  # noqa: E402
+    DPDecisionTreeClassifier,
+    DPRandomForestClassifier,
 )
-from dpselect.experiments._peers import available, fit_score  # noqa: E402
-from dpselect.experiments._tabular import load  # noqa: E402
+from dpselect.experiments._peers import available, fit_score
+from dpselect.experiments._tabular import load
 
 DATASETS = ("breast_cancer", "digits", "wine", "iris", "adult", "nltcs", "acs", "mushroom")
 EPS = (0.1, 0.5, 1.0, 2.0, 5.0)

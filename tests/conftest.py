@@ -92,14 +92,14 @@ def first_reaching(f, y) -> int:
 
 def possible_laplace(y: float, value: float, scale: float) -> bool:
     """Is there a 53-bit uniform U with value + scale * laplace(U) == y (NumPy's float arithmetic)?"""
-    f = lambda k: value + scale * numpy_laplace(k) if k > 0 else -math.inf  # noqa: E731 - nondecreasing
+    f = lambda k: value + scale * numpy_laplace(k) if k > 0 else -math.inf
     k = first_reaching(f, y)
     return any(f(j) == y for j in (k - 1, k, k + 1) if 0 < j < TWO53)
 
 
 def possible_uniform(y: float, lo: float, hi: float) -> bool:
     """Is there a 53-bit U = k 2^-53 with min(lo + U (hi - lo), hi) == y (a float uniform draw in a piece)?"""
-    f = lambda k: min(lo + (k / TWO53) * (hi - lo), hi)  # noqa: E731 - nondecreasing
+    f = lambda k: min(lo + (k / TWO53) * (hi - lo), hi)
     k = first_reaching(f, y)
     return any(f(j) == y for j in (k - 1, k, k + 1) if 0 <= j < TWO53)
 

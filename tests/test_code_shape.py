@@ -29,7 +29,8 @@ MAX_ANY = 10
 #: Public classes a user does not configure (results the library returns, exceptions, warnings):
 #: they need no ``_parameter_constraints``.  One entry per face; say why in a comment.
 NOT_CONFIGURED: dict[str, frozenset[str]] = {
-    "dpselect": frozenset({"OutputLaw"}),  # the law a mechanism or a *_law function returns
+    # the law a mechanism or a *_law function returns; the abstract bases of the mechanisms
+    "dpselect": frozenset({"OutputLaw", "Mechanism", "NoisyMaxMechanism"}),
 
     "dpselect.accounting": frozenset(),
 

@@ -232,7 +232,7 @@ def test_mathml_hook_typesets_and_names_the_page_of_a_bad_formula() -> None:
     assert "&lt;" in out or "&#x0003C;" in out  # the unescaped '<' is re-encoded inside MathML
     assert "<mo>arg</mo>" in hook.to_mathml('<span class="arithmatex">\\(\\arg\\max_r u_r\\)</span>')
     for bad in ("x^", "\\undefinedmacro x"):
-        with pytest.raises(ValueError, match="page.md"):
+        with pytest.raises(ValueError, match=r"page\.md"):
             hook.to_mathml(f'<span class="arithmatex">\\({bad}\\)</span>', where="page.md")
 
 

@@ -90,8 +90,8 @@ def test_ptr_neighbour_frequencies():
     eps, delta, lam = 0.5, 0.3, 0.5
     gx = np.random.default_rng(1)
     gy = np.random.default_rng(2)
-    rel = lambda v, g, gen: P.propose_test_release(v, g, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=gen)  # noqa: E731
-    enc = lambda o: math.nan if o is np.ma.masked else o  # noqa: E731
+    rel = lambda v, g, gen: P.propose_test_release(v, g, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=gen)
+    enc = lambda o: math.nan if o is np.ma.masked else o
     yx = np.array([enc(rel(0.0, 3.0, gx)) for _ in range(N)])
     yy = np.array([enc(rel(1.0, 2.0, gy)) for _ in range(N)])
     assert on_grid(yx[~np.isnan(yx)], lam)

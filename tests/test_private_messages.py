@@ -18,8 +18,8 @@ import pytest
 import dpselect
 from dpselect import PrivateSensitivityBound, SelectionProblem, SmoothPrivateSelection, SmoothSensitivityRelease
 from dpselect.apps import quantiles as Q
-from dpselect.apps.counts import propose_test_release
 from dpselect.apps import quantiles as mb
+from dpselect.apps.counts import propose_test_release
 from dpselect.apps.quantiles import _order_stats as O
 from dpselect.noise.exact import discrete_laplace, sample_snapped_atan
 

@@ -21,8 +21,8 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import accuracy, audit
 from dpselect.apps.genomics import _tdt as tdt
-from dpselect.experiments.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.experiments import tdt as tdt_exp
+from dpselect.experiments.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.mechanisms.sps import SmoothPrivateSelection
 
 N_AUDIT = 20

@@ -30,7 +30,7 @@ from dpselect import Accountant, Privacy
 from dpselect.accounting import zcdp_epsilon
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generated_table import write_or_check  # noqa: E402
+from generated_table import write_or_check
 
 OUT = Path(__file__).resolve().parents[1] / "_generated" / "accounting.md"
 DELTA = 1e-6

@@ -34,7 +34,7 @@ from dpselect import analysis
 from dpselect.mechanisms.distance import distance_problem
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generated_table import write_or_check  # noqa: E402
+from generated_table import write_or_check
 
 OUT = Path(__file__).resolve().parents[1] / "_generated" / "choosing.md"
 SEED = 20240601

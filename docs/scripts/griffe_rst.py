@@ -62,7 +62,7 @@ class RstToMarkdown(griffe.Extension):
                 if member.is_alias and not name.startswith("_") and obj.is_module:
                     try:
                         target = member.final_target.path  # type: ignore[union-attr]
-                    except Exception:  # noqa: BLE001 - unresolvable alias (external package)
+                    except Exception:
                         continue
                     path = f"{obj.path}.{name}"
                     if _is_public(path):
@@ -84,7 +84,7 @@ class RstToMarkdown(griffe.Extension):
             return None
         try:
             return obj.final_target.path if obj.is_alias else obj.path
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
 
     def resolve(self, name: str, obj: griffe.Object) -> str | None:

@@ -10,7 +10,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -113,7 +113,7 @@ def calibrate(mech: CalibratedRelease, noise_obj: NoiseDistribution) -> tuple[fl
     """(alpha', beta') of ``mech`` (its fields already checked) for its noise law ``noise_obj``."""
     eps, kappa = mech.epsilon, mech.kappa
     if mech.noise in PURE_NOISES:  # YS Thm 1 with k = 2 kappa
-        kw = {"method": mech.admissible_method} if mech.noise == "polynomial" else {}
+        kw: dict[str, Any] = {"method": mech.admissible_method} if mech.noise == "polynomial" else {}
         alpha = noise_obj.admissible(2.0 * kappa * eps, **kw)[0]
         beta = noise_obj.admissible(2.0 * (1.0 - kappa) * eps, **kw)[1]
         return alpha, beta

@@ -115,7 +115,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, dataclass, field
-from typing import ClassVar, overload
+from typing import Any, ClassVar, overload
 
 import numpy as np
 
@@ -149,7 +149,7 @@ _CALIBRATIONS = ("proven", "paper")
 DEFAULT_GRANULARITY = 2.0**-20
 _ADMISSIBLE_METHODS = ("ys", "nrs")
 
-def _check_granularity(value: object, name: str) -> float:
+def _check_granularity(value: Any, name: str) -> float:
     """A power of two > 0, or 0 (the unsnapped float output)."""
     return 0.0 if value == 0 else check_granularity(value, name)
 
