@@ -169,7 +169,7 @@ def test_inferred_schema_has_no_guarantee(kwargs):
     gen = np.random.default_rng(0)
     state = gen.bit_generator.state
     acc = Accountant(100.0)
-    with pytest.raises(BudgetExceededError, match="inferred"):
+    with pytest.raises(BudgetExceededError, match="inferred"), pytest.warns(PrivacyLeakWarning):
         DPRandomForestClassifier(n_estimators=2, random_state=gen, accountant=acc, **kwargs).fit(X, y)
     assert gen.bit_generator.state == state and acc.spent.epsilon == 0.0  # refused before any randomness
     with warnings.catch_warnings(record=True) as caught:
@@ -180,7 +180,8 @@ def test_inferred_schema_has_no_guarantee(kwargs):
     leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
     assert len(leaks) == 1 and str(leaks[0].message).startswith("DPRandomForestClassifier")
     infinite = Accountant(math.inf)
-    DPRandomForestClassifier(n_estimators=2, random_state=0, **kwargs).fit(X, y, accountant=infinite)
+    with pytest.warns(PrivacyLeakWarning):
+        DPRandomForestClassifier(n_estimators=2, random_state=0, **kwargs).fit(X, y, accountant=infinite)
     assert math.isinf(infinite.spent.epsilon)
 
 
