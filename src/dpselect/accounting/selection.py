@@ -41,8 +41,6 @@ def smooth_rnm_epsilon(
 ) -> float:
     """Return the epsilon of smooth report-noisy-max with a pure noise law (mathematics §3.1).
 
-    .. code-block:: text
-
         eps_total = 2 A L_s + m beta L_d      (A L_s for monotone utilities),
 
     noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
@@ -84,8 +82,6 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
 
     With noise scale S(x)/A, S beta-smooth, the dilation of all m Laplace
     coordinates costs (eps_d, delta_d) for any eps_d >= m beta, with
-
-    .. code-block:: text
 
         delta_d = P[Gamma(m, 1) > (eps_d + m beta) / (e^beta - 1)].
 
@@ -258,8 +254,6 @@ _LLN_RULES = {"m": _M, "beta": NONNEGATIVE, "sigma": positive(), "a": positive()
 @validate_params(_LLN_RULES)
 def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
     """Return the rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5).
-
-    .. code-block:: text
 
         rho = m (beta/sigma + e^{3 sigma^2/2} A)^2 / 2
 

@@ -80,8 +80,6 @@ class Laplace(_Symmetric):
         [DERIVED; Duff Prop. 2 quoting Bun-Steinke Thm 34, plus mathematics §7 item 26]: noise
         scale S(x)/alpha with S beta-smooth is (epsilon, delta)-DP whenever
 
-        .. code-block:: text
-
             epsilon >= alpha + beta   and   delta >= exp(-(epsilon - alpha + beta) / (e^beta - 1)).
 
         alpha = alpha_fraction * epsilon; beta is the largest value satisfying both:
