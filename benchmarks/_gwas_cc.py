@@ -61,8 +61,12 @@ print(json.dumps(rows))
 
 
 def _child(kind: str, path: Path, out: str, threads: list[int], repeat: int) -> list[dict[str, float]]:
-    run = subprocess.run([sys.executable, "-c", _CHILD, kind, str(path), out, ",".join(map(str, threads)),
-                          str(repeat)], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD, kind, str(path), out, ",".join(map(str, threads)), str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
@@ -84,16 +88,32 @@ def cc_cohort(m: int, tmp: str) -> Path:
     prefix.with_suffix(".bed").write_bytes(bytes((0x6C, 0x1B, 0x01)) + bed.tobytes())
     bim = prefix.with_suffix(".bim").read_text().splitlines()
     x_from = m - m // 20
-    prefix.with_suffix(".bim").write_text("".join(("23" + line[line.index("\t"):] if j >= x_from else line) + "\n"
-                                                  for j, line in enumerate(bim)))
+    prefix.with_suffix(".bim").write_text(
+        "".join(("23" + line[line.index("\t") :] if j >= x_from else line) + "\n" for j, line in enumerate(bim))
+    )
     print(f"simulated {n} x {m} case-control cohort in {time.perf_counter() - t0:.1f} s")
     return prefix
 
 
 def _plink_model(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray]:
     out = str(prefix) + "_plink"
-    run = subprocess.run(["/usr/bin/time", "-f", "TIME %U %S %e", plink, "--bfile", str(prefix), "--model",
-                          "--keep-allele-order", "--out", out], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [
+            "/usr/bin/time",
+            "-f",
+            "TIME %U %S %e",
+            plink,
+            "--bfile",
+            str(prefix),
+            "--model",
+            "--keep-allele-order",
+            "--out",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     user, sys_, wall = next(line for line in run.stderr.splitlines() if line.startswith("TIME")).split()[1:]
     rows = [r.split() for r in Path(out + ".model").read_text().splitlines()[1:] if " GENO " in r]
     geno = np.array([list(map(int, r[5].split("/"))) for r in rows])
@@ -103,6 +123,7 @@ def _plink_model(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray
 def main_cc(m: int, tmp: str) -> None:
     plink = shutil.which("plink1.9") or shutil.which("plink")
     prefix = cc_cohort(m, tmp)
+
     def ours() -> tuple[dict[str, float], np.ndarray]:
         t = _child("cc", prefix, str(prefix) + "_ours.npy", [os.cpu_count() or 1], 1)[0]
         return t, np.load(str(prefix) + "_ours.npy")
@@ -117,8 +138,10 @@ def main_cc(m: int, tmp: str) -> None:
         print(f"{name:<26}{b['cpu']:>8.3f}{b['wall']:>8.3f}{m / b['cpu']:>14,.0f}")
     if plink is not None:
         got, ref = counts["dpselect (Dask threads)"], counts["plink1.9 --model"]
-        print(f"genotype counts identical to PLINK's --model GENO (cases, autosomes and X): "
-              f"{got.shape == ref.shape and bool((got == ref).all())}")
+        print(
+            f"genotype counts identical to PLINK's --model GENO (cases, autosomes and X): "
+            f"{got.shape == ref.shape and bool((got == ref).all())}"
+        )
         p, o = best["plink1.9 --model"], best["dpselect (Dask threads)"]
         print(f"ratios dpselect / PLINK: CPU {o['cpu'] / p['cpu']:.2f}, wall {o['wall'] / p['wall']:.2f}")
 
@@ -133,5 +156,6 @@ def main_threads(m: int, tmp: str, trio_cohort) -> None:
         wall = {k: min(r["wall"] for r in rows if r["threads"] == k) for k in threads}
         cpu = {k: min(r["cpu"] for r in rows if r["threads"] == k) for k in threads}
         for k in threads:
-            print(f"{kind:<14}{k:>8}{wall[k]:>9.3f}{cpu[k]:>9.3f}{wall[1] / wall[k]:>10.2f}"
-                  f"{wall[1] / wall[k] / k:>12.2f}")
+            print(
+                f"{kind:<14}{k:>8}{wall[k]:>9.3f}{cpu[k]:>9.3f}{wall[1] / wall[k]:>10.2f}{wall[1] / wall[k] / k:>12.2f}"
+            )

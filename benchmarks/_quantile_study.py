@@ -160,8 +160,10 @@ def make_diffprivlib() -> Any:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return np.asarray(quantile(np.asarray(x, np.float64), q, epsilon=eps, bounds=bounds,
-                                           random_state=seed), dtype=np.float64)
+                return np.asarray(
+                    quantile(np.asarray(x, np.float64), q, epsilon=eps, bounds=bounds, random_state=seed),
+                    dtype=np.float64,
+                )
         except (RuntimeError, ValueError):  # crashes on tied data (NaN probabilities)
             return np.full(np.shape(q), np.nan)
 
@@ -176,8 +178,15 @@ def _joint_paper(x: np.ndarray, eps: float, bounds: tuple[float, float], gen: np
     return J.sample_joint(s, DECILES, eps, "replace", gen, sensitivity=2.0)
 
 
-def run_cell(subs: list[np.ndarray], qs: Any, eps: float, bounds: tuple[float, float], integer: bool,
-             peers: dict, gen: np.random.Generator) -> dict[str, np.ndarray]:
+def run_cell(
+    subs: list[np.ndarray],
+    qs: Any,
+    eps: float,
+    bounds: tuple[float, float],
+    integer: bool,
+    peers: dict,
+    gen: np.random.Generator,
+) -> dict[str, np.ndarray]:
     """Errors per subsample (mean over the levels) of every method, for one (column, n, eps, bounds, q) cell."""
     multi = not np.isscalar(qs)
     levels = np.atleast_1d(qs)
@@ -194,10 +203,14 @@ def run_cell(subs: list[np.ndarray], qs: Any, eps: float, bounds: tuple[float, f
         if "OpenDP" in peers:
             est["OpenDP"].append([peers["OpenDP"](x, float(q), eps / m, bounds, integer) for q in levels])
         if "diffprivlib" in peers:
-            est["diffprivlib"].append(np.atleast_1d(peers["diffprivlib"](x, levels if multi else float(qs), eps,
-                                                                         bounds, int(gen.integers(2**31)))))
-    return {k: np.abs(np.asarray(v, dtype=np.float64).reshape(len(subs), m) - truth).mean(axis=1)
-            for k, v in est.items()}
+            est["diffprivlib"].append(
+                np.atleast_1d(
+                    peers["diffprivlib"](x, levels if multi else float(qs), eps, bounds, int(gen.integers(2**31)))
+                )
+            )
+    return {
+        k: np.abs(np.asarray(v, dtype=np.float64).reshape(len(subs), m) - truth).mean(axis=1) for k, v in est.items()
+    }
 
 
 def run_study(seeds: int, quick: bool, data_dir: Path | None) -> tuple[list[dict], list[dict]]:
@@ -223,11 +236,29 @@ def run_study(seeds: int, quick: bool, data_dir: Path | None) -> tuple[list[dict
                         qs = DECILES if q == "deciles" else q
                         gen = np.random.default_rng([ci, n, int(eps * 10), qi, kind == "loose"])
                         err = run_cell(subs, qs, eps, bounds, integer, peers, gen)
-                        rows.append({"col": name, "unseen": unseen, "integer": integer, "n": n, "eps": eps,
-                                     "bounds": kind, "q": q, **err})
+                        rows.append(
+                            {
+                                "col": name,
+                                "unseen": unseen,
+                                "integer": integer,
+                                "n": n,
+                                "eps": eps,
+                                "bounds": kind,
+                                "q": q,
+                                **err,
+                            }
+                        )
                         if kind == "tight" and n == max(sizes):
-                            free.append({"col": name, "n": n, "eps": eps, "q": q, "tight": err["ours"],
-                                         "free": _bound_free(subs, qs, eps, gen)})
+                            free.append(
+                                {
+                                    "col": name,
+                                    "n": n,
+                                    "eps": eps,
+                                    "q": q,
+                                    "tight": err["ours"],
+                                    "free": _bound_free(subs, qs, eps, gen),
+                                }
+                            )
     return rows, free
 
 
@@ -251,18 +282,27 @@ def _ms(e: np.ndarray) -> tuple[float, float]:
 
 def win_table(rows: list[dict]) -> list[str]:
     """Win rates by slice, as in the issue: ours <= best peer, and within 2 SE."""
-    slices = {"all": lambda r: True, "integer columns": lambda r: r["integer"],
-              "continuous columns": lambda r: not r["integer"], "unseen columns only": lambda r: r["unseen"],
-              "single quantiles": lambda r: r["q"] != "deciles", "deciles": lambda r: r["q"] == "deciles",
-              "tight bounds": lambda r: r["bounds"] == "tight", "loose bounds": lambda r: r["bounds"] == "loose"}
+    slices = {
+        "all": lambda r: True,
+        "integer columns": lambda r: r["integer"],
+        "continuous columns": lambda r: not r["integer"],
+        "unseen columns only": lambda r: r["unseen"],
+        "single quantiles": lambda r: r["q"] != "deciles",
+        "deciles": lambda r: r["q"] == "deciles",
+        "tight bounds": lambda r: r["bounds"] == "tight",
+        "loose bounds": lambda r: r["bounds"] == "loose",
+    }
     out = ["| slice | cells | dpselect <= best peer | within 2 SE | worst ratio |", "|---|---|---|---|---|"]
     for label, keep in slices.items():
         win = close = cells = 0
         worst = 0.0
         for r in filter(keep, rows):
             mo, so = _ms(r["ours"])
-            peers = [(k, *_ms(v)) for k, v in r.items() if k not in ("col", "unseen", "integer", "n", "eps",
-                                                                       "bounds", "q", "ours")]
+            peers = [
+                (k, *_ms(v))
+                for k, v in r.items()
+                if k not in ("col", "unseen", "integer", "n", "eps", "bounds", "q", "ours")
+            ]
             peers = [p for p in peers if np.isfinite(p[1])]
             if not peers:
                 continue
@@ -272,8 +312,9 @@ def win_table(rows: list[dict]) -> list[str]:
             close += mo <= mb + 2 * np.hypot(so, sb)
             worst = max(worst, (mo + 1e-12) / (mb + 1e-12))
         if cells:
-            out.append(f"| {label} | {cells} | {100 * win / cells:.0f} % | {100 * close / cells:.0f} % | "
-                       f"{worst:.3g}x |")
+            out.append(
+                f"| {label} | {cells} | {100 * win / cells:.0f} % | {100 * close / cells:.0f} % | {worst:.3g}x |"
+            )
     return out
 
 
@@ -288,8 +329,10 @@ def free_table(free: list[dict]) -> list[str]:
             ratios.append(ratio)
             ok2 += ratio <= 2
             ok += ratio <= 2 or mf <= 2 * mt + 2 * np.hypot(sf, st)
-        out.append(f"| {eps:g} | {len(ratios)} | {np.median(ratios):.2f} | {ok2}/{len(ratios)} | "
-                   f"{ok}/{len(ratios)} | {max(ratios):.3g}x |")
+        out.append(
+            f"| {eps:g} | {len(ratios)} | {np.median(ratios):.2f} | {ok2}/{len(ratios)} | "
+            f"{ok}/{len(ratios)} | {max(ratios):.3g}x |"
+        )
     return out
 
 
@@ -300,8 +343,11 @@ def main(seeds: int, quick: bool) -> None:
     print("\n".join(win_table(rows)))
     print("\n== bound-free path (bounds=None) vs tight bounds, n = 1e4 ==")
     print("\n".join(free_table(free)))
-    worst = sorted((r for r in free if _ms(r["tight"])[0] > 0),
-                   key=lambda r: -_ms(r["free"])[0] / _ms(r["tight"])[0])[:8]
+    worst = sorted((r for r in free if _ms(r["tight"])[0] > 0), key=lambda r: -_ms(r["free"])[0] / _ms(r["tight"])[0])[
+        :8
+    ]
     for r in worst:
-        print(f"  {r['col']} eps={r['eps']:g} q={r['q']}: free {_ms(r['free'])[0]:.4g} ({_ms(r['free'])[1]:.2g}) "
-              f"vs tight {_ms(r['tight'])[0]:.4g} ({_ms(r['tight'])[1]:.2g})")
+        print(
+            f"  {r['col']} eps={r['eps']:g} q={r['q']}: free {_ms(r['free'])[0]:.4g} ({_ms(r['free'])[1]:.2g}) "
+            f"vs tight {_ms(r['tight'])[0]:.4g} ({_ms(r['tight'])[1]:.2g})"
+        )

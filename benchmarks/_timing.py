@@ -19,8 +19,9 @@ def median_time(fn: Callable[[], object], repeat: int = 7) -> float:
     return float(np.median(times))
 
 
-def best_of(runs: list[tuple[str, Callable[[], tuple[dict[str, float], np.ndarray]]]],
-            repeat: int = 3) -> tuple[dict[str, dict[str, float]], dict[str, np.ndarray]]:
+def best_of(
+    runs: list[tuple[str, Callable[[], tuple[dict[str, float], np.ndarray]]]], repeat: int = 3
+) -> tuple[dict[str, dict[str, float]], dict[str, np.ndarray]]:
     """Run each ``(name, run)`` ``repeat`` times, alternating; per name the best CPU and the best wall (each
     ``run()`` returns its timings ``{"cpu": s, "wall": s}`` and its counts) and the last counts."""
     best: dict[str, dict[str, float]] = {}

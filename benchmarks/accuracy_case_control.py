@@ -33,8 +33,12 @@ from dpselect.apps.genomics import select_top_snps, simulate_case_control
 
 COHORTS = ((1000, 3.0), (1000, 5.0), (2000, 3.0), (3000, 2.0))  # (cases = controls, odds ratio)
 EPSILONS = (0.01, 0.1, 1.0, 10.0)
-METHODS = {"dist-PF": {"mechanism": "pf"}, "dist-EM": {"mechanism": "em"},
-           "chi2-EM": {"mechanism": "em", "utility": "chi2"}, "chi2-PF": {"mechanism": "pf", "utility": "chi2"}}
+METHODS = {
+    "dist-PF": {"mechanism": "pf"},
+    "dist-EM": {"mechanism": "em"},
+    "chi2-EM": {"mechanism": "em", "utility": "chi2"},
+    "chi2-PF": {"mechanism": "pf", "utility": "chi2"},
+}
 K, M, CAUSAL = 10, 3000, 10
 
 
@@ -53,8 +57,10 @@ def main() -> None:
         for name, opts in METHODS.items():
             cells, t0, runs = [], time.perf_counter(), 0
             for eps in EPSILONS:
-                hits = [np.isin(select_top_snps(sim.counts, eps, K, rng=seed, **opts).indices, sim.causal).sum()
-                        for seed, sim in enumerate(sims)]
+                hits = [
+                    np.isin(select_top_snps(sim.counts, eps, K, rng=seed, **opts).indices, sim.causal).sum()
+                    for seed, sim in enumerate(sims)
+                ]
                 runs += len(hits)
                 cells.append(f"{np.mean(hits):.1f} ({np.std(hits, ddof=1) / np.sqrt(len(hits)):.1f})")
             per_run = (time.perf_counter() - t0) / runs

@@ -65,13 +65,16 @@ def errors(h: np.ndarray, p: float) -> dict[float, dict[str, float]]:
     ind = pct.percentile_problem(h, p, GRID, histogram=True, utility="indicator")
     # local dampening is EM (sensitivity 1) on the dampened utilities, which do not depend on eps
     damped = SelectionProblem(dampened_utilities(ind), global_sensitivity=1.0, relation=ind.relation)
-    return {eps: {
-        "PF-rank": expected_error(PermuteAndFlip(eps), rank, loss=loss),
-        "EM-rank": expected_error(ExponentialMechanism(eps), rank, loss=loss),
-        "EM-ind": expected_error(ExponentialMechanism(eps), ind, loss=loss),
-        "LD": expected_error(ExponentialMechanism(eps), damped, loss=loss),
-        "SNM-T": expected_error(SmoothNoisyMax(eps, noise="student_t"), ind, loss=loss),
-    } for eps in EPSILONS}
+    return {
+        eps: {
+            "PF-rank": expected_error(PermuteAndFlip(eps), rank, loss=loss),
+            "EM-rank": expected_error(ExponentialMechanism(eps), rank, loss=loss),
+            "EM-ind": expected_error(ExponentialMechanism(eps), ind, loss=loss),
+            "LD": expected_error(ExponentialMechanism(eps), damped, loss=loss),
+            "SNM-T": expected_error(SmoothNoisyMax(eps, noise="student_t"), ind, loss=loss),
+        }
+        for eps in EPSILONS
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,8 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         wins = sum(r["PF-rank"] < r[other] for r in rows)
         ties = sum(r["PF-rank"] == r[other] for r in rows)
         loses = sum(r["PF-rank"] > 1.05 * r[other] + 1e-12 for r in rows)
-        print(f"PF-rank vs {other}: lower error in {wins}/{len(rows)}, equal in {ties}, "
-              f"higher by > 5% in {loses}")
+        print(f"PF-rank vs {other}: lower error in {wins}/{len(rows)}, equal in {ties}, higher by > 5% in {loses}")
     return 0
 
 

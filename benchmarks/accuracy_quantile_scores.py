@@ -72,8 +72,10 @@ def main() -> None:
     for name, (col, bd) in cols.items():
         ratios, cells = [], []
         for n in (100, 1000, 10_000):
-            subs = [np.random.default_rng([zlib.crc32(name.encode()), n, s]).choice(col, n, replace=False)
-                    for s in range(10)]
+            subs = [
+                np.random.default_rng([zlib.crc32(name.encode()), n, s]).choice(col, n, replace=False)
+                for s in range(10)
+            ]
             for eps in (0.1, 1.0, 10.0):
                 for q in PS:
                     for loose in (False, True):

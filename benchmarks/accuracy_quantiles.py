@@ -95,6 +95,7 @@ def subsample(col: np.ndarray, hist: bool, n: int, seed: list[int]) -> np.ndarra
 
 # --------------------------------------------------------------------------- peers written here
 
+
 def smith(x: np.ndarray, q: float, eps: float, bounds: tuple[float, float], gen: np.random.Generator) -> float:
     """Smith 2011: EM over intervals of the raw sorted values, utility -|i - q n|, weights exp(eps u / 2)."""
     z = np.concatenate(([bounds[0]], np.sort(np.asarray(x, np.float64)), [bounds[1]]))
@@ -117,8 +118,9 @@ def smith_expected_error(x: np.ndarray, q: float, eps: float, bounds: tuple[floa
     return float(np.dot(p, QL.abs_dev(pc, truth)))
 
 
-def joint_exp_paper(x: np.ndarray, qs: np.ndarray, eps: float, bounds: tuple[float, float],
-                    gen: np.random.Generator) -> np.ndarray:
+def joint_exp_paper(
+    x: np.ndarray, qs: np.ndarray, eps: float, bounds: tuple[float, float], gen: np.random.Generator
+) -> np.ndarray:
     s = QL.check_sample(np.asarray(x, np.float64), bounds, integer=False)
     return J.sample_joint(s, qs, eps, "replace", gen, sensitivity=2.0)
 
@@ -162,8 +164,11 @@ def make_diffprivlib() -> object | None:
 
     def release(x: np.ndarray, q: float, eps: float, bounds: tuple[float, float], integer: bool, gen) -> float:
         try:
-            return float(quantile(np.asarray(x, np.float64), q, epsilon=eps, bounds=bounds,
-                                  random_state=int(gen.integers(2**31))))
+            return float(
+                quantile(
+                    np.asarray(x, np.float64), q, epsilon=eps, bounds=bounds, random_state=int(gen.integers(2**31))
+                )
+            )
         except RuntimeError:  # diffprivlib 0.6.6 fails (NaN probabilities) on some tied data at large eps
             return float("nan")
 
@@ -171,6 +176,7 @@ def make_diffprivlib() -> object | None:
 
 
 # --------------------------------------------------------------------------- the run
+
 
 def mean_se(err: list[float] | np.ndarray) -> tuple[float, float]:
     e = np.asarray(err, dtype=np.float64)
@@ -195,8 +201,9 @@ def run_single(cols, seeds: int, peers: dict) -> list[dict]:
                     gen = np.random.default_rng([ci, n, p, int(eps * 10)])
                     res = {
                         "ours": mean_se([Q.quantile_expected_error(x, q, eps, bounds=bounds) for x in subs]),
-                        "ours~": mae(np.array([Q.private_quantile(x, q, eps, bounds=bounds, rng=gen)
-                                               for x in subs]), truth),
+                        "ours~": mae(
+                            np.array([Q.private_quantile(x, q, eps, bounds=bounds, rng=gen) for x in subs]), truth
+                        ),
                         "Smith": mean_se([smith_expected_error(x, q, eps, bounds, t) for x, t in zip(subs, truth)]),
                     }
                     for pname, f in peers.items():
@@ -214,13 +221,22 @@ def run_deciles(cols, seeds: int) -> list[dict]:
             for eps in EPSILONS:
                 gen = np.random.default_rng([ci, n, int(eps * 10), 9])
                 res = {
-                    "ours": mae(np.array([Q.private_quantiles(x, DECILES, eps, bounds=bounds, rng=gen)
-                                          for x in subs]), truth),
-                    "ours-rec": mae(np.array([Q.private_quantiles(x, DECILES, eps, bounds=bounds, rng=gen,
-                                                                  method="recursive") for x in subs]), truth),
+                    "ours": mae(
+                        np.array([Q.private_quantiles(x, DECILES, eps, bounds=bounds, rng=gen) for x in subs]), truth
+                    ),
+                    "ours-rec": mae(
+                        np.array(
+                            [
+                                Q.private_quantiles(x, DECILES, eps, bounds=bounds, rng=gen, method="recursive")
+                                for x in subs
+                            ]
+                        ),
+                        truth,
+                    ),
                     "JointExp": mae(np.array([joint_exp_paper(x, DECILES, eps, bounds, gen) for x in subs]), truth),
-                    "IndExp": mae(np.array([[smith(x, q, eps / 9, bounds, gen) for q in DECILES]
-                                            for x in subs]), truth),
+                    "IndExp": mae(
+                        np.array([[smith(x, q, eps / 9, bounds, gen) for q in DECILES] for x in subs]), truth
+                    ),
                 }
                 rows.append({"col": name, "n": n, "p": "deciles", "eps": eps, **res})
     return rows
@@ -233,8 +249,7 @@ def report(rows: list[dict], peers: list[str], title: str) -> None:
     wins: dict[float, list[int]] = {e: [0, 0] for e in EPSILONS}
     worst = []
     for r in rows:
-        print(f"{r['col']:18s} {r['n']:6d} {r['p']!s:>7s} {r['eps']:5g} "
-              + " ".join(f"{r[k][0]:11.4g}" for k in names))
+        print(f"{r['col']:18s} {r['n']:6d} {r['p']!s:>7s} {r['eps']:5g} " + " ".join(f"{r[k][0]:11.4g}" for k in names))
         present = [k for k in peers if k in r and np.isfinite(r[k][0])]
         if not present:
             continue
@@ -248,27 +263,38 @@ def report(rows: list[dict], peers: list[str], title: str) -> None:
         wins[r["eps"]][1] += 1
         worst.append(((m_o + 1e-12) / (m_b + 1e-12), r, best))
     total = [sum(w[0] for w in wins.values()), sum(w[1] for w in wins.values())]
-    print(f"wins vs every one of {peers} (MAE <= peer + 2 SE; sampled peers vs ours sampled): " + ", ".join(
-        f"eps={e:g}: {w[0]}/{w[1]}" for e, w in wins.items()) + f"; total {total[0]}/{total[1]}")
+    print(
+        f"wins vs every one of {peers} (MAE <= peer + 2 SE; sampled peers vs ours sampled): "
+        + ", ".join(f"eps={e:g}: {w[0]}/{w[1]}" for e, w in wins.items())
+        + f"; total {total[0]}/{total[1]}"
+    )
     worst.sort(key=lambda t: -t[0])
     print("worst cells (ours / best peer):")
     for ratio, r, best in worst[:6]:
-        print(f"  {r['col']} n={r['n']} p={r['p']} eps={r['eps']:g}: {r['ours'][0]:.4g} vs {best} "
-              f"{r[best][0]:.4g} ({ratio:.2f}x)")
+        print(
+            f"  {r['col']} n={r['n']} p={r['p']} eps={r['eps']:g}: {r['ours'][0]:.4g} vs {best} "
+            f"{r[best][0]:.4g} ({ratio:.2f}x)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--multi-seeds", type=int, default=20)
-    ap.add_argument("--diffprivlib", action="store_true",
-                    help="also sample diffprivlib (its law is Smith's, computed exactly anyway)")
+    ap.add_argument(
+        "--diffprivlib",
+        action="store_true",
+        help="also sample diffprivlib (its law is Smith's, computed exactly anyway)",
+    )
     ap.add_argument("--quick", action="store_true", help="three columns, 10 seeds")
     ap.add_argument("--single-only", action="store_true", help="skip the deciles")
-    ap.add_argument("--study", action="store_true",
-                    help="the 18-column study (ten unseen columns, tight and 100x loose bounds, n = 100..1e4, "
-                         "OpenDP / diffprivlib / Smith / JointExp, win rates by slice, bounds=None vs tight): "
-                         "benchmarks/_quantile_study.py; --seeds per cell (10 by default)")
+    ap.add_argument(
+        "--study",
+        action="store_true",
+        help="the 18-column study (ten unseen columns, tight and 100x loose bounds, n = 100..1e4, "
+        "OpenDP / diffprivlib / Smith / JointExp, win rates by slice, bounds=None vs tight): "
+        "benchmarks/_quantile_study.py; --seeds per cell (10 by default)",
+    )
     args = ap.parse_args(argv)
     if args.study:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -292,8 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.single_only:
         deciles = run_deciles(cols, args.multi_seeds)
         report(deciles, ["JointExp"], "nine deciles vs JointExp")
-        report([{k: v for k, v in r.items() if k != "JointExp"} for r in deciles], ["IndExp"],
-               "nine deciles vs IndExp")
+        report([{k: v for k, v in r.items() if k != "JointExp"} for r in deciles], ["IndExp"], "nine deciles vs IndExp")
     med = [r for r in single if r["p"] == 50 and "OpenDP" in r and r["col"] not in ("gamma/fLength", "gamma/fAlpha")]
     if med:
         report(med, ["OpenDP"], "integer medians vs OpenDP")

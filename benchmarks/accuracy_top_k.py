@@ -75,8 +75,9 @@ def found(draws: np.ndarray, truth_key: np.ndarray, k: int) -> np.ndarray:
     return (truth_key[draws] >= kth).sum(axis=1)
 
 
-def sample(method: str, u: np.ndarray, monotone: bool, k: int, eps: float, reps: int,
-           gen: np.random.Generator) -> np.ndarray:
+def sample(
+    method: str, u: np.ndarray, monotone: bool, k: int, eps: float, reps: int, gen: np.random.Generator
+) -> np.ndarray:
     """(reps, k) ordered tuples of ``method`` at total budget ``eps`` (Delta u = 1)."""
     m = u.size
     if method == "joint":
@@ -130,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                 for s in tied:
                     wins[s] += 1
                 rows.append((name, u.size, k, eps, res))
-                print(f"| {name} | {u.size} | {k} | {eps:g} | {res['joint']:.2f} | {res['gumbel']:.2f} | "
-                      f"{res['peel-PF']:.2f} | {', '.join(tied)} |")
+                print(
+                    f"| {name} | {u.size} | {k} | {eps:g} | {res['joint']:.2f} | {res['gumbel']:.2f} | "
+                    f"{res['peel-PF']:.2f} | {', '.join(tied)} |"
+                )
     print(f"\nlargest standard error of a mean: {max_se:.3f}; settings within 2% of k of the best: {wins}")
     # joint vs gumbel (the choice for EM-type mechanisms), by k and total epsilon
     print("\n# joint - gumbel, mean over data sets, by k (rows) and total epsilon (columns)")

@@ -49,8 +49,9 @@ def cpu(fn, repeat: int = 1) -> float:
 def smooth_problem(m: int) -> dpselect.SelectionProblem:
     """m distinct scores N(0, 10^2), sensitivity 1, local sensitivity 1/4 up to distance 5."""
     scores = np.random.default_rng(0).normal(size=m) * 10
-    return dpselect.SelectionProblem(scores, global_sensitivity=1.0, max_distance=5,
-                                     local_sensitivity=dpselect.StepProfile([0, 5], [0.25, 1.0]))
+    return dpselect.SelectionProblem(
+        scores, global_sensitivity=1.0, max_distance=5, local_sensitivity=dpselect.StepProfile([0, 5], [0.25, 1.0])
+    )
 
 
 def exact_laws() -> None:
@@ -65,8 +66,11 @@ def exact_laws() -> None:
         print(f"{name:<44}{pr.n_candidates:>8}{t:>10.3f}{t_em:>10.4f}{t / max(t_em, 1e-6):>10.0f}", flush=True)
         return t
 
-    row("RNM-Laplace (arange scores)", dpselect.ReportNoisyMax(eps, "laplace"),
-        dpselect.SelectionProblem(np.arange(4096.0)))
+    row(
+        "RNM-Laplace (arange scores)",
+        dpselect.ReportNoisyMax(eps, "laplace"),
+        dpselect.SelectionProblem(np.arange(4096.0)),
+    )
     row("SNM-t (df = 3)", dpselect.SmoothNoisyMax(eps, noise="student_t"), smooth_problem(1000))
     mechs = [
         ("RNM-Laplace", dpselect.ReportNoisyMax(eps, "laplace")),
@@ -94,11 +98,13 @@ def exact_laws() -> None:
         d = c.copy()
         d[rng.integers(50)] += 1
         pairs.append((majority_problem(c), majority_problem(d)))
-    for name, mech in (("SNM-t (df = 3)", dpselect.SmoothNoisyMax(eps, noise="student_t")),
-                       ("SPS (P_4, one-sided)", dpselect.SmoothPrivateSelection(eps)),
-                       ("SPS (P_4, two-sided)", dpselect.SmoothPrivateSelection(eps, one_sided=False)),
-                       ("SNM-Laplace (delta = 1e-6)", dpselect.SmoothNoisyMax(eps, 1e-6, noise="laplace")),
-                       ("EM", em)):
+    for name, mech in (
+        ("SNM-t (df = 3)", dpselect.SmoothNoisyMax(eps, noise="student_t")),
+        ("SPS (P_4, one-sided)", dpselect.SmoothPrivateSelection(eps)),
+        ("SPS (P_4, two-sided)", dpselect.SmoothPrivateSelection(eps, one_sided=False)),
+        ("SNM-Laplace (delta = 1e-6)", dpselect.SmoothNoisyMax(eps, 1e-6, noise="laplace")),
+        ("EM", em),
+    ):
         print(f"{name:<44}{cpu(lambda mech=mech: audit(mech, pairs)):>10.3f}", flush=True)
 
 
@@ -116,8 +122,11 @@ def main() -> None:
     t_floor = median_time(floor)
     print(f"{'select from 10^6 scores':<48}{'seconds':>10}{'ratio':>8}")
     print(f"{'numpy Gumbel-argmax floor':<48}{t_floor:>10.4f}{1.0:>8.2f}")
-    for mech in (dpselect.ExponentialMechanism(eps), dpselect.PermuteAndFlip(eps),
-                 dpselect.ReportNoisyMax(eps, "laplace")):
+    for mech in (
+        dpselect.ExponentialMechanism(eps),
+        dpselect.PermuteAndFlip(eps),
+        dpselect.ReportNoisyMax(eps, "laplace"),
+    ):
         t = median_time(lambda: mech.select(problem, rng=rng))
         name = type(mech).__name__ + (f"({mech.noise})" if hasattr(mech, "noise") else "")
         print(f"{name:<48}{t:>10.4f}{t / t_floor:>8.2f}")
@@ -127,8 +136,12 @@ def main() -> None:
     two = dpselect.SelectionProblem(np.r_[np.ones(1), np.zeros(4095)])
     many = dpselect.SelectionProblem(np.arange(4096.0))
     for label, pr in (("2 distinct", two), ("4096 distinct", many)):
-        for mech in (dpselect.ReportNoisyMax(eps, "laplace"), dpselect.ReportNoisyMax(eps, "gumbel"),
-                     dpselect.ExponentialMechanism(eps), dpselect.PermuteAndFlip(eps)):
+        for mech in (
+            dpselect.ReportNoisyMax(eps, "laplace"),
+            dpselect.ReportNoisyMax(eps, "gumbel"),
+            dpselect.ExponentialMechanism(eps),
+            dpselect.PermuteAndFlip(eps),
+        ):
             name = type(mech).__name__ + (f"({mech.noise})" if hasattr(mech, "noise") else "")
             t = median_time(lambda: output_distribution(mech, pr), repeat=3)
             print(f"{name + ', ' + label:<48}{t:>10.4f}")

@@ -43,15 +43,23 @@ def main() -> None:
     rows = [
         ("EM on 10^6 raw scores, one draw", lambda: em.select(raw, rng=1)),
         ("PF on 10^6 raw scores, one draw", lambda: pf.select(raw, rng=1)),
-        ("rank problem from 10^5 records, 10^6-point grid",
-         lambda: pct.percentile_problem(x, 90, grid, utility="rank")),
-        ("rank problem from a 10^6-bin histogram",
-         lambda: pct.percentile_problem(hist, 90, grid, histogram=True, utility="rank")),
+        (
+            "rank problem from 10^5 records, 10^6-point grid",
+            lambda: pct.percentile_problem(x, 90, grid, utility="rank"),
+        ),
+        (
+            "rank problem from a 10^6-bin histogram",
+            lambda: pct.percentile_problem(hist, 90, grid, histogram=True, utility="rank"),
+        ),
         ("PF on the 10^6 rank problem, one draw", lambda: pf.select(rank, rng=1)),
-        ("private_percentile (default PF-rank), 10^5 records, 10^6 grid",
-         lambda: pct.private_percentile(x, 90, 1.0, grid, rng=1)),
-        ("private_percentile (EM-rank), 10^5 records, 10^6 grid",
-         lambda: pct.private_percentile(x, 90, 1.0, grid, mechanism="em", rng=1)),
+        (
+            "private_percentile (default PF-rank), 10^5 records, 10^6 grid",
+            lambda: pct.private_percentile(x, 90, 1.0, grid, rng=1),
+        ),
+        (
+            "private_percentile (EM-rank), 10^5 records, 10^6 grid",
+            lambda: pct.private_percentile(x, 90, 1.0, grid, mechanism="em", rng=1),
+        ),
         ("exact law of EM on the 10^6 rank problem", lambda: em.probabilities(rank)),
     ]
     print(f"{'operation':66s} {'median s':>9s}")
@@ -59,8 +67,10 @@ def main() -> None:
         print(f"{label:66s} {median_time(fn):9.4f}", flush=True)
     t0 = time.perf_counter()
     p = pf.probabilities(rank)
-    print(f"{'exact law of PF on the 10^6 rank problem (one run)':66s} {time.perf_counter() - t0:9.4f}"
-          f"   (sum {p.sum():.12f})")
+    print(
+        f"{'exact law of PF on the 10^6 rank problem (one run)':66s} {time.perf_counter() - t0:9.4f}"
+        f"   (sum {p.sum():.12f})"
+    )
 
 
 if __name__ == "__main__":

@@ -97,10 +97,12 @@ def duff_rows() -> list[tuple[str, float, float]]:
                 t_old = cpu_best(run)
             old, new = expected_rounds(x, name)
             what = f"Duff {name}, n={n}, " + ("1 draw" if size is None else f"{size} draws")
-            rows += [(f"{what}: float (granularity=0)", t_float, t_float),
-                     (f"{what}: exact, old ({old:,.0f} rounds/draw)", t_old, t_float),
-                     (f"{what}: exact, new ({new:.2f} rounds/draw)", t_new, t_float),
-                     (f"{what}: exact, new, rng='secure'", t_sec, t_float)]
+            rows += [
+                (f"{what}: float (granularity=0)", t_float, t_float),
+                (f"{what}: exact, old ({old:,.0f} rounds/draw)", t_old, t_float),
+                (f"{what}: exact, new ({new:.2f} rounds/draw)", t_new, t_float),
+                (f"{what}: exact, new, rng='secure'", t_sec, t_float),
+            ]
     return rows
 
 
@@ -119,17 +121,21 @@ def atan_rows() -> list[tuple[str, float, float]]:
             t_f = cpu_best(snap)
             t_e = cpu_best(lambda seed, rel=rel: rel.release(0.3, 0.5, size=10_000, rng=seed))
             t_s = cpu_best(lambda seed, rel=rel: rel.release(0.3, 0.5, size=10_000, rng="secure"))
-            rows += [(f"{label}, lambda={lam:g}: float + snap, 10^4", t_f, t_f),
-                     (f"{label}, lambda={lam:g}: exact", t_e, t_f),
-                     (f"{label}, lambda={lam:g}: exact, rng='secure'", t_s, t_f)]
+            rows += [
+                (f"{label}, lambda={lam:g}: float + snap, 10^4", t_f, t_f),
+                (f"{label}, lambda={lam:g}: exact", t_e, t_f),
+                (f"{label}, lambda={lam:g}: exact, rng='secure'", t_s, t_f),
+            ]
     return rows
 
 
 def scale_rows(budget: float = 20.0) -> Iterator[tuple[str, str]]:
     """(label, "median ms / max ms (draws)") per noise and smooth sensitivity S: one release per seed."""
-    for label, rel in (("Student t3", dpselect.SmoothSensitivityRelease(1.0)),
-                       ("Cauchy", dpselect.SmoothSensitivityRelease(1.0, noise="polynomial")),
-                       ("Laplace", dpselect.SmoothSensitivityRelease(1.0, 1e-6, noise="laplace"))):
+    for label, rel in (
+        ("Student t3", dpselect.SmoothSensitivityRelease(1.0)),
+        ("Cauchy", dpselect.SmoothSensitivityRelease(1.0, noise="polynomial")),
+        ("Laplace", dpselect.SmoothSensitivityRelease(1.0, 1e-6, noise="laplace")),
+    ):
         for s in (1.0, 1e60, 1e100, 1e306):
             times: list[float] = []
             cell = ""
@@ -159,11 +165,12 @@ def main() -> None:
     for name, cls in (("EM", dpselect.ExponentialMechanism), ("PF", dpselect.PermuteAndFlip)):
         t_float = median_time(lambda c=cls: c(1.0).select(problem, size=10_000, rng=rng), repeat=3)
         t_exact = median_time(lambda c=cls: c(1.0, sampler="exact").select(problem, size=10_000, rng=rng), repeat=3)
-        t_sec = median_time(
-            lambda c=cls: c(1.0, sampler="exact").select(problem, size=10_000, rng="secure"), repeat=3
-        )
-        rows += [(f"{name} float, 10^4 draws, m=100", t_float, t_float),
-                 (f"{name} exact", t_exact, t_float), (f"{name} exact, rng='secure'", t_sec, t_float)]
+        t_sec = median_time(lambda c=cls: c(1.0, sampler="exact").select(problem, size=10_000, rng="secure"), repeat=3)
+        rows += [
+            (f"{name} float, 10^4 draws, m=100", t_float, t_float),
+            (f"{name} exact", t_exact, t_float),
+            (f"{name} exact, rng='secure'", t_sec, t_float),
+        ]
     t_np = median_time(lambda: rng.laplace(size=100_000), repeat=3)
     t_dl = median_time(lambda: discrete_laplace(Fraction(5, 2), size=100_000, rng=rng), repeat=3)
     rows += [("numpy laplace, 10^5 draws (floor)", t_np, t_np), ("exact discrete Laplace, 10^5 draws", t_dl, t_np)]

@@ -110,8 +110,18 @@ print(json.dumps({"wall": w1 - w0, "cpu": (r1.ru_utime - r0.ru_utime) + (r1.ru_s
 
 
 def _plink(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray]:
-    cmd = ["/usr/bin/time", "-f", "TIME %U %S %e %M", plink, "--bfile", str(prefix), "--tdt",
-           "--keep-allele-order", "--out", str(prefix) + "_plink"]
+    cmd = [
+        "/usr/bin/time",
+        "-f",
+        "TIME %U %S %e %M",
+        plink,
+        "--bfile",
+        str(prefix),
+        "--tdt",
+        "--keep-allele-order",
+        "--out",
+        str(prefix) + "_plink",
+    ]
     run = subprocess.run(cmd, capture_output=True, text=True, check=True)
     user, sys_, wall, rss = next(line for line in run.stderr.splitlines() if line.startswith("TIME")).split()[1:]
     rows = [line.split() for line in Path(str(prefix) + "_plink.tdt").read_text().splitlines()[1:]]
@@ -121,8 +131,12 @@ def _plink(plink: str, prefix: Path) -> tuple[dict[str, float], np.ndarray]:
 
 def _ours(prefix: Path, chunk: int, pedigree: str = "") -> tuple[dict[str, float], np.ndarray]:
     out = str(prefix) + "_ours.npy"
-    run = subprocess.run([sys.executable, "-c", _CHILD, str(prefix), str(chunk), out, pedigree],
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(prefix), str(chunk), out, pedigree],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(run.stdout.strip().splitlines()[-1]), np.load(out)
 
 
@@ -137,8 +151,7 @@ def _timed(cmd: list[str]) -> tuple[float, float]:
 
 def _plink_vcf(plink: str, vcf: Path, fam: Path) -> tuple[dict[str, float], np.ndarray]:
     out = str(vcf.with_suffix("")) + "_plinkvcf"
-    cpu1, wall1 = _timed([plink, "--vcf", str(vcf), "--double-id", "--keep-allele-order", "--make-bed",
-                          "--out", out])
+    cpu1, wall1 = _timed([plink, "--vcf", str(vcf), "--double-id", "--keep-allele-order", "--make-bed", "--out", out])
     shutil.copyfile(fam, out + ".fam")  # the trios and sexes (the VCF has neither); same sample order
     cpu2, wall2 = _timed([plink, "--bfile", out, "--tdt", "--keep-allele-order", "--out", out])
     rows = [line.split() for line in Path(out + ".tdt").read_text().splitlines()[1:]]
@@ -155,8 +168,7 @@ def _bgzf_block(payload: bytes) -> bytes:
 
 
 #: GATK-style ``GT:AD:DP:GQ:PL`` fields by PLINK code, all 23 bytes (so one byte table writes the lines).
-_GATK = (b"1/1:0,12:12:36:360,36,0", b"./.:12,10:22:10:90,0,99", b"0/1:6,7:13:99:120,0,110",
-         b"0/0:12,0:12:36:0,36,360")
+_GATK = (b"1/1:0,12:12:36:360,36,0", b"./.:12,10:22:10:90,0,99", b"0/1:6,7:13:99:120,0,110", b"0/0:12,0:12:36:0,36,360")
 
 
 def write_vcf_gz(prefix: Path, out: Path, gatk: bool = False) -> None:
@@ -171,13 +183,15 @@ def write_vcf_gz(prefix: Path, out: Path, gatk: bool = False) -> None:
     field = np.frombuffer(b"".join(f + b"\t" for f in spell), dtype=np.uint8).reshape(4, -1)  # by PLINK code
     haploid = np.array(["1", ".", "0/1", "0"], dtype=object)
     male = np.array([r[4] == "1" for r in fam])
-    head = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
-            '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
-            '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
-            '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
-            '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
-            '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
-            "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" + "\t".join(r[1] for r in fam) + "\n")
+    head = (
+        "##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
+        '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+        '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
+        '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
+        '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
+        '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
+        "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" + "\t".join(r[1] for r in fam) + "\n"
+    )
     pieces = [head.encode()]
     for j, (chrom, sid, _, pos, a1, a2) in enumerate(bim):
         fmt = "GT:AD:DP:GQ:PL" if gatk and chrom != "23" else "GT"
@@ -192,7 +206,7 @@ def write_vcf_gz(prefix: Path, out: Path, gatk: bool = False) -> None:
     text = b"".join(pieces)
     size = 0xFF00
     with ThreadPoolExecutor(2) as pool:
-        blocks = list(pool.map(_bgzf_block, (text[a:a + size] for a in range(0, len(text), size))))
+        blocks = list(pool.map(_bgzf_block, (text[a : a + size] for a in range(0, len(text), size))))
     out.write_bytes(b"".join(blocks) + _bgzf_block(b""))
 
 
@@ -202,10 +216,22 @@ def _cohort(m: int, tmp: str) -> Path:
     if not prefix.with_suffix(".bed").exists():
         prefix.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        simulate_trios(prefix, N_TRIOS, m, causal=10, effect=0.6, missing_rate=0.02, error_rate=0.01,
-                       x_snps=m // 20, child_sex="mixed", rng=0)
-        print(f"{m:>9} simulate_trios: {time.perf_counter() - t0:.1f} s, .bed "
-              f"{prefix.with_suffix('.bed').stat().st_size / 1e6:.0f} MB")
+        simulate_trios(
+            prefix,
+            N_TRIOS,
+            m,
+            causal=10,
+            effect=0.6,
+            missing_rate=0.02,
+            error_rate=0.01,
+            x_snps=m // 20,
+            child_sex="mixed",
+            rng=0,
+        )
+        print(
+            f"{m:>9} simulate_trios: {time.perf_counter() - t0:.1f} s, .bed "
+            f"{prefix.with_suffix('.bed').stat().st_size / 1e6:.0f} MB"
+        )
     return prefix
 
 
@@ -266,21 +292,29 @@ def main() -> None:
             ref = None
             if plink is not None and Path("/usr/bin/time").exists():
                 p, ref = _plink(plink, prefix)
-                print(f"{m:>9} {'plink1.9 --tdt':<26}{p['wall']:>8.2f}{p['cpu']:>8.2f}{m / p['wall']:>15,.0f}"
-                      f"{m / p['cpu']:>14,.0f}  peak RSS {p['rss_peak_mb']:.0f} MiB")
+                print(
+                    f"{m:>9} {'plink1.9 --tdt':<26}{p['wall']:>8.2f}{p['cpu']:>8.2f}{m / p['wall']:>15,.0f}"
+                    f"{m / p['cpu']:>14,.0f}  peak RSS {p['rss_peak_mb']:.0f} MiB"
+                )
             o, got = _ours(prefix, CHUNK)
-            print(f"{m:>9} {'dpselect (Dask threads)':<26}{o['wall']:>8.2f}{o['cpu']:>8.2f}{m / o['wall']:>15,.0f}"
-                  f"{m / o['cpu']:>14,.0f}  peak RSS growth {o['rss_growth_mb']:.0f} MiB "
-                  f"= {o['rss_growth_mb'] / chunk_mb:.1f} chunks (process peak {o['rss_peak_mb']:.0f} MiB)")
-            print(f"{m:>9} {'':<26}peak growth {'from VmHWM' if o['hwm'] else 'sampled'}"
-                  f" (sampled every 5 ms: {o['rss_sampled_mb']:.0f} MiB); of it the result held "
-                  f"{o['result_mb']:.1f} MiB, work {(o['rss_growth_mb'] - o['result_mb']) / chunk_mb:.1f} chunks")
+            print(
+                f"{m:>9} {'dpselect (Dask threads)':<26}{o['wall']:>8.2f}{o['cpu']:>8.2f}{m / o['wall']:>15,.0f}"
+                f"{m / o['cpu']:>14,.0f}  peak RSS growth {o['rss_growth_mb']:.0f} MiB "
+                f"= {o['rss_growth_mb'] / chunk_mb:.1f} chunks (process peak {o['rss_peak_mb']:.0f} MiB)"
+            )
+            print(
+                f"{m:>9} {'':<26}peak growth {'from VmHWM' if o['hwm'] else 'sampled'}"
+                f" (sampled every 5 ms: {o['rss_sampled_mb']:.0f} MiB); of it the result held "
+                f"{o['result_mb']:.1f} MiB, work {(o['rss_growth_mb'] - o['result_mb']) / chunk_mb:.1f} chunks"
+            )
             if ref is not None:
                 same = ref.shape == got.shape and bool((ref == got).all())
                 print(f"{m:>9} counts identical to PLINK's T/U (autosomes and X): {same}")
                 if p["cpu"] > 0:
-                    print(f"{m:>9} ratios dpselect / PLINK: CPU {o['cpu'] / p['cpu']:.2f}, "
-                          f"wall {o['wall'] / p['wall']:.2f}")
+                    print(
+                        f"{m:>9} ratios dpselect / PLINK: CPU {o['cpu'] / p['cpu']:.2f}, "
+                        f"wall {o['wall'] / p['wall']:.2f}"
+                    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,21 @@ from pathlib import Path
 _SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Modules that ``import dpselect`` must not load (each costs a large share of the import).
-HEAVY = ("scipy.optimize", "scipy.integrate", "scipy.stats", "sklearn", "pandas", "dask", "distributed",
-         "matplotlib", "typer", "rich", "pyarrow", "bed_reader", "cyvcf2")
+HEAVY = (
+    "scipy.optimize",
+    "scipy.integrate",
+    "scipy.stats",
+    "sklearn",
+    "pandas",
+    "dask",
+    "distributed",
+    "matplotlib",
+    "typer",
+    "rich",
+    "pyarrow",
+    "bed_reader",
+    "cyvcf2",
+)
 
 _PROBE = """
 import json, sys, time
@@ -46,8 +59,13 @@ def import_cpu(module: str, before: str = "") -> tuple[float, list[str]]:
     """CPU seconds of ``import module`` in a fresh interpreter (after running ``before``), and the heavy modules."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_SRC), env.get("PYTHONPATH", "")) if p)
-    out = subprocess.run([sys.executable, "-c", _PROBE.format(module=module, heavy=HEAVY, before=before)], env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(module=module, heavy=HEAVY, before=before)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     res = json.loads(out.strip().splitlines()[-1])
     return float(res["cpu"]), list(res["heavy"])
 
@@ -71,8 +89,10 @@ def main() -> None:
     print(f"{'import scipy.special':<24}{floor:8.3f} s   runs: {', '.join(f'{t:.3f}' for t in times['scipy.special'])}")
     print(f"{'import dpselect':<24}{ours:8.3f} s   runs: {', '.join(f'{t:.3f}' for t in times['dpselect'])}")
     print(f"{'ratio':<24}{ours / floor:8.2f}     (target <= 1.30)")
-    print(f"{'dpselect own share':<24}{min(own):8.3f} s   (import dpselect after import scipy.special; "
-          f"{(floor + min(own)) / floor:.2f} x the floor)")
+    print(
+        f"{'dpselect own share':<24}{min(own):8.3f} s   (import dpselect after import scipy.special; "
+        f"{(floor + min(own)) / floor:.2f} x the floor)"
+    )
     print(f"heavy modules loaded by `import dpselect`: {', '.join(heavy) if heavy else 'none'}")
 
 

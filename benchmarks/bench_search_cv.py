@@ -40,8 +40,7 @@ def main() -> None:
     models = {
         "tree (defaults, eps)": lambda s: DPDecisionTreeClassifier(epsilon=a.eps, random_state=s, **kw),
         "DPSearchCV papernot_steinke eta=0": lambda s: DPSearchCV(base, GRID, epsilon=a.eps, random_state=s),
-        "DPSearchCV liu_talwar": lambda s: DPSearchCV(base, GRID, epsilon=a.eps, method="liu_talwar",
-                                                      random_state=s),
+        "DPSearchCV liu_talwar": lambda s: DPSearchCV(base, GRID, epsilon=a.eps, method="liu_talwar", random_state=s),
         "tree (defaults, eps/2)": lambda s: DPDecisionTreeClassifier(epsilon=a.eps / 2, random_state=s, **kw),
     }
     acc: dict = {m: [] for m in models}

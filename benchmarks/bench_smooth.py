@@ -26,8 +26,9 @@ from dpselect.mechanisms import LocalDampening, PrivateSensitivityBound, SmoothN
 def hepth_like_problem(m: int = 4096, index: int = 1234, j: int = 3) -> SelectionProblem:
     scores = np.zeros(m)
     scores[index] = 1.0
-    return SelectionProblem(scores, global_sensitivity=1.0, local_sensitivity=StepProfile([0, j], [0.0, 1.0]),
-                            max_distance=j)
+    return SelectionProblem(
+        scores, global_sensitivity=1.0, local_sensitivity=StepProfile([0, j], [0.0, 1.0]), max_distance=j
+    )
 
 
 def main() -> None:
@@ -37,8 +38,11 @@ def main() -> None:
     cases = [
         ("SmoothNoisyMax(laplace, delta=1e-6)", SmoothNoisyMax(eps, 1e-6, noise="laplace"), "50"),
         ("SmoothNoisyMax(student_t, d=3)", SmoothNoisyMax(eps, noise="student_t"), "50"),
-        ("SmoothNoisyMax(student_t, paper calibration)", SmoothNoisyMax(eps, noise="student_t",
-                                                                       calibration="paper"), ""),
+        (
+            "SmoothNoisyMax(student_t, paper calibration)",
+            SmoothNoisyMax(eps, noise="student_t", calibration="paper"),
+            "",
+        ),
         ("SmoothNoisyMax(lln, delta=1e-6)", SmoothNoisyMax(eps, 1e-6, noise="lln"), ""),
         ("SmoothPrivateSelection(gamma=4, one-sided)", SmoothPrivateSelection(eps), ""),
         ("SmoothPrivateSelection(gamma=4, two-sided)", SmoothPrivateSelection(eps, one_sided=False), ""),
@@ -53,8 +57,9 @@ def main() -> None:
     m = 10**6
     rng = np.random.default_rng(0)
     scores = rng.normal(size=m) * 10
-    big = SelectionProblem(scores, global_sensitivity=1.0, local_sensitivity=StepProfile([0, 5], [0.25, 1.0]),
-                           max_distance=5)
+    big = SelectionProblem(
+        scores, global_sensitivity=1.0, local_sensitivity=StepProfile([0, 5], [0.25, 1.0]), max_distance=5
+    )
     sps = SmoothPrivateSelection(eps)
     b_em = 2.0 / eps
 
@@ -78,8 +83,12 @@ def main() -> None:
     print()
     print(f"{'PrivateSensitivityBound exact law (distinct scores)':<60}{'seconds':>10}")
     for m_psb in (5, 100, 1000):
-        pr_psb = SelectionProblem(rng.normal(size=m_psb) * 5, global_sensitivity=1.0,
-                                  local_sensitivity=StepProfile([0, 5], [0.1, 1.0]), max_distance=5)
+        pr_psb = SelectionProblem(
+            rng.normal(size=m_psb) * 5,
+            global_sensitivity=1.0,
+            local_sensitivity=StepProfile([0, 5], [0.1, 1.0]),
+            max_distance=5,
+        )
         for sel in ("pf", "em") if m_psb <= 100 else ("em",):  # PF's closed form is O(m^2) per node
             mech = PrivateSensitivityBound(eps / 3, 2 * eps / 3, selector=sel)
             t = median_time(lambda mech=mech, pr_psb=pr_psb: mech.probabilities(pr_psb), repeat=3)

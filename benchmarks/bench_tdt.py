@@ -73,11 +73,16 @@ def beta_max_rows(rng: np.random.Generator) -> None:
     """beta_max by branch and bound (CPU, cache cleared, least of 3) and SPS at N = 1e4."""
     for n in (2000, 10**4, 10**5):
         for bound, t in (("thm5", 6.0), ("thm5", 7.5), ("thm4", 0.0)):
+
             def run(n: int = n, bound: str = bound, t: float = t) -> None:
                 beta_max_unchecked.cache_clear()
                 beta_max_unchecked(n, bound, t)
-            _row(f"beta_max({bound}{', T = ' + format(t, 'g') if bound == 'thm5' else ''}), N = {n} "
-                 "(branch and bound, CPU)", _cpu(run))
+
+            _row(
+                f"beta_max({bound}{', T = ' + format(t, 'g') if bound == 'thm5' else ''}), N = {n} "
+                "(branch and bound, CPU)",
+                _cpu(run),
+            )
     for bound, t in (("thm5", 6.0), ("thm4", 0.0)):
         t0 = time.process_time()
         beta_max_scan(2000, bound, t)
@@ -86,13 +91,17 @@ def beta_max_rows(rng: np.random.Generator) -> None:
         t0 = time.process_time()
         beta_max_unchecked(2000, bound, t)
         fast = time.process_time() - t0
-        print(f"{'  full O(N^2) scan, N = 2000, ' + bound + ' (CPU)':<62}{full:>10.3f} s: {full / fast:.0f}x the "
-              "branch and bound")
+        print(
+            f"{'  full O(N^2) scan, N = 2000, ' + bound + ' (CPU)':<62}{full:>10.3f} s: {full / fast:.0f}x the "
+            "branch and bound"
+        )
     bs, cs = _panel(2 * 10**4, 10**4, rng)
     _row("SPS select_top_snp, N = 1e4, m = 2e4, incl. beta_max (CPU)", _cpu(lambda: _sps_n1e4(bs, cs, rng)))
     beta_max_unchecked(10**4, "thm5", 6.0)
-    _row("  the same, beta_max cached (CPU)",
-         _cpu(lambda: tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)))
+    _row(
+        "  the same, beta_max cached (CPU)",
+        _cpu(lambda: tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)),
+    )
 
 
 def main() -> None:
@@ -102,31 +111,47 @@ def main() -> None:
     rng = np.random.default_rng(0)
     b, c = _panel(10**6, 500, rng)
     em = ExponentialMechanism(EPSILON)
-    _row("ND-PF select_top_snp, m = 1e6, N = 500 (from raw b, c)",
-         median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, rng=rng), 3), 2.0)
+    _row(
+        "ND-PF select_top_snp, m = 1e6, N = 500 (from raw b, c)",
+        median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, rng=rng), 3),
+        2.0,
+    )
     _row("  of which the ND distances", median_time(lambda: tdt.neighbour_distances(b, c, 500), 3))
-    _row("EM on raw chi2, m = 1e6, N = 500 (problem + select)",
-         median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, mechanism="em", utility="chi2", rng=rng), 3))
+    _row(
+        "EM on raw chi2, m = 1e6, N = 500 (problem + select)",
+        median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, mechanism="em", utility="chi2", rng=rng), 3),
+    )
     raw = tdt.tdt_problem(b, c, 500)
     _row("EM on raw chi2, select only (prebuilt problem)", median_time(lambda: em.select(raw, rng=rng), 3))
-    _row("select_top_snps k = 10 (ND-PF peeling), m = 1e6, N = 500",
-         median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, rng=rng), 1))
-    _row("select_top_snps k = 10 (ND-EM Gumbel), m = 1e6, N = 500",
-         median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, mechanism="em", rng=rng), 1))
+    _row(
+        "select_top_snps k = 10 (ND-PF peeling), m = 1e6, N = 500",
+        median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, rng=rng), 1),
+    )
+    _row(
+        "select_top_snps k = 10 (ND-EM Gumbel), m = 1e6, N = 500",
+        median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, mechanism="em", rng=rng), 1),
+    )
     for m in (2 * 10**4, 10**6):
         bk, ck = _panel(m, 10**4, rng)
         one = _cpu(lambda: tdt.select_top_snp(bk, ck, 10**4, EPSILON, rng=rng))
         ten = _cpu(lambda: tdt.select_top_snps(bk, ck, 10**4, EPSILON, 10, rng=rng))
-        print(f"{'top-10 vs top-1 (PF, distance), N = 1e4, m = ' + format(m, '.0e'):<62}{ten:>10.3f} s CPU vs "
-              f"{one:.3f} s: {ten / one:.2f}x (target <= 3x: {'met' if ten <= 3 * one else 'NOT met'})")
+        print(
+            f"{'top-10 vs top-1 (PF, distance), N = 1e4, m = ' + format(m, '.0e'):<62}{ten:>10.3f} s CPU vs "
+            f"{one:.3f} s: {ten / one:.2f}x (target <= 3x: {'met' if ten <= 3 * one else 'NOT met'})"
+        )
     b4, c4 = _panel(10**5, 10**4, rng)
-    _row("ND-PF select_top_snp, m = 1e5, N = 1e4",
-         median_time(lambda: tdt.select_top_snp(b4, c4, 10**4, EPSILON, rng=rng), 3), 10.0)
+    _row(
+        "ND-PF select_top_snp, m = 1e5, N = 1e4",
+        median_time(lambda: tdt.select_top_snp(b4, c4, 10**4, EPSILON, rng=rng), 3),
+        10.0,
+    )
     beta_max_rows(rng)
     b1, c1 = _panel(10**6, 150, rng)
     sps = SmoothPrivateSelection(EPSILON)
-    _row("SPS (Thm 5) select_top_snp, m = 1e6, N = 150",
-         median_time(lambda: tdt.select_top_snp(b1, c1, 150, EPSILON, mechanism=sps, utility="chi2", rng=rng), 3))
+    _row(
+        "SPS (Thm 5) select_top_snp, m = 1e6, N = 150",
+        median_time(lambda: tdt.select_top_snp(b1, c1, 150, EPSILON, mechanism=sps, utility="chi2", rng=rng), 3),
+    )
 
 
 if __name__ == "__main__":

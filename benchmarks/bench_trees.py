@@ -37,10 +37,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dpselect.apps.trees import (
-    DPDecisionTreeClassifier,
-    DPRandomForestClassifier,
-)
+from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier
 from dpselect.experiments._peers import available, fit_score
 from dpselect.experiments._tabular import load
 
@@ -105,18 +102,20 @@ def timing(repeat: int = 7) -> None:
     y = (X[:, 0] + X[:, 1] + 0.5 * X[:, 2] - 0.5 * X[:, 3] + 0.2 * rng.normal(size=n) > 1.0).astype(int)
     lo, hi = np.zeros(d), np.ones(d)
     models = {
-        "dpselect tree (defaults)": lambda: DPDecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1],
-                                                                     random_state=0),
-        "dpselect forest (defaults)": lambda: DPRandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1],
-                                                                       random_state=0),
+        "dpselect tree (defaults)": lambda: DPDecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1], random_state=0),
+        "dpselect forest (defaults)": lambda: DPRandomForestClassifier(
+            bounds=(0.0, 1.0), classes=[0, 1], random_state=0
+        ),
     }
     if "diffprivlib_tree" in available():
         from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 
-        models["diffprivlib tree"] = lambda: DecisionTreeClassifier(epsilon=1.0, bounds=(lo, hi), classes=[0, 1],
-                                                                    random_state=0)
-        models["diffprivlib forest"] = lambda: RandomForestClassifier(epsilon=1.0, bounds=(lo, hi),
-                                                                      classes=[0, 1], random_state=0)
+        models["diffprivlib tree"] = lambda: DecisionTreeClassifier(
+            epsilon=1.0, bounds=(lo, hi), classes=[0, 1], random_state=0
+        )
+        models["diffprivlib forest"] = lambda: RandomForestClassifier(
+            epsilon=1.0, bounds=(lo, hi), classes=[0, 1], random_state=0
+        )
     wall: dict = {name: [] for name in models}
     cpu: dict = {name: [] for name in models}
     with warnings.catch_warnings():
@@ -130,8 +129,10 @@ def timing(repeat: int = 7) -> None:
                 cpu[name].append(time.process_time() - c0)
     print(f"fit on {n:,} x {d}, epsilon = 1, median of {repeat} interleaved runs after a warm-up:")
     for name in models:
-        print(f"  {name:28s} {np.median(wall[name]) * 1e3:9.1f} ms wall {np.median(cpu[name]) * 1e3:9.1f} ms CPU"
-              f"   training accuracy {acc[name]:.3f}")
+        print(
+            f"  {name:28s} {np.median(wall[name]) * 1e3:9.1f} ms wall {np.median(cpu[name]) * 1e3:9.1f} ms CPU"
+            f"   training accuracy {acc[name]:.3f}"
+        )
 
 
 def main() -> None:
@@ -149,8 +150,12 @@ def main() -> None:
         summarise(Path(a.out))
         return
     if a.table:
-        table(a.datasets.split(","), tuple(float(e) for e in a.eps.split(",")), Path(a.out),
-              models=[m for m in a.models.split(",") if m])
+        table(
+            a.datasets.split(","),
+            tuple(float(e) for e in a.eps.split(",")),
+            Path(a.out),
+            models=[m for m in a.models.split(",") if m],
+        )
     if a.timing or not a.table:
         timing(a.repeat)
 

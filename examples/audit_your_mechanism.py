@@ -59,8 +59,10 @@ def all_pairs(n_classes: int = 3, max_count: int = 4) -> list[tuple[dpselect.Sel
 def main() -> None:
     pairs = all_pairs()
     print(f"pairs audited: {len(pairs)}")
-    for label, mech in (("correct", HandWrittenExponential(EPSILON)),
-                        ("broken", HandWrittenExponential(EPSILON, divisor=1.0))):
+    for label, mech in (
+        ("correct", HandWrittenExponential(EPSILON)),
+        ("broken", HandWrittenExponential(EPSILON, divisor=1.0)),
+    ):
         report = audit(mech, pairs)
         verdict = "VIOLATION" if report.violates else "ok"
         print(f"{label}: max loss {report.max_loss:.4f} vs claimed epsilon {EPSILON:g}: {verdict}")

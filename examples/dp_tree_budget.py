@@ -44,9 +44,15 @@ def main() -> None:
     X_test, y_test = adult_like(5_000, rng)
 
     accountant = dpselect.Accountant(BUDGET)
-    base = DPDecisionTreeClassifier(epsilon=SEARCH_EPSILON, mechanism="pf", bounds=BOUNDS,
-                                    categorical_features={3: [0.0, 1.0]}, classes=CLASSES, random_state=0,
-                                    accountant=accountant)
+    base = DPDecisionTreeClassifier(
+        epsilon=SEARCH_EPSILON,
+        mechanism="pf",
+        bounds=BOUNDS,
+        categorical_features={3: [0.0, 1.0]},
+        classes=CLASSES,
+        random_state=0,
+        accountant=accountant,
+    )
     search = GridSearchCV(base, {"max_depth": [2, 3]}, cv=5, refit=False).fit(X_train, y_train)
     depth = search.best_params_["max_depth"]
     print(f"model selection spent: {accountant.spent.epsilon:g} over {len(accountant.charges)} fits")
@@ -59,8 +65,15 @@ def main() -> None:
     print(f"majority-class rate: {max(np.mean(y_test), 1 - np.mean(y_test)):.3f}")
     print(f"budget remaining: {accountant.remaining.epsilon:g}")
 
-    second = DPDecisionTreeClassifier(epsilon=1.0, max_depth=depth, bounds=BOUNDS, categorical_features={3: [0.0, 1.0]},
-                                      classes=CLASSES, random_state=1, accountant=accountant)
+    second = DPDecisionTreeClassifier(
+        epsilon=1.0,
+        max_depth=depth,
+        bounds=BOUNDS,
+        categorical_features={3: [0.0, 1.0]},
+        classes=CLASSES,
+        random_state=1,
+        accountant=accountant,
+    )
     try:
         second.fit(X_train, y_train)
     except dpselect.BudgetExceededError:

@@ -28,10 +28,7 @@ def _beta_max_inputs(
     ls = _real_array(local_sensitivity, "local_sensitivity")
     dist = _real_array(distance, dist_name, allow_inf=True)
     if ls.shape != dist.shape:
-        raise ValueError(
-            f"local_sensitivity and {dist_name} must have the same shape, "
-            f"got {ls.shape} and {dist.shape}"
-        )
+        raise ValueError(f"local_sensitivity and {dist_name} must have the same shape, got {ls.shape} and {dist.shape}")
     if ls.size == 0:
         raise ValueError("local_sensitivity must not be empty")
     if (ls > gs * (1.0 + _LS_RTOL)).any():
@@ -84,8 +81,9 @@ def thm4_beta_max(global_sensitivity: float, local_sensitivity: Any, gd: Any) ->
     """
     gs, ls, dist = _beta_max_inputs(global_sensitivity, local_sensitivity, gd, "gd")
     if ((dist == 0) & (ls < gs * (1.0 - _LS_RTOL))).any():
-        raise ValueError("gd must be > 0 wherever local_sensitivity != global_sensitivity "
-                         "(gd is the distance to {LS = GS})")
+        raise ValueError(
+            "gd must be > 0 wherever local_sensitivity != global_sensitivity (gd is the distance to {LS = GS})"
+        )
     return _min_ratio(gs, ls, dist)
 
 

@@ -24,12 +24,7 @@ import pytest
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.accounting import Accountant, BudgetExceededError, br_adaptive_epsilon, compose_privacy, kov_epsilon
-from dpselect.accounting.composition import (
-    br_composition_epsilon,
-    br_kl_bound,
-    br_zcdp_rho,
-    zcdp_epsilon,
-)
+from dpselect.accounting.composition import br_composition_epsilon, br_kl_bound, br_zcdp_rho, zcdp_epsilon
 from dpselect.apps import counts as majority
 from dpselect.mechanisms.top_k import top_k_privacy
 
@@ -50,8 +45,9 @@ def _two_point_max_mean(eta):
         return a + p * eta
 
     # the slope is eta - (1 - e^-eta) > 0 at p = 0 and eta - (e^eta - 1) < 0 at p = 1: bisect
-    p_star = mpmath.findroot(lambda p: mpmath.diff(mean, p), (mpmath.mpf("1e-30"), 1 - mpmath.mpf("1e-30")),
-                             solver="bisect")
+    p_star = mpmath.findroot(
+        lambda p: mpmath.diff(mean, p), (mpmath.mpf("1e-30"), 1 - mpmath.mpf("1e-30")), solver="bisect"
+    )
     return mean(p_star)
 
 
@@ -218,8 +214,9 @@ def test_mixed_sequences_add_the_pure_part_to_the_certified_part():
     lln = Privacy(1.0, 1e-7, None, "lln", rho=0.02)
     total = compose_privacy([em] * 100 + [lln], 1e-6)
     rho2 = rho + 0.02
-    assert total.epsilon == pytest.approx(min(_zcdp_eps(rho2, 1e-6),
-                                              1.0 + br_composition_epsilon([0.05] * 100, 1e-6 - 1e-7)), rel=1e-9)
+    assert total.epsilon == pytest.approx(
+        min(_zcdp_eps(rho2, 1e-6), 1.0 + br_composition_epsilon([0.05] * 100, 1e-6 - 1e-7)), rel=1e-9
+    )
     # nothing certified, or no delta to spend: basic composition
     assert compose_privacy([em] * 100).epsilon == pytest.approx(5.0)
     with pytest.raises(ValueError, match="relation"):

@@ -41,8 +41,10 @@ def _precision():
 
 def _two_point_laws(p_hi, hi, lo, n):
     """The n-fold sum of a two-point loss (hi with P-probability p_hi, else lo): [(loss, P-probability)]."""
-    return [(mpmath.mpf(n - i) * hi + i * lo, mpmath.binomial(n, i) * p_hi ** (n - i) * (1 - p_hi) ** i)
-            for i in range(n + 1)]
+    return [
+        (mpmath.mpf(n - i) * hi + i * lo, mpmath.binomial(n, i) * p_hi ** (n - i) * (1 - p_hi) ** i)
+        for i in range(n + 1)
+    ]
 
 
 def _rr_law(eps, n):
@@ -79,9 +81,10 @@ def _acc_epsilon(charges, budget=math.inf, mode="tight"):
     return acc.spent
 
 
-@pytest.mark.parametrize(("eps", "k", "accept", "known"), [
-    (0.05, 100, 2.45, 2.21), (0.01, 1000, 1.50, 1.37), (0.2, 30, 5.3, 5.01), (1.0, 3, 3.0, None),
-    (0.5, 2, 1.0, None)])
+@pytest.mark.parametrize(
+    ("eps", "k", "accept", "known"),
+    [(0.05, 100, 2.45, 2.21), (0.01, 1000, 1.50, 1.37), (0.2, 30, 5.3, 5.01), (1.0, 3, 3.0, None), (0.5, 2, 1.0, None)],
+)
 def test_pure_charges_compose_to_the_exact_kov_optimum(eps, k, accept, known):
     spent = _acc_epsilon([Privacy(eps)] * k)
     exact = _optimum(_rr_law(eps, k), DELTA)
@@ -335,8 +338,9 @@ def test_kov_between_dp_accountings_optimistic_and_pessimistic_plds(eps, k):
     p = 2.0 / (1.0 + math.exp(eps))  # RR with two buckets: keeps the value w.p. 1 - p/2
 
     def peer(pessimistic):
-        return pld.from_randomized_response(p, 2, value_discretization_interval=1e-4,
-                                            pessimistic_estimate=pessimistic).self_compose(k)
+        return pld.from_randomized_response(
+            p, 2, value_discretization_interval=1e-4, pessimistic_estimate=pessimistic
+        ).self_compose(k)
 
     ours = kov_epsilon(eps, k, DELTA)
     assert peer(False).get_epsilon_for_delta(DELTA) <= ours <= peer(True).get_epsilon_for_delta(DELTA)

@@ -47,18 +47,28 @@ def test_a_mechanism_with_only_a_log_law_is_analysed():
     np.testing.assert_allclose(output_distribution(_LogOnly(), problem), ref, rtol=1e-14)
 
 
-@pytest.mark.parametrize(("call", "exc", "match"), [
-    (lambda: output_distribution(object(), dpselect.SelectionProblem([1.0])), TypeError, "mech must be a mechanism"),
-    (lambda: accuracy(dpselect.PermuteAndFlip(1.0), [1.0, 2.0]), TypeError, "problem"),
-    (lambda: expected_error(dpselect.PermuteAndFlip(1.0), dpselect.SelectionProblem([1.0]), loss=3), TypeError,
-     "loss must be callable"),
-    (lambda: hockey_stick([0.0], [0.0], -1.0), ValueError, "epsilon must be >= 0"),
-    (lambda: privacy_loss([0.0], [0.0], floor=-1.0), ValueError, "floor must be a finite number >= 0"),
-    (lambda: audit(dpselect.PermuteAndFlip(1.0), [], tol=math.nan), ValueError, "tol must be a finite number >= 0"),
-    (lambda: ErrorDistribution(Laplace(), -1.0), ValueError, "scale must be >= 0"),
-    (lambda: ErrorDistribution("laplace", 1.0), TypeError, "noise must be a noise distribution"),
-    (lambda: error_distribution("release", 1.0), TypeError, "release must be a SmoothSensitivityRelease"),
-])
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (
+            lambda: output_distribution(object(), dpselect.SelectionProblem([1.0])),
+            TypeError,
+            "mech must be a mechanism",
+        ),
+        (lambda: accuracy(dpselect.PermuteAndFlip(1.0), [1.0, 2.0]), TypeError, "problem"),
+        (
+            lambda: expected_error(dpselect.PermuteAndFlip(1.0), dpselect.SelectionProblem([1.0]), loss=3),
+            TypeError,
+            "loss must be callable",
+        ),
+        (lambda: hockey_stick([0.0], [0.0], -1.0), ValueError, "epsilon must be >= 0"),
+        (lambda: privacy_loss([0.0], [0.0], floor=-1.0), ValueError, "floor must be a finite number >= 0"),
+        (lambda: audit(dpselect.PermuteAndFlip(1.0), [], tol=math.nan), ValueError, "tol must be a finite number >= 0"),
+        (lambda: ErrorDistribution(Laplace(), -1.0), ValueError, "scale must be >= 0"),
+        (lambda: ErrorDistribution("laplace", 1.0), TypeError, "noise must be a noise distribution"),
+        (lambda: error_distribution("release", 1.0), TypeError, "release must be a SmoothSensitivityRelease"),
+    ],
+)
 def test_bad_arguments_are_named(call, exc, match):
     with pytest.raises(exc, match=match):
         call()

@@ -21,8 +21,9 @@ def test_subpackages_reachable_after_import_dpselect():
         "print(dpselect.apps.counts.__name__, dpselect.apps.quantiles.__name__, "
         "dpselect.analysis.accuracy.__name__)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": ":".join(sys.path)})
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONPATH": ":".join(sys.path)}
+    )
     assert out.stdout.split() == ["dpselect.apps.counts", "dpselect.apps.quantiles", "accuracy"]
     with pytest.raises(AttributeError, match="nope"):
         dpselect.nope  # noqa: B018
@@ -37,8 +38,14 @@ def test_release_is_exported_apart_from_the_mechanisms():
 
 def test_every_mechanism_constructs_with_its_defaults():
     p = dpselect.SelectionProblem([3.0, 1.0, 0.0], local_sensitivity=0.5)
-    for cls in (dpselect.ExponentialMechanism, dpselect.PermuteAndFlip, dpselect.ReportNoisyMax,
-                dpselect.SmoothNoisyMax, dpselect.SmoothPrivateSelection, dpselect.LocalDampening):
+    for cls in (
+        dpselect.ExponentialMechanism,
+        dpselect.PermuteAndFlip,
+        dpselect.ReportNoisyMax,
+        dpselect.SmoothNoisyMax,
+        dpselect.SmoothPrivateSelection,
+        dpselect.LocalDampening,
+    ):
         mech = cls(1.0)
         assert mech.privacy(p).delta == 0.0  # the defaults are pure
         assert mech.probabilities(p).sum() == pytest.approx(1.0)
@@ -60,6 +67,7 @@ def test_make_mechanism_never_drops_delta_silently():
 
 def test_keyword_only_options():
     """After the first one or two positional arguments, options are keyword-only."""
+
     def kinds(fn):
         return {n: p.kind for n, p in inspect.signature(fn).parameters.items()}
 
@@ -74,9 +82,14 @@ def test_keyword_only_options():
     with pytest.raises(TypeError):
         rel.release(1.0, 0.5, 0)  # rng must be named
     problem = dpselect.SelectionProblem([3.0, 1.0, 2.0])
-    for mech in (dpselect.PermuteAndFlip(1.0), dpselect.ExponentialMechanism(1.0), dpselect.SmoothNoisyMax(1.0),
-                 dpselect.SmoothPrivateSelection(1.0), dpselect.LocalDampening(1.0),
-                 dpselect.PrivateSensitivityBound(0.5, 0.5)):
+    for mech in (
+        dpselect.PermuteAndFlip(1.0),
+        dpselect.ExponentialMechanism(1.0),
+        dpselect.SmoothNoisyMax(1.0),
+        dpselect.SmoothPrivateSelection(1.0),
+        dpselect.LocalDampening(1.0),
+        dpselect.PrivateSensitivityBound(0.5, 0.5),
+    ):
         for name in ("size", "rng"):
             assert kinds(mech.select)[name] == kw, (type(mech).__name__, name)
         with pytest.raises(TypeError):
@@ -87,8 +100,11 @@ def test_keyword_only_options():
 def test_one_vocabulary():
     """kappa is the sliding share everywhere; calibration is "proven" or "paper" everywhere."""
     p = dpselect.SelectionProblem(np.zeros(4), local_sensitivity=1.0)
-    for mech in (dpselect.SmoothNoisyMax(1.0, kappa=0.3), dpselect.SmoothPrivateSelection(1.0, kappa=0.3),
-                 dpselect.SmoothSensitivityRelease(1.0, kappa=0.3)):
+    for mech in (
+        dpselect.SmoothNoisyMax(1.0, kappa=0.3),
+        dpselect.SmoothPrivateSelection(1.0, kappa=0.3),
+        dpselect.SmoothSensitivityRelease(1.0, kappa=0.3),
+    ):
         assert mech.kappa == 0.3
     assert dpselect.SmoothPrivateSelection(1.0, kappa=0.3).parameters(p).k == 0.3
     assert dpselect.SmoothNoisyMax(1.0).calibration == dpselect.SmoothSensitivityRelease(1.0).calibration == "proven"
@@ -142,12 +158,20 @@ def test_subnormal_epsilon_is_named(factory):
 # ---------------------------------------------------------------- argument checks of the analysis functions
 
 
-@pytest.mark.parametrize(("mech", "pairs", "error", "match"), [
-    (dpselect.PermuteAndFlip(1.0), [([1, 2, 3], [1, 2, 4])], TypeError, r"pairs\[0\]\[0\] must be a SelectionProblem"),
-    (dpselect.PermuteAndFlip(1.0), [1], TypeError, r"pairs\[0\] must be an \(x, y\) pair"),
-    (dpselect.PermuteAndFlip(1.0), 3, TypeError, "pairs must be an iterable"),
-    (object(), [], TypeError, "mech must be a mechanism"),
-])
+@pytest.mark.parametrize(
+    ("mech", "pairs", "error", "match"),
+    [
+        (
+            dpselect.PermuteAndFlip(1.0),
+            [([1, 2, 3], [1, 2, 4])],
+            TypeError,
+            r"pairs\[0\]\[0\] must be a SelectionProblem",
+        ),
+        (dpselect.PermuteAndFlip(1.0), [1], TypeError, r"pairs\[0\] must be an \(x, y\) pair"),
+        (dpselect.PermuteAndFlip(1.0), 3, TypeError, "pairs must be an iterable"),
+        (object(), [], TypeError, "mech must be a mechanism"),
+    ],
+)
 def test_audit_names_its_bad_arguments(mech, pairs, error, match):
     from dpselect.analysis import audit
 

@@ -9,17 +9,19 @@ import subprocess
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import (
-    CaseControlCounts,
-    TransmissionCounts,
-    association_statistic,
-    simulate_case_control,
-)
+from dpselect.apps.genomics import CaseControlCounts, TransmissionCounts, association_statistic, simulate_case_control
 
 
 def _cc() -> CaseControlCounts:
-    return CaseControlCounts([[30, 50, 20], [10, 40, 50]], [[20, 50, 30], [9, 42, 49]], snp_ids=["a", "b"],
-                             chrom=["1", "X"], pos=[10, 20], a1=["A", "C"], a2=["G", "T"])
+    return CaseControlCounts(
+        [[30, 50, 20], [10, 40, 50]],
+        [[20, 50, 30], [9, 42, 49]],
+        snp_ids=["a", "b"],
+        chrom=["1", "X"],
+        pos=[10, 20],
+        a1=["A", "C"],
+        a2=["G", "T"],
+    )
 
 
 def test_defaults_derive_alleles_and_sizes() -> None:
@@ -53,20 +55,23 @@ def test_immutable_pickles_and_repr_has_no_counts() -> None:
     assert tc.annotations() == [("1", "s", 5, "A", "G")]
 
 
-@pytest.mark.parametrize(("kwargs", "err", "match"), [
-    ({"cases": [[1, 2]]}, ValueError, "cases must have shape"),
-    ({"controls": [[1, 2, 3], [1, 2, 3]]}, ValueError, "controls must have 1 rows"),
-    ({"cases": [[1, -2, 3]]}, ValueError, "cases must be non-negative"),
-    ({"cases": [[1.5, 2, 3]]}, ValueError, "cases must hold integers"),
-    ({"cases": [["a", "b", "c"]]}, TypeError, "cases"),
-    ({"cases": [[1, 2, np.nan]]}, ValueError, "cases must be finite"),
-    ({"n_cases": 5}, ValueError, "n_cases"),
-    ({"n_controls": 2.0}, TypeError, "n_controls"),
-    ({"allele_cases": [[1, 2, 3]]}, ValueError, "allele_cases must have shape"),
-    ({"allele_controls": [[50, 0]]}, ValueError, "n_controls"),
-    ({"snp_ids": ["a", "b"]}, ValueError, "snp_ids must have length 1"),
-    ({"pos": [1.5]}, ValueError, "pos"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "err", "match"),
+    [
+        ({"cases": [[1, 2]]}, ValueError, "cases must have shape"),
+        ({"controls": [[1, 2, 3], [1, 2, 3]]}, ValueError, "controls must have 1 rows"),
+        ({"cases": [[1, -2, 3]]}, ValueError, "cases must be non-negative"),
+        ({"cases": [[1.5, 2, 3]]}, ValueError, "cases must hold integers"),
+        ({"cases": [["a", "b", "c"]]}, TypeError, "cases"),
+        ({"cases": [[1, 2, np.nan]]}, ValueError, "cases must be finite"),
+        ({"n_cases": 5}, ValueError, "n_cases"),
+        ({"n_controls": 2.0}, TypeError, "n_controls"),
+        ({"allele_cases": [[1, 2, 3]]}, ValueError, "allele_cases must have shape"),
+        ({"allele_controls": [[50, 0]]}, ValueError, "n_controls"),
+        ({"snp_ids": ["a", "b"]}, ValueError, "snp_ids must have length 1"),
+        ({"pos": [1.5]}, ValueError, "pos"),
+    ],
+)
 def test_validation(kwargs: dict, err: type, match: str) -> None:
     args = {"cases": [[1, 2, 3]], "controls": [[3, 2, 1]], **kwargs}
     with pytest.raises(err, match=match):
@@ -90,8 +95,11 @@ def test_simulation_laws() -> None:
     c = sim.counts
     is_causal = np.zeros(200, bool)
     is_causal[sim.causal] = True
-    for rows, law, n in ((c.controls, law0, 4000 * 200), (c.cases[~is_causal], law0, 4000 * 180),
-                         (c.cases[is_causal], law1, 4000 * 20)):
+    for rows, law, n in (
+        (c.controls, law0, 4000 * 200),
+        (c.cases[~is_causal], law0, 4000 * 180),
+        (c.cases[is_causal], law1, 4000 * 20),
+    ):
         freq = rows.sum(axis=0) / n
         assert np.all(np.abs(freq - law) < 5 * np.sqrt(law * (1 - law) / n))
     again = simulate_case_control(4000, 4000, 200, n_causal=20, odds_ratio=2.0, maf=(0.3, 0.3), rng=5)
@@ -107,8 +115,20 @@ def test_simulated_genotypes_match_counts(tmp_path) -> None:
     plink = shutil.which("plink1.9")
     if plink is None:
         pytest.skip("plink1.9 not installed")
-    subprocess.run([plink, "--bfile", str(tmp_path / "cc"), "--model", "--keep-allele-order", "--allow-no-sex",
-                    "--out", str(tmp_path / "m")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            plink,
+            "--bfile",
+            str(tmp_path / "cc"),
+            "--model",
+            "--keep-allele-order",
+            "--allow-no-sex",
+            "--out",
+            str(tmp_path / "m"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     rows = [line.split() for line in (tmp_path / "m.model").read_text().splitlines()[1:]]
     geno = [r for r in rows if r[4] == "GENO"]
     aff = np.array([[int(v) for v in r[5].split("/")] for r in geno])
@@ -119,10 +139,15 @@ def test_simulated_genotypes_match_counts(tmp_path) -> None:
     np.testing.assert_allclose(association_statistic(sim.counts), chisq, rtol=5e-4, atol=5e-4)
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"n_cases": 0}, "n_cases"), ({"n_causal": 11}, "n_causal"), ({"odds_ratio": -1.0}, "odds_ratio"),
-    ({"maf": (0.6, 0.2)}, "maf"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_cases": 0}, "n_cases"),
+        ({"n_causal": 11}, "n_causal"),
+        ({"odds_ratio": -1.0}, "odds_ratio"),
+        ({"maf": (0.6, 0.2)}, "maf"),
+    ],
+)
 def test_simulation_validation(kwargs: dict, match: str) -> None:
     args = {"n_cases": 5, "n_controls": 5, "n_snps": 10, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):

@@ -33,17 +33,18 @@ def _reference(g: np.ndarray, case, control, male, on_x) -> np.ndarray:
             diploid = status & ~male if on_x[j] else status
             gg = g[j, diploid]
             geno = [(gg == 2).sum(), (gg == 1).sum(), (gg == 0).sum()]
-            out[3 * k:3 * k + 3, j] = geno
+            out[3 * k : 3 * k + 3, j] = geno
             a1, a2 = 2 * geno[0] + geno[1], geno[1] + 2 * geno[2]
             if on_x[j]:
                 gm = g[j, status & male]
                 a1, a2 = a1 + (gm == 2).sum(), a2 + (gm == 0).sum()  # a male's het call: missing
-            out[6 + 2 * k:8 + 2 * k, j] = a1, a2
+            out[6 + 2 * k : 8 + 2 * k, j] = a1, a2
     return out
 
 
-@pytest.mark.parametrize("n,k,block,words", [(1, 4, 1 << 18, 1023), (31, 50, 64, 1023), (33, 17, 8, 1),
-                                             (257, 40, 1 << 18, 3)])
+@pytest.mark.parametrize(
+    "n,k,block,words", [(1, 4, 1 << 18, 1023), (31, 50, 64, 1023), (33, 17, 8, 1), (257, 40, 1 << 18, 3)]
+)
 def test_kernel_equals_decoded_reference(n, k, block, words, monkeypatch):
     monkeypatch.setattr(kernel, "_BLOCK_BYTES", block)  # several SNP blocks, and one
     monkeypatch.setattr(kernel, "_WORDS_U16", words)  # the uint16 word sums in several pieces
@@ -69,8 +70,9 @@ def _write_cohort(prefix, n, m, *, x_from, rng):
     pheno = rng.choice(["1", "2", "0", "-9"], p=[0.45, 0.45, 0.05, 0.05], size=n)
     fam = [f"f{i} i{i} 0 0 {s} {p}\n" for i, (s, p) in enumerate(zip(sex, pheno))]
     prefix.with_suffix(".fam").write_text("".join(fam))
-    prefix.with_suffix(".bim").write_text("".join(f"{'23' if j >= x_from else '1'}\tr{j}\t0\t{j + 1}\tA\tG\n"
-                                                  for j in range(m)))
+    prefix.with_suffix(".bim").write_text(
+        "".join(f"{'23' if j >= x_from else '1'}\tr{j}\t0\t{j + 1}\tA\tG\n" for j in range(m))
+    )
     return sex, pheno
 
 
@@ -93,20 +95,27 @@ def test_reader_equals_reference_with_missing_x_and_unknown_sex(tmp_path, chunk,
 
 
 def _plink_model(prefix, out, *extra):
-    run = subprocess.run([PLINK, "--bfile", str(prefix), "--model", "--keep-allele-order", "--out", str(out), *extra],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [PLINK, "--bfile", str(prefix), "--model", "--keep-allele-order", "--out", str(out), *extra],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     rows = [r.split() for r in out.with_suffix(".model").read_text().splitlines()[1:] if " GENO " in r]
-    return [r[1] for r in rows], np.array([[list(map(int, r[5].split("/"))), list(map(int, r[6].split("/")))]
-                                           for r in rows])
+    return [r[1] for r in rows], np.array(
+        [[list(map(int, r[5].split("/"))), list(map(int, r[6].split("/")))] for r in rows]
+    )
 
 
 def _plink_assoc_counts(prefix, out, *extra):
     """(m, 2, 2) allele counts [case, control] x [A1, A2] from two --assoc counts runs (A1, then A2 as A1)."""
     got = []
     for allele in (["--keep-allele-order"], ["--a1-allele", str(prefix.with_suffix(".bim")), "6", "2"]):
-        run = subprocess.run([PLINK, "--bfile", str(prefix), "--assoc", "counts", *allele, "--out", str(out), *extra],
-                             capture_output=True, text=True)
+        run = subprocess.run(
+            [PLINK, "--bfile", str(prefix), "--assoc", "counts", *allele, "--out", str(out), *extra],
+            capture_output=True,
+            text=True,
+        )
         assert run.returncode == 0, run.stdout + run.stderr
         rows = [r.split() for r in out.with_suffix(".assoc").read_text().splitlines()[1:]]
         got.append(np.array([[int(r[4]), int(r[5])] for r in rows]))
@@ -130,8 +139,9 @@ def _equal_plink(prefix, tmp_path, allow):
 @pytest.mark.parametrize("allow", [False, True])
 def test_plink_dummy_cohort_equals_model_and_assoc(tmp_path, allow):
     dummy = tmp_path / "dummy"
-    run = subprocess.run([PLINK, "--dummy", "300", "400", "0.03", "--make-bed", "--out", str(dummy)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [PLINK, "--dummy", "300", "400", "0.03", "--make-bed", "--out", str(dummy)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     rng = np.random.default_rng(7)
     rows = [line.split() for line in dummy.with_suffix(".fam").read_text().splitlines()]
@@ -172,8 +182,9 @@ def test_pgen_counts_equal_bed_counts(tmp_path, allow):
     bim = prefix.with_suffix(".bim").read_text().splitlines()
     bim[85:] = [line.replace("23\t", "24\t", 1) for line in bim[85:]]  # Y: skipped by both
     prefix.with_suffix(".bim").write_text("\n".join(bim) + "\n")
-    run = subprocess.run([PLINK2, "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [PLINK2, "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -231,8 +242,9 @@ def test_mismatched_pgen_fileset_is_a_named_error(tmp_path):
     pytest.importorskip("pgenlib")
     prefix = tmp_path / "c"
     _write_cohort(prefix, 21, 10, x_from=10, rng=np.random.default_rng(4))
-    run = subprocess.run([PLINK2, "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [PLINK2, "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     psam = (tmp_path / "p.psam").read_text().splitlines()
     (tmp_path / "p.psam").write_text("\n".join(psam[:-1]) + "\n")

@@ -80,8 +80,11 @@ def _bfs_distances(tables, depth):
     balls = [[allelic_statistic(*b) for b in _bfs_balls(t, depth)] for t in tables]
     out = []
     for r in range(len(tables)):
-        k = next(k for k in range(depth + 1)
-                 if balls[r][k].max() >= max(balls[s][k].min() for s in range(len(tables)) if s != r))
+        k = next(
+            k
+            for k in range(depth + 1)
+            if balls[r][k].max() >= max(balls[s][k].min() for s in range(len(tables)) if s != r)
+        )
         out.append(k)
     return out
 
@@ -104,8 +107,8 @@ def test_distances_are_one_lipschitz_on_every_neighbour():
         d = AllelicPanel(tables).distances()
         for (r0, m0), (r1, m1) in itertools.product(moves, moves):
             t = tables.copy()
-            t[0, 2 * r0:2 * r0 + 2] += m0
-            t[1, 2 * r1:2 * r1 + 2] += m1
+            t[0, 2 * r0 : 2 * r0 + 2] += m0
+            t[1, 2 * r1 : 2 * r1 + 2] += m1
             if t.min() >= 0:
                 worst = max(worst, int(np.abs(AllelicPanel(t).distances() - d).max()))
     assert worst == 1
@@ -139,6 +142,7 @@ def test_sensitivity_equal_sizes_is_uhler():
 # ---------------------------------------------------------------------------
 # exact laws and audits
 # ---------------------------------------------------------------------------
+
 
 def _record_neighbours(cases, controls, n1, n0):
     """Every panel one individual's genotypes away (status kept; a call may go missing or appear)."""
@@ -205,8 +209,13 @@ def test_exact_audit_chi2_baseline_on_record_neighbours():
     assert len(pairs) > 100
     rep = audit(ExponentialMechanism(1.0), pairs)
     assert not rep.violates, str(rep)
-    assert audit(ExponentialMechanism(1.0), [(x, y.__class__(y.scores * 20, global_sensitivity=x.global_sensitivity,
-                                                               relation="replace")) for _, y in pairs[:5]]).violates
+    assert audit(
+        ExponentialMechanism(1.0),
+        [
+            (x, y.__class__(y.scores * 20, global_sensitivity=x.global_sensitivity, relation="replace"))
+            for _, y in pairs[:5]
+        ],
+    ).violates
 
 
 class _PeelLaw:
@@ -239,8 +248,9 @@ class _PeelLaw:
 def _tables_problem(cases, controls, n1, n0):
     cc = CaseControlCounts(cases, controls, n_cases=n1, n_controls=n0)
     tables = np.concatenate([cc.allele_cases, cc.allele_controls], axis=1)
-    return distance_problem(association_distances(cc).astype(float), relation="replace",
-                            labels=[tuple(t) for t in tables.tolist()])
+    return distance_problem(
+        association_distances(cc).astype(float), relation="replace", labels=[tuple(t) for t in tables.tolist()]
+    )
 
 
 @pytest.mark.slow
@@ -275,8 +285,7 @@ def test_joint_top_k_exact_audit():
     assert select_top_snps(cc, eps, 2, mechanism="em", method="joint", rng=0).privacy.epsilon == pytest.approx(eps)
     pairs = [(x, _problem(c1, c0, n1, n0)) for c1, c0 in _record_neighbours(_CASES, _CONTROLS, n1, n0)[::5]]
     assert not audit(law, pairs).violates
-    assert audit(TopK(ExponentialMechanism(4 * eps), 2, "joint"), pairs,
-                 claimed=Privacy(eps, 0.0, "replace")).violates
+    assert audit(TopK(ExponentialMechanism(4 * eps), 2, "joint"), pairs, claimed=Privacy(eps, 0.0, "replace")).violates
 
 
 @pytest.mark.slow
@@ -286,8 +295,12 @@ def test_joint_and_single_round_draws_follow_the_exact_laws():
     x = association_problem(cc)
     law = TopK(ExponentialMechanism(eps / 2), 2, "joint")
     outs = [tuple(t) for t in law.outputs(x).tolist()]
-    draws = np.array([outs.index(tuple(select_top_snps(cc, eps, 2, mechanism="em", method="joint",
-                                                       rng=s).indices.tolist())) for s in range(3000)])
+    draws = np.array(
+        [
+            outs.index(tuple(select_top_snps(cc, eps, 2, mechanism="em", method="joint", rng=s).indices.tolist()))
+            for s in range(3000)
+        ]
+    )
     assert_frequencies_match(draws, law.probabilities(x))
     p = PermuteAndFlip(1.0).probabilities(x)
     draws = np.array([select_top_snps(cc, 1.0, 1, rng=s).indices[0] for s in range(3000)])
@@ -297,6 +310,7 @@ def test_joint_and_single_round_draws_follow_the_exact_laws():
 # ---------------------------------------------------------------------------
 # API
 # ---------------------------------------------------------------------------
+
 
 def test_dispatch_and_result():
     sim = simulate_case_control(400, 400, 60, n_causal=3, odds_ratio=3.0, rng=3)
@@ -319,16 +333,19 @@ def test_dispatch_and_result():
     assert inst.privacy.epsilon == pytest.approx(2.0)
 
 
-@pytest.mark.parametrize(("kwargs", "err", "match"), [
-    ({"test": "trend"}, ValueError, "test must be one of"),
-    ({"utility": "rank"}, ValueError, "utility must be one of"),
-    ({"relation": "swap"}, ValueError, "relation must be one of"),
-    ({"method": "all"}, ValueError, "method must be one of"),
-    ({"k": 0}, ValueError, "k must be >= 1"),
-    ({"k": 4}, ValueError, "k must be <="),
-    ({"epsilon": -1.0}, ValueError, "epsilon"),
-    ({"utility": "chi2", "relation": "add_remove"}, ValueError, "relation='replace'"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "err", "match"),
+    [
+        ({"test": "trend"}, ValueError, "test must be one of"),
+        ({"utility": "rank"}, ValueError, "utility must be one of"),
+        ({"relation": "swap"}, ValueError, "relation must be one of"),
+        ({"method": "all"}, ValueError, "method must be one of"),
+        ({"k": 0}, ValueError, "k must be >= 1"),
+        ({"k": 4}, ValueError, "k must be <="),
+        ({"epsilon": -1.0}, ValueError, "epsilon"),
+        ({"utility": "chi2", "relation": "add_remove"}, ValueError, "relation='replace'"),
+    ],
+)
 def test_validation_before_randomness(kwargs, err, match):
     cc = CaseControlCounts(_CASES, _CONTROLS, n_cases=9, n_controls=9)
     args = {"epsilon": 1.0, "k": 2, **kwargs}

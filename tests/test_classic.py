@@ -95,8 +95,13 @@ def test_laplace_rnm_matches_direct_quadrature():
 
 @pytest.mark.parametrize(
     "mech",
-    [ExponentialMechanism(1.0), PermuteAndFlip(1.0), ReportNoisyMax(1.0, "laplace"), ReportNoisyMax(0.5, "gumbel"),
-     ReportNoisyMax(2.0, "exponential")],
+    [
+        ExponentialMechanism(1.0),
+        PermuteAndFlip(1.0),
+        ReportNoisyMax(1.0, "laplace"),
+        ReportNoisyMax(0.5, "gumbel"),
+        ReportNoisyMax(2.0, "exponential"),
+    ],
     ids=lambda m: f"{type(m).__name__}-{getattr(m, 'noise', '')}",
 )
 def test_batched_sampling_matches_exact_probabilities(mech):
@@ -153,8 +158,12 @@ def test_audit_classic_mechanisms_on_all_neighbours(monotone):
     for _ in range(30):
         counts = rng.integers(0, 8, size=int(rng.integers(2, 6)))
         for y in _count_neighbours(counts):
-            pairs.append((SelectionProblem(counts.astype(float), monotone=monotone),
-                          SelectionProblem(y.astype(float), monotone=monotone)))
+            pairs.append(
+                (
+                    SelectionProblem(counts.astype(float), monotone=monotone),
+                    SelectionProblem(y.astype(float), monotone=monotone),
+                )
+            )
     for mech in (ExponentialMechanism(0.7), PermuteAndFlip(0.7), ReportNoisyMax(0.7, "laplace")):
         rep = audit(mech, pairs)
         assert not rep.violates, str(rep)

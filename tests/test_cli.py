@@ -31,28 +31,34 @@ def assert_one_line_error(code, err, match):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["reproduce", "nope"], "unknown experiment 'nope'"),
-    (["reproduce", "percentile"], "--data-dir"),  # full grid without the real data
-    (["reproduce", "tree", "--data-dir", "/definitely/not/here"], "not a directory"),
-    (["reproduce", "percentile", "--quick", "--workers", "0"], "--workers"),
-    (["reproduce", "percentile", "--quick", "--scheduler", "nonsense"], "--scheduler"),
-    (["demo", "--epsilon", "-1"], "--epsilon"),
-    (["demo", "--epsilon", "nan"], "--epsilon"),
-    (["demo", "--m", "x"], "--m"),
-    (["select", "/no/such/file.csv", "--column", "a", "--epsilon", "1"], "FILE '/no/such/file.csv': file not found"),
-    (["select", "/", "--column", "a", "--epsilon", "1"], "FILE '/' is a directory"),
-    (["reproduce", "percentile", "--quick", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
-    (["demo", "--seed", "-1"], "--seed"),
-    (["audit", "em", "--seed", "-2"], "--seed"),
-    (["audit", "em", "--epsilon", "0"], "--epsilon"),
-    (["audit", "nope"], "MECHANISM 'nope'"),
-    (["audit", "em", "--m", "1"], "--m"),
-    (["audit", "em", "--app", "majority"], "No such option: --app"),
-    (["audit", "em", "--relation", "swap"], "--relation must be one of"),
-    (["nosuchcommand"], "No such command"),
-    (["select"], "Missing argument"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["reproduce", "nope"], "unknown experiment 'nope'"),
+        (["reproduce", "percentile"], "--data-dir"),  # full grid without the real data
+        (["reproduce", "tree", "--data-dir", "/definitely/not/here"], "not a directory"),
+        (["reproduce", "percentile", "--quick", "--workers", "0"], "--workers"),
+        (["reproduce", "percentile", "--quick", "--scheduler", "nonsense"], "--scheduler"),
+        (["demo", "--epsilon", "-1"], "--epsilon"),
+        (["demo", "--epsilon", "nan"], "--epsilon"),
+        (["demo", "--m", "x"], "--m"),
+        (
+            ["select", "/no/such/file.csv", "--column", "a", "--epsilon", "1"],
+            "FILE '/no/such/file.csv': file not found",
+        ),
+        (["select", "/", "--column", "a", "--epsilon", "1"], "FILE '/' is a directory"),
+        (["reproduce", "percentile", "--quick", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
+        (["demo", "--seed", "-1"], "--seed"),
+        (["audit", "em", "--seed", "-2"], "--seed"),
+        (["audit", "em", "--epsilon", "0"], "--epsilon"),
+        (["audit", "nope"], "MECHANISM 'nope'"),
+        (["audit", "em", "--m", "1"], "--m"),
+        (["audit", "em", "--app", "majority"], "No such option: --app"),
+        (["audit", "em", "--relation", "swap"], "--relation must be one of"),
+        (["nosuchcommand"], "No such command"),
+        (["select"], "Missing argument"),
+    ],
+)
 def test_errors_are_one_line_exit_2(argv, match, capsys, monkeypatch):
     monkeypatch.delenv("DPSELECT_DATA", raising=False)
     code, _, err = run(argv, capsys)
@@ -110,17 +116,42 @@ def _library_choice(utility, counts, mechanism, epsilon, seed, delta=None):
     return int(mech.select(prob, rng=np.random.default_rng(seed))), str(mech.privacy(prob))
 
 
-@pytest.mark.parametrize("utility, mechanism, delta", [
-    ("majority", "pf", None), ("majority", "em", None), ("majority", "rnm_laplace", None),
-    ("indicator", "em", None), ("indicator", "snm_t", None), ("indicator", "snm_laplace", 1e-6),
-    ("indicator", "sps", None), ("indicator", "ld", None),
-])
+@pytest.mark.parametrize(
+    "utility, mechanism, delta",
+    [
+        ("majority", "pf", None),
+        ("majority", "em", None),
+        ("majority", "rnm_laplace", None),
+        ("indicator", "em", None),
+        ("indicator", "snm_t", None),
+        ("indicator", "snm_laplace", 1e-6),
+        ("indicator", "sps", None),
+        ("indicator", "ld", None),
+    ],
+)
 @pytest.mark.parametrize("seed", [1, 7])
 def test_select_counts_matches_the_library_and_prints_no_count(votes_csv, capsys, utility, mechanism, delta, seed):
     extra = [] if delta is None else ["--delta", str(delta)]
-    code, out, err = run(["select", str(votes_csv), "--column", "votes", "--utility", utility, "--mechanism",
-                          mechanism, "--epsilon", "0.3", "--seed", str(seed), "--label-column", "name", *extra],
-                         capsys)
+    code, out, err = run(
+        [
+            "select",
+            str(votes_csv),
+            "--column",
+            "votes",
+            "--utility",
+            utility,
+            "--mechanism",
+            mechanism,
+            "--epsilon",
+            "0.3",
+            "--seed",
+            str(seed),
+            "--label-column",
+            "name",
+            *extra,
+        ],
+        capsys,
+    )
     assert code == 0, err
     idx, guarantee = _library_choice(utility, [40, 3, 5], mechanism, 0.3, seed, delta)
     lines = out.splitlines()
@@ -132,8 +163,9 @@ def test_select_counts_matches_the_library_and_prints_no_count(votes_csv, capsys
 def test_select_prints_only_the_label_never_the_value(tmp_path, capsys):
     path = tmp_path / "votes.csv"
     path.write_text("votes\n22\n8\n17\n4\n0\n")
-    code, out, err = run(["select", str(path), "--column", "votes", "--utility", "majority", "--epsilon", "1",
-                          "--seed", "0"], capsys)
+    code, out, err = run(
+        ["select", str(path), "--column", "votes", "--utility", "majority", "--epsilon", "1", "--seed", "0"], capsys
+    )
     assert code == 0, err
     assert out.splitlines()[0] in {f"selected: {i} (row {i} of 5)" for i in range(5)}
     assert "22" not in out and "17" not in out and "votes =" not in out
@@ -170,8 +202,10 @@ def test_default_mechanism_for_counts_is_the_most_accurate_registered_one():
     assert accuracy(default, counts_problem) == pytest.approx(brute, rel=1e-9)
     assert brute == pytest.approx(0.9966, abs=5e-5)
     others = [accuracy(make_mechanism(n, epsilon=1.0), counts_problem) for n in ("em", "rnm_laplace", "rnm_gumbel")]
-    indicator = [accuracy(make_mechanism(n, epsilon=1.0), majority.majority_problem(counts.astype(int)))
-                 for n in ("em", "pf", "snm_t", "sps", "ld")]
+    indicator = [
+        accuracy(make_mechanism(n, epsilon=1.0), majority.majority_problem(counts.astype(int)))
+        for n in ("em", "pf", "snm_t", "sps", "ld")
+    ]
     assert brute > max(others + indicator)
     assert indicator[0] == pytest.approx(0.2919, abs=5e-5)
     assert not math.isnan(brute)
@@ -211,17 +245,20 @@ def test_select_scores_is_reproducible_with_seed(votes_csv, capsys):
     assert "1-DP" in first[1] and "global sensitivity 0.5" in first[1]
 
 
-@pytest.mark.parametrize("extra, match", [
-    (["--column", "nope", "--epsilon", "1"], "--column 'nope' not in"),
-    (["--column", "name", "--epsilon", "1", "--utility", "majority"], "--column 'name' must be numeric"),
-    (["--column", "score", "--epsilon", "1", "--utility", "majority"], "integer counts"),
-    (["--column", "votes", "--epsilon", "1", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
-    (["--column", "votes", "--epsilon", "1", "--delta", "-0.1"], "--delta"),
-    (["--column", "votes", "--epsilon", "1", "--mechanism", "bogus"], "--mechanism"),
-    (["--column", "votes", "--epsilon", "1", "--delta", "1.5"], "--delta"),
-    (["--column", "votes", "--epsilon", "1", "--sensitivity", "0"], "--sensitivity"),
-    (["--column", "votes", "--epsilon", "1", "--utility", "nope"], "--utility"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--column", "nope", "--epsilon", "1"], "--column 'nope' not in"),
+        (["--column", "name", "--epsilon", "1", "--utility", "majority"], "--column 'name' must be numeric"),
+        (["--column", "score", "--epsilon", "1", "--utility", "majority"], "integer counts"),
+        (["--column", "votes", "--epsilon", "1", "--seed", "-5"], "--seed must be a non-negative integer, got -5"),
+        (["--column", "votes", "--epsilon", "1", "--delta", "-0.1"], "--delta"),
+        (["--column", "votes", "--epsilon", "1", "--mechanism", "bogus"], "--mechanism"),
+        (["--column", "votes", "--epsilon", "1", "--delta", "1.5"], "--delta"),
+        (["--column", "votes", "--epsilon", "1", "--sensitivity", "0"], "--sensitivity"),
+        (["--column", "votes", "--epsilon", "1", "--utility", "nope"], "--utility"),
+    ],
+)
 def test_select_errors(votes_csv, capsys, extra, match):
     code, _, err = run(["select", str(votes_csv), *extra], capsys)
     assert_one_line_error(code, err, match)
@@ -229,11 +266,27 @@ def test_select_errors(votes_csv, capsys, extra, match):
 
 def test_select_parquet(tmp_path, capsys):
     import pandas as pd  # pyarrow is a runtime dependency: Parquet works out of the box
+
     path = tmp_path / "counts.parquet"
     pd.DataFrame({"c": [1, 9, 2], "who": ["x", "y", "z"]}).to_parquet(path)
     for seed in range(3):
-        code, out, err = run(["select", str(path), "--column", "c", "--utility", "majority", "--epsilon", "0.5",
-                              "--seed", str(seed), "--label-column", "who"], capsys)
+        code, out, err = run(
+            [
+                "select",
+                str(path),
+                "--column",
+                "c",
+                "--utility",
+                "majority",
+                "--epsilon",
+                "0.5",
+                "--seed",
+                str(seed),
+                "--label-column",
+                "who",
+            ],
+            capsys,
+        )
         assert code == 0, err
         idx, _ = _library_choice("majority", [1, 9, 2], "pf", 0.5, seed)
         assert out.splitlines()[0] == f"selected: {'xyz'[idx]} (row {idx} of 3)"
@@ -241,8 +294,9 @@ def test_select_parquet(tmp_path, capsys):
 
 @pytest.mark.parametrize("mechanism", ["em", "snm_t"])
 def test_audit(capsys, mechanism):
-    code, out, err = run(["audit", mechanism, "--m", "3", "--epsilon", "1", "--max-count", "4",
-                          "--n-vectors", "4"], capsys)
+    code, out, err = run(
+        ["audit", mechanism, "--m", "3", "--epsilon", "1", "--max-count", "4", "--n-vectors", "4"], capsys
+    )
     assert code == 0, err
     assert "audit over" in out and out.rstrip().endswith("ok")
 
@@ -253,8 +307,9 @@ def test_reproduce_quick_via_cli(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(percentile, "DATASETS", ("HEPTH",))
     monkeypatch.setattr(percentile, "PERCENTILES", (90,))
     monkeypatch.setattr(percentile, "epsilons", lambda quick: [1.0, 10.0])
-    code, out, err = run(["reproduce", "percentile", "--quick", "--out", str(tmp_path), "--workers", "1",
-                          "--seed", "3"], capsys)
+    code, out, err = run(
+        ["reproduce", "percentile", "--quick", "--out", str(tmp_path), "--workers", "1", "--seed", "3"], capsys
+    )
     assert code == 0, err
     assert "percentile:" in out and "ours: " in out and "published: " in out
     for markdown in ("| claim |", "<br>", "\\|", "|---"):  # plain text on the terminal; report.md has the table
@@ -272,11 +327,13 @@ def test_console_entry_point_subprocess():
     env = dict(os.environ)
     src = str(Path(dpselect.__file__).resolve().parents[1])
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "dpselect", "reproduce", "nope"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpselect", "reproduce", "nope"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "dpselect: error: unknown experiment 'nope'; choose one of: percentile, median, tdt, tree, forest, all"]
+        "dpselect: error: unknown experiment 'nope'; choose one of: percentile, median, tdt, tree, forest, all"
+    ]
 
 
 # ------------------------------------------------------------------ select on raw labels (votes)
@@ -284,15 +341,29 @@ def test_console_entry_point_subprocess():
 
 def _votes_file(tmp_path: Path) -> Path:
     path = tmp_path / "votes.csv"
-    path.write_text("party,age\n" + "".join(f"{p},{a}\n" for p, a in
-                                             [("red", 30)] * 7 + [("blue", 41)] * 2 + [("green", 55)]))
+    path.write_text(
+        "party,age\n" + "".join(f"{p},{a}\n" for p, a in [("red", 30)] * 7 + [("blue", 41)] * 2 + [("green", 55)])
+    )
     return path
 
 
 def test_select_majority_from_raw_labels_prints_the_winner_and_no_count(tmp_path, capsys):
     path = _votes_file(tmp_path)
-    code, out, err = run(["select", str(path), "--column", "party", "--epsilon", "5", "--seed", "0",
-                          "--candidates", "red,green,blue,purple"], capsys)
+    code, out, err = run(
+        [
+            "select",
+            str(path),
+            "--column",
+            "party",
+            "--epsilon",
+            "5",
+            "--seed",
+            "0",
+            "--candidates",
+            "red,green,blue,purple",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert out.splitlines()[0] == "selected: red"
     assert "1-DP" not in out and "5-DP [add_remove]" in out
@@ -307,12 +378,26 @@ def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
 
     path = _votes_file(tmp_path)
     cands = ["red", "green", "blue"]
-    law = dpselect.PermuteAndFlip(0.4).probabilities(dpselect.SelectionProblem(
-        label_counts(["red"] * 7 + ["blue"] * 2 + ["green"], cands), monotone=True))
+    law = dpselect.PermuteAndFlip(0.4).probabilities(
+        dpselect.SelectionProblem(label_counts(["red"] * 7 + ["blue"] * 2 + ["green"], cands), monotone=True)
+    )
     picks = []
     for seed in range(600):
-        _code, out, _ = run(["select", str(path), "--column", "party", "--epsilon", "0.4", "--seed", str(seed),
-                            "--candidates", ",".join(cands)], capsys)
+        _code, out, _ = run(
+            [
+                "select",
+                str(path),
+                "--column",
+                "party",
+                "--epsilon",
+                "0.4",
+                "--seed",
+                str(seed),
+                "--candidates",
+                ",".join(cands),
+            ],
+            capsys,
+        )
         picks.append(cands.index(out.splitlines()[0].removeprefix("selected: ")))
     assert_frequencies_match(np.array(picks), law)
 
@@ -325,29 +410,55 @@ def test_select_votes_without_candidates_is_refused_before_reading(tmp_path, cap
     assert out == "" and "--non-private-candidates-from-data" in err
     # refused before the file is read: the same error for a file that does not exist (with --utility votes)
     if utility:
-        code, _, err2 = run(["select", str(tmp_path / "absent.csv"), "--column", "party", "--epsilon", "1", *utility],
-                            capsys)
+        code, _, err2 = run(
+            ["select", str(tmp_path / "absent.csv"), "--column", "party", "--epsilon", "1", *utility], capsys
+        )
         assert code == 2 and err2 == err.replace(str(path), str(tmp_path / "absent.csv"))
 
 
 def test_select_votes_non_private_opt_in_is_marked_everywhere(tmp_path, capsys):
-    code, out, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1",
-                          "--non-private-candidates-from-data"], capsys)
+    code, out, err = run(
+        [
+            "select",
+            str(_votes_file(tmp_path)),
+            "--column",
+            "party",
+            "--epsilon",
+            "1",
+            "--non-private-candidates-from-data",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "NOT differentially private" in err
     assert "NOT PRIVATE" in out.splitlines()[0] and "inf-DP" in out
-    code, _, err = run(["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1",
-                        "--non-private-candidates-from-data", "--candidates", "red,blue"], capsys)
+    code, _, err = run(
+        [
+            "select",
+            str(_votes_file(tmp_path)),
+            "--column",
+            "party",
+            "--epsilon",
+            "1",
+            "--non-private-candidates-from-data",
+            "--candidates",
+            "red,blue",
+        ],
+        capsys,
+    )
     assert_one_line_error(code, err, "not both")
 
 
-@pytest.mark.parametrize("extra, match", [
-    (["--candidates", "red,,blue"], "--candidates"),
-    (["--candidates", "red,red"], "--candidates must be distinct"),
-    (["--utility", "votes", "--column", "nope", "--candidates", "red"], "--column 'nope'"),
-    (["--candidates", "red", "--sensitivity", "1"], "--sensitivity does not apply to --utility votes"),
-    (["--candidates", "red", "--label-column", "age"], "--label-column does not apply"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--candidates", "red,,blue"], "--candidates"),
+        (["--candidates", "red,red"], "--candidates must be distinct"),
+        (["--utility", "votes", "--column", "nope", "--candidates", "red"], "--column 'nope'"),
+        (["--candidates", "red", "--sensitivity", "1"], "--sensitivity does not apply to --utility votes"),
+        (["--candidates", "red", "--label-column", "age"], "--label-column does not apply"),
+    ],
+)
 def test_select_votes_bad_options_are_one_line_errors(tmp_path, capsys, extra, match):
     argv = ["select", str(_votes_file(tmp_path)), "--column", "party", "--epsilon", "1", *extra]
     code, _, err = run(argv, capsys)
@@ -355,8 +466,23 @@ def test_select_votes_bad_options_are_one_line_errors(tmp_path, capsys, extra, m
 
 
 def test_candidates_only_with_votes(tmp_path, capsys):
-    code, _, err = run(["select", str(_votes_file(tmp_path)), "--column", "age", "--epsilon", "1",
-                        "--utility", "scores", "--sensitivity", "1", "--candidates", "a,b"], capsys)
+    code, _, err = run(
+        [
+            "select",
+            str(_votes_file(tmp_path)),
+            "--column",
+            "age",
+            "--epsilon",
+            "1",
+            "--utility",
+            "scores",
+            "--sensitivity",
+            "1",
+            "--candidates",
+            "a,b",
+        ],
+        capsys,
+    )
     assert_one_line_error(code, err, "apply to --utility votes (a column of raw labels) only")
 
 
@@ -371,10 +497,9 @@ def test_the_getting_started_select_command_runs_as_written(tmp_path, capsys, mo
     assert out.startswith("selected: ") and "[add_remove]" in out and "inf-DP" not in out
 
 
-@pytest.mark.parametrize("out, match", [
-    ("{file}", "is not a directory"),
-    ("{file}/sub", "is not a writable directory"),
-])
+@pytest.mark.parametrize(
+    "out, match", [("{file}", "is not a directory"), ("{file}/sub", "is not a writable directory")]
+)
 def test_reproduce_checks_out_before_any_work(tmp_path, capsys, out, match):
     blocker = tmp_path / "a_file"
     blocker.write_text("x")

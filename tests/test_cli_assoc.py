@@ -6,12 +6,7 @@ import pytest
 
 pytest.importorskip("typer")
 
-from dpselect.apps.genomics import (
-    ASSOCIATION_TESTS,
-    case_control_counts,
-    select_top_snps,
-    simulate_case_control,
-)
+from dpselect.apps.genomics import ASSOCIATION_TESTS, case_control_counts, select_top_snps, simulate_case_control
 from dpselect.cli import main
 
 HEADER = ["RANK", "CHR", "SNP", "BP", "A1", "A2"]
@@ -31,12 +26,30 @@ def _run(argv, capsys):
 
 
 @pytest.mark.parametrize("test", ASSOCIATION_TESTS)
-@pytest.mark.parametrize("utility, relation", [("distance", "replace"), ("distance", "add_remove"),
-                                               ("chi2", "replace")])
+@pytest.mark.parametrize(
+    "utility, relation", [("distance", "replace"), ("distance", "add_remove"), ("chi2", "replace")]
+)
 def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test, utility, relation):
     prefix, _sim = cohort
-    code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 2, "--test", test, "--utility", utility,
-                           "--relation", relation, "--seed", 3], capsys)
+    code, out, err = _run(
+        [
+            "assoc",
+            prefix,
+            "--epsilon",
+            5,
+            "--k",
+            2,
+            "--test",
+            test,
+            "--utility",
+            utility,
+            "--relation",
+            relation,
+            "--seed",
+            3,
+        ],
+        capsys,
+    )
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].split() == HEADER
@@ -46,8 +59,9 @@ def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test, uti
     assert [tuple(ln.split()) for ln in lines[1:3]] == expected
     assert f"of the {test} test" in out and "2 rounds at epsilon 2.5 each" in out
     assert f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under " in out
-    assert ("one individual's genotypes replaced" if relation == "replace" else "one individual added or removed") \
-        in out
+    assert (
+        "one individual's genotypes replaced" if relation == "replace" else "one individual added or removed"
+    ) in out
     assert "counting" in err  # the progress line
     shown = out.replace("60 SNPs", "")
     for table in (counts.cases, counts.controls):  # no genotype count of a selected SNP appears
@@ -69,28 +83,30 @@ def test_assoc_finds_strong_causal_snps_at_large_epsilon(cohort, capsys):
 def test_assoc_out_writes_the_table(cohort, tmp_path, capsys):
     prefix, _ = cohort
     dest = tmp_path / "top.tsv"
-    code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 3, "--seed", 1, "--out", dest, "--quiet"],
-                          capsys)
+    code, out, err = _run(["assoc", prefix, "--epsilon", 5, "--k", 3, "--seed", 1, "--out", dest, "--quiet"], capsys)
     assert code == 0 and err == ""
     rows = [line.split("\t") for line in dest.read_text().splitlines()]
     assert rows[0] == HEADER and len(rows) == 4
     assert [r[2] for r in rows[1:]] == [ln.split()[2] for ln in out.splitlines()[1:4]]
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["--epsilon", 0, "--k", 1], "--epsilon"),
-    (["--epsilon", 1, "--k", 0], "--k"),
-    (["--epsilon", 1, "--k", 61, "--quiet"], "--k must be <="),
-    (["--epsilon", 1, "--k", 1, "--test", "fisher"], "--test 'fisher' is not a test"),
-    (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "snm_lln"], "approximate DP"),
-    (["--epsilon", 1, "--k", 1, "--seed", -1], "--seed"),
-    (["--epsilon", 1, "--k", 1, "--relation", "swap"], "--relation 'swap' is not a relation"),
-    (["--epsilon", 1, "--k", 1, "--utility", "chi2", "--relation", "add_remove"], "--utility chi2 needs"),
-    (["--epsilon", 1, "--k", 1, "--chunk-snps", 0], "--chunk-snps"),
-    (["--epsilon", 1, "--k", 1, "--out", "no/such/dir/x.tsv"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--epsilon", 0, "--k", 1], "--epsilon"),
+        (["--epsilon", 1, "--k", 0], "--k"),
+        (["--epsilon", 1, "--k", 61, "--quiet"], "--k must be <="),
+        (["--epsilon", 1, "--k", 1, "--test", "fisher"], "--test 'fisher' is not a test"),
+        (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility"),
+        (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism"),
+        (["--epsilon", 1, "--k", 1, "--mechanism", "snm_lln"], "approximate DP"),
+        (["--epsilon", 1, "--k", 1, "--seed", -1], "--seed"),
+        (["--epsilon", 1, "--k", 1, "--relation", "swap"], "--relation 'swap' is not a relation"),
+        (["--epsilon", 1, "--k", 1, "--utility", "chi2", "--relation", "add_remove"], "--utility chi2 needs"),
+        (["--epsilon", 1, "--k", 1, "--chunk-snps", 0], "--chunk-snps"),
+        (["--epsilon", 1, "--k", 1, "--out", "no/such/dir/x.tsv"], "does not exist"),
+    ],
+)
 def test_assoc_bad_options_are_one_line_errors(cohort, capsys, argv, match):
     code, out, err = _run(["assoc", cohort[0], *argv], capsys)
     assert code == 2 and out == "" and match in err

@@ -27,8 +27,14 @@ SRC = str(Path(dpselect.__file__).resolve().parents[1])
 def dpselect_cmd(*argv: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("DPSELECT_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "dpselect", *map(str, argv)], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "dpselect", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def run(argv, capsys):
@@ -118,8 +124,11 @@ def test_truncated_vcf_error_names_the_file_and_a_variant_only(trios, tmp_path):
     assert len(last.split("\t")) > 9  # the cut line holds genotype calls
     proc = dpselect_cmd("tdt", cut, "--pedigree", str(trios) + ".fam", "--epsilon", 1, "--k", 1, "--quiet")
     line = one_error_line(proc)  # nothing else on stderr: htslib's [E::...] log line is switched off
-    assert re.fullmatch(r"dpselect: error: FILE '[^']+cut\.vcf' is truncated or corrupt after variant 'rs\d+' "
-                        r"\(htslib cannot parse the next line\)", line), line
+    assert re.fullmatch(
+        r"dpselect: error: FILE '[^']+cut\.vcf' is truncated or corrupt after variant 'rs\d+' "
+        r"\(htslib cannot parse the next line\)",
+        line,
+    ), line
     assert proc.stdout == ""
     for call in ("0/0", "0|0", "1/1", "1|1", "0/1", "\t"):
         assert call not in proc.stderr
@@ -132,8 +141,9 @@ def test_out_in_a_missing_folder_fails_before_the_data_is_read(trios, tmp_path):
     assert "--out" in line and "does not exist" in line
     assert proc.stdout == "" and "counting" not in proc.stderr  # no progress line: nothing was read
     # the same error with a FILE that cannot even be read: --out is checked first
-    assert one_error_line(dpselect_cmd("tdt", tmp_path / "absent", "--epsilon", 1, "--k", 1,
-                                       "--out", bad_out)) == line.replace(str(trios), str(tmp_path / "absent"))
+    assert one_error_line(
+        dpselect_cmd("tdt", tmp_path / "absent", "--epsilon", 1, "--k", 1, "--out", bad_out)
+    ) == line.replace(str(trios), str(tmp_path / "absent"))
     assert not (tmp_path / "nodir").exists()
 
 
@@ -153,8 +163,23 @@ def test_one_round_is_singular(trios, capsys):
 def test_delta_zero_error_names_cli_options_only(tmp_path, capsys):
     path = tmp_path / "c.csv"
     path.write_text("c\n3\n1\n")
-    code, _, err = run(["select", path, "--column", "c", "--utility", "indicator", "--epsilon", 1,
-                        "--mechanism", "snm_laplace", "--delta", 0], capsys)
+    code, _, err = run(
+        [
+            "select",
+            path,
+            "--column",
+            "c",
+            "--utility",
+            "indicator",
+            "--epsilon",
+            1,
+            "--mechanism",
+            "snm_laplace",
+            "--delta",
+            0,
+        ],
+        capsys,
+    )
     assert code == 2 and "--delta must be > 0 for --mechanism snm_laplace" in err and "--mechanism snm_t" in err
     assert "noise=" not in err and "student_t" not in err
 
@@ -194,8 +219,9 @@ def test_audit_says_its_utility_and_defaults_to_the_counts(capsys):
     code, out, err = run(["audit", "em", "--counts", "22,8,17,4,0"], capsys)
     assert code == 0, err
     assert "on the majority app, utility count: u(x, r) = n_r" in out
-    pairs = [(majority_problem(x, utility="count"), majority_problem(y, utility="count"))
-             for y in majority_neighbours(x)]
+    pairs = [
+        (majority_problem(x, utility="count"), majority_problem(y, utility="count")) for y in majority_neighbours(x)
+    ]
     direct = audit(dpselect.ExponentialMechanism(1.0), pairs).max_loss
     assert _audit_loss(out) == pytest.approx(direct, rel=1e-5) and direct > 0.5
     assert "vacuous" not in out
@@ -232,8 +258,9 @@ def test_an_internal_error_shows_its_type_only(capsys, monkeypatch):
     monkeypatch.setattr(_commands, "demo_table", boom)
     code, out, err = run(["demo", "--m", 3], capsys)
     assert code == 1 and out == ""
-    assert err.strip() == ("dpselect: internal error: RuntimeError (set DPSELECT_DEBUG=1 for the message and the "
-                           "traceback)")
+    assert err.strip() == (
+        "dpselect: internal error: RuntimeError (set DPSELECT_DEBUG=1 for the message and the traceback)"
+    )
 
 
 def test_truncated_bcf_prints_one_line_and_no_htslib_log(tmp_path):
@@ -250,8 +277,12 @@ def test_truncated_bcf_prints_one_line_and_no_htslib_log(tmp_path):
     writer.close()
     data = (tmp_path / "big.bcf").read_bytes()
     (tmp_path / "cut.bcf").write_bytes(data[: len(data) * 2 // 3])
-    proc = dpselect_cmd("tdt", tmp_path / "cut.bcf", "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1,
-                        "--quiet")
+    proc = dpselect_cmd(
+        "tdt", tmp_path / "cut.bcf", "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1, "--quiet"
+    )
     line = one_error_line(proc)
-    assert re.fullmatch(r"dpselect: error: FILE '[^']+cut\.bcf' is truncated or corrupt after variant 'rs\d+' "
-                        r"\(\w+ from htslib\)", line), line
+    assert re.fullmatch(
+        r"dpselect: error: FILE '[^']+cut\.bcf' is truncated or corrupt after variant 'rs\d+' "
+        r"\(\w+ from htslib\)",
+        line,
+    ), line

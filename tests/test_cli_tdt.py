@@ -49,22 +49,29 @@ def test_tdt_prints_ids_and_guarantee_only(cohort, capsys):
     assert _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--seed", 4], capsys)[1] == out
     for word in ("CHISQ", "OR", " P ", "T\t", "U\t"):
         assert word not in out
-    code, out2, _ = _run(["tdt", str(prefix) + ".bed", "--epsilon", 20, "--k", 2, "--mechanism", "em",
-                          "--seed", 1], capsys)
+    code, out2, _ = _run(
+        ["tdt", str(prefix) + ".bed", "--epsilon", 20, "--k", 2, "--mechanism", "em", "--seed", 1], capsys
+    )
     assert code == 0 and "gumbel_top_k" in out2
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["--epsilon", 0, "--k", 1], "--epsilon"),
-    (["--epsilon", 1, "--k", 0], "--k"),
-    (["--epsilon", 1, "--k", 61], "--k must be <="),
-    (["--epsilon", 1, "--k", 1, "--seed", -5], "--seed"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "nope"], "--mechanism 'nope' is not a mechanism; choose one of: em, pf"),
-    (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf"], "--mechanism 'nd_pf' is not a mechanism"),
-    (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
-    (["--epsilon", 1, "--k", 1, "--mechanism", "snm_laplace"], "--mechanism snm_laplace is approximate DP"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--epsilon", 0, "--k", 1], "--epsilon"),
+        (["--epsilon", 1, "--k", 0], "--k"),
+        (["--epsilon", 1, "--k", 61], "--k must be <="),
+        (["--epsilon", 1, "--k", 1, "--seed", -5], "--seed"),
+        (
+            ["--epsilon", 1, "--k", 1, "--mechanism", "nope"],
+            "--mechanism 'nope' is not a mechanism; choose one of: em, pf",
+        ),
+        (["--epsilon", 1, "--k", 1, "--utility", "p"], "--utility 'p' is not a utility; choose one of: distance, chi2"),
+        (["--epsilon", 1, "--k", 1, "--mechanism", "nd_pf"], "--mechanism 'nd_pf' is not a mechanism"),
+        (["--epsilon", 1, "--k", 1, "--pedigree", "nowhere.fam"], "--pedigree 'nowhere.fam' is not a file"),
+        (["--epsilon", 1, "--k", 1, "--mechanism", "snm_laplace"], "--mechanism snm_laplace is approximate DP"),
+    ],
+)
 def test_tdt_bad_options(cohort, capsys, argv, match):
     code, out, err = _run(["tdt", cohort[0], *argv], capsys)
     assert code == 2 and match in err and out == ""
@@ -85,8 +92,10 @@ def test_tdt_out_writes_the_table_as_tsv(cohort, tmp_path, capsys):
     rows = [line.split("\t") for line in dest.read_text().splitlines()]
     assert rows[0] == ["RANK", "CHR", "SNP", "BP", "A1", "A2"] and len(rows) == 4
     assert [r[2] for r in rows[1:]] == [ln.split()[2] for ln in out.splitlines()[1:4]]
-    code, out_chi, err = _run(["tdt", prefix, "--epsilon", 20, "--k", 2, "--mechanism", "sps", "--utility", "chi2",
-                               "--quiet", "--seed", 0], capsys)
+    code, out_chi, err = _run(
+        ["tdt", prefix, "--epsilon", 20, "--k", 2, "--mechanism", "sps", "--utility", "chi2", "--quiet", "--seed", 0],
+        capsys,
+    )
     assert code == 0, err
     assert "sps on utility chi2" in out_chi
 
@@ -100,11 +109,11 @@ def test_tdt_truncated_vcf_gz_is_one_named_line(cohort, tmp_path, capsys):
     data = b"".join(_bgzf_block(line.encode()) for line in lines)
     cut = tmp_path / "cut.vcf.gz"
     cut.write_bytes(data[: len(data) // 2])
-    code, out, err = _run(["tdt", cut, "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1, "--quiet"],
-                          capsys)
+    code, out, err = _run(["tdt", cut, "--pedigree", str(prefix) + ".fam", "--epsilon", 1, "--k", 1, "--quiet"], capsys)
     assert code == 2 and out == ""
     assert [ln for ln in err.splitlines() if ln.startswith("dpselect:")] == [
-        ln for ln in err.splitlines() if "is truncated or corrupt" in ln]
+        ln for ln in err.splitlines() if "is truncated or corrupt" in ln
+    ]
     assert "dpselect: error: FILE" in err and "internal error" not in err
 
 

@@ -31,28 +31,19 @@ MAX_ANY = 10
 NOT_CONFIGURED: dict[str, frozenset[str]] = {
     # the law a mechanism or a *_law function returns; the abstract bases of the mechanisms
     "dpselect": frozenset({"OutputLaw", "Mechanism", "NoisyMaxMechanism"}),
-
     "dpselect.accounting": frozenset(),
-
     # AuditReport: what audit() returns, never built by a user
     "dpselect.analysis": frozenset({"AuditReport"}),
-
     # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user
     "dpselect.apps.counts": frozenset({"ModeUtility"}),
-
     # results the library returns (readers, selections, simulations), never configured by a user
     "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
-
     "dpselect.apps.quantiles": frozenset({"Bounds", "MeanLevels", "PercentileStability"}),  # results returned
-
     "dpselect.apps.trees": frozenset(),
-
     # results the library returns (reproduce's result and the claims it holds), not configured by users
     "dpselect.experiments": frozenset({"Claim", "ExperimentResult"}),
-
     # abstract base classes: users configure their concrete subclasses
     "dpselect.mechanisms": frozenset({"Mechanism", "NoisyMaxMechanism"}),
-
     "dpselect.noise": frozenset(),
 }
 
@@ -94,8 +85,11 @@ def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 def long_functions(source: str) -> list[tuple[str, int]]:
     """(name, body lines) of every function of ``source`` longer than :data:`MAX_FUNCTION_LINES`."""
     tree = ast.parse(source)
-    return [(node.name, _body_lines(node)) for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES]
+    return [
+        (node.name, _body_lines(node))
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(modules()))
@@ -116,15 +110,17 @@ def test_function_length_counts_the_body_only() -> None:
 @pytest.mark.parametrize(("face", "name", "obj"), _exported(), ids=lambda v: v if isinstance(v, str) else "")
 def test_public_entry_points_declare_their_parameters(face: str, name: str, obj: Any) -> None:
     if inspect.isfunction(obj):
-        assert hasattr(obj, "__parameter_constraints__"), \
+        assert hasattr(obj, "__parameter_constraints__"), (
             f"{face}.{name}: decorate it with dpselect._params.validate_params"
+        )
         return
     if issubclass(obj, BaseException) or name in NOT_CONFIGURED.get(face, ()):
         return
     rules = getattr(obj, "_parameter_constraints", None)
     assert rules is not None, f"{face}.{name}: declare _parameter_constraints (or list it in NOT_CONFIGURED)"
-    params = {p.name for p in inspect.signature(obj).parameters.values()
-              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    params = {
+        p.name for p in inspect.signature(obj).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
     assert set(rules) == params, f"{face}.{name}: _parameter_constraints {sorted(rules)} != parameters {sorted(params)}"
 
 
@@ -134,8 +130,11 @@ def _any_in_signature(obj: Any) -> list[str]:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return []
-    hits = [p.name for p in sig.parameters.values()
-            if p.name not in ("self", "cls") and re.search(r"\bAny\b", str(p.annotation))]
+    hits = [
+        p.name
+        for p in sig.parameters.values()
+        if p.name not in ("self", "cls") and re.search(r"\bAny\b", str(p.annotation))
+    ]
     if re.search(r"\bAny\b", str(sig.return_annotation)):
         hits.append("return")
     return hits
@@ -160,5 +159,6 @@ def test_any_in_public_signatures_is_rare() -> None:
     sigs = _public_signatures()
     with_any = {k: v for k, v in sigs.items() if v}
     assert len(sigs) > 200
-    assert len(with_any) <= MAX_ANY, f"{len(with_any)} of {len(sigs)} public signatures mention Any:\n" + \
-        "\n".join(f"{k}: {v}" for k, v in sorted(with_any.items()))
+    assert len(with_any) <= MAX_ANY, f"{len(with_any)} of {len(sigs)} public signatures mention Any:\n" + "\n".join(
+        f"{k}: {v}" for k, v in sorted(with_any.items())
+    )

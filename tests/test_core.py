@@ -94,8 +94,9 @@ def test_step_profile_smooth_equals_brute_force():
         brute = _brute_smooth(bp, vals, beta, int(bp[-1]) + 5)
         assert prof.smooth(beta) == pytest.approx(brute, rel=1e-12)
         # the same profile as a callable is scanned and agrees
-        pr = SelectionProblem([0.0, 1.0], global_sensitivity=5.0, local_sensitivity=lambda t, p=prof: p(t),
-                              max_distance=int(bp[-1]))
+        pr = SelectionProblem(
+            [0.0, 1.0], global_sensitivity=5.0, local_sensitivity=lambda t, p=prof: p(t), max_distance=int(bp[-1])
+        )
         assert pr.smooth_sensitivity(beta) == pytest.approx(brute, rel=1e-12)
 
 

@@ -22,15 +22,16 @@ from dpselect.mechanisms.distance import distance_problem, max_utility_change
 RELS = ("add_remove", "replace")
 CONVENTIONS = ("paper", "code")
 PS = (0, 10, 33.3, 50, 62.5, 90, 99, 100)
-M = 3           # grid [0, 1, 2]
-BOX = 13        # add/remove states: every count < BOX
-N_RO = 9        # replace states: every n <= N_RO (n is fixed along a path, so no box)
+M = 3  # grid [0, 1, 2]
+BOX = 13  # add/remove states: every count < BOX
+N_RO = 9  # replace states: every n <= N_RO (n is fixed along a path, so no box)
 GRID = np.arange(M)
 
 
 # ---------------------------------------------------------------------------
 # independent model: histograms (h_0, h_1, h_2), rank by the definition
 # ---------------------------------------------------------------------------
+
 
 def _k(n, p, conv):
     f = math.floor(p * n / 100)
@@ -139,11 +140,12 @@ def test_rank_distance_closed_form_matches_sorting_on_random_data():
         conv = str(rng.choice(CONVENTIONS))
         x = np.sort(data)
         k = _k(x.size, p, conv)
-        first = np.searchsorted(x, grid, side="left") + 1   # first rank at grid point j (1-indexed)
-        last = np.searchsorted(x, grid, side="right")        # last rank (first - 1 if empty)
+        first = np.searchsorted(x, grid, side="left") + 1  # first rank at grid point j (1-indexed)
+        last = np.searchsorted(x, grid, side="right")  # last rank (first - 1 if empty)
         expect = np.maximum(0, np.maximum(first - k, k - last))
-        np.testing.assert_array_equal(pct.rank_distances(data, p, grid, rank_convention=conv, relation="replace"),
-                                      expect)
+        np.testing.assert_array_equal(
+            pct.rank_distances(data, p, grid, rank_convention=conv, relation="replace"), expect
+        )
         ar = pct.rank_distances(data, p, grid, rank_convention=conv)
         assert (ar >= expect).all() and ((ar == 0) == (expect == 0)).all()
         pr = pct.percentile_problem(data, p, grid, utility="rank", rank_convention=conv, relation="replace")
@@ -159,8 +161,10 @@ def _pairs(rel, conv, p, grid, seed, n_sets=30):
     for _ in range(n_sets):
         data = rng.choice(grid, size=int(rng.integers(1, 7)))
         x = pct.percentile_problem(data, p, grid, relation=rel, utility="rank", rank_convention=conv)
-        pairs += [(x, pct.percentile_problem(y, p, grid, relation=rel, utility="rank", rank_convention=conv))
-                  for y in Q.percentile_neighbours(data, grid, relation=rel)]
+        pairs += [
+            (x, pct.percentile_problem(y, p, grid, relation=rel, utility="rank", rank_convention=conv))
+            for y in Q.percentile_neighbours(data, grid, relation=rel)
+        ]
     return pairs
 
 
@@ -182,8 +186,13 @@ def test_rank_utility_exact_audit_with_negative_control(rel, conv):
             assert claimed.bounded_range == (eps if isinstance(mech, ExponentialMechanism) else None)
             assert rep.delta_at_claimed <= 1e-12
         # negative control: the rank utility is not monotone; using the monotone (halved) scale breaks eps
-        wrong = [(distance_problem(-x.scores, relation=rel, monotone=True),
-                  distance_problem(-y.scores, relation=rel, monotone=True)) for x, y in pairs]
+        wrong = [
+            (
+                distance_problem(-x.scores, relation=rel, monotone=True),
+                distance_problem(-y.scores, relation=rel, monotone=True),
+            )
+            for x, y in pairs
+        ]
         for mech in (PermuteAndFlip(eps), ExponentialMechanism(eps)):
             rep = audit(CachedMechanism(mech), wrong)
             assert rep.violates and rep.max_loss > 1.3 * eps, str(rep)

@@ -100,8 +100,12 @@ def _griffe_package(griffe: Any) -> Any:
 
 @pytest.mark.parametrize(
     "relpath",
-    [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="known malformed docstrings"))
-     if f in MALFORMED_DOCSTRINGS else f for f in _module_files()],
+    [
+        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="known malformed docstrings"))
+        if f in MALFORMED_DOCSTRINGS
+        else f
+        for f in _module_files()
+    ],
 )
 def test_docstrings_are_valid_numpydoc(relpath: str) -> None:
     """Every docstring of the module parses as numpydoc without warnings (what the API pages render)."""
@@ -151,7 +155,11 @@ def site(tmp_path_factory) -> Path:
     proc = subprocess.run(
         # no -q: it lowers the log level, so strict mode would not see the warnings it counts
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
@@ -161,8 +169,11 @@ def site(tmp_path_factory) -> Path:
 def test_site_builds_strict_and_resolves_citations(site: Path) -> None:
     html = (site / "mathematics" / "index.html").read_text(encoding="utf-8")
     ids = set(re.findall(r'id="([^"]+)"', html))
-    missing = sorted(f"{kind} {n}" for kind, n in _citations()
-                     if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in ids)
+    missing = sorted(
+        f"{kind} {n}"
+        for kind, n in _citations()
+        if (f"sec-{n.replace('.', '-')}" if kind == "sec" else f"errata-{n}") not in ids
+    )
     assert not missing, f"cited in src/ but no such anchor in the built mathematics page: {missing}"
 
 
@@ -180,9 +191,11 @@ def test_built_pages_show_no_raw_restructuredtext(site: Path) -> None:
     for page in sorted(site.rglob("*.html")):
         text = _visible_text(page.read_text(encoding="utf-8"))
         rel = page.relative_to(site)
-        for pattern, what in [(r":(?:func|class|mod|meth|attr|data|obj|exc|math):", "role"),
-                              (r"^\s*={3,}(?:\s+={3,})+\s*$", "RST table rule"),
-                              (r"\.\. (?:math|note|warning|code-block)::", "directive")]:
+        for pattern, what in [
+            (r":(?:func|class|mod|meth|attr|data|obj|exc|math):", "role"),
+            (r"^\s*={3,}(?:\s+={3,})+\s*$", "RST table rule"),
+            (r"\.\. (?:math|note|warning|code-block)::", "directive"),
+        ]:
             hits = re.findall(pattern, text, flags=re.M)
             if hits:
                 bad.append(f"{rel}: {len(hits)} x {what}")
@@ -211,9 +224,11 @@ def test_api_pages_render_cross_references_and_markup(site: Path) -> None:
     for page in sorted(site.rglob("*.html")):
         # code listings (<pre>) may quote anything; inline <code> is rendered text and is checked
         text = re.sub(r"<pre\b.*?</pre>", " ", page.read_text(encoding="utf-8"), flags=re.S)
-        for pattern, what in [("&lt;autoref", "escaped autoref"),
-                              (r"&lt;/?(?:code|a|em|strong|span|div)\b", "escaped tag"),
-                              ("``", "raw RST literal")]:
+        for pattern, what in [
+            ("&lt;autoref", "escaped autoref"),
+            (r"&lt;/?(?:code|a|em|strong|span|div)\b", "escaped tag"),
+            ("``", "raw RST literal"),
+        ]:
             hits = re.findall(pattern, text)
             if hits:
                 bad.append(f"{page.relative_to(site)}: {len(hits)} x {what}")
@@ -226,8 +241,10 @@ def test_mathml_hook_typesets_and_names_the_page_of_a_bad_formula() -> None:
     assert spec is not None and spec.loader is not None
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
-    out = hook.to_mathml('<p>a <span class="arithmatex">\\(x &lt; \\tfrac12\\)</span></p>'
-                         '<div class="arithmatex">\\[\\sum_i e^{u_i}\\]</div>')
+    out = hook.to_mathml(
+        '<p>a <span class="arithmatex">\\(x &lt; \\tfrac12\\)</span></p>'
+        '<div class="arithmatex">\\[\\sum_i e^{u_i}\\]</div>'
+    )
     assert out.count("<math") == 2 and 'display="block"' in out and "arithmatex" not in out
     assert "&lt;" in out or "&#x0003C;" in out  # the unescaped '<' is re-encoded inside MathML
     assert "<mo>arg</mo>" in hook.to_mathml('<span class="arithmatex">\\(\\arg\\max_r u_r\\)</span>')
@@ -252,8 +269,11 @@ def test_python_blocks_of_the_guide_run(page: str) -> None:
 
 def _task_rows() -> list[list[str]]:
     lines = (DOCS / "tasks.md").read_text(encoding="utf-8").splitlines()
-    rows = [line.strip().strip("|").split(" | ") for line in lines
-            if line.startswith("| ") and not line.startswith("| Task")]
+    rows = [
+        line.strip().strip("|").split(" | ")
+        for line in lines
+        if line.startswith("| ") and not line.startswith("| Task")
+    ]
     assert len(rows) >= 15, "the task table of docs/tasks.md was not found"
     return rows
 

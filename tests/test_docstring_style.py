@@ -131,8 +131,11 @@ def _returns_problem(qualname: str, func: Any) -> str | None:
 
 def _privacy_problem(qualname: str, params: list[Any], doc: str) -> str | None:
     """A callable taking ``epsilon`` states its neighbour relation and cites the mathematics page."""
-    if "epsilon" not in {p.name for p in params} or qualname.count(".") > 1 or (
-            "." in qualname and not qualname.endswith("__init__")):
+    if (
+        "epsilon" not in {p.name for p in params}
+        or qualname.count(".") > 1
+        or ("." in qualname and not qualname.endswith("__init__"))
+    ):
         return None
     missing = [what for what, pattern in NEIGHBOUR_AND_CITATION.items() if not re.search(pattern, doc)]
     return f"{qualname}: takes epsilon but its docstring lacks {missing}" if missing else None

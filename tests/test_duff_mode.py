@@ -36,7 +36,7 @@ def bfs_mode_distance(data, v, domain):
             for dlt in (-1, 1):
                 if c[i] + dlt < 0:
                     continue
-                nc = (*c[:i], c[i] + dlt, *c[i + 1:])
+                nc = (*c[:i], c[i] + dlt, *c[i + 1 :])
                 if nc not in seen:
                     seen[nc] = seen[c] + 1
                     q.append(nc)

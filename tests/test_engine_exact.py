@@ -22,14 +22,7 @@ from conftest import assert_frequencies_match
 from dpselect._engine import _noisy_max as noisy_max
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
-from dpselect.noise import (
-    Exponential,
-    Gumbel,
-    Laplace,
-    LaplaceLogNormal,
-    PolynomialTail,
-    StudentT,
-)
+from dpselect.noise import Exponential, Gumbel, Laplace, LaplaceLogNormal, PolynomialTail, StudentT
 
 slow = pytest.mark.skipif(not os.environ.get("DPSELECT_SLOW"), reason="slow; set DPSELECT_SLOW=1")
 
@@ -162,9 +155,18 @@ def test_lln_against_two_dimensional_reference(sigma, gap):
     _close(_loser(LaplaceLogNormal(sigma), gap), ref)
 
 
-@pytest.mark.parametrize("law", [PolynomialTail(1.5), PolynomialTail(1.1), PolynomialTail(1.5).one_sided(),
-                                 PolynomialTail(1.1).one_sided(), StudentT(0.5), LaplaceLogNormal(1.2)],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "law",
+    [
+        PolynomialTail(1.5),
+        PolynomialTail(1.1),
+        PolynomialTail(1.5).one_sided(),
+        PolynomialTail(1.1).one_sided(),
+        StudentT(0.5),
+        LaplaceLogNormal(1.2),
+    ],
+    ids=repr,
+)
 def test_no_mass_lost_before_renormalisation(law):
     for scale in (0.05, 1.7, 1e-6, 1e-100):
         a = np.array([1.0, 0.0, 0.0, 0.6, -2.0]) / scale
@@ -174,9 +176,11 @@ def test_no_mass_lost_before_renormalisation(law):
 
 
 # ----------------------------------------------------------------------------- the audits of issue #17
-@pytest.mark.parametrize("mech,eps", [(dpselect.SmoothNoisyMax(4, noise="student_t"), 4.0),
-                                      (dpselect.SmoothPrivateSelection(4, one_sided=False), 4.0)],
-                         ids=["snm_t", "sps_two_sided"])
+@pytest.mark.parametrize(
+    "mech,eps",
+    [(dpselect.SmoothNoisyMax(4, noise="student_t"), 4.0), (dpselect.SmoothPrivateSelection(4, one_sided=False), 4.0)],
+    ids=["snm_t", "sps_two_sided"],
+)
 def test_issue17_audits_report_the_true_loss(mech, eps):
     x, y = majority.majority_problem([300, 0]), majority.majority_problem([301, 0])
     rep = audit(mech, [(x, y)])
@@ -188,8 +192,17 @@ def test_issue17_audits_report_the_true_loss(mech, eps):
 
 
 # ----------------------------------------------------------------------------- sampling vs law
-FAMILIES = [Laplace(), Gumbel(), Exponential(), StudentT(0.5), StudentT(0.5).one_sided(), PolynomialTail(1.5),
-            PolynomialTail(1.5).one_sided(), LaplaceLogNormal(1.0), LaplaceLogNormal(1.0).one_sided()]
+FAMILIES = [
+    Laplace(),
+    Gumbel(),
+    Exponential(),
+    StudentT(0.5),
+    StudentT(0.5).one_sided(),
+    PolynomialTail(1.5),
+    PolynomialTail(1.5).one_sided(),
+    LaplaceLogNormal(1.0),
+    LaplaceLogNormal(1.0).one_sided(),
+]
 
 
 @pytest.mark.parametrize("law", FAMILIES, ids=repr)
@@ -211,10 +224,14 @@ def test_sampling_matches_law_at_moderate_gaps(law):
     assert_frequencies_match(draws, p)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: dpselect.SmoothNoisyMax(0.1, noise="student_t", df=0.5),
-    lambda: dpselect.SmoothPrivateSelection(0.1, gamma=1.5, one_sided=False),
-], ids=["snm_t_df0.5", "sps_gamma1.5"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: dpselect.SmoothNoisyMax(0.1, noise="student_t", df=0.5),
+        lambda: dpselect.SmoothPrivateSelection(0.1, gamma=1.5, one_sided=False),
+    ],
+    ids=["snm_t_df0.5", "sps_gamma1.5"],
+)
 def test_issue17_neighbours_sampling_matches_law(make):
     mech = make()
     for counts in ([28891, 0], [28890, 0]):
@@ -223,10 +240,13 @@ def test_issue17_neighbours_sampling_matches_law(make):
         assert_frequencies_match(mech.select(pr, size=20_000, rng=3), p)
 
 
-@pytest.mark.parametrize("make,name", [
-    (lambda: dpselect.SmoothNoisyMax(0.1, noise="student_t", df=0.01), "df"),
-    (lambda: dpselect.SmoothPrivateSelection(0.1, gamma=1.01, one_sided=False), "gamma"),
-])
+@pytest.mark.parametrize(
+    "make,name",
+    [
+        (lambda: dpselect.SmoothNoisyMax(0.1, noise="student_t", df=0.01), "df"),
+        (lambda: dpselect.SmoothPrivateSelection(0.1, gamma=1.01, one_sided=False), "gamma"),
+    ],
+)
 def test_tails_too_heavy_for_floats_are_rejected(make, name):
     """Tail exponent < 0.1: draws beyond the largest double are not negligible (issue #17 item 2)."""
     pr = majority.majority_problem([28891, 0])

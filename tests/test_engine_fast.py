@@ -63,12 +63,14 @@ def _mp_laplace(scores):
         pts = [-mp.inf, *sorted(set(a)), mp.inf]
         out = []
         for r, ar in enumerate(a):
+
             def integrand(y, r=r, ar=ar):
                 p = f(y - ar)
                 for s, as_ in enumerate(a):
                     if s != r:
                         p *= F(y - as_)
                 return p
+
             out.append(float(mp.log(mp.quad(integrand, pts))))
         return np.array(out)
 
@@ -106,8 +108,9 @@ def _with_breakpoints(law):
     return type("WithBreakpoints", (type(law),), {"analytic_strip": 0.0})(param)
 
 
-@pytest.mark.parametrize("law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0),
-                                 PolynomialTail(2.0)], ids=repr)
+@pytest.mark.parametrize(
+    "law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0)], ids=repr
+)
 @pytest.mark.parametrize("scores", CASES[:6], ids=lambda s: f"m{len(s)}")
 @pytest.mark.parametrize("scale", [1.0, 0.01, 3.0])
 def test_analytic_laws_need_no_breakpoints_at_the_scores(law, scores, scale):
@@ -124,6 +127,7 @@ def test_analytic_laws_need_no_breakpoints_at_the_scores(law, scores, scale):
 @pytest.mark.parametrize("scores", CASES[:6], ids=lambda s: f"m{len(s)}")
 def test_gumbel_engine_is_the_softmax(scores):
     from scipy.special import logsumexp
+
     a = noisy_max.standardised(np.asarray(scores, float), 0.7)
     got = noisy_max.log_probabilities(np.asarray(scores, float), 0.7, Gumbel())
     ref = a - logsumexp(a)
@@ -141,11 +145,13 @@ def test_student_t_logpdf_against_mpmath(df):
     assert np.all(np.abs(got - ref) <= 1e-14 * np.maximum(1.0, np.abs(ref)))
 
 
-@pytest.mark.parametrize("law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0),
-                                 PolynomialTail(2.0), Gumbel()], ids=repr)
+@pytest.mark.parametrize(
+    "law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0), Gumbel()], ids=repr
+)
 @pytest.mark.parametrize("scale", [4.0, 100.0])
 def test_chebyshev_candidates_equal_the_direct_sum(law, scale):
     from dpselect._engine import _mesh as mesh
+
     r = np.random.default_rng(5)
     sc = np.r_[r.normal(size=10000) * 10, r.integers(0, 50, size=1000).astype(float), -1e4]
     v, c = _groups(sc, scale)

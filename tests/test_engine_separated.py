@@ -48,8 +48,14 @@ def _groups(scores, scale):
     return v, c.astype(float)
 
 
-LAWS = [PolynomialTail(4.0).one_sided(), PolynomialTail(1.5).one_sided(), PolynomialTail(2.0).one_sided(),
-        StudentT(3.0).one_sided(), LaplaceLogNormal(0.45), LaplaceLogNormal(1.0).one_sided()]
+LAWS = [
+    PolynomialTail(4.0).one_sided(),
+    PolynomialTail(1.5).one_sided(),
+    PolynomialTail(2.0).one_sided(),
+    StudentT(3.0).one_sided(),
+    LaplaceLogNormal(0.45),
+    LaplaceLogNormal(1.0).one_sided(),
+]
 rng = np.random.default_rng(11)
 SCORES = {
     "normal2000": rng.normal(size=2000) * 10,
@@ -89,11 +95,15 @@ def test_separated_equals_direct_sum_on_the_same_nodes(law, name, scale):
     assert worst <= TOL
 
 
-@pytest.mark.parametrize("law", [
-    PolynomialTail(4.0).one_sided(),
-    pytest.param(LaplaceLogNormal(0.45), marks=[slow, pytest.mark.slow]),  # ~200 s: 140 x 1e5 LLN cdfs
-    pytest.param(LaplaceLogNormal(1.0).one_sided(), marks=[slow, pytest.mark.slow]),
-], ids=repr)
+@pytest.mark.parametrize(
+    "law",
+    [
+        PolynomialTail(4.0).one_sided(),
+        pytest.param(LaplaceLogNormal(0.45), marks=[slow, pytest.mark.slow]),  # ~200 s: 140 x 1e5 LLN cdfs
+        pytest.param(LaplaceLogNormal(1.0).one_sided(), marks=[slow, pytest.mark.slow]),
+    ],
+    ids=repr,
+)
 def test_separated_equals_direct_sum_on_a_mesh_through_the_scores(law):
     """An independent node set: the cut forced down to the top score (one-sided) or below
     every score, so the mesh has a breakpoint (and, for LLN, geometric refinement) at each
@@ -118,12 +128,14 @@ def _mp_half_cauchy(values, rows):
         a = [mp.mpf(float(x)) for x in values]
         out = []
         for r in rows:
+
             def integrand(y, r=r):
                 p = 2 / (mp.pi * (1 + (y - a[r]) ** 2))
                 for s, a_s in enumerate(a):
                     if s != r:
                         p *= 2 * mp.atan(y - a_s) / mp.pi
                 return p
+
             out.append(float(mp.log(mp.quad(integrand, [0, 0.25, 1, 4, 16, 64, 256, 1024, mp.inf]))))
         return np.array(out)
 
@@ -142,9 +154,14 @@ def test_separated_against_mpmath_half_cauchy():
     assert worst <= 1e-12
 
 
-@pytest.mark.parametrize("make,m", [(lambda: dpselect.SmoothPrivateSelection(1.0), 3000),
-                                    (lambda: dpselect.SmoothNoisyMax(1.0, 1e-6, noise="lln"), 400)],
-                         ids=["sps_one_sided", "snm_lln"])
+@pytest.mark.parametrize(
+    "make,m",
+    [
+        (lambda: dpselect.SmoothPrivateSelection(1.0), 3000),
+        (lambda: dpselect.SmoothNoisyMax(1.0, 1e-6, noise="lln"), 400),
+    ],
+    ids=["sps_one_sided", "snm_lln"],
+)
 def test_sampling_matches_the_separated_law(make, m):
     mech, pr = make(), smooth_problem(m)
     scale, law = mech.calibrate(pr)

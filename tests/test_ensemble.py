@@ -26,6 +26,7 @@ from dpselect.problem import SelectionProblem
 # exact audit of the partition step: records to parts by independent draws, an eps-DP release per part
 # ---------------------------------------------------------------------------
 
+
 def _rr(bit: int, eps: float) -> np.ndarray:
     """Law of randomised response on a bit (eps-DP)."""
     p = math.exp(eps) / (1.0 + math.exp(eps))
@@ -50,11 +51,11 @@ class _PartitionToy:
         if self.scheme == "draws":
             out = []
             for a in itertools.product((0, 1), repeat=n):
-                out.append((0.5 ** n, [tuple(b for b, t in zip(bits, a) if t == s) for s in (0, 1)]))
+                out.append((0.5**n, [tuple(b for b, t in zip(bits, a) if t == s) for s in (0, 1)]))
             return out
         perms = list(itertools.permutations(range(n)))
         c = n // 2
-        return [(1.0 / len(perms), [tuple(bits[i] for i in p[s * c:(s + 1) * c]) for s in (0, 1)]) for p in perms]
+        return [(1.0 / len(perms), [tuple(bits[i] for i in p[s * c : (s + 1) * c]) for s in (0, 1)]) for p in perms]
 
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         bits = tuple(int(b) for b in problem.scores)
@@ -91,6 +92,7 @@ def test_exact_audit_of_the_partition(eps):
 # the shape rule
 # ---------------------------------------------------------------------------
 
+
 def test_auto_partitions_is_its_definition():
     for n, C, eps in itertools.product((50, 455, 5_000, 39_000, 4e5, 1e6, 4e7), (2, 3, 10), (0.1, 1.0, 4.75)):
         T = auto_partitions(n, C, eps)
@@ -109,6 +111,7 @@ def test_auto_partitions_is_its_definition():
 # the estimator
 # ---------------------------------------------------------------------------
 
+
 def _blobs(n=3000):
     X, y = make_blobs(n_samples=n, centers=3, cluster_std=1.0, random_state=0)
     return X, y, (float(np.floor(X.min())), float(np.ceil(X.max())))
@@ -119,8 +122,9 @@ def test_one_part_is_the_tree():
     rf = DPRandomForestClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], random_state=5).fit(X, y)
     member = rf.estimators_[0]
     assert isinstance(member.random_state, int) and member.random_state != 5  # a fresh seed drawn from 5
-    tree = DPDecisionTreeClassifier(epsilon=0.9, bounds=b, classes=[0, 1, 2], n_records=int(rf.n_records_),
-                                    random_state=member.random_state).fit(X, y)
+    tree = DPDecisionTreeClassifier(
+        epsilon=0.9, bounds=b, classes=[0, 1, 2], n_records=int(rf.n_records_), random_state=member.random_state
+    ).fit(X, y)
     assert rf.n_estimators_ == 1 and rf.privacy_.epsilon == pytest.approx(1.0)
     assert tree.privacy_.epsilon == pytest.approx(0.9)
     np.testing.assert_array_equal(rf.predict_proba(X), tree.predict_proba(X))
@@ -130,8 +134,9 @@ def test_parts_privacy_and_shape():
     X, y, b = _blobs()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        rf = DPRandomForestClassifier(epsilon=2.0, n_estimators=4, bounds=b, classes=[0, 1, 2],
-                                      random_state=0).fit(X, y)
+        rf = DPRandomForestClassifier(epsilon=2.0, n_estimators=4, bounds=b, classes=[0, 1, 2], random_state=0).fit(
+            X, y
+        )
     assert rf.n_estimators_ == len(rf.estimators_) == 4 and rf.algorithm_ == "trees"
     assert rf.privacy_ == Privacy(2.0, 0.0, "add_remove", rf.privacy_.source)
     eps_tree = 2.0 * (1 - RECORD_COUNT_SHARE)
@@ -199,8 +204,9 @@ def test_tree_warnings_reissued_once():
     X, y, b = _blobs(200)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        DPRandomForestClassifier(epsilon=1.0, n_estimators=4, max_depth=0, bounds=b, classes=[0, 1, 2],
-                                 random_state=0).fit(X, y)
+        DPRandomForestClassifier(
+            epsilon=1.0, n_estimators=4, max_depth=0, bounds=b, classes=[0, 1, 2], random_state=0
+        ).fit(X, y)
     single = [w for w in caught if "single leaf" in str(w.message)]
     assert len(single) == 1 and str(single[0].message).startswith("DPRandomForestClassifier")
 
@@ -212,8 +218,14 @@ def test_categorical_and_unseen_categories():
     n = 4000
     df = pd.DataFrame({"c": rng.choice(["a", "b", "c"], size=n), "x": rng.uniform(0, 1, size=n)})
     y = ((df["c"] == "a") ^ (df["x"] > 0.5)).astype(int).to_numpy()
-    rf = DPRandomForestClassifier(epsilon=3.0, n_estimators=2, bounds={"x": (0, 1)},
-                                  categorical_features={"c": ["a", "b", "c"]}, classes=[0, 1], random_state=0)
+    rf = DPRandomForestClassifier(
+        epsilon=3.0,
+        n_estimators=2,
+        bounds={"x": (0, 1)},
+        categorical_features={"c": ["a", "b", "c"]},
+        classes=[0, 1],
+        random_state=0,
+    )
     rf.fit(df, y)
     assert rf.score(df, y) > 0.9
     test = pd.DataFrame({"c": ["zz", "a"], "x": [0.2, 0.2]})
@@ -221,9 +233,16 @@ def test_categorical_and_unseen_categories():
 
 
 @pytest.mark.skipif(not os.environ.get("DPSELECT_DATA"), reason="DPSELECT_DATA is not set")
-@pytest.mark.parametrize(("name", "shape", "n_classes", "n_categorical"), [
-    ("br2000", (38_000, 13), 2, 9), ("credit_approval", (653, 15), 2, 9), ("gamma", (19_020, 10), 2, 0),
-    ("nursery", (12_960, 8), 5, 8), ("pima_diabetes", (768, 8), 2, 0)])
+@pytest.mark.parametrize(
+    ("name", "shape", "n_classes", "n_categorical"),
+    [
+        ("br2000", (38_000, 13), 2, 9),
+        ("credit_approval", (653, 15), 2, 9),
+        ("gamma", (19_020, 10), 2, 0),
+        ("nursery", (12_960, 8), 5, 8),
+        ("pima_diabetes", (768, 8), 2, 0),
+    ],
+)
 def test_benchmark_loaders(name, shape, n_classes, n_categorical):
     from dpselect.experiments._tabular import load
 

@@ -16,13 +16,7 @@ from conftest import assert_frequencies_match, assert_neighbour_frequencies, on_
 from dpselect import SmoothSensitivityRelease
 from dpselect.mechanisms._release_grid import snapped_log_law
 from dpselect.noise import PolynomialTail, StudentT
-from dpselect.noise._exact_atan import (
-    atan_bounds,
-    cauchy_cdf_bounds,
-    pi_bounds,
-    sample_snapped_atan,
-    t3_cdf_bounds,
-)
+from dpselect.noise._exact_atan import atan_bounds, cauchy_cdf_bounds, pi_bounds, sample_snapped_atan, t3_cdf_bounds
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -146,8 +140,12 @@ def test_release_uses_the_exact_sampler_for_t3_and_cauchy_only():
     assert SmoothSensitivityRelease(1.0).exact_law == "t3"
     assert SmoothSensitivityRelease(1.0, df=1.0).exact_law == "cauchy"
     assert SmoothSensitivityRelease(1.0, noise="polynomial").exact_law == "cauchy"
-    for rel in (SmoothSensitivityRelease(1.0, df=4.0), SmoothSensitivityRelease(1.0, noise="polynomial", gamma=3.0),
-                SmoothSensitivityRelease(1.0, 1e-6, noise="lln"), SmoothSensitivityRelease(1.0, 1e-6, noise="laplace")):
+    for rel in (
+        SmoothSensitivityRelease(1.0, df=4.0),
+        SmoothSensitivityRelease(1.0, noise="polynomial", gamma=3.0),
+        SmoothSensitivityRelease(1.0, 1e-6, noise="lln"),
+        SmoothSensitivityRelease(1.0, 1e-6, noise="laplace"),
+    ):
         assert rel.exact_law is None
     # on the grid, the release *is* the exact sampler's output for the same bits
     rel = SmoothSensitivityRelease(1.0, granularity=2.0**-10)
@@ -188,8 +186,13 @@ def test_exact_cauchy_neighbour_frequencies_and_clip():
 
 
 def test_bad_arguments_raise_before_drawing():
-    for kw, name in (({"law": "t4"}, "law"), ({"scale": 0.0}, "scale"), ({"lam": -1.0}, "lam"), ({"n": 0}, "n"),
-                     ({"value": math.nan}, "value")):
+    for kw, name in (
+        ({"law": "t4"}, "law"),
+        ({"scale": 0.0}, "scale"),
+        ({"lam": -1.0}, "lam"),
+        ({"n": 0}, "n"),
+        ({"value": math.nan}, "value"),
+    ):
         args = {"law": "t3", "value": 0.0, "scale": 1.0, "lam": 0.5, "n": 3} | kw
         with pytest.raises((ValueError, TypeError), match=name):
             sample_snapped_atan(args.pop("law"), *args.values(), rng=0)
@@ -246,7 +249,7 @@ def test_clamped_search_has_the_clamped_law():
     # the search restricted to [kmin, kmax] gives min(max(K, kmin), kmax) for the same bits
     # (refinements, which could shift the bit stream, have probability ~2^-60 per comparison) ...
     full = sample_snapped_atan("t3", 0.3, 2.0, 0.5, 3000, rng=21)
-    for kmin, kmax in ((-3, 4), (0, 0), (2, 9), (-2**51, -2**51 + 1)):
+    for kmin, kmax in ((-3, 4), (0, 0), (2, 9), (-(2**51), -(2**51) + 1)):
         part = sample_snapped_atan("t3", 0.3, 2.0, 0.5, 3000, rng=21, index_range=(kmin, kmax))
         assert np.array_equal(part, np.clip(full, kmin * 0.5, kmax * 0.5))
     # ... and its frequencies match the exact clamped law: P[kmin] = F(B(kmin + 1)), P[kmax] = 1 - F(B(kmax))

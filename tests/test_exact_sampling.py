@@ -58,7 +58,7 @@ def test_discrete_gaussian_matches_pmf():
     y = discrete_gaussian(s2, size=n, rng=6)
     ks = np.arange(-12, 13)
     w = np.array([mpmath.exp(-mpmath.mpf(int(k) ** 2) / (2 * mpmath.mpf(9) / 4)) for k in ks])
-    z = mpmath.fsum(mpmath.exp(-mpmath.mpf(k) ** 2 / (mpmath.mpf(9) / 2)) for k in range(-60, 61))
+    z = mpmath.fsum(mpmath.exp(-(mpmath.mpf(k) ** 2) / (mpmath.mpf(9) / 2)) for k in range(-60, 61))
     probs = np.array([float(v / z) for v in w])
     draws = np.where(np.abs(y) <= 12, y + 12, 25)
     assert_frequencies_match(draws, np.append(probs, max(0.0, 1 - probs.sum())))

@@ -38,6 +38,8 @@ def _precision():
     """This module's mpmath precision, for its tests only (mpmath's precision is global)."""
     with mpmath.workprec(400):
         yield
+
+
 N = 40_000
 
 
@@ -97,8 +99,9 @@ def test_rational_rates_are_exact():
         assert [Fraction(int(x), den) for x in nums] == [(top - Fraction(v)) * scale for v in vals]
     prob = SelectionProblem([3.0, 0.5, -2.0], global_sensitivity=2.0)
     nums, den = exact_rates(prob, 0.7)
-    assert [Fraction(int(x), den) for x in nums] == [(Fraction(3.0) - Fraction(s)) * Fraction(0.7) / 4
-                                                     for s in (3.0, 0.5, -2.0)]
+    assert [Fraction(int(x), den) for x in nums] == [
+        (Fraction(3.0) - Fraction(s)) * Fraction(0.7) / 4 for s in (3.0, 0.5, -2.0)
+    ]
 
 
 @pytest.mark.parametrize("rng", [8, "secure"])

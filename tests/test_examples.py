@@ -62,8 +62,10 @@ def _percentile_has_rank_utility() -> bool:
     return "utility" in inspect.signature(percentile.percentile_problem).parameters
 
 
-@pytest.mark.skipif(not _percentile_has_rank_utility(),
-                    reason="apps.percentile.percentile_problem(..., utility='rank') is not in this version yet")
+@pytest.mark.skipif(
+    not _percentile_has_rank_utility(),
+    reason="apps.percentile.percentile_problem(..., utility='rank') is not in this version yet",
+)
 def test_private_percentile() -> None:
     out = run("private_percentile.py")
     released = float(value(out, "private p90"))
@@ -108,8 +110,9 @@ def _gwas_available() -> bool:
     return hasattr(tdt, "select_top_snps")
 
 
-@pytest.mark.skipif(not _gwas_available(),
-                    reason="dpselect.apps.genomics / apps.tdt.select_top_snps are not in this version yet")
+@pytest.mark.skipif(
+    not _gwas_available(), reason="dpselect.apps.genomics / apps.tdt.select_top_snps are not in this version yet"
+)
 def test_top_snps_plink() -> None:
     out = run("top_snps_plink.py", timeout=300.0)
     line = value(out, "families")

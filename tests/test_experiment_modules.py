@@ -38,9 +38,19 @@ def test_bundled_datasets_resolve_whatever_the_data_dir(tmp_path, monkeypatch):
         a, b = load(name, None), load(name, str(tmp_path))
         assert a.classes == b.classes and np.array_equal(a.y, b.y)
     monkeypatch.setenv("DPSELECT_DATA", str(tmp_path))
-    monkeypatch.setattr(tree, "grid", lambda quick, real: {
-        "datasets": ("iris",), "depths": (2,), "selections": ("em",), "eps": (2.0,), "reps": 1, "folds": 3,
-        "n_bins": 4})
+    monkeypatch.setattr(
+        tree,
+        "grid",
+        lambda quick, real: {
+            "datasets": ("iris",),
+            "depths": (2,),
+            "selections": ("em",),
+            "eps": (2.0,),
+            "reps": 1,
+            "folds": 3,
+            "n_bins": 4,
+        },
+    )
     res = runner.reproduce("tree", quick=True, out=tmp_path / "out", seed=0, workers=1, progress=False)
     assert res.data_files == [] and len(res.rows) == 3
 
@@ -48,8 +58,19 @@ def test_bundled_datasets_resolve_whatever_the_data_dir(tmp_path, monkeypatch):
 def test_tree_rows_carry_the_majority_rate_of_each_fold():
     from sklearn.model_selection import KFold
 
-    task = Task(("iris", 2, "em", 2.0, 1), {"dataset": "iris", "data_dir": None, "depth": 2, "selection": "em",
-                                             "epsilon": 2.0, "rep": 1, "folds": 4, "n_bins": 4})
+    task = Task(
+        ("iris", 2, "em", 2.0, 1),
+        {
+            "dataset": "iris",
+            "data_dir": None,
+            "depth": 2,
+            "selection": "em",
+            "epsilon": 2.0,
+            "rep": 1,
+            "folds": 4,
+            "n_bins": 4,
+        },
+    )
     rows = tree.run_task(task, np.random.SeedSequence(5))
     y = load("iris", None).y
     for row, (train, test) in zip(rows, KFold(4, shuffle=True, random_state=1).split(y)):
@@ -63,8 +84,18 @@ def _tree_rows() -> list[dict]:
     rows = []
     for sel, accs in {"em": (0.6, 0.8), "pf": (0.7, 0.7), "snm_t": (0.9, 0.7), "majority": (0.4, 0.4)}.items():
         for fold, acc in enumerate(accs):
-            rows.append({"dataset": "acs", "depth": 2, "selection": sel, "epsilon": 0.5, "rep": 0, "fold": fold,
-                         "accuracy": acc, "majority_accuracy": 0.4})
+            rows.append(
+                {
+                    "dataset": "acs",
+                    "depth": 2,
+                    "selection": sel,
+                    "epsilon": 0.5,
+                    "rep": 0,
+                    "fold": fold,
+                    "accuracy": acc,
+                    "majority_accuracy": 0.4,
+                }
+            )
     return rows
 
 
@@ -98,17 +129,31 @@ def test_tree_figure_claims_and_table(tmp_path, figures):
 
 
 def test_forest_claims_always_list_both_rows():
-    rows = [{"dataset": "iris", "selection": s, "epsilon": 1.0, "rep": r, "depth": 2, "accuracy": a,
-             "majority_accuracy": 0.3} for s, accs in {"em": (0.5, 0.7), "snm_t": (0.8, 0.6)}.items()
-            for r, a in enumerate(accs)]
+    rows = [
+        {
+            "dataset": "iris",
+            "selection": s,
+            "epsilon": 1.0,
+            "rep": r,
+            "depth": 2,
+            "accuracy": a,
+            "majority_accuracy": 0.3,
+        }
+        for s, accs in {"em": (0.5, 0.7), "snm_t": (0.8, 0.6)}.items()
+        for r, a in enumerate(accs)
+    ]
     claims = forest.claims(rows)
     assert [c.ok for c in claims] == [True, None]  # mean diff 0.1; no published cell for iris
     assert "iris | 1 | 0.6 ± 0.14 | 0.7 ± 0.14 | – | 0.3 |" in forest.summary(rows)
 
 
 def test_median_figure_has_error_bars_over_datasets(tmp_path, figures):
-    rows = [{"distribution": "uniform", "rep": r, "n": 11, "epsilon": e, "method": m, "expected_abs_error": v}
-            for m in median.METHODS for e in (0.1, 1.0) for r, v in enumerate((0.01 * (1 + e), 0.03 * (1 + e)))]
+    rows = [
+        {"distribution": "uniform", "rep": r, "n": 11, "epsilon": e, "method": m, "expected_abs_error": v}
+        for m in median.METHODS
+        for e in (0.1, 1.0)
+        for r, v in enumerate((0.01 * (1 + e), 0.03 * (1 + e)))
+    ]
     median.plot(rows, tmp_path)
     ax = figures[0].axes[0]
     assert len(ax.containers) == len(median.METHODS) and all(c.has_yerr for c in ax.containers)
@@ -118,8 +163,11 @@ def test_median_figure_has_error_bars_over_datasets(tmp_path, figures):
 
 
 def test_percentile_exact_zero_is_drawn_at_zero(tmp_path, figures):
-    rows = [{"dataset": "HEPTH-like", "p": 50, "mechanism": m, "epsilon": e, "aee": v}
-            for m in ("PF", "EM") for e, v in ((1.0, 3.0), (10.0, 0.02), (30.0, 1e-150), (100.0, 0.0))]
+    rows = [
+        {"dataset": "HEPTH-like", "p": 50, "mechanism": m, "epsilon": e, "aee": v}
+        for m in ("PF", "EM")
+        for e, v in ((1.0, 3.0), (10.0, 0.02), (30.0, 1e-150), (100.0, 0.0))
+    ]
     percentile.plot(rows, tmp_path)
     ax = figures[0].axes[0]
     assert [c.get_label() for c in ax.containers] == ["EM", "PF"]  # the order of MECHANISMS
@@ -134,8 +182,11 @@ def test_tdt_task_grid_keeps_the_keys_order_and_kwargs():
     """The shared task grid gives the keys (hence seeds, spawned in key order) of the hand-written grid."""
     g = tdt.grid(True)
     out = tdt.tasks(True, None)
-    expected = ([("accuracy", m, c) for m in g["ms"] for c in range(g["chunks"])]
-                + [("runtime", m, 0) for m in g["runtime_ms"]] + [("real", 6, r) for r in range(g["real_reps"])])
+    expected = (
+        [("accuracy", m, c) for m in g["ms"] for c in range(g["chunks"])]
+        + [("runtime", m, 0) for m in g["runtime_ms"]]
+        + [("real", 6, r) for r in range(g["real_reps"])]
+    )
     assert [t.key for t in out] == expected
     acc, rt, real = out[0].kwargs, out[len(g["ms"]) * g["chunks"]].kwargs, out[-1].kwargs
     assert (acc["kind"], acc["n_reps"], tuple(acc["epsilons"])) == ("accuracy", g["reps_per_chunk"], g["eps"])
@@ -152,13 +203,34 @@ def _tdt_rows() -> list[dict]:
             for chunk, d in enumerate((-0.05, 0.05)):
                 for eps in (3.0, 9.0):
                     for mech in tdt.MECH_ORDER:
-                        rows.append({"table": "fig1", "m": m, "chunk": chunk, "n_reps": 2, "epsilon": eps,
-                                     "accounting": acc, "mechanism": mech, "case": "", "accuracy": base[mech] + d,
-                                     "epsilon_proven": eps})
+                        rows.append(
+                            {
+                                "table": "fig1",
+                                "m": m,
+                                "chunk": chunk,
+                                "n_reps": 2,
+                                "epsilon": eps,
+                                "accounting": acc,
+                                "mechanism": mech,
+                                "case": "",
+                                "accuracy": base[mech] + d,
+                                "epsilon_proven": eps,
+                            }
+                        )
                         if m == 5:
-                            rows.append({"table": "table2", "m": 6, "rep": chunk, "epsilon": eps, "accounting": acc,
-                                         "mechanism": mech, "accuracy": base[mech] + d, "epsilon_proven": eps,
-                                         "source": "regenerated"})
+                            rows.append(
+                                {
+                                    "table": "table2",
+                                    "m": 6,
+                                    "rep": chunk,
+                                    "epsilon": eps,
+                                    "accounting": acc,
+                                    "mechanism": mech,
+                                    "accuracy": base[mech] + d,
+                                    "epsilon_proven": eps,
+                                    "source": "regenerated",
+                                }
+                            )
     return rows
 
 

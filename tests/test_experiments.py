@@ -22,13 +22,33 @@ def _no_data_dir(monkeypatch):
 
 def tiny_mixed_grid() -> list[tuple[str, list[Task]]]:
     """Exact (percentile) and randomised (tree, tdt, median) tasks, small enough for a unit test."""
-    pct = [Task(("HEPTH-like", 50, mech), {"dataset": "HEPTH", "source": "synthetic", "p": 50, "mechanism": mech,
-                                           "epsilons": [1.0, 10.0]}) for mech in ("EM", "SNM-T")]
-    tree = [Task(("iris", 2, sel, 2.0, 0), {"dataset": "iris", "data_dir": None, "depth": 2, "selection": sel,
-                                            "epsilon": 2.0, "rep": 0, "folds": 3, "n_bins": 4})
-            for sel in ("em", "snm_t")]
-    tdt = [Task(("accuracy", 3, c), {"kind": "accuracy", "m": 3, "chunk": c, "n_reps": 1, "epsilons": (9.0,)})
-           for c in range(2)]
+    pct = [
+        Task(
+            ("HEPTH-like", 50, mech),
+            {"dataset": "HEPTH", "source": "synthetic", "p": 50, "mechanism": mech, "epsilons": [1.0, 10.0]},
+        )
+        for mech in ("EM", "SNM-T")
+    ]
+    tree = [
+        Task(
+            ("iris", 2, sel, 2.0, 0),
+            {
+                "dataset": "iris",
+                "data_dir": None,
+                "depth": 2,
+                "selection": sel,
+                "epsilon": 2.0,
+                "rep": 0,
+                "folds": 3,
+                "n_bins": 4,
+            },
+        )
+        for sel in ("em", "snm_t")
+    ]
+    tdt = [
+        Task(("accuracy", 3, c), {"kind": "accuracy", "m": 3, "chunk": c, "n_reps": 1, "epsilons": (9.0,)})
+        for c in range(2)
+    ]
     med = [Task(("uniform", r), {"distribution": "uniform", "rep": r, "n": 51, "epsilons": [1.0]}) for r in range(2)]
     return [("percentile", pct), ("tree", tree), ("tdt", tdt), ("median", med)]
 
@@ -52,8 +72,10 @@ def test_same_seed_same_csv_on_local_cluster_and_default_scheduler(tmp_path):
     distributed = pytest.importorskip("distributed")
     default = _csv_bytes(tmp_path, "default", workers=1)  # synchronous default
     threads = _csv_bytes(tmp_path, "threads", scheduler="threads", workers=2)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cl, \
-            distributed.Client(cl) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cl,
+        distributed.Client(cl) as client,
+    ):
         cluster = _csv_bytes(tmp_path, "cluster", client=client)
     for name in default:
         assert default[name] == cluster[name], name
@@ -91,8 +113,9 @@ def test_csv_format_is_deterministic(tmp_path):
 
 
 def test_claims_table_marks():
-    table = runner.claims_table([Claim("a | b", "1", "2", True), Claim("c", "3", "4", False, "n"),
-                                 Claim("d", "5", "6", None)])
+    table = runner.claims_table(
+        [Claim("a | b", "1", "2", True), Claim("c", "3", "4", False, "n"), Claim("d", "5", "6", None)]
+    )
     assert "| a \\| b | 1 | 2 | ✓ |" in table
     assert "✗" in table and "| – |" in table
 
@@ -113,8 +136,10 @@ def test_face_is_lazy_and_exports_the_entry_points():
     import subprocess
     import sys
 
-    code = ("import sys, dpselect.experiments as e; print(sorted(m for m in sys.modules if m.startswith(e.__name__)));"
-            "e.reproduce; print('dpselect.experiments.runner' in sys.modules)")
+    code = (
+        "import sys, dpselect.experiments as e; print(sorted(m for m in sys.modules if m.startswith(e.__name__)));"
+        "e.reproduce; print('dpselect.experiments.runner' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "['dpselect.experiments']" and out[1] == "True"
     import dpselect.experiments as face
@@ -155,8 +180,9 @@ def test_named_results():
     from dpselect.experiments.datasets import simulate_tdt, tdt_real_example
     from dpselect.experiments.tasks import ClaimCounts
 
-    counts = ClaimCounts.of([Claim("a", "1", "2", True), Claim("b", "1", "2", False, kind="new"),
-                             Claim("c", "1", "2", None)], "paper")
+    counts = ClaimCounts.of(
+        [Claim("a", "1", "2", True), Claim("b", "1", "2", False, kind="new"), Claim("c", "1", "2", None)], "paper"
+    )
     assert (counts.holds, counts.fails, counts.not_evaluated, counts.total) == (1, 0, 1, 2)
     assert tuple(counts) == (1, 0, 1)
     panel = simulate_tdt(3, 10, rng=0)
@@ -191,15 +217,38 @@ def _shrink(monkeypatch, name: str) -> None:
         monkeypatch.setattr(mod, "N", 101)
         monkeypatch.setattr(mod, "epsilons", lambda quick: [0.1, 1.0])
     elif name == "tdt":
-        monkeypatch.setattr(mod, "grid", lambda quick: {"ms": (3,), "eps": (9.0,), "chunks": 1, "reps_per_chunk": 1,
-                                                        "runtime_ms": (10,), "real_reps": 1})
+        monkeypatch.setattr(
+            mod,
+            "grid",
+            lambda quick: {
+                "ms": (3,),
+                "eps": (9.0,),
+                "chunks": 1,
+                "reps_per_chunk": 1,
+                "runtime_ms": (10,),
+                "real_reps": 1,
+            },
+        )
     elif name == "tree":
-        monkeypatch.setattr(mod, "grid", lambda quick, real: {
-            "datasets": ("iris",), "depths": (2,), "selections": ("em", "pf", "snm_t", "snm_lln"), "eps": (2.0,),
-            "reps": 1, "folds": 3, "n_bins": 4})
+        monkeypatch.setattr(
+            mod,
+            "grid",
+            lambda quick, real: {
+                "datasets": ("iris",),
+                "depths": (2,),
+                "selections": ("em", "pf", "snm_t", "snm_lln"),
+                "eps": (2.0,),
+                "reps": 1,
+                "folds": 3,
+                "n_bins": 4,
+            },
+        )
     elif name == "forest":
-        monkeypatch.setattr(mod, "grid", lambda quick, real: {
-            "depths": {"iris": 2}, "selections": ("em", "snm_t"), "eps": (1.0,), "reps": 1})
+        monkeypatch.setattr(
+            mod,
+            "grid",
+            lambda quick, real: {"depths": {"iris": 2}, "selections": ("em", "snm_t"), "eps": (1.0,), "reps": 1},
+        )
         monkeypatch.setattr(mod, "N_TREES", 4)
 
 
@@ -230,8 +279,10 @@ def test_reproduce_writes_csv_png_and_report(tmp_path, monkeypatch, name):
     ok, bad, none = paper.holds, paper.fails, paper.not_evaluated
     holds, fails, open_ = new
     assert ok + bad + none + holds + fails + open_ == len(res.claims) > 0
-    assert f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), " \
-           f"{none} not evaluated (–)." in report
+    assert (
+        f"{ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
+        f"{none} not evaluated (–)." in report
+    )
     section = report.split("## Claims", 1)[1].split("\n## ", 1)[0]
     assert section.count("| ✓ |") == ok and section.count("| ✗ |") == bad
     assert section.count("| + |") == holds and section.count("| ○ |") == fails
@@ -324,10 +375,20 @@ def test_accuracy_panel_has_error_bars_and_majority_line(tmp_path):
     majority_lines = [ln for ln in ax.lines if ln.get_label() == "majority class"]
     assert len(majority_lines) == 1 and list(majority_lines[0].get_ydata()) == [0.4, 0.4]
     assert ax.get_xscale() == "log"
-    rows = [{"ds": "iris", "sel": s, "epsilon": e, "accuracy": a, "majority_accuracy": 0.33}
-            for s in ("em", "pf") for e in (0.5, 2.0) for a in (0.6, 0.8)]
-    path = c.accuracy_figure(rows, tmp_path / "f.png", panels=["ds"], x="epsilon", series="sel",
-                             published=lambda key, s, e: 0.9 if s == "pf" else None)
+    rows = [
+        {"ds": "iris", "sel": s, "epsilon": e, "accuracy": a, "majority_accuracy": 0.33}
+        for s in ("em", "pf")
+        for e in (0.5, 2.0)
+        for a in (0.6, 0.8)
+    ]
+    path = c.accuracy_figure(
+        rows,
+        tmp_path / "f.png",
+        panels=["ds"],
+        x="epsilon",
+        series="sel",
+        published=lambda key, s, e: 0.9 if s == "pf" else None,
+    )
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -362,8 +423,10 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
         assert f"{name}/report.md" in text
     claims = [c for r in results for c in r.claims]
     ok, bad, none = (sum(c.ok is v and c.kind == "paper" for c in claims) for v in (True, False, None))
-    assert f"**Summary:** {ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), " \
-           f"{none} not evaluated (–)." in text
+    assert (
+        f"**Summary:** {ok + bad + none} claims of the papers: {ok} reproduced (✓), {bad} not reproduced (✗), "
+        f"{none} not evaluated (–)." in text
+    )
     assert "## Abbreviations" in text and "- **EM**: exponential mechanism" in text
     # terms of the experiments' own reports (shown in report.html) are defined too, and only terms used
     assert "- **PF-rank**: permute-and-flip on the rank-distance utility" in text
@@ -381,8 +444,10 @@ def test_percentile_aee_is_exact_and_ld_shortcut_matches_the_mechanism():
     from dpselect.experiments import percentile as exp
     from dpselect.mechanisms import LocalDampening
 
-    task = Task(("HEPTH-like", 90, "LD"), {"dataset": "HEPTH", "source": "synthetic", "p": 90, "mechanism": "LD",
-                                          "epsilons": [0.5, 2.0]})
+    task = Task(
+        ("HEPTH-like", 90, "LD"),
+        {"dataset": "HEPTH", "source": "synthetic", "p": 90, "mechanism": "LD", "epsilons": [0.5, 2.0]},
+    )
     rows = exp.run_task(task, np.random.SeedSequence(0))
     h = exp.synthetic_histogram("HEPTH")
     grid = np.arange(exp.GRID_SIZE)
@@ -398,8 +463,9 @@ def test_synthetic_histograms_are_fixed():
     for name in ("HEPTH", "PATENT", "INCOME"):
         h = exp.synthetic_histogram(name)
         assert h.shape == (4096,) and h.dtype == np.int64 and h.sum() > 50_000
-    assert exp.synthetic_histogram("INCOME").max() > 20 * np.median(exp.synthetic_histogram("INCOME")[
-        exp.synthetic_histogram("INCOME") > 0])
+    assert exp.synthetic_histogram("INCOME").max() > 20 * np.median(
+        exp.synthetic_histogram("INCOME")[exp.synthetic_histogram("INCOME") > 0]
+    )
 
 
 def test_save_figure_tidies_log_ticks_and_moves_legends_off_the_panels(tmp_path):
@@ -455,8 +521,10 @@ def test_report_texts_name_only_objects_that_exist(name):
 
 
 def test_terminal_claims_are_plain_text_with_a_gloss_and_evaluated():
-    claims = [Claim("SPS IV (Thm 5) beats EM | PF", "3/3 cells", "YS Fig. 1", True, note="a note"),
-              Claim("Duff is best", "7/9", "Fig. 1", None, kind="new")]
+    claims = [
+        Claim("SPS IV (Thm 5) beats EM | PF", "3/3 cells", "YS Fig. 1", True, note="a note"),
+        Claim("Duff is best", "7/9", "Fig. 1", None, kind="new"),
+    ]
     text = runner.claims_text(claims)
     assert "<br>" not in text and "\\|" not in text and "*" not in text
     lines = text.splitlines()

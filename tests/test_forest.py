@@ -19,12 +19,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
-from dpselect.apps.trees import (
-    DPRandomForestClassifier,
-    auto_forest_depth,
-    auto_n_estimators,
-    fletcher_islam_depth,
-)
+from dpselect.apps.trees import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth
 from dpselect.apps.trees import _fletcher_islam as forest_mod
 from dpselect.apps.trees._fletcher_islam import leaf_problem
 from dpselect.apps.trees._params import MECHANISMS
@@ -40,9 +35,14 @@ def FI(**kw):
     return DPRandomForestClassifier(algorithm="fletcher_islam", **kw)
 
 
-@parametrize_with_checks([DPRandomForestClassifier(), DPRandomForestClassifier(n_estimators=2, max_depth=2),
-                          FI(),
-                          FI(mechanism="snm_t", n_estimators=4, max_depth=3)])
+@parametrize_with_checks(
+    [
+        DPRandomForestClassifier(),
+        DPRandomForestClassifier(n_estimators=2, max_depth=2),
+        FI(),
+        FI(mechanism="snm_t", n_estimators=4, max_depth=3),
+    ]
+)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # sparse-leaf warnings on sklearn's tiny inputs
@@ -57,8 +57,9 @@ def _blobs(n=3000):
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_learns_easy_data(mechanism):
     X, y, b = _blobs()
-    clf = FI(epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2],
-             mechanism=mechanism, random_state=0)
+    clf = FI(
+        epsilon=20.0, n_estimators=16, max_depth=4, bounds=b, classes=[0, 1, 2], mechanism=mechanism, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y)
@@ -123,8 +124,9 @@ def test_records_assigned_by_independent_draws():
     assert (top2[:, 1] > top2[:, 0]).all()  # no tied majorities for this seed
     # with depth 0 each tree is one leaf holding exactly its records; with a huge budget its label is the
     # majority of those records, which we recompute from the expected assignment
-    big = FI(epsilon=500.0, n_estimators=8, max_depth=0, bounds=b, classes=[0, 1, 2],
-             mechanism="em", random_state=seed).fit(X, y)
+    big = FI(
+        epsilon=500.0, n_estimators=8, max_depth=0, bounds=b, classes=[0, 1, 2], mechanism="em", random_state=seed
+    ).fit(X, y)
     votes = np.bincount(counts.argmax(axis=1), minlength=3) / 8
     np.testing.assert_allclose(big.predict_proba(X[:1])[0], votes)
 
@@ -132,6 +134,7 @@ def test_records_assigned_by_independent_draws():
 # ---------------------------------------------------------------------------
 # privacy
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_audit_leaf_label_selection(mechanism):
@@ -166,13 +169,14 @@ def test_count_leaf_utility():
         FI(leaf_utility="count", mechanism="snm_t", bounds=b).fit(X, y)
     with pytest.raises(ValueError, match="leaf_utility"):
         FI(leaf_utility="nope", mechanism="em", bounds=b).fit(X, y)
-    clf = FI(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4,
-             random_state=0).fit(X, y)
+    clf = FI(bounds=b, classes=[0, 1, 2], n_estimators=16, max_depth=4, random_state=0).fit(X, y)
     assert clf.leaf_utility_ == "count"  # the default with PF
     assert clf.privacy_.epsilon == 1.0 and clf.privacy_.delta == 0.0
     assert clf.score(X, y) > 0.85  # at eps = 1, where the indicator utility is far from it
-    assert FI(mechanism="snm_t", n_estimators=2, max_depth=1, bounds=b,
-              random_state=0).fit(X, y).leaf_utility_ == "indicator"
+    assert (
+        FI(mechanism="snm_t", n_estimators=2, max_depth=1, bounds=b, random_state=0).fit(X, y).leaf_utility_
+        == "indicator"
+    )
 
 
 @pytest.mark.parametrize("sel", ["em", "pf"])
@@ -200,8 +204,16 @@ def _as_sensitivity(problem, gs):
 @pytest.mark.parametrize("mechanism", ["snm_t", "snm_laplace", "snm_lln", "em"])
 def test_privacy_is_one_leaf_query(mechanism):
     X, y, b = _blobs(500)
-    clf = FI(epsilon=0.8, delta=1e-6, mechanism=mechanism, bounds=b, classes=[0, 1, 2],
-             n_estimators=8, max_depth=4, random_state=0).fit(X, y)
+    clf = FI(
+        epsilon=0.8,
+        delta=1e-6,
+        mechanism=mechanism,
+        bounds=b,
+        classes=[0, 1, 2],
+        n_estimators=8,
+        max_depth=4,
+        random_state=0,
+    ).fit(X, y)
     mech = make_mechanism(mechanism, 0.8, 1e-6 if mechanism in ("snm_laplace", "snm_lln") else 0.0)
     one = mech.privacy(leaf_problem([4, 1, 0], clf.leaf_utility_))
     assert math.isclose(clf.privacy_.epsilon, one.epsilon)
@@ -236,8 +248,7 @@ def test_shape_rules():
 def test_mostly_empty_leaves_warn_and_accountant():
     X, y, b = _blobs(500)
     with pytest.warns(UserWarning, match="empty"):
-        FI(n_estimators=32, max_depth=12, n_records=500, bounds=b, classes=[0, 1, 2],
-           random_state=0).fit(X, y)
+        FI(n_estimators=32, max_depth=12, n_records=500, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         FI(bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
@@ -311,12 +322,14 @@ def _forest_rows(datasets, epsilons, **params):
     for name, (X, y, b, classes) in datasets.items():
         for eps in epsilons:
             for col in COLUMNS:
-                kw = (dict(mechanism="pf", leaf_utility="count") if col == "pf_count"
-                      else dict(mechanism=col, leaf_utility="indicator"))
+                kw = (
+                    dict(mechanism="pf", leaf_utility="count")
+                    if col == "pf_count"
+                    else dict(mechanism=col, leaf_utility="indicator")
+                )
                 accs = []
                 for i, (tr, te) in enumerate(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)):
-                    clf = FI(epsilon=eps, bounds=b, classes=classes,
-                             random_state=1000 * i + 3, **kw, **params)
+                    clf = FI(epsilon=eps, bounds=b, classes=classes, random_state=1000 * i + 3, **kw, **params)
                     Xtr = X.iloc[tr] if hasattr(X, "iloc") else X[tr]
                     Xte = X.iloc[te] if hasattr(X, "iloc") else X[te]
                     accs.append(clf.fit(Xtr, y[tr]).score(Xte, y[te]))
@@ -328,16 +341,23 @@ def _forest_rows(datasets, epsilons, **params):
 def test_accuracy_bundled_datasets():
     epsilons = (0.1, 1.0)
     rows = _forest_rows(_bundled(), epsilons, max_depth=6, n_estimators=32)
-    _print_table("Random forest (32 trees, depth 6), 5-fold accuracy; pf_count = PF on the counts", rows,
-                 epsilons, COLUMNS)
+    _print_table(
+        "Random forest (32 trees, depth 6), 5-fold accuracy; pf_count = PF on the counts", rows, epsilons, COLUMNS
+    )
     # breast cancer (majority class 0.627) at eps = 1: the global-sensitivity mechanisms, local dampening
     # and PF on the counts learn something; digits at eps = 1: local dampening and PF on counts beat chance
     for col in ("em", "pf", "ld", "pf_count"):
         assert rows[("breast_cancer", 1.0, col)] > 0.68
     for col in ("ld", "pf_count"):
         assert rows[("digits", 1.0, col)] > 0.15
-    snm = np.mean([rows[(n, e, s)] for n in ("breast_cancer", "digits") for e in epsilons
-                   for s in ("snm_t", "snm_lln", "snm_laplace")])
+    snm = np.mean(
+        [
+            rows[(n, e, s)]
+            for n in ("breast_cancer", "digits")
+            for e in epsilons
+            for s in ("snm_t", "snm_lln", "snm_laplace")
+        ]
+    )
     em_pf = np.mean([rows[(n, e, s)] for n in ("breast_cancer", "digits") for e in epsilons for s in ("em", "pf")])
     print(f"mean accuracy: SNM variants {snm:.3f}, EM/PF {em_pf:.3f}")
     # Not the paper's claim: under the proven calibration (beta = (1 - kappa) eps / (|C| L_d)) the leaves of
@@ -358,12 +378,23 @@ def test_smooth_selection_wins_on_large_leaves():
     y = (X[:, 0] + X[:, 1] + 0.2 * rng.normal(size=len(X)) > 1).astype(int)
     acc = {}
     for sel in ("snm_t", "snm_laplace", "snm_lln", "sps", "em", "pf"):
-        acc[sel] = np.mean([
-            FI(epsilon=1.0, n_estimators=8, max_depth=4, bounds=(0, 1), classes=[0, 1],
-               mechanism=sel, leaf_utility="indicator", random_state=r)
-            .fit(X[:n], y[:n]).score(X[n:], y[n:])
-            for r in range(4)
-        ])
+        acc[sel] = np.mean(
+            [
+                FI(
+                    epsilon=1.0,
+                    n_estimators=8,
+                    max_depth=4,
+                    bounds=(0, 1),
+                    classes=[0, 1],
+                    mechanism=sel,
+                    leaf_utility="indicator",
+                    random_state=r,
+                )
+                .fit(X[:n], y[:n])
+                .score(X[n:], y[n:])
+                for r in range(4)
+            ]
+        )
     print("\nlarge leaves, eps = 1:", {k: round(float(v), 3) for k, v in acc.items()})
     snm = np.mean([acc[s] for s in ("snm_t", "snm_laplace", "snm_lln")])
     assert snm > max(acc["em"], acc["pf"]) + 0.05
@@ -375,7 +406,11 @@ def test_accuracy_real_datasets():
     data = _real_datasets(os.environ["DPSELECT_DATA"])
     epsilons = (0.1, 1.0)
     rows = _forest_rows(data, epsilons, n_estimators=32)
-    _print_table("Random forest (32 trees, Fletcher-Islam depth), 5-fold accuracy; pf_count = PF on the counts",
-                 rows, epsilons, COLUMNS)
+    _print_table(
+        "Random forest (32 trees, Fletcher-Islam depth), 5-fold accuracy; pf_count = PF on the counts",
+        rows,
+        epsilons,
+        COLUMNS,
+    )
     for name in data:
         assert max(rows[(name, 1.0, s)] for s in COLUMNS) > 0.5

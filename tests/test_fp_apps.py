@@ -28,6 +28,8 @@ from dpselect.noise.exact import discrete_laplace_logpmf
 from dpselect.noise.grid import dyadic_ceil
 
 N = 40_000
+
+
 def _tail(k, eps, lam=1.0):
     """P[K >= k], K the discrete Laplace of GridLaplace(1, eps, granularity=lam) (pmf formula)."""
     t = float(dyadic_ceil(Fraction(math.ceil(1 / lam)) / Fraction(eps)))
@@ -64,8 +66,10 @@ def _hockey(p, q, eps):
 
 def test_ptr_value_release_on_grid_and_exact_audit():
     eps, delta, lam = 1.0, 0.1, 0.25
-    out = [P.propose_test_release(0.3, 50.0, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=s)
-           for s in range(300)]
+    out = [
+        P.propose_test_release(0.3, 50.0, bound=1.0, epsilon=eps, delta=delta, granularity=lam, rng=s)
+        for s in range(300)
+    ]
     assert on_grid(out, lam)
     claim = accounting.ptr_privacy(eps, delta)
     worst = 0.0

@@ -79,6 +79,7 @@ def neighbours(x, relation):
 # single quantile: exact law on the grid
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 @pytest.mark.parametrize("q", [0.1, 0.5, 0.75])
 def test_grid_law_matches_brute_force(q, relation):
@@ -128,8 +129,11 @@ def test_grid_law_and_error_random_bounds_and_grids():
             x[0] = math.ceil(a / lam) * lam  # a record on a grid point
         q, eps = float(rng.choice([0.1, 0.5, 0.8])), float(rng.uniform(0.2, 4))
         relation = str(rng.choice(["add_remove", "replace"]))
-        pmf = law_on_grid(*_pieces(Q.quantile_law(x, q, eps, bounds=(a, b), relation=relation, granularity=lam)),
-                          lam=lam, bounds=(a, b))
+        pmf = law_on_grid(
+            *_pieces(Q.quantile_law(x, q, eps, bounds=(a, b), relation=relation, granularity=lam)),
+            lam=lam,
+            bounds=(a, b),
+        )
         grid = np.arange(math.ceil(a / lam), math.floor(b / lam) + 1) * lam
         assert pmf.sum() == pytest.approx(1.0, abs=1e-12) and (pmf > 0).all()
         t = np.quantile(x, q, method="inverted_cdf")
@@ -141,19 +145,22 @@ def test_grid_law_and_error_random_bounds_and_grids():
 def test_grid_sampling_matches_law_and_is_on_the_grid(method):
     x = np.array([0.3, 1.0, 1.0, 1.1, 1.8])
     law = lib_law(x, 0.3, 1.5)
-    y = Q.private_quantile(x, 0.3, 1.5, bounds=BOUNDS, granularity=LAM, rng=2, size=N, method=method,
-                           sampler="float")  # the exact sampler: tests/test_quantile_exact_sampler.py
+    y = Q.private_quantile(
+        x, 0.3, 1.5, bounds=BOUNDS, granularity=LAM, rng=2, size=N, method=method, sampler="float"
+    )  # the exact sampler: tests/test_quantile_exact_sampler.py
     assert y.dtype == np.float64 and on_grid(y, LAM)
     assert_frequencies_match(np.round(y / LAM).astype(np.int64), law)
 
 
 def test_default_granularity_from_the_bounds_and_checks():
     x = np.random.default_rng(0).normal(size=300)
-    for f in (lambda **k: Q.private_quantile(x, 0.3, 1.0, bounds=(-5, 5), size=200, **k),
-              lambda **k: Q.private_median(x, 1.0, bounds=(-5, 5), size=200, **k),
-              lambda **k: Q.private_percentile(x, 30, 1.0, bounds=(-5, 5), **k),
-              lambda **k: Q.private_quantiles(x, [0.1, 0.5, 0.9], 1.0, bounds=(-5, 5), method="joint", **k),
-              lambda **k: Q.private_quantiles(x, [0.1, 0.5, 0.9], 1.0, bounds=(-5, 5), method="recursive", **k)):
+    for f in (
+        lambda **k: Q.private_quantile(x, 0.3, 1.0, bounds=(-5, 5), size=200, **k),
+        lambda **k: Q.private_median(x, 1.0, bounds=(-5, 5), size=200, **k),
+        lambda **k: Q.private_percentile(x, 30, 1.0, bounds=(-5, 5), **k),
+        lambda **k: Q.private_quantiles(x, [0.1, 0.5, 0.9], 1.0, bounds=(-5, 5), method="joint", **k),
+        lambda **k: Q.private_quantiles(x, [0.1, 0.5, 0.9], 1.0, bounds=(-5, 5), method="recursive", **k),
+    ):
         assert on_grid(f(rng=1), 2.0**-38)  # 2^(floor(log2 5) - 40)
         assert on_grid(f(rng=1, granularity=2.0**-3), 2.0**-3)
         assert on_grid(f(rng="secure"), 2.0**-38)
@@ -183,6 +190,7 @@ def test_integer_outputs_unchanged():
 # ---------------------------------------------------------------------------
 # exact audits on neighbouring datasets, negative controls
 # ---------------------------------------------------------------------------
+
 
 def _closed_pieces_law(x, q, eps, relation):
     """Negative control: pieces [v_i, v_{i+1}] closed at both ends, so a grid point on a data value is
@@ -257,6 +265,7 @@ def test_grid_neighbour_frequencies():
 # JointExp on the grid
 # ---------------------------------------------------------------------------
 
+
 def brute_joint_grid(x, qs, eps, lam=LAM, sensitivity=None):
     """{grid tuple (indices): probability} over every non-decreasing tuple of grid points, g_i from
     direct counts of records in (o_{i-1}, o_i]."""
@@ -276,8 +285,12 @@ def brute_joint_grid(x, qs, eps, lam=LAM, sensitivity=None):
 
 
 def test_joint_grid_law_matches_brute_force():
-    for x, qs in (([0.3, 1.0, 1.0, 1.1], [0.5]), ([0.25, 0.3, 1.1, 2.0], [0.25, 0.75]),
-                  ([0.0, 1.0, 1.0, 1.1, 1.1], [0.1, 0.5, 0.9]), ([0.3, 1.1], [0.4, 0.4])):
+    for x, qs in (
+        ([0.3, 1.0, 1.0, 1.1], [0.5]),
+        ([0.25, 0.3, 1.1, 2.0], [0.25, 0.75]),
+        ([0.0, 1.0, 1.0, 1.1, 1.1], [0.1, 0.5, 0.9]),
+        ([0.3, 1.1], [0.4, 0.4]),
+    ):
         qs = np.array(qs)
         probs, Z = brute_joint_grid(x, qs, 1.7)
         s = QL.check_sample(np.array(x), BOUNDS)
@@ -338,8 +351,12 @@ def test_multi_grid_neighbour_frequencies(method):
     outs = []
     for data, seed in ((x, 5), (xp, 6)):
         gen = np.random.default_rng(seed)
-        o = np.array([Q.private_quantiles(data, qs, eps, bounds=BOUNDS, method=method, granularity=LAM, rng=gen)
-                      for _ in range(N)])
+        o = np.array(
+            [
+                Q.private_quantiles(data, qs, eps, bounds=BOUNDS, method=method, granularity=LAM, rng=gen)
+                for _ in range(N)
+            ]
+        )
         assert on_grid(o, LAM)
         outs.append(_tuple_codes(o))
     assert_neighbour_frequencies(outs[0], outs[1], eps, N)
@@ -353,8 +370,12 @@ def test_multi_grid_neighbour_frequencies_quick():
         outs = []
         for data, seed in ((x, 5), (xp, 6)):
             gen = np.random.default_rng(seed)
-            o = np.array([Q.private_quantiles(data, qs, eps, bounds=BOUNDS, method=method, granularity=LAM,
-                                              rng=gen) for _ in range(n)])
+            o = np.array(
+                [
+                    Q.private_quantiles(data, qs, eps, bounds=BOUNDS, method=method, granularity=LAM, rng=gen)
+                    for _ in range(n)
+                ]
+            )
             outs.append(_tuple_codes(o))
         assert_neighbour_frequencies(outs[0], outs[1], eps, n)
 
@@ -383,16 +404,27 @@ def _old_and_new(kind, granularity, size):
     if kind == "quantile":
         return Q.private_quantile(X, 0.3, 1.0, bounds=AB, granularity=granularity, size=size, rng=gen)
     if kind == "percentile":
-        return np.array([Q.private_percentile(X, 30, 1.0, bounds=AB, granularity=granularity, rng=gen)
-                         for _ in range(size)])
+        return np.array(
+            [Q.private_percentile(X, 30, 1.0, bounds=AB, granularity=granularity, rng=gen) for _ in range(size)]
+        )
     if kind == "median":
         return Q.private_median(X, 1.0, bounds=AB, granularity=granularity, size=size, rng=gen)
     if kind == "joint":  # both coordinates are uniform draws in their pieces
-        return np.concatenate([Q.private_quantiles(X, [0.3, 0.6], 1.0, bounds=AB, method="joint",
-                                                   granularity=granularity, rng=gen) for _ in range(size // 2)])
+        return np.concatenate(
+            [
+                Q.private_quantiles(X, [0.3, 0.6], 1.0, bounds=AB, method="joint", granularity=granularity, rng=gen)
+                for _ in range(size // 2)
+            ]
+        )
     # recursive, 3 levels: the root (middle level, the whole data and bounds) is drawn in x's pieces
-    return np.array([Q.private_quantiles(X, [0.1, 0.3, 0.6], 1.0, bounds=AB, method="recursive",
-                                         granularity=granularity, rng=gen)[1] for _ in range(size)])
+    return np.array(
+        [
+            Q.private_quantiles(
+                X, [0.1, 0.3, 0.6], 1.0, bounds=AB, method="recursive", granularity=granularity, rng=gen
+            )[1]
+            for _ in range(size)
+        ]
+    )
 
 
 @pytest.mark.parametrize("kind", ["quantile", "percentile", "median", "joint", "recursive"])

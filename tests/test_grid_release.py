@@ -30,7 +30,8 @@ def _aligned(law_x, law_y):
     """Two (points, logp) laws restricted to their common points (windows wide enough that the rest is
     below 1e-30, checked here)."""
     law_x, law_y = (
-        (law.points, law.log_probabilities) if isinstance(law, GridLogLaw) else law for law in (law_x, law_y))
+        (law.points, law.log_probabilities) if isinstance(law, GridLogLaw) else law for law in (law_x, law_y)
+    )
     pts = np.intersect1d(law_x[0], law_y[0])
     out = []
     for p, lp in (law_x, law_y):
@@ -204,6 +205,7 @@ def test_default_grid_and_float_opt_out():
 
 
 # ---------------------------------------------------- the red team's reconstruction attack
+
 
 def test_reconstruction_attack_flags_the_float_path():
     # negative control: the old unsnapped float release; most outputs from 0 are impossible from 1

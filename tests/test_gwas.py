@@ -62,13 +62,15 @@ def test_counts_equal_per_trio_reference_with_missing_and_mendel_errors(tmp_path
 
 def test_hand_made_trios_with_unaffected_and_incomplete_families(tmp_path):
     # 3 trios (one child unaffected), one child without a mother in the file, a second child of trio 1.
-    val = np.array([
-        # fa, mo, kid (trio 0: affected) | fa, mo, kid (trio 1: unaffected) | orphan | sib of trio 0
-        [1, 1, 2, 1, 0, 0, 1, 1],
-        [1, 2, 2, 1, 1, 1, 0, 1],
-        [2, 2, 0, 1, 1, 2, 2, 2],  # trio 0 Mendel error (2 x 2 -> 0)
-        [np.nan, 1, 1, 0, 0, 0, 1, 1],  # father missing in trio 0
-    ]).T
+    val = np.array(
+        [
+            # fa, mo, kid (trio 0: affected) | fa, mo, kid (trio 1: unaffected) | orphan | sib of trio 0
+            [1, 1, 2, 1, 0, 0, 1, 1],
+            [1, 2, 2, 1, 1, 1, 0, 1],
+            [2, 2, 0, 1, 1, 2, 2, 2],  # trio 0 Mendel error (2 x 2 -> 0)
+            [np.nan, 1, 1, 0, 0, 0, 1, 1],  # father missing in trio 0
+        ]
+    ).T
     props = {
         "fid": ["A", "A", "A", "B", "B", "B", "C", "A"],
         "iid": ["fa", "mo", "k1", "fa", "mo", "k", "k", "k2"],

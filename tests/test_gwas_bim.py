@@ -24,9 +24,14 @@ def _random_bim(rng: np.random.Generator, n: int) -> bytes:
     lines = []
     for i in range(n):
         seps = [str(rng.choice([" ", "\t", "  ", " \t "])) for _ in range(5)]
-        toks = [str(rng.choice(["1", "23", "X", "chr7", "MT"])), "rs" + "x" * int(rng.integers(0, 12)) + str(i),
-                str(int(rng.integers(0, 3))), str(int(rng.integers(-5, 10**9))),
-                str(rng.choice(["A", "C", "ACGT", "<DEL>", "-"])), str(rng.choice(["G", "T", "TT"]))]
+        toks = [
+            str(rng.choice(["1", "23", "X", "chr7", "MT"])),
+            "rs" + "x" * int(rng.integers(0, 12)) + str(i),
+            str(int(rng.integers(0, 3))),
+            str(int(rng.integers(-5, 10**9))),
+            str(rng.choice(["A", "C", "ACGT", "<DEL>", "-"])),
+            str(rng.choice(["G", "T", "TT"])),
+        ]
         lead, trail = str(rng.choice(["", " ", "\t"])), str(rng.choice(["", " ", "\r"]))
         lines.append(lead + "".join(t + s for t, s in zip(toks, [*seps, ""])) + trail)
         if rng.random() < 0.1:
@@ -54,17 +59,25 @@ def test_read_bim_holds_one_byte_per_character(tmp_path):
     path = tmp_path / "w.bim"
     path.write_text("".join(f"1\trs{i:06d}\t0\t{i}\tA\tG\n" for i in range(1000)))
     got = _plink.read_bim(path)
-    assert {k: v.dtype.str for k, v in got.items()} == {"chrom": "|S1", "snp": "|S8", "pos": "<i8", "a1": "|S1",
-                                                        "a2": "|S1"}
+    assert {k: v.dtype.str for k, v in got.items()} == {
+        "chrom": "|S1",
+        "snp": "|S8",
+        "pos": "<i8",
+        "a1": "|S1",
+        "a2": "|S1",
+    }
 
 
-@pytest.mark.parametrize("text,match", [
-    (b"1 rs1 0 1 A G\n1 rs2 0 2 A G C\n1 rs3 0 3 A\n", "line 2 has 7 columns, expected 6"),
-    (b"1 rs1 0 1 A G\n1 rs2 0 2 A\n", "line 2 has 5 columns, expected 6"),
-    (b"1 rs1 0 1.5 A G\n", "non-integer position"),
-    (b"1 rs1 0 99999999999999999999 A G\n", "non-integer position"),
-    (b"\n  \n", "is empty"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        (b"1 rs1 0 1 A G\n1 rs2 0 2 A G C\n1 rs3 0 3 A\n", "line 2 has 7 columns, expected 6"),
+        (b"1 rs1 0 1 A G\n1 rs2 0 2 A\n", "line 2 has 5 columns, expected 6"),
+        (b"1 rs1 0 1.5 A G\n", "non-integer position"),
+        (b"1 rs1 0 99999999999999999999 A G\n", "non-integer position"),
+        (b"\n  \n", "is empty"),
+    ],
+)
 def test_read_bim_rejects_bad_files_naming_the_path(tmp_path, text, match):
     # 7 + 5 tokens on two lines make 12 = 2 x 6: a token count alone would misalign every column after line 2
     path = tmp_path / "bad.bim"
@@ -74,12 +87,17 @@ def test_read_bim_rejects_bad_files_naming_the_path(tmp_path, text, match):
 
 
 def _counts(**text):
-    cols = {"snp_ids": ["rs1", "rs2", "rs3"], "chrom": ["1", "23", "X"], "a1": ["A", "C", "ACGT"],
-            "a2": ["G", "T", "-"]}
+    cols = {
+        "snp_ids": ["rs1", "rs2", "rs3"],
+        "chrom": ["1", "23", "X"],
+        "a1": ["A", "C", "ACGT"],
+        "a2": ["G", "T", "-"],
+    }
     cols.update(text)
     b = np.array([3, 0, 7])
-    return TransmissionCounts(b, b + 1, 9, cols["snp_ids"], b * 0, cols["chrom"], np.array([10, 20, 30]),
-                              cols["a1"], cols["a2"])
+    return TransmissionCounts(
+        b, b + 1, 9, cols["snp_ids"], b * 0, cols["chrom"], np.array([10, 20, 30]), cols["a1"], cols["a2"]
+    )
 
 
 def test_transmission_counts_text_is_str_arrays_held_as_bytes():
@@ -119,8 +137,23 @@ def test_plink_reader_non_ascii_bim_reads_as_utf8(tmp_path):
 def test_chromosome_kind_by_runs_equals_per_code_naming():
     rng = np.random.default_rng(0)
     names = ["1", "chr7", "X", "23", "chrX", "Y", "24", "XY", "25", "PAR1", "MT", "M", "26", "chrMT", "GL000192.1"]
-    kind = {"1": "A", "chr7": "A", "X": "X", "23": "X", "chrX": "X", "Y": "Y", "24": "Y", "XY": "XY", "25": "XY",
-            "PAR1": "XY", "MT": "MT", "M": "MT", "26": "MT", "chrMT": "MT", "GL000192.1": "A"}
+    kind = {
+        "1": "A",
+        "chr7": "A",
+        "X": "X",
+        "23": "X",
+        "chrX": "X",
+        "Y": "Y",
+        "24": "Y",
+        "XY": "XY",
+        "25": "XY",
+        "PAR1": "XY",
+        "MT": "MT",
+        "M": "MT",
+        "26": "MT",
+        "chrMT": "MT",
+        "GL000192.1": "A",
+    }
     codes = np.repeat(rng.choice(names, 200), rng.integers(1, 5, 200))  # runs of equal codes, unsorted
     want = [kind[c] for c in codes]
     assert chromosome_kind(codes).tolist() == want
@@ -139,11 +172,13 @@ def _record(trio_codes: tuple[int, int, int], n_trios: int) -> bytes:
 def test_counts_exact_at_the_count_dtype_boundary(tmp_path, n_trios):
     # every parent heterozygous (code 10) and every child homozygous: b (or c) = 2 n, above uint8 from 128 trios
     prefix = tmp_path / f"all{n_trios}"
-    prefix.with_suffix(".fam").write_text("".join(f"F{t} fa{t} 0 0 1 1\nF{t} mo{t} 0 0 2 1\n"
-                                                  f"F{t} ch{t} fa{t} mo{t} 1 2\n" for t in range(n_trios)))
+    prefix.with_suffix(".fam").write_text(
+        "".join(f"F{t} fa{t} 0 0 1 1\nF{t} mo{t} 0 0 2 1\nF{t} ch{t} fa{t} mo{t} 1 2\n" for t in range(n_trios))
+    )
     prefix.with_suffix(".bim").write_text("1 s0 0 1 A G\n1 s1 0 2 A G\n")
-    prefix.with_suffix(".bed").write_bytes(bytes((0x6C, 0x1B, 0x01)) + _record((0b10, 0b10, 0b00), n_trios)
-                                           + _record((0b10, 0b10, 0b11), n_trios))
+    prefix.with_suffix(".bed").write_bytes(
+        bytes((0x6C, 0x1B, 0x01)) + _record((0b10, 0b10, 0b00), n_trios) + _record((0b10, 0b10, 0b11), n_trios)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = transmission_counts(prefix, chunk_snps=1)

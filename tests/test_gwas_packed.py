@@ -15,8 +15,10 @@ from dpselect.apps.genomics._packed import CODE_COPIES, TrioPlan, count_codes, c
 from dpselect.apps.genomics._vcftext import allele_codes
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
-needs_plink = pytest.mark.skipif(PLINK is None, reason="plink1.9 not installed (Debian package plink1.9; "
-                                                       ".ci/run installs it): PLINK comparisons skipped")
+needs_plink = pytest.mark.skipif(
+    PLINK is None,
+    reason="plink1.9 not installed (Debian package plink1.9; .ci/run installs it): PLINK comparisons skipped",
+)
 
 
 def count_trios(g: np.ndarray) -> np.ndarray:
@@ -75,7 +77,7 @@ def test_packed_kernel_chrx_equals_per_trio_rule_and_dosage_kernel():
     alleles_b = np.where(d < 0, -1, (d == 2).astype(np.int16))
     codes = allele_codes(alleles_a, alleles_b, np.zeros(d.shape, dtype=bool), x_mask[:, None]).T
     male64 = np.where(male, 64, 0).astype(np.uint8)[:, None]
-    got_vcf = count_codes(codes[:n_trios].copy(), codes[n_trios:2 * n_trios], codes[2 * n_trios:], male64, x_mask)
+    got_vcf = count_codes(codes[:n_trios].copy(), codes[n_trios : 2 * n_trios], codes[2 * n_trios :], male64, x_mask)
     np.testing.assert_array_equal(got_vcf, want)
 
 
@@ -103,8 +105,11 @@ def _write_one_trio_per_combination(prefix, chrom, child_sex):
 
 def _plink_tu(prefix, tmp_path, *extra):
     out = tmp_path / ("plink_" + prefix.name)
-    run = subprocess.run([PLINK, "--bfile", str(prefix), "--tdt", "--keep-allele-order", "--out", str(out),
-                          *extra], capture_output=True, text=True)
+    run = subprocess.run(
+        [PLINK, "--bfile", str(prefix), "--tdt", "--keep-allele-order", "--out", str(out), *extra],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     lines = (out.parent / (out.name + ".tdt")).read_text().splitlines()[1:]
     rows = [line.split() for line in lines]
@@ -126,8 +131,18 @@ def test_every_code_combination_equals_plink(tmp_path, chrom, sex):
 @needs_plink
 def test_simulated_cohort_equals_plink_on_autosomes_and_x(tmp_path):
     prefix = tmp_path / "mixed"
-    simulate_trios(prefix, 300, 400, causal=[3, 350], effect=0.85, missing_rate=0.02, error_rate=0.01,
-                   x_snps=150, child_sex="mixed", rng=11)
+    simulate_trios(
+        prefix,
+        300,
+        400,
+        causal=[3, 350],
+        effect=0.85,
+        missing_rate=0.02,
+        error_rate=0.01,
+        x_snps=150,
+        child_sex="mixed",
+        rng=11,
+    )
     ids, t, u = _plink_tu(prefix, tmp_path)
     got = transmission_counts(prefix, chunk_snps=97)
     assert list(got.snp_ids) == ids
@@ -161,12 +176,17 @@ def test_y_and_mt_skipped_with_a_warning_and_annotations_kept(tmp_path):
     bim = prefix.with_suffix(".bim")
     lines = bim.read_text().splitlines()
     chroms = ["1", "Y", "chrX", "MT", "XY", "7"]
-    bim.write_text("".join(f"{c}\t{ln.split()[1]}\t0\t{100 * (j + 1)}\tC\tT\n"
-                           for j, (c, ln) in enumerate(zip(chroms, lines))))
+    bim.write_text(
+        "".join(f"{c}\t{ln.split()[1]}\t0\t{100 * (j + 1)}\tC\tT\n" for j, (c, ln) in enumerate(zip(chroms, lines)))
+    )
     with pytest.warns(UserWarning, match=r"skipped 2 SNP\(s\).*1 on Y.*1 on MT"):
         got = transmission_counts(prefix)
-    assert got.annotations() == [("1", "rs0", 100, "C", "T"), ("chrX", "rs2", 300, "C", "T"),
-                                 ("XY", "rs4", 500, "C", "T"), ("7", "rs5", 600, "C", "T")]
+    assert got.annotations() == [
+        ("1", "rs0", 100, "C", "T"),
+        ("chrX", "rs2", 300, "C", "T"),
+        ("XY", "rs4", 500, "C", "T"),
+        ("7", "rs5", 600, "C", "T"),
+    ]
     assert got.b.size == 4
 
 
@@ -179,8 +199,11 @@ def test_half_sibling_pedigree_is_refused(tmp_path):
     rows[4] = rows[4].replace("F1\t", "F0\t", 1)
     rows[5] = "F0\tF1_ch\tF0_fa\tF1_mo\t1\t2"
     fam.write_text("\n".join(rows) + "\n")
-    with pytest.raises(ValueError, match=r"path: the individual of row 1 is in two trios \(the children of rows 3 "
-                                         r"and 6\).*half-sibling") as info:
+    with pytest.raises(
+        ValueError,
+        match=r"path: the individual of row 1 is in two trios \(the children of rows 3 "
+        r"and 6\).*half-sibling",
+    ) as info:
         transmission_counts(prefix)
     assert "F0" not in str(info.value) and "F1" not in str(info.value)  # rows, never a record's ids
 
@@ -219,8 +242,18 @@ def _unknown_sex_children(prefix, rng):
 @needs_plink
 def test_unknown_sex_children_as_plink_with_and_without_allow_no_sex(tmp_path):
     prefix = tmp_path / "nosex"
-    simulate_trios(prefix, 150, 120, causal=[3], effect=0.85, missing_rate=0.02, error_rate=0.01,
-                   x_snps=40, child_sex="mixed", rng=5)
+    simulate_trios(
+        prefix,
+        150,
+        120,
+        causal=[3],
+        effect=0.85,
+        missing_rate=0.02,
+        error_rate=0.01,
+        x_snps=40,
+        child_sex="mixed",
+        rng=5,
+    )
     unknown = _unknown_sex_children(prefix, np.random.default_rng(0))
     assert 20 < unknown < 130
     for allow, extra in ((False, ()), (True, ("--allow-no-sex",))):
@@ -249,11 +282,24 @@ def test_unknown_sex_child_every_code_combination_with_allow_no_sex(tmp_path, ch
 def test_pgen_transmission_counts_equal_bed(tmp_path):
     pytest.importorskip("pgenlib")
     prefix = tmp_path / "t"
-    simulate_trios(prefix, 101, 150, causal=[3], effect=0.85, missing_rate=0.02, error_rate=0.01,
-                   x_snps=40, child_sex="mixed", rng=8)
+    simulate_trios(
+        prefix,
+        101,
+        150,
+        causal=[3],
+        effect=0.85,
+        missing_rate=0.02,
+        error_rate=0.01,
+        x_snps=40,
+        child_sex="mixed",
+        rng=8,
+    )
     _unknown_sex_children(prefix, np.random.default_rng(1))
-    run = subprocess.run([shutil.which("plink2"), "--bfile", str(prefix), "--make-pgen", "--out",
-                          str(tmp_path / "p")], capture_output=True, text=True)
+    run = subprocess.run(
+        [shutil.which("plink2"), "--bfile", str(prefix), "--make-pgen", "--out", str(tmp_path / "p")],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     for allow in (False, True):
         bed = transmission_counts(prefix, allow_no_sex=allow)

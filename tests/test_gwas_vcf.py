@@ -13,9 +13,11 @@ from bed_reader import open_bed
 from dpselect.apps.genomics import simulate_trios, transmission_counts
 from test_gwas import _reference
 
-HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n"
-          '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
-          "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
+HEADER = (
+    "##fileformat=VCFv4.2\n##contig=<ID=1>\n"
+    '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+    "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t"
+)
 
 
 def _line(chrom, pos, sid, ref, alt, calls):
@@ -41,8 +43,7 @@ def write_vcf(prefix, out, *, rng=0, multiallelic=False):
         codes = np.nan_to_num(g[order, j], nan=-1).astype(int)
         lines.append(_line(1, pos[j], sid[j], a2[j], a1[j], [gen.choice(spell[k]) for k in codes]))
         if multiallelic and j % 3 == 0:
-            lines.append(_line(1, pos[j], f"multi{j}", "C", "A,T", [gen.choice(["0/1", "1/2", "0/0"])
-                                                                   for _ in order]))
+            lines.append(_line(1, pos[j], f"multi{j}", "C", "A,T", [gen.choice(["0/1", "1/2", "0/0"]) for _ in order]))
     text = "".join(lines)
     if str(out).endswith(".gz"):
         with gzip.open(out, "wt") as f:  # plain gzip: htslib reads it too
@@ -115,8 +116,10 @@ def test_hand_made_vcf(tmp_path):
     # Pedigree: trio A (affected), trio B (unaffected child), a second affected child of A's parents,
     # an orphan child (mother absent). Allele 1 = ALT.
     ped = tmp_path / "p.ped"
-    ped.write_text("A fa 0 0 1 1 G G\nA mo 0 0 2 1 G G\nA k1 fa mo 1 2 G G\nB fb 0 0 1 1 G G\n"
-                   "B mb 0 0 2 1 G G\nB kb fb mb 1 1 G G\nA k2 fa mo 2 2 G G\nC orphan fa x 1 2 G G\n")
+    ped.write_text(
+        "A fa 0 0 1 1 G G\nA mo 0 0 2 1 G G\nA k1 fa mo 1 2 G G\nB fb 0 0 1 1 G G\n"
+        "B mb 0 0 2 1 G G\nB kb fb mb 1 1 G G\nA k2 fa mo 2 2 G G\nC orphan fa x 1 2 G G\n"
+    )
     samples = ["k2", "extra", "orphan", "kb", "mb", "fb", "k1", "mo", "fa"]
     rows = [  # calls in the order of `samples`
         ("s1", "G", "A", ["0/0", "0/0", "1/1", "1/1", "0/1", "0/1", "1/1", "0/1", "0/1"]),  # A: het x het -> 2
@@ -128,8 +131,12 @@ def test_hand_made_vcf(tmp_path):
         ("s7", "G", "A", ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "0/1", "0/1", "0/1"]),  # A: one of each
     ]
     vcf = tmp_path / "h.vcf"
-    vcf.write_text(HEADER + "\t".join(samples) + "\n"
-                   + "".join(_line(1, j + 1, sid, r, a, calls) for j, (sid, r, a, calls) in enumerate(rows)))
+    vcf.write_text(
+        HEADER
+        + "\t".join(samples)
+        + "\n"
+        + "".join(_line(1, j + 1, sid, r, a, calls) for j, (sid, r, a, calls) in enumerate(rows))
+    )
     got = transmission_counts(vcf, pedigree=ped, chunk_snps=3)
     assert got.n_families == 1 and list(got.snp_ids) == [r[0] for r in rows]
     assert got.b.tolist() == [2, 1, 0, 0, 0, 0, 1]
@@ -191,19 +198,23 @@ def test_bad_inputs_name_the_argument(cohort, tmp_path):
         transmission_counts(vcf, pedigree=unaffected)
 
 
-
 def test_chrx_haploid_male_calls_and_y_skipped(tmp_path):
     # one trio with a son: on X his haploid call is his mother's allele; the father adds nothing
     ped = tmp_path / "x.fam"
     ped.write_text("F fa 0 0 1 1\nF mo 0 0 2 1\nF son fa mo 1 2\n")
-    rows = [("X", "x1", ["1", "0/1", "1"]),  # mother het, son received A -> b
-            ("chrX", "x2", ["1", "0/1", "0"]),  # son received G -> c (autosomal rule: a Mendel error)
-            ("23", "x3", ["0", "0/0", "1"]),  # son has A, mother cannot give it: Mendel error
-            ("1", "a1", ["0/1", "0/1", "1"]),  # haploid call on an autosome: missing
-            ("Y", "y1", ["1", "0/0", "1"])]
+    rows = [
+        ("X", "x1", ["1", "0/1", "1"]),  # mother het, son received A -> b
+        ("chrX", "x2", ["1", "0/1", "0"]),  # son received G -> c (autosomal rule: a Mendel error)
+        ("23", "x3", ["0", "0/0", "1"]),  # son has A, mother cannot give it: Mendel error
+        ("1", "a1", ["0/1", "0/1", "1"]),  # haploid call on an autosome: missing
+        ("Y", "y1", ["1", "0/0", "1"]),
+    ]
     vcf = tmp_path / "x.vcf"
-    vcf.write_text(HEADER + "fa\tmo\tson\n"
-                   + "".join(_line(c, j + 1, sid, "G", "A", calls) for j, (c, sid, calls) in enumerate(rows)))
+    vcf.write_text(
+        HEADER
+        + "fa\tmo\tson\n"
+        + "".join(_line(c, j + 1, sid, "G", "A", calls) for j, (c, sid, calls) in enumerate(rows))
+    )
     with pytest.warns(UserWarning, match=r"skipped 1 site\(s\) on Y / MT"):
         got = transmission_counts(vcf, pedigree=ped)
     assert list(got.snp_ids) == ["x1", "x2", "x3", "a1"]

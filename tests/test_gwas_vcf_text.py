@@ -24,16 +24,17 @@ from dpselect.apps.genomics import _textstream, _vcftext, simulate_trios, transm
 from dpselect.apps.genomics._vcf import _htslib_sites, _text_sites, read_pedigree
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
-HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
-          '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
-          '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
-          '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
-          '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
-          '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
-          "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
+HEADER = (
+    "##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=23>\n"
+    '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
+    '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n'
+    '##FORMAT=<ID=AD,Number=R,Type=Integer,Description="Allelic depths">\n'
+    '##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Genotype quality">\n'
+    '##FORMAT=<ID=PL,Number=G,Type=Integer,Description="Phred-scaled likelihoods">\n'
+    "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t"
+)
 #: 3-byte spellings by PLINK code (00 two A1 = ALT, 01 missing, 10 one, 11 none).
-SPELL = {0: ["1/1", "1|1"], 1: ["./.", ".|.", "./1", "1|.", ".|0"], 2: ["0/1", "1/0", "0|1", "1|0"],
-         3: ["0/0", "0|0"]}
+SPELL = {0: ["1/1", "1|1"], 1: ["./.", ".|.", "./1", "1|.", ".|0"], 2: ["0/1", "1/0", "0|1", "1|0"], 3: ["0/0", "0|0"]}
 HAPLOID = {0: "1", 1: ".", 3: "0"}
 
 
@@ -45,7 +46,7 @@ def _bgzf_block(payload):
 
 
 def bgzf(text, block=1000, eof=True):
-    data = b"".join(_bgzf_block(text[a:a + block]) for a in range(0, len(text), block))
+    data = b"".join(_bgzf_block(text[a : a + block]) for a in range(0, len(text), block))
     return data + (_bgzf_block(b"") if eof else b"")
 
 
@@ -65,16 +66,21 @@ def write_cohort_vcf(prefix, rng=0, odd_every=0, multi_every=0, haploid_x=True):
     male = [r[4] == "1" for r in fam]
     lines, slow = [HEADER + "\t".join(r[1] for r in fam) + "\n"], 0
     for j, (chrom, sid, _, pos, a1, a2) in enumerate(bim):
-        calls = [HAPLOID[k] if haploid_x and chrom == "23" and male[i] and k != 2 else str(gen.choice(SPELL[k]))
-                 for i, k in enumerate(codes[j])]
+        calls = [
+            HAPLOID[k] if haploid_x and chrom == "23" and male[i] and k != 2 else str(gen.choice(SPELL[k]))
+            for i, k in enumerate(codes[j])
+        ]
         fmt = "GT"
         if odd_every and j % odd_every == 0 and j % (2 * odd_every) == 0:
             fmt, calls = "GT:DP", [c + f":{gen.integers(1, 40)}" for c in calls]
         elif odd_every and j % odd_every == 0:  # GATK style; a missing call may drop the trailing fields
             fmt = "GT:AD:DP:GQ:PL"
-            calls = [c if c[0] == "." and gen.random() < 0.5 else
-                     c + f":{gen.integers(0, 30)},{gen.integers(0, 30)}:{gen.integers(1, 60)}:99:0,30,300"
-                     for c in calls]
+            calls = [
+                c
+                if c[0] == "." and gen.random() < 0.5
+                else c + f":{gen.integers(0, 30)},{gen.integers(0, 30)}:{gen.integers(1, 60)}:99:0,30,300"
+                for c in calls
+            ]
         slow += any(len(c.split(":")[0]) not in (1, 3) for c in calls)  # (none here: haploid calls are read)
         lines.append(f"{chrom}\t{pos}\t{sid}\t{a2}\t{a1}\t.\t.\t.\t{fmt}\t" + "\t".join(calls) + "\n")
         if multi_every and j % multi_every == 0:
@@ -86,8 +92,9 @@ def write_cohort_vcf(prefix, rng=0, odd_every=0, multi_every=0, haploid_x=True):
 def cohort(tmp_path_factory):
     d = tmp_path_factory.mktemp("vcftext")
     prefix = d / "mx"
-    simulate_trios(prefix, 80, 90, causal=[4], effect=0.8, missing_rate=0.05, error_rate=0.05, x_snps=30,
-                   child_sex="mixed", rng=3)
+    simulate_trios(
+        prefix, 80, 90, causal=[4], effect=0.8, missing_rate=0.05, error_rate=0.05, x_snps=30, child_sex="mixed", rng=3
+    )
     return prefix
 
 
@@ -138,8 +145,10 @@ def test_random_fields_are_read_as_htslib_reads_them(tmp_path, fmt):
         pool = fixed if gen.random() < 0.6 else fixed + odd
         calls = [str(gen.choice(pool)) for _ in range(4)]
         if fmt != "GT":
-            calls = [c + (f":{gen.integers(9)},{gen.integers(9)}:{gen.integers(20)}" if gen.random() < 0.8 else "")
-                     for c in calls]
+            calls = [
+                c + (f":{gen.integers(9)},{gen.integers(9)}:{gen.integers(20)}" if gen.random() < 0.8 else "")
+                for c in calls
+            ]
         lines.append(f"{'23' if j % 3 == 0 else '1'}\t{j + 1}\t.\tG\tA\t.\t.\t.\t{fmt}\t" + "\t".join(calls) + "\n")
     path = tmp_path / "r.vcf"
     path.write_text("".join(lines))
@@ -210,9 +219,10 @@ def test_equals_plink_vcf_import_then_tdt(cohort, tmp_path):
     path = tmp_path / "c.vcf.gz"
     path.write_bytes(bgzf(write_cohort_vcf(cohort, rng=2)[0], block=0xFF00))
     out = tmp_path / "imported"
-    for args in (["--vcf", str(path), "--double-id", "--vcf-half-call", "missing", "--keep-allele-order",
-                  "--make-bed"],
-                 ["--bfile", str(out), "--tdt", "--keep-allele-order"]):
+    for args in (
+        ["--vcf", str(path), "--double-id", "--vcf-half-call", "missing", "--keep-allele-order", "--make-bed"],
+        ["--bfile", str(out), "--tdt", "--keep-allele-order"],
+    ):
         run = subprocess.run([PLINK, *args, "--out", str(out)], capture_output=True, text=True)
         assert run.returncode == 0, run.stdout + run.stderr
         shutil.copyfile(cohort.with_suffix(".fam"), out.with_suffix(".fam"))

@@ -21,11 +21,23 @@ from dpselect import (
     SmoothPrivateSelection,
 )
 
-MECHS = [ExponentialMechanism, PermuteAndFlip, lambda e: ReportNoisyMax(e, "laplace"),
-         lambda e: ReportNoisyMax(e, "gumbel"), lambda e: ReportNoisyMax(e, "exponential")]
+MECHS = [
+    ExponentialMechanism,
+    PermuteAndFlip,
+    lambda e: ReportNoisyMax(e, "laplace"),
+    lambda e: ReportNoisyMax(e, "gumbel"),
+    lambda e: ReportNoisyMax(e, "exponential"),
+]
 
-bad_eps = st.one_of(st.just(math.nan), st.just(math.inf), st.just(-math.inf), st.floats(max_value=0.0),
-                    st.text(max_size=3), st.booleans(), st.none())
+bad_eps = st.one_of(
+    st.just(math.nan),
+    st.just(math.inf),
+    st.just(-math.inf),
+    st.floats(max_value=0.0),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+)
 bad_delta = st.one_of(st.just(math.nan), st.floats(max_value=-1e-300), st.floats(min_value=1.0), st.just(math.inf))
 
 
@@ -51,10 +63,8 @@ def test_bad_delta_always_raises(delta):
 
 bad_scores = st.one_of(
     st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=0),
-    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(
-        lambda v: [*v, math.nan]),
-    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(
-        lambda v: [*v, math.inf]),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(lambda v: [*v, math.nan]),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5).map(lambda v: [*v, math.inf]),
     st.lists(st.lists(st.floats(-10, 10), min_size=2, max_size=2), min_size=2, max_size=3),
     st.lists(st.text(min_size=1, max_size=2), min_size=1, max_size=3),
 )
@@ -86,9 +96,11 @@ def test_valid_problems_give_distributions(scores, eps, gs, monotone, which):
 
 
 # ----------------------------------------------------------------------------- extreme inputs (issue #13 item 2)
-huge_scores = st.lists(st.one_of(st.floats(-1e308, 1e308, allow_nan=False),
-                                 st.sampled_from([1e308, -1e308, 0.0, 5e-324, -5e-324])),
-                       min_size=1, max_size=8)
+huge_scores = st.lists(
+    st.one_of(st.floats(-1e308, 1e308, allow_nan=False), st.sampled_from([1e308, -1e308, 0.0, 5e-324, -5e-324])),
+    min_size=1,
+    max_size=8,
+)
 huge_eps = st.one_of(st.floats(1e-3, 1e300), st.sampled_from([1e-3, 1.0, 1e300]))
 
 
@@ -115,12 +127,16 @@ def test_extreme_scores_and_epsilons_give_distributions(scores, eps, gs, monoton
     assert p[draw] > 0
 
 
-@pytest.mark.parametrize("make", [
-    lambda e: SmoothNoisyMax(e, noise="student_t"),
-    lambda e: SmoothPrivateSelection(e),
-    lambda e: SmoothPrivateSelection(e, one_sided=False),
-    lambda e: LocalDampening(e),
-], ids=["snm_t", "sps", "sps_two_sided", "ld"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda e: SmoothNoisyMax(e, noise="student_t"),
+        lambda e: SmoothPrivateSelection(e),
+        lambda e: SmoothPrivateSelection(e, one_sided=False),
+        lambda e: LocalDampening(e),
+    ],
+    ids=["snm_t", "sps", "sps_two_sided", "ld"],
+)
 @settings(max_examples=40, deadline=None)
 @given(scores=huge_scores, eps=huge_eps)
 def test_extreme_inputs_through_the_engine_smooth_mechanisms(make, scores, eps):

@@ -40,12 +40,12 @@ def _brute_force_law(scores, k, eps_total, sensitivity, monotone):
 
 
 CASES = [
-    ([5.0, 3.0, 3.0, 1.0, 0.0], 3, 1.0, True),        # ties among counts
-    ([4.0, 4.0, 4.0, 4.0], 2, 0.7, False),            # all tied
+    ([5.0, 3.0, 3.0, 1.0, 0.0], 3, 1.0, True),  # ties among counts
+    ([4.0, 4.0, 4.0, 4.0], 2, 0.7, False),  # all tied
     ([0.3, -1.25, 2.5, 2.5, 0.1, 7.0], 3, 2.0, False),  # real scores, not monotone
     ([10.0, 0.0, 0.0, 0.0, 0.0], 4, 0.4, True),
-    ([2.0, 1.0, 0.0], 3, 1.5, False),                 # k = m
-    ([9.0, 1.0, 5.0, 3.0, 2.0, 8.0], 1, 1.0, True),   # k = 1: the exponential mechanism itself
+    ([2.0, 1.0, 0.0], 3, 1.5, False),  # k = m
+    ([9.0, 1.0, 5.0, 3.0, 2.0, 8.0], 1, 1.0, True),  # k = 1: the exponential mechanism itself
     ([0.3, -1.25, 2.5, 2.5, 0.1, 7.0], 1, 0.8, False),  # k = 1, not monotone: the same weight as EM
 ]
 
@@ -83,8 +83,7 @@ def test_joint_sampling_matches_the_exact_law(scores, k, eps, monotone):
     tuples, logp = law.tuples, law.log_probabilities
     index = {tuple(t): i for i, t in enumerate(tuples.tolist())}
     gen = np.random.default_rng(21)
-    draws = np.array([index[tuple(select_top_k(em, prob, k, method="joint", rng=gen).tolist())]
-                      for _ in range(3000)])
+    draws = np.array([index[tuple(select_top_k(em, prob, k, method="joint", rng=gen).tolist())] for _ in range(3000)])
     assert_frequencies_match(draws, np.exp(logp))
     # the batched sampler behind it (levels computed once), at a tighter tolerance
     batch = joint_levels_for(em, prob, k).sample(40_000, np.random.default_rng(22))
@@ -101,14 +100,18 @@ def test_joint_returns_the_true_top_k_in_order_at_large_epsilon():
         assert out.tolist() == truth.tolist(), method
     # and a reproducible draw at moderate epsilon
     em = ExponentialMechanism(0.05)
-    assert select_top_k(em, prob, 20, method="joint", rng=5).tolist() == \
+    assert (
         select_top_k(em, prob, 20, method="joint", rng=5).tolist()
+        == select_top_k(em, prob, 20, method="joint", rng=5).tolist()
+    )
 
 
 def _count_pairs(counts, relation):
     x = SelectionProblem(counts, monotone=relation == "add_remove", relation=relation)
-    return [(x, SelectionProblem(y, monotone=relation == "add_remove", relation=relation))
-            for y in majority.majority_neighbours(counts, relation)]
+    return [
+        (x, SelectionProblem(y, monotone=relation == "add_remove", relation=relation))
+        for y in majority.majority_neighbours(counts, relation)
+    ]
 
 
 def _bounded_range(law, pairs):
@@ -136,14 +139,18 @@ def test_joint_audit_negative_controls_are_caught():
     claim = Privacy(k * eps, 0.0, "add_remove")
     # (1) understated sensitivity: the problem says Delta u = 0.4 for unit counts
     x = SelectionProblem(counts, global_sensitivity=0.4, monotone=True)
-    pairs = [(x, SelectionProblem(y, global_sensitivity=0.4, monotone=True))
-             for y in majority.majority_neighbours(counts, "add_remove")]
+    pairs = [
+        (x, SelectionProblem(y, global_sensitivity=0.4, monotone=True))
+        for y in majority.majority_neighbours(counts, "add_remove")
+    ]
     assert audit(TopK(ExponentialMechanism(eps), k, "joint"), pairs, claimed=claim).violates
     # (2) replace neighbours (one count down, another up) declared monotone: Delta* = Delta u is too small
     counts = np.array([4, 1, 0, 0])
     x = SelectionProblem(counts, monotone=True, relation="replace")
-    pairs = [(x, SelectionProblem(y, monotone=True, relation="replace"))
-             for y in majority.majority_neighbours(counts, "replace")]
+    pairs = [
+        (x, SelectionProblem(y, monotone=True, relation="replace"))
+        for y in majority.majority_neighbours(counts, "replace")
+    ]
     law = TopK(ExponentialMechanism(eps), k, "joint")
     assert audit(law, pairs, claimed=Privacy(k * eps, 0.0, "replace")).violates
 
@@ -178,8 +185,9 @@ def test_method_validation_before_randomness():
     np.testing.assert_array_equal(a, b)
     # non-EM mechanisms default to peeling; a non-private problem has no guarantee
     assert top_k_privacy(PermuteAndFlip(1.0), prob, 2).epsilon == pytest.approx(2.0)
-    assert math.isinf(top_k_privacy(ExponentialMechanism(1.0), SelectionProblem([1.0, 0.0], private=False), 2,
-                                    method="joint").epsilon)
+    assert math.isinf(
+        top_k_privacy(ExponentialMechanism(1.0), SelectionProblem([1.0, 0.0], private=False), 2, method="joint").epsilon
+    )
 
 
 def test_top_k_law_is_a_named_result_with_an_output_law_over_the_tuples():

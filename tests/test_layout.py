@@ -38,14 +38,28 @@ APPS = f"{PACKAGE}.apps"
 CLI = (f"{PACKAGE}.cli", f"{PACKAGE}._cli_input", f"{PACKAGE}.__main__")
 
 #: importer prefix -> forbidden target prefixes (the architecture's layer rules).
-CORE = ("accounting", "noise", "_engine", "sensitivity", "privacy", "problem", "_validation", "_params",
-        "output_law", "_optional", "_warnings", "typing")
+CORE = (
+    "accounting",
+    "noise",
+    "_engine",
+    "sensitivity",
+    "privacy",
+    "problem",
+    "_validation",
+    "_params",
+    "output_law",
+    "_optional",
+    "_warnings",
+    "typing",
+)
 LAYER_RULES: dict[str, tuple[str, ...]] = {
     f"{PACKAGE}.mechanisms": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI),
     APPS: (f"{PACKAGE}.experiments", *CLI),
     f"{PACKAGE}.analysis": (APPS, f"{PACKAGE}.experiments", *CLI),
-    **{f"{PACKAGE}.{c}": (f"{PACKAGE}.mechanisms", APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI)
-       for c in CORE},
+    **{
+        f"{PACKAGE}.{c}": (f"{PACKAGE}.mechanisms", APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI)
+        for c in CORE
+    },
 }
 
 #: History citations a reader of the installed package cannot resolve (the exact patterns).
@@ -79,8 +93,11 @@ def test_apps_holds_only_sub_packages() -> None:
 
 def test_apps_modules_behind_the_face_are_private() -> None:
     public = sorted(
-        name for name in modules()
-        if _within(name, APPS) and name.count(".") >= 3 and not is_package(name)
+        name
+        for name in modules()
+        if _within(name, APPS)
+        and name.count(".") >= 3
+        and not is_package(name)
         and not _private(name.rsplit(".", 1)[1])
     )
     assert not public, f"public modules behind an apps face (rename to _name.py): {public}"
@@ -145,7 +162,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_cycles() -> None:
     cycles = _cycles(_graph())
     assert not cycles, "modules importing each other (directly or through others): " + "; ".join(
-        " <-> ".join(c) for c in cycles)
+        " <-> ".join(c) for c in cycles
+    )
 
 
 def test_cycle_finder_finds_a_cycle() -> None:
@@ -321,18 +339,22 @@ def _citations() -> list[str]:
 
 def test_no_history_citations_in_source() -> None:
     hits = _citations()
-    assert not hits, f"{len(hits)} citations of the project's history in src/ (cite papers and " \
-                     f"docs/mathematics.md anchors instead):\n" + "\n".join(hits)
+    assert not hits, (
+        f"{len(hits)} citations of the project's history in src/ (cite papers and "
+        f"docs/mathematics.md anchors instead):\n" + "\n".join(hits)
+    )
 
 
 def test_user_facing_texts_cite_the_mathematics_page() -> None:
     """README, the guide pages and the examples say "mathematics §N", never the history's "SPEC §N"."""
     root = SRC.parent
     texts = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "examples").glob("*.py"))]
-    hits = [f"{path.relative_to(root)}:{lineno}: {line.strip()[:100]}"
-            for path in texts
-            for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-            if CITATION_PATTERNS["SPEC §N"].search(line)]
+    hits = [
+        f"{path.relative_to(root)}:{lineno}: {line.strip()[:100]}"
+        for path in texts
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if CITATION_PATTERNS["SPEC §N"].search(line)
+    ]
     assert not hits, "\n".join(hits)
 
 
@@ -352,8 +374,10 @@ def test_citation_patterns_match(text: str, label: str) -> None:
     assert [k for k, p in CITATION_PATTERNS.items() if p.search(text)] == [label]
 
 
-@pytest.mark.parametrize("text", ["Bun & Steinke 2019 §3.1.1", "the specification", "seed=0", "seed 12345",
-                                  "issue a warning", "errata", "#888"])
+@pytest.mark.parametrize(
+    "text",
+    ["Bun & Steinke 2019 §3.1.1", "the specification", "seed=0", "seed 12345", "issue a warning", "errata", "#888"],
+)
 def test_citation_patterns_spare_prose(text: str) -> None:
     assert not any(p.search(text) for p in CITATION_PATTERNS.values())
 
@@ -380,8 +404,13 @@ def _deep_imports(name: str) -> list[str]:
             continue
         targets = [imp.target] if imp.target in modules() and not is_package(imp.target) else []
         if imp.target in modules() and is_package(imp.target):
-            targets += [f"{imp.target}.{n}" for n in imp.names if f"{imp.target}.{n}" in modules()
-                        and not is_package(f"{imp.target}.{n}") and not _face_binds(imp.target, n)]
+            targets += [
+                f"{imp.target}.{n}"
+                for n in imp.names
+                if f"{imp.target}.{n}" in modules()
+                and not is_package(f"{imp.target}.{n}")
+                and not _face_binds(imp.target, n)
+            ]
         for target in targets:
             owner = package_of(target)
             if owner != PACKAGE and not _within(name, owner):
@@ -407,8 +436,19 @@ def test_type_only_imports_make_no_circle() -> None:
 def test_top_level_holds_the_core_only() -> None:
     """The engine is one private package, the CLI one package, the paper data under experiments."""
     top = sorted(p.stem for p in (SRC / PACKAGE).glob("*.py"))
-    allowed = {"__init__", "__main__", "_optional", "_params", "_validation", "_warnings", "output_law", "privacy",
-               "problem", "sensitivity", "typing"}
+    allowed = {
+        "__init__",
+        "__main__",
+        "_optional",
+        "_params",
+        "_validation",
+        "_warnings",
+        "output_law",
+        "privacy",
+        "problem",
+        "sensitivity",
+        "typing",
+    }
     assert set(top) <= allowed, f"modules at the top level beyond the core: {sorted(set(top) - allowed)}"
     for package in ("_engine", "cli", "experiments"):
         assert (SRC / PACKAGE / package / "__init__.py").is_file(), package

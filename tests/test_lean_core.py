@@ -22,12 +22,34 @@ import dpselect
 from _source_imports import PACKAGE, SRC, imports, modules
 
 #: Import names of every optional dependency (what the fresh core install does not have).
-OPTIONAL = ("sklearn", "pandas", "dask", "distributed", "matplotlib", "typer", "click", "rich", "pyarrow",
-            "bed_reader", "cyvcf2", "diffprivlib", "interpret", "markdown_it", "dp_accounting", "pgenlib", "isal")
+OPTIONAL = (
+    "sklearn",
+    "pandas",
+    "dask",
+    "distributed",
+    "matplotlib",
+    "typer",
+    "click",
+    "rich",
+    "pyarrow",
+    "bed_reader",
+    "cyvcf2",
+    "diffprivlib",
+    "interpret",
+    "markdown_it",
+    "dp_accounting",
+    "pgenlib",
+    "isal",
+)
 
 #: Import name -> distribution name where they differ.
-DISTRIBUTION = {"sklearn": "scikit-learn", "bed_reader": "bed-reader", "interpret": "interpret-core",
-                "markdown_it": "markdown-it-py", "dp_accounting": "dp-accounting"}
+DISTRIBUTION = {
+    "sklearn": "scikit-learn",
+    "bed_reader": "bed-reader",
+    "interpret": "interpret-core",
+    "markdown_it": "markdown-it-py",
+    "dp_accounting": "dp-accounting",
+}
 
 #: Modules that may import optional dependencies at module level (they require their extra).
 OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._vcf")
@@ -132,9 +154,11 @@ def test_import_dpselect_is_lazy() -> None:
         ("import dpselect.cli", "cli"),
         ("from dpselect.apps.genomics import vcf_transmission_counts", "vcf"),
         ("from dpselect.apps.genomics import transmission_counts; transmission_counts('cohort.vcf.gz')", "vcf"),
-        ("from dpselect.apps.genomics import simulate_trios, transmission_counts; import tempfile, os;"
-         "p = os.path.join(tempfile.mkdtemp(), 'toy'); simulate_trios(p, 10, 4, rng=0); transmission_counts(p)",
-         "gwas"),
+        (
+            "from dpselect.apps.genomics import simulate_trios, transmission_counts; import tempfile, os;"
+            "p = os.path.join(tempfile.mkdtemp(), 'toy'); simulate_trios(p, 10, 4, rng=0); transmission_counts(p)",
+            "gwas",
+        ),
     ],
 )
 def test_missing_extra_is_named(statement: str, extra: str) -> None:
@@ -216,7 +240,8 @@ def test_core_module_level_imports_are_numpy_and_scipy() -> None:
     """Outside the optional domains, module-level imports of third-party packages are numpy and scipy only."""
     bad = sorted(
         f"{imp.importer}:{imp.lineno} imports {imp.target}"
-        for name in modules() if not _in_optional_domain(name)
+        for name in modules()
+        if not _in_optional_domain(name)
         for imp in imports(name)
         if not imp.lazy and not imp.type_checking and _third_party(imp.target) not in (None, "numpy", "scipy")
     )

@@ -47,7 +47,7 @@ def _reference(charges: list[Privacy], delta: float) -> tuple[float, float]:
         eps_approx = math.fsum(a.epsilon for a in plain if a.delta > 0)
         routes.append((eps_approx + zcdp_epsilon(rho_all, slack), fixed + slack))
     if len([a for a in plain if a.epsilon > 0]) >= 2 and slack > 0.0:
-        for share in ((0.5, 0.9, 0.1, 0.99, 0.01) if br or zc else (1.0,)):
+        for share in (0.5, 0.9, 0.1, 0.99, 0.01) if br or zc else (1.0,):
             cert = 0.0
             if br or zc:
                 cert = zcdp_epsilon(rho, slack - slack * share)

@@ -25,6 +25,7 @@ RULES = ("tieset", "first")
 # independent brute force (modelled on spec-checks/argmax_bf.py)
 # ---------------------------------------------------------------------------
 
+
 def _u(c, rule):
     mx = max(c)
     if rule == "tieset":
@@ -106,6 +107,7 @@ def _small_states():
 # ---------------------------------------------------------------------------
 # t* formulas vs brute force
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("rel", RELS)
@@ -257,6 +259,7 @@ def test_candidate_tstar_random_vs_bfs_more_classes():
 # neighbours and audits
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("rel", RELS)
 def test_neighbours_match_bruteforce(rel):
     for c in [(0, 0, 0), (3, 0, 1), (2, 2)]:
@@ -288,6 +291,7 @@ def test_exact_audit_classic_mechanisms():
 # private_argmax
 # ---------------------------------------------------------------------------
 
+
 def _random_pairs(rel, *, seed, n_vectors, high, **kwargs):
     """(problem(x), problem(y)) for all neighbours y of random count vectors x (2-4 classes, counts < high)."""
     rng = np.random.default_rng(seed)
@@ -297,8 +301,9 @@ def _random_pairs(rel, *, seed, n_vectors, high, **kwargs):
         if rel == "replace" and c.sum() == 0:
             c[0] = 1
         x = majority.majority_problem(c, relation=rel, **kwargs)
-        pairs += [(x, majority.majority_problem(y, relation=rel, **kwargs))
-                  for y in majority.majority_neighbours(c, rel)]
+        pairs += [
+            (x, majority.majority_problem(y, relation=rel, **kwargs)) for y in majority.majority_neighbours(c, rel)
+        ]
     return pairs
 
 
@@ -356,15 +361,21 @@ def test_count_utility_exact_audit_with_negative_control(rel):
         assert not rep.violates and rep.max_loss <= 0.7 * (1 + 1e-9), str(rep)
         assert rep.claimed.relation == rel
     if rel == "replace":  # negative control: the halved (monotone) scale is not private under replace
-        wrong = [(dpselect.SelectionProblem(x.scores, monotone=True, relation=rel),
-                  dpselect.SelectionProblem(y.scores, monotone=True, relation=rel)) for x, y in pairs]
+        wrong = [
+            (
+                dpselect.SelectionProblem(x.scores, monotone=True, relation=rel),
+                dpselect.SelectionProblem(y.scores, monotone=True, relation=rel),
+            )
+            for x, y in pairs
+        ]
         for mech in (PermuteAndFlip(0.7), ExponentialMechanism(0.7)):
             rep = audit(mech, wrong)
             assert rep.violates and rep.max_loss > 0.7 * 1.2, str(rep)
 
 
-@pytest.mark.parametrize("name", ["em", "pf", "rnm_laplace", "rnm_gumbel", "snm_laplace", "snm_t", "snm_lln",
-                                  "sps", "ld"])
+@pytest.mark.parametrize(
+    "name", ["em", "pf", "rnm_laplace", "rnm_gumbel", "snm_laplace", "snm_t", "snm_lln", "sps", "ld"]
+)
 @pytest.mark.parametrize("utility", ["count", "indicator"])
 def test_private_argmax_equals_the_named_mechanism_on_the_problem(name, utility):
     counts = [9, 3, 8, 0]
@@ -374,12 +385,14 @@ def test_private_argmax_equals_the_named_mechanism_on_the_problem(name, utility)
     mech = dpselect.mechanisms.registry.make_mechanism(name, eps, delta)
     for s in range(4):
         expect = pr.labels[int(mech.select(pr, rng=s))]
-        got = majority.private_argmax(counts, eps, mechanism=name, utility=utility, delta=delta, rng=s,
-                                      labels=["w", "x", "y", "z"])
+        got = majority.private_argmax(
+            counts, eps, mechanism=name, utility=utility, delta=delta, rng=s, labels=["w", "x", "y", "z"]
+        )
         assert got == expect
     # without labels the index is returned, the same draw
-    assert majority.private_argmax(counts, eps, mechanism=name, utility=utility, delta=delta, rng=7) == \
-        int(mech.select(pr, rng=7))
+    assert majority.private_argmax(counts, eps, mechanism=name, utility=utility, delta=delta, rng=7) == int(
+        mech.select(pr, rng=7)
+    )
 
 
 def test_private_argmax_instances_and_errors():
@@ -424,8 +437,9 @@ def test_private_argmax_frequencies_match_exact_probabilities():
     counts = [6, 5, 5, 1]
     pr = majority.majority_problem(counts)
     mech = ExponentialMechanism(1.3)
-    draws = np.array([majority.private_argmax(counts, 1.3, mechanism="em", utility="indicator", rng=s)
-                      for s in range(2000)])
+    draws = np.array(
+        [majority.private_argmax(counts, 1.3, mechanism="em", utility="indicator", rng=s) for s in range(2000)]
+    )
     assert_frequencies_match(draws, mech.probabilities(pr))
 
 

@@ -398,7 +398,8 @@ def test_quantiles_face_is_the_one_import_path():
     # the same float draw with granularity=0, the same grid law otherwise: tests/test_fp_quantiles.py)
     x = [0.1, 0.35, 0.4, 0.45, 0.5, 0.8]
     assert quantiles.private_median(x, 2.0, bounds=(0, 1), rng=3, granularity=0) == quantiles.duff_median(
-        x, 2.0, bounds=(0, 1), rng=3, granularity=0)
+        x, 2.0, bounds=(0, 1), rng=3, granularity=0
+    )
     assert quantiles.duff_mean is MEAN.duff_mean
     assert quantiles.smooth_sensitivity_median is O.smooth_sensitivity_median
     assert set(quantiles.__all__) >= set(O.__all__) | set(MEAN.__all__)

@@ -195,14 +195,19 @@ def test_experiment_best_sound_claim_row():
     from dpselect.experiments import median as E
 
     def rows(errors):
-        return [{"distribution": d, "rep": 0, "n": 10, "epsilon": e, "method": m, "expected_abs_error": v}
-                for (d, e), per in errors.items() for m, v in per.items()]
+        return [
+            {"distribution": d, "rep": 0, "n": 10, "epsilon": e, "method": m, "expected_abs_error": v}
+            for (d, e), per in errors.items()
+            for m, v in per.items()
+        ]
 
     base = {m: 1.0 for m in E.METHODS}
-    won = {("normal", 0.1): {**base, "Duff": 0.01, "SmoothSens_eps": 0.5},
-           ("normal", 10.0): {**base, "Duff": 0.2, "SmoothSens_eps,delta (paper tuning)": 0.01},  # not sound
-           ("uniform", 0.1): {**base, "Duff": 0.1},
-           ("uniform", 10.0): {**base, "Duff": 0.2}}
+    won = {
+        ("normal", 0.1): {**base, "Duff": 0.01, "SmoothSens_eps": 0.5},
+        ("normal", 10.0): {**base, "Duff": 0.2, "SmoothSens_eps,delta (paper tuning)": 0.01},  # not sound
+        ("uniform", 0.1): {**base, "Duff": 0.1},
+        ("uniform", 10.0): {**base, "Duff": 0.2},
+    }
     claim = next(c for c in E.claims(rows(won)) if c.text.startswith("Best sound"))
     assert claim.ok is True and "Duff best in 4/4 settings" in claim.ours and "5-50x" in claim.ours
     lost = {**won, ("uniform", 10.0): {**base, "Duff": 0.2, "LaplaceLN (eps,delta)": 0.1}}

@@ -71,8 +71,7 @@ SCIPY_CASES = [
 
 
 @pytest.mark.parametrize("law,ref,grid,qs", SCIPY_CASES, ids=[repr(c[0]) for c in SCIPY_CASES])
-def test_agrees_with_scipy(law: NoiseDistribution, ref: stats.rv_continuous, grid: np.ndarray,
-                           qs: np.ndarray) -> None:
+def test_agrees_with_scipy(law: NoiseDistribution, ref: stats.rv_continuous, grid: np.ndarray, qs: np.ndarray) -> None:
     with np.errstate(all="ignore"):
         for name in ("logpdf", "pdf", "logcdf", "cdf", "logsf", "sf"):
             mine, theirs = getattr(law, name)(grid), getattr(ref, name)(grid)
@@ -103,8 +102,15 @@ def test_laplace_one_sided_equals_exponential() -> None:
 
 
 # ----------------------------------------------------------------------------- polynomial tail
-@pytest.mark.parametrize("gamma,c", [(2, 1 / math.pi), (4, math.sqrt(2) / math.pi), (6, 3 / (2 * math.pi)),
-                                     (10, (5 * math.sqrt(5) - 5) / (4 * math.pi))])
+@pytest.mark.parametrize(
+    "gamma,c",
+    [
+        (2, 1 / math.pi),
+        (4, math.sqrt(2) / math.pi),
+        (6, 3 / (2 * math.pi)),
+        (10, (5 * math.sqrt(5) - 5) / (4 * math.pi)),
+    ],
+)
 def test_polynomial_constant(gamma: float, c: float) -> None:
     law = PolynomialTail(gamma)
     assert law.c_gamma == pytest.approx(c, rel=1e-14)
@@ -158,16 +164,23 @@ def test_polynomial_moments(gamma: float) -> None:
 def _lln_reference(sigma: float, z: float, kind: str) -> float:
     """log of E_Y[...] (sf: exp(-z e^{-sY}); pdf: e^{-sY} exp(-z e^{-sY})), direct quad over y."""
     lz = math.log(z)
-    g = (lambda y: -y * y / 2 - math.exp(min(lz - sigma * y, 700.0))) if kind == "sf" else \
-        (lambda y: -y * y / 2 - sigma * y - math.exp(min(lz - sigma * y, 700.0)))
+    g = (
+        (lambda y: -y * y / 2 - math.exp(min(lz - sigma * y, 700.0)))
+        if kind == "sf"
+        else (lambda y: -y * y / 2 - sigma * y - math.exp(min(lz - sigma * y, 700.0)))
+    )
     ys = np.linspace(-40, 80, 120001)
     with np.errstate(over="ignore"):
         gv = -ys * ys / 2 - np.exp(lz - sigma * ys) - (sigma * ys if kind == "pdf" else 0)
     c, m = ys[np.argmax(gv)], gv.max()
     parts = [(-np.inf, c - 3), (c - 3, c), (c, c + 3), (c + 3, np.inf)]
     with np.errstate(over="ignore"):
-        v = sum(integrate.quad(lambda y: math.exp(g(y) - m) if g(y) > -745 + m else 0.0, a, b,
-                               epsabs=0, epsrel=1e-13, limit=500)[0] for a, b in parts)
+        v = sum(
+            integrate.quad(
+                lambda y: math.exp(g(y) - m) if g(y) > -745 + m else 0.0, a, b, epsabs=0, epsrel=1e-13, limit=500
+            )[0]
+            for a, b in parts
+        )
     return m + math.log(v) - 0.5 * math.log(2 * math.pi)
 
 
@@ -262,15 +275,16 @@ def test_extreme_tails() -> None:
     assert Gumbel().logpdf(-1e6) == -np.inf and Gumbel().logcdf(-1e6) == -np.inf
     for d in (1.0, 3.0, 30.0):
         law, z = StudentT(d), 1e8
-        asym = (math.log(stats.t(d).pdf(0)) + (d + 1) / 2 * math.log(d) - d * math.log(z) - math.log(d))
+        asym = math.log(stats.t(d).pdf(0)) + (d + 1) / 2 * math.log(d) - d * math.log(z) - math.log(d)
         assert law.logsf(z) == pytest.approx(asym, rel=1e-12)
     assert np.isfinite(StudentT(1000).logsf(1e20)) and np.isfinite(StudentT(3).logcdf(-1e300))
     assert Exponential().logpdf(-1.0) == -np.inf and Exponential().logcdf(0.0) == -np.inf
 
 
 def test_no_warnings_on_extreme_inputs() -> None:
-    grid = np.array([-np.inf, -1e300, -1e8, -745.0, -1.0, -1e-300, -0.0, 0.0, 1e-300, 1.0, 745.0, 1e8, 1e300,
-                     np.inf, np.nan])
+    grid = np.array(
+        [-np.inf, -1e300, -1e8, -745.0, -1.0, -1e-300, -0.0, 0.0, 1e-300, 1.0, 745.0, 1e8, 1e300, np.inf, np.nan]
+    )
     ws = np.array([-np.inf, -1e5, -745.0, -700.0, -1e-300, 0.0, 1.0, np.nan])
     qs = np.array([-1.0, 0.0, 1e-320, 0.5, 1 - 1e-16, 1.0, 2.0, np.nan])
     with warnings.catch_warnings():
@@ -372,8 +386,9 @@ def test_not_admissible(law: NoiseDistribution) -> None:
         law.one_sided()
 
 
-@pytest.mark.parametrize("eps,delta", [(0.1, 1e-6), (1.0, 1e-6), (10.0, 1e-9), (20.0, 1e-6), (50.0, 1e-6),
-                                       (1.0, 0.5), (1e-8, 1e-300)])
+@pytest.mark.parametrize(
+    "eps,delta", [(0.1, 1e-6), (1.0, 1e-6), (10.0, 1e-9), (20.0, 1e-6), (50.0, 1e-6), (1.0, 0.5), (1e-8, 1e-300)]
+)
 def test_laplace_admissible_exact_condition(eps: float, delta: float) -> None:
     alpha, beta = Laplace().admissible(eps, delta)
     assert alpha == eps / 2 and 0 < beta <= eps - alpha
@@ -420,13 +435,20 @@ def test_lln_admissible_and_zcdp_conversion() -> None:
         zcdp_to_dp(0.1, 0.0)
 
 
-ADMISSIBLE = [(Laplace(), 1e-6), (StudentT(3), 0.0), (PolynomialTail(4), 0.0), (LaplaceLogNormal(1.0), 1e-6),
-              (PolynomialTail(4).one_sided(), 0.0)]
+ADMISSIBLE = [
+    (Laplace(), 1e-6),
+    (StudentT(3), 0.0),
+    (PolynomialTail(4), 0.0),
+    (LaplaceLogNormal(1.0), 1e-6),
+    (PolynomialTail(4).one_sided(), 0.0),
+]
 
 
 @settings(max_examples=40, deadline=None)
-@given(eps=hst.sampled_from([float("nan"), -1.0, 0.0, float("inf"), -float("inf"), -1e-300]),
-       case=hst.sampled_from(ADMISSIBLE))
+@given(
+    eps=hst.sampled_from([float("nan"), -1.0, 0.0, float("inf"), -float("inf"), -1e-300]),
+    case=hst.sampled_from(ADMISSIBLE),
+)
 def test_bad_epsilon_rejected(eps: float, case: tuple[NoiseDistribution, float]) -> None:
     law, delta = case
     with pytest.raises(ValueError, match="epsilon"):
@@ -434,8 +456,10 @@ def test_bad_epsilon_rejected(eps: float, case: tuple[NoiseDistribution, float])
 
 
 @settings(max_examples=30, deadline=None)
-@given(delta=hst.one_of(hst.floats(max_value=-1e-300), hst.floats(min_value=1.0), hst.just(float("nan"))),
-       case=hst.sampled_from(ADMISSIBLE))
+@given(
+    delta=hst.one_of(hst.floats(max_value=-1e-300), hst.floats(min_value=1.0), hst.just(float("nan"))),
+    case=hst.sampled_from(ADMISSIBLE),
+)
 def test_bad_delta_rejected(delta: float, case: tuple[NoiseDistribution, float]) -> None:
     with pytest.raises(ValueError, match="delta"):
         case[0].admissible(1.0, delta)
@@ -491,7 +515,8 @@ def test_constructor_types_and_value_semantics() -> None:
 
 def test_moments() -> None:
     assert Gumbel().mean_abs() == pytest.approx(
-        integrate.quad(lambda v: abs(v) * float(Gumbel().pdf(v)), -np.inf, np.inf)[0], rel=1e-9)
+        integrate.quad(lambda v: abs(v) * float(Gumbel().pdf(v)), -np.inf, np.inf)[0], rel=1e-9
+    )
     assert Gumbel().var() == pytest.approx(math.pi**2 / 6)
     assert StudentT(3).mean_abs() == pytest.approx(2 * math.sqrt(3) / math.pi, rel=1e-12)
     assert StudentT(1).mean_abs() == np.inf and StudentT(2).var() == np.inf and StudentT(30).var() == 30 / 28

@@ -64,7 +64,7 @@ def _ls_bruteforce_grid(y, grid):
     best = 0
     for i in range(len(y)):
         for v in grid:
-            z = (*y[:i], v, *y[i + 1:])
+            z = (*y[:i], v, *y[i + 1 :])
             best = max(best, abs(_lower_median(z) - med))
     return best
 
@@ -82,7 +82,7 @@ def test_smooth_sensitivity_vs_true_bfs(n):
         nb = set()
         for i in range(n):
             for v in grid:
-                nb.add(tuple(sorted((*s[:i], v, *s[i + 1:]))))
+                nb.add(tuple(sorted((*s[:i], v, *s[i + 1 :]))))
         nb.discard(s)
         adj[s] = nb
     for beta in (0.1, 0.7, 2.0):

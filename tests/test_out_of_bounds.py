@@ -28,14 +28,17 @@ RELEASES = {  # name -> f(x, rng, **kw): a release from data in B
     "duff_median": lambda x, rng, **kw: M.duff_median(x, 1.0, bounds=B, size=4, rng=rng, **kw),
     "duff_median_float": lambda x, rng, **kw: M.duff_median(x, 1.0, bounds=B, size=4, rng=rng, granularity=0, **kw),
     "smooth_sens_pure": lambda x, rng, **kw: mb.smooth_sens_pure(x, 1.0, bounds=B, size=4, rng=rng, **kw),
-    "smooth_sens_approx": lambda x, rng, **kw: mb.smooth_sens_approx(x, 1.0, delta=1e-6, bounds=B, size=4, rng=rng,
-                                                                     **kw),
-    "smooth_sens_paper": lambda x, rng, **kw: mb.smooth_sens_approx(x, 1.0, delta=1e-6, bounds=B, size=4, rng=rng,
-                                                                    tuning="paper", **kw),
+    "smooth_sens_approx": lambda x, rng, **kw: mb.smooth_sens_approx(
+        x, 1.0, delta=1e-6, bounds=B, size=4, rng=rng, **kw
+    ),
+    "smooth_sens_paper": lambda x, rng, **kw: mb.smooth_sens_approx(
+        x, 1.0, delta=1e-6, bounds=B, size=4, rng=rng, tuning="paper", **kw
+    ),
     "laplace_ln": lambda x, rng, **kw: mb.laplace_ln(x, 1.0, bounds=B, size=4, rng=rng, **kw),
     "private_percentile": lambda x, rng, **kw: pct.private_percentile(x, 50, 1.0, GRID, rng=rng, **kw),
-    "private_percentile_em": lambda x, rng, **kw: pct.private_percentile(x, 30, 1.0, GRID, mechanism="em",
-                                                                         utility="indicator", rng=rng, **kw),
+    "private_percentile_em": lambda x, rng, **kw: pct.private_percentile(
+        x, 30, 1.0, GRID, mechanism="em", utility="indicator", rng=rng, **kw
+    ),
 }
 
 LAWS = {  # data -> exact law / statistic (no randomness)

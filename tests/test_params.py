@@ -23,11 +23,9 @@ class _Owner:
         return epsilon
 
 
-@pytest.mark.parametrize(("args", "kwargs"), [
-    ((1, 2), {"how": "b"}),
-    ((1,), {"k": 2, "how": "b"}),
-    ((), {"epsilon": 1, "k": 2, "how": "b"}),
-])
+@pytest.mark.parametrize(
+    ("args", "kwargs"), [((1, 2), {"how": "b"}), ((1,), {"k": 2, "how": "b"}), ((), {"epsilon": 1, "k": 2, "how": "b"})]
+)
 def test_checked_values_reach_the_body_positionally_or_by_keyword(args, kwargs):
     out = _f(*args, **kwargs)
     assert out == (1.0, 2, "b", None) and type(out[0]) is float

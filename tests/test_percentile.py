@@ -33,9 +33,9 @@ from dpselect.experiments import _quantile_papers as papers
 # k = max(1, floor(p n / 100)); the empty dataset has no percentile.
 
 XL, XE, XG = 30, 10, 12  # checked states: L < XL, 1 <= E < XE, G < XG
-MARGIN = 11              # add/remove BFS box: coordinate i < X_i + MARGIN (asserted large enough)
+MARGIN = 11  # add/remove BFS box: coordinate i < X_i + MARGIN (asserted large enough)
 B_AR = (XL + MARGIN, XE + MARGIN, XG + MARGIN)
-N_RO = XL + XE + XG      # replace keeps n fixed: enumerate every state with n <= N_RO
+N_RO = XL + XE + XG  # replace keeps n fixed: enumerate every state with n <= N_RO
 
 
 def _value(s, p, conv="paper"):
@@ -113,8 +113,7 @@ def test_tstar_add_remove_vs_bfs(p, conv):
         bf = dist[s]
         assert all(a + bf < b for a, b in zip(s, B_AR))  # the shortest path stayed inside the box
         lib = _lib_tstar(s, p, "add_remove", conv)
-        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
-                                       rank_convention=conv)
+        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2], rank_convention=conv)
         _k, v, jl, jg = st_.rank, st_.index, st_.below, st_.above
         assert v == 1 and jl + jg + 1 == s[1]
         if p == 50:
@@ -133,8 +132,7 @@ def test_tstar_replace_is_valid_lower_bound(p, conv):
     dist = _bfs_tstar(p, "replace", conv)
     for s in _checked_states(p, conv):
         lib = _lib_tstar(s, p, "replace", conv)
-        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2],
-                                       rank_convention=conv)
+        st_ = pct.percentile_stability([0] * s[0] + [1] * s[1] + [2] * s[2], p, [0, 1, 2], rank_convention=conv)
         jl, jg = st_.below, st_.above
         assert lib == min(jl, jg) // 2 <= dist[s], (s, lib, dist[s])
 
@@ -150,6 +148,7 @@ def test_paper_s_is_too_small_at_p50():
 # ---------------------------------------------------------------------------
 # snapping, rank conventions, histogram path
 # ---------------------------------------------------------------------------
+
 
 def test_snapping_and_rank():
     grid = [0.0, 1.0, 2.0, 4.0]
@@ -224,8 +223,9 @@ def test_private_percentile_returns_grid_values_and_matches_exact_probabilities(
     idx = np.searchsorted(grid, outs)
     law = PermuteAndFlip(0.5).probabilities(pct.percentile_problem(data, 90, grid, utility="rank"))
     assert_frequencies_match(idx, law)
-    outs = np.array([pct.private_percentile(data, 90, 1.5, grid, mechanism="em", utility="indicator", rng=s)
-                     for s in range(1500)])
+    outs = np.array(
+        [pct.private_percentile(data, 90, 1.5, grid, mechanism="em", utility="indicator", rng=s) for s in range(1500)]
+    )
     assert_frequencies_match(np.searchsorted(grid, outs), ExponentialMechanism(1.5).probabilities(pr))
 
 
@@ -237,8 +237,10 @@ def test_exact_audit_on_raw_neighbours():
         for _ in range(25):
             data = rng.choice(grid, size=int(rng.integers(1, 7)))
             x = pct.percentile_problem(data, 50, grid, relation=rel)
-            pairs += [(x, pct.percentile_problem(y, 50, grid, relation=rel))
-                      for y in Q.percentile_neighbours(data, grid, relation=rel)]
+            pairs += [
+                (x, pct.percentile_problem(y, 50, grid, relation=rel))
+                for y in Q.percentile_neighbours(data, grid, relation=rel)
+            ]
         for mech in (ExponentialMechanism(0.8), PermuteAndFlip(0.8), ReportNoisyMax(0.8, "laplace")):
             rep = audit(CachedMechanism(mech), pairs)
             assert not rep.violates and rep.max_loss <= 0.8 * (1 + 1e-9), str(rep)
@@ -261,6 +263,7 @@ def test_neighbours():
 # the paper's variant
 # ---------------------------------------------------------------------------
 
+
 def test_paper_problem_warns_and_reproduces_the_code():
     x = np.array([5, 1, 3, 3, 3, 3, 9, 3])  # sorted: 1 3 3 3 3 3 5 9; code index floor(8/2) = 4
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
@@ -282,6 +285,7 @@ def test_paper_problem_warns_and_reproduces_the_code():
 # ---------------------------------------------------------------------------
 # DPBench (skipped without the data)
 # ---------------------------------------------------------------------------
+
 
 def _dpbench_dir():
     d = os.environ.get("DPSELECT_DATA")
@@ -324,11 +328,16 @@ def test_dpbench_stability_table(capsys):
                     ppr = papers.paper_problem(h, 50)
                 assert ppr.smooth_sensitivity(1.0) == pytest.approx(math.exp(-(2 * paper_j[name] + 1)))
     with capsys.disabled():
-        print("\n dataset  p   n           v_bin  j_l    j_g    t*      | sorted-counts: code x  j_l j_g "
-              "| paper-rank x j_l j_g")
+        print(
+            "\n dataset  p   n           v_bin  j_l    j_g    t*      | sorted-counts: code x  j_l j_g "
+            "| paper-rank x j_l j_g"
+        )
         for r in rows:
-            print(" {:7s} {:2d}  {:<10d}  {:5d}  {:5d}  {:5d}  {:6d}  | {:>8d} {:3d} {:3d} "
-                  "| {:>8d} {:3d} {:3d}".format(*r))
+            print(
+                " {:7s} {:2d}  {:<10d}  {:5d}  {:5d}  {:5d}  {:6d}  | {:>8d} {:3d} {:3d} | {:>8d} {:3d} {:3d}".format(
+                    *r
+                )
+            )
     # the published j for p = 50 (HEPTH 2, PATENT 0, INCOME 10) come from the code's rank convention
     assert paper_j == {"HEPTH": 2, "PATENT": 0, "INCOME": 10}
 
@@ -349,6 +358,7 @@ def test_load_dpbench_errors(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------
 # bad inputs
 # ---------------------------------------------------------------------------
+
 
 def test_bad_inputs():
     grid = [0.0, 1.0, 2.0]
@@ -404,8 +414,10 @@ _grid_st = st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=
 
 
 @settings(max_examples=60, deadline=None)
-@given(p=st.one_of(st.floats(max_value=-1e-9, allow_nan=False), st.floats(min_value=100.000001, allow_nan=False)),
-       grid=_grid_st)
+@given(
+    p=st.one_of(st.floats(max_value=-1e-9, allow_nan=False), st.floats(min_value=100.000001, allow_nan=False)),
+    grid=_grid_st,
+)
 def test_hypothesis_p_out_of_range(p, grid):
     with pytest.raises(ValueError, match="p"):
         pct.percentile_problem([grid[0]], p, grid)
@@ -469,8 +481,13 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
         data = rng.choice(grid, size=int(rng.integers(1, 9)), p=[0.1, 0.2, 0.4, 0.2, 0.1])
         x = pct.percentile_problem(data, p, grid)
         pairs += [(x, pct.percentile_problem(y, p, grid)) for y in Q.percentile_neighbours(data, grid)]
-    mechs = (SmoothNoisyMax(1.0, noise="student_t"), SmoothNoisyMax(1.0, 1e-6, noise="laplace"),
-             SmoothPrivateSelection(1.0), SmoothPrivateSelection(1.0, one_sided=False), LocalDampening(1.0))
+    mechs = (
+        SmoothNoisyMax(1.0, noise="student_t"),
+        SmoothNoisyMax(1.0, 1e-6, noise="laplace"),
+        SmoothPrivateSelection(1.0),
+        SmoothPrivateSelection(1.0, one_sided=False),
+        LocalDampening(1.0),
+    )
     for mech in mechs:
         rep = audit(CachedMechanism(mech, scores_and_profile), pairs)
         assert not rep.violates, str(rep)
@@ -481,13 +498,14 @@ def test_exact_audit_of_instance_based_mechanisms_on_100_datasets(p):
 # the rank utility as the default (issue #11)
 # ---------------------------------------------------------------------------
 
+
 def _sorted_rank_distances(x, grid, k, P, Q):
     """Independent add/remove rank distance (paper ranks, p = 100 P/Q) from the sorted snapped data:
     max(0, L + 1 - k, k - C, min(L, ceil((Q(L+1) - P n)/w)), ceil((P n - Q(C+1) + 1)/w)), w = max(P, Q - P)."""
     xs = np.sort(x)
     n = xs.size
-    low = np.searchsorted(xs, grid, side="left")   # records below the grid point
-    c = np.searchsorted(xs, grid, side="right")    # records at or below
+    low = np.searchsorted(xs, grid, side="left")  # records below the grid point
+    c = np.searchsorted(xs, grid, side="right")  # records at or below
     w = max(P, Q - P)
     psi_a = np.minimum(low, -((P * n - Q * (low + 1)) // w))
     psi_b = -((Q * (c + 1) - 1 - P * n) // w)
@@ -509,17 +527,18 @@ def test_issue_11_figure_rank_utility_vs_em_indicator():
         # EM on the indicator, closed form: e^{eps/2} on the true point, 1 elsewhere
         w = np.where(err == 0, math.exp(eps / 2), 1.0)
         ind.append(w @ err / w.sum())
-        assert expected_error(ExponentialMechanism(eps), pct.percentile_problem(x, 90, grid),
-                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(ind[-1], rel=1e-9)
+        assert expected_error(
+            ExponentialMechanism(eps), pct.percentile_problem(x, 90, grid), loss=pct.absolute_error_loss(grid, truth)
+        ) == pytest.approx(ind[-1], rel=1e-9)
         # EM on the rank utility, closed form on independently computed distances
         d = _sorted_rank_distances(xs, grid, k, 9, 10)
         rank_prob = pct.percentile_problem(x, 90, grid, utility="rank")
         np.testing.assert_array_equal(rank_prob.scores, -d)
         w = np.exp(-eps * (d - d.min()) / 2)
         em_rank.append(w @ err / w.sum())
-        assert expected_error(ExponentialMechanism(eps), rank_prob,
-                              loss=pct.absolute_error_loss(grid, truth)) == pytest.approx(em_rank[-1], rel=1e-6,
-                                                                                          abs=1e-300)
+        assert expected_error(
+            ExponentialMechanism(eps), rank_prob, loss=pct.absolute_error_loss(grid, truth)
+        ) == pytest.approx(em_rank[-1], rel=1e-6, abs=1e-300)
         pf_rank.append(PermuteAndFlip(eps).probabilities(rank_prob) @ err)
     assert 2.655 <= min(ind) and max(ind) <= 2.675 and m == 1001  # the issue: 2.66
     assert np.mean(em_rank) < 1e-3 and np.mean(pf_rank) < 1e-3
@@ -542,8 +561,10 @@ def test_private_percentile_default_accountant_and_conventions():
     for conv in pct.RANK_CONVENTIONS:
         pr = pct.percentile_problem(data, 50, grid, utility="rank", rank_convention=conv)
         for s in range(5):
-            assert pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv) == \
-                grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
+            assert (
+                pct.private_percentile(data, 50, 0.7, grid, rng=s, rank_convention=conv)
+                == grid[int(PermuteAndFlip(0.7).select(pr, rng=s))]
+            )
     assert rank(50, 10, convention="code") == 6 and rank(100, 10, convention="code") == 10
     assert rank(0, 10, convention="code") == 1 and rank(99, 100, convention="code") == 100
     with pytest.raises(ValueError, match="rank_convention"):
@@ -560,9 +581,15 @@ def test_paper_problem_reports_no_guarantee():
     """The paper's problem is not DP whatever the noise (data-dependent candidates): privacy() must say so."""
     with pytest.warns(PrivacyLeakWarning):
         pr = papers.paper_problem([1.0, 3.0, 3.0, 3.0, 5.0, 9.0], 50)
-    for mech in (ExponentialMechanism(1.0), PermuteAndFlip(1.0), dpselect.ReportNoisyMax(1.0, noise="laplace"),
-                 dpselect.SmoothNoisyMax(1.0, noise="student_t"), dpselect.SmoothPrivateSelection(1.0),
-                 dpselect.LocalDampening(1.0), dpselect.PrivateSensitivityBound(0.5, 0.5)):
+    for mech in (
+        ExponentialMechanism(1.0),
+        PermuteAndFlip(1.0),
+        dpselect.ReportNoisyMax(1.0, noise="laplace"),
+        dpselect.SmoothNoisyMax(1.0, noise="student_t"),
+        dpselect.SmoothPrivateSelection(1.0),
+        dpselect.LocalDampening(1.0),
+        dpselect.PrivateSensitivityBound(0.5, 0.5),
+    ):
         assert math.isinf(mech.privacy(pr).epsilon), type(mech).__name__
     # a grid problem of the same data keeps its finite guarantee
     assert ExponentialMechanism(1.0).privacy(pct.percentile_problem([1.0, 3.0], 50, [1.0, 3.0])).epsilon == 1.0
@@ -577,14 +604,17 @@ def test_experiment_rank_baseline_column_and_best_sound_claim():
     loss = pct.absolute_error_loss(grid, pct.true_percentile(h, 99, grid, histogram=True))
     rows = []
     for mech in ("PF-rank", "SNM-T (paper)"):
-        task = Task(("PATENT-like", 99, mech), {"dataset": "PATENT", "source": "synthetic", "p": 99,
-                                                 "mechanism": mech, "epsilons": [0.5, 5.0]})
+        task = Task(
+            ("PATENT-like", 99, mech),
+            {"dataset": "PATENT", "source": "synthetic", "p": 99, "mechanism": mech, "epsilons": [0.5, 5.0]},
+        )
         rows += exp.run_task(task, np.random.SeedSequence(0))
     rank_prob = pct.percentile_problem(h, 99, grid, histogram=True, utility="rank")
     for r in rows:
         if r["mechanism"] == "PF-rank":
-            assert r["aee"] == pytest.approx(expected_error(PermuteAndFlip(r["epsilon"]), rank_prob, loss=loss),
-                                             rel=1e-12)
+            assert r["aee"] == pytest.approx(
+                expected_error(PermuteAndFlip(r["epsilon"]), rank_prob, loss=loss), rel=1e-12
+            )
             assert r["eps_proven"] == r["epsilon"] and r["delta_proven"] == 0.0
     claim = exp.claims(rows)[0]
     assert claim.text.startswith("Best sound mechanism (PF-rank")

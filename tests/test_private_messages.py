@@ -45,37 +45,44 @@ CASES = {  # name -> f(d): a bad call whose only variable part is the private da
     "release: callable S(x) < 0": lambda d: SmoothSensitivityRelease(1.0).release(d[0], lambda b: -d[1] * b, rng=0),
     "release: inf statistic": lambda d: SmoothSensitivityRelease(1.0).release(math.inf, d[1], rng=0),
     "release laplace: negative S(x)": lambda d: SmoothSensitivityRelease(1.0, 1e-6, noise="laplace").release(
-        d[0], -d[2], rng=0),
+        d[0], -d[2], rng=0
+    ),
     "exact t3: negative scale": lambda d: sample_snapped_atan("t3", d[0], -d[1], 0.5, 2, rng=0),
     "exact t3: inf value": lambda d: sample_snapped_atan("t3", math.inf, d[1], 0.5, 2, rng=0),
     "discrete Laplace: negative scale": lambda d: discrete_laplace(-d[1], rng=0),
     "PTR: negative distance": lambda d: propose_test_release(d[0], -d[1], bound=d[2], epsilon=1.0, delta=1e-3, rng=0),
     "PTR: negative bound": lambda d: propose_test_release(d[0], d[1], bound=-d[2], epsilon=1.0, delta=1e-3, rng=0),
     "PTR: NaN value": lambda d: propose_test_release(math.nan, d[1], bound=d[2], epsilon=1.0, delta=1e-3, rng=0),
-    "sensitivity bound: negative S": lambda d: PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
-        .conditional_log_probabilities(SelectionProblem([d[0], d[1]]), -d[2]),
+    "sensitivity bound: negative S": lambda d: PrivateSensitivityBound(
+        0.5, 1.0, delta=1e-6
+    ).conditional_log_probabilities(SelectionProblem([d[0], d[1]]), -d[2]),
     "problem: negative local sensitivity": lambda d: SelectionProblem([d[0], d[1]], local_sensitivity=-d[2]),
     "problem: negative smooth bound": lambda d: _problem_with_bound(-d[1]).smooth_sensitivity(0.1),
-    "problem: beta above beta_max": lambda d: SelectionProblem([1.0, 0.5], local_sensitivity=0.5, beta_max=d[3])
-        .smooth_sensitivity(0.5),
+    "problem: beta above beta_max": lambda d: SelectionProblem(
+        [1.0, 0.5], local_sensitivity=0.5, beta_max=d[3]
+    ).smooth_sensitivity(0.5),
     "SPS: l above beta_max": lambda d: SmoothPrivateSelection(1.0, l=50.0).select(
-        SelectionProblem([1.0, 0.5], local_sensitivity=0.5, beta_max=d[3]), rng=0),
+        SelectionProblem([1.0, 0.5], local_sensitivity=0.5, beta_max=d[3]), rng=0
+    ),
     "duff_mean: NaN record": lambda d: Q.duff_mean([d[0], math.nan], 1.0, bounds=(0.0, 1e6), rng=0),
     "duff_mean: inf record": lambda d: Q.duff_mean([d[0], -math.inf], 1.0, bounds=(0.0, 1e6), rng=0),
-    "duff_mean: outside, raise": lambda d: Q.duff_mean([d[0], d[1] * 1e3], 1.0, bounds=(0.0, 1e6), rng=0,
-                                                      on_out_of_bounds="raise"),
-    "duff_median: outside, raise": lambda d: Q.duff_median([d[0], -d[1]], 1.0, bounds=(0.0, 1e6), rng=0,
-                                                          on_out_of_bounds="raise"),
-    "duff_median: NaN target": lambda d: Q.expected_absolute_error([d[0], d[1]], 1.0, bounds=(0.0, 1e6),
-                                                                   target=math.nan),
-    "median baseline: outside, raise": lambda d: mb.smooth_sens_pure([d[0], -d[1]], 1.0, bounds=(0.0, 1e6),
-                                                                    on_out_of_bounds="raise"),
-    "smooth sensitivity: index >= n": lambda d: O.smooth_sensitivity_quantile(list(d), 1.0, bounds=(0.0, 1e6),
-                                                                             index=7),
-    "percentile: outside, raise": lambda d: Q.private_percentile([d[0], -d[1]], 50, 1.0, np.linspace(0, 1e6, 11),
-                                                                 rng=0, on_out_of_bounds="raise"),
-    "percentile: NaN record": lambda d: Q.private_percentile([d[0], math.nan], 50, 1.0, np.linspace(0, 1e6, 11),
-                                                             rng=0),
+    "duff_mean: outside, raise": lambda d: Q.duff_mean(
+        [d[0], d[1] * 1e3], 1.0, bounds=(0.0, 1e6), rng=0, on_out_of_bounds="raise"
+    ),
+    "duff_median: outside, raise": lambda d: Q.duff_median(
+        [d[0], -d[1]], 1.0, bounds=(0.0, 1e6), rng=0, on_out_of_bounds="raise"
+    ),
+    "duff_median: NaN target": lambda d: Q.expected_absolute_error(
+        [d[0], d[1]], 1.0, bounds=(0.0, 1e6), target=math.nan
+    ),
+    "median baseline: outside, raise": lambda d: mb.smooth_sens_pure(
+        [d[0], -d[1]], 1.0, bounds=(0.0, 1e6), on_out_of_bounds="raise"
+    ),
+    "smooth sensitivity: index >= n": lambda d: O.smooth_sensitivity_quantile(list(d), 1.0, bounds=(0.0, 1e6), index=7),
+    "percentile: outside, raise": lambda d: Q.private_percentile(
+        [d[0], -d[1]], 50, 1.0, np.linspace(0, 1e6, 11), rng=0, on_out_of_bounds="raise"
+    ),
+    "percentile: NaN record": lambda d: Q.private_percentile([d[0], math.nan], 50, 1.0, np.linspace(0, 1e6, 11), rng=0),
     "percentile loss: NaN true value": lambda d: Q.absolute_error_loss(np.linspace(0, 1e6, 11), math.nan * d[0]),
     "EM: NaN score": lambda d: dpselect.ExponentialMechanism(1.0).select(SelectionProblem([d[0], math.nan]), rng=0),
     "EM: inf score": lambda d: dpselect.ExponentialMechanism(1.0).select(SelectionProblem([d[0], math.inf]), rng=0),

@@ -12,8 +12,15 @@ def test_attributes_cannot_be_rebound_or_deleted():
     p = SelectionProblem([3.0, 1.0], global_sensitivity=1.0)
     em = ExponentialMechanism(1.0)
     before = em.probabilities(p)
-    for name, value in (("global_sensitivity", -5), ("scores", np.array([0.0, 9.0])), ("monotone", True),
-                        ("relation", "replace"), ("labels", ["x", "y"]), ("beta_max", 0.1), ("_ls", None)):
+    for name, value in (
+        ("global_sensitivity", -5),
+        ("scores", np.array([0.0, 9.0])),
+        ("monotone", True),
+        ("relation", "replace"),
+        ("labels", ["x", "y"]),
+        ("beta_max", 0.1),
+        ("_ls", None),
+    ):
         with pytest.raises(AttributeError, match="immutable"):
             setattr(p, name, value)
     with pytest.raises(AttributeError, match="immutable"):

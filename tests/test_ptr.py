@@ -36,6 +36,7 @@ def _T(eps, delta):
         T += 1
     return T
 
+
 # ---------------------------------------------------------------------------
 # generic PTR
 # ---------------------------------------------------------------------------
@@ -170,7 +171,7 @@ def _neighbour_pairs(relation, m_max=4, c_max=8):
                 for i in range(m):
                     for d in (-1, 1):
                         if c[i] + d >= 0:
-                            yield c, [*c[:i], c[i] + d, *c[i + 1:]]
+                            yield c, [*c[:i], c[i] + d, *c[i + 1 :]]
             else:
                 for i in range(m):
                     for j in range(m):

@@ -56,8 +56,9 @@ def test_rational_scores_are_the_rank_distance(n, q, relation):
         np.testing.assert_allclose([float(v) for v in exact], flt, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("q,relation", [(0.3, "add_remove"), (0.5, "add_remove"), (0.3, "replace"),
-                                        (0.9, "add_remove")])
+@pytest.mark.parametrize(
+    "q,relation", [(0.3, "add_remove"), (0.5, "add_remove"), (0.3, "replace"), (0.9, "add_remove")]
+)
 def test_exact_sampler_frequencies_match_the_law(q, relation):
     law = lib_law(X, q, 1.5, relation)
     y = Q.private_quantile(X, q, 1.5, bounds=BOUNDS, granularity=LAM, relation=relation, rng=3, size=N)
@@ -125,9 +126,11 @@ def test_integer_outputs_and_continuous_law_do_not_depend_on_sampler():
 
 def test_bad_sampler_is_refused_before_randomness():
     acc = Accountant(10.0)
-    for f in (lambda: Q.private_quantile(X, 0.3, 1.0, bounds=BOUNDS, sampler="exakt", accountant=acc),
-              lambda: Q.private_median(X, 1.0, bounds=BOUNDS, sampler=None, accountant=acc),
-              lambda: Q.private_percentile(X, 30, 1.0, bounds=BOUNDS, sampler="fast", accountant=acc)):
+    for f in (
+        lambda: Q.private_quantile(X, 0.3, 1.0, bounds=BOUNDS, sampler="exakt", accountant=acc),
+        lambda: Q.private_median(X, 1.0, bounds=BOUNDS, sampler=None, accountant=acc),
+        lambda: Q.private_percentile(X, 30, 1.0, bounds=BOUNDS, sampler="fast", accountant=acc),
+    ):
         with pytest.raises(ValueError, match="sampler"):
             f()
     assert acc.charges == ()

@@ -71,6 +71,7 @@ QS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 # rank distance: Lipschitz, zero exactly at the target, library == direct
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 def test_rank_distance_lipschitz_and_zero_at_target(relation):
     cand = np.concatenate((UNIVERSE, UNIVERSE[:-1] + 0.5))  # integers and interval interiors
@@ -115,6 +116,7 @@ def test_target_is_numpy_inverted_cdf():
 # exact laws vs independent computations
 # ---------------------------------------------------------------------------
 
+
 def integer_pmf(x, q, eps, relation="add_remove", scale=1.0):
     """Brute-force pmf over the integers of BOUNDS: exp(-eps psi / (2 scale)), normalised."""
     logw = np.array([-0.5 * eps / scale * direct_psi(x, t, q, relation) for t in UNIVERSE])
@@ -126,7 +128,7 @@ def law_on_integers(lo, hi, p):
     pmf = np.zeros(UNIVERSE.size)
     for a, b, pr in zip(lo, hi, p):
         if b >= a:
-            pmf[int(a):int(b) + 1] += pr / (b - a + 1)
+            pmf[int(a) : int(b) + 1] += pr / (b - a + 1)
     return pmf
 
 
@@ -149,7 +151,8 @@ def test_continuous_median_is_duff():
             mass = {(a, b): pr for a, b, pr in zip(lo, hi, p) if b > a}
             np.testing.assert_allclose([mass[(a, b)] for a, b in zip(dl[keep], dh[keep])], dp[keep], rtol=1e-10)
             assert Q.quantile_expected_error(x, 0.5, eps, bounds=(0, 10), granularity=0) == pytest.approx(
-                Q.expected_absolute_error(x, eps, bounds=(0, 10)), rel=1e-10)
+                Q.expected_absolute_error(x, eps, bounds=(0, 10)), rel=1e-10
+            )
 
 
 def test_continuous_law_brute_force_density():
@@ -174,7 +177,8 @@ def test_expected_error_matches_sampling_and_integer_closed_form():
     pmf = law_on_integers(lo, hi, p)
     t = np.quantile(x, 0.75, method="inverted_cdf")
     assert Q.quantile_expected_error(x, 0.75, 0.8, bounds=BOUNDS) == pytest.approx(
-        float(np.dot(pmf, np.abs(UNIVERSE - t))), rel=1e-12)
+        float(np.dot(pmf, np.abs(UNIVERSE - t))), rel=1e-12
+    )
     draws = Q.private_quantile(x, 0.75, 0.8, bounds=BOUNDS, rng=1, size=40_000)
     assert draws.dtype == np.int64
     assert_frequencies_match(draws, pmf)
@@ -211,6 +215,7 @@ def test_ties_integer_outputs_land_on_the_tie():
 # ---------------------------------------------------------------------------
 # exact audits (add/remove and replace) and negative controls
 # ---------------------------------------------------------------------------
+
 
 def _audit_integer(q, eps, relation, law):
     nbrs = add_remove_neighbours if relation == "add_remove" else replace_neighbours
@@ -295,6 +300,7 @@ def test_audit_continuous(q):
 # API: percentile / median faces, bad inputs before randomness, dask, accountant
 # ---------------------------------------------------------------------------
 
+
 def test_percentile_bounds_path_is_private_quantile():
     x = np.random.default_rng(1).normal(size=300)
     a = Q.private_percentile(x, 90, 1.0, bounds=(-5, 5), rng=4)
@@ -322,10 +328,16 @@ def _bad_calls():
         (ValueError, r"\bq\b", lambda r: Q.private_quantile(g, -0.1, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "empty", lambda r: Q.private_quantile([], 0.5, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "bounds", lambda r: Q.private_quantile(g, 0.5, 1.0, bounds=(3, 0), rng=r)),
-        (ValueError, "bounds", lambda r: Q.private_quantile([5.0], 0.5, 1.0, bounds=(0, 3), rng=r,
-                                                            on_out_of_bounds="raise")),
-        (ValueError, "on_out_of_bounds", lambda r: Q.private_quantile([1.0], 0.5, 1.0, bounds=(0, 3), rng=r,
-                                                                      on_out_of_bounds="clamp")),
+        (
+            ValueError,
+            "bounds",
+            lambda r: Q.private_quantile([5.0], 0.5, 1.0, bounds=(0, 3), rng=r, on_out_of_bounds="raise"),
+        ),
+        (
+            ValueError,
+            "on_out_of_bounds",
+            lambda r: Q.private_quantile([1.0], 0.5, 1.0, bounds=(0, 3), rng=r, on_out_of_bounds="clamp"),
+        ),
         (ValueError, "finite", lambda r: Q.private_quantile([np.inf], 0.5, 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "integers", lambda r: Q.private_quantile([1.5], 0.5, 1.0, bounds=(0, 3), integer=True, rng=r)),
         (ValueError, "epsilon", lambda r: Q.private_quantile(g, 0.5, 0.0, bounds=(0, 3), rng=r)),
@@ -336,8 +348,11 @@ def _bad_calls():
         (ValueError, "qs", lambda r: Q.private_quantiles(g, [0.5, 2.0], 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "qs", lambda r: Q.private_quantiles(g, [], 1.0, bounds=(0, 3), rng=r)),
         (ValueError, "method", lambda r: Q.private_quantiles(g, [0.5], 1.0, bounds=(0, 3), method="x", rng=r)),
-        (ValueError, "bounds", lambda r: Q.private_quantiles([9.0], [0.5], 1.0, bounds=(0, 3), rng=r,
-                                                             on_out_of_bounds="raise")),
+        (
+            ValueError,
+            "bounds",
+            lambda r: Q.private_quantiles([9.0], [0.5], 1.0, bounds=(0, 3), rng=r, on_out_of_bounds="raise"),
+        ),
     ]
 
 
@@ -372,13 +387,16 @@ def test_dask_same_answer_as_memory():
     for x, b in ((xi, (0, 60)), (xf, (-6, 6))):
         dx = da.from_array(x, chunks=700)
         assert Q.private_quantile(dx, 0.3, 1.0, bounds=b, rng=3) == Q.private_quantile(x, 0.3, 1.0, bounds=b, rng=3)
-        np.testing.assert_array_equal(Q.private_quantiles(dx, [0.1, 0.9], 1.0, bounds=b, rng=3),
-                                      Q.private_quantiles(x, [0.1, 0.9], 1.0, bounds=b, rng=3))
+        np.testing.assert_array_equal(
+            Q.private_quantiles(dx, [0.1, 0.9], 1.0, bounds=b, rng=3),
+            Q.private_quantiles(x, [0.1, 0.9], 1.0, bounds=b, rng=3),
+        )
     grid = np.arange(0, 61)
     dxi = da.from_array(xi, chunks=700)
     assert Q.private_percentile(dxi, 30, 1.0, grid, rng=3) == Q.private_percentile(xi, 30, 1.0, grid, rng=3)
     outside = da.from_array(np.array([1.0, 99.0]), chunks=1)  # 99 is clamped to the grid's top by default
-    assert Q.private_percentile(outside, 30, 1.0, grid, rng=3) == Q.private_percentile([1.0, 60.0], 30, 1.0, grid,
-                                                                                        rng=3)
+    assert Q.private_percentile(outside, 30, 1.0, grid, rng=3) == Q.private_percentile(
+        [1.0, 60.0], 30, 1.0, grid, rng=3
+    )
     with pytest.raises(ValueError, match=r"\bx\b"):
         Q.private_percentile(outside, 30, 1.0, grid, rng=3, on_out_of_bounds="raise")

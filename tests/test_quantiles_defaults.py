@@ -46,6 +46,7 @@ def _worst(law, relation, max_n=4):
 # single quantile: exhaustive audit on <= 4 records, both relations, controls
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("relation", ["add_remove", "replace"])
 @pytest.mark.parametrize("q", [0.1, 0.5, 0.75, 0.9])
 def test_grid_audit_four_records(q, relation):
@@ -74,8 +75,9 @@ def test_negative_controls_four_records():
         s = QL.check_sample(x, BOUNDS)
         pc = QL.pieces(s, LAM, atoms=True)
         q, n = 0.75, s.n
-        psi = np.maximum(QL.rank_distance(pc.L, pc.C, n, q, "add_remove", "grid"),
-                         np.maximum(pc.L - q * n, q * n - pc.C) / (1 - q))
+        psi = np.maximum(
+            QL.rank_distance(pc.L, pc.C, n, q, "add_remove", "grid"), np.maximum(pc.L - q * n, q * n - pc.C) / (1 - q)
+        )
         return law_on_grid(pc.lo, pc.hi, QL.normalise(pc.logsize - 0.5 * eps * psi))
 
     assert _worst(unnormalised_indexp, "add_remove", 3) > 1.2 * eps
@@ -104,6 +106,7 @@ def test_ties_term_is_sensitivity_one_but_not_used():
 # atoms on the grid
 # ---------------------------------------------------------------------------
 
+
 def test_atom_at_a_bound_and_at_zero_is_released_exactly():
     rng = np.random.default_rng(0)
     x = np.concatenate((np.zeros(700), rng.gamma(2.0, 50.0, 300)))
@@ -124,6 +127,7 @@ def test_atom_at_a_bound_and_at_zero_is_released_exactly():
 # default grid: from the bounds' magnitude; cost stays logarithmic
 # ---------------------------------------------------------------------------
 
+
 def test_default_grid_from_the_bounds_magnitude():
     assert QQ.default_quantile_granularity(0.0, 400.0) == 2.0**-32
     assert QQ.default_quantile_granularity(0.0, 40_000.0) == 2.0**-25
@@ -143,6 +147,7 @@ def test_default_grid_from_the_bounds_magnitude():
 # ---------------------------------------------------------------------------
 # many quantiles: order, jitter on real data, the recursive method's exact law
 # ---------------------------------------------------------------------------
+
 
 def test_private_quantiles_follow_the_order_asked():
     x = np.random.default_rng(0).normal(size=5000)
@@ -174,8 +179,7 @@ def test_jitter_floor_keeps_the_grid_and_the_bounds():
     x = np.array([0.0] * 50 + [0.3, 1.0, 2.0] * 5)
     for method in ("joint", "recursive"):
         for seed in range(20):
-            o = Q.private_quantiles(x, [0.1, 0.5, 0.99], 2.0, bounds=BOUNDS, granularity=LAM, method=method,
-                                    rng=seed)
+            o = Q.private_quantiles(x, [0.1, 0.5, 0.99], 2.0, bounds=BOUNDS, granularity=LAM, method=method, rng=seed)
             assert on_grid(o, LAM) and o.min() >= 0.0 and o.max() <= 2.0
     assert QM._fine_grid(LAM, 0.0, 2.25) == LAM * 2.0**-10
     assert QM._fine_grid(1.0, 0.0, 2.0**49) == 2.0**-1  # indices stay below 2^51
@@ -200,8 +204,9 @@ def recursive_law(x, q1, q2, eps, lam=LAM, bounds=BOUNDS, levels=2):
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = np.full(pts.size, 1.0 / pts.size)
             else:
-                llo, lhi, lp = _pieces(Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2),
-                                                      granularity=lam))
+                llo, lhi, lp = _pieces(
+                    Q.quantile_law(left, min(1.0, q1 / q2), e, bounds=(bounds[0], o2), granularity=lam)
+                )
                 pmf = law_on_grid(llo, lhi, lp, lam=lam, bounds=(bounds[0], o2))
                 pts = np.arange(math.ceil(bounds[0] / lam), k2 + 1)
                 probs = pmf
@@ -223,8 +228,10 @@ def test_recursive_exact_law_matches_sampling():
     s = QL.check_sample(x, BOUNDS)
     gen = np.random.default_rng(5)
     n = 8000
-    draws = [tuple(np.round(QM._recursive(s, np.array([0.3, 0.7]), 2.0, "add_remove", gen, LAM) / LAM).astype(int))
-             for _ in range(n)]
+    draws = [
+        tuple(np.round(QM._recursive(s, np.array([0.3, 0.7]), 2.0, "add_remove", gen, LAM) / LAM).astype(int))
+        for _ in range(n)
+    ]
     keys = sorted(law)
     freq = np.array([sum(1 for d in draws if d == k) for k in keys]) / n
     p = _as_vector(law, keys)

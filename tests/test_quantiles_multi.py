@@ -125,8 +125,9 @@ def test_ties_do_not_collapse_on_integer_data(method):
     x = np.concatenate((np.full(600, 40), rng.integers(10, 80, size=400))).astype(np.int64)
     qs = np.arange(1, 10) / 10
     truth = np.quantile(x, qs, method="inverted_cdf")
-    err = np.mean([np.abs(Q.private_quantiles(x, qs, 1.0, bounds=(0, 99), method=method, rng=s) - truth).mean()
-                   for s in range(5)])
+    err = np.mean(
+        [np.abs(Q.private_quantiles(x, qs, 1.0, bounds=(0, 99), method=method, rng=s) - truth).mean() for s in range(5)]
+    )
     out = Q.private_quantiles(x, qs, 1.0, bounds=(0, 99), method=method, rng=0)
     assert out.dtype == np.int64
     assert err < 1.0  # the same data as floats (zero-length tie) errs by several units (module docstring)

@@ -59,7 +59,7 @@ def _law(xt, q, relation, naive=False):
         pmf = np.zeros(17)
         for a, b, pr in zip(lo, hi, p):
             if b >= a:
-                pmf[int(a) + 8:int(b) + 9] += pr / (b - a + 1)
+                pmf[int(a) + 8 : int(b) + 9] += pr / (b - a + 1)
         with np.errstate(divide="ignore"):
             out.append(lp_m[k] + np.log(pmf))
     out.append(lp_m[JOINT:])
@@ -83,8 +83,9 @@ def test_law_of_the_bound_matches_sampling():
     above = (np.abs(x)[None, :] > GRID[:, None]).sum(axis=1)
     p = at.probabilities(-above, -U.MARGIN * math.ceil(at.scales[1]))
     gen = np.random.default_rng(4)
-    draws = np.array([U._magnitude_bounds(np.sort(x.astype(float)), SHARE * EPS, "add_remove", GRID, gen).upper
-                      for _ in range(1500)])
+    draws = np.array(
+        [U._magnitude_bounds(np.sort(x.astype(float)), SHARE * EPS, "add_remove", GRID, gen).upper for _ in range(1500)]
+    )
     k = np.log2(draws).astype(int)
     freq = np.bincount(k, minlength=8)[:8] / k.size
     se = np.sqrt(np.maximum(p[:8] * (1 - p[:8]), 1 / k.size) / k.size)
@@ -103,8 +104,9 @@ def test_negative_control_bounds_from_the_data():
 def test_dispatch_bounds_none_is_unbounded():
     x = np.random.default_rng(1).normal(3.0, 2.0, size=500)
     assert Q.private_quantile(x, 0.3, 1.0, rng=5) == Q.unbounded_quantile(x, 0.3, 1.0, rng=5)
-    np.testing.assert_array_equal(Q.private_quantiles(x, [0.2, 0.7], 1.0, rng=5),
-                                  Q.unbounded_quantiles(x, [0.2, 0.7], 1.0, rng=5))
+    np.testing.assert_array_equal(
+        Q.private_quantiles(x, [0.2, 0.7], 1.0, rng=5), Q.unbounded_quantiles(x, [0.2, 0.7], 1.0, rng=5)
+    )
 
 
 @pytest.mark.parametrize("q", [0.1, 0.5, 0.75, 0.99])
@@ -124,8 +126,7 @@ def test_accuracy_within_two_of_tight_bounds(loc, q):
     for _ in range(20):
         b = U._magnitude_bounds(x, U.DEFAULT_BOUNDS_SHARE, "add_remove", grid, g)
         xc, bnd, lam = U._clamped(x, b, False, None)
-        free.append(Q.quantile_expected_error(xc, q, 1 - U.DEFAULT_BOUNDS_SHARE, bounds=bnd, target=t,
-                                              granularity=lam))
+        free.append(Q.quantile_expected_error(xc, q, 1 - U.DEFAULT_BOUNDS_SHARE, bounds=bnd, target=t, granularity=lam))
     assert np.mean(free) <= 2.0 * tight
 
 

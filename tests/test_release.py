@@ -144,14 +144,11 @@ def laplace_worst_delta(alpha, beta, eps, fracs=np.linspace(-1, 1, 21)):
 
 
 def test_hockey_laplace_matches_quadrature():
-    for (m1, b1, m2, b2, eps) in [(0.0, 1.0, 0.7, 1.3, 0.5), (0.0, 2.0, -1.0, 1.5, 1.0), (0.0, 0.04, 0.03, 0.05, 20.0)]:
+    for m1, b1, m2, b2, eps in [(0.0, 1.0, 0.7, 1.3, 0.5), (0.0, 2.0, -1.0, 1.5, 1.0), (0.0, 0.04, 0.03, 0.05, 20.0)]:
         f = lambda o: max(stats.laplace.pdf(o, m1, b1) - math.exp(eps) * stats.laplace.pdf(o, m2, b2), 0.0)
         L = 80 * max(b1, b2) + abs(m2)
         brk = sorted({m1, m2})
-        q = sum(
-            integrate.quad(f, lo, hi, limit=400, epsabs=1e-15)[0]
-            for lo, hi in zip([-L, *brk], [*brk, L])
-        )
+        q = sum(integrate.quad(f, lo, hi, limit=400, epsabs=1e-15)[0] for lo, hi in zip([-L, *brk], [*brk, L]))
         assert hockey_laplace(m1, b1, m2, b2, eps) == pytest.approx(q, rel=1e-6, abs=1e-14)
 
 
@@ -317,9 +314,7 @@ def test_expected_abs_error_closed_forms():
     poly4 = SmoothSensitivityRelease(1.0, noise="polynomial", gamma=4)
     assert error_distribution(poly4, 1.0).mean_abs_noise == pytest.approx(1 / math.sqrt(2))
     t3 = SmoothSensitivityRelease(1.0, noise="student_t", df=3)
-    assert error_distribution(t3, 1.0).mean_abs_noise == pytest.approx(
-        2 * math.sqrt(3) / math.pi
-    )
+    assert error_distribution(t3, 1.0).mean_abs_noise == pytest.approx(2 * math.sqrt(3) / math.pi)
     assert math.isinf(error_distribution(SmoothSensitivityRelease(1.0, noise="student_t", df=1), 1.0).mean_abs_noise)
     lln = SmoothSensitivityRelease(1.0, 1e-6, noise="lln", sigma=0.7)
     assert error_distribution(lln, 1.0).mean_abs_noise == pytest.approx(math.exp(0.245))
@@ -340,13 +335,10 @@ def test_callable_sensitivity_is_evaluated_at_beta():
 # ---------------------------------------------------------------------------
 
 _bad_k = st.one_of(
-    st.floats(max_value=0.0, allow_nan=False),
-    st.floats(min_value=1.0, allow_nan=False),
-    st.just(float("nan")),
+    st.floats(max_value=0.0, allow_nan=False), st.floats(min_value=1.0, allow_nan=False), st.just(float("nan"))
 )
 _bad_s = st.one_of(
-    st.floats(max_value=0.0, allow_nan=False),
-    st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+    st.floats(max_value=0.0, allow_nan=False), st.sampled_from([float("nan"), float("inf"), -float("inf")])
 )
 
 
@@ -509,8 +501,9 @@ def test_tdt_select_and_release_uses_the_granularity_asked():
     for s in range(10):
         value = select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=0.25, rng=s).value
         assert value / 0.25 == round(value / 0.25)
-    fine = [select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s).value
-            for s in range(10)]
+    fine = [
+        select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s).value for s in range(10)
+    ]
     assert any(v / 0.25 != round(v / 0.25) for v in fine)  # negative control: the fine grid is not the coarse one
 
 

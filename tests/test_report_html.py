@@ -17,13 +17,23 @@ from dpselect.experiments import html, report
 from dpselect.experiments.tasks import Claim, ExperimentResult
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # appended to a copy of the page: lists every image's natural size once the page has loaded
-PROBE = ('<script>window.addEventListener("load", function () {var r = [];'
-         'document.querySelectorAll("img").forEach(function (i) {r.push([i.naturalWidth, i.naturalHeight]);});'
-         'var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(r);'
-         'document.body.appendChild(p);});</script>')
+PROBE = (
+    '<script>window.addEventListener("load", function () {var r = [];'
+    'document.querySelectorAll("img").forEach(function (i) {r.push([i.naturalWidth, i.naturalHeight]);});'
+    'var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(r);'
+    "document.body.appendChild(p);});</script>"
+)
 
 
 def _figure(path: Path, width: float) -> Path:
@@ -36,9 +46,11 @@ def _figure(path: Path, width: float) -> Path:
 
 def test_markdown_subset_is_rendered_and_escaped(tmp_path):
     png = _figure(tmp_path / "f.png", 3.0)
-    md = ("# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n"
-          "- item 1\n- item 2\n\n"
-          "| a | b \\| c | ✓/✗ |\n|---|---|:-:|\n| 1 <br>*note* | 2 | ✓ |\n\n![f](f.png)\n")
+    md = (
+        "# Title <x>\n\nSome `code`, *em* and **bold**; [a link](other.md), [report](x/report.md).\n\n"
+        "- item 1\n- item 2\n\n"
+        "| a | b \\| c | ✓/✗ |\n|---|---|:-:|\n| 1 <br>*note* | 2 | ✓ |\n\n![f](f.png)\n"
+    )
     out = html.markdown_to_html(md, tmp_path).replace("\n", "")
     assert "<h1>Title &lt;x&gt;</h1>" in out
     assert "<code>code</code>" in out and "<em>em</em>" in out and "<strong>bold</strong>" in out
@@ -51,8 +63,12 @@ def test_markdown_subset_is_rendered_and_escaped(tmp_path):
 
 
 def test_combined_report_counts_and_defines_abbreviations(tmp_path):
-    claims = [Claim("EM beats PF", "1", "2", True), Claim("SNM-T", "3", "4", False), Claim("x", "5", "6", None),
-              Claim("y", "7", "8", None)]
+    claims = [
+        Claim("EM beats PF", "1", "2", True),
+        Claim("SNM-T", "3", "4", False),
+        Claim("x", "5", "6", None),
+        Claim("y", "7", "8", None),
+    ]
     res = ExperimentResult("percentile", [], claims, tmp_path, [], 1, 0.1, data_files=[tmp_path / "d" / "H.npy"])
     text = report.combined_report([res], quick=True, seed=0, seconds=1.0, data_dir=tmp_path / "d")
     assert "4 claims of the papers: 1 reproduced (✓), 1 not reproduced (✗), 2 not evaluated (–)." in text
@@ -67,9 +83,19 @@ def _chromium_image_sizes(page: Path, tmp_path: Path) -> list[tuple[int, int]]:
     """Natural sizes of every <img> of ``page`` once Chromium has loaded it (headless)."""
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    proc = subprocess.run([str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                           "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            str(CHROMIUM),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     m = re.search(r'<pre id="probe">([^<]*)</pre>', proc.stdout)
     assert m is not None, proc.stderr[-2000:]
     return [tuple(s) for s in json.loads(m.group(1))]
@@ -110,8 +136,11 @@ def test_code_spans_wrapping_across_lines_render_as_code(tmp_path):
 
 
 def test_new_findings_are_marked_and_counted_apart(tmp_path):
-    claims = [Claim("paper claim", "1", "2", True), Claim("new finding", "3", "not in the paper", True, kind="new"),
-              Claim("new, fails", "3", "not in the paper", False, kind="new")]
+    claims = [
+        Claim("paper claim", "1", "2", True),
+        Claim("new finding", "3", "not in the paper", True, kind="new"),
+        Claim("new, fails", "3", "not in the paper", False, kind="new"),
+    ]
     table = report.claims_table(claims)
     assert "| ✓ |" in table and "| + |" in table and "| ○ |" in table and "✗" not in table
     line = report.count_line(claims)

@@ -20,12 +20,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPSearchCV
-from dpselect.apps.trees._repeat import (
-    expected_repetitions,
-    gamma_for_mean,
-    repetition_epsilon,
-    sample_repetitions,
-)
+from dpselect.apps.trees._repeat import expected_repetitions, gamma_for_mean, repetition_epsilon, sample_repetitions
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
 
@@ -54,6 +49,7 @@ def best_of_law(p, eta, gamma):
 # the law of K
 # ---------------------------------------------------------------------------
 
+
 def _pmf(k: int, eta: float, gamma: float) -> float:
     """P[K = k] of D_{eta, gamma} from its definition (mpmath, product form; eta = 0: logarithmic)."""
     with mpmath.workdps(40):
@@ -71,7 +67,7 @@ def test_pgf_and_mean_match_the_definition(eta, gamma):
     assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
     assert expected_repetitions(eta, gamma) == pytest.approx(float((ks * pmf).sum()), rel=1e-10)
     for x in (0.0, 0.3, 0.9, 1.0):
-        assert float(repetition_pgf(x, eta, gamma)) == pytest.approx(float((pmf * x ** ks).sum()), abs=1e-12)
+        assert float(repetition_pgf(x, eta, gamma)) == pytest.approx(float((pmf * x**ks).sum()), abs=1e-12)
 
 
 @pytest.mark.parametrize(("eta", "gamma"), [(0.0, 0.15), (1.0, 0.3), (0.5, 0.2)])
@@ -96,6 +92,7 @@ def test_gamma_for_mean_inverts_the_mean():
 # ---------------------------------------------------------------------------
 # exact audit of the selection step on a toy: 3 candidates, binary scores
 # ---------------------------------------------------------------------------
+
 
 class _RepeatedToy:
     """Best of K runs of Q: pick candidate j uniformly, release (j, s_j) with s_j = RR_eps(b_j).
@@ -156,6 +153,7 @@ def test_toy_sampler_follows_the_exact_law():
 # DPSearchCV
 # ---------------------------------------------------------------------------
 
+
 def _data():
     X, y = load_breast_cancer(return_X_y=True)
     bounds = [(float(lo), float(hi)) for lo, hi in zip(X.min(axis=0), X.max(axis=0))]
@@ -173,9 +171,10 @@ def test_sklearn_compatible(estimator, check):
         check(estimator)
 
 
-@pytest.mark.parametrize(("method", "eta", "factor"), [("papernot_steinke", 0.0, 2.0),
-                                                       ("papernot_steinke", 0.5, 2.5),
-                                                       ("liu_talwar", 0.0, 3.0)])
+@pytest.mark.parametrize(
+    ("method", "eta", "factor"),
+    [("papernot_steinke", 0.0, 2.0), ("papernot_steinke", 0.5, 2.5), ("liu_talwar", 0.0, 3.0)],
+)
 def test_budget_per_run_and_total(method, eta, factor):
     X, y, tree = _data()
     s = DPSearchCV(tree, GRID, epsilon=3.0, method=method, eta=eta, random_state=0).fit(X, y)
@@ -200,24 +199,36 @@ def test_the_number_of_runs_is_not_released():
     X, y, tree = _data()
     s = DPSearchCV(tree, GRID, epsilon=2.0, random_state=0).fit(X, y)
     fitted = {k for k in vars(s) if k.endswith("_") and not k.startswith("_")}
-    assert fitted <= {"privacy_", "epsilon_per_run_", "delta_per_run_", "best_noisy_correct_", "best_estimator_",
-                      "best_params_", "classes_", "n_features_in_", "feature_names_in_"}
+    assert fitted <= {
+        "privacy_",
+        "epsilon_per_run_",
+        "delta_per_run_",
+        "best_noisy_correct_",
+        "best_estimator_",
+        "best_params_",
+        "classes_",
+        "n_features_in_",
+        "feature_names_in_",
+    }
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"param_grid": {"epsilon": [1.0, 2.0]}}, "epsilon"),
-    ({"param_grid": {"random_state": [1]}}, "random_state"),
-    ({"param_grid": {"nope": [1]}}, "nope"),
-    ({"param_grid": {}}, "at least one"),
-    ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "delta > 0"),
-    ({"param_grid": {"accountant": [None]}}, "accountant"),
-    ({"method": "other"}, "method"),
-    ({"eta": -0.5}, "eta"),
-    ({"n_splits": 1}, "n_splits"),
-    ({"mean_repetitions": 1.0}, "mean_repetitions"),
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"delta": 1.5}, "delta"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"param_grid": {"epsilon": [1.0, 2.0]}}, "epsilon"),
+        ({"param_grid": {"random_state": [1]}}, "random_state"),
+        ({"param_grid": {"nope": [1]}}, "nope"),
+        ({"param_grid": {}}, "at least one"),
+        ({"param_grid": {"mechanism": ["pf", "snm_laplace"]}}, "delta > 0"),
+        ({"param_grid": {"accountant": [None]}}, "accountant"),
+        ({"method": "other"}, "method"),
+        ({"eta": -0.5}, "eta"),
+        ({"n_splits": 1}, "n_splits"),
+        ({"mean_repetitions": 1.0}, "mean_repetitions"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"delta": 1.5}, "delta"),
+    ],
+)
 def test_refusals_before_any_randomness(kwargs, match):
     X, y, tree = _data()
     gen = np.random.default_rng(0)
@@ -247,8 +258,9 @@ def test_inner_accountant_not_charged():
     """The runs are clones with accountant=None: only the search's own total is charged, once."""
     X, y, tree = _data()
     inner, outer = Accountant(50.0), Accountant(2.0)
-    s = DPSearchCV(tree.set_params(accountant=inner), GRID, epsilon=1.5, mean_repetitions=6, random_state=0,
-                   accountant=outer).fit(X, y)
+    s = DPSearchCV(
+        tree.set_params(accountant=inner), GRID, epsilon=1.5, mean_repetitions=6, random_state=0, accountant=outer
+    ).fit(X, y)
     assert inner.spent.epsilon == 0.0 and outer.spent.epsilon == pytest.approx(1.5)
     assert s.best_estimator_.accountant is None
     assert tree.accountant is inner  # the user's estimator is left as it was

@@ -136,7 +136,9 @@ def _joint_hockey_stick(mech, table, gs, k, *, shift=True):
 _FAST = {("indicator", "pf", 1.0), ("indicator", "em", 3.0), ("log1p", "em", 1.0)}
 _AUDIT_CASES = [
     pytest.param(u, sel, b, marks=() if (u, sel, b) in _FAST else _SLOW)
-    for u in ("indicator", "log1p", "share") for sel in ("pf", "em") for b in (0.1, 1.0, 3.0)
+    for u in ("indicator", "log1p", "share")
+    for sel in ("pf", "em")
+    for b in (0.1, 1.0, 3.0)
 ]
 
 
@@ -165,9 +167,12 @@ def test_marginal_audit_and_plug_in_control():
         assert not rep.violates and rep.claimed == Privacy(1.5, 1e-3, "add_remove", rep.claimed.source)
         assert rep.max_loss > 0.1  # the audit is not vacuous
     plug_pairs = [
-        (SelectionProblem(table[x][0], global_sensitivity=table[x][1]),
-         SelectionProblem(table[y][0], global_sensitivity=table[y][1]))
-        for x in table for y in _neighbours(x, k)
+        (
+            SelectionProblem(table[x][0], global_sensitivity=table[x][1]),
+            SelectionProblem(table[y][0], global_sensitivity=table[y][1]),
+        )
+        for x in table
+        for y in _neighbours(x, k)
     ]
     rep = audit(ExponentialMechanism(1.0), plug_pairs)
     assert rep.violates and rep.max_loss > 1.0

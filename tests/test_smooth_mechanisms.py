@@ -17,13 +17,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from conftest import assert_frequencies_match
-from dpselect import (
-    ExponentialMechanism,
-    PermuteAndFlip,
-    Privacy,
-    SelectionProblem,
-    StepProfile,
-)
+from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, SelectionProblem, StepProfile
 from dpselect import noise as nz
 from dpselect._engine import _noisy_max as noisy_max
 from dpselect.accounting import dp_to_zcdp, laplace_selection_log_delta, laplace_smooth_delta
@@ -299,8 +293,9 @@ def _quad_probability(a, scale, noise, r):
     lo, hi = noise.support
     pts = sorted({0.0, -1.0, 1.0, -10.0, 10.0, -100.0, 100.0, *((others - a[r]) / scale)})
     edges = [lo, *(p for p in pts if lo < p < hi), hi]
-    return sum(integrate.quad(f, x0, x1, limit=500, epsabs=1e-15, epsrel=1e-12)[0]
-               for x0, x1 in itertools.pairwise(edges))
+    return sum(
+        integrate.quad(f, x0, x1, limit=500, epsabs=1e-15, epsrel=1e-12)[0] for x0, x1 in itertools.pairwise(edges)
+    )
 
 
 @pytest.mark.parametrize(
@@ -337,14 +332,32 @@ def _engine_mass_defect(noise):
     return worst
 
 
-@pytest.mark.parametrize("noise", [nz.Laplace(), nz.StudentT(3), nz.PolynomialTail(4).one_sided(),
-                                   nz.LaplaceLogNormal(0.45), nz.Gumbel(), nz.Exponential()], ids=repr)
+@pytest.mark.parametrize(
+    "noise",
+    [
+        nz.Laplace(),
+        nz.StudentT(3),
+        nz.PolynomialTail(4).one_sided(),
+        nz.LaplaceLogNormal(0.45),
+        nz.Gumbel(),
+        nz.Exponential(),
+    ],
+    ids=repr,
+)
 def test_engine_mass_defect_default_noises(noise):
     assert _engine_mass_defect(noise) < 1e-12
 
 
-@pytest.mark.parametrize("noise", [nz.PolynomialTail(1.1).one_sided(), nz.PolynomialTail(1.5).one_sided(),
-                                   nz.PolynomialTail(1.1), nz.LaplaceLogNormal(1.2)], ids=repr)
+@pytest.mark.parametrize(
+    "noise",
+    [
+        nz.PolynomialTail(1.1).one_sided(),
+        nz.PolynomialTail(1.5).one_sided(),
+        nz.PolynomialTail(1.1),
+        nz.LaplaceLogNormal(1.2),
+    ],
+    ids=repr,
+)
 def test_engine_mass_defect_heavy_tails(noise):
     """Spiky / very heavy-tailed laws (mode much narrower than the quartiles): the engine refines
     its panels around every score; measured defects 3e-10 .. 5e-8 (before: up to 3e-2)."""
@@ -358,8 +371,7 @@ def test_engine_mass_defect_heavy_tails(noise):
 #: The proven calibrations are conservative on these small problems (measured: t 0.21, Laplace
 #: 0.25, SPS 0.24 / 0.28); LLN's zCDP -> (eps, delta) conversion is very loose at rho = 0.0175
 #: (measured 0.03).
-_MIN_LOSS_FRACTION = {"snm_t": 0.15, "snm_laplace": 0.15, "snm_lln": 0.02, "sps_one_sided": 0.15,
-                      "sps_two_sided": 0.15}
+_MIN_LOSS_FRACTION = {"snm_t": 0.15, "snm_laplace": 0.15, "snm_lln": 0.02, "sps_one_sided": 0.15, "sps_two_sided": 0.15}
 
 
 @pytest.mark.parametrize("name", list(_mechanisms()))
@@ -524,8 +536,9 @@ def test_dampened_utilities_match_literal_definition():
         prof[:, rng.random(m) < 0.15] = 0.0  # some constant candidates
         gs = max(float(prof.max()), 1.0)
         u = rng.choice([-7.5, -3.0, -2.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.0, 4.5, 11.0], size=m)
-        pr = SelectionProblem(u, global_sensitivity=gs, candidate_local_sensitivity=StepProfile(np.arange(T + 1), prof),
-                              max_distance=T)
+        pr = SelectionProblem(
+            u, global_sensitivity=gs, candidate_local_sensitivity=StepProfile(np.arange(T + 1), prof), max_distance=T
+        )
         got = dampened_utilities(pr)
         for r in range(m):
             ref = _dampen_reference(u[r], lambda t, r=r, prof=prof: prof[t, r], T)
@@ -534,8 +547,9 @@ def test_dampened_utilities_match_literal_definition():
 
 def test_local_dampening_constant_profile_is_the_exponential_mechanism():
     pr = SelectionProblem([3.0, -1.0, 0.5, 2.0], global_sensitivity=2.0, max_distance=0)
-    np.testing.assert_allclose(LocalDampening(0.8).probabilities(pr), ExponentialMechanism(0.8).probabilities(pr),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        LocalDampening(0.8).probabilities(pr), ExponentialMechanism(0.8).probabilities(pr), rtol=1e-12
+    )
 
 
 def test_local_dampening_differs_from_em_and_passes_audit():
@@ -546,8 +560,10 @@ def test_local_dampening_differs_from_em_and_passes_audit():
     # winner: t*_0 = 18 steps before its indicator can move, u = 1 = b(19): D = 19; losers u = 0: D = 0
     np.testing.assert_allclose(dampened_utilities(pr), [19, 0, 0, 0])
     for relation in ("add_remove", "replace"):
-        rep = audit(LocalDampening(1.0), list(_pairs(_COUNTS, relation) if relation == "add_remove"
-                                               else _pairs(_COUNTS[:80], relation)))
+        rep = audit(
+            LocalDampening(1.0),
+            list(_pairs(_COUNTS, relation) if relation == "add_remove" else _pairs(_COUNTS[:80], relation)),
+        )
         assert not rep.violates, str(rep)
         assert rep.max_loss > 0.5
 
@@ -762,7 +778,8 @@ _EXTREME_SCORES = [([3.0, 1.0, 0.0], 0.5), ([1e308, -1e308, 0.0], 1.0), ([1e308,
 # the engine's heavy-tail quadrature at astronomically large gaps takes seconds (issue #17): those cases are slow
 _EXTREME_CASES = [
     pytest.param(e, sc, ls, marks=() if (sc[0] == 3.0 and e in (1e-5, 1e4)) else slow)
-    for e in EXTREME_EPS for sc, ls in _EXTREME_SCORES
+    for e in EXTREME_EPS
+    for sc, ls in _EXTREME_SCORES
 ]
 
 

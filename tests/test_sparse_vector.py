@@ -18,6 +18,7 @@ CUTS = np.arange(-1, 6)  # query i counts the records <= CUTS[i]
 
 def brute_law(f, t, b1, b2, span=600):
     """Independent law: direct sums of the discrete Laplace pmf over a wide window (no tails, no cumsum)."""
+
     def pmf(y, b):
         r = math.exp(-1.0 / b)
         return (1 - r) / (1 + r) * r ** abs(y)
@@ -172,18 +173,21 @@ def test_scales_exact_and_privacy():
     assert at.privacy().epsilon == 0.5 and at.privacy().delta == 0.0
 
 
-@pytest.mark.parametrize("call", [
-    lambda r: AboveThreshold(0.0),
-    lambda r: AboveThreshold(1.0, sensitivity=0),
-    lambda r: AboveThreshold(1.0, threshold_share=1.0),
-    lambda r: AboveThreshold(1.0, monotone="yes"),
-    lambda r: AboveThreshold(1.0).select([], 0, rng=r),
-    lambda r: AboveThreshold(1.0).select([1.5], 0, rng=r),
-    lambda r: AboveThreshold(1.0).select([np.nan], 0, rng=r),
-    lambda r: AboveThreshold(1.0).select([[1]], 0, rng=r),
-    lambda r: AboveThreshold(1.0).select(["a"], 0, rng=r),
-    lambda r: AboveThreshold(1.0).select([1], 0.5, rng=r),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: AboveThreshold(0.0),
+        lambda r: AboveThreshold(1.0, sensitivity=0),
+        lambda r: AboveThreshold(1.0, threshold_share=1.0),
+        lambda r: AboveThreshold(1.0, monotone="yes"),
+        lambda r: AboveThreshold(1.0).select([], 0, rng=r),
+        lambda r: AboveThreshold(1.0).select([1.5], 0, rng=r),
+        lambda r: AboveThreshold(1.0).select([np.nan], 0, rng=r),
+        lambda r: AboveThreshold(1.0).select([[1]], 0, rng=r),
+        lambda r: AboveThreshold(1.0).select(["a"], 0, rng=r),
+        lambda r: AboveThreshold(1.0).select([1], 0.5, rng=r),
+    ],
+)
 def test_bad_inputs_before_randomness(call):
     gen = np.random.default_rng(0)
     state = gen.bit_generator.state

@@ -82,8 +82,9 @@ def test_live_codes_restrict_the_candidates():
     assert valid.sum() == 3 and tabs.shape == (3, 3, 2, C)
 
 
-@pytest.mark.parametrize("mechanism", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s
-                                       for s in MECHANISMS])  # LLN's quadrature makes its audits > 10 s
+@pytest.mark.parametrize(
+    "mechanism", [pytest.param(s, marks=pytest.mark.slow) if s == "snm_lln" else s for s in MECHANISMS]
+)  # LLN's quadrature makes its audits > 10 s
 @pytest.mark.parametrize("utility", ["max_operator", "info_gain"])
 @pytest.mark.parametrize("splits", ["binary", "multiway"])
 def test_audit_split_selection(mechanism, utility, splits):
@@ -128,9 +129,16 @@ def test_root_selection_is_the_public_node_problem():
     pr = binary_split_problem(X.astype(int), yy, nv, is_cont, C, mechanism="em")
     best = pr.labels[int(np.argmax(pr.scores))]
     assert np.sum(pr.scores == pr.scores.max()) == 1
-    clf = DPDecisionTreeClassifier(epsilon=300.0, max_depth=1, n_bins=3, bounds={0: (0.0, 3.0)}, classes=[0, 1],
-                                   categorical_features={1: [0, 1, 2], 2: [0, 1]}, mechanism="em",
-                                   random_state=0).fit(X + np.array([0.5, 0, 0]), yy)
+    clf = DPDecisionTreeClassifier(
+        epsilon=300.0,
+        max_depth=1,
+        n_bins=3,
+        bounds={0: (0.0, 3.0)},
+        classes=[0, 1],
+        categorical_features={1: [0, 1, 2], 2: [0, 1]},
+        mechanism="em",
+        random_state=0,
+    ).fit(X + np.array([0.5, 0, 0]), yy)
     assert (clf.tree_.feature[0], clf.tree_.cut[0]) == best
     np.testing.assert_array_equal(max_operator(np.ones((2, 2, 3))), [2.0, 2.0])
 
@@ -149,7 +157,7 @@ def test_batched_level_selection_has_the_mechanisms_law(name):
     for i in range(2):
         cols = np.flatnonzero(valid[i])
         probs = mech.probabilities(SelectionProblem(scores[i, cols], global_sensitivity=1.0, monotone=True))
-        draws = got[i * reps:(i + 1) * reps]
+        draws = got[i * reps : (i + 1) * reps]
         assert np.isin(draws, cols).all()
         assert_frequencies_match(np.searchsorted(cols, draws), probs)
 

@@ -32,6 +32,7 @@ N_AUDIT = 20
 # problem() wiring
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bound", ["thm4", "thm5"])
 def test_problem_wiring(bound):
     n = 150
@@ -127,6 +128,7 @@ def test_smooth_bounds_against_exact_smooth_sensitivity():
 # select_top_snp
 # ---------------------------------------------------------------------------
 
+
 def test_select_top_snp_names_instances_labels():
     n = 150
     b, c = simulate_tdt(8, n, rng=5)
@@ -134,15 +136,18 @@ def test_select_top_snp_names_instances_labels():
     em = ExponentialMechanism(3.0)
     nd = tdt.distance_utility_problem(b, c, n)
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7) == em.select(prob, rng=7)
-    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="chi2", rng=7)
-            == PermuteAndFlip(3.0).select(prob, rng=7))
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="chi2", rng=7) == PermuteAndFlip(3.0).select(
+        prob, rng=7
+    )
     sps = SmoothPrivateSelection(3.0, one_sided=False)
-    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=7, one_sided=False)
-            == sps.select(prob, rng=7))
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=7, one_sided=False) == sps.select(
+        prob, rng=7
+    )
     # the default: permute-and-flip on the neighbour-distance utility
     assert tdt.select_top_snp(b, c, n, 3.0, rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="distance", rng=7) == \
-        PermuteAndFlip(3.0).select(nd, rng=7)
+    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="distance", rng=7) == PermuteAndFlip(3.0).select(
+        nd, rng=7
+    )
     assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(nd, rng=7)
     # the old names that encoded the utility are gone (spell them mechanism="pf" | "em", utility="distance")
     for old in ("nd_em", "nd_pf"):
@@ -153,8 +158,10 @@ def test_select_top_snp_names_instances_labels():
     idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=2, bound="thm4")
     assert idx == SmoothPrivateSelection(3.0).select(tdt.tdt_problem(b, c, n, bound="thm4"), rng=2)
     labels = [f"rs{i}" for i in range(8)]
-    assert (tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7, labels=labels)
-            == labels[em.select(prob, rng=7)])
+    assert (
+        tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7, labels=labels)
+        == labels[em.select(prob, rng=7)]
+    )
     # a clear winner is found at a large epsilon
     b2, c2 = b.copy(), c.copy()
     b2[3], c2[3] = 200, 60
@@ -191,6 +198,7 @@ def test_select_top_snp_charges_accountant_before_drawing():
 # exact privacy audits over one-family neighbours
 # ---------------------------------------------------------------------------
 
+
 class _CachedX:
     """Delegates to a mechanism, computing the (shared) x problem's distribution once."""
 
@@ -206,8 +214,11 @@ class _CachedX:
 
 
 def _pairs(b, c, n, bound, nbrs):
-    build = ((lambda bb, cc: tdt.distance_utility_problem(bb, cc, n)) if bound == "distance"
-             else (lambda bb, cc: tdt.tdt_problem(bb, cc, n, bound=bound)))
+    build = (
+        (lambda bb, cc: tdt.distance_utility_problem(bb, cc, n))
+        if bound == "distance"
+        else (lambda bb, cc: tdt.tdt_problem(bb, cc, n, bound=bound))
+    )
     x = build(b, c)
     return x, [(x, build(bn, cn)) for bn, cn in nbrs]
 
@@ -281,8 +292,10 @@ def test_paper_one_sided_sps_audit_reported():
     assert mech.privacy(x).epsilon == pytest.approx((params.k + params.l) * eps)
     rep = audit(_CachedX(mech, x), pairs)
     assert not rep.violates, str(rep)
-    print(f"paper one-sided SPS (m=2, eps=1): max loss {rep.max_loss:.4f}; paper claims {eps}, "
-          f"proven {mech.privacy(x).epsilon:.4f}")
+    print(
+        f"paper one-sided SPS (m=2, eps=1): max loss {rep.max_loss:.4f}; paper claims {eps}, "
+        f"proven {mech.privacy(x).epsilon:.4f}"
+    )
 
 
 @pytest.mark.parametrize("panel", ["random m=2", "corner m=3"])
@@ -295,8 +308,9 @@ def test_em_pf_audit_all_neighbours(panel):
     _x, pairs = _pairs(b, c, N_AUDIT, "thm5", tdt.tdt_neighbours(b, c, N_AUDIT))
     for mech in (ExponentialMechanism(2.0), PermuteAndFlip(2.0)):
         rep = audit(mech, pairs)
-        assert not rep.violates and rep.claimed == Privacy(2.0, 0.0, "replace", rep.claimed.source,
-                                                           bounded_range=rep.claimed.bounded_range)
+        assert not rep.violates and rep.claimed == Privacy(
+            2.0, 0.0, "replace", rep.claimed.source, bounded_range=rep.claimed.bounded_range
+        )
         assert rep.claimed.bounded_range == (2.0 if isinstance(mech, ExponentialMechanism) else None)
         assert rep.max_loss <= 2.0
 
@@ -368,8 +382,10 @@ def test_issue11_justice2020_figures_exact():
         em.append((w / w.sum())[best].sum())
         sps.append(accuracy(SmoothPrivateSelection(eps), tdt.tdt_problem(b, c, n)))
         assert accuracy(PermuteAndFlip(eps), tdt.distance_utility_problem(b, c, n)) == pytest.approx(nd_pf[-1])
-    print(f"Justice 2020, eps = 9, 20 table sets: ND-PF {np.mean(nd_pf):.3f}, EM {np.mean(em):.3f}, "
-          f"SPS {np.mean(sps):.3f}")
+    print(
+        f"Justice 2020, eps = 9, 20 table sets: ND-PF {np.mean(nd_pf):.3f}, EM {np.mean(em):.3f}, "
+        f"SPS {np.mean(sps):.3f}"
+    )
     assert np.mean(nd_pf) == pytest.approx(0.97, abs=0.02)
     assert np.mean(em) == pytest.approx(0.43, abs=0.03)
     assert np.mean(sps) == pytest.approx(0.47, abs=0.04)
@@ -450,13 +466,16 @@ def test_accuracy_table_is_exact_mean_over_panels():
     probs = {bound: [tdt.tdt_problem(b, c, 150, bound=bound) for b, c in panels] for bound in ("thm4", "thm5")}
     nd = [tdt.distance_utility_problem(b, c, 150) for b, c in panels]
     by_name = {r["mechanism"]: r for r in rows}
-    assert by_name["em"]["accuracy"] == pytest.approx(np.mean([accuracy(ExponentialMechanism(6.0), p)
-                                                               for p in probs["thm5"]]), rel=1e-12)
+    assert by_name["em"]["accuracy"] == pytest.approx(
+        np.mean([accuracy(ExponentialMechanism(6.0), p) for p in probs["thm5"]]), rel=1e-12
+    )
     sps = SmoothPrivateSelection(6.0, one_sided=True)
     assert by_name["sps_thm4_one_sided"]["accuracy"] == pytest.approx(
-        np.mean([accuracy(sps, p) for p in probs["thm4"]]), rel=1e-12)
-    assert by_name["nd_pf"]["accuracy"] == pytest.approx(np.mean([accuracy(PermuteAndFlip(6.0), p)
-                                                                  for p in nd]), rel=1e-12)
+        np.mean([accuracy(sps, p) for p in probs["thm4"]]), rel=1e-12
+    )
+    assert by_name["nd_pf"]["accuracy"] == pytest.approx(
+        np.mean([accuracy(PermuteAndFlip(6.0), p) for p in nd]), rel=1e-12
+    )
     assert by_name["sps_thm5_one_sided"]["case"] == "IV" and by_name["em"]["case"] == ""
     with pytest.raises(ValueError, match="accounting"):
         tdt_exp.accuracy_table(accounting="claimed")
@@ -496,6 +515,7 @@ def test_accuracy_ordering_paper_and_proven(table_rows):
 # datasets
 # ---------------------------------------------------------------------------
 
+
 def test_simulate_tdt():
     b, c = simulate_tdt(1000, 150, rng=4)
     b2, c2 = simulate_tdt(1000, 150, rng=np.random.default_rng(4))
@@ -524,9 +544,18 @@ def test_simulate_tdt():
 # printed tables (/work/shared/data/tdt_justice2020, README §9): the rule must
 # give the same b for the same c.
 NOTEBOOK_ROWS = [
-    (32, 29.83, 94), (123, 29.96, 226), (131, 33.76, 244), (104, 31.74, 203),
-    (128, 30.52, 233), (118, 32.67, 224), (50, 29.96, 122), (153, 31.74, 269),
-    (78, 33.76, 170), (74, 32.67, 162), (59, 30.52, 137), (140, 32.67, 254),
+    (32, 29.83, 94),
+    (123, 29.96, 226),
+    (131, 33.76, 244),
+    (104, 31.74, 203),
+    (128, 30.52, 233),
+    (118, 32.67, 224),
+    (50, 29.96, 122),
+    (153, 31.74, 269),
+    (78, 33.76, 170),
+    (74, 32.67, 162),
+    (59, 30.52, 137),
+    (140, 32.67, 254),
 ]
 
 

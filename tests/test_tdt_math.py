@@ -26,10 +26,7 @@ from dpselect.sensitivity import distance_to_instability_bound
 # ---------------------------------------------------------------------------
 
 BF_MOVES = [
-    (db, dc)
-    for db in (-2, -1, 0, 1, 2)
-    for dc in (-2, -1, 0, 1, 2)
-    if abs(db + dc) <= 2 and (db, dc) != (0, 0)
+    (db, dc) for db in (-2, -1, 0, 1, 2) for dc in (-2, -1, 0, 1, 2) if abs(db + dc) <= 2 and (db, dc) != (0, 0)
 ]
 
 
@@ -82,14 +79,13 @@ def bf_beta_max(n: int, bound: str, threshold: int = 6) -> float:
         dist = bf_bfs([s for s in states if ls[s] == gs], n)
     else:
         dist = bf_bfs([s for s in states if ls[s] > threshold], n)
-    return min(
-        math.log(gs / ls[s]) / dist[s] for s in states if dist[s] > 0 and ls[s] > 0
-    )
+    return min(math.log(gs / ls[s]) / dist[s] for s in states if dist[s] > 0 and ls[s] > 0)
 
 
 # ---------------------------------------------------------------------------
 # tdt_statistic
 # ---------------------------------------------------------------------------
+
 
 def test_tdt_statistic_vectorised_million():
     rng = np.random.default_rng(1)
@@ -115,6 +111,7 @@ def test_tdt_statistic_scalar_and_2d():
 # ---------------------------------------------------------------------------
 # sensitivities and lemmas vs brute force
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", [5, 10, 20])
 def test_local_sensitivity_matches_brute_force(n):
@@ -181,9 +178,7 @@ def test_gs_and_unstable_distance_match_multisource_bfs(n):
         if threshold >= gs:
             continue
         ud = bf_bfs([s for s in states if ls[s] > threshold], n)
-        np.testing.assert_array_equal(
-            tdt.unstable_distance(b, c, n, threshold=threshold), [ud[s] for s in states]
-        )
+        np.testing.assert_array_equal(tdt.unstable_distance(b, c, n, threshold=threshold), [ud[s] for s in states])
     with pytest.raises(ValueError, match="threshold must be >= 6"):
         tdt.unstable_distance(b, c, n, threshold=4.5)
 
@@ -191,6 +186,7 @@ def test_gs_and_unstable_distance_match_multisource_bfs(n):
 # ---------------------------------------------------------------------------
 # beta_max
 # ---------------------------------------------------------------------------
+
 
 def test_beta_max_reproduces_spec_numbers():
     b4_30 = tdt.beta_max(30, bound="thm4")
@@ -221,9 +217,7 @@ def _check_smooth_upper_bound(n, s_of, beta):
     """(is upper bound, is beta-smooth) over all states / neighbouring pairs."""
     states, _, _, ls = bf_space(n)
     upper = all(s_of[s] >= float(ls[s]) - 1e-9 for s in states)
-    smooth = all(
-        s_of[x] <= math.exp(beta) * s_of[y] + 1e-12 for x in states for y in bf_nbrs(*x, n)
-    )
+    smooth = all(s_of[x] <= math.exp(beta) * s_of[y] + 1e-12 for x in states for y in bf_nbrs(*x, n))
     return upper, smooth
 
 
@@ -283,13 +277,8 @@ def test_neighbours_enumerates_product_of_moves():
     n = 4
     b = np.array([0, 3])
     c = np.array([0, 5])  # (0,0): 5 legal moves + identity; (3,5) on b + c = 8 = 2N
-    per_snp = [
-        {(x, y) for x, y in bf_nbrs(0, 0, n)} | {(0, 0)},
-        {(x, y) for x, y in bf_nbrs(3, 5, n)} | {(3, 5)},
-    ]
-    expected = {
-        (p, q) for p in per_snp[0] for q in per_snp[1] if (p, q) != ((0, 0), (3, 5))
-    }
+    per_snp = [{(x, y) for x, y in bf_nbrs(0, 0, n)} | {(0, 0)}, {(x, y) for x, y in bf_nbrs(3, 5, n)} | {(3, 5)}]
+    expected = {(p, q) for p in per_snp[0] for q in per_snp[1] if (p, q) != ((0, 0), (3, 5))}
     got = tdt.tdt_neighbours(b, c, n)
     got_set = {((int(x[0]), int(y[0])), (int(x[1]), int(y[1]))) for x, y in got}
     assert len(got) == len(got_set) == len(expected)
@@ -302,6 +291,7 @@ def test_neighbours_enumerates_product_of_moves():
 # ---------------------------------------------------------------------------
 # generic Part A helpers
 # ---------------------------------------------------------------------------
+
 
 def test_distance_to_instability_bound_values():
     out = distance_to_instability_bound(2.0, [0, 1, 2.5, np.inf], 0.5)
@@ -334,6 +324,7 @@ def test_thm4_thm5_beta_max_generic():
 # ---------------------------------------------------------------------------
 # argument validation
 # ---------------------------------------------------------------------------
+
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="b must be non-negative"):
@@ -375,11 +366,13 @@ def test_bad_inputs():
 # (the reference the library used to ship; kept here for tests only)
 # ---------------------------------------------------------------------------
 
+
 def _state_arrays(n: int):
     w = 2 * n + 1
     sb = np.repeat(np.arange(w, dtype=np.int64), w - np.arange(w))
-    sc = np.arange(sb.size, dtype=np.int64) - np.repeat(np.cumsum(w - np.arange(w)) - (w - np.arange(w)),
-                                                        w - np.arange(w))
+    sc = np.arange(sb.size, dtype=np.int64) - np.repeat(
+        np.cumsum(w - np.arange(w)) - (w - np.arange(w)), w - np.arange(w)
+    )
     return sb, sc
 
 
@@ -513,14 +506,17 @@ def test_closed_forms_equal_bfs_random_states_n2000():
 # neighbour-distance utility (SPEC §9.1)
 # ---------------------------------------------------------------------------
 
+
 def _ball_extremes(n: int):
     """{state: (hi_k, lo_k) for k = 0..n+1} by BFS from every state (exact Fractions)."""
     states = bf_states(n)
     out = {}
     for s in states:
         dist = bf_bfs([s], n)
-        out[s] = [(max(bf_chi(*y) for y in states if dist[y] <= k), min(bf_chi(*y) for y in states if dist[y] <= k))
-                  for k in range(n + 2)]
+        out[s] = [
+            (max(bf_chi(*y) for y in states if dist[y] <= k), min(bf_chi(*y) for y in states if dist[y] <= k))
+            for k in range(n + 2)
+        ]
     return out
 
 
@@ -569,8 +565,9 @@ def test_neighbour_distances_equal_bfs_and_sensitivity_one_exhaustive_n4():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_neighbour_distance_sensitivity_one_exhaustive_small_n(n):
     states = bf_states(n)
-    util = {x: tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n)
-            for x in itertools.product(states, repeat=2)}
+    util = {
+        x: tdt.neighbour_distances([t[0] for t in x], [t[1] for t in x], n) for x in itertools.product(states, repeat=2)
+    }
     for x, ux in util.items():
         for b2, c2 in tdt.tdt_neighbours([t[0] for t in x], [t[1] for t in x], n):
             assert np.abs(ux - util[tuple(zip(b2.tolist(), c2.tolist()))]).max() <= 1
@@ -634,6 +631,7 @@ def test_neighbour_distances_large_panel_and_validation():
 # beta_max by branch and bound == the full scan (docs/mathematics.md §4.4)
 # ---------------------------------------------------------------------------
 
+
 def _bb_configs(n: int):
     """(bound, T) pairs valid at N: Thm 4 and Thm 5 at T = 6, 6.5, 7.5 where T < GS."""
     gs = tdt.global_sensitivity(n)
@@ -659,8 +657,9 @@ def test_beta_max_is_not_the_top_rows_band_at_n201_t7_5():
     # the full scan against the generic Thm 5 helper on every state (independent assembly of LS and ud)
     sb, sc = _state_arrays(201)
     ls = tdt.local_sensitivity(sb, sc, 201)
-    _assert_rounded_down(full, thm5_beta_max(tdt.global_sensitivity(201), ls, tdt.unstable_distance(sb, sc, 201, 7.5)),
-                         201)
+    _assert_rounded_down(
+        full, thm5_beta_max(tdt.global_sensitivity(201), ls, tdt.unstable_distance(sb, sc, 201, 7.5)), 201
+    )
 
 
 def test_beta_max_thm4_refused_where_float_cannot_certify_it():
@@ -692,7 +691,7 @@ def test_block_lower_bounds_are_lower_bounds(n):
         lower, _ = block_lower_bounds(b0, b1, c0, c1, n, bound, t)
         ls_hi = _ls_upper(b0, b1, c0, c1, n)
         for i in range(b0.size):
-            sb, sc = _leaf_states(b0[i:i + 1], b1[i:i + 1], c0[i:i + 1], c1[i:i + 1], n)
+            sb, sc = _leaf_states(b0[i : i + 1], b1[i : i + 1], c0[i : i + 1], c1[i : i + 1], n)
             dist = tdt.gs_distance(sb, sc, n) if bound == "thm4" else tdt.unstable_distance(sb, sc, n, t)
             f = _ratios(sb, sc, n, gs, dist)
             assert lower[i] <= f.min(), (n, bound, t, b0[i], b1[i], c0[i], c1[i])
@@ -710,12 +709,19 @@ def test_branch_and_bound_catches_an_unsound_block_bound(monkeypatch):
     b0, b1, c0, c1 = _random_blocks(40, np.random.default_rng(40), 150)
     sb, sc = _state_arrays(40)
     ls = tdt.local_sensitivity(sb, sc, 40)
-    too_small = [i for i in range(b0.size)
-                 if bm._ls_upper(b0[i:i + 1], b1[i:i + 1], c0[i:i + 1], c1[i:i + 1], 40)[0]
-                 < ls[(sb >= b0[i]) & (sb <= b1[i]) & (sc >= c0[i]) & (sc <= c1[i])].max()]
+    too_small = [
+        i
+        for i in range(b0.size)
+        if bm._ls_upper(b0[i : i + 1], b1[i : i + 1], c0[i : i + 1], c1[i : i + 1], 40)[0]
+        < ls[(sb >= b0[i]) & (sb <= b1[i]) & (sc >= c0[i]) & (sc <= c1[i])].max()
+    ]
     assert too_small
-    wrong = [(n, bound, t) for n in (60, 120, 201) for bound, t in (("thm4", 0.0), ("thm5", 7.5))
-             if bm.beta_max_branch_and_bound(n, bound, t) > bm.beta_max_scan(n, bound, t)]
+    wrong = [
+        (n, bound, t)
+        for n in (60, 120, 201)
+        for bound, t in (("thm4", 0.0), ("thm5", 7.5))
+        if bm.beta_max_branch_and_bound(n, bound, t) > bm.beta_max_scan(n, bound, t)
+    ]
     assert len(wrong) >= 4, wrong
 
 

@@ -57,5 +57,7 @@ def test_method_vocabulary():
     with pytest.raises(ValueError, match="mechanism must be one of"):
         tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="nd_pf", rng=3)  # the deprecated spelling is gone
     default = tdt.select_top_snps(b, c, 50, 1.0, 2, rng=3)
-    assert default.indices.tolist() == tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="pf", utility="distance",
-                                                           rng=3).indices.tolist()
+    assert (
+        default.indices.tolist()
+        == tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="pf", utility="distance", rng=3).indices.tolist()
+    )

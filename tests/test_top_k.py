@@ -63,8 +63,10 @@ def test_gumbel_top_k_has_the_peeling_em_law():
     draws = [select_top_k(em, prob, 3, method="gumbel", rng=gen) for _ in range(20_000)]
     assert_frequencies_match(_draw_codes(draws, 5, 3), law)
     # report-noisy-max with Gumbel noise is the same mechanism
-    assert select_top_k(ReportNoisyMax(1.2, noise="gumbel"), prob, 3, method="gumbel", rng=5).tolist() == \
-        select_top_k(em, prob, 3, method="gumbel", rng=5).tolist()
+    assert (
+        select_top_k(ReportNoisyMax(1.2, noise="gumbel"), prob, 3, method="gumbel", rng=5).tolist()
+        == select_top_k(em, prob, 3, method="gumbel", rng=5).tolist()
+    )
     assert top_k_privacy(em, prob, 3).epsilon == pytest.approx(3.6)
 
 
@@ -101,14 +103,14 @@ def test_select_top_k_validation_and_reproducibility():
 # exact audits of select_top_snps over one-family neighbours
 # ---------------------------------------------------------------------------
 
+
 @functools.cache
 def _pf_law(eps, distances):
     return PermuteAndFlip(eps).probabilities(SelectionProblem(-np.array(distances, dtype=float)))
 
 
 #: The audit's names -> select_top_snps's (mechanism, utility).
-_SPELLING = {"nd_pf": ("pf", "distance"), "nd_em": ("em", "distance"), "em": ("em", "chi2"),
-             "sps": ("sps", "chi2")}
+_SPELLING = {"nd_pf": ("pf", "distance"), "nd_em": ("em", "distance"), "em": ("em", "chi2"), "sps": ("sps", "chi2")}
 
 
 class _TopSNPsLaw:
@@ -129,8 +131,9 @@ class _TopSNPsLaw:
             w = _em_weights(tdt.tdt_statistic(b, c), eps_r, tdt.global_sensitivity(self.n))
             return _peeling_law(lambda rem: w[rem] / w[rem].sum(), m, self.k)
         # ND-PF peeling: the sub-panel's own ND utility each round
-        return _peeling_law(lambda rem: _pf_law(eps_r, tuple(tdt.neighbour_distances(b[rem], c[rem], self.n))),
-                            m, self.k)
+        return _peeling_law(
+            lambda rem: _pf_law(eps_r, tuple(tdt.neighbour_distances(b[rem], c[rem], self.n))), m, self.k
+        )
 
     def log_probabilities(self, problem):
         return np.log(self._law(problem))
@@ -140,8 +143,9 @@ class _TopSNPsLaw:
             b = [t[0] for t in problem.labels]
             c = [t[1] for t in problem.labels]
             mech, util = _SPELLING[self.mechanism]
-            self._claim[id(problem)] = tdt.select_top_snps(b, c, self.n, self.epsilon, self.k,
-                                                           mechanism=mech, utility=util, rng=0).privacy
+            self._claim[id(problem)] = tdt.select_top_snps(
+                b, c, self.n, self.epsilon, self.k, mechanism=mech, utility=util, rng=0
+            ).privacy
         return self._claim[id(problem)]
 
 
@@ -174,8 +178,9 @@ def test_select_top_snps_sampling_matches_exact_law():
         law = _TopSNPsLaw(mechanism, eps, k, n)._law(_panel(b, c))
         gen = np.random.default_rng(3)
         mech, util = _SPELLING[mechanism]
-        draws = [tdt.select_top_snps(b, c, n, eps, k, mechanism=mech, utility=util, rng=gen).indices
-                 for _ in range(3000)]
+        draws = [
+            tdt.select_top_snps(b, c, n, eps, k, mechanism=mech, utility=util, rng=gen).indices for _ in range(3000)
+        ]
         assert_frequencies_match(_draw_codes(draws, 3, 2), law)
 
 

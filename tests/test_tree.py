@@ -31,11 +31,13 @@ pytestmark = pytest.mark.filterwarnings("ignore::dpselect._warnings.PrivacyLeakW
 # scikit-learn conformance
 # ---------------------------------------------------------------------------
 
+
 @parametrize_with_checks(
     [
         DPDecisionTreeClassifier(),
-        DPDecisionTreeClassifier(mechanism="em", split_utility="info_gain", splits="multiway", n_max=10_000,
-                                 max_depth=3, n_bins=8),
+        DPDecisionTreeClassifier(
+            mechanism="em", split_utility="info_gain", splits="multiway", n_max=10_000, max_depth=3, n_bins=8
+        ),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -54,9 +56,19 @@ def _blobs(n=600):
 def test_learns_easy_data_with_generous_budget(mechanism, splits):
     X, y, b = _blobs()
     util = "info_gain" if mechanism == "ld" else "max_operator"
-    clf = DPDecisionTreeClassifier(epsilon=50.0, max_depth=2, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                   mechanism=mechanism, split_utility=util, splits=splits, n_max=1000,
-                                   n_records=600, random_state=0)
+    clf = DPDecisionTreeClassifier(
+        epsilon=50.0,
+        max_depth=2,
+        n_bins=8,
+        bounds=b,
+        classes=[0, 1, 2],
+        mechanism=mechanism,
+        split_utility=util,
+        splits=splits,
+        n_max=1000,
+        n_records=600,
+        random_state=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds/classes/n_max: no leak
         clf.fit(X, y)
@@ -92,11 +104,17 @@ def test_bad_inputs():
     for eps in (0.0, -1.0, math.inf):
         with pytest.raises(ValueError, match="epsilon"):
             DPDecisionTreeClassifier(epsilon=eps, bounds=b).fit(X, y)
-    bad = [(dict(mechanism="nope"), "mechanism"), (dict(split_utility="gini"), "split_utility"),
-           (dict(splits="ternary"), "splits"), (dict(stopping="never"), "stopping"),
-           (dict(n_records=0), "n_records"), (dict(n_bins=1), "n_bins"), (dict(max_depth=-1), "max_depth"),
-           (dict(split_utility="info_gain", n_max=10), "n_max"),
-           (dict(mechanism="snm_laplace", delta=0.0), "delta")]
+    bad = [
+        (dict(mechanism="nope"), "mechanism"),
+        (dict(split_utility="gini"), "split_utility"),
+        (dict(splits="ternary"), "splits"),
+        (dict(stopping="never"), "stopping"),
+        (dict(n_records=0), "n_records"),
+        (dict(n_bins=1), "n_bins"),
+        (dict(max_depth=-1), "max_depth"),
+        (dict(split_utility="info_gain", n_max=10), "n_max"),
+        (dict(mechanism="snm_laplace", delta=0.0), "delta"),
+    ]
     for kw, name in bad:
         with pytest.raises((ValueError, TypeError), match=name):
             DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], **kw).fit(X, y)
@@ -158,9 +176,15 @@ def test_binary_cuts_and_unseen_categories():
     x = rng.uniform(0, 10, n)
     y = np.where((colour == "red") | (x > 7.5), "a", "b")
     df = pd.DataFrame({"colour": colour, "x": x})
-    clf = DPDecisionTreeClassifier(epsilon=200.0, max_depth=2, n_bins=4, bounds={"x": (0, 10)},
-                                   categorical_features={"colour": ["red", "green", "blue"]},
-                                   classes=["a", "b"], random_state=0)
+    clf = DPDecisionTreeClassifier(
+        epsilon=200.0,
+        max_depth=2,
+        n_bins=4,
+        bounds={"x": (0, 10)},
+        categorical_features={"colour": ["red", "green", "blue"]},
+        classes=["a", "b"],
+        random_state=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(df, y)
@@ -175,8 +199,9 @@ def test_binary_cuts_and_unseen_categories():
     if cut_colour:
         assert leaves[0] == leaves[1]
     # a single class: every prediction is that class
-    one = DPDecisionTreeClassifier(bounds={"x": (0, 10)}, categorical_features={"colour": ["red", "green", "blue"]},
-                                   random_state=0).fit(df, np.full(n, "z"))
+    one = DPDecisionTreeClassifier(
+        bounds={"x": (0, 10)}, categorical_features={"colour": ["red", "green", "blue"]}, random_state=0
+    ).fit(df, np.full(n, "z"))
     assert set(one.predict(df)) == {"z"}
 
 
@@ -193,6 +218,7 @@ def test_single_leaf_warns():
 # shape rule, leaves, accounting
 # ---------------------------------------------------------------------------
 
+
 def test_shape_rule_from_public_quantities():
     for n, C, eps in ((455, 2, 0.95), (1437, 10, 0.95), (39_000, 2, 0.95), (50, 3, 0.1), (10**7, 2, 5.0)):
         want = 0
@@ -207,8 +233,9 @@ def test_shape_rule_from_public_quantities():
     assert clf.depth_ == auto_tree_depth(3000, 3, 1.0) and clf.n_bins_ == auto_n_bins(3000, 1.0)
     assert clf.stopping_ == "depth" and clf.n_records_ == 3000
     # the shape depends on the public count only: same with different data of the same announced size
-    other = DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], n_records=3000,
-                                     random_state=0).fit(X[:100], y[:100])
+    other = DPDecisionTreeClassifier(epsilon=1.0, bounds=b, classes=[0, 1, 2], n_records=3000, random_state=0).fit(
+        X[:100], y[:100]
+    )
     assert (other.depth_, other.n_bins_) == (clf.depth_, clf.n_bins_)
 
 
@@ -231,9 +258,18 @@ def test_leaf_fallback_is_post_processing_of_released_counts():
 @pytest.mark.parametrize("splits,stopping", [("binary", "depth"), ("binary", "count"), ("multiway", "count")])
 def test_privacy_is_the_composition_of_what_was_spent(mechanism, splits, stopping):
     X, y, b = _blobs(3000)
-    clf = DPDecisionTreeClassifier(epsilon=2.0, max_depth=2, n_bins=4, bounds=b, classes=[0, 1, 2],
-                                   mechanism=mechanism, splits=splits, stopping=stopping, delta=1e-6,
-                                   random_state=0).fit(X, y)
+    clf = DPDecisionTreeClassifier(
+        epsilon=2.0,
+        max_depth=2,
+        n_bins=4,
+        bounds=b,
+        classes=[0, 1, 2],
+        mechanism=mechanism,
+        splits=splits,
+        stopping=stopping,
+        delta=1e-6,
+        random_state=0,
+    ).fit(X, y)
     assert clf.tree_.max_depth == 2  # grew to full depth
     assert clf.n_records_ is None  # shape given: no record count spent
     spent = Accountant.compose(clf.level_privacy_)
@@ -280,6 +316,7 @@ def test_accountant_charged_before_any_randomness():
 # ---------------------------------------------------------------------------
 # accuracy (printed; thresholds: the majority rate plus 5 binomial standard errors of the test folds)
 # ---------------------------------------------------------------------------
+
 
 def _cv_accuracy(make, X, y, folds=5, seed=0):
     accs = []
@@ -331,8 +368,11 @@ def _real_datasets(data_dir):
     adult = adult.drop(columns=[c for c in ("index",) if c in adult.columns])
     y = (adult["income"].astype(str).str.contains(">")).astype(int).to_numpy()
     X = adult.drop(columns=["income"])
-    bounds = {c: (float(np.floor(X[c].min())), float(np.ceil(X[c].max())))
-              for c in X.columns if pd.api.types.is_numeric_dtype(X[c])}
+    bounds = {
+        c: (float(np.floor(X[c].min())), float(np.ceil(X[c].max())))
+        for c in X.columns
+        if pd.api.types.is_numeric_dtype(X[c])
+    }
     for c in X.columns:
         if not pd.api.types.is_numeric_dtype(X[c]):
             X[c] = X[c].astype("category")
@@ -343,8 +383,6 @@ def _real_datasets(data_dir):
     return out
 
 
-
-
 def test_accuracy_bundled_datasets():
     rows = {}
     for name, (X, y, b, classes) in _bundled().items():
@@ -352,9 +390,11 @@ def test_accuracy_bundled_datasets():
         floor = maj + 5 * math.sqrt(maj * (1 - maj) / y.size)
         for eps in (0.5, 1.0):
             for sel in ("pf", "em", "snm_t"):
+
                 def make(i, sel=sel, eps=eps, b=b, classes=classes):
-                    return DPDecisionTreeClassifier(epsilon=eps, mechanism=sel, bounds=b, classes=classes,
-                                                    random_state=1000 * i + 7)
+                    return DPDecisionTreeClassifier(
+                        epsilon=eps, mechanism=sel, bounds=b, classes=classes, random_state=1000 * i + 7
+                    )
 
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)

@@ -44,6 +44,7 @@ def _public(cls, **kw):
 # one rule per parameter (the library's parameter layer)
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_every_parameter_has_one_rule(cls):
     names = set(cls._get_param_names())
@@ -101,15 +102,18 @@ def test_estimator_specific_parameters():
         DPRandomForestClassifier(algorithm="boost").fit(None, None)
 
 
-@pytest.mark.parametrize(("func", "args", "error", "name"), [
-    (trees.auto_tree_depth, (-1.0, 2, 1.0), ValueError, "n_records"),
-    (trees.auto_tree_depth, (100, 2.5, 1.0), TypeError, "n_classes"),
-    (trees.auto_n_bins, (100, 0.0), ValueError, "epsilon"),
-    (trees.auto_partitions, (100, 2, float("inf")), ValueError, "epsilon"),
-    (trees.auto_n_estimators, (float("nan"),), ValueError, "n_records"),
-    (trees.auto_forest_depth, (100, 0, 3), ValueError, "n_estimators"),
-    (trees.fletcher_islam_depth, (-1, 0), ValueError, "n_continuous"),
-])
+@pytest.mark.parametrize(
+    ("func", "args", "error", "name"),
+    [
+        (trees.auto_tree_depth, (-1.0, 2, 1.0), ValueError, "n_records"),
+        (trees.auto_tree_depth, (100, 2.5, 1.0), TypeError, "n_classes"),
+        (trees.auto_n_bins, (100, 0.0), ValueError, "epsilon"),
+        (trees.auto_partitions, (100, 2, float("inf")), ValueError, "epsilon"),
+        (trees.auto_n_estimators, (float("nan"),), ValueError, "n_records"),
+        (trees.auto_forest_depth, (100, 0, 3), ValueError, "n_estimators"),
+        (trees.fletcher_islam_depth, (-1, 0), ValueError, "n_continuous"),
+    ],
+)
 def test_shape_rules_check_their_arguments(func, args, error, name):
     with pytest.raises(error, match=f"^{name} must"):
         func(*args)
@@ -128,6 +132,7 @@ def test_search_rules_name_the_search():
 # mechanism=
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_mechanism_has_no_alias(cls):
     with pytest.raises(TypeError, match="selection"):
@@ -142,6 +147,7 @@ def test_mechanism_has_no_alias(cls):
 # ---------------------------------------------------------------------------
 # the accountant: constructor, clone, GridSearchCV
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_accountant_survives_clone_as_the_same_object(cls):
@@ -208,8 +214,9 @@ def test_grid_search_charges_every_fit_to_one_accountant(cls):
 def test_grid_search_refuses_the_first_fit_that_would_overspend(cls):
     X, y, _ = _blobs()
     acc = Accountant(3.5)
-    search = GridSearchCV(_public(cls, epsilon=0.5, accountant=acc, random_state=0), GRID, cv=5, refit=False,
-                          error_score="raise")
+    search = GridSearchCV(
+        _public(cls, epsilon=0.5, accountant=acc, random_state=0), GRID, cv=5, refit=False, error_score="raise"
+    )
     with pytest.raises(BudgetExceededError):
         search.fit(X, y)
     assert len(acc.charges) == 7 and math.isclose(acc.spent.epsilon, 3.5)  # the 8th fit was refused
@@ -237,8 +244,7 @@ def test_inferred_schema_claims_no_guarantee_and_refuses_a_finite_accountant(cls
     acc = Accountant(100.0)
     gen = np.random.default_rng(1)
     state = gen.bit_generator.state
-    with pytest.raises(BudgetExceededError, match="no differential-privacy guarantee"), \
-            warnings.catch_warnings():
+    with pytest.raises(BudgetExceededError, match="no differential-privacy guarantee"), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         cls(epsilon=1.0, random_state=gen, **kw).fit(X, y, accountant=acc)
     assert gen.bit_generator.state == state and acc.charges == ()  # refused before any randomness
@@ -272,8 +278,16 @@ def test_snm_laplace_auto_shape_does_not_crash(seed):
     X, y = load_breast_cancer(return_X_y=True)
     b = np.column_stack([np.floor(X.min(axis=0)), np.ceil(X.max(axis=0)) + 1])
     acc = Accountant(1.0, 1e-6)
-    clf = DPDecisionTreeClassifier(mechanism="snm_laplace", splits="binary", max_depth=None, n_bins=None, bounds=b,
-                                   classes=[0, 1], random_state=seed, accountant=acc).fit(X, y)
+    clf = DPDecisionTreeClassifier(
+        mechanism="snm_laplace",
+        splits="binary",
+        max_depth=None,
+        n_bins=None,
+        bounds=b,
+        classes=[0, 1],
+        random_state=seed,
+        accountant=acc,
+    ).fit(X, y)
     assert len(acc.charges) == 1 and clf.privacy_.epsilon <= 1.0 * (1 + 1e-12)
     assert clf.privacy_.delta <= 1e-6 * (1 + 1e-9)
 
@@ -283,14 +297,16 @@ def test_invalid_public_configuration_is_not_charged():
     X, y, b = _blobs()
     acc = Accountant(1.0)
     with pytest.raises(ValueError, match="epsilon"):  # eps / 13 levels is subnormal: the mechanism refuses it
-        DPDecisionTreeClassifier(epsilon=1e-307, max_depth=12, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                 accountant=acc).fit(X, y)
+        DPDecisionTreeClassifier(
+            epsilon=1e-307, max_depth=12, n_bins=8, bounds=b, classes=[0, 1, 2], accountant=acc
+        ).fit(X, y)
     assert acc.charges == ()
 
 
 # ---------------------------------------------------------------------------
 # warnings once per fit
 # ---------------------------------------------------------------------------
+
 
 def _count(record, category, text=""):
     return [str(w.message) for w in record if issubclass(w.category, category) and text in str(w.message)]
@@ -364,10 +380,12 @@ def test_out_of_bounds_record_changes_nothing_observable(cls):
 # predict_proba
 # ---------------------------------------------------------------------------
 
+
 def test_tree_predict_proba_is_the_released_leaf_frequencies():
     X, y, b = _blobs(3000)
-    clf = DPDecisionTreeClassifier(epsilon=1.0, max_depth=3, n_bins=8, bounds=b, classes=[0, 1, 2],
-                                   random_state=0).fit(X, y)
+    clf = DPDecisionTreeClassifier(epsilon=1.0, max_depth=3, n_bins=8, bounds=b, classes=[0, 1, 2], random_state=0).fit(
+        X, y
+    )
     tr = clf.tree_
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(proba, tr.value[clf.apply(X)])
@@ -385,8 +403,15 @@ def test_tree_predict_proba_is_the_released_leaf_frequencies():
 
 def test_forest_predict_proba_is_the_vote_share():
     X, y, b = _blobs(3000)
-    rf = DPRandomForestClassifier(epsilon=1.0, n_estimators=8, max_depth=3, bounds=b, classes=[0, 1, 2],
-                                  algorithm="fletcher_islam", random_state=0).fit(X, y)
+    rf = DPRandomForestClassifier(
+        epsilon=1.0,
+        n_estimators=8,
+        max_depth=3,
+        bounds=b,
+        classes=[0, 1, 2],
+        algorithm="fletcher_islam",
+        random_state=0,
+    ).fit(X, y)
     proba = rf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_allclose(proba * 8, np.round(proba * 8), atol=1e-12)  # multiples of 1/n_estimators

@@ -48,26 +48,38 @@ def _reference_level(spec, cells, buf, loc, n_lvl, splits, prev, cand_ok, gen):
         ok.append(cand_ok[node])
     template = SelectionProblem(np.zeros(2), global_sensitivity=spec.sensitivity, monotone=True)
     S = len(scores)
-    chosen = select_nodes(spec.mech, np.asarray(scores).reshape(S, -1), np.asarray(ok).reshape(S, -1),
-                          template, gen, None)
+    chosen = select_nodes(
+        spec.mech, np.asarray(scores).reshape(S, -1), np.asarray(ok).reshape(S, -1), template, gen, None
+    )
     return chosen, None
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("params", [
-    {},
-    {"split_utility": "info_gain", "n_max": 10_000, "mechanism": "em"},
-    {"splits": "multiway", "n_bins": 4, "max_depth": 3},
-    {"stopping": "count", "epsilon": 4.0},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"split_utility": "info_gain", "n_max": 10_000, "mechanism": "em"},
+        {"splits": "multiway", "n_bins": 4, "max_depth": 3},
+        {"stopping": "count", "epsilon": 4.0},
+    ],
+)
 def test_tree_identical_to_per_node_reference(monkeypatch, seed, params):
     """Same seed: the fitted tree equals one grown with per-node brute-force histograms and generic scores."""
     rng = np.random.default_rng(10 + seed)
     n = 3000
     X = np.c_[rng.uniform(0, 1, size=(n, 3)), rng.integers(0, 4, size=(n, 2))]
     y = ((X[:, 0] + (X[:, 3] == 2) + 0.3 * rng.normal(size=n)) > 1.0).astype(int) + (X[:, 4] == 1)
-    kw = dict(bounds=(0.0, 1.0), classes=[0, 1, 2], categorical_features={3: range(4), 4: range(4)},
-              max_depth=5, random_state=seed) | params
+    kw = (
+        dict(
+            bounds=(0.0, 1.0),
+            classes=[0, 1, 2],
+            categorical_features={3: range(4), 4: range(4)},
+            max_depth=5,
+            random_state=seed,
+        )
+        | params
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fast = DPDecisionTreeClassifier(**kw).fit(X, y)

@@ -74,16 +74,27 @@ def _fitted(random_state):
     X, y, b = _blobs()
     kw = dict(bounds=b, classes=[0, 1, 2], random_state=random_state)
     tree = DPDecisionTreeClassifier(epsilon=1.0, **kw)
-    return {
-        "tree": tree,
-        "forest": DPRandomForestClassifier(epsilon=1.0, n_estimators=3, **kw),
-        "fletcher_islam": DPRandomForestClassifier(epsilon=1.0, algorithm="fletcher_islam", **kw),
-        "search": DPSearchCV(DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=600),
-                             {"max_depth": [1, 2]}, epsilon=2.0, random_state=random_state),
-        "search_forest": DPSearchCV(DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_estimators=2,
-                                                             n_records=600),
-                                    {"max_depth": [1, 2]}, epsilon=2.0, random_state=random_state),
-    }, X, y
+    return (
+        {
+            "tree": tree,
+            "forest": DPRandomForestClassifier(epsilon=1.0, n_estimators=3, **kw),
+            "fletcher_islam": DPRandomForestClassifier(epsilon=1.0, algorithm="fletcher_islam", **kw),
+            "search": DPSearchCV(
+                DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=600),
+                {"max_depth": [1, 2]},
+                epsilon=2.0,
+                random_state=random_state,
+            ),
+            "search_forest": DPSearchCV(
+                DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_estimators=2, n_records=600),
+                {"max_depth": [1, 2]},
+                epsilon=2.0,
+                random_state=random_state,
+            ),
+        },
+        X,
+        y,
+    )
 
 
 @pytest.mark.parametrize("random_state", [None, 7, "secure"])
@@ -135,8 +146,10 @@ def _leaf_attack(model, X, y, eps_leaf, C=3):
                 g = check_random_state(copy.deepcopy(state))
             else:
                 continue
-            redraws = (copy.deepcopy(g).laplace(0.0, 1.0 / eps_leaf, size=C),
-                       noisy_counts(np.zeros(C), eps_leaf, copy.deepcopy(g)))
+            redraws = (
+                copy.deepcopy(g).laplace(0.0, 1.0 / eps_leaf, size=C),
+                noisy_counts(np.zeros(C), eps_leaf, copy.deepcopy(g)),
+            )
             if any(np.allclose(released - noise, truth, rtol=0, atol=1e-6) for noise in redraws):
                 return True
     return False
@@ -149,8 +162,9 @@ def test_red_team_rewinding_the_generator_no_longer_recovers_counts(random_state
     random_state is left: None and "secure" recover nothing, an int seed (documented as reproducible,
     not private) regenerates the noise -- the positive control that the attack works."""
     X, y, b = _blobs(400, seed=3)
-    model = DPRandomForestClassifier(epsilon=0.5, n_estimators=1, max_depth=0, n_records=400, bounds=b,
-                                     classes=[0, 1, 2], random_state=random_state)
+    model = DPRandomForestClassifier(
+        epsilon=0.5, n_estimators=1, max_depth=0, n_records=400, bounds=b, classes=[0, 1, 2], random_state=random_state
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X, y)
@@ -175,8 +189,9 @@ def test_leaf_counts_are_exact_discrete_laplace():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for s in range(fits):
-            clf = DPDecisionTreeClassifier(epsilon=eps, max_depth=0, n_records=30, bounds=(0, 1), classes=[0, 1],
-                                           random_state=s).fit(X, y)
+            clf = DPDecisionTreeClassifier(
+                epsilon=eps, max_depth=0, n_records=30, bounds=(0, 1), classes=[0, 1], random_state=s
+            ).fit(X, y)
             noise.append(clf.tree_.leaf_counts[0] - [15, 15])
     noise = np.concatenate(noise)
     assert on_grid(noise, 1.0)
@@ -216,13 +231,21 @@ def test_every_released_count_is_an_integer():
         multi = DPDecisionTreeClassifier(epsilon=2.0, splits="multiway", n_bins=4, **kw).fit(X, y)
         forest = DPRandomForestClassifier(epsilon=1.0, n_estimators=2, **kw).fit(X, y)
         fi = DPRandomForestClassifier(epsilon=1.0, algorithm="fletcher_islam", **kw).fit(X, y)
-        search = DPSearchCV(DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2]), {"max_depth": [1, 2]},
-                            epsilon=2.0, random_state=0).fit(X, y)
+        search = DPSearchCV(
+            DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2]), {"max_depth": [1, 2]}, epsilon=2.0, random_state=0
+        ).fit(X, y)
     assert multi.stopping_ == "count" and np.isfinite(multi.tree_.noisy_count).any()
-    released = [tree.n_records_, tree.tree_.leaf_counts, multi.tree_.leaf_counts,
-                multi.tree_.noisy_count[np.isfinite(multi.tree_.noisy_count)], forest.n_records_,
-                *[m.tree_.leaf_counts for m in forest.estimators_], fi.n_records_, search.best_noisy_correct_,
-                search.best_estimator_.tree_.leaf_counts]
+    released = [
+        tree.n_records_,
+        tree.tree_.leaf_counts,
+        multi.tree_.leaf_counts,
+        multi.tree_.noisy_count[np.isfinite(multi.tree_.noisy_count)],
+        forest.n_records_,
+        *[m.tree_.leaf_counts for m in forest.estimators_],
+        fi.n_records_,
+        search.best_noisy_correct_,
+        search.best_estimator_.tree_.leaf_counts,
+    ]
     for value in released:
         assert on_grid(value, 1.0)
 
@@ -255,8 +278,12 @@ def test_search_refuses_an_accountant_in_a_worker_process():
     fit is refused there, and the caller's accountant is untouched; with n_jobs=1 it is charged."""
     X, y, b = _blobs(300)
     acc = Accountant(3.0)
-    search = DPSearchCV(DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
-                        {"max_depth": [1, 2]}, epsilon=1.0, accountant=acc)
+    search = DPSearchCV(
+        DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
+        {"max_depth": [1, 2]},
+        epsilon=1.0,
+        accountant=acc,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="unpickled"):
@@ -269,13 +296,18 @@ def test_search_refuses_an_accountant_in_a_worker_process():
 def test_search_fit_takes_the_accountant():
     X, y, b = _blobs(300)
     acc = Accountant(1.0)
-    search = DPSearchCV(DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
-                        {"max_depth": [1, 2]}, epsilon=1.0, random_state=0)
+    search = DPSearchCV(
+        DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
+        {"max_depth": [1, 2]},
+        epsilon=1.0,
+        random_state=0,
+    )
     search.fit(X, y, accountant=acc)
     assert acc.spent.epsilon == pytest.approx(1.0)
     with pytest.raises(ValueError, match="differs"):
         DPSearchCV(search.estimator, {"max_depth": [1]}, epsilon=1.0, accountant=Accountant(2.0)).fit(
-            X, y, accountant=acc)
+            X, y, accountant=acc
+        )
 
 
 def test_search_charges_the_candidates_delta():
@@ -319,9 +351,12 @@ def test_fit_takes_the_accountant_for_every_estimator():
     """The README's promise: fit(X, y, accountant=...) charges that accountant, for every estimator."""
     X, y, b = _blobs(300)
     tree = DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300)
-    models = [tree, DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
-              DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300, algorithm="fletcher_islam"),
-              DPSearchCV(tree, {"max_depth": [1, 2]}, epsilon=1.0)]
+    models = [
+        tree,
+        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300),
+        DPRandomForestClassifier(bounds=b, classes=[0, 1, 2], n_records=300, algorithm="fletcher_islam"),
+        DPSearchCV(tree, {"max_depth": [1, 2]}, epsilon=1.0),
+    ]
     for model in models:
         acc = Accountant(1.0)
         with warnings.catch_warnings():
@@ -333,8 +368,9 @@ def test_fit_takes_the_accountant_for_every_estimator():
 def test_search_with_approximate_dpselect_candidates():
     """With delta > 0 the search accepts an approximate mechanism and gives every run delta_0."""
     X, y, b = _blobs(300)
-    tree = DPDecisionTreeClassifier(bounds=b, classes=[0, 1, 2], n_records=300, max_depth=1, n_bins=8,
-                                    mechanism="snm_laplace")
+    tree = DPDecisionTreeClassifier(
+        bounds=b, classes=[0, 1, 2], n_records=300, max_depth=1, n_bins=8, mechanism="snm_laplace"
+    )
     search = DPSearchCV(tree, {"n_bins": [8]}, epsilon=2.0, delta=1e-4, mean_repetitions=2.0, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -19,8 +19,9 @@ CANDIDATES = ["red", "green", "blue"]
 
 
 def _problem(labels: list[str]) -> SelectionProblem:
-    return SelectionProblem(label_counts(labels, CANDIDATES), global_sensitivity=1.0, monotone=True,
-                            relation="add_remove")
+    return SelectionProblem(
+        label_counts(labels, CANDIDATES), global_sensitivity=1.0, monotone=True, relation="add_remove"
+    )
 
 
 def test_label_counts_equal_a_python_count():
@@ -42,8 +43,9 @@ def test_same_seed_same_answer_and_mechanism_choice():
     labels = ["a", "b", "b", "c", "a", "b"]
     runs = {private_majority(labels, 0.3, candidates=["a", "b", "c"], mechanism="em", rng=s) for s in range(40)}
     assert runs <= {"a", "b", "c"} and len(runs) > 1
-    assert private_majority(labels, 0.3, candidates=["a", "b", "c"], rng=5) == \
-        private_majority(labels, 0.3, candidates=["a", "b", "c"], rng=5)
+    assert private_majority(labels, 0.3, candidates=["a", "b", "c"], rng=5) == private_majority(
+        labels, 0.3, candidates=["a", "b", "c"], rng=5
+    )
 
 
 @pytest.mark.parametrize("mech", [PermuteAndFlip(0.8), ExponentialMechanism(0.8)])
@@ -59,8 +61,13 @@ def test_exact_audit_over_every_small_label_dataset_and_its_add_remove_neighbour
     rep = audit(mech, pairs)
     assert not rep.violates and rep.max_loss <= 0.8 + 1e-9
     # negative control: counts doubled (true sensitivity 2) but declared 1 -> caught
-    doubled = [(SelectionProblem(2 * a.scores, global_sensitivity=1.0, monotone=True),
-                SelectionProblem(2 * b.scores, global_sensitivity=1.0, monotone=True)) for a, b in pairs]
+    doubled = [
+        (
+            SelectionProblem(2 * a.scores, global_sensitivity=1.0, monotone=True),
+            SelectionProblem(2 * b.scores, global_sensitivity=1.0, monotone=True),
+        )
+        for a, b in pairs
+    ]
     assert audit(mech, doubled).violates
 
 

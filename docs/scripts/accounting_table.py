@@ -88,16 +88,28 @@ def _em_lower(eta: float, n: int, pure: int = 0) -> float:
 
 
 CASES = [
-    ("100 × 0.05-DP (permute-and-flip, Laplace noisy max, counts)", [Privacy(0.05)] * 100,
-     lambda: _optimum(_rr(0.05, 100)), "="),
+    (
+        "100 × 0.05-DP (permute-and-flip, Laplace noisy max, counts)",
+        [Privacy(0.05)] * 100,
+        lambda: _optimum(_rr(0.05, 100)),
+        "=",
+    ),
     ("1,000 × 0.01-DP", [Privacy(0.01)] * 1000, lambda: _optimum(_rr(0.01, 1000)), "="),
     ("30 × 0.2-DP", [Privacy(0.2)] * 30, lambda: _optimum(_rr(0.2, 30)), "="),
-    ("50 × 0.05-DP + 25 × 0.1-DP", [Privacy(0.05)] * 50 + [Privacy(0.1)] * 25,
-     lambda: _optimum(_product(_rr(0.05, 50), _rr(0.1, 25))), "="),
+    (
+        "50 × 0.05-DP + 25 × 0.1-DP",
+        [Privacy(0.05)] * 50 + [Privacy(0.1)] * 25,
+        lambda: _optimum(_product(_rr(0.05, 50), _rr(0.1, 25))),
+        "=",
+    ),
     ("100 EM at 0.05 (bounded range)", [Privacy(0.05, bounded_range=0.05)] * 100, lambda: _em_lower(0.05, 100), "≥"),
     ("20 EM rounds at 0.1 (peeling top-20)", [Privacy(0.1, bounded_range=0.1)] * 20, lambda: _em_lower(0.1, 20), "≥"),
-    ("50 EM + 50 PF at 0.05", [Privacy(0.05, bounded_range=0.05)] * 50 + [Privacy(0.05)] * 50,
-     lambda: _em_lower(0.05, 50, pure=50), "≥"),
+    (
+        "50 EM + 50 PF at 0.05",
+        [Privacy(0.05, bounded_range=0.05)] * 50 + [Privacy(0.05)] * 50,
+        lambda: _em_lower(0.05, 50, pure=50),
+        "≥",
+    ),
 ]
 
 
@@ -115,11 +127,31 @@ def rows() -> list[list[str]]:
             for acc in (tight, batch, filt):
                 acc.spend(c)
         best = optimum()
-        out.append([name, f"{basic.epsilon:.4f}", f"{zcdp_epsilon(rho, DELTA):.4f}", _fmt(tight.spent),
-                    _fmt(batch.spent), _fmt(filt.spent), f"{rel} {best:.4f}", f"{tight.spent.epsilon / best:.3f}"])
+        out.append(
+            [
+                name,
+                f"{basic.epsilon:.4f}",
+                f"{zcdp_epsilon(rho, DELTA):.4f}",
+                _fmt(tight.spent),
+                _fmt(batch.spent),
+                _fmt(filt.spent),
+                f"{rel} {best:.4f}",
+                f"{tight.spent.epsilon / best:.3f}",
+            ]
+        )
     declared = Accountant.compose([Privacy(0.05, 1e-3, bounded_range=0.05)] * 100, DELTA)
-    out.append(["100 × (0.05, 1e-3)-DP, 0.05-BR: declared deltas", "5.0000 (δ = 0.1)", "—",
-                f"{_fmt(declared)}: refused by the budget", "refused", "refused", "δ ≥ 0.1", "—"])
+    out.append(
+        [
+            "100 × (0.05, 1e-3)-DP, 0.05-BR: declared deltas",
+            "5.0000 (δ = 0.1)",
+            "—",
+            f"{_fmt(declared)}: refused by the budget",
+            "refused",
+            "refused",
+            "δ ≥ 0.1",
+            "—",
+        ]
+    )
     return out
 
 
@@ -138,7 +170,7 @@ def render(table: list[list[str]]) -> str:
         "Optimum: the hockey-stick divergence of the composed worst-case pairs, computed by this script "
         "(randomized response for pure charges: exact; two-point bounded-range pairs scanned over t for "
         "exponential mechanisms: a lower bound on the non-adaptive, hence on the adaptive, optimum). "
-        "Non-adaptive (batch): `composition=\"nonadaptive\"`, valid only when every mechanism is fixed in "
+        'Non-adaptive (batch): `composition="nonadaptive"`, valid only when every mechanism is fixed in '
         "advance; for exponential mechanisms alone it is their exact non-adaptive optimum (Dong, Durfee & "
         "Rogers 2020, Thm 3), which the scan over t approaches from below.",
         "",
@@ -147,8 +179,9 @@ def render(table: list[list[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return write_or_check(argv, __doc__.split("\n\n")[0], OUT,
-                          lambda: render(rows()), "docs/scripts/accounting_table.py")
+    return write_or_check(
+        argv, __doc__.split("\n\n")[0], OUT, lambda: render(rows()), "docs/scripts/accounting_table.py"
+    )
 
 
 if __name__ == "__main__":

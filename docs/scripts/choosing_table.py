@@ -127,13 +127,20 @@ def majority() -> Task:
         Row("PF on the counts", analysis.accuracy(dpselect.PermuteAndFlip(eps), on_counts)),
         Row("EM on the counts", analysis.accuracy(dpselect.ExponentialMechanism(eps), on_counts)),
         Row("EM on the argmax indicator", analysis.accuracy(dpselect.ExponentialMechanism(eps), indicator)),
-        Row("SNM (Student t) on the argmax indicator",
-            analysis.accuracy(dpselect.make_mechanism("snm_t", eps), indicator)),
+        Row(
+            "SNM (Student t) on the argmax indicator",
+            analysis.accuracy(dpselect.make_mechanism("snm_t", eps), indicator),
+        ),
     ]
-    return Task("Majority vote / mode / leaf label", f"votes {counts.tolist()}, ε = {eps:g}, add/remove",
-                ACCURACY, "PF on the counts",
-                "counts are monotone with sensitivity 1, so PF/EM pay half the noise; the 0/1 indicator "
-                "carries no information about how far the runner-up is", rows)
+    return Task(
+        "Majority vote / mode / leaf label",
+        f"votes {counts.tolist()}, ε = {eps:g}, add/remove",
+        ACCURACY,
+        "PF on the counts",
+        "counts are monotone with sensitivity 1, so PF/EM pay half the noise; the 0/1 indicator "
+        "carries no information about how far the runner-up is",
+        rows,
+    )
 
 
 def percentile() -> Task:
@@ -147,20 +154,30 @@ def percentile() -> Task:
     indicator = app.percentile_problem(data, p, grid)
     rank = PLUGINS["percentile_rank"](data, p, grid)
     rows = [
-        Row("PF on the rank distance",
-            None if rank is None else analysis.expected_error(dpselect.PermuteAndFlip(eps), rank, loss=loss)),
-        Row("EM on the rank distance",
-            None if rank is None else analysis.expected_error(dpselect.ExponentialMechanism(eps), rank, loss=loss)),
+        Row(
+            "PF on the rank distance",
+            None if rank is None else analysis.expected_error(dpselect.PermuteAndFlip(eps), rank, loss=loss),
+        ),
+        Row(
+            "EM on the rank distance",
+            None if rank is None else analysis.expected_error(dpselect.ExponentialMechanism(eps), rank, loss=loss),
+        ),
         Row("EM on the indicator", analysis.expected_error(dpselect.ExponentialMechanism(eps), indicator, loss=loss)),
-        Row("Local dampening on the indicator",
-            analysis.expected_error(dpselect.LocalDampening(epsilon=eps), indicator, loss=loss)),
+        Row(
+            "Local dampening on the indicator",
+            analysis.expected_error(dpselect.LocalDampening(epsilon=eps), indicator, loss=loss),
+        ),
     ]
-    return Task("Percentile over a public grid",
-                f"p = {p:g}, n = {data.size:,} draws of N(0, 1), 1001-point grid on [-5, 5], ε = {eps:g}",
-                ERROR, "PF on the rank distance",
-                "the rank distance (how many records must change before a grid point becomes the percentile) "
-                "has sensitivity 1 and falls off smoothly around the true value; the indicator is 1 at one "
-                "grid point and 0 elsewhere, so EM on it is nearly uniform", rows)
+    return Task(
+        "Percentile over a public grid",
+        f"p = {p:g}, n = {data.size:,} draws of N(0, 1), 1001-point grid on [-5, 5], ε = {eps:g}",
+        ERROR,
+        "PF on the rank distance",
+        "the rank distance (how many records must change before a grid point becomes the percentile) "
+        "has sensitivity 1 and falls off smoothly around the true value; the indicator is 1 at one "
+        "grid point and 0 elsewhere, so EM on it is nearly uniform",
+        rows,
+    )
 
 
 def top_snp() -> Task:
@@ -175,8 +192,7 @@ def top_snp() -> Task:
         chi2 = app.tdt_problem(b, c, n_families)
         nd = PLUGINS["tdt_neighbour_distance"](b, c, n_families)
         figures = {
-            "PF on the neighbour distance":
-                None if nd is None else analysis.accuracy(dpselect.PermuteAndFlip(eps), nd),
+            "PF on the neighbour distance": None if nd is None else analysis.accuracy(dpselect.PermuteAndFlip(eps), nd),
             "Smooth Private Selection (sound)": analysis.accuracy(dpselect.make_mechanism("sps", eps), chi2),
             "EM on χ²": analysis.accuracy(dpselect.ExponentialMechanism(eps), chi2),
             "PF on χ²": analysis.accuracy(dpselect.PermuteAndFlip(eps), chi2),
@@ -186,17 +202,23 @@ def top_snp() -> Task:
             if v is not None:
                 acc[k].append(v)
     rows = [Row(k, float(np.mean(v)) if v else None) for k, v in acc.items()]
-    return Task("Top SNP by the TDT statistic",
-                f"m = {m} SNPs, N = {n_families} families (simulated, mean over {panels} panels), ε = {eps:g}, "
-                "one family replaced", ACCURACY, "PF on the neighbour distance",
-                "χ² has global sensitivity ≈ 8, so EM/PF on χ² need a large ε; smooth sensitivity (SPS) pays "
-                "for all m noises being rescaled ([§3.1](mathematics.md#sec-3-1)); the neighbour distance has "
-                "sensitivity 1", rows)
+    return Task(
+        "Top SNP by the TDT statistic",
+        f"m = {m} SNPs, N = {n_families} families (simulated, mean over {panels} panels), ε = {eps:g}, "
+        "one family replaced",
+        ACCURACY,
+        "PF on the neighbour distance",
+        "χ² has global sensitivity ≈ 8, so EM/PF on χ² need a large ε; smooth sensitivity (SPS) pays "
+        "for all m noises being rescaled ([§3.1](mathematics.md#sec-3-1)); the neighbour distance has "
+        "sensitivity 1",
+        rows,
+    )
 
 
 def median() -> Task:
-    duff_error = _find([("dpselect.apps.quantiles", "expected_absolute_error"),
-                        ("dpselect.apps.quantiles", "expected_absolute_error")])
+    duff_error = _find(
+        [("dpselect.apps.quantiles", "expected_absolute_error"), ("dpselect.apps.quantiles", "expected_absolute_error")]
+    )
     smooth_error = _find([("dpselect.apps.quantiles", "expected_abs_error_smooth_sens_pure")])
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal(1000).clip(-10, 10)
@@ -205,10 +227,15 @@ def median() -> Task:
         Row("Duff (dataset-distance EM)", float(duff_error(x, eps, bounds=bounds))),
         Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip=True))),
     ]
-    return Task("Median of a bounded variable", f"n = 1000 draws of N(0, 1), bounds [-10, 10], ε = {eps:g}",
-                ERROR, "Duff (dataset-distance EM)",
-                "the dataset-distance utility has sensitivity 1 and needs no noise calibration from the data; "
-                "smooth-sensitivity releases add heavy-tailed noise scaled by a smooth bound", rows)
+    return Task(
+        "Median of a bounded variable",
+        f"n = 1000 draws of N(0, 1), bounds [-10, 10], ε = {eps:g}",
+        ERROR,
+        "Duff (dataset-distance EM)",
+        "the dataset-distance utility has sensitivity 1 and needs no noise calibration from the data; "
+        "smooth-sensitivity releases add heavy-tailed noise scaled by a smooth bound",
+        rows,
+    )
 
 
 def split() -> Task:
@@ -221,15 +248,23 @@ def split() -> Task:
     y = np.where(flip, rng.integers(0, n_classes, n), codes[:, 0] % n_classes)
     domain = np.full(n_attr, n_values)
     rows = []
-    for name, label in (("pf", "PF on the max operator"), ("em", "EM on the max operator"),
-                        ("snm_t", "SNM (Student t) on the max operator"), ("ld", "Local dampening")):
+    for name, label in (
+        ("pf", "PF on the max operator"),
+        ("em", "EM on the max operator"),
+        ("snm_t", "SNM (Student t) on the max operator"),
+        ("ld", "Local dampening"),
+    ):
         prob = app.split_problem(codes, y, domain, n_classes, mechanism=name)
         rows.append(Row(label, analysis.accuracy(dpselect.make_mechanism(name, eps), prob)))
-    return Task("Decision-tree split selection",
-                f"one node: n = {n} records, {n_attr} ternary attributes, 2 classes, ε = {eps:g} for the split",
-                ACCURACY, "PF on the max operator",
-                "the max-operator split score is monotone with sensitivity 1; the smooth mechanisms pay the "
-                "m-fold dilation at every node ([§3.1](mathematics.md#sec-3-1))", rows)
+    return Task(
+        "Decision-tree split selection",
+        f"one node: n = {n} records, {n_attr} ternary attributes, 2 classes, ε = {eps:g} for the split",
+        ACCURACY,
+        "PF on the max operator",
+        "the max-operator split score is monotone with sensitivity 1; the smooth mechanisms pay the "
+        "m-fold dilation at every node ([§3.1](mathematics.md#sec-3-1))",
+        rows,
+    )
 
 
 TASKS: list[Callable[[], Task]] = [majority, percentile, top_snp, median, split]
@@ -279,8 +314,13 @@ def render(tasks: list[Task]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return write_or_check(argv, __doc__.split("\n\n")[0], OUT,
-                          lambda: render([task() for task in TASKS]), "docs/scripts/choosing_table.py")
+    return write_or_check(
+        argv,
+        __doc__.split("\n\n")[0],
+        OUT,
+        lambda: render([task() for task in TASKS]),
+        "docs/scripts/choosing_table.py",
+    )
 
 
 if __name__ == "__main__":

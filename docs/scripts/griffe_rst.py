@@ -79,7 +79,7 @@ class RstToMarkdown(griffe.Extension):
         if not path.startswith(self.pkg.path + "."):
             return None
         try:
-            obj = self.pkg[path[len(self.pkg.path) + 1:]]
+            obj = self.pkg[path[len(self.pkg.path) + 1 :]]
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
         try:
@@ -123,9 +123,9 @@ class RstToMarkdown(griffe.Extension):
         # the API pages live in docs/api/: the mathematics page is ../mathematics.md
         math = "../mathematics.md"
         text = _ERRATA.sub(
-            lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}]({math}#errata-{m.group(2)}){m.group(3)}", text)
-        return _SECTION.sub(
-            lambda m: f"[mathematics §{m.group(1)}]({math}#sec-{m.group(1).replace('.', '-')})", text)
+            lambda m: f"[mathematics §7 {m.group(1)} {m.group(2)}]({math}#errata-{m.group(2)}){m.group(3)}", text
+        )
+        return _SECTION.sub(lambda m: f"[mathematics §{m.group(1)}]({math}#sec-{m.group(1).replace('.', '-')})", text)
 
 
 def _prose_types(text: str) -> str:
@@ -202,8 +202,8 @@ def _tables(text: str) -> str:
                 parts.append(line[a:b].strip().replace("|", "\\|"))
             return parts
 
-        header = [cells(r) for r in lines[rules[0] + 1:rules[1]]]
-        body = [cells(r) for r in lines[rules[1] + 1:rules[2]]]
+        header = [cells(r) for r in lines[rules[0] + 1 : rules[1]]]
+        body = [cells(r) for r in lines[rules[1] + 1 : rules[2]]]
         head = [" ".join(col).strip() for col in zip(*header)] if header else [""] * len(spans)
         out.append("")
         out.append(indent + "| " + " | ".join(head) + " |")

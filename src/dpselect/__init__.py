@@ -53,8 +53,7 @@ from .sensitivity import StepProfile
 __version__ = "0.1.0"
 
 #: Subpackages imported on first attribute access (PEP 562).
-_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "experiments", "mechanisms", "noise",
-                    "typing")
+_LAZY_SUBMODULES = ("accounting", "analysis", "apps", "experiments", "mechanisms", "noise", "typing")
 
 #: The core objects (Accountant, OutputLaw, Privacy, SelectionProblem, StepProfile, the warning),
 #: the selection mechanisms and make_mechanism / select_top_k, and one numeric release

@@ -19,8 +19,7 @@ class MissingExtraError(ImportError):
 
 
 def _message(module: str, extra: str, purpose: str) -> str:
-    return (f"{purpose} needs {module.split('.')[0]!r}, which is not installed: "
-            f'pip install "dpselect[{extra}]"')
+    return f'{purpose} needs {module.split(".")[0]!r}, which is not installed: pip install "dpselect[{extra}]"'
 
 
 def require(module: str, extra: str, *, purpose: str) -> ModuleType:

@@ -176,21 +176,26 @@ def int_at_least(minimum: int, *, none: bool = False) -> Rule:
 def positive(*, allow_inf: bool = False, allow_zero: bool = False, none: bool = False) -> Rule:
     """A real number > 0 (>= 0 with ``allow_zero``; +inf with ``allow_inf``), returned as a float."""
     words = ("a float >= 0" if allow_zero else "a float > 0") + (" (inf allowed)" if allow_inf else "")
-    return Rule(words, check=lambda v, n: check_positive(v, n, allow_inf=allow_inf, allow_zero=allow_zero),
-                none=none)
+    return Rule(words, check=lambda v, n: check_positive(v, n, allow_inf=allow_inf, allow_zero=allow_zero), none=none)
 
 
 def real_in(lo: float, hi: float, *, closed: bool = False, none: bool = False) -> Rule:
     """A real number in (lo, hi) (``closed``: [lo, hi]), returned as a float."""
     br = "[]" if closed else "()"
-    return Rule(f"a float in {br[0]}{lo}, {hi}{br[1]}",
-                check=lambda v, n: check_probability_in(v, n, lo, hi, closed=closed), none=none)
+    return Rule(
+        f"a float in {br[0]}{lo}, {hi}{br[1]}",
+        check=lambda v, n: check_probability_in(v, n, lo, hi, closed=closed),
+        none=none,
+    )
 
 
 def array_1d(*, allow_empty: bool = False, finite: bool = True, none: bool = False) -> Rule:
     """A 1-D array of real numbers (finite unless ``finite=False``), returned as float64."""
-    return Rule("a 1-D array of " + ("finite " if finite else "") + "real numbers",
-                check=lambda v, n: check_array_1d(v, n, allow_empty=allow_empty, finite=finite), none=none)
+    return Rule(
+        "a 1-D array of " + ("finite " if finite else "") + "real numbers",
+        check=lambda v, n: check_array_1d(v, n, allow_empty=allow_empty, finite=finite),
+        none=none,
+    )
 
 
 def instance_of(*types: type, description: str | None = None, none: bool = False) -> Rule:
@@ -226,8 +231,9 @@ def _seed(value: Any, name: str) -> Any:
         return value
     if isinstance(value, numbers.Integral):
         return check_int(value, name, minimum=0)
-    raise TypeError(f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, "
-                    f"got {type(value).__name__}")
+    raise TypeError(
+        f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, got {type(value).__name__}"
+    )
 
 
 #: Privacy parameter epsilon: a finite float > 0 (a normal float).
@@ -261,11 +267,16 @@ REAL = Rule("a real number", check=check_real)
 
 def _missing(sig: inspect.Signature, rules: Mapping[str, Rule], owner: str) -> None:
     """Raise (a programming error) unless ``rules`` names exactly the ordinary parameters of ``sig``."""
-    ordinary = {name for name, p in sig.parameters.items()
-                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and name not in ("self", "cls")}
+    ordinary = {
+        name
+        for name, p in sig.parameters.items()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and name not in ("self", "cls")
+    }
     if ordinary != set(rules):
-        raise TypeError(f"{owner}: parameter rules do not match the signature "
-                        f"(missing {sorted(ordinary - set(rules))}, unknown {sorted(set(rules) - ordinary)})")
+        raise TypeError(
+            f"{owner}: parameter rules do not match the signature "
+            f"(missing {sorted(ordinary - set(rules))}, unknown {sorted(set(rules) - ordinary)})"
+        )
 
 
 def validate_params(rules: Mapping[str, Rule]) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -294,8 +305,11 @@ def validate_params(rules: Mapping[str, Rule]) -> Callable[[Callable[P, R]], Cal
         positional = [p.name for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
         # Fast path (no Signature.bind per call): each rule in the signature's order, with the
         # position its argument takes when passed positionally (-1: keyword-only).
-        plan = [(name, positional.index(name) if name in positional else -1, table[name])
-                for name in sig.parameters if name in table]
+        plan = [
+            (name, positional.index(name) if name in positional else -1, table[name])
+            for name in sig.parameters
+            if name in table
+        ]
         simple = inspect.Parameter.POSITIONAL_ONLY not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
 
         @functools.wraps(func)
@@ -336,8 +350,10 @@ def validate_fields(obj: Any, rules: Mapping[str, Rule]) -> None:
     """
     names = {f.name for f in fields(obj) if f.init}
     if names != set(rules):
-        raise TypeError(f"{type(obj).__name__}: field rules do not match the fields "
-                        f"(missing {sorted(names - set(rules))}, unknown {sorted(set(rules) - names)})")
+        raise TypeError(
+            f"{type(obj).__name__}: field rules do not match the fields "
+            f"(missing {sorted(names - set(rules))}, unknown {sorted(set(rules) - names)})"
+        )
     for name, rule in rules.items():
         object.__setattr__(obj, name, rule(getattr(obj, name), name))
 

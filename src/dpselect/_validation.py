@@ -66,7 +66,7 @@ def check_pair(value: Any, name: str) -> tuple[float, float]:
 
 
 def _got(x: float, quote: bool) -> str:
-    """", got x" for a public argument; nothing for a value computed from the data (a message is a release)."""
+    """Return ", got x" for a public argument; nothing for a value computed from the data (a message is a release)."""
     return f", got {x!r}" if quote else ""
 
 
@@ -325,7 +325,8 @@ def clip_to_bounds(x: np.ndarray, bounds: tuple[float, float], on_out_of_bounds:
     lo, hi = bounds
     if check_out_of_bounds(on_out_of_bounds) == "raise":
         if (x < lo).any() or (x > hi).any():
-            raise ValueError(f"{name} has values outside the bounds [{lo:g}, {hi:g}] "
-                             "(on_out_of_bounds='raise' is not private)")
+            raise ValueError(
+                f"{name} has values outside the bounds [{lo:g}, {hi:g}] (on_out_of_bounds='raise' is not private)"
+            )
         return x
     return np.clip(x, lo, hi)

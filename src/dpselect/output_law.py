@@ -240,8 +240,11 @@ class OutputLaw(np.ndarray):
             elif loss == "absolute":
                 w = b - a
                 safe = np.where(w > 0, w, 1.0)
-                per = np.where(w > 0, np.where(a >= 0, (a + b) / 2, np.where(b <= 0, -(a + b) / 2,
-                                                                         (a * a + b * b) / (2 * safe))), np.abs(a))
+                per = np.where(
+                    w > 0,
+                    np.where(a >= 0, (a + b) / 2, np.where(b <= 0, -(a + b) / 2, (a * a + b * b) / (2 * safe))),
+                    np.abs(a),
+                )
             else:
                 raise ValueError("loss must be 'absolute' or 'squared' for a law over pieces")
             return float(np.sum(p * per))

@@ -106,8 +106,9 @@ class Privacy:
             raise ValueError(f"composed delta {delta} is >= 1 (no guarantee)")
         parts = [s for s in (self.source, other.source) if s]
         rho = self.rho + other.rho if self.rho is not None and other.rho is not None else None
-        return Privacy(self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho,
-                       parts=self.atoms + other.atoms)
+        return Privacy(
+            self.epsilon + other.epsilon, delta, relation, " + ".join(parts), rho, parts=self.atoms + other.atoms
+        )
 
     def __radd__(self, other: object) -> Privacy:
         if other == 0:  # lets sum([...]) work

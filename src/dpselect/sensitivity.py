@@ -26,11 +26,7 @@ from ._params import ANY, Rule, array_1d, callable_, int_at_least, positive, val
 from ._validation import as_real_array, check_positive
 from .typing import ArrayLike
 
-__all__ = [
-    "StepProfile",
-    "distance_to_instability_bound",
-    "smooth_sensitivity_scan",
-]
+__all__ = ["StepProfile", "distance_to_instability_bound", "smooth_sensitivity_scan"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,9 +82,7 @@ class StepProfile:
         bp = self.breakpoints
         vals = np.asarray(self.values, dtype=np.float64)
         if vals.ndim not in (1, 2) or vals.shape[0] != bp.size:
-            raise ValueError(
-                f"values must have shape ({bp.size},) or ({bp.size}, m), got {vals.shape}"
-            )
+            raise ValueError(f"values must have shape ({bp.size},) or ({bp.size}, m), got {vals.shape}")
         if not np.isfinite(vals).all() or (vals < 0).any():
             raise ValueError("values must be finite and non-negative")
         if bp[0] != 0 or (np.diff(bp) <= 0).any() or (bp != np.round(bp)).any():
@@ -230,6 +224,7 @@ def smooth_sensitivity_scan(local_sensitivity: Callable[[int], float], beta: flo
 # Generic smooth upper bounds from a distance to an "unstable" set (mathematics §4.1)
 # ---------------------------------------------------------------------------
 
+
 def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
     """Any-shape float64 array of non-negative reals (NaN rejected; +inf optional)."""
     arr = as_real_array(values, name)
@@ -242,10 +237,13 @@ def _real_array(values: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     return arr
 
 
-@validate_params({"global_sensitivity": positive(),
-                  "distance": Rule("an array of reals >= 0 (inf allowed)",
-                                   check=lambda v, n: _real_array(v, n, allow_inf=True)),
-                  "beta": positive()})
+@validate_params(
+    {
+        "global_sensitivity": positive(),
+        "distance": Rule("an array of reals >= 0 (inf allowed)", check=lambda v, n: _real_array(v, n, allow_inf=True)),
+        "beta": positive(),
+    }
+)
 def distance_to_instability_bound(global_sensitivity: float, distance: ArrayLike, beta: float) -> float | np.ndarray:
     r"""Smooth upper bound ``S = GS * exp(-beta * distance)`` (distance-to-instability lemma).
 
@@ -356,8 +354,9 @@ def _check_profile(profile: object, gs: float, max_distance: int | None) -> Step
     return StepProfile(np.array([0]), np.array([ls]))
 
 
-def _check_candidate_profile(profile: object, gs: float, m: int,
-                             max_distance: int | None) -> StepProfile | Callable[[int], ArrayLike] | None:
+def _check_candidate_profile(
+    profile: object, gs: float, m: int, max_distance: int | None
+) -> StepProfile | Callable[[int], ArrayLike] | None:
     """A problem's ``candidate_local_sensitivity``: a per-candidate StepProfile, a callable or None."""
     if isinstance(profile, StepProfile):
         if not profile.per_candidate or profile.values.shape[1] != m:

@@ -90,7 +90,7 @@ def _segments(values: np.ndarray, p: mesh.Panels) -> np.ndarray:
     below = np.cumsum(is_panel[order] == 0)
     seg = np.empty(order.size, dtype=np.int64)
     seg[order] = below
-    return int(p.first[0]) + seg[k.size:] - 1
+    return int(p.first[0]) + seg[k.size :] - 1
 
 
 def group_log_probabilities(values: np.ndarray, counts: np.ndarray, noise: object) -> np.ndarray:

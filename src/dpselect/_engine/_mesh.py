@@ -226,8 +226,9 @@ class Panels(NamedTuple):
     far: np.ndarray
 
 
-def nodes(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None,
-          lo_refine: float = 0.0) -> tuple[np.ndarray, ...]:
+def nodes(
+    values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None, lo_refine: float = 0.0
+) -> tuple[np.ndarray, ...]:
     """(anchor, offset, log-weight) of every node, and each group's log closed-form far tails.
 
     ``values`` are the distinct finite standardised scores (ascending, max 0),
@@ -242,8 +243,9 @@ def nodes(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None
     return np.repeat(p.anchor, _NODES_PER_PANEL), w, logw, p.far
 
 
-def panels(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None,
-           lo_refine: float = 0.0) -> Panels:
+def panels(
+    values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | None = None, lo_refine: float = 0.0
+) -> Panels:
     """The composite rule's panels (see :class:`Panels`).
 
     Every score of a kept cluster is a panel edge, so no panel straddles a score.
@@ -309,8 +311,10 @@ def panels(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: float | Non
         ok = lim > 0
         add(np.flatnonzero(ok), base[ok] + side * lim[ok])
     if lo_refine > 0 and C:  # the lowest kept cluster's cell starts at y_lo
-        add(np.zeros(_n_refine(lo_refine, h), dtype=np.int64),
-            (y_lo - b[0]) + lo_refine * (2.0 ** np.arange(_n_refine(lo_refine, h)) - 1.0))
+        add(
+            np.zeros(_n_refine(lo_refine, h), dtype=np.int64),
+            (y_lo - b[0]) + lo_refine * (2.0 ** np.arange(_n_refine(lo_refine, h)) - 1.0),
+        )
     cid = np.concatenate(pieces_c)
     e = np.concatenate(pieces_e)
     lo_b, hi_b = np.maximum((a - b) - llim, y_lo - b), rlim  # clip everything to each cluster's cell

@@ -43,15 +43,18 @@ def check_noise(noise: NoiseDistribution) -> NoiseDistribution:
         raise ValueError(
             f"noise {noise!r} has a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point "
             f"(draws overflow, the law's mass lies beyond 1.8e308): use df >= {MIN_TAIL_EXPONENT} "
-            f"or gamma >= {1 + MIN_TAIL_EXPONENT}")
+            f"or gamma >= {1 + MIN_TAIL_EXPONENT}"
+        )
     return noise
 
 
 #: The scores, a finite 1-D float array: the calling mechanism has checked them (its problem's).
 SCORES = Rule("a 1-D float array (checked by the calling mechanism)")
 #: The standard noise law, its tails within floating point (:func:`check_noise`).
-NOISE = Rule("a noise distribution of dpselect.noise with tail exponent >= MIN_TAIL_EXPONENT",
-             check=lambda value, name: check_noise(value))
+NOISE = Rule(
+    "a noise distribution of dpselect.noise with tail exponent >= MIN_TAIL_EXPONENT",
+    check=lambda value, name: check_noise(value),
+)
 #: The noise scale b.
 SCALE = positive()
 
@@ -85,14 +88,17 @@ def standardised(scores: np.ndarray, scale: float) -> np.ndarray:
 
 
 @overload
-def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: None = None, *,
-                  rng: SeedLike = None) -> int: ...
+def sample_argmax(
+    scores: np.ndarray, scale: float, noise: NoiseDistribution, size: None = None, *, rng: SeedLike = None
+) -> int: ...
 @overload
-def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int, *,
-                  rng: SeedLike = None) -> np.ndarray: ...
+def sample_argmax(
+    scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int, *, rng: SeedLike = None
+) -> np.ndarray: ...
 @validate_params({"scores": SCORES, "scale": SCALE, "noise": NOISE, "size": SIZE, "rng": SEED})
-def sample_argmax(scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int | None = None, *,
-                  rng: SeedLike = None) -> int | np.ndarray:
+def sample_argmax(
+    scores: np.ndarray, scale: float, noise: NoiseDistribution, size: int | None = None, *, rng: SeedLike = None
+) -> int | np.ndarray:
     """Draw argmax_r (scores_r + scale * Z_r), Z_r iid ``noise``; ``size`` batched draws.
 
     Memory is bounded by drawing the (size, m) noise matrix in row chunks; there is no
@@ -187,8 +193,14 @@ def _separated_group_log_probabilities(values: np.ndarray, counts: np.ndarray, n
         return np.logaddexp(_node_sums(values, counts, noise, anchor, w, logw), far)
     anchor, w, logw, far = mesh.nodes(values, counts, noise, y_lo, sep.r0)
     direct = ~sep.proxied
-    acc_all = _node_sums(np.concatenate([sep.X.ravel(), values[direct]]),
-                         np.concatenate([sep.W.ravel(), counts[direct]]), noise, anchor, w, logw)
+    acc_all = _node_sums(
+        np.concatenate([sep.X.ravel(), values[direct]]),
+        np.concatenate([sep.W.ravel(), counts[direct]]),
+        noise,
+        anchor,
+        w,
+        logw,
+    )
     n = sep.X.size
     acc_proxied = _interpolate_back(acc_all[:n].reshape(sep.X.shape), sep.ell, sep.panel)
     if acc_proxied is None:
@@ -223,8 +235,9 @@ def _chebyshev_grid(values: np.ndarray, counts: np.ndarray, noise: Any) -> Any:
     return X, ell, panel, W
 
 
-def _node_sums(values: np.ndarray, counts: np.ndarray, noise: Any, anchor: np.ndarray, w: np.ndarray,
-               logw: np.ndarray) -> np.ndarray:
+def _node_sums(
+    values: np.ndarray, counts: np.ndarray, noise: Any, anchor: np.ndarray, w: np.ndarray, logw: np.ndarray
+) -> np.ndarray:
     """Log sum over nodes of f/F(y - v_k) e^{G(y)} w(y), G = sum_s counts_s log F(y - v_s)."""
     K = values.size
     bounded_below = bool(np.isfinite(noise.support[0]))

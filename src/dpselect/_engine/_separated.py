@@ -102,8 +102,7 @@ def separated_grid(values: np.ndarray, counts: np.ndarray, noise: Any, y_lo: flo
     geo = r0 * ratio ** np.arange(n_geo + 1)
     start = float(geo[-1])
     Dp = D[proxied]
-    idx = np.where(Dp < start, np.searchsorted(geo, Dp, side="right") - 1.0,
-                   n_geo + np.floor((Dp - start) / h))
+    idx = np.where(Dp < start, np.searchsorted(geo, Dp, side="right") - 1.0, n_geo + np.floor((Dp - start) / h))
     used, panel = np.unique(idx, return_inverse=True)
     if not used.size * CHEB_POINTS * 4 < Dp.size:
         return None

@@ -33,12 +33,7 @@ from __future__ import annotations
 from ._charge import charge
 from .accountant import Accountant, BudgetExceededError
 from .bounded_range import br_adaptive_epsilon, br_nonadaptive_epsilon
-from .composition import (
-    br_composition_epsilon,
-    br_kl_bound,
-    br_zcdp_rho,
-    zcdp_epsilon,
-)
+from .composition import br_composition_epsilon, br_kl_bound, br_zcdp_rho, zcdp_epsilon
 from .conversions import (
     dp_to_zcdp,
     laplace_smooth_beta,
@@ -47,11 +42,7 @@ from .conversions import (
     nrs_laplace_parameters,
     zcdp_to_dp,
 )
-from .discrete import (
-    grid_laplace_smooth_beta,
-    grid_laplace_smooth_delta,
-    grid_steps,
-)
+from .discrete import grid_laplace_smooth_beta, grid_laplace_smooth_delta, grid_steps
 from .ledger import compose_privacy
 from .optimal import kov_epsilon, pure_composition_epsilon
 from .ptr import (
@@ -72,12 +63,7 @@ from .selection import (
     sps_epsilon,
     sps_split,
 )
-from .trees import (
-    forest_privacy,
-    parallel_composition,
-    tree_privacy,
-    tree_query_epsilon,
-)
+from .trees import forest_privacy, parallel_composition, tree_privacy, tree_query_epsilon
 
 __all__ = [
     "Accountant",

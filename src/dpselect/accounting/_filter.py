@@ -55,5 +55,9 @@ def _filter_total(ledger: Ledger, filt: tuple[float, float] | None) -> Privacy:
     if filt is None or not (ledger.n_br or ledger.n_zc or ledger.n_pure or ledger.plain_counts):
         return Privacy(ledger.eps_all.value, ledger.delta_all.value, ledger.relation, "basic composition (filter)")
     rho, dlt = ledger.filter_totals()
-    return Privacy(math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1]), dlt + filt[1], ledger.relation,
-                   "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)")
+    return Privacy(
+        math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1]),
+        dlt + filt[1],
+        ledger.relation,
+        "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)",
+    )

@@ -66,9 +66,10 @@ def epsilon_inf() -> Rule:
 
 def reals(element: str, *, allow_zero: bool = False, allow_inf: bool = False) -> Rule:
     """An iterable of floats > 0 (>= 0 with ``allow_zero``), each checked under the name ``element``."""
-    return Rule("an iterable of floats " + (">= 0" if allow_zero else "> 0"),
-                check=lambda v, n: [check_positive(e, element, allow_zero=allow_zero, allow_inf=allow_inf)
-                                    for e in v])
+    return Rule(
+        "an iterable of floats " + (">= 0" if allow_zero else "> 0"),
+        check=lambda v, n: [check_positive(e, element, allow_zero=allow_zero, allow_inf=allow_inf) for e in v],
+    )
 
 
 #: A float >= 0.

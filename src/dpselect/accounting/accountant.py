@@ -225,8 +225,9 @@ class Accountant:
     def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
         if self._composition == "filter":
             return _filter_total(ledger, self._filter)
-        return _composed(ledger, self._budget.delta, self._composition == "basic", cheap,
-                         self._composition == "nonadaptive")
+        return _composed(
+            ledger, self._budget.delta, self._composition == "basic", cheap, self._composition == "nonadaptive"
+        )
 
     def _fits(self, ledger: Ledger) -> bool:
         """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
@@ -271,16 +272,21 @@ class Accountant:
         charge ``Privacy(0, delta)`` that fit.
         """
         with self._lock:
-            return Privacy(self._largest(lambda e: Privacy(e), self._budget.epsilon),
-                           self._largest(lambda d: Privacy(0.0, d), self._budget.delta))
+            return Privacy(
+                self._largest(lambda e: Privacy(e), self._budget.epsilon),
+                self._largest(lambda d: Privacy(0.0, d), self._budget.delta),
+            )
 
     def _largest(self, make: Callable[[float], Privacy], hi: float) -> float:
         """The largest x in [0, hi] with make(x) accepted (bisection on floats; 0 if none)."""
         if hi == 0.0 or not self._fits(self._ledger.copy().add(make(0.0))):
             return 0.0
         if math.isinf(hi):
-            return math.inf if self._fits(self._ledger.copy().add(make(math.inf))) else _largest_finite(
-                lambda x: self._fits(self._ledger.copy().add(make(x))))
+            return (
+                math.inf
+                if self._fits(self._ledger.copy().add(make(math.inf)))
+                else _largest_finite(lambda x: self._fits(self._ledger.copy().add(make(x))))
+            )
         if self._fits(self._ledger.copy().add(make(hi))):
             return hi
         return _bisect(lambda x: self._fits(self._ledger.copy().add(make(x))), 0.0, hi)
@@ -373,8 +379,9 @@ class Accountant:
         return f"Accountant(budget={self._budget}, charges={len(self.charges)})"
 
 
-def _composed(ledger: Ledger, delta: float, basic: bool = False, cheap: bool = False,
-              nonadaptive: bool = False) -> Privacy:
+def _composed(
+    ledger: Ledger, delta: float, basic: bool = False, cheap: bool = False, nonadaptive: bool = False
+) -> Privacy:
     try:
         return ledger.compose(delta, basic=basic, cheap=cheap, nonadaptive=nonadaptive)
     except ValueError as err:

@@ -213,12 +213,12 @@ def _grid(eta: float, k: int, delta: float) -> tuple[float, np.ndarray] | None:
     high_z = (n_top + 1 + np.arange(m)) * h  # z above the grid, up to n_top + m
     d = np.where(z >= 0.0, 0.0, 1.0)  # V_0 on the grid
     for r in range(1, k + 1):
-        neg = -np.expm1(neg_z) + np.exp(neg_z) * d[m + 1:0:-1]  # V(z) = 1 - e^z + e^z V(-z)
+        neg = -np.expm1(neg_z) + np.exp(neg_z) * d[m + 1 : 0 : -1]  # V(z) = 1 - e^z + e^z V(-z)
         ext = np.concatenate([neg, d, _tail(high_z, r - 1, eta)])  # index i: n = i - (m + 1)
         best = np.zeros(n_top + 1)
         for jj in range(m):
-            lo = ext[m - jj: m - jj + n_top + 1]  # n - j - 1
-            hi = ext[2 * m + 1 - jj: 2 * m + 1 - jj + n_top + 1]  # n - j + m
+            lo = ext[m - jj : m - jj + n_top + 1]  # n - j - 1
+            hi = ext[2 * m + 1 - jj : 2 * m + 1 - jj + n_top + 1]  # n - j + m
             np.maximum(best, q[jj] * lo + (1.0 - q[jj]) * hi, out=best)
         d = np.minimum(best, 1.0)
     return h, d

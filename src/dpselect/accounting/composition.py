@@ -153,8 +153,9 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     lo, hi = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
     from scipy.optimize import minimize_scalar  # lazy: keeps `import dpselect` cheap
 
-    res = minimize_scalar(lambda a: _rdp_epsilon(a, r, log_d), bounds=(lo, hi), method="bounded",
-                          options={"xatol": 1e-12 * hi})
+    res = minimize_scalar(
+        lambda a: _rdp_epsilon(a, r, log_d), bounds=(lo, hi), method="bounded", options={"xatol": 1e-12 * hi}
+    )
     best = min(float(vals[i]), float(res.fun)) if res.success else float(vals[i])
     return max(0.0, min(classic, best))
 

@@ -37,7 +37,6 @@ from .conversions import LAPLACE_DELTA, _require_alpha_below
 __all__ = ["grid_laplace_smooth_beta", "grid_laplace_smooth_delta", "grid_steps"]
 
 
-
 def _guard(value: float, name: str) -> float:
     m = check_positive(value, name)
     if m < 1.0:

@@ -31,8 +31,7 @@ def _dp_accounting() -> Any:
     try:
         import dp_accounting
     except ImportError as err:  # pragma: no cover - exercised when the extra is missing
-        raise ImportError(
-            "exporting DpEvents needs dp_accounting: pip install 'dpselect[accounting]'") from err
+        raise ImportError("exporting DpEvents needs dp_accounting: pip install 'dpselect[accounting]'") from err
     return dp_accounting
 
 

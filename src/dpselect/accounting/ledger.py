@@ -63,8 +63,22 @@ class _ExactSum:
         return out
 
 
-_SUMS = ("eps_all", "delta_all", "eps_plain", "delta_plain", "eps_approx", "rho_approx", "rho_pure", "eps_zc",
-         "delta_zc", "rho", "br_eta", "br_kl", "br_eta_sq", "delta_br")
+_SUMS = (
+    "eps_all",
+    "delta_all",
+    "eps_plain",
+    "delta_plain",
+    "eps_approx",
+    "rho_approx",
+    "rho_pure",
+    "eps_zc",
+    "delta_zc",
+    "rho",
+    "br_eta",
+    "br_kl",
+    "br_eta_sq",
+    "delta_br",
+)
 
 
 def _atoms(privacy: Privacy) -> tuple[Privacy, ...]:
@@ -80,8 +94,9 @@ def _atoms(privacy: Privacy) -> tuple[Privacy, ...]:
     eps, dlt = math.fsum(p.epsilon for p in parts), math.fsum(p.delta for p in parts)
     if eps >= privacy.epsilon * (1.0 - _ULP) and dlt >= privacy.delta * (1.0 - _ULP):
         return parts
-    return (Privacy(privacy.epsilon, privacy.delta, privacy.relation, privacy.source, privacy.rho,
-                    privacy.bounded_range),)
+    return (
+        Privacy(privacy.epsilon, privacy.delta, privacy.relation, privacy.source, privacy.rho, privacy.bounded_range),
+    )
 
 
 class Ledger:
@@ -180,7 +195,8 @@ class Ledger:
         """
         atoms = _atoms(privacy)
         relations = {a.relation for a in (*atoms, privacy) if a.relation is not None} | (
-            {self.relation} if self.relation is not None else set())
+            {self.relation} if self.relation is not None else set()
+        )
         if len(relations) > 1:
             raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
         if relations:
@@ -232,8 +248,9 @@ class Ledger:
         rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
         return rho, self.delta_plain.value + self.delta_br.value
 
-    def compose(self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False,
-                nonadaptive: bool = False) -> Privacy:
+    def compose(
+        self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False, nonadaptive: bool = False
+    ) -> Privacy:
         """The best guarantee of the recorded charges with ``delta`` available (see :func:`compose_privacy`).
 
         Parameters
@@ -279,48 +296,81 @@ class Ledger:
             """
             best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
             if self.n_br and d_c - delta_z > 0.0:
-                best = min(best, self.eps_zc.value + _br_epsilon(
-                    self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z))
+                best = min(
+                    best,
+                    self.eps_zc.value
+                    + _br_epsilon(self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z),
+                )
                 if recursion and not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta
-                    (eta, n), = self.br_counts.items()
+                    ((eta, n),) = self.br_counts.items()
                     if eta > 0.0:
                         best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
             return best
 
         if certified:
             for delta_c in {d for d in (slack, delta_z) if d > 0.0}:
-                routes.append((eps_plain + zcdp_epsilon(rho, delta_c), delta_fixed + delta_c,
-                               "basic composition + zCDP (bounded-range and zCDP parts, converted once)"))
+                routes.append(
+                    (
+                        eps_plain + zcdp_epsilon(rho, delta_c),
+                        delta_fixed + delta_c,
+                        "basic composition + zCDP (bounded-range and zCDP parts, converted once)",
+                    )
+                )
             if self.n_br and slack - delta_z > 0.0:
-                routes.append((eps_plain + eps_cert(slack), delta_fixed + slack,
-                               "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)"))
+                routes.append(
+                    (
+                        eps_plain + eps_cert(slack),
+                        delta_fixed + slack,
+                        "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)",
+                    )
+                )
         if not basic and self.n_pure >= 2 and slack > 0.0 and not math.isinf(self.rho_pure.value):
-            routes.append((self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
-                           delta_fixed + slack, "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)"))
+            routes.append(
+                (
+                    self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
+                    delta_fixed + slack,
+                    "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)",
+                )
+            )
         if not (basic or cheap) and sum(self.plain_counts.values()) >= 2 and slack > 0.0 and not math.isinf(eps_plain):
             counts = tuple(self.plain_counts.items())
             for share in _SPLITS if certified else (1.0,):
                 d_pure = slack * share
-                routes.append((_pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure, False) if certified else 0.0),
-                               delta_fixed + slack, "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
-                               "2015)" + (" + zCDP / bounded-range parts" if certified else "")))
+                routes.append(
+                    (
+                        _pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure, False) if certified else 0.0),
+                        delta_fixed + slack,
+                        "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
+                        "2015)" + (" + zCDP / bounded-range parts" if certified else ""),
+                    )
+                )
         if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
-            (eta, n), = self.br_counts.items()
+            ((eta, n),) = self.br_counts.items()
             if eta > 0.0 and not math.isinf(eps_plain):  # every certificate at once: pure steps first (worst order)
                 eps = _br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
-                routes.append((self.eps_zc.value + eps, delta_fixed + slack,
-                               "bounded-range and pure parts composed together (dynamic programming)"))
+                routes.append(
+                    (
+                        self.eps_zc.value + eps,
+                        delta_fixed + slack,
+                        "bounded-range and pure parts composed together (dynamic programming)",
+                    )
+                )
         if nonadaptive and len(self.br_counts) == 1 and slack - delta_z > 0.0 and not math.isinf(eps_plain):
-            (eta, n), = self.br_counts.items()  # every mechanism fixed in advance: the non-adaptive optimum
+            ((eta, n),) = self.br_counts.items()  # every mechanism fixed in advance: the non-adaptive optimum
             if eta > 0.0:
                 counts = tuple(self.plain_counts.items())
                 optimal = sum(self.plain_counts.values()) >= 2
                 for share in _SPLITS if optimal else (0.0,):  # the plain atoms' share of the free delta
                     eps_br = br_nonadaptive_epsilon(eta, n, (slack - delta_z) * (1.0 - share))
                     eps_pl = _pure_epsilon(counts, (slack - delta_z) * share) if optimal else eps_plain
-                    routes.append((eps_pl + self.eps_zc.value + eps_br, delta_fixed + slack,
-                                   "non-adaptive bounded-range composition (Dong-Durfee-Rogers 2020, Thm 3)"
-                                   + (" + optimal composition of the pure parts" if optimal else "")))
+                    routes.append(
+                        (
+                            eps_pl + self.eps_zc.value + eps_br,
+                            delta_fixed + slack,
+                            "non-adaptive bounded-range composition (Dong-Durfee-Rogers 2020, Thm 3)"
+                            + (" + optimal composition of the pure parts" if optimal else ""),
+                        )
+                    )
         # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
         within = [r for r in routes if r[1] <= budget_delta] or routes
         least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta

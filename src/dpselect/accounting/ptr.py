@@ -84,8 +84,7 @@ def ptr_mode_privacy(epsilon: float, delta: float, *, relation: Relation = "add_
     (0.5, 5e-07)-DP [add_remove]
     """
     eps, d = epsilon, delta
-    return Privacy(eps, d / 2.0, relation,
-                   "PTR mode, no release noise (mathematics §6.2, mathematics §7 item 28)")
+    return Privacy(eps, d / 2.0, relation, "PTR mode, no release noise (mathematics §6.2, mathematics §7 item 28)")
 
 
 @validate_params({"epsilon": EPSILON, "delta": _PTR_DELTA, "relation": RELATION})
@@ -164,8 +163,7 @@ def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float
     return (beta / epsilon1) * -math.log(2.0 * d)
 
 
-@validate_params({"epsilon1": EPSILON, "epsilon2": EPSILON, "delta": DELTA_POSITIVE,
-                  "relation": RELATION.or_none()})
+@validate_params({"epsilon1": EPSILON, "epsilon2": EPSILON, "delta": DELTA_POSITIVE, "relation": RELATION.or_none()})
 def sensitivity_bound_privacy(
     epsilon1: float, epsilon2: float, delta: float, *, relation: Relation | None = None
 ) -> Privacy:
@@ -203,5 +201,3 @@ def sensitivity_bound_privacy(
         relation,
         "private sensitivity bound + fixed-scale selection (generalized PTR; mathematics §9.2)",
     )
-
-

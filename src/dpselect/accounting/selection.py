@@ -34,8 +34,16 @@ def _sliding_factor(monotone: bool) -> float:
     return 1.0 if monotone else 2.0
 
 
-@validate_params({"a": positive(), "beta": NONNEGATIVE, "m": _M, "shift_constant": positive(),
-                  "dilation_constant": positive(), "monotone": BOOLEAN})
+@validate_params(
+    {
+        "a": positive(),
+        "beta": NONNEGATIVE,
+        "m": _M,
+        "shift_constant": positive(),
+        "dilation_constant": positive(),
+        "monotone": BOOLEAN,
+    }
+)
 def smooth_rnm_epsilon(
     a: float, beta: float, m: int, shift_constant: float, dilation_constant: float, *, monotone: bool = False
 ) -> float:
@@ -209,8 +217,16 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     raise RuntimeError("could not find eps_d for the Laplace dilation")  # pragma: no cover
 
 
-@validate_params({"a": positive(), "beta": NONNEGATIVE, "m": _M, "eps_d": positive(allow_inf=True),
-                  "monotone": BOOLEAN, "relation": RELATION.or_none()})
+@validate_params(
+    {
+        "a": positive(),
+        "beta": NONNEGATIVE,
+        "m": _M,
+        "eps_d": positive(allow_inf=True),
+        "monotone": BOOLEAN,
+        "relation": RELATION.or_none(),
+    }
+)
 def laplace_selection_privacy(
     a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: Relation | None = None
 ) -> Privacy:
@@ -242,7 +258,9 @@ def laplace_selection_privacy(
         raise ValueError(f"eps_d must be >= m beta = {m * beta!r}, got {eps_d!r}")
     delta_d = math.exp(laplace_selection_log_delta(m, beta, eps_d))
     return Privacy(
-        _sliding_factor(monotone) * a + eps_d, delta_d, relation,
+        _sliding_factor(monotone) * a + eps_d,
+        delta_d,
+        relation,
         "smooth report-noisy-max, Laplace (mathematics §3.1: "
         "(2A + eps_d, P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))",
     )
@@ -327,7 +345,9 @@ def lln_selection_privacy(
     eps = x * (0.5 * m * x + math.sqrt(2.0 * m * -math.log(d)))
     exact_rho = rho if (0.0 < rho < math.inf) else None  # an underflowed or infinite rho is not reported
     return Privacy(
-        eps, d, relation,
+        eps,
+        d,
+        relation,
         "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 zCDP (mathematics §3.1), "
         "converted by rho + 2 sqrt(rho ln(1/delta)) (mathematics §2.5)",
         exact_rho,
@@ -386,5 +406,3 @@ def sps_split(kappa: float, m: int) -> tuple[float, float]:
         (k, l).
     """
     return kappa, 2.0 * (1.0 - kappa) / m
-
-

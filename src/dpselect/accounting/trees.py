@@ -55,8 +55,13 @@ def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
         raise ValueError(f"cannot compose guarantees under different neighbour relations {sorted(relations)}")
     etas = [q.bounded_range for q in parts]
     eta = max(e for e in etas if e is not None) if all(e is not None for e in etas) else None
-    return Privacy(worst.epsilon, max(q.delta for q in parts), relations.pop() if relations else None,
-                   worst.source, bounded_range=eta)
+    return Privacy(
+        worst.epsilon,
+        max(q.delta for q in parts),
+        relations.pop() if relations else None,
+        worst.source,
+        bounded_range=eta,
+    )
 
 
 @validate_params({"epsilon": EPSILON, "levels": Rule("an int >= 1", check=_levels), "count_queries": BOOLEAN})
@@ -130,8 +135,13 @@ def tree_privacy(level_costs: Iterable[Privacy], record_count: Privacy | None = 
     total = parts[0]
     for q in parts[1:]:
         total = total + q
-    return Privacy(total.epsilon, total.delta, "add_remove",
-                   f"{len(parts)} sequential parts, parallel within each (mathematics §5.2)", parts=total.atoms)
+    return Privacy(
+        total.epsilon,
+        total.delta,
+        "add_remove",
+        f"{len(parts)} sequential parts, parallel within each (mathematics §5.2)",
+        parts=total.atoms,
+    )
 
 
 @validate_params({"leaf_query": PRIVACY, "record_count": PRIVACY.or_none()})
@@ -168,6 +178,13 @@ def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> 
     0.6-DP [add_remove]
     """
     parts = ([record_count] if record_count is not None else []) + [leaf_query]
-    return tree_privacy(parts[1:], parts[0]) if record_count is not None else Privacy(
-        leaf_query.epsilon, leaf_query.delta, "add_remove",
-        f"one leaf query (parallel over leaves and disjoint trees; mathematics §5.3): {leaf_query.source}")
+    return (
+        tree_privacy(parts[1:], parts[0])
+        if record_count is not None
+        else Privacy(
+            leaf_query.epsilon,
+            leaf_query.delta,
+            "add_remove",
+            f"one leaf query (parallel over leaves and disjoint trees; mathematics §5.3): {leaf_query.source}",
+        )
+    )

@@ -196,8 +196,15 @@ class AuditReport:
         )
 
 
-@validate_params({"mech": MECHANISM, "pairs": Rule("an iterable of (x, y) SelectionProblem pairs", check=_check_pairs),
-                  "claimed": instance_of(Privacy, none=True), "tol": NON_NEGATIVE, "floor": NON_NEGATIVE})
+@validate_params(
+    {
+        "mech": MECHANISM,
+        "pairs": Rule("an iterable of (x, y) SelectionProblem pairs", check=_check_pairs),
+        "claimed": instance_of(Privacy, none=True),
+        "tol": NON_NEGATIVE,
+        "floor": NON_NEGATIVE,
+    }
+)
 def audit(
     mech: Mechanism,
     pairs: Iterable[tuple[SelectionProblem, SelectionProblem]],

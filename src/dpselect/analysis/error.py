@@ -81,10 +81,7 @@ def accuracy(mech: Mechanism, problem: SelectionProblem) -> float:
 
 @validate_params({"mech": MECHANISM, "problem": PROBLEM, "loss": callable_(none=True)})
 def expected_error(
-    mech: Mechanism,
-    problem: SelectionProblem,
-    *,
-    loss: Callable[[np.ndarray], ArrayLike] | None = None,
+    mech: Mechanism, problem: SelectionProblem, *, loss: Callable[[np.ndarray], ArrayLike] | None = None
 ) -> float:
     r"""The expected loss of the selected candidate under the mechanism's output law.
 

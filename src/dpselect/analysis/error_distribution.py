@@ -362,8 +362,9 @@ class ErrorDistribution:
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
-@validate_params({"release": instance_of(SmoothSensitivityRelease),
-                  "sensitivity": ANY})  # checked by release.scale (a float >= 0 or a callable of beta)
+@validate_params(
+    {"release": instance_of(SmoothSensitivityRelease), "sensitivity": ANY}
+)  # checked by release.scale (a float >= 0 or a callable of beta)
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
 ) -> ErrorDistribution:

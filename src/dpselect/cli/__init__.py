@@ -133,8 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         fmt_message = getattr(exc, "format_message", None)
         message = fmt_message() if callable(fmt_message) else str(exc)
         return _error(str(message).replace("\n", " "))
-    except (CLIError, MissingExtraError, ValueError, TypeError, FileNotFoundError, ConnectionError,
-            NotImplementedError) as exc:  # FileNotFoundError includes the experiments' DataNotFoundError
+    except (
+        CLIError,
+        MissingExtraError,
+        ValueError,
+        TypeError,
+        FileNotFoundError,
+        ConnectionError,
+        NotImplementedError,
+    ) as exc:  # FileNotFoundError includes the experiments' DataNotFoundError
         if os.environ.get("DPSELECT_DEBUG"):
             raise
         return _error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -144,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("DPSELECT_DEBUG"):
             raise
         # the exception's text is not shown: it could quote the data (DPSELECT_DEBUG=1 shows everything)
-        print(f"dpselect: internal error: {type(exc).__name__} (set DPSELECT_DEBUG=1 for the message and the "
-              "traceback)", file=sys.stderr)
+        print(
+            f"dpselect: internal error: {type(exc).__name__} (set DPSELECT_DEBUG=1 for the message and the traceback)",
+            file=sys.stderr,
+        )
         return 1
     return result if isinstance(result, int) else 0

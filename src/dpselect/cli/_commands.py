@@ -44,11 +44,13 @@ def _epsilons(value: Sequence[float], name: str) -> list[float]:
     return [EPSILON(e, f"{name}[{i}]") for i, e in enumerate(values)]
 
 
-@validate_params({
-    "epsilons": Rule("a non-empty sequence of finite floats > 0", check=_epsilons),
-    "m": int_at_least(2),
-    "seed": int_at_least(0),
-})
+@validate_params(
+    {
+        "epsilons": Rule("a non-empty sequence of finite floats > 0", check=_epsilons),
+        "m": int_at_least(2),
+        "seed": int_at_least(0),
+    }
+)
 def demo_table(epsilons: Sequence[float] = (0.1, 0.5, 1.0, 2.0), m: int = 50, seed: int = 0) -> str:
     """A comparison table of mechanisms on a synthetic selection problem.
 
@@ -94,8 +96,15 @@ def demo_table(epsilons: Sequence[float] = (0.1, 0.5, 1.0, 2.0), m: int = 50, se
     return "\n".join(lines)
 
 
-def _check_reproduce_options(name: str, experiments: Sequence[str], out: Path, data_dir: Path | None,
-                             scheduler: str | None, seed: int, workers: int | None) -> None:
+def _check_reproduce_options(
+    name: str,
+    experiments: Sequence[str],
+    out: Path,
+    data_dir: Path | None,
+    scheduler: str | None,
+    seed: int,
+    workers: int | None,
+) -> None:
     """Every option of ``reproduce``, before any work."""
     if name != "all" and name not in experiments:
         raise CLIError(f"unknown experiment {name!r}; choose one of: {', '.join(experiments)}, all")
@@ -113,32 +122,29 @@ def reproduce(
     quick: bool = typer.Option(False, "--quick", help="reduced grid with embedded data (minutes)"),
     out: Path = typer.Option(Path("out"), "--out", help="output directory (results under OUT/NAME/)"),
     data_dir: Path | None = typer.Option(
-        None, "--data-dir", help="root of the real datasets (default: $DPSELECT_DATA; needed without --quick)"),
+        None, "--data-dir", help="root of the real datasets (default: $DPSELECT_DATA; needed without --quick)"
+    ),
     scheduler: str | None = typer.Option(
-        None, "--scheduler",
-        help="dask.distributed scheduler address, e.g. tcp://host:8786 (default: local processes)"),
+        None, "--scheduler", help="dask.distributed scheduler address, e.g. tcp://host:8786 (default: local processes)"
+    ),
     seed: int = typer.Option(
-        0, "--seed", help="master seed >= 0 (results are identical for a seed whatever the scheduler)"),
+        0, "--seed", help="master seed >= 0 (results are identical for a seed whatever the scheduler)"
+    ),
     workers: int | None = typer.Option(None, "--workers", help="local worker processes (default: all cores)"),
 ) -> None:
     """Reproduce a paper experiment: results.csv, PNG figures and report.md under OUT/NAME/."""
-    from ..experiments import (
-        EXPERIMENTS,
-        claims_text,
-        count_line,
-        load_experiment,
-        reproduce_all,
-        resolve_data_dir,
-    )
+    from ..experiments import EXPERIMENTS, claims_text, count_line, load_experiment, reproduce_all, resolve_data_dir
     from ..experiments import reproduce as run_experiment
 
     _check_reproduce_options(name, EXPERIMENTS, out, data_dir, scheduler, seed, workers)
-    kwargs: dict[str, Any] = dict(quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed,
-                                  workers=workers)
+    kwargs: dict[str, Any] = dict(
+        quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, seed=seed, workers=workers
+    )
 
     def report(res: ExperimentResult) -> None:
-        typer.echo(f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ "
-                   f"({count_line(res.claims)})")
+        typer.echo(
+            f"{res.name}: {res.n_tasks} tasks in {res.seconds:.1f} s -> {res.out_dir}/ ({count_line(res.claims)})"
+        )
         typer.echo(claims_text(res.claims))
         typer.echo("")
 
@@ -170,17 +176,21 @@ def _audit_vectors(counts: str | None, m: int, max_count: int, n_vectors: int, s
 def audit(
     mechanism: str = typer.Argument(..., help="mechanism name (em, pf, rnm_laplace, snm_t, sps, ld, ...)"),
     utility: str = typer.Option(
-        "count", "--utility",
+        "count",
+        "--utility",
         help="count: u = the class count (monotone, sensitivity 1); indicator: u = 1 on the most frequent "
-             "classes (the smooth mechanisms' seed utility; many neighbours leave it unchanged)"),
+        "classes (the smooth mechanisms' seed utility; many neighbours leave it unchanged)",
+    ),
     m: int = typer.Option(5, "--m", help="number of candidates (classes)"),
     epsilon: float = typer.Option(1.0, "--epsilon", help="privacy budget (> 0)"),
     delta: float | None = typer.Option(
-        None, "--delta", help=f"delta of the approximate-DP mechanisms (default {DEFAULT_DELTA:g} for them)"),
+        None, "--delta", help=f"delta of the approximate-DP mechanisms (default {DEFAULT_DELTA:g} for them)"
+    ),
     max_count: int = typer.Option(8, "--max-count", help="counts are drawn from 0..max-count"),
     n_vectors: int = typer.Option(20, "--n-vectors", help="number of random count vectors"),
     counts: str | None = typer.Option(
-        None, "--counts", help="audit this count vector (comma-separated, e.g. 22,8,17,4,0), not random ones"),
+        None, "--counts", help="audit this count vector (comma-separated, e.g. 22,8,17,4,0), not random ones"
+    ),
     relation: str = typer.Option("add_remove", "--relation", help="add_remove | replace"),
     seed: int = typer.Option(0, "--seed", help="seed of the random count vectors"),
 ) -> None:
@@ -190,8 +200,13 @@ def audit(
 
     eps = option("--epsilon", epsilon)
     dlt = option("--delta", delta)
-    for flag, value in (("--m", m), ("--max-count", max_count), ("--n-vectors", n_vectors),
-                        ("--relation", relation), ("--seed", seed)):
+    for flag, value in (
+        ("--m", m),
+        ("--max-count", max_count),
+        ("--n-vectors", n_vectors),
+        ("--relation", relation),
+        ("--seed", seed),
+    ):
         option(flag, value)
     if utility not in AUDIT_UTILITIES:
         raise CLIError(f"--utility must be one of: {', '.join(AUDIT_UTILITIES)}, got {utility!r}")
@@ -204,16 +219,21 @@ def audit(
         px = majority_problem(x, relation=rel, utility=kind)
         pairs += [(px, majority_problem(y, relation=rel, utility=kind)) for y in majority_neighbours(x, relation=rel)]
     report = run_audit(mech, pairs)
-    typer.echo(f"{mechanism} ({type(mech).__name__}) on the majority app, utility {utility}: "
-               f"{AUDIT_UTILITIES[utility]}")
+    typer.echo(
+        f"{mechanism} ({type(mech).__name__}) on the majority app, utility {utility}: {AUDIT_UTILITIES[utility]}"
+    )
     typer.echo(f"{what}, all {relation} neighbours")
     typer.echo(str(report))
     typer.echo(f"delta: {report.claimed.delta:g}{delta_note}")
     if report.max_loss == 0:
-        typer.echo("note: no neighbour changed the output law (loss 0): this audit is vacuous; try --utility "
-                   "count or other --counts")
-    typer.echo(f"max privacy loss {report.max_loss:.6g} vs claimed epsilon {report.claimed.epsilon:.6g}: "
-               + ("VIOLATION" if report.violates else "ok"))
+        typer.echo(
+            "note: no neighbour changed the output law (loss 0): this audit is vacuous; try --utility "
+            "count or other --counts"
+        )
+    typer.echo(
+        f"max privacy loss {report.max_loss:.6g} vs claimed epsilon {report.claimed.epsilon:.6g}: "
+        + ("VIOLATION" if report.violates else "ok")
+    )
 
 
 def demo(

@@ -23,8 +23,7 @@ HEADER = ("RANK", "CHR", "SNP", "BP", "A1", "A2")
 #: --utility of ``dpselect assoc`` (its --test values are the library's ASSOCIATION_TESTS).
 ASSOC_UTILITIES = ("distance", "chi2")
 ASSOC_RELATIONS = {
-    "replace": "one individual's genotypes replaced (case/control status and the numbers of cases and controls "
-               "public)",
+    "replace": "one individual's genotypes replaced (case/control status and the numbers of cases and controls public)",
     "add_remove": "one individual added or removed",
 }
 
@@ -42,8 +41,17 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_snps: int | None, mechanism: str,
-                   utility: str, utilities: Sequence[str], out: Path | None) -> float:
+def _check_options(
+    file: Path,
+    epsilon: float,
+    k: int,
+    seed: int | None,
+    chunk_snps: int | None,
+    mechanism: str,
+    utility: str,
+    utilities: Sequence[str],
+    out: Path | None,
+) -> float:
     """Epsilon, after checking every option the two commands share (nothing printed)."""
     from ..mechanisms import APPROXIMATE_NAMES, MECHANISM_NAMES
 
@@ -54,8 +62,10 @@ def _check_options(file: Path, epsilon: float, k: int, seed: int | None, chunk_s
     if mechanism not in MECHANISM_NAMES:
         raise CLIError(f"--mechanism {mechanism!r} is not a mechanism; choose one of: " + ", ".join(MECHANISM_NAMES))
     if mechanism in APPROXIMATE_NAMES:
-        raise CLIError(f"--mechanism {mechanism} is approximate DP (it needs delta > 0); this command runs pure "
-                       "epsilon-DP mechanisms: choose pf, em, snm_t, sps, ld, ...")
+        raise CLIError(
+            f"--mechanism {mechanism} is approximate DP (it needs delta > 0); this command runs pure "
+            "epsilon-DP mechanisms: choose pf, em, snm_t, sps, ld, ..."
+        )
     if utility not in utilities:
         raise CLIError(f"--utility {utility!r} is not a utility; choose one of: {', '.join(utilities)}")
     if file.is_dir():
@@ -73,9 +83,9 @@ def _read_counts(read: Callable[..., Any], file: Path, **kwargs: Any) -> Any:
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if msg.startswith("path: "):
-            msg = "FILE " + msg[len("path: "):]
+            msg = "FILE " + msg[len("path: ") :]
         elif msg.startswith("pedigree: "):
-            msg = "--pedigree " + msg[len("pedigree: "):]
+            msg = "--pedigree " + msg[len("pedigree: ") :]
         raise CLIError(msg) from None
     for w in caught:
         text = str(w.message)
@@ -95,8 +105,9 @@ def _print_table(rows: list[tuple[Any, ...]], out: Path | None) -> None:
     table = [HEADER, *((str(r), *(str(v) for v in row)) for r, row in enumerate(rows, start=1))]
     widths = [max(len(t[j]) for t in table) for j in range(len(HEADER))]
     for line in table:
-        typer.echo("  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w)
-                             for j, (v, w) in enumerate(zip(line, widths))).rstrip())
+        typer.echo(
+            "  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w) for j, (v, w) in enumerate(zip(line, widths))).rstrip()
+        )
     if out is not None:
         out.write_text("".join("\t".join(line) + "\n" for line in table))
 
@@ -118,25 +129,34 @@ def _check_tdt_files(file: Path, pedigree: Path | None) -> None:
 
 def tdt_command(
     file: Path = typer.Argument(
-        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"),
+        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
+    ),
     epsilon: float = EPSILON_OPTION,
     k: int = K_OPTION,
     mechanism: str = typer.Option(
-        "pf", "--mechanism", help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2)"),
+        "pf", "--mechanism", help="pf (default), em, or another registry name (sps, ld, ... with --utility chi2)"
+    ),
     utility: str = typer.Option(
-        "distance", "--utility",
+        "distance",
+        "--utility",
         help="distance (default: families to change before a SNP's rank changes, sensitivity 1) or chi2 "
-             "(the TDT statistics; what sps and ld need)"),
+        "(the TDT statistics; what sps and ld need)",
+    ),
     out: Path | None = OUT_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     seed: int | None = SEED_OPTION,
-    chunk_snps: int = typer.Option(10_000, "--chunk-snps",
-                                   help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"),
+    chunk_snps: int = typer.Option(
+        10_000, "--chunk-snps", help="SNPs per Dask task (memory ~ individuals / 4 x this bytes)"
+    ),
     pedigree: Path | None = typer.Option(
-        None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"),
+        None, "--pedigree", help=".fam/.ped pedigree of a VCF/BCF FILE (individual ids = sample names)"
+    ),
     allow_no_sex: bool = typer.Option(
-        False, "--allow-no-sex", help="keep affected children of unknown sex (as plink --allow-no-sex; by "
-                                      "default their trios are dropped, as plink --tdt does)"),
+        False,
+        "--allow-no-sex",
+        help="keep affected children of unknown sex (as plink --allow-no-sex; by "
+        "default their trios are dropped, as plink --tdt does)",
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Privately select the top-k SNPs of a trio cohort by the TDT (one family replaced).
@@ -149,17 +169,28 @@ def tdt_command(
 
     eps = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility, tuple(UTILITIES), out)
     _check_tdt_files(file, pedigree)
-    counts = _read_counts(transmission_counts, file, pedigree=pedigree, allow_no_sex=allow_no_sex,
-                          chunk_snps=chunk_snps, scheduler=scheduler, progress=not quiet)
+    counts = _read_counts(
+        transmission_counts,
+        file,
+        pedigree=pedigree,
+        allow_no_sex=allow_no_sex,
+        chunk_snps=chunk_snps,
+        scheduler=scheduler,
+        progress=not quiet,
+    )
     if k > counts.b.size:
         raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
     top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
     _print_table(counts.annotations(top.indices), out)
-    typer.echo(f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), {counts.n_families} trios, "
-               f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else ""))
-    typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
-               "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
-               "--keep-allele-order; ALT for a VCF)")
+    typer.echo(
+        f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), {counts.n_families} trios, "
+        f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else "")
+    )
+    typer.echo(
+        f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
+        "replaced; A1 = the allele whose transmissions were counted (.bim column 5, PLINK's A1 with "
+        "--keep-allele-order; ALT for a VCF)"
+    )
 
 
 def _check_assoc_options(file: Path, test: str, tests: Sequence[str], utility: str, relation: str) -> None:
@@ -171,36 +202,54 @@ def _check_assoc_options(file: Path, test: str, tests: Sequence[str], utility: s
     if utility == "chi2" and relation != "replace":
         raise CLIError("--utility chi2 needs --relation replace (its sensitivity assumes fixed group sizes)")
     if str(file).lower().endswith((".vcf", ".vcf.gz", ".bcf")):
-        raise CLIError(f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
-                       "holds the phenotypes); convert it with plink --vcf first")
+        raise CLIError(
+            f"FILE {str(file)!r} is a VCF/BCF: dpselect assoc reads a PLINK fileset (the .fam "
+            "holds the phenotypes); convert it with plink --vcf first"
+        )
 
 
 def assoc_command(
-    file: Path = typer.Argument(..., help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
-                                          "(.fam phenotype 2 = case, 1 = control, others left out)"),
+    file: Path = typer.Argument(
+        ...,
+        help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
+        "(.fam phenotype 2 = case, 1 = control, others left out)",
+    ),
     epsilon: float = EPSILON_OPTION,
     k: int = K_OPTION,
     test: str = typer.Option(
-        "allelic", "--test", help="association test: allelic (the 2x2 allele table of plink --assoc); the "
-                                  "library's ASSOCIATION_TESTS lists the tests available"),
+        "allelic",
+        "--test",
+        help="association test: allelic (the 2x2 allele table of plink --assoc); the "
+        "library's ASSOCIATION_TESTS lists the tests available",
+    ),
     mechanism: str = typer.Option(
-        "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"),
+        "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"
+    ),
     utility: str = typer.Option(
-        "distance", "--utility",
+        "distance",
+        "--utility",
         help="distance (default: individuals to change before a SNP's rank changes, sensitivity 1) or chi2 "
-             "(the test statistics with their sensitivity: the papers' baseline; --relation replace only)"),
+        "(the test statistics with their sensitivity: the papers' baseline; --relation replace only)",
+    ),
     relation: str = typer.Option(
-        "replace", "--relation", help="neighbours: replace (default: one individual's genotypes replaced, "
-                                      "status and group sizes public) or add_remove (one individual more or "
-                                      "less)"),
+        "replace",
+        "--relation",
+        help="neighbours: replace (default: one individual's genotypes replaced, "
+        "status and group sizes public) or add_remove (one individual more or "
+        "less)",
+    ),
     out: Path | None = OUT_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     seed: int | None = SEED_OPTION,
     chunk_snps: int | None = typer.Option(
-        None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"),
+        None, "--chunk-snps", help="SNPs per Dask task (default: chosen from the number of individuals)"
+    ),
     allow_no_sex: bool = typer.Option(
-        False, "--allow-no-sex", help="count individuals of unknown sex (as plink --allow-no-sex; by default "
-                                      "they are left out, as plink --model does)"),
+        False,
+        "--allow-no-sex",
+        help="count individuals of unknown sex (as plink --allow-no-sex; by default "
+        "they are left out, as plink --model does)",
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Privately select the top-k SNPs of a case-control cohort by an association test.
@@ -213,17 +262,27 @@ def assoc_command(
 
     eps = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility, ASSOC_UTILITIES, out)
     _check_assoc_options(file, test, tuple(ASSOCIATION_TESTS), utility, relation)
-    counts = _read_counts(case_control_counts, file, allow_no_sex=allow_no_sex, chunk_snps=chunk_snps,
-                          scheduler=scheduler, progress=not quiet)
+    counts = _read_counts(
+        case_control_counts,
+        file,
+        allow_no_sex=allow_no_sex,
+        chunk_snps=chunk_snps,
+        scheduler=scheduler,
+        progress=not quiet,
+    )
     if k > counts.n_snps:
         raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
     top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
     _print_table(counts.annotations(top.indices), out)
-    typer.echo(f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
-               f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else ""))
+    typer.echo(
+        f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
+        f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else "")
+    )
     guarantee = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")
-    typer.echo(f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {guarantee}; A1 = "
-               "the allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)")
+    typer.echo(
+        f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under {guarantee}; A1 = "
+        "the allele counted (.bim column 5, PLINK's A1 with --keep-allele-order)"
+    )
 
 
 def add_commands(app: typer.Typer) -> None:

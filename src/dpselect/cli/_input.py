@@ -81,19 +81,21 @@ def _seed(value: int, name: str) -> int:
 
 
 #: What every numeric or choice option accepts: the library's rules, applied under the option's name.
-OPTION_RULES: Mapping[str, Rule] = MappingProxyType({
-    "--epsilon": EPSILON,
-    "--delta": DELTA.or_none(),
-    "--sensitivity": positive(none=True),
-    "--seed": Rule("None or an int >= 0", check=_seed, none=True),
-    "--relation": RELATION,
-    "--k": int_at_least(1),
-    "--m": int_at_least(2),
-    "--workers": int_at_least(1, none=True),
-    "--chunk-snps": int_at_least(1, none=True),
-    "--max-count": int_at_least(1),
-    "--n-vectors": int_at_least(1),
-})
+OPTION_RULES: Mapping[str, Rule] = MappingProxyType(
+    {
+        "--epsilon": EPSILON,
+        "--delta": DELTA.or_none(),
+        "--sensitivity": positive(none=True),
+        "--seed": Rule("None or an int >= 0", check=_seed, none=True),
+        "--relation": RELATION,
+        "--k": int_at_least(1),
+        "--m": int_at_least(2),
+        "--workers": int_at_least(1, none=True),
+        "--chunk-snps": int_at_least(1, none=True),
+        "--max-count": int_at_least(1),
+        "--n-vectors": int_at_least(1),
+    }
+)
 
 
 def option(name: str, value: T) -> T:
@@ -118,8 +120,9 @@ def check_out_dir(out: Path, name: str = "--out") -> Path:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as exc:
-        raise CLIError(f"{name} {str(out)!r} is not a writable directory ({exc.strerror or type(exc).__name__})") \
-            from None
+        raise CLIError(
+            f"{name} {str(out)!r} is not a writable directory ({exc.strerror or type(exc).__name__})"
+        ) from None
     return path
 
 
@@ -167,8 +170,9 @@ def read_table(file: Path) -> pd.DataFrame:
     try:
         return pd.read_parquet(path) if parquet else pd.read_csv(path)
     except Exception as exc:  # parser errors of any kind: one line, without the parser's text
-        raise CLIError(f"FILE {str(file)!r} cannot be read as a {'Parquet' if parquet else 'CSV'} table "
-                       f"({type(exc).__name__})") from None
+        raise CLIError(
+            f"FILE {str(file)!r} cannot be read as a {'Parquet' if parquet else 'CSV'} table ({type(exc).__name__})"
+        ) from None
 
 
 def _column(df: pd.DataFrame, file: Path, column: str) -> pd.Series:
@@ -215,8 +219,9 @@ def vote_labels(df: pd.DataFrame, file: Path, column: str) -> np.ndarray:
     return col.astype(str).to_numpy(dtype=object)
 
 
-def select_problem(values: np.ndarray, labels: Sequence[str], utility: Utility, sensitivity: float | None,
-                   column: str) -> tuple[SelectionProblem, str]:
+def select_problem(
+    values: np.ndarray, labels: Sequence[str], utility: Utility, sensitivity: float | None, column: str
+) -> tuple[SelectionProblem, str]:
     """The selection problem of ``dpselect select`` and a description of its utility."""
     if utility is Utility.scores:
         if sensitivity is None:  # resolved before reading: kept as a guard
@@ -237,8 +242,7 @@ def select_problem(values: np.ndarray, labels: Sequence[str], utility: Utility, 
     return prob, "argmax-indicator utility of the counts, global sensitivity 1"
 
 
-def build_mechanism(name: str, epsilon: float, delta: float | None,
-                    flag: str = "--mechanism") -> tuple[Mechanism, str]:
+def build_mechanism(name: str, epsilon: float, delta: float | None, flag: str = "--mechanism") -> tuple[Mechanism, str]:
     """(mechanism, note on its delta) for ``--mechanism NAME --epsilon E [--delta D]``.
 
     An approximate-DP mechanism (:data:`~dpselect.mechanisms.registry.APPROXIMATE_NAMES`)
@@ -255,8 +259,10 @@ def build_mechanism(name: str, epsilon: float, delta: float | None,
         if delta is None:
             delta, note = DEFAULT_DELTA, f" (default for {name}, which needs delta > 0; choose it with --delta)"
         elif delta == 0:
-            raise CLIError(f"--delta must be > 0 for {flag} {name} (approximate DP); for pure epsilon-DP choose "
-                           f"{flag} snm_t, pf or em")
+            raise CLIError(
+                f"--delta must be > 0 for {flag} {name} (approximate DP); for pure epsilon-DP choose "
+                f"{flag} snm_t, pf or em"
+            )
         else:
             note = " (from --delta)"
     elif delta:

@@ -40,22 +40,30 @@ __all__ = ["NON_PRIVATE_FLAG", "guarantee_lines", "select"]
 NON_PRIVATE_FLAG = "--non-private-candidates-from-data"
 
 
-def _resolve_votes(candidates: list[str] | None, non_private: bool, sensitivity: float | None,
-                   label_column: str | None) -> Utility:
+def _resolve_votes(
+    candidates: list[str] | None, non_private: bool, sensitivity: float | None, label_column: str | None
+) -> Utility:
     """``--utility votes``: exactly one of --candidates and the non-private flag, no per-row option."""
     if candidates is not None and non_private:
         raise CLIError(f"give --candidates or {NON_PRIVATE_FLAG}, not both")
     if candidates is None and not non_private:
-        raise CLIError("--utility votes needs the public --candidates (comma-separated): labels taken from the "
-                       f"data make the output space private; {NON_PRIVATE_FLAG} does that with NO guarantee")
+        raise CLIError(
+            "--utility votes needs the public --candidates (comma-separated): labels taken from the "
+            f"data make the output space private; {NON_PRIVATE_FLAG} does that with NO guarantee"
+        )
     for name, value in (("--sensitivity", sensitivity), ("--label-column", label_column)):
         if value is not None:
             raise CLIError(f"{name} does not apply to --utility votes (one label per record)")
     return Utility.votes
 
 
-def resolve_utility(utility: Utility | None, candidates: list[str] | None, non_private: bool,
-                    sensitivity: float | None, label_column: str | None) -> Utility | None:
+def resolve_utility(
+    utility: Utility | None,
+    candidates: list[str] | None,
+    non_private: bool,
+    sensitivity: float | None,
+    label_column: str | None,
+) -> Utility | None:
     """--utility from the options alone (None: decided by the column's type, which needs the file)."""
     if utility is None:
         if candidates is not None or non_private:
@@ -69,8 +77,10 @@ def resolve_utility(utility: Utility | None, candidates: list[str] | None, non_p
     if candidates is not None or non_private:
         raise CLIError(f"--candidates and {NON_PRIVATE_FLAG} apply to --utility votes (a column of raw labels) only")
     if utility is Utility.scores and sensitivity is None:
-        raise CLIError("--utility scores needs --sensitivity S: the most one record of the underlying data can "
-                       "change any row's score (public, from how the scores were computed)")
+        raise CLIError(
+            "--utility scores needs --sensitivity S: the most one record of the underlying data can "
+            "change any row's score (public, from how the scores were computed)"
+        )
     if utility is not Utility.scores and sensitivity is not None:
         raise CLIError(f"--sensitivity does not apply to --utility {utility.value} (counts have sensitivity 1)")
     return utility
@@ -87,16 +97,28 @@ def guarantee_lines(mechanism: str, mech: Mechanism, prob: SelectionProblem, wha
 def _undecided_column(df: pd.DataFrame, file: Path, column: str, label_column: str | None) -> CLIError:
     """The error when no --utility, --candidates or --sensitivity says what the column holds."""
     if is_label_column(df, column):
-        return CLIError(f"--column {column!r} holds labels: give the public --candidates (comma-separated) to "
-                        f"choose the most frequent ({NON_PRIVATE_FLAG} takes them from the data, with NO guarantee)")
+        return CLIError(
+            f"--column {column!r} holds labels: give the public --candidates (comma-separated) to "
+            f"choose the most frequent ({NON_PRIVATE_FLAG} takes them from the data, with NO guarantee)"
+        )
     column_values(df, file, column, label_column)  # names a missing or non-numeric column
-    return CLIError(f"--column {column!r} is numeric: say what it holds: --utility scores --sensitivity S "
-                    "(one row per public candidate; S = the most one record changes a score) or --utility "
-                    "majority | indicator (one count per candidate)")
+    return CLIError(
+        f"--column {column!r} is numeric: say what it holds: --utility scores --sensitivity S "
+        "(one row per public candidate; S = the most one record changes a score) or --utility "
+        "majority | indicator (one count per candidate)"
+    )
 
 
-def _select_votes(df: pd.DataFrame, file: Path, column: str, cands: list[str] | None, mechanism: str,
-                  mech: Mechanism, delta_note: str, rng: np.random.Generator) -> None:
+def _select_votes(
+    df: pd.DataFrame,
+    file: Path,
+    column: str,
+    cands: list[str] | None,
+    mechanism: str,
+    mech: Mechanism,
+    delta_note: str,
+    rng: np.random.Generator,
+) -> None:
     """``select`` on a column of raw labels: permute-and-flip (or --mechanism) on the label counts."""
     from ..apps.counts import label_counts
 
@@ -105,23 +127,36 @@ def _select_votes(df: pd.DataFrame, file: Path, column: str, cands: list[str] | 
     if cands is None:
         cands = sorted(set(labels.tolist()))
     counts = label_counts(labels, cands)
-    prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove",
-                            private=private)
+    prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove", private=private)
     choice = cands[int(mech.select(prob, rng=rng))]
     if not private:
-        print(f"dpselect: warning: {NON_PRIVATE_FLAG}: the candidates are the labels seen in the data, so "
-              "the printed label can be one record's value: this release is NOT differentially private",
-              file=sys.stderr)
+        print(
+            f"dpselect: warning: {NON_PRIVATE_FLAG}: the candidates are the labels seen in the data, so "
+            "the printed label can be one record's value: this release is NOT differentially private",
+            file=sys.stderr,
+        )
     # only the winning label is released: never a count or the number of records
     typer.echo(f"selected: {choice}" + ("" if private else "  [NOT PRIVATE: candidates taken from the data]"))
-    what = (f"majority vote over {len(cands)} public candidate labels" if private
-            else "majority vote over the labels seen in the data")
+    what = (
+        f"majority vote over {len(cands)} public candidate labels"
+        if private
+        else "majority vote over the labels seen in the data"
+    )
     guarantee_lines(mechanism, mech, prob, what + ", one row per record", delta_note)
 
 
-def _select_rows(df: pd.DataFrame, file: Path, column: str, label_column: str | None, utility: Utility,
-                 sensitivity: float | None, mechanism: str, mech: Mechanism, delta_note: str,
-                 rng: np.random.Generator) -> None:
+def _select_rows(
+    df: pd.DataFrame,
+    file: Path,
+    column: str,
+    label_column: str | None,
+    utility: Utility,
+    sensitivity: float | None,
+    mechanism: str,
+    mech: Mechanism,
+    delta_note: str,
+    rng: np.random.Generator,
+) -> None:
     """``select`` on a column of scores or counts, one row per public candidate."""
     values, labels = column_values(df, file, column, label_column)
     prob, what = select_problem(values, labels, utility, sensitivity, column)
@@ -129,38 +164,57 @@ def _select_rows(df: pd.DataFrame, file: Path, column: str, label_column: str | 
     # only the choice is released: never the private value of the chosen row
     typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
     guarantee_lines(mechanism, mech, prob, what, delta_note)
-    typer.echo("assumes: the rows are public candidates (their number and labels do not depend on the data)"
-               + (f" and one record changes any score by at most {sensitivity:g}" if sensitivity is not None else
-                  " and the column holds one count of records per candidate"))
+    typer.echo(
+        "assumes: the rows are public candidates (their number and labels do not depend on the data)"
+        + (
+            f" and one record changes any score by at most {sensitivity:g}"
+            if sensitivity is not None
+            else " and the column holds one count of records per candidate"
+        )
+    )
 
 
 def select(
-    file: Path = typer.Argument(..., help="CSV or Parquet file: one row per candidate (scores, counts) or "
-                                          "one row per record (votes)"),
+    file: Path = typer.Argument(
+        ..., help="CSV or Parquet file: one row per candidate (scores, counts) or one row per record (votes)"
+    ),
     column: str = typer.Option(..., "--column", help="column of scores / counts, or of raw labels (votes)"),
     epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
     utility: Utility | None = typer.Option(
-        None, "--utility", show_default="votes with --candidates, scores with --sensitivity, else required",
+        None,
+        "--utility",
+        show_default="votes with --candidates, scores with --sensitivity, else required",
         help="votes: one row per record, the column holds labels, choose among --candidates; "
-             "scores: the column is u(x, r) of public candidate rows, with a public --sensitivity; "
-             "majority: the column holds counts and the utility is the counts (monotone, sensitivity 1); "
-             "indicator: counts, argmax-indicator utility (the smooth mechanisms' seed utility)"),
+        "scores: the column is u(x, r) of public candidate rows, with a public --sensitivity; "
+        "majority: the column holds counts and the utility is the counts (monotone, sensitivity 1); "
+        "indicator: counts, argmax-indicator utility (the smooth mechanisms' seed utility)",
+    ),
     mechanism: str = typer.Option(
-        DEFAULT_MECHANISM, "--mechanism",
+        DEFAULT_MECHANISM,
+        "--mechanism",
         help="em | pf | rnm_laplace | rnm_gumbel | rnm_exponential | snm_t | snm_laplace | snm_lln | sps | ld "
-             "(default pf: the most accurate sound choice for counts and scores)"),
+        "(default pf: the most accurate sound choice for counts and scores)",
+    ),
     delta: float | None = typer.Option(
-        None, "--delta", help=f"delta of the approximate-DP mechanisms (snm_laplace, snm_lln: default "
-                              f"{DEFAULT_DELTA:g}); the delta used is printed"),
+        None,
+        "--delta",
+        help=f"delta of the approximate-DP mechanisms (snm_laplace, snm_lln: default "
+        f"{DEFAULT_DELTA:g}); the delta used is printed",
+    ),
     seed: int | None = typer.Option(None, "--seed", help="random seed >= 0 (default: fresh entropy)"),
     sensitivity: float | None = typer.Option(
-        None, "--sensitivity", help="--utility scores: the public global sensitivity of the scores (required)"),
+        None, "--sensitivity", help="--utility scores: the public global sensitivity of the scores (required)"
+    ),
     label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidate rows"),
     candidates: str | None = typer.Option(
-        None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated"),
+        None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated"
+    ),
     non_private: bool = typer.Option(
-        False, NON_PRIVATE_FLAG, help="--utility votes without --candidates: choose among the labels seen in "
-                                      "the data; the output can be one record's value: NO privacy guarantee"),
+        False,
+        NON_PRIVATE_FLAG,
+        help="--utility votes without --candidates: choose among the labels seen in "
+        "the data; the output can be one record's value: NO privacy guarantee",
+    ),
 ) -> None:
     """Privately pick the best row of a column of scores or counts, or the most frequent of a column of raw
     labels among public --candidates (one row per record); print the choice, the guarantee and delta.

@@ -30,8 +30,11 @@ from typing import TYPE_CHECKING
 
 from .._optional import require_installed
 
-require_installed(("matplotlib", "dask", "distributed", "pandas", "sklearn", "pyarrow", "rich"), "experiments",
-                  purpose="dpselect.experiments")
+require_installed(
+    ("matplotlib", "dask", "distributed", "pandas", "sklearn", "pyarrow", "rich"),
+    "experiments",
+    purpose="dpselect.experiments",
+)
 
 if TYPE_CHECKING:
     from ._data import resolve_data_dir

@@ -32,8 +32,16 @@ import numpy as np
 from ._plotting import accuracy_panel, figure_legend, fmt, group, log_axis, md_table, new_figure, save_figure
 from .tasks import Claim, Task
 
-__all__ = ["Stat", "accuracy_figure", "claim_at_least", "claim_matches_published", "majority_accuracy",
-           "means_table", "stats_by", "task_grid"]
+__all__ = [
+    "Stat",
+    "accuracy_figure",
+    "claim_at_least",
+    "claim_matches_published",
+    "majority_accuracy",
+    "means_table",
+    "stats_by",
+    "task_grid",
+]
 
 
 class Stat(NamedTuple):
@@ -44,8 +52,9 @@ class Stat(NamedTuple):
     n: int
 
 
-def task_grid(axes: Mapping[str, Iterable[Any]], kwargs: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
-              **fixed: Any) -> list[Task]:
+def task_grid(
+    axes: Mapping[str, Iterable[Any]], kwargs: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None, **fixed: Any
+) -> list[Task]:
     """One :class:`Task` per point of the product of ``axes`` (name -> values), key in axis order.
 
     Each task's kwargs are the point's coordinates, ``fixed`` and, if given,
@@ -76,10 +85,21 @@ def majority_accuracy(y_train: Any, y_test: Any) -> float:
 
 
 def accuracy_figure(
-    rows: Sequence[Mapping[str, Any]], path: Path, *, panels: Sequence[str], x: str, series: str,
-    value: str = "accuracy", labels: Mapping[Any, str] | None = None, majority: str | None = "majority_accuracy",
-    published: Callable[[tuple, Any, Any], float | None] | None = None, title: Callable[[tuple], str] | None = None,
-    ncols: int = 3, xlabel: str = "epsilon", ylabel: str = "test accuracy", log_y: bool = False,
+    rows: Sequence[Mapping[str, Any]],
+    path: Path,
+    *,
+    panels: Sequence[str],
+    x: str,
+    series: str,
+    value: str = "accuracy",
+    labels: Mapping[Any, str] | None = None,
+    majority: str | None = "majority_accuracy",
+    published: Callable[[tuple, Any, Any], float | None] | None = None,
+    title: Callable[[tuple], str] | None = None,
+    ncols: int = 3,
+    xlabel: str = "epsilon",
+    ylabel: str = "test accuracy",
+    log_y: bool = False,
     linear_below: float | None = None,
     styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
@@ -102,7 +122,7 @@ def accuracy_figure(
     ncols = max(1, min(ncols, len(keys)))
     nrows = -(-len(keys) // ncols)
     fig, axes = new_figure(nrows, ncols)
-    name = (lambda s: (labels or {}).get(s, str(s)))
+    name = lambda s: (labels or {}).get(s, str(s))
     # one colour per series in every panel (a panel without some series does not shift the others' colours)
     styles = {name(s): {"color": f"C{i % 10}", **dict((styles or {}).get(name(s), {}))} for i, s in enumerate(sers)}
     for k, key in enumerate(keys):
@@ -111,8 +131,10 @@ def accuracy_figure(
         for s in sers:
             st = [stats.get((*key, s, xv)) for xv in xs]
             if any(t is not None for t in st):
-                data[name(s)] = ([np.nan if t is None else t.mean for t in st],
-                                 [0.0 if t is None else t.spread for t in st])
+                data[name(s)] = (
+                    [np.nan if t is None else t.mean for t in st],
+                    [0.0 if t is None else t.spread for t in st],
+                )
         maj = None
         if majority is not None:
             vals = [float(r[majority]) for r in rows if tuple(r[p] for p in panels) == key and majority in r]
@@ -123,8 +145,14 @@ def accuracy_figure(
             for s in sers:
                 pub = [published(key, s, xv) for xv in xs]
                 if any(p is not None for p in pub):
-                    ax.plot(xs, [np.nan if p is None else p for p in pub], linestyle=":", linewidth=1.2,
-                            color=colours.get(name(s), "gray"), label=f"{name(s)} (published)")
+                    ax.plot(
+                        xs,
+                        [np.nan if p is None else p for p in pub],
+                        linestyle=":",
+                        linewidth=1.2,
+                        color=colours.get(name(s), "gray"),
+                        label=f"{name(s)} (published)",
+                    )
         if log_y:
             log_axis(ax, "y", [v for mean, _ in data.values() for v in mean], linear_below=linear_below)
         ax.set_title(title(key) if title is not None else ", ".join(map(str, key)), fontsize=9)
@@ -136,8 +164,9 @@ def accuracy_figure(
     return save_figure(fig, path)
 
 
-def claim_at_least(text: str, diffs: Sequence[float], what: str, published: str, note: str = "",
-                   margin: float = 0.0) -> Claim:
+def claim_at_least(
+    text: str, diffs: Sequence[float], what: str, published: str, note: str = "", margin: float = 0.0
+) -> Claim:
     """Claim "A is at least as good as B on average": ok iff mean(diffs) >= -margin (not evaluated if empty)."""
     if len(diffs) == 0:
         return Claim(text, "not evaluated (no comparable cell in the grid)", published, None, note)
@@ -145,8 +174,15 @@ def claim_at_least(text: str, diffs: Sequence[float], what: str, published: str,
     return Claim(text, f"mean {what} = {fmt(mean)} over {len(diffs)} cells", published, mean >= -margin, note)
 
 
-def claim_matches_published(text: str, pairs: Sequence[tuple[float, float]], tolerance: float, published: str,
-                            missing: str, note: str = "", statistic: str = "max") -> Claim:
+def claim_matches_published(
+    text: str,
+    pairs: Sequence[tuple[float, float]],
+    tolerance: float,
+    published: str,
+    missing: str,
+    note: str = "",
+    statistic: str = "max",
+) -> Claim:
     """Claim "ours matches the published value within ``tolerance``" over (ours, published) pairs.
 
     statistic "max": max |ours - published|; "mean": |mean(ours - published)|.
@@ -162,10 +198,17 @@ def claim_matches_published(text: str, pairs: Sequence[tuple[float, float]], tol
     return Claim(text, f"{label} = {fmt(gap)} over {len(pairs)} cells", published, gap <= tolerance, note)
 
 
-def means_table(stats: Mapping[tuple, Stat], row_keys: Sequence[tuple], columns: Sequence[Any],
-                header: Sequence[str], column_labels: Mapping[Any, str] | None = None,
-                extra: Callable[[tuple], Sequence[Any]] | None = None, extra_header: Sequence[str] = ()) -> str:
+def means_table(
+    stats: Mapping[tuple, Stat],
+    row_keys: Sequence[tuple],
+    columns: Sequence[Any],
+    header: Sequence[str],
+    column_labels: Mapping[Any, str] | None = None,
+    extra: Callable[[tuple], Sequence[Any]] | None = None,
+    extra_header: Sequence[str] = (),
+) -> str:
     """Markdown table: one row per ``row_keys`` entry, "mean ± spread" per column (stats keyed (*row, column))."""
+
     def cell(st: Stat | None) -> str:
         if st is None:
             return "–"
@@ -173,7 +216,10 @@ def means_table(stats: Mapping[tuple, Stat], row_keys: Sequence[tuple], columns:
 
     table = []
     for rk in row_keys:
-        table.append([fmt(v) if not isinstance(v, str) else v for v in rk]
-                     + [cell(stats.get((*rk, c))) for c in columns] + (list(extra(rk)) if extra else []))
+        table.append(
+            [fmt(v) if not isinstance(v, str) else v for v in rk]
+            + [cell(stats.get((*rk, c))) for c in columns]
+            + (list(extra(rk)) if extra else [])
+        )
     cols = [(column_labels or {}).get(c, str(c)) for c in columns]
     return md_table([*header, *cols, *extra_header], table)

@@ -23,16 +23,30 @@ import numpy as np
 
 from ._common import majority_accuracy
 
-__all__ = ["COMPARED", "LABELS", "PEERS", "PEER_ABBREVIATIONS", "available", "compared", "fit_score", "make_peer",
-           "supports"]
+__all__ = [
+    "COMPARED",
+    "LABELS",
+    "PEERS",
+    "PEER_ABBREVIATIONS",
+    "available",
+    "compared",
+    "fit_score",
+    "make_peer",
+    "supports",
+]
 
 PEERS = ("diffprivlib_tree", "diffprivlib_forest", "dp_ebm")
 #: Our estimators at their defaults, the peers, and the majority-class rate (keys of :func:`fit_score`).
 COMPARED = ("tree_default", "forest_default", *PEERS, "majority")
 #: Report labels of :data:`COMPARED`.
-LABELS = {"tree_default": "tree (defaults)", "forest_default": "forest (defaults)",
-          "diffprivlib_tree": "diffprivlib DT", "diffprivlib_forest": "diffprivlib RF", "dp_ebm": "DP-EBM",
-          "majority": "majority rate"}
+LABELS = {
+    "tree_default": "tree (defaults)",
+    "forest_default": "forest (defaults)",
+    "diffprivlib_tree": "diffprivlib DT",
+    "diffprivlib_forest": "diffprivlib RF",
+    "dp_ebm": "DP-EBM",
+    "majority": "majority rate",
+}
 
 #: Abbreviations of :data:`LABELS` (for the reports' abbreviation lists).
 PEER_ABBREVIATIONS = {
@@ -104,8 +118,9 @@ def make_peer(name: str, epsilon: float, data: Any, seed: int) -> tuple[Any, Any
         cats = {c: [str(v) for v in data.categorical[c]] for c in data.categorical}
         types: list[Any] = [cats.get(c, "continuous") for c in data.X.columns]
         pb = {c: tuple(data.bounds[c]) for c in data.X.columns if c not in cats}
-        model = DPExplainableBoostingClassifier(epsilon=epsilon, feature_types=types, privacy_bounds=pb,
-                                                n_jobs=1, random_state=seed)
+        model = DPExplainableBoostingClassifier(
+            epsilon=epsilon, feature_types=types, privacy_bounds=pb, n_jobs=1, random_state=seed
+        )
         return model, (lambda X: X.astype({c: str for c in cats}))
     raise ValueError(f"unknown peer {name!r}; one of {PEERS}")
 

@@ -17,8 +17,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["accuracy_panel", "figure_legend", "fmt", "group", "log_axis", "md_table", "nearest",
-           "new_figure", "save_figure"]
+__all__ = [
+    "accuracy_panel",
+    "figure_legend",
+    "fmt",
+    "group",
+    "log_axis",
+    "md_table",
+    "nearest",
+    "new_figure",
+    "save_figure",
+]
 
 
 def group(rows: Iterable[Mapping[str, Any]], *keys: str) -> dict[tuple, list[Mapping[str, Any]]]:
@@ -57,8 +66,11 @@ def nearest(values: Sequence[float], targets: Sequence[float]) -> list[float]:
     vals = np.asarray(sorted(set(values)), dtype=float)
     out: list[float] = []
     for t in targets:
-        v = float(vals[np.argmin(np.abs(np.log(vals) - np.log(t)))]) if (vals > 0).all() else float(
-            vals[np.argmin(np.abs(vals - t))])
+        v = (
+            float(vals[np.argmin(np.abs(np.log(vals) - np.log(t)))])
+            if (vals > 0).all()
+            else float(vals[np.argmin(np.abs(vals - t))])
+        )
         if v not in out:
             out.append(v)
     return out
@@ -132,8 +144,9 @@ def decade_ticks(lo_exp: int, hi_exp: int, max_ticks: int = 7) -> list[int]:
     return list(range(first, hi_exp + 1, step))
 
 
-def log_axis(ax: Any, axis: str = "x", values: Iterable[float] | None = None,
-             linear_below: float | None = None) -> None:
+def log_axis(
+    ax: Any, axis: str = "x", values: Iterable[float] | None = None, linear_below: float | None = None
+) -> None:
     """Log scale labelled at round decades only; exact zeros in ``values`` get their own "0" tick.
 
     ``values`` are the data plotted on that axis (optional).  Minor ticks stay
@@ -202,13 +215,27 @@ def figure_legend(fig: Any, axes: np.ndarray, ncol: int | None = None) -> Any:
     n = len(handles)
     ncol = ncol or min(n, 4)
     fig.tight_layout()
-    return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                      ncol=ncol, fontsize=8, frameon=False)
+    return fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=ncol,
+        fontsize=8,
+        frameon=False,
+    )
 
 
-def accuracy_panel(ax: Any, x: Sequence[float], series: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
-                   majority: float | None = None, log_x: bool = True, styles: Mapping[str, Mapping[str, Any]]
-                   | None = None, limits: tuple[float, float] = (0.0, 1.0)) -> None:
+def accuracy_panel(
+    ax: Any,
+    x: Sequence[float],
+    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    majority: float | None = None,
+    log_x: bool = True,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
+    limits: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """Mean accuracy per series with error bars (spread over repetitions) and the majority-class line.
 
     Error bars are mean ± spread clipped to ``limits``, the range of the metric ((0, 1) for an

@@ -31,8 +31,16 @@ class Progress:
         terminal with a bar and elsewhere with plain lines.
     """
 
-    def __init__(self, label: str, total: int, enabled: bool | None = None, *, interval: float = 5.0,
-                 stream: TextIO | None = None, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        enabled: bool | None = None,
+        *,
+        interval: float = 5.0,
+        stream: TextIO | None = None,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.label, self.total, self.done = label, int(total), 0
         self._stream = stream if stream is not None else sys.stderr
         self._clock, self._interval = clock, float(interval)
@@ -57,8 +65,12 @@ class Progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._bar = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=Console(file=self._stream), transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(file=self._stream),
+            transient=False,
         )
         self._bar.start()
         self._id = self._bar.add_task(self.label, total=self.total)
@@ -67,8 +79,7 @@ class Progress:
         """The plain progress line for the current state."""
         elapsed = self._clock() - self._t0
         eta = "?" if self.done == 0 else format_duration(elapsed / self.done * (self.total - self.done))
-        return (f"{self.label}: {self.done}/{self.total} tasks, elapsed {format_duration(elapsed)}, "
-                f"ETA {eta}")
+        return f"{self.label}: {self.done}/{self.total} tasks, elapsed {format_duration(elapsed)}, ETA {eta}"
 
     def advance(self, n: int = 1) -> None:
         self.done += n

@@ -78,7 +78,7 @@ def paper_problem(
     f = math.floor(Fraction(p) * n / 100)
     pos = min(f, n - 1) if rank_convention == "code" else max(1, f) - 1
     u = (x == x[pos]).astype(np.float64)
-    j = min(int(u[:pos].sum()), int(u[pos + 1:].sum()))
+    j = min(int(u[:pos].sum()), int(u[pos + 1 :].sum()))
     warnings.warn(
         "paper_problem reproduces Chaves et al.'s percentile selection, which is NOT differentially "
         "private: its candidates are the data values (mathematics §7 item 16) and S = exp(-(2j+1) beta) is not a "

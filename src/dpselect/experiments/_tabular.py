@@ -84,8 +84,12 @@ def _sklearn(name: str) -> Tabular:
     import pandas as pd
     from sklearn import datasets
 
-    loader = {"breast_cancer": datasets.load_breast_cancer, "digits": datasets.load_digits,
-              "wine": datasets.load_wine, "iris": datasets.load_iris}[name]
+    loader = {
+        "breast_cancer": datasets.load_breast_cancer,
+        "digits": datasets.load_digits,
+        "wine": datasets.load_wine,
+        "iris": datasets.load_iris,
+    }[name]
     bunch = loader()
     cols = [str(c) for c in getattr(bunch, "feature_names", range(bunch.data.shape[1]))]
     df = pd.DataFrame(bunch.data, columns=cols)

@@ -25,11 +25,27 @@ from .datasets import simulate_tdt
 __all__ = ["CASE", "MECH_ORDER", "SPS_CASES", "SPS_NAMES", "accuracy_table", "paper_one_sided_sps"]
 
 #: The mechanisms in the order of the tables.
-MECH_ORDER = ("nd_pf", "em", "pf", "ld", "sps_thm4_two_sided", "sps_thm4_one_sided", "sps_thm5_two_sided",
-              "sps_thm5_one_sided")
+MECH_ORDER = (
+    "nd_pf",
+    "em",
+    "pf",
+    "ld",
+    "sps_thm4_two_sided",
+    "sps_thm4_one_sided",
+    "sps_thm5_two_sided",
+    "sps_thm5_one_sided",
+)
 #: Their labels (the paper's SPS cases I-IV).
-CASE = {"nd_pf": "ND-PF", "em": "EM", "pf": "PF", "ld": "LD", "sps_thm4_two_sided": "SPS I",
-        "sps_thm4_one_sided": "SPS II", "sps_thm5_two_sided": "SPS III", "sps_thm5_one_sided": "SPS IV"}
+CASE = {
+    "nd_pf": "ND-PF",
+    "em": "EM",
+    "pf": "PF",
+    "ld": "LD",
+    "sps_thm4_two_sided": "SPS I",
+    "sps_thm4_one_sided": "SPS II",
+    "sps_thm5_two_sided": "SPS III",
+    "sps_thm5_one_sided": "SPS IV",
+}
 SPS_NAMES = ("sps_thm4_two_sided", "sps_thm4_one_sided", "sps_thm5_two_sided", "sps_thm5_one_sided")
 
 #: YS's four SPS cases: case -> (mechanism name, bound, one_sided).
@@ -43,8 +59,9 @@ SPS_CASES: dict[str, tuple[str, str, bool]] = {
 _ACCOUNTINGS = ("proven", "paper")
 
 
-def paper_one_sided_sps(epsilon: float, m: int, beta_max: float, gamma: float = 4.0,
-                        kappa: float = 0.5) -> SmoothPrivateSelection:
+def paper_one_sided_sps(
+    epsilon: float, m: int, beta_max: float, gamma: float = 4.0, kappa: float = 0.5
+) -> SmoothPrivateSelection:
     """One-sided SPS with the split of YS Thm 3 as published: k + (m-1) l / 2 = 1.
 
     l = min(2 (1 - kappa)/(m - 1), beta_max / (beta(1) eps)) (shrunk by 1e-12)
@@ -79,8 +96,9 @@ def paper_one_sided_sps(epsilon: float, m: int, beta_max: float, gamma: float = 
     return SmoothPrivateSelection(epsilon, gamma=gamma, one_sided=True, k=k, l=l)
 
 
-def _mechanisms(eps: float, m: int, n: int, accounting: str, gamma: float = 4.0, kappa: float = 0.5,
-                threshold: float = 6) -> list[tuple[str, str, str, Mechanism]]:
+def _mechanisms(
+    eps: float, m: int, n: int, accounting: str, gamma: float = 4.0, kappa: float = 0.5, threshold: float = 6
+) -> list[tuple[str, str, str, Mechanism]]:
     """(name, case, problem kind, mechanism): kind is "distance" or the SPS bound of the chi2 problem."""
     mech: Mechanism
     out: list[tuple[str, str, str, Mechanism]] = [
@@ -104,10 +122,18 @@ def _problems(b: np.ndarray, c: np.ndarray, n: int, threshold: float = 6) -> dic
     return out
 
 
-def accuracy_table(ms: int | Sequence[int] = (5, 10, 15, 20),
-                   epsilons: float | Sequence[float] = (3, 6, 9, 12, 15, 18, 21), n_families: int = 150,
-                   n_reps: int = 40, *, rng: SeedLike = None, accounting: str = "proven", gamma: float = 4.0,
-                   kappa: float = 0.5, threshold: float = 6) -> list[dict[str, object]]:
+def accuracy_table(
+    ms: int | Sequence[int] = (5, 10, 15, 20),
+    epsilons: float | Sequence[float] = (3, 6, 9, 12, 15, 18, 21),
+    n_families: int = 150,
+    n_reps: int = 40,
+    *,
+    rng: SeedLike = None,
+    accounting: str = "proven",
+    gamma: float = 4.0,
+    kappa: float = 0.5,
+    threshold: float = 6,
+) -> list[dict[str, object]]:
     """Exact top-SNP accuracy of ND-PF, EM, PF, LD and SPS cases (I)-(IV) (YS §V-B, Fig. 1).
 
     For each m, ``n_reps`` panels from :func:`dpselect.experiments.datasets.simulate_tdt`
@@ -165,7 +191,15 @@ def accuracy_table(ms: int | Sequence[int] = (5, 10, 15, 20),
                 for name, case, kind, mech in _mechanisms(eps, m, n, acc_name, gamma, kappa, threshold):
                     if (mech, kind) not in memo:
                         memo[(mech, kind)] = float(np.mean([accuracy(mech, p[kind]) for p in problems]))
-                    rows[acc_name].append({"m": m, "epsilon": eps, "mechanism": name, "case": case,
-                                           "accuracy": memo[(mech, kind)], "accounting": acc_name,
-                                           "epsilon_proven": mech.privacy(problems[0][kind]).epsilon})
+                    rows[acc_name].append(
+                        {
+                            "m": m,
+                            "epsilon": eps,
+                            "mechanism": name,
+                            "case": case,
+                            "accuracy": memo[(mech, kind)],
+                            "accounting": acc_name,
+                            "epsilon_proven": mech.privacy(problems[0][kind]).epsilon,
+                        }
+                    )
     return [row for a in accountings for row in rows[a]]

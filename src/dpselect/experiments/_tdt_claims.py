@@ -46,30 +46,45 @@ def claims(rows: list[dict]) -> list[Claim]:
     """
     means = _fig1_means(rows)
     out = []
-    for accounting, note in (("paper", "YS's accounting: one-sided cases with the published Thm 3 split"),
-                             ("proven", "every mechanism at the same proven epsilon (mathematics §3.2)")):
+    for accounting, note in (
+        ("paper", "YS's accounting: one-sided cases with the published Thm 3 split"),
+        ("proven", "every mechanism at the same proven epsilon (mathematics §3.2)"),
+    ):
         cells = [(m, e) for (a, m, e, mech) in means if a == accounting and mech == "em" and e >= 9]
         if not cells:
             continue
         for case in ("sps_thm5_one_sided", "sps_thm5_two_sided"):
-            wins = [means[(accounting, m, e, case)] > max(means[(accounting, m, e, "em")],
-                                                          means[(accounting, m, e, "pf")]) for m, e in cells]
-            gaps = [means[(accounting, m, e, case)] - max(means[(accounting, m, e, "em")],
-                                                          means[(accounting, m, e, "pf")]) for m, e in cells]
-            out.append(Claim(
-                f"{CASE[case]} (Thm 5) has higher accuracy than EM and PF at every eps >= 9 ({accounting} accounting)",
-                f"{sum(wins)}/{len(wins)} (m, eps) cells; accuracy gap to best of EM/PF in "
-                f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
-                "SPS Thm 5 > EM, PF for eps >= 9 (YS Fig. 1)", all(wins), note,
-            ))
+            wins = [
+                means[(accounting, m, e, case)] > max(means[(accounting, m, e, "em")], means[(accounting, m, e, "pf")])
+                for m, e in cells
+            ]
+            gaps = [
+                means[(accounting, m, e, case)] - max(means[(accounting, m, e, "em")], means[(accounting, m, e, "pf")])
+                for m, e in cells
+            ]
+            out.append(
+                Claim(
+                    f"{CASE[case]} (Thm 5) has higher accuracy than EM and PF at every eps >= 9 "
+                    f"({accounting} accounting)",
+                    f"{sum(wins)}/{len(wins)} (m, eps) cells; accuracy gap to best of EM/PF in "
+                    f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
+                    "SPS Thm 5 > EM, PF for eps >= 9 (YS Fig. 1)",
+                    all(wins),
+                    note,
+                )
+            )
     # Thm 5 (distance to instability) beats Thm 4 (exact smooth sensitivity at tiny beta)
     runs = [(a, m, e) for (a, m, e, mech) in means if mech == "em" and a == "proven"]
     if runs:
         wins = [means[(a, m, e, "sps_thm5_one_sided")] >= means[(a, m, e, "sps_thm4_one_sided")] for a, m, e in runs]
-        out.append(Claim(
-            "The Thm 5 bound gives higher accuracy than the Thm 4 bound (case IV vs II)",
-            f"{sum(wins)}/{len(wins)} cells", "Thm 5 better (YS §V-B)", all(wins),
-        ))
+        out.append(
+            Claim(
+                "The Thm 5 bound gives higher accuracy than the Thm 4 bound (case IV vs II)",
+                f"{sum(wins)}/{len(wins)} cells",
+                "Thm 5 better (YS §V-B)",
+                all(wins),
+            )
+        )
     return out + _best_sound_claims(means, _real_means(rows))
 
 
@@ -79,21 +94,30 @@ def _best_sound_claims(means: dict[tuple, float], real: dict[tuple, float]) -> l
     cells = sorted({(m, e) for (a, m, e, mech) in means if a == "proven" and mech == "nd_pf"})
     if cells:
         gaps = [means[("proven", m, e, "nd_pf")] - means[("proven", m, e, "sps_thm5_one_sided")] for m, e in cells]
-        out.append(Claim(
-            "Best sound mechanism vs the paper's mechanism: PF on the neighbour-distance utility vs SPS IV",
-            f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
-            f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
-            "paper: SPS IV (no distance-utility baseline)", all(g >= 0 for g in gaps),
-            "proven accounting; ND-PF is select_top_snp's default (mathematics §9.1)", kind="new",
-        ))
+        out.append(
+            Claim(
+                "Best sound mechanism vs the paper's mechanism: PF on the neighbour-distance utility vs SPS IV",
+                f"ND-PF higher in {sum(g > 0 for g in gaps)}/{len(gaps)} (m, eps) cells; gap in "
+                f"[{fmt(min(gaps))}, {fmt(max(gaps))}]",
+                "paper: SPS IV (no distance-utility baseline)",
+                all(g >= 0 for g in gaps),
+                "proven accounting; ND-PF is select_top_snp's default (mathematics §9.1)",
+                kind="new",
+            )
+        )
     eps_r = sorted({e for (a, e, mech) in real if a == "proven"})
     if eps_r:
         wins = [real[("proven", e, "nd_pf")] > max(real[("proven", e, x)] for x in SPS_NAMES) for e in eps_r]
-        out.append(Claim(
-            "Table II (Justice et al. 2020 example): ND-PF beats every SPS case",
-            f"{sum(wins)}/{len(wins)} epsilons; at eps = {fmt(eps_r[-1])}: ND-PF "
-            f"{fmt(real[('proven', eps_r[-1], 'nd_pf')])} vs best SPS "
-            f"{fmt(max(real[('proven', eps_r[-1], x)] for x in SPS_NAMES))}",
-            "paper: SPS cases only", all(wins), "proven accounting", kind="new",
-        ))
+        out.append(
+            Claim(
+                "Table II (Justice et al. 2020 example): ND-PF beats every SPS case",
+                f"{sum(wins)}/{len(wins)} epsilons; at eps = {fmt(eps_r[-1])}: ND-PF "
+                f"{fmt(real[('proven', eps_r[-1], 'nd_pf')])} vs best SPS "
+                f"{fmt(max(real[('proven', eps_r[-1], x)] for x in SPS_NAMES))}",
+                "paper: SPS cases only",
+                all(wins),
+                "proven accounting",
+                kind="new",
+            )
+        )
     return out

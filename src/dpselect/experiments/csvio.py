@@ -85,8 +85,9 @@ def columns(rows: Sequence[Mapping[str, object]]) -> list[str]:
     return list(cols)
 
 
-def write_csv(rows: Sequence[Mapping[str, object]], path: str | os.PathLike[str],
-              columns: Sequence[str] | None = None) -> Path:
+def write_csv(
+    rows: Sequence[Mapping[str, object]], path: str | os.PathLike[str], columns: Sequence[str] | None = None
+) -> Path:
     r"""Write rows (dicts) as CSV with ``\n`` line ends; cells by :func:`format_value`.
 
     Parameters

@@ -89,6 +89,7 @@ class TDTExample:
 # TDT (Yamamoto & Shibuya, IPCCC 2024, §V; EnhancedSPS real-data example)
 # ---------------------------------------------------------------------------
 
+
 def simulate_tdt(m: int, n_families: int = 150, rng: SeedLike = None) -> TDTPanel:
     r"""Simulated TDT tables of ``m`` SNPs, exactly Yamamoto & Shibuya's protocol (§V).
 

@@ -51,8 +51,15 @@ REAL_DEPTHS = {"adult": 9, "compas": 5, "mushroom": 11, "pendigits": 12, "wall_f
 QUICK_DEPTHS = {"breast_cancer": 4, "digits": 6, "wine": 3, "iris": 3}
 SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps")
 QUICK_SELECTIONS = ("em", "pf", "snm_t")
-LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN", "sps": "SPS",
-         **LABELS}
+LABEL = {
+    "em": "EM",
+    "pf": "PF",
+    "snm_t": "SNM-T",
+    "snm_laplace": "SNM-LAP",
+    "snm_lln": "SNM-LLN",
+    "sps": "SPS",
+    **LABELS,
+}
 N_TREES = 32
 #: Abbreviations of this report (collected in the combined report).
 ABBREVIATIONS = {
@@ -63,18 +70,54 @@ ABBREVIATIONS = {
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
 #: "default" is Fletcher-Islam's original (non-DP) leaf query.
 PUBLISHED_RAW = {
-    "adult": {0.01: (0.775, 0.778, 0.775), 0.05: (0.782, 0.776, 0.779), 0.1: (0.777, 0.777, 0.775),
-              1.0: (0.774, 0.775, 0.776), 2.0: (0.776, 0.777, 0.773), "default": 0.777},
-    "compas": {0.01: (0.106, 0.171, 0.137), 0.05: (0.251, 0.256, 0.250), 0.1: (0.259, 0.253, 0.255),
-               1.0: (0.256, 0.248, 0.254), 2.0: (0.251, 0.252, 0.260), "default": 0.252},
-    "mushroom": {0.01: (0.541, 0.593, 0.545), 0.05: (0.819, 0.823, 0.818), 0.1: (0.823, 0.819, 0.812),
-                 1.0: (0.824, 0.810, 0.813), 2.0: (0.832, 0.808, 0.815), "default": 0.813},
-    "pendigits": {0.01: (0.088, 0.102, 0.111), 0.05: (0.103, 0.105, 0.106), 0.1: (0.110, 0.109, 0.109),
-                  1.0: (0.095, 0.213, 0.135), 2.0: (0.117, 0.402, 0.187), "default": 0.699},
-    "wall_following": {0.01: (0.257, 0.221, 0.261), 0.05: (0.423, 0.603, 0.668), 0.1: (0.644, 0.691, 0.621),
-                       1.0: (0.693, 0.587, 0.666), 2.0: (0.670, 0.668, 0.696), "default": 0.664},
-    "wine_quality": {0.01: (0.414, 0.454, 0.443), 0.05: (0.456, 0.452, 0.454), 0.1: (0.450, 0.451, 0.451),
-                     1.0: (0.449, 0.445, 0.443), 2.0: (0.443, 0.444, 0.442), "default": 0.459},
+    "adult": {
+        0.01: (0.775, 0.778, 0.775),
+        0.05: (0.782, 0.776, 0.779),
+        0.1: (0.777, 0.777, 0.775),
+        1.0: (0.774, 0.775, 0.776),
+        2.0: (0.776, 0.777, 0.773),
+        "default": 0.777,
+    },
+    "compas": {
+        0.01: (0.106, 0.171, 0.137),
+        0.05: (0.251, 0.256, 0.250),
+        0.1: (0.259, 0.253, 0.255),
+        1.0: (0.256, 0.248, 0.254),
+        2.0: (0.251, 0.252, 0.260),
+        "default": 0.252,
+    },
+    "mushroom": {
+        0.01: (0.541, 0.593, 0.545),
+        0.05: (0.819, 0.823, 0.818),
+        0.1: (0.823, 0.819, 0.812),
+        1.0: (0.824, 0.810, 0.813),
+        2.0: (0.832, 0.808, 0.815),
+        "default": 0.813,
+    },
+    "pendigits": {
+        0.01: (0.088, 0.102, 0.111),
+        0.05: (0.103, 0.105, 0.106),
+        0.1: (0.110, 0.109, 0.109),
+        1.0: (0.095, 0.213, 0.135),
+        2.0: (0.117, 0.402, 0.187),
+        "default": 0.699,
+    },
+    "wall_following": {
+        0.01: (0.257, 0.221, 0.261),
+        0.05: (0.423, 0.603, 0.668),
+        0.1: (0.644, 0.691, 0.621),
+        1.0: (0.693, 0.587, 0.666),
+        2.0: (0.670, 0.668, 0.696),
+        "default": 0.664,
+    },
+    "wine_quality": {
+        0.01: (0.414, 0.454, 0.443),
+        0.05: (0.456, 0.452, 0.454),
+        0.1: (0.450, 0.451, 0.451),
+        1.0: (0.449, 0.445, 0.443),
+        2.0: (0.443, 0.444, 0.442),
+        "default": 0.459,
+    },
 }
 
 
@@ -159,8 +202,11 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     g = grid(quick, data_dir is not None)
     ddir = load_all(g["depths"], data_dir)
     axes = {"dataset": g["depths"], "selection": g["selections"], "epsilon": g["eps"], "rep": range(g["reps"])}
-    return [t for t in task_grid(axes, lambda p: {"depth": g["depths"][p["dataset"]]}, data_dir=ddir)
-            if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))]
+    return [
+        t
+        for t in task_grid(axes, lambda p: {"depth": g["depths"][p["dataset"]]}, data_dir=ddir)
+        if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))
+    ]
 
 
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
@@ -185,23 +231,52 @@ def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     kw = task.kwargs
     data = load(kw["dataset"], kw["data_dir"])
     train, test = train_test_split(np.arange(data.n), test_size=0.2, random_state=kw["rep"])
-    row = {"dataset": kw["dataset"], "selection": kw["selection"], "epsilon": kw["epsilon"], "rep": kw["rep"],
-           "depth": kw["depth"]}
+    row = {
+        "dataset": kw["dataset"],
+        "selection": kw["selection"],
+        "epsilon": kw["epsilon"],
+        "rep": kw["rep"],
+        "depth": kw["depth"],
+    }
     majority = majority_accuracy(data.y[train], data.y[test])
     if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
-        acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(np.random.default_rng(seed)
-                                                                               .integers(2**31)))
-        return [{**row, "n_trees": -1, "accuracy": acc, "majority_accuracy": majority, "eps_proven": kw["epsilon"],
-                 "delta_proven": float("nan")}]
-    clf = DPRandomForestClassifier(epsilon=kw["epsilon"], n_estimators=N_TREES, max_depth=kw["depth"],
-                                   mechanism=kw["selection"], leaf_utility="indicator", algorithm="fletcher_islam",
-                                   random_state=np.random.default_rng(seed), **data.estimator_kwargs())
+        acc = fit_score(
+            kw["selection"], kw["epsilon"], data, train, test, int(np.random.default_rng(seed).integers(2**31))
+        )
+        return [
+            {
+                **row,
+                "n_trees": -1,
+                "accuracy": acc,
+                "majority_accuracy": majority,
+                "eps_proven": kw["epsilon"],
+                "delta_proven": float("nan"),
+            }
+        ]
+    clf = DPRandomForestClassifier(
+        epsilon=kw["epsilon"],
+        n_estimators=N_TREES,
+        max_depth=kw["depth"],
+        mechanism=kw["selection"],
+        leaf_utility="indicator",
+        algorithm="fletcher_islam",
+        random_state=np.random.default_rng(seed),
+        **data.estimator_kwargs(),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(data.X.iloc[train], data.y[train])
         acc = float(clf.score(data.X.iloc[test], data.y[test]))
-    return [{**row, "n_trees": N_TREES, "accuracy": acc, "majority_accuracy": majority,
-             "eps_proven": clf.privacy_.epsilon, "delta_proven": clf.privacy_.delta}]
+    return [
+        {
+            **row,
+            "n_trees": N_TREES,
+            "accuracy": acc,
+            "majority_accuracy": majority,
+            "eps_proven": clf.privacy_.epsilon,
+            "delta_proven": clf.privacy_.delta,
+        }
+    ]
 
 
 _KEYS = ("dataset", "epsilon", "selection")
@@ -223,10 +298,18 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
         The figure written.
     """
     depth = {r["dataset"]: r["depth"] for r in rows}
-    return [accuracy_figure([r for r in rows if r["selection"] != "majority"], out_dir / "fig5_forest_accuracy.png",
-                            panels=("dataset",), x="epsilon", series="selection", labels=LABEL,
-                            published=lambda k, s, e: published(k[0], e, s) if s == "snm_t" else None,
-                            title=lambda k: f"{k[0]} (depth {depth[k[0]]})")]
+    return [
+        accuracy_figure(
+            [r for r in rows if r["selection"] != "majority"],
+            out_dir / "fig5_forest_accuracy.png",
+            panels=("dataset",),
+            x="epsilon",
+            series="selection",
+            labels=LABEL,
+            published=lambda k, s, e: published(k[0], e, s) if s == "snm_t" else None,
+            title=lambda k: f"{k[0]} (depth {depth[k[0]]})",
+        )
+    ]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
@@ -245,18 +328,30 @@ def claims(rows: list[dict]) -> list[Claim]:
     means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
     cells = sorted({(ds, e) for (ds, e, s) in means if s == "em"})
     diffs = [means[(ds, e, "snm_t")] - means[(ds, e, "em")] for ds, e in cells if (ds, e, "snm_t") in means]
-    pairs = [(means[(ds, e, "snm_t")], pub) for ds, e in cells
-             if e >= 0.1 and (ds, e, "snm_t") in means and (pub := published(ds, e, "snm_t")) is not None]
+    pairs = [
+        (means[(ds, e, "snm_t")], pub)
+        for ds, e in cells
+        if e >= 0.1 and (ds, e, "snm_t") in means and (pub := published(ds, e, "snm_t")) is not None
+    ]
     return [
         claim_at_least(
             "SNM-T leaf labels give forests at least as accurate as the exponential mechanism on average "
-            "(Chaves et al. Fig. 5)", diffs, "accuracy difference SNM-T - EM", "SNM >= EM",
-            "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)"),
+            "(Chaves et al. Fig. 5)",
+            diffs,
+            "accuracy difference SNM-T - EM",
+            "SNM >= EM",
+            "EM on the argmax indicator with Delta = 1 (the DP version of Fletcher-Islam's query)",
+        ),
         claim_matches_published(
             "SNM-T forest accuracy at eps >= 0.1 matches the published value (mean difference within 0.05)",
-            pairs, 0.05, "Fig. 5 / SNM logs", "needs --data-dir with the six forest datasets",
+            pairs,
+            0.05,
+            "Fig. 5 / SNM logs",
+            "needs --data-dir with the six forest datasets",
             "our leaves use their own smooth sensitivity and the proven accounting; SNM's code used one S for all "
-            "leaves (mathematics §5.3 (iii))", statistic="mean"),
+            "leaves (mathematics §5.3 (iii))",
+            statistic="mean",
+        ),
     ]
 
 
@@ -276,10 +371,15 @@ def summary(rows: list[dict]) -> str:
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:2], "majority_accuracy")
-    return ("Mean test accuracy ± standard deviation over the repetitions (random 80/20 splits):\n\n"
-            + means_table(stats_by(rows, _KEYS, "accuracy"), cells, sels, ["dataset", "epsilon"],
-                          column_labels=LABEL, extra_header=["SNM-T published", "majority class"],
-                          extra=lambda k: [fmt(published(k[0], k[1], "snm_t")), fmt(majority[k].mean)]))
+    return "Mean test accuracy ± standard deviation over the repetitions (random 80/20 splits):\n\n" + means_table(
+        stats_by(rows, _KEYS, "accuracy"),
+        cells,
+        sels,
+        ["dataset", "epsilon"],
+        column_labels=LABEL,
+        extra_header=["SNM-T published", "majority class"],
+        extra=lambda k: [fmt(published(k[0], k[1], "snm_t")), fmt(majority[k].mean)],
+    )
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
@@ -304,6 +404,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "(as the papers do).",
     ]
     if data_dir is None:
-        out.append("No --data-dir: scikit-learn's bundled breast_cancer / digits / wine / iris replace the six "
-                   "datasets (shallower trees); the published-accuracy comparison is then not evaluated.")
+        out.append(
+            "No --data-dir: scikit-learn's bundled breast_cancer / digits / wine / iris replace the six "
+            "datasets (shallower trees); the published-accuracy comparison is then not evaluated."
+        )
     return out

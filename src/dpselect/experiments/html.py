@@ -80,9 +80,11 @@ def markdown_to_html(text: str, base: Path, heading_offset: int = 0) -> str:
                     child.attrSet("src", f"data:image/png;base64,{data}")
     rendered = md.renderer.render(tokens, md.options, {}).replace("&lt;br&gt;", "<br>")  # line breaks in cells
     # an image alone in its paragraph becomes a figure captioned by its alt text
-    return re.sub(r'<p><img src="([^"]*)" alt="([^"]*)" /></p>',
-                  lambda m: f'<figure><img src="{m.group(1)}" alt="{m.group(2)}">'
-                            f"<figcaption>{m.group(2)}</figcaption></figure>", rendered)
+    return re.sub(
+        r'<p><img src="([^"]*)" alt="([^"]*)" /></p>',
+        lambda m: f'<figure><img src="{m.group(1)}" alt="{m.group(2)}"><figcaption>{m.group(2)}</figcaption></figure>',
+        rendered,
+    )
 
 
 def write_html(path: Path, title: str, parts: Sequence[tuple[str, Path]]) -> Path:
@@ -109,8 +111,11 @@ def write_html(path: Path, title: str, parts: Sequence[tuple[str, Path]]) -> Pat
     for k, (text, base) in enumerate(parts):
         rendered = markdown_to_html(text, base, heading_offset=0 if k == 0 else 1)
         body.append(rendered if k == 0 else f"<section>\n{rendered}\n</section>")
-    page = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-            + "\n".join(body) + "\n</body>\n</html>\n")
+    page = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
     path.write_text(page, encoding="utf-8")
     return path

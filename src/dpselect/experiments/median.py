@@ -44,11 +44,7 @@ from .tasks import Claim, Task
 TITLE = "Private median (Gillenwater & Muñoz Medina, Duff, Fig. 1)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
-DISTRIBUTIONS = {
-    "normal": (-10.0, 10.0),
-    "uniform": (0.0, 1.0),
-    "beta(.5,.5)": (0.0, 1.0),
-}
+DISTRIBUTIONS = {"normal": (-10.0, 10.0), "uniform": (0.0, 1.0), "beta(.5,.5)": (0.0, 1.0)}
 N = 1000
 DELTA = 1e-6
 METHODS = (
@@ -139,11 +135,14 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
             "Duff": duff.expected_absolute_error(x, eps, bounds=bounds),
             "SmoothSens_eps": mb.expected_abs_error_smooth_sens_pure(x, eps, bounds=bounds, clip=True),
             "SmoothSens_eps,delta (paper tuning)": mb.expected_abs_error_smooth_sens_approx(
-                x, eps, delta=DELTA, bounds=bounds, tuning="paper", clip=True),
+                x, eps, delta=DELTA, bounds=bounds, tuning="paper", clip=True
+            ),
             "SmoothSens_eps,delta (fixed)": mb.expected_abs_error_smooth_sens_approx(
-                x, eps, delta=DELTA, bounds=bounds, tuning="fixed", clip=True),
+                x, eps, delta=DELTA, bounds=bounds, tuning="fixed", clip=True
+            ),
             "LaplaceLN (paper)": mb.expected_abs_error_laplace_ln(
-                x, eps, bounds=bounds, delta=DELTA, calibration="paper", clip=True),
+                x, eps, bounds=bounds, delta=DELTA, calibration="paper", clip=True
+            ),
             "LaplaceLN (eps,delta)": mb.expected_abs_error_laplace_ln(x, eps, bounds=bounds, delta=DELTA, clip=True),
         }
 
@@ -170,8 +169,16 @@ def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     rows = []
     for eps in kw["epsilons"]:
         for method, err in _errors(x, eps, bounds).items():
-            rows.append({"distribution": kw["distribution"], "rep": kw["rep"], "n": kw["n"], "epsilon": eps,
-                         "method": method, "expected_abs_error": err})
+            rows.append(
+                {
+                    "distribution": kw["distribution"],
+                    "rep": kw["rep"],
+                    "n": kw["n"],
+                    "epsilon": eps,
+                    "method": method,
+                    "expected_abs_error": err,
+                }
+            )
     return rows
 
 
@@ -198,9 +205,21 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
         The figures written.
     """
     styles = {m: {"linestyle": "--"} for m in METHODS if "fixed" in m or "(eps,delta)" in m}
-    return [accuracy_figure(rows, out_dir / "fig1_median_error.png", panels=("distribution",), x="epsilon",
-                            series="method", value="expected_abs_error", majority=None, log_y=True, styles=styles,
-                            title=lambda k: f"{k[0]}, n = {N}", ylabel="expected |error|")]
+    return [
+        accuracy_figure(
+            rows,
+            out_dir / "fig1_median_error.png",
+            panels=("distribution",),
+            x="epsilon",
+            series="method",
+            value="expected_abs_error",
+            majority=None,
+            log_y=True,
+            styles=styles,
+            title=lambda k: f"{k[0]}, n = {N}",
+            ylabel="expected |error|",
+        )
+    ]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
@@ -222,30 +241,45 @@ def claims(rows: list[dict]) -> list[Claim]:
     e01 = min(eps, key=lambda e: abs(e - 0.1))
     if ("normal", e01, "Duff") in means:
         ratio = means[("normal", e01, "SmoothSens_eps")] / means[("normal", e01, "Duff")]
-        out.append(Claim(
-            "N(0,1), n = 1000, eps = 0.1: Duff's expected error is below SmoothSens_eps's by >= 20x",
-            f"{fmt(ratio)}x (eps = {fmt(e01)})", "187x", ratio >= 20,
-            "every baseline clipped to the bounds [-10, 10] (post-processing; Cauchy has no mean unclipped)",
-        ))
+        out.append(
+            Claim(
+                "N(0,1), n = 1000, eps = 0.1: Duff's expected error is below SmoothSens_eps's by >= 20x",
+                f"{fmt(ratio)}x (eps = {fmt(e01)})",
+                "187x",
+                ratio >= 20,
+                "every baseline clipped to the bounds [-10, 10] (post-processing; Cauchy has no mean unclipped)",
+            )
+        )
     lln = (("LaplaceLN (paper)", "paper accounting"), ("LaplaceLN (eps,delta)", "calibrated to (eps, 1e-6)"))
     for method, label in lln:
-        ratios = [means[(d, e, method)] / means[(d, e, "Duff")] for d in DISTRIBUTIONS for e in eps
-                  if (d, e, "Duff") in means]
+        ratios = [
+            means[(d, e, method)] / means[(d, e, "Duff")] for d in DISTRIBUTIONS for e in eps if (d, e, "Duff") in means
+        ]
         if ratios:
-            out.append(Claim(
-                f"Duff's error is below LaplaceLN's at every epsilon ({label})",
-                f"ratio LaplaceLN/Duff in [{fmt(min(ratios))}, {fmt(max(ratios))}] over {len(ratios)} settings",
-                "4-15x at every eps", min(ratios) > 1.0,
-            ))
-    ratios = [means[(d, e, "SmoothSens_eps,delta (paper tuning)")] / means[(d, e, "Duff")]
-              for d in DISTRIBUTIONS for e in eps if (d, e, "Duff") in means]
+            out.append(
+                Claim(
+                    f"Duff's error is below LaplaceLN's at every epsilon ({label})",
+                    f"ratio LaplaceLN/Duff in [{fmt(min(ratios))}, {fmt(max(ratios))}] over {len(ratios)} settings",
+                    "4-15x at every eps",
+                    min(ratios) > 1.0,
+                )
+            )
+    ratios = [
+        means[(d, e, "SmoothSens_eps,delta (paper tuning)")] / means[(d, e, "Duff")]
+        for d in DISTRIBUTIONS
+        for e in eps
+        if (d, e, "Duff") in means
+    ]
     if ratios:
-        out.append(Claim(
-            "Duff's error is below SmoothSens_{eps,delta}'s (paper tuning, delta = 1e-6) at every epsilon",
-            f"ratio in [{fmt(min(ratios))}, {fmt(max(ratios))}] over {len(ratios)} settings",
-            "Duff best (Fig. 1)", min(ratios) > 1.0,
-            "the paper tunes (alpha, beta) on the data, which is not covered by the stated guarantee",
-        ))
+        out.append(
+            Claim(
+                "Duff's error is below SmoothSens_{eps,delta}'s (paper tuning, delta = 1e-6) at every epsilon",
+                f"ratio in [{fmt(min(ratios))}, {fmt(max(ratios))}] over {len(ratios)} settings",
+                "Duff best (Fig. 1)",
+                min(ratios) > 1.0,
+                "the paper tunes (alpha, beta) on the data, which is not covered by the stated guarantee",
+            )
+        )
     best = _best_sound(means)
     if best:
         out.append(_best_sound_claim(means, best))
@@ -268,15 +302,20 @@ def _best_sound_claim(means: dict[tuple, float], best: dict[tuple[str, float], s
     lost = {k: m for k, m in best.items() if m != PAPER_METHOD}
     parts = [f"{PAPER_METHOD} best in {len(won)}/{len(best)} settings"]
     if won:  # Duff's margin over the runner-up sound method
-        margins = [min(means[(d, e, m)] for m in SOUND if m != PAPER_METHOD and (d, e, m) in means)
-                   / means[(d, e, PAPER_METHOD)] for d, e in won]
+        margins = [
+            min(means[(d, e, m)] for m in SOUND if m != PAPER_METHOD and (d, e, m) in means)
+            / means[(d, e, PAPER_METHOD)]
+            for d, e in won
+        ]
         parts.append(f"ahead of the next sound method by {fmt(min(margins))}-{fmt(max(margins))}x")
     for (d, e), m in sorted(lost.items()):
         figures = f"{fmt(means[(d, e, m)])} vs Duff {fmt(means[(d, e, PAPER_METHOD)])}"
         parts.append(f"{m} best at {d} eps={fmt(e)} ({figures})")
     return Claim(
         "Best sound mechanism vs the paper's mechanism (Duff), exact expected |error|",
-        "; ".join(parts), "Duff best (Fig. 1)", not lost,
+        "; ".join(parts),
+        "Duff best (Fig. 1)",
+        not lost,
         "sound = " + ", ".join(SOUND) + "; baselines clipped to the bounds; "
         "Duff is eps-DP under add/remove, the baselines under replace-one",
     )
@@ -300,9 +339,9 @@ def summary(rows: list[dict]) -> str:
     best = _best_sound({k: st.mean for k, st in stats.items()})
     cells = [(d, e) for d in dict.fromkeys(r["distribution"] for r in rows) for e in eps_show]
     reps = len({r["rep"] for r in rows})
-    return (f"Exact expected absolute error, mean ± standard deviation over {reps} sampled datasets:\n\n"
-            + means_table(stats, cells, METHODS, ["distribution", "epsilon"], extra=lambda k: [best[k]],
-                          extra_header=["best sound"]))
+    return f"Exact expected absolute error, mean ± standard deviation over {reps} sampled datasets:\n\n" + means_table(
+        stats, cells, METHODS, ["distribution", "epsilon"], extra=lambda k: [best[k]], extra_header=["best sound"]
+    )
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:

@@ -30,13 +30,7 @@ import numpy as np
 
 from ..analysis import expected_error
 from ..apps import quantiles as pct
-from ..mechanisms import (
-    ExponentialMechanism,
-    LocalDampening,
-    PermuteAndFlip,
-    SmoothNoisyMax,
-    dampened_utilities,
-)
+from ..mechanisms import ExponentialMechanism, LocalDampening, PermuteAndFlip, SmoothNoisyMax, dampened_utilities
 from ..problem import SelectionProblem
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._data import require_file
@@ -70,7 +64,7 @@ GRID_SIZE = 4096
 #: Abbreviations of this report (collected in the combined report).
 ABBREVIATIONS = {
     "PF-rank": "permute-and-flip on the rank-distance utility (minus the distance in ranks to the target "
-               "percentile; the library's default for percentiles)",
+    "percentile; the library's default for percentiles)",
     "EM-rank": "exponential mechanism on the rank-distance utility",
     "DPBench": "the benchmark of Hay et al. 2016 (1-D histograms HEPTH, PATENT, INCOME with 4096 bins)",
 }
@@ -114,12 +108,17 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     sources = {}  # task name -> (dataset, source)
     for ds in DATASETS:
         if data_dir is not None:
-            sources[ds] = (ds, str(require_file(data_dir, f"dpbench_1d/{ds}.n4096.npy", f"{ds}.n4096.npy",
-                                                what=f"DPBench {ds}")))
+            sources[ds] = (
+                ds,
+                str(require_file(data_dir, f"dpbench_1d/{ds}.n4096.npy", f"{ds}.n4096.npy", what=f"DPBench {ds}")),
+            )
         else:
             sources[f"{ds}-like"] = (ds, "synthetic")
-    return task_grid({"name": sources, "p": PERCENTILES, "mechanism": MECHANISMS},
-                     lambda pt: dict(zip(("dataset", "source"), sources[pt["name"]])), epsilons=epsilons(quick))
+    return task_grid(
+        {"name": sources, "p": PERCENTILES, "mechanism": MECHANISMS},
+        lambda pt: dict(zip(("dataset", "source"), sources[pt["name"]])),
+        epsilons=epsilons(quick),
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -210,11 +209,18 @@ def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
             aee = expected_error(ExponentialMechanism(eps), damped, loss=loss)
         else:
             aee = expected_error(mech, prob, loss=loss)
-        rows.append({
-            "dataset": task.key[0], "p": kw["p"], "mechanism": kw["mechanism"], "epsilon": eps,
-            "aee": aee, "true_percentile": truth,
-            "eps_proven": guarantee.epsilon, "delta_proven": guarantee.delta,
-        })
+        rows.append(
+            {
+                "dataset": task.key[0],
+                "p": kw["p"],
+                "mechanism": kw["mechanism"],
+                "epsilon": eps,
+                "aee": aee,
+                "true_percentile": truth,
+                "eps_proven": guarantee.epsilon,
+                "delta_proven": guarantee.delta,
+            }
+        )
     return rows
 
 
@@ -237,11 +243,24 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
         The figures written.
     """
     ylabel = f"AEE (grid bins; linear below 1e{round(np.log10(LINEAR_BELOW))})"
-    return [accuracy_figure(rows, out_dir / "fig2_percentile_aee.png", panels=("dataset", "p"), x="epsilon",
-                            series="mechanism", value="aee", majority=None, log_y=True, linear_below=LINEAR_BELOW,
-                            ncols=len({r["p"] for r in rows}), ylabel=ylabel, labels={m: m for m in MECHANISMS},
-                            styles={m: {"linestyle": "--"} for m in MECHANISMS if "paper" in m},
-                            title=lambda k: f"{k[0]}, p = {k[1]}")]
+    return [
+        accuracy_figure(
+            rows,
+            out_dir / "fig2_percentile_aee.png",
+            panels=("dataset", "p"),
+            x="epsilon",
+            series="mechanism",
+            value="aee",
+            majority=None,
+            log_y=True,
+            linear_below=LINEAR_BELOW,
+            ncols=len({r["p"] for r in rows}),
+            ylabel=ylabel,
+            labels={m: m for m in MECHANISMS},
+            styles={m: {"linestyle": "--"} for m in MECHANISMS if "paper" in m},
+            title=lambda k: f"{k[0]}, p = {k[1]}",
+        )
+    ]
 
 
 def _compare(
@@ -272,7 +291,8 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
         f"Best sound mechanism ({BEST_SOUND}: PF on the rank-distance utility, mathematics §9.1) vs the paper's "
         "mechanism (best of SNM-T paper / proven, SNM-LAP)",
         f"{BEST_SOUND} AEE lower in {wins}/{n} settings; median AEE ratio {fmt(ratio)}" if n else "not run",
-        "not in the paper (baseline added by this library)", (wins * 2 > n) if n else None,
+        "not in the paper (baseline added by this library)",
+        (wins * 2 > n) if n else None,
         "what a user should use; the paper's SNM-T (paper) is not eps-DP as calibrated (mathematics §7 items 5, 7)",
         kind="new",
     )
@@ -294,16 +314,22 @@ def claims(rows: list[dict]) -> list[Claim]:
     out = [_best_sound_vs_paper(rows)]
     for mech, note in (
         ("SNM-T", "proven calibration (mathematics §3.1: all m = 4096 noises dilated)"),
-        ("SNM-T (paper)", "paper's calibration; its proven guarantee is (m+1) eps / 2, not eps "
-                          "(mathematics §7 items 5, 7)"),
+        (
+            "SNM-T (paper)",
+            "paper's calibration; its proven guarantee is (m+1) eps / 2, not eps (mathematics §7 items 5, 7)",
+        ),
         ("SNM-LAP", "proven calibration, delta = 1e-6"),
     ):
         wins, n, ratio = _compare(rows, mech, 10.0)
-        out.append(Claim(
-            f"At large epsilon (>= 10) {mech} has a lower AEE than both EM and PF (Chaves et al. Fig. 2)",
-            f"{wins}/{n} settings; median AEE ratio vs best of EM/PF = {fmt(ratio)}",
-            "SNM below EM/PF at large epsilon", (wins * 2 > n) if n else None, note,
-        ))
+        out.append(
+            Claim(
+                f"At large epsilon (>= 10) {mech} has a lower AEE than both EM and PF (Chaves et al. Fig. 2)",
+                f"{wins}/{n} settings; median AEE ratio vs best of EM/PF = {fmt(ratio)}",
+                "SNM below EM/PF at large epsilon",
+                (wins * 2 > n) if n else None,
+                note,
+            )
+        )
     return out
 
 
@@ -323,8 +349,9 @@ def summary(rows: list[dict]) -> str:
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0, 100.0])
     cells = [(ds, p, e) for ds in dict.fromkeys(r["dataset"] for r in rows) for p in PERCENTILES for e in eps_show]
     stats = stats_by(rows, ("dataset", "p", "epsilon", "mechanism"), "aee")
-    return ("Exact AEE (grid bins) at selected epsilons:\n\n"
-            + means_table(stats, cells, list(MECHANISMS), ["dataset", "p", "epsilon"]))
+    return "Exact AEE (grid bins) at selected epsilons:\n\n" + means_table(
+        stats, cells, list(MECHANISMS), ["dataset", "p", "epsilon"]
+    )
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
@@ -351,6 +378,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "LD is local dampening as reconstructed in mathematics §5.1 [RECON].",
     ]
     if data_dir is None:
-        out.append("No --data-dir: synthetic 4096-bin histograms shaped like HEPTH / PATENT / INCOME "
-                   "(generated in code) stand in for the DPBench files.")
+        out.append(
+            "No --data-dir: synthetic 4096-bin histograms shaped like HEPTH / PATENT / INCOME "
+            "(generated in code) stand in for the DPBench files."
+        )
     return out

@@ -17,8 +17,20 @@ from types import ModuleType
 from .._params import validate_params
 from .tasks import CLAIMS, Claim, ClaimCounts, ExperimentResult
 
-__all__ = ["ABBREVIATIONS", "GLOSSARY", "abbreviations_used", "claim_counts", "claim_gloss", "claims_table",
-           "claims_text", "combined_report", "count_line", "data_line", "experiment_report", "finding_counts"]
+__all__ = [
+    "ABBREVIATIONS",
+    "GLOSSARY",
+    "abbreviations_used",
+    "claim_counts",
+    "claim_gloss",
+    "claims_table",
+    "claims_text",
+    "combined_report",
+    "count_line",
+    "data_line",
+    "experiment_report",
+    "finding_counts",
+]
 
 #: Abbreviations of the reports (experiments may add their own with a module-level ``ABBREVIATIONS`` dict).
 ABBREVIATIONS: dict[str, str] = {
@@ -47,7 +59,7 @@ ABBREVIATIONS: dict[str, str] = {
 #: One-line meanings of the papers' terms that claims cite (the claim's gloss, after the abbreviations).
 GLOSSARY: dict[str, str] = {
     "Thm 3 split": "Yamamoto & Shibuya's split of the budget between the selection and its noise "
-                   "(k + (m-1) l/2 = 1), which their supplement retracts",
+    "(k + (m-1) l/2 = 1), which their supplement retracts",
     "Thm 4": "Yamamoto & Shibuya's exact smooth sensitivity of the TDT statistic",
     "Thm 5": "Yamamoto & Shibuya's cheaper smooth bound on the TDT statistic's sensitivity",
     "SPS IV": "smooth private selection with the Thm 5 bound, one-sided noise (the paper's best case)",
@@ -78,8 +90,9 @@ def claim_gloss(claim: Claim) -> str:
     """
     terms = {**GLOSSARY, **{k: v for k, v in ABBREVIATIONS.items() if k not in ("eps", "DP")}}
     text = claim.text
-    found = [(m.start(), k) for k in terms
-             for m in [re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text)] if m is not None]
+    found = [
+        (m.start(), k) for k in terms for m in [re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text)] if m is not None
+    ]
     # a term inside a longer term that is glossed too ("Thm 5" in "SPS IV"'s gloss) is said once
     chosen = [k for _, k in sorted(found) if not any(k != o and k in o for _, o in found)]
     return "; ".join(f"{k}: {terms[k]}" for k in chosen)
@@ -120,8 +133,10 @@ def claims_text(claims: Sequence[Claim]) -> str:
 
 
 #: Caption of every figure unless the experiment module sets ``FIGURE_NOTE``.
-DEFAULT_FIGURE_NOTE = ("points are means over the repetitions; error bars are ± one standard deviation over the "
-                       "repetitions (cross-validation folds for the trees), clipped to the metric's range")
+DEFAULT_FIGURE_NOTE = (
+    "points are means over the repetitions; error bars are ± one standard deviation over the "
+    "repetitions (cross-validation folds for the trees), clipped to the metric's range"
+)
 
 
 def _md_escape(s: str) -> str:
@@ -148,8 +163,11 @@ def claims_table(claims: Sequence[Claim], experiment: str | None = None) -> str:
     lines = [head, sep]
     for c in claims:
         gloss = claim_gloss(c)
-        text = (_md_escape(c.text) + (f" <br>*{_md_escape(c.note)}*" if c.note else "")
-                + (f" <br>{_md_escape(gloss)}" if gloss else ""))
+        text = (
+            _md_escape(c.text)
+            + (f" <br>*{_md_escape(c.note)}*" if c.note else "")
+            + (f" <br>{_md_escape(gloss)}" if gloss else "")
+        )
         pre = f"| {experiment} " if experiment is not None else ""
         lines.append(f"{pre}| {text} | {_md_escape(c.ours)} | {_md_escape(c.published)} | {c.mark} |")
     return "\n".join(lines)
@@ -208,11 +226,15 @@ def count_line(claims: Iterable[Claim]) -> str:
     '2 claims of the papers: 1 reproduced (✓), 0 not reproduced (✗), 1 not evaluated (–).'
     """
     paper, new = claim_counts(claims), finding_counts(claims)
-    line = (f"{paper.total} claims of the papers: {paper.holds} reproduced (✓), {paper.fails} not reproduced (✗), "
-            f"{paper.not_evaluated} not evaluated (–).")
+    line = (
+        f"{paper.total} claims of the papers: {paper.holds} reproduced (✓), {paper.fails} not reproduced (✗), "
+        f"{paper.not_evaluated} not evaluated (–)."
+    )
     if new.total:
-        line += (f" {new.total} new findings (baselines the papers do not have): {new.holds} hold (+), "
-                 f"{new.fails} do not hold (○), {new.not_evaluated} not evaluated (–).")
+        line += (
+            f" {new.total} new findings (baselines the papers do not have): {new.holds} hold (+), "
+            f"{new.fails} do not hold (○), {new.not_evaluated} not evaluated (–)."
+        )
     return line
 
 
@@ -265,12 +287,23 @@ def abbreviations_used(text: str, extra: Mapping[str, str] | None = None) -> dic
     ['EM', 'eps', 'PF']
     """
     table = {**ABBREVIATIONS, **(extra or {})}
-    return {k: v for k, v in sorted(table.items(), key=lambda kv: kv[0].lower())
-            if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w])", text)}
+    return {
+        k: v
+        for k, v in sorted(table.items(), key=lambda kv: kv[0].lower())
+        if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w])", text)
+    }
 
 
-def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool, data_dir: Path | None, seed: int,
-                      figures: Sequence[Path], has_timings: bool) -> str:
+def experiment_report(
+    module: ModuleType,
+    res: ExperimentResult,
+    *,
+    quick: bool,
+    data_dir: Path | None,
+    seed: int,
+    figures: Sequence[Path],
+    has_timings: bool,
+) -> str:
     """The markdown of ``OUT/NAME/report.md``.
 
     Parameters
@@ -303,8 +336,10 @@ def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool,
         f"- grid: {'quick (reduced)' if quick else 'full'}; seed: {seed}; {res.n_tasks} tasks, "
         f"{len(res.rows)} result rows; wall time {res.seconds:.1f} s",
         f"- data: {data_line(res.data_files, data_dir)}",
-        "- files: `results.csv`" + (", `timings.csv`" if has_timings else "")
-        + "".join(f", `{f.name}`" for f in figures) + ", `report.html`",
+        "- files: `results.csv`"
+        + (", `timings.csv`" if has_timings else "")
+        + "".join(f", `{f.name}`" for f in figures)
+        + ", `report.html`",
         "",
         "## Claims",
         "",
@@ -328,9 +363,16 @@ def experiment_report(module: ModuleType, res: ExperimentResult, *, quick: bool,
     return "\n".join(lines)
 
 
-def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: int, seconds: float,
-                    data_dir: Path | None, extra_abbreviations: Mapping[str, str] | None = None,
-                    also_scan: Sequence[str] = ()) -> str:
+def combined_report(
+    results: Sequence[ExperimentResult],
+    *,
+    quick: bool,
+    seed: int,
+    seconds: float,
+    data_dir: Path | None,
+    extra_abbreviations: Mapping[str, str] | None = None,
+    also_scan: Sequence[str] = (),
+) -> str:
     """The markdown of ``OUT/report.md``: every claim, the data of each experiment, the abbreviations.
 
     Parameters
@@ -362,7 +404,8 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
         "",
         f"All experiments, {'quick' if quick else 'full'} grid, seed {seed}, total wall time {seconds:.1f} s. "
         "Per-experiment details, tables and figures: "
-        + ", ".join(f"[`{r.name}/report.md`]({r.name}/report.md)" for r in results) + ".",
+        + ", ".join(f"[`{r.name}/report.md`]({r.name}/report.md)" for r in results)
+        + ".",
         "",
         f"**Summary:** {count_line(all_claims)}",
         "",
@@ -371,16 +414,21 @@ def combined_report(results: Sequence[ExperimentResult], *, quick: bool, seed: i
     ]
     for r in results:
         paper, new = claim_counts(r.claims), finding_counts(r.claims)
-        lines.append(f"| {r.name} | {paper.holds} | {paper.fails} | {paper.not_evaluated} | {new.holds} | "
-                     f"{new.fails} | {_md_escape(data_line(r.data_files, data_dir))} |")
+        lines.append(
+            f"| {r.name} | {paper.holds} | {paper.fails} | {paper.not_evaluated} | {new.holds} | "
+            f"{new.fails} | {_md_escape(data_line(r.data_files, data_dir))} |"
+        )
     lines += ["", "## Claims", "", "| experiment | claim | ours | published | result |", "|---|---|---|---|:-:|"]
     for r in results:
         lines += claims_table(r.claims, r.name).splitlines()[2:]
     text = "\n".join(lines)
     used = abbreviations_used("\n".join([text, *also_scan]), extra_abbreviations)
-    lines += ["", "Papers' claims: ✓ reproduced, ✗ not reproduced. New findings of this library (baselines the "
-              "papers do not have): + holds, ○ does not hold. – not evaluated (e.g. the real data were not given).",
-              ""]
+    lines += [
+        "",
+        "Papers' claims: ✓ reproduced, ✗ not reproduced. New findings of this library (baselines the "
+        "papers do not have): + holds, ○ does not hold. – not evaluated (e.g. the real data were not given).",
+        "",
+    ]
     if used:
         lines += ["## Abbreviations", ""] + [f"- **{k}**: {v}" for k, v in used.items()] + [""]
     return "\n".join(lines)

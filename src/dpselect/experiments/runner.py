@@ -133,10 +133,20 @@ def reproduce(
     matplotlib.use("Agg", force=True)
     figures = [Path(p) for p in module.plot(rows, out_dir)]
     claims = list(module.claims(rows))
-    res = ExperimentResult(name, rows, claims, out_dir, list(written.files), len(tasks), time.perf_counter() - t0,
-                           data_files=list(data_files), title=str(getattr(module, "TITLE", name)))
-    text = _report.experiment_report(module, res, quick=quick, data_dir=ddir, seed=seed, figures=figures,
-                                     has_timings=written.timed)
+    res = ExperimentResult(
+        name,
+        rows,
+        claims,
+        out_dir,
+        list(written.files),
+        len(tasks),
+        time.perf_counter() - t0,
+        data_files=list(data_files),
+        title=str(getattr(module, "TITLE", name)),
+    )
+    text = _report.experiment_report(
+        module, res, quick=quick, data_dir=ddir, seed=seed, figures=figures, has_timings=written.timed
+    )
     md = out_dir / "report.md"
     md.write_text(text, encoding="utf-8")
     page = _html.write_html(out_dir / "report.html", res.title, [(text, out_dir)])
@@ -195,8 +205,17 @@ def reproduce_all(
     results = []
     t0 = time.perf_counter()
     for name in EXPERIMENTS:
-        res = reproduce(name, quick=quick, out=out, data_dir=data_dir, scheduler=scheduler, client=client, seed=seed,
-                        workers=workers, progress=progress)
+        res = reproduce(
+            name,
+            quick=quick,
+            out=out,
+            data_dir=data_dir,
+            scheduler=scheduler,
+            client=client,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+        )
         results.append(res)
         if on_done is not None:
             on_done(res)
@@ -205,8 +224,13 @@ def reproduce_all(
         extra.update(getattr(load_experiment(name), "ABBREVIATIONS", {}) or {})
     reports = [(r.out_dir / "report.md").read_text(encoding="utf-8") for r in results]
     text = _report.combined_report(
-        results, quick=quick, seed=seed, seconds=time.perf_counter() - t0, data_dir=resolve_data_dir(data_dir),
-        extra_abbreviations=extra, also_scan=reports,
+        results,
+        quick=quick,
+        seed=seed,
+        seconds=time.perf_counter() - t0,
+        data_dir=resolve_data_dir(data_dir),
+        extra_abbreviations=extra,
+        also_scan=reports,
     )
     root = Path(out)
     (root / "report.md").write_text(text, encoding="utf-8")

@@ -161,8 +161,9 @@ def execute(
     return rows
 
 
-def _run_distributed(client: Client, module_name: str, tasks: list[Task], seeds: list,
-                     bar: Progress) -> list[list[dict]]:
+def _run_distributed(
+    client: Client, module_name: str, tasks: list[Task], seeds: list, bar: Progress
+) -> list[list[dict]]:
     from dask.distributed import as_completed
 
     futures = client.map(_run, [module_name] * len(tasks), tasks, seeds, pure=False)

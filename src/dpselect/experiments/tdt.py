@@ -48,8 +48,23 @@ from ._tdt_claims import _REAL_KEYS, _table, claims
 from .datasets import JUSTICE2020_N_FAMILIES, simulate_tdt, tdt_real_example
 from .tasks import Task
 
-__all__ = ["CASE", "MECH_ORDER", "SPS_CASES", "Grid", "RealTables", "accuracy_table", "claims", "grid", "notes",
-           "paper_one_sided_sps", "plot", "real_tables", "run_task", "summary", "tasks"]
+__all__ = [
+    "CASE",
+    "MECH_ORDER",
+    "SPS_CASES",
+    "Grid",
+    "RealTables",
+    "accuracy_table",
+    "claims",
+    "grid",
+    "notes",
+    "paper_one_sided_sps",
+    "plot",
+    "real_tables",
+    "run_task",
+    "summary",
+    "tasks",
+]
 
 TITLE = "Private top-SNP selection by TDT (Yamamoto & Shibuya, IPCCC 2024)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -106,8 +121,12 @@ def real_tables(data_dir: Path | None, rep: int, rng: SeedLike) -> RealTables:
     sets = np.unique(table["notebook_epsilon"])
     pick = table[table["notebook_epsilon"] == sets[rep % sets.size]]
     pick = pick[np.argsort(pick["snp_index"])]
-    return RealTables(pick["b"].astype(np.int64), pick["c"].astype(np.int64), JUSTICE2020_N_FAMILIES,
-                      f"{REAL_CSV} (notebook eps = {sets[rep % sets.size]:g})")
+    return RealTables(
+        pick["b"].astype(np.int64),
+        pick["c"].astype(np.int64),
+        JUSTICE2020_N_FAMILIES,
+        f"{REAL_CSV} (notebook eps = {sets[rep % sets.size]:g})",
+    )
 
 
 class Grid(TypedDict):
@@ -135,10 +154,22 @@ def grid(quick: bool) -> Grid:
         The axes.
     """
     if quick:
-        return {"ms": (5, 10), "eps": (3.0, 9.0, 21.0), "chunks": 2, "reps_per_chunk": 2,
-                "runtime_ms": (100, 1000, 10000), "real_reps": 2}
-    return {"ms": (5, 10, 15, 20), "eps": tuple(float(e) for e in range(3, 22, 3)), "chunks": 8,
-            "reps_per_chunk": 5, "runtime_ms": (100, 1000, 10000, 100000), "real_reps": 10}
+        return {
+            "ms": (5, 10),
+            "eps": (3.0, 9.0, 21.0),
+            "chunks": 2,
+            "reps_per_chunk": 2,
+            "runtime_ms": (100, 1000, 10000),
+            "real_reps": 2,
+        }
+    return {
+        "ms": (5, 10, 15, 20),
+        "eps": tuple(float(e) for e in range(3, 22, 3)),
+        "chunks": 8,
+        "reps_per_chunk": 5,
+        "runtime_ms": (100, 1000, 10000, 100000),
+        "real_reps": 10,
+    }
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
@@ -158,11 +189,15 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """
     g = grid(quick)
     real_dir = None if data_dir is None else str(data_dir)
-    return (task_grid({"kind": ["accuracy"], "m": g["ms"], "chunk": range(g["chunks"])},
-                      n_reps=g["reps_per_chunk"], epsilons=g["eps"])
-            + task_grid({"kind": ["runtime"], "m": g["runtime_ms"], "rep": [0]}, repeats=3)
-            + task_grid({"kind": ["real"], "m": [6], "rep": range(g["real_reps"])}, epsilons=g["eps"],
-                        data_dir=real_dir))
+    return (
+        task_grid(
+            {"kind": ["accuracy"], "m": g["ms"], "chunk": range(g["chunks"])},
+            n_reps=g["reps_per_chunk"],
+            epsilons=g["eps"],
+        )
+        + task_grid({"kind": ["runtime"], "m": g["runtime_ms"], "rep": [0]}, repeats=3)
+        + task_grid({"kind": ["real"], "m": [6], "rep": range(g["real_reps"])}, epsilons=g["eps"], data_dir=real_dir)
+    )
 
 
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
@@ -183,16 +218,35 @@ def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     kw = task.kwargs
     rng = np.random.default_rng(seed)
     if kw["kind"] == "accuracy":
-        rows = accuracy_table(ms=(kw["m"],), epsilons=kw["epsilons"], n_families=N_FAMILIES,
-                              n_reps=kw["n_reps"], rng=rng, accounting="both")
-        return [{"table": "fig1", "m": r["m"], "chunk": kw["chunk"], "n_reps": kw["n_reps"], "epsilon": r["epsilon"],
-                 "accounting": r["accounting"], "mechanism": r["mechanism"], "case": r["case"],
-                 "accuracy": r["accuracy"], "epsilon_proven": r["epsilon_proven"]} for r in rows]
+        rows = accuracy_table(
+            ms=(kw["m"],),
+            epsilons=kw["epsilons"],
+            n_families=N_FAMILIES,
+            n_reps=kw["n_reps"],
+            rng=rng,
+            accounting="both",
+        )
+        return [
+            {
+                "table": "fig1",
+                "m": r["m"],
+                "chunk": kw["chunk"],
+                "n_reps": kw["n_reps"],
+                "epsilon": r["epsilon"],
+                "accounting": r["accounting"],
+                "mechanism": r["mechanism"],
+                "case": r["case"],
+                "accuracy": r["accuracy"],
+                "epsilon_proven": r["epsilon_proven"],
+            }
+            for r in rows
+        ]
     if kw["kind"] == "runtime":
         return _runtime_rows(kw["m"], kw["repeats"], rng)
     data_dir = kw.get("data_dir")
-    return _real_rows(real_tables(None if data_dir is None else Path(data_dir), kw["rep"], rng), kw["rep"],
-                      kw["epsilons"])
+    return _real_rows(
+        real_tables(None if data_dir is None else Path(data_dir), kw["rep"], rng), kw["rep"], kw["epsilons"]
+    )
 
 
 def _runtime_rows(m: int, repeats: int, rng: np.random.Generator) -> list[dict]:
@@ -202,16 +256,27 @@ def _runtime_rows(m: int, repeats: int, rng: np.random.Generator) -> list[dict]:
     warm = tdt_app.tdt_problem(b[:2], c[:2], N_FAMILIES)
     SmoothPrivateSelection(10.0).select(warm, rng=rng)
     rows = []
-    for mech_name, mech in (("sps_thm5_one_sided", SmoothPrivateSelection(10.0)),
-                            ("em", ExponentialMechanism(10.0)), ("pf", PermuteAndFlip(10.0))):
+    for mech_name, mech in (
+        ("sps_thm5_one_sided", SmoothPrivateSelection(10.0)),
+        ("em", ExponentialMechanism(10.0)),
+        ("pf", PermuteAndFlip(10.0)),
+    ):
         times, picks = [], []
         for _ in range(repeats):
             t0 = time.perf_counter()
             prob = tdt_app.tdt_problem(b, c, N_FAMILIES)  # the Thm 5 bounds are evaluated by SPS's select
             picks.append(int(mech.select(prob, rng=rng)))
             times.append(time.perf_counter() - t0)
-        rows.append({"table": "table1", "m": m, "mechanism": mech_name, "epsilon": 10.0,
-                     "selected_first": picks[0], "median_seconds": float(np.median(times))})
+        rows.append(
+            {
+                "table": "table1",
+                "m": m,
+                "mechanism": mech_name,
+                "epsilon": 10.0,
+                "selected_first": picks[0],
+                "median_seconds": float(np.median(times)),
+            }
+        )
     return rows
 
 
@@ -224,10 +289,21 @@ def _real_rows(tables: RealTables, rep: int, epsilons: Sequence[float]) -> list[
         for accounting in ("proven", "paper"):
             for name, _, kind, selector in _mechanisms(eps, b.size, n, accounting):
                 prob = problems[kind]
-                rows.append({"table": "table2", "m": b.size, "rep": rep, "epsilon": eps,
-                             "accounting": accounting, "mechanism": name, "accuracy": accuracy(selector, prob),
-                             "epsilon_proven": selector.privacy(prob).epsilon, "source": tables.source,
-                             "b": " ".join(map(str, b)), "c": " ".join(map(str, c))})
+                rows.append(
+                    {
+                        "table": "table2",
+                        "m": b.size,
+                        "rep": rep,
+                        "epsilon": eps,
+                        "accounting": accounting,
+                        "mechanism": name,
+                        "accuracy": accuracy(selector, prob),
+                        "epsilon_proven": selector.privacy(prob).epsilon,
+                        "source": tables.source,
+                        "b": " ".join(map(str, b)),
+                        "c": " ".join(map(str, c)),
+                    }
+                )
     return rows
 
 
@@ -246,8 +322,10 @@ def _with_chance(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
 
 
 #: Caption of the TDT figures (see the report's Results section).
-FIGURE_NOTE = ("points are exact mean accuracies; error bars are ± one standard deviation over the simulated panel "
-               "chunks (Fig. 1/2) or the table sets (Table II), clipped to [0, 1]")
+FIGURE_NOTE = (
+    "points are exact mean accuracies; error bars are ± one standard deviation over the simulated panel "
+    "chunks (Fig. 1/2) or the table sets (Table II), clipped to [0, 1]"
+)
 
 
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
@@ -274,21 +352,54 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     if fig1:
         n_ms = len({r["m"] for r in fig1})
         n_eps = len({r["epsilon"] for r in fig1})
-        files.append(accuracy_figure(
-            fig1, out_dir / "fig1_tdt_accuracy_vs_eps.png", panels=("accounting", "m"), x="epsilon",
-            series="mechanism", labels=_LABELS, majority=None, styles=_STYLES, ncols=n_ms,
-            title=lambda k: f"m = {k[1]} ({k[0]} accounting)", ylabel="accuracy (top SNP)"))
-        files.append(accuracy_figure(
-            fig1, out_dir / "fig2_tdt_accuracy_vs_m.png", panels=("accounting", "epsilon"), x="m",
-            series="mechanism", labels=_LABELS, majority=None, styles=_STYLES, ncols=n_eps,
-            title=lambda k: f"eps = {fmt(k[1])} ({k[0]})", xlabel="m (SNPs)", ylabel="accuracy (top SNP)"))
+        files.append(
+            accuracy_figure(
+                fig1,
+                out_dir / "fig1_tdt_accuracy_vs_eps.png",
+                panels=("accounting", "m"),
+                x="epsilon",
+                series="mechanism",
+                labels=_LABELS,
+                majority=None,
+                styles=_STYLES,
+                ncols=n_ms,
+                title=lambda k: f"m = {k[1]} ({k[0]} accounting)",
+                ylabel="accuracy (top SNP)",
+            )
+        )
+        files.append(
+            accuracy_figure(
+                fig1,
+                out_dir / "fig2_tdt_accuracy_vs_m.png",
+                panels=("accounting", "epsilon"),
+                x="m",
+                series="mechanism",
+                labels=_LABELS,
+                majority=None,
+                styles=_STYLES,
+                ncols=n_eps,
+                title=lambda k: f"eps = {fmt(k[1])} ({k[0]})",
+                xlabel="m (SNPs)",
+                ylabel="accuracy (top SNP)",
+            )
+        )
     real = _with_chance(_table(rows, "table2"), ("accounting", "m", "epsilon"))
     if real:
-        files.append(accuracy_figure(
-            real, out_dir / "table2_tdt_real_example.png", panels=("accounting",), x="epsilon", series="mechanism",
-            labels=_LABELS, majority=None, styles=_STYLES, ncols=2,
-            title=lambda k: f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting",
-            ylabel="accuracy (top SNP)"))
+        files.append(
+            accuracy_figure(
+                real,
+                out_dir / "table2_tdt_real_example.png",
+                panels=("accounting",),
+                x="epsilon",
+                series="mechanism",
+                labels=_LABELS,
+                majority=None,
+                styles=_STYLES,
+                ncols=2,
+                title=lambda k: f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting",
+                ylabel="accuracy (top SNP)",
+            )
+        )
     return files
 
 
@@ -312,21 +423,27 @@ def summary(rows: list[dict]) -> str:
         if sub:
             stats = stats_by(sub, ("m", "epsilon", "mechanism"), "accuracy")
             cells = sorted({(r["m"], r["epsilon"]) for r in sub})
-            parts.append(f"Fig. 1/2 -- mean exact accuracy ± spread over the panel chunks, {accounting} accounting "
-                         "(chance: 1/m):\n\n" + means_table(stats, cells, MECH_ORDER, ["m", "epsilon"], CASE))
+            parts.append(
+                f"Fig. 1/2 -- mean exact accuracy ± spread over the panel chunks, {accounting} accounting "
+                "(chance: 1/m):\n\n" + means_table(stats, cells, MECH_ORDER, ["m", "epsilon"], CASE)
+            )
     rt = _table(rows, "table1")
     if rt:
         table = [[str(r["m"]), CASE[r["mechanism"]], f"{r['median_seconds'] * 1e3:.2f} ms"] for r in rt]
-        parts.append("Table I -- time of one private selection (problem with Thm 5 bounds + one draw, N = 150, "
-                     "median of 3; machine-dependent):\n\n" + md_table(["m", "mechanism", "time"], table))
+        parts.append(
+            "Table I -- time of one private selection (problem with Thm 5 bounds + one draw, N = 150, "
+            "median of 3; machine-dependent):\n\n" + md_table(["m", "mechanism", "time"], table)
+        )
     real = _table(rows, "table2")
     if real:
         stats = stats_by(real, _REAL_KEYS, "accuracy")
         cells = [(a, e) for a in ("paper", "proven") for e in sorted({r["epsilon"] for r in real})]
         reps = len({r["rep"] for r in real})
-        parts.append(f"Table II -- real-data example (Justice et al. 2020, m = 6, N = 215), mean exact accuracy ± "
-                     f"spread over {reps} table sets ({real[0]['source'].split(' (')[0]}):\n\n"
-                     + means_table(stats, cells, MECH_ORDER, ["accounting", "epsilon"], CASE))
+        parts.append(
+            f"Table II -- real-data example (Justice et al. 2020, m = 6, N = 215), mean exact accuracy ± "
+            f"spread over {reps} table sets ({real[0]['source'].split(' (')[0]}):\n\n"
+            + means_table(stats, cells, MECH_ORDER, ["accounting", "epsilon"], CASE)
+        )
     return "\n\n".join(parts)
 
 
@@ -351,9 +468,14 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "Under the paper's accounting the one-sided cases' proven guarantee is slightly above epsilon "
         "(column epsilon_proven of results.csv; YS-supp retracts Thm 3).",
         "The mapping 'Fig. 1 = accuracy vs epsilon, Fig. 2 = accuracy vs m' is ours (same computations).",
-        "Table II: " + ("the EnhancedSPS notebooks' printed tables from " + str(data_dir) if data_dir is not None
-                        else "tables regenerated from the published statistics (only chi2 values are published); "
-                             "--data-dir uses the notebooks' printed tables") + ".",
+        "Table II: "
+        + (
+            "the EnhancedSPS notebooks' printed tables from " + str(data_dir)
+            if data_dir is not None
+            else "tables regenerated from the published statistics (only chi2 values are published); "
+            "--data-dir uses the notebooks' printed tables"
+        )
+        + ".",
         "ND-PF = permute-and-flip on the neighbour-distance utility (mathematics §9.1), select_top_snp's default.",
         f"Figures: error bars = standard deviation over the panel chunks (each the mean of "
         f"{grid(quick)['reps_per_chunk']} panels) or over the Table II table sets; the dashed line is chance, "

@@ -54,8 +54,16 @@ QUICK = ("breast_cancer", "wine", "iris")
 SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps", "ld")
 QUICK_SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln")
 SNM = ("snm_t", "snm_laplace", "snm_lln")
-LABEL = {"em": "EM", "pf": "PF", "snm_t": "SNM-T", "snm_laplace": "SNM-LAP", "snm_lln": "SNM-LLN",
-         "sps": "SPS", "ld": "LD", **LABELS}
+LABEL = {
+    "em": "EM",
+    "pf": "PF",
+    "snm_t": "SNM-T",
+    "snm_laplace": "SNM-LAP",
+    "snm_lln": "SNM-LLN",
+    "sps": "SPS",
+    "ld": "LD",
+    **LABELS,
+}
 
 #: Abbreviations of this report (collected in the combined report).
 ABBREVIATIONS = {
@@ -70,18 +78,54 @@ ABBREVIATIONS = {
 PUBLISHED: dict[tuple[str, int, float], dict[str, float]] = {}
 _PUB_RAW = {
     # dataset, depth: eps -> (LLN, Laplace, Student t)
-    ("acs", 2): {0.01: (0.937, 0.925, 0.925), 0.05: (0.938, 0.929, 0.929), 0.1: (0.939, 0.929, 0.939),
-                 0.5: (0.940, 0.940, 0.940), 1.0: (0.940, 0.940, 0.940), 2.0: (0.940, 0.940, 0.940)},
-    ("acs", 5): {0.01: (0.898, 0.858, 0.871), 0.05: (0.928, 0.916, 0.915), 0.1: (0.936, 0.922, 0.935),
-                 0.5: (0.939, 0.939, 0.939), 1.0: (0.939, 0.940, 0.939), 2.0: (0.940, 0.940, 0.940)},
-    ("adult_clean", 2): {0.01: (0.781, 0.730, 0.735), 0.05: (0.800, 0.758, 0.783), 0.1: (0.799, 0.767, 0.799),
-                         0.5: (0.805, 0.805, 0.805), 1.0: (0.806, 0.807, 0.807), 2.0: (0.808, 0.808, 0.808)},
-    ("adult_clean", 5): {0.01: (0.714, 0.693, 0.699), 0.05: (0.756, 0.737, 0.756), 0.1: (0.793, 0.747, 0.793),
-                         0.5: (0.808, 0.808, 0.808), 1.0: (0.811, 0.811, 0.811), 2.0: (0.812, 0.812, 0.812)},
-    ("nltcs", 2): {0.01: (0.795, 0.691, 0.671), 0.05: (0.800, 0.705, 0.800), 0.1: (0.804, 0.737, 0.804),
-                   0.5: (0.804, 0.804, 0.803), 1.0: (0.804, 0.804, 0.804), 2.0: (0.804, 0.803, 0.803)},
-    ("nltcs", 5): {0.01: (0.711, 0.648, 0.661), 0.05: (0.799, 0.737, 0.802), 0.1: (0.808, 0.761, 0.808),
-                   0.5: (0.819, 0.816, 0.816), 1.0: (0.819, 0.816, 0.817), 2.0: (0.819, 0.817, 0.816)},
+    ("acs", 2): {
+        0.01: (0.937, 0.925, 0.925),
+        0.05: (0.938, 0.929, 0.929),
+        0.1: (0.939, 0.929, 0.939),
+        0.5: (0.940, 0.940, 0.940),
+        1.0: (0.940, 0.940, 0.940),
+        2.0: (0.940, 0.940, 0.940),
+    },
+    ("acs", 5): {
+        0.01: (0.898, 0.858, 0.871),
+        0.05: (0.928, 0.916, 0.915),
+        0.1: (0.936, 0.922, 0.935),
+        0.5: (0.939, 0.939, 0.939),
+        1.0: (0.939, 0.940, 0.939),
+        2.0: (0.940, 0.940, 0.940),
+    },
+    ("adult_clean", 2): {
+        0.01: (0.781, 0.730, 0.735),
+        0.05: (0.800, 0.758, 0.783),
+        0.1: (0.799, 0.767, 0.799),
+        0.5: (0.805, 0.805, 0.805),
+        1.0: (0.806, 0.807, 0.807),
+        2.0: (0.808, 0.808, 0.808),
+    },
+    ("adult_clean", 5): {
+        0.01: (0.714, 0.693, 0.699),
+        0.05: (0.756, 0.737, 0.756),
+        0.1: (0.793, 0.747, 0.793),
+        0.5: (0.808, 0.808, 0.808),
+        1.0: (0.811, 0.811, 0.811),
+        2.0: (0.812, 0.812, 0.812),
+    },
+    ("nltcs", 2): {
+        0.01: (0.795, 0.691, 0.671),
+        0.05: (0.800, 0.705, 0.800),
+        0.1: (0.804, 0.737, 0.804),
+        0.5: (0.804, 0.804, 0.803),
+        1.0: (0.804, 0.804, 0.804),
+        2.0: (0.804, 0.803, 0.803),
+    },
+    ("nltcs", 5): {
+        0.01: (0.711, 0.648, 0.661),
+        0.05: (0.799, 0.737, 0.802),
+        0.1: (0.808, 0.761, 0.808),
+        0.5: (0.819, 0.816, 0.816),
+        1.0: (0.819, 0.816, 0.817),
+        2.0: (0.819, 0.817, 0.816),
+    },
 }
 for (_ds, _d), _by_eps in _PUB_RAW.items():
     for _e, (_lln, _lap, _t) in _by_eps.items():
@@ -118,13 +162,34 @@ def grid(quick: bool, real: bool) -> Grid:
     """
     extra = compared()
     if quick and not real:
-        return {"datasets": QUICK, "depths": (2, 5), "selections": QUICK_SELECTIONS + extra, "eps": (0.5, 2.0, 8.0),
-                "reps": 1, "folds": 5, "n_bins": 5}
+        return {
+            "datasets": QUICK,
+            "depths": (2, 5),
+            "selections": QUICK_SELECTIONS + extra,
+            "eps": (0.5, 2.0, 8.0),
+            "reps": 1,
+            "folds": 5,
+            "n_bins": 5,
+        }
     if quick:
-        return {"datasets": REAL, "depths": (2, 5), "selections": QUICK_SELECTIONS + extra,
-                "eps": (0.05, 0.5, 2.0), "reps": 1, "folds": 3, "n_bins": 20}
-    return {"datasets": REAL, "depths": (2, 5), "selections": SELECTIONS + extra,
-            "eps": (0.01, 0.05, 0.1, 0.5, 1.0, 2.0), "reps": 5, "folds": 10, "n_bins": 20}
+        return {
+            "datasets": REAL,
+            "depths": (2, 5),
+            "selections": QUICK_SELECTIONS + extra,
+            "eps": (0.05, 0.5, 2.0),
+            "reps": 1,
+            "folds": 3,
+            "n_bins": 20,
+        }
+    return {
+        "datasets": REAL,
+        "depths": (2, 5),
+        "selections": SELECTIONS + extra,
+        "eps": (0.01, 0.05, 0.1, 0.5, 1.0, 2.0),
+        "reps": 5,
+        "folds": 10,
+        "n_bins": 20,
+    }
 
 
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
@@ -146,10 +211,18 @@ def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
         require_file(None, what="NLTCS / ACS / Adult")
     g = grid(quick, data_dir is not None)
     ddir = load_all(g["datasets"], data_dir)
-    axes = {"dataset": g["datasets"], "depth": g["depths"], "selection": g["selections"], "epsilon": g["eps"],
-            "rep": range(g["reps"])}
-    return [t for t in task_grid(axes, data_dir=ddir, folds=g["folds"], n_bins=g["n_bins"])
-            if _runs(t.kwargs["selection"], t.kwargs["depth"] == g["depths"][0], t.kwargs["dataset"], ddir)]
+    axes = {
+        "dataset": g["datasets"],
+        "depth": g["depths"],
+        "selection": g["selections"],
+        "epsilon": g["eps"],
+        "rep": range(g["reps"]),
+    }
+    return [
+        t
+        for t in task_grid(axes, data_dir=ddir, folds=g["folds"], n_bins=g["n_bins"])
+        if _runs(t.kwargs["selection"], t.kwargs["depth"] == g["depths"][0], t.kwargs["dataset"], ddir)
+    ]
 
 
 def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None) -> bool:
@@ -184,23 +257,53 @@ def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     folds = KFold(n_splits=kw["folds"], shuffle=True, random_state=kw["rep"])
     rows = []
     for fold, (train, test) in enumerate(folds.split(np.arange(data.n))):
-        row = {"dataset": kw["dataset"], "depth": kw["depth"], "selection": kw["selection"],
-               "epsilon": kw["epsilon"], "rep": kw["rep"], "fold": fold}
+        row = {
+            "dataset": kw["dataset"],
+            "depth": kw["depth"],
+            "selection": kw["selection"],
+            "epsilon": kw["epsilon"],
+            "rep": kw["rep"],
+            "fold": fold,
+        }
         majority = majority_accuracy(data.y[train], data.y[test])
         if kw["selection"] not in SELECTIONS:  # a model compared at its defaults
             acc = fit_score(kw["selection"], kw["epsilon"], data, train, test, int(rng.integers(2**31)))
-            rows.append({**row, "accuracy": acc, "majority_accuracy": majority, "n_leaves": -1,
-                         "eps_proven": kw["epsilon"], "delta_proven": float("nan")})
+            rows.append(
+                {
+                    **row,
+                    "accuracy": acc,
+                    "majority_accuracy": majority,
+                    "n_leaves": -1,
+                    "eps_proven": kw["epsilon"],
+                    "delta_proven": float("nan"),
+                }
+            )
             continue
-        clf = DPDecisionTreeClassifier(epsilon=kw["epsilon"], max_depth=kw["depth"], mechanism=kw["selection"],
-                                       split_utility="max_operator", splits="multiway", stopping="count",
-                                       n_bins=kw["n_bins"], random_state=rng, **data.estimator_kwargs())
+        clf = DPDecisionTreeClassifier(
+            epsilon=kw["epsilon"],
+            max_depth=kw["depth"],
+            mechanism=kw["selection"],
+            split_utility="max_operator",
+            splits="multiway",
+            stopping="count",
+            n_bins=kw["n_bins"],
+            random_state=rng,
+            **data.estimator_kwargs(),
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             clf.fit(data.X.iloc[train], data.y[train])
             acc = float(clf.score(data.X.iloc[test], data.y[test]))
-        rows.append({**row, "accuracy": acc, "majority_accuracy": majority, "n_leaves": int(clf.tree_.n_leaves),
-                     "eps_proven": clf.privacy_.epsilon, "delta_proven": clf.privacy_.delta})
+        rows.append(
+            {
+                **row,
+                "accuracy": acc,
+                "majority_accuracy": majority,
+                "n_leaves": int(clf.tree_.n_leaves),
+                "eps_proven": clf.privacy_.epsilon,
+                "delta_proven": clf.privacy_.delta,
+            }
+        )
     return rows
 
 
@@ -229,9 +332,19 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     """
     depths = {r["depth"] for r in rows}
     shown = [r for r in rows if r["selection"] != "majority"]
-    return [accuracy_figure(shown, out_dir / "fig4_tree_accuracy.png", panels=("dataset", "depth"), x="epsilon",
-                            series="selection", labels=LABEL, published=_published, ncols=len(depths),
-                            title=lambda k: f"{k[0]}, depth {k[1]}")]
+    return [
+        accuracy_figure(
+            shown,
+            out_dir / "fig4_tree_accuracy.png",
+            panels=("dataset", "depth"),
+            x="epsilon",
+            series="selection",
+            labels=LABEL,
+            published=_published,
+            ncols=len(depths),
+            title=lambda k: f"{k[0]}, depth {k[1]}",
+        )
+    ]
 
 
 def claims(rows: list[dict]) -> list[Claim]:
@@ -251,23 +364,37 @@ def claims(rows: list[dict]) -> list[Claim]:
     cells = sorted({(ds, d, e) for (ds, d, e, s) in means if s == "em"})
     out = []
     for snm in SNM:
-        diffs = [means[(ds, d, e, snm)] - max(means[(ds, d, e, "em")], means[(ds, d, e, "pf")])
-                 for ds, d, e in cells if (ds, d, e, snm) in means and (ds, d, e, "pf") in means]
-        out.append(claim_at_least(
-            f"{LABEL[snm]} trees are at least as accurate as EM/PF trees on average (Chaves et al. Fig. 4)",
-            diffs, "accuracy difference vs best of EM/PF",
-            "SNM >= EM/PF on average",
-            "our EM/PF use the monotone max-operator with Delta = 1 (noise Delta/eps'), a stronger baseline "
-            "than Friedman-Schuster's",
-        ))
+        diffs = [
+            means[(ds, d, e, snm)] - max(means[(ds, d, e, "em")], means[(ds, d, e, "pf")])
+            for ds, d, e in cells
+            if (ds, d, e, snm) in means and (ds, d, e, "pf") in means
+        ]
+        out.append(
+            claim_at_least(
+                f"{LABEL[snm]} trees are at least as accurate as EM/PF trees on average (Chaves et al. Fig. 4)",
+                diffs,
+                "accuracy difference vs best of EM/PF",
+                "SNM >= EM/PF on average",
+                "our EM/PF use the monotone max-operator with Delta = 1 (noise Delta/eps'), a stronger baseline "
+                "than Friedman-Schuster's",
+            )
+        )
     for snm in ("snm_t", "snm_lln"):
-        pairs = [(means[(ds, d, e, snm)], PUBLISHED[(ds, d, e)][snm]) for ds, d, e in cells
-                 if e >= 0.5 and (ds, d, e) in PUBLISHED and (ds, d, e, snm) in means]
+        pairs = [
+            (means[(ds, d, e, snm)], PUBLISHED[(ds, d, e)][snm])
+            for ds, d, e in cells
+            if e >= 0.5 and (ds, d, e) in PUBLISHED and (ds, d, e, snm) in means
+        ]
         pub = f"{fmt(min(b for _, b in pairs))}-{fmt(max(b for _, b in pairs))}" if pairs else "0.80-0.94"
-        out.append(claim_matches_published(
-            f"{LABEL[snm]} accuracy at eps >= 0.5 matches the published value (within 0.02)",
-            pairs, 0.02, pub, "needs --data-dir: NLTCS / ACS / Adult",
-        ))
+        out.append(
+            claim_matches_published(
+                f"{LABEL[snm]} accuracy at eps >= 0.5 matches the published value (within 0.02)",
+                pairs,
+                0.02,
+                pub,
+                "needs --data-dir: NLTCS / ACS / Adult",
+            )
+        )
     return out
 
 
@@ -287,10 +414,18 @@ def summary(rows: list[dict]) -> str:
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["depth"], r["epsilon"]) for r in rows})
     majority = stats_by(rows, _KEYS[:3], "majority_accuracy")
-    return ("Mean test accuracy ± standard deviation over the folds and repetitions (cross-validated):\n\n"
-            + means_table(stats_by(rows, _KEYS, "accuracy"), cells, sels, ["dataset", "depth", "epsilon"],
-                          column_labels=LABEL, extra_header=["SNM-T published", "majority class"],
-                          extra=lambda k: [fmt(_published(k[:2], "snm_t", k[2])), fmt(majority[k].mean)]))
+    return (
+        "Mean test accuracy ± standard deviation over the folds and repetitions (cross-validated):\n\n"
+        + means_table(
+            stats_by(rows, _KEYS, "accuracy"),
+            cells,
+            sels,
+            ["dataset", "depth", "epsilon"],
+            column_labels=LABEL,
+            extra_header=["SNM-T published", "majority class"],
+            extra=lambda k: [fmt(_published(k[:2], "snm_t", k[2])), fmt(majority[k].mean)],
+        )
+    )
 
 
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
@@ -317,6 +452,8 @@ def notes(quick: bool, data_dir: Path | None) -> list[str]:
         "(as the papers do).",
     ]
     if data_dir is None:
-        out.append("No --data-dir: scikit-learn's bundled breast_cancer / wine / iris replace NLTCS / ACS / Adult, "
-                   "with a larger epsilon grid; the published-accuracy comparison is then not evaluated.")
+        out.append(
+            "No --data-dir: scikit-learn's bundled breast_cancer / wine / iris replace NLTCS / ACS / Adult, "
+            "with a larger epsilon grid; the published-accuracy comparison is then not evaluated."
+        )
     return out

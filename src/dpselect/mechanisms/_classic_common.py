@@ -42,7 +42,8 @@ def global_scale(epsilon: float, problem: SelectionProblem) -> float:
         raise ValueError(
             f"epsilon={epsilon!r} is too small for global_sensitivity={problem.global_sensitivity!r}: "
             f"the noise scale {factor:g} * global_sensitivity / epsilon overflows (use epsilon >= "
-            f"{factor * problem.global_sensitivity / 1.7e308:.3g})")
+            f"{factor * problem.global_sensitivity / 1.7e308:.3g})"
+        )
     return max(scale, _TINY)
 
 
@@ -51,8 +52,9 @@ def pure_privacy(epsilon: float, problem: SelectionProblem, source: str, bounded
 
     Durfee & Rogers 2019, §3; derived in the mathematics page §10.1.
     """
-    return no_guarantee(problem) or Privacy(epsilon, 0.0, problem.relation, source,
-                                            bounded_range=epsilon if bounded_range else None)
+    return no_guarantee(problem) or Privacy(
+        epsilon, 0.0, problem.relation, source, bounded_range=epsilon if bounded_range else None
+    )
 
 
 class ExactSampling(NoisyMaxMechanism):

@@ -144,8 +144,7 @@ def release_privacy(mech: CalibratedRelease) -> Privacy:
     if mech.noise in PURE_NOISES:
         what = (
             f"polynomial gamma={mech.gamma:g}, "
-            + ("YS Thm 6 (corrected, mathematics §2.3)" if mech.admissible_method == "ys"
-               else "NRS07 / Duff Prop. 3")
+            + ("YS Thm 6 (corrected, mathematics §2.3)" if mech.admissible_method == "ys" else "NRS07 / Duff Prop. 3")
             if mech.noise == "polynomial"
             else f"Student t df={mech.df:g}, BS19 Thm 31"
         )
@@ -242,7 +241,7 @@ class CalibratedRelease:
 
     @property
     def exact_law(self) -> str | None:
-        """"t3" or "cauchy" when grid outputs are sampled exactly from the snapped law, else None.
+        """The exact sampler: "t3" or "cauchy" when grid outputs are sampled exactly from the snapped law, else None.
 
         Student t with df = 3, Student t with df = 1 and polynomial gamma = 2 (both
         Cauchy) have closed-form cdfs in arctan; other df / gamma and LLN are snapped floats.

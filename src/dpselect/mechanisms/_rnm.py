@@ -19,7 +19,10 @@ from .base import Calibration, check_problem
 __all__ = ["ReportNoisyMax"]
 
 _RNM_NOISE: dict[str, Callable[[], NoiseDistribution]] = {
-    "gumbel": Gumbel, "exponential": Exponential, "laplace": Laplace}
+    "gumbel": Gumbel,
+    "exponential": Exponential,
+    "laplace": Laplace,
+}
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,10 @@ class ReportNoisyMax(ExactSampling):
     noise: str = "gumbel"
     sampler: str = "float"
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "epsilon": EPSILON, "noise": options(*_RNM_NOISE), "sampler": SAMPLER}
+        "epsilon": EPSILON,
+        "noise": options(*_RNM_NOISE),
+        "sampler": SAMPLER,
+    }
 
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
@@ -115,5 +121,9 @@ class ReportNoisyMax(ExactSampling):
         ('1-DP [add_remove]', None)
         """
         check_problem(problem)
-        return pure_privacy(self.epsilon, problem, f"report noisy max ({self.noise}; mathematics §2.6/§3.1)",
-                     bounded_range=self.noise == "gumbel")
+        return pure_privacy(
+            self.epsilon,
+            problem,
+            f"report noisy max ({self.noise}; mathematics §2.6/§3.1)",
+            bounded_range=self.noise == "gumbel",
+        )

@@ -120,8 +120,14 @@ def _laplace_proven(c: SNMConfig) -> SNMParameters:
     eps_d = (1.0 - c.kappa) * c.epsilon
     beta = accounting.laplace_selection_beta(c.m, eps_d, c.delta)
     a = c.kappa * c.epsilon / (1.0 if c.monotone else 2.0)
-    p = _laplace(c, a, beta, eps_d, "smooth report-noisy-max, Laplace (mathematics §3.1: (2A + eps_d, "
-                 "P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))")
+    p = _laplace(
+        c,
+        a,
+        beta,
+        eps_d,
+        "smooth report-noisy-max, Laplace (mathematics §3.1: (2A + eps_d, "
+        "P[Gamma(m,1) > (eps_d + m beta)/(e^beta - 1)]))",
+    )
     return p._replace(epsilon=_target(c, p.epsilon))  # 2A + eps_d = kappa eps + (1 - kappa) eps
 
 
@@ -149,8 +155,14 @@ def _lln_proven(c: SNMConfig) -> SNMParameters:
     a = c.kappa * eps_c * math.exp(-1.5 * s * s)
     if not a > 0.0:
         raise ValueError(f"sigma={s!r} is too large for epsilon={c.epsilon!r}: the noise scale underflows")
-    p = _lln(c, a, beta, s, "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
-             "zCDP (mathematics §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (mathematics §2.5)")
+    p = _lln(
+        c,
+        a,
+        beta,
+        s,
+        "smooth report-noisy-max, LLN: rho = m (beta/sigma + e^{3 sigma^2/2} A)^2/2 "
+        "zCDP (mathematics §3.1), converted by rho + 2 sqrt(rho ln(1/delta)) (mathematics §2.5)",
+    )
     return p._replace(epsilon=_target(c, p.epsilon))  # rho is dp_to_zcdp(eps, delta) by construction
 
 

@@ -56,8 +56,9 @@ class TopKLaw:
 
 
 @validate_params(TOP_K_RULES)
-def top_k_log_probabilities(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
-                            method: str | None = None) -> TopKLaw:
+def top_k_log_probabilities(
+    mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None
+) -> TopKLaw:
     """Exact law of :func:`select_top_k`'s ordered tuple, on small problems.
 
     Every ordered k-tuple of distinct candidates (lexicographic, shape

@@ -178,7 +178,8 @@ def resolve_method(method: str | None, mechanism: Mechanism, problem: SelectionP
     if method != "peel" and not gumbel:
         raise ValueError(
             f"method={method!r} needs an exponential-mechanism-type mechanism (ExponentialMechanism or "
-            f"ReportNoisyMax(noise='gumbel')), got {type(mechanism).__name__}; use method='peel'")
+            f"ReportNoisyMax(noise='gumbel')), got {type(mechanism).__name__}; use method='peel'"
+        )
     return str(method)
 
 

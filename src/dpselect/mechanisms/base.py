@@ -109,7 +109,9 @@ def no_guarantee(problem: SelectionProblem) -> Privacy | None:
     if problem.private:
         return None
     return Privacy(
-        math.inf, 0.0, problem.relation,
+        math.inf,
+        0.0,
+        problem.relation,
         "no guarantee: the problem itself is not differentially private (mathematics §7 item 16)",
     )
 

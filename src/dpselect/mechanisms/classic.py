@@ -165,8 +165,9 @@ class ExponentialMechanism(ExactSampling):
         ('1-DP [add_remove]', 1.0)
         """
         check_problem(problem)
-        return pure_privacy(self.epsilon, problem, "exponential mechanism (McSherry-Talwar; mathematics §2.6)",
-                     bounded_range=True)
+        return pure_privacy(
+            self.epsilon, problem, "exponential mechanism (McSherry-Talwar; mathematics §2.6)", bounded_range=True
+        )
 
 
 @dataclass(frozen=True)

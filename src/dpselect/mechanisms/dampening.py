@@ -317,8 +317,7 @@ class LocalDampening(Mechanism):
         """
         check_problem(problem)
         return no_guarantee(problem) or Privacy(
-            self.epsilon, 0.0, problem.relation,
-            "local dampening (Farias et al. 2020) [RECON]; mathematics §5.1",
+            self.epsilon, 0.0, problem.relation, "local dampening (Farias et al. 2020) [RECON]; mathematics §5.1"
         )
 
 

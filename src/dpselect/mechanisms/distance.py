@@ -30,8 +30,15 @@ from ..typing import ArrayLike, Relation
 __all__ = ["distance_problem", "max_utility_change"]
 
 
-@validate_params({"distances": array_1d(), "relation": RELATION, "labels": ANY,  # labels: checked against m
-                  "monotone": BOOLEAN, "private": BOOLEAN})
+@validate_params(
+    {
+        "distances": array_1d(),
+        "relation": RELATION,
+        "labels": ANY,  # labels: checked against m
+        "monotone": BOOLEAN,
+        "private": BOOLEAN,
+    }
+)
 def distance_problem(
     distances: ArrayLike,
     *,
@@ -106,9 +113,7 @@ def distance_problem(
 
 
 @validate_params({"pairs": ANY})  # an iterable of pairs, each checked below (a generator is read once)
-def max_utility_change(
-    pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]],
-) -> float:
+def max_utility_change(pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]]) -> float:
     r"""The largest change of any utility over the given neighbour pairs.
 
     .. math::

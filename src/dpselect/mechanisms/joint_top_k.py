@@ -232,8 +232,11 @@ class JointLevels:
             # tuples whose first "new" position is i: prod_{p<i} b_p * (a_i - b_i) * prod_{p>i} a_p
             with np.errstate(divide="ignore"):
                 lb, la, lnew = np.log(b), np.log(a), np.log(a - b)
-            logw = np.concatenate(([0.0], np.cumsum(lb)[:-1])) + lnew + \
-                np.concatenate((np.cumsum(la[::-1])[::-1][1:], [0.0]))
+            logw = (
+                np.concatenate(([0.0], np.cumsum(lb)[:-1]))
+                + lnew
+                + np.concatenate((np.cumsum(la[::-1])[::-1][1:], [0.0]))
+            )
             p = np.exp(logw - logw.max())
             first = int(rng.choice(k, p=p / p.sum()))
         used: list[int] = []
@@ -296,5 +299,6 @@ def enumerate_tuples(m: int, k: int) -> np.ndarray:
     [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]]
     """
     count = math.perm(m, k)
-    return np.fromiter(itertools.chain.from_iterable(itertools.permutations(range(m), k)),
-                       dtype=np.int64, count=count * k).reshape(count, k)
+    return np.fromiter(
+        itertools.chain.from_iterable(itertools.permutations(range(m), k)), dtype=np.int64, count=count * k
+    ).reshape(count, k)

@@ -149,9 +149,11 @@ _CALIBRATIONS = ("proven", "paper")
 DEFAULT_GRANULARITY = 2.0**-20
 _ADMISSIBLE_METHODS = ("ys", "nrs")
 
+
 def _check_granularity(value: Any, name: str) -> float:
     """A power of two > 0, or 0 (the unsnapped float output)."""
     return 0.0 if value == 0 else check_granularity(value, name)
+
 
 @dataclass(frozen=True)
 class SmoothSensitivityRelease(CalibratedRelease):
@@ -266,12 +268,26 @@ class SmoothSensitivityRelease(CalibratedRelease):
 
     # ---------------------------------------------------------------- release
     @overload
-    def release(self, value: float, sensitivity: Sensitivity, *, rng: SeedLike = None, size: None = None,
-                clip: tuple[float, float] | None = None) -> float: ...
+    def release(
+        self,
+        value: float,
+        sensitivity: Sensitivity,
+        *,
+        rng: SeedLike = None,
+        size: None = None,
+        clip: tuple[float, float] | None = None,
+    ) -> float: ...
 
     @overload
-    def release(self, value: float, sensitivity: Sensitivity, *, rng: SeedLike = None, size: int,
-                clip: tuple[float, float] | None = None) -> np.ndarray: ...
+    def release(
+        self,
+        value: float,
+        sensitivity: Sensitivity,
+        *,
+        rng: SeedLike = None,
+        size: int,
+        clip: tuple[float, float] | None = None,
+    ) -> np.ndarray: ...
 
     def release(
         self,
@@ -325,8 +341,9 @@ class SmoothSensitivityRelease(CalibratedRelease):
         if self.on_grid and self.noise == "laplace":
             out = sample_grid_laplace(v, grid_laplace_scale(s, self._alpha, lam), lam, n, gen)
         elif self.on_grid and self.exact_law is not None:
-            out = sample_snapped_atan(self.exact_law, v, s / self._alpha, lam, n, rng=gen,
-                                      index_range=clip_indices(bounds, lam))
+            out = sample_snapped_atan(
+                self.exact_law, v, s / self._alpha, lam, n, rng=gen, index_range=clip_indices(bounds, lam)
+            )
         else:
             z = np.asarray(self._noise.sample(n, gen), dtype=np.float64).reshape(-1)
             out = v + (s / self._alpha) * z

@@ -288,6 +288,7 @@ class PrivateSensitivityBound(Mechanism):
         True
         """
         bound = self.bound_distribution(problem)
+
         def conditional(sensitivity: float) -> np.ndarray:
             return self.conditional_log_probabilities(problem, sensitivity)
 

@@ -216,7 +216,12 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         """
         check_problem(problem)
         config = SNMConfig(
-            self.epsilon, self.delta, self.df, self.sigma, self.kappa, problem.n_candidates,
+            self.epsilon,
+            self.delta,
+            self.df,
+            self.sigma,
+            self.kappa,
+            problem.n_candidates,
             bool(problem.monotone and self.noise != "lln"),
         )
         return snm_parameters(self.noise, self.calibration, config)

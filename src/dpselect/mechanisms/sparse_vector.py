@@ -184,8 +184,9 @@ class AboveThreshold:
         >>> print(AboveThreshold(1.0).privacy("replace"))
         1-DP [replace]
         """
-        return Privacy(self.epsilon, 0.0, check_relation(relation),
-                       "AboveThreshold, discrete Laplace (mathematics §15.1)")
+        return Privacy(
+            self.epsilon, 0.0, check_relation(relation), "AboveThreshold, discrete Laplace (mathematics §15.1)"
+        )
 
     def select(self, queries: ArrayLike, threshold: int, *, rng: SeedLike = None) -> int:
         """The first index k with f_k + nu_k >= threshold + rho; ``len(queries)`` if none.
@@ -267,7 +268,7 @@ def _scan(f: np.ndarray, t: int, scales: tuple[Fraction, Fraction], src: Integer
     b1, b2 = scales
     rho = int(discrete_laplace_batch(src, b1.denominator, b1.numerator, 1)[0])
     for start in range(0, f.size, _CHUNK):
-        block = f[start:start + _CHUNK]
+        block = f[start : start + _CHUNK]
         nu = discrete_laplace_batch(src, b2.denominator, b2.numerator, block.size)
         hit = np.flatnonzero(block + nu >= t + rho)
         if hit.size:
@@ -290,7 +291,7 @@ def _log_law(f: np.ndarray, t: float, lr1: float, lr2: float) -> np.ndarray:
     hi = max(float(f.max()) - t + margin, 0.0)
     rho = np.arange(lo, hi + 1.0)
     a = t + rho[:, None] - f[None, :]
-    log_below = _log_sf(1.0 - a, lr2)          # log P[nu < a] = log P[nu >= 1 - a]
+    log_below = _log_sf(1.0 - a, lr2)  # log P[nu < a] = log P[nu >= 1 - a]
     cum = np.cumsum(log_below, axis=1)
     prefix = np.concatenate((np.zeros((rho.size, 1)), cum), axis=1)  # sum over i < k, k = 0..m
     log_p1 = _log_c(lr1) + lr1 * np.abs(rho)

@@ -70,8 +70,7 @@ __all__ = [
 
 
 @validate_params(TOP_K_RULES)
-def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
-                  method: str | None = None) -> Privacy:
+def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None) -> Privacy:
     """Guarantee of :func:`select_top_k` (the same ``method`` resolution).
 
     * peel / gumbel: the sum of the k rounds' guarantees (basic composition;
@@ -116,9 +115,12 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
     if resolve_method(method, mechanism, problem, k) == "joint":
         eps = joint_epsilon(mechanism, k)
         return no_guarantee(problem) or Privacy(
-            eps, 0.0, problem.relation,
+            eps,
+            0.0,
+            problem.relation,
             "joint exponential mechanism (Gillenwater et al. ICML 2022; mathematics page §10.2)",
-            bounded_range=eps)
+            bounded_range=eps,
+        )
     m = problem.n_candidates
     total = mechanism.privacy(problem)
     for j in range(1, k):
@@ -127,8 +129,9 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *,
 
 
 @validate_params({**TOP_K_RULES, "rng": SEED})
-def select_top_k(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None,
-                 rng: SeedLike = None) -> np.ndarray:
+def select_top_k(
+    mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None, rng: SeedLike = None
+) -> np.ndarray:
     r"""Select k distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or peeling.
 
     Parameters

@@ -244,17 +244,19 @@ def _law(value: Any, name: str) -> str | CdfBounds:
     return value
 
 
-@validate_params({
-    "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
-    # the statistic and S(x)/alpha are data-derived: messages name them without their values
-    "value": Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False)),
-    "scale": Rule("a float > 0", check=lambda v, n: check_positive(v, n, quote=False)),
-    "lam": positive(),
-    "n": int_at_least(1),
-    "rng": SEED,
-    "quantile": callable_(none=True),
-    "index_range": ANY,  # checked in the body: kmin <= kmax within +-2^51
-})
+@validate_params(
+    {
+        "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
+        # the statistic and S(x)/alpha are data-derived: messages name them without their values
+        "value": Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False)),
+        "scale": Rule("a float > 0", check=lambda v, n: check_positive(v, n, quote=False)),
+        "lam": positive(),
+        "n": int_at_least(1),
+        "rng": SEED,
+        "quantile": callable_(none=True),
+        "index_range": ANY,  # checked in the body: kmin <= kmax within +-2^51
+    }
+)
 def sample_snapped_atan(
     law: str | CdfBounds,
     value: float,

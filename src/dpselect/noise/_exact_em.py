@@ -159,8 +159,7 @@ def _bernoulli_pow2_exp(src: IntegerSource, num: int, den: int, j: int, v: int, 
         bits += 64
 
 
-@validate_params({"values": Rule("a non-empty array of finite reals", check=_rate_values),
-                  "scale": POSITIVE_FRACTION})
+@validate_params({"values": Rule("a non-empty array of finite reals", check=_rate_values), "scale": POSITIVE_FRACTION})
 def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]:
     """Return (nums, den) with (max v - v_r) * scale = nums_r / den exactly (min rate 0).
 
@@ -292,8 +291,15 @@ def _exponential_weights_batch(
     return group, offset
 
 
-@validate_params({"src": instance_of(IntegerSource, description="a dpselect.noise.IntegerSource"),
-                  "nums": NONNEGATIVE_INTEGERS, "den": int_at_least(1), "counts": _COUNTS, "n": int_at_least(0)})
+@validate_params(
+    {
+        "src": instance_of(IntegerSource, description="a dpselect.noise.IntegerSource"),
+        "nums": NONNEGATIVE_INTEGERS,
+        "den": int_at_least(1),
+        "counts": _COUNTS,
+        "n": int_at_least(0),
+    }
+)
 def exponential_weights_batch(
     src: IntegerSource, nums: ArrayLike, den: int, counts: ArrayLike, n: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -329,9 +335,7 @@ def exponential_weights_batch(
     return _exponential_weights_batch(src, nums, den, counts, n)
 
 
-def exponential_weights(
-    rates: Any, *, counts: Any = None, size: int | None = None, rng: Any = None
-) -> tuple[Any, Any]:
+def exponential_weights(rates: Any, *, counts: Any = None, size: int | None = None, rng: Any = None) -> tuple[Any, Any]:
     r"""Exact draw of (group g, offset o) with P[g, o] proportional to e^{-rate_g}, o in {0..counts_g - 1}.
 
     .. math::

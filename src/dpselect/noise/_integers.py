@@ -100,8 +100,10 @@ def as_fraction(value: Rational, name: str, *, positive: bool = False, nonnegati
 def rational(*, positive: bool = False, nonnegative: bool = False) -> Rule:
     """A rational parameter (int, Fraction, float, NumPy real), handed to the body as a Fraction."""
     words = "a rational number" + (" > 0" if positive else " >= 0" if nonnegative else "")
-    return Rule(words + " (int, Fraction or float)",
-                check=lambda v, n: _as_fraction(v, n, positive=positive, nonnegative=nonnegative))
+    return Rule(
+        words + " (int, Fraction or float)",
+        check=lambda v, n: _as_fraction(v, n, positive=positive, nonnegative=nonnegative),
+    )
 
 
 #: A rational number > 0 (a scale), handed to the body as a Fraction.
@@ -129,8 +131,7 @@ class IntegerSource:
     """
 
     #: The rng is converted (once) by :func:`dpselect._validation.check_random_state`.
-    _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "rng": Rule(SEED.description, check=check_random_state)}
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"rng": Rule(SEED.description, check=check_random_state)}
 
     def __init__(self, rng: SeedLike = None) -> None:
         self.generator: np.random.Generator = self._parameter_constraints["rng"](rng, "rng")
@@ -202,8 +203,9 @@ def _integers(value: Any, name: str, minimum: int) -> Any:
         if arr.size and int(arr.min()) < minimum:
             raise ValueError(f"{name} must be >= {minimum}")
         return value
-    if arr.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                     for v in arr.reshape(-1)):
+    if arr.dtype.kind == "O" and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in arr.reshape(-1)
+    ):
         if arr.size and min(int(v) for v in arr.reshape(-1)) < minimum:
             raise ValueError(f"{name} must be >= {minimum}")
         return value

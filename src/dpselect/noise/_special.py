@@ -51,8 +51,13 @@ def _log_ibeta(p: float, q: float, x: Array, y: Array, logx: Array, logy: Array)
         v = special.betainc(p, q, x[m])
         tiny = v < 1e-280
         v = np.log(v)
-        v[tiny] = (p * logx[m][tiny] + q * logy[m][tiny] - math.log(p) - special.betaln(p, q)
-                   + np.log(special.hyp2f1(p + q, 1.0, p + 1.0, x[m][tiny])))
+        v[tiny] = (
+            p * logx[m][tiny]
+            + q * logy[m][tiny]
+            - math.log(p)
+            - special.betaln(p, q)
+            + np.log(special.hyp2f1(p + q, 1.0, p + 1.0, x[m][tiny]))
+        )
         out[m] = v
     return out
 
@@ -64,8 +69,9 @@ def _ibeta_tail_logx(w: Array, p: float, q: float) -> Array:
     return np.minimum(np.where(x > 1e-300, np.log(x), asym), -1e-12)
 
 
-def _solve_increasing(fun: Callable[[Array], tuple[Array, Array]], target: Array, x0: Array,
-                      maxiter: int = 100) -> Array:
+def _solve_increasing(
+    fun: Callable[[Array], tuple[Array, Array]], target: Array, x0: Array, maxiter: int = 100
+) -> Array:
     """Vectorised safeguarded Newton for fun(x) = target, fun increasing.
 
     ``fun`` returns (value, derivative).  A bracket [lo, hi] is kept per element;
@@ -133,8 +139,13 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
 MIN_TAIL_EXPONENT = 0.1
 
 
-@validate_params({"kappa": REAL, "name": instance_of(str),
-                  "value": instance_of(float, int, np.floating, np.integer, description="a real number")})
+@validate_params(
+    {
+        "kappa": REAL,
+        "name": instance_of(str),
+        "value": instance_of(float, int, np.floating, np.integer, description="a real number"),
+    }
+)
 def check_tail_exponent(kappa: float, name: str, value: float) -> None:
     """Raise ValueError (naming ``name``) if a power tail z^-kappa is too heavy for floats (kappa < 0.1).
 
@@ -161,10 +172,10 @@ def check_tail_exponent(kappa: float, name: str, value: float) -> None:
         raise ValueError(
             f"{name}={value!r} gives a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point: "
             f"draws beyond the largest double are not negligible (use a tail exponent >= "
-            f"{MIN_TAIL_EXPONENT}: df >= {MIN_TAIL_EXPONENT} or gamma >= {1 + MIN_TAIL_EXPONENT})")
+            f"{MIN_TAIL_EXPONENT}: df >= {MIN_TAIL_EXPONENT} or gamma >= {1 + MIN_TAIL_EXPONENT})"
+        )
 
 
 def _require_pure(delta: Any, law: str) -> None:
     if check_delta(delta) != 0.0:
         raise ValueError(f"delta must be 0: {law} noise is pure (epsilon, 0)-admissible, got delta={delta!r}")
-

@@ -60,20 +60,24 @@ class _Symmetric(NoiseDistribution):
         out = np.full_like(w, _INF if upper else 0.0)
         fin = np.isfinite(w)
         if upper:
+
             def fun(u: Array) -> tuple[Array, Array]:
                 a = np.exp(u)
                 ls = self._fold_logsf(a)
                 return -ls, np.exp(u + self._fold_logpdf(a) - ls)
+
             u = _solve_increasing(fun, -w[fin], self._fold_tail_guess(w[fin]))
             big = np.flatnonzero(u > 709.0)  # root beyond the largest float: inf, not DBL_MAX
             if big.size:
                 ls = self._fold_logsf(np.exp(u[big]))
                 u[big[ls > w[fin][big] * (1.0 - 1e-12)]] = _INF
         else:
+
             def fun(u: Array) -> tuple[Array, Array]:
                 a = np.exp(u)
                 lc = self._fold_logcdf(a)
                 return lc, np.exp(u + self._fold_logpdf(a) - lc)
+
             u = _solve_increasing(fun, w[fin], w[fin] - self._fold_logpdf(np.zeros(1))[0])
         out[fin] = np.exp(u)
         return out
@@ -141,7 +145,8 @@ class OneSided(NoiseDistribution):
     parent: _Symmetric
     support: ClassVar[tuple[float, float]] = (0.0, _INF)
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "parent": Rule("a symmetric NoiseDistribution", check=_symmetric_parent)}
+        "parent": Rule("a symmetric NoiseDistribution", check=_symmetric_parent)
+    }
 
     def _logpdf(self, z: Array) -> Array:
         return np.where(z < 0, -_INF, self.parent._fold_logpdf(np.maximum(z, 0.0)))

@@ -18,13 +18,7 @@ from dpselect._params import Rule, validate_fields
 from dpselect._validation import check_epsilon, check_random_state
 from dpselect.typing import SeedLike
 
-from ._special import (
-    _INF,
-    Array,
-    _apply,
-    _check_shape,
-    _require_pure,
-)
+from ._special import _INF, Array, _apply, _check_shape, _require_pure
 
 #: What the evaluation methods return: a NumPy float for a scalar argument, else an array.
 Values = NDArray[np.float64]
@@ -332,7 +326,8 @@ class NoiseDistribution(ABC):
         """
         raise NotImplementedError(
             f"{self!r} is not admissible for smooth sensitivity (mathematics §2.6): use it only with a "
-            "data-independent (global-sensitivity) scale")
+            "data-independent (global-sensitivity) scale"
+        )
 
     def one_sided(self) -> NoiseDistribution:
         """Return the law restricted to z >= 0 and renormalised (symmetric laws only).

@@ -137,8 +137,15 @@ def bernoulli_exp(x: Rational, *, size: int | None = None, rng: SeedLike = None)
     return bool(out[0]) if size is None else out
 
 
-@validate_params({"src": _SOURCE, "s": int_at_least(1), "t": int_at_least(1), "n": int_at_least(0),
-                  "clamp": int_at_least(0, none=True)})
+@validate_params(
+    {
+        "src": _SOURCE,
+        "s": int_at_least(1),
+        "t": int_at_least(1),
+        "n": int_at_least(0),
+        "clamp": int_at_least(0, none=True),
+    }
+)
 def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: int | None = None) -> NDArray[np.int64]:
     """Return n exact draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t).
 

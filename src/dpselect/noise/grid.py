@@ -29,14 +29,7 @@ from typing import ClassVar, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._params import (
-    EPSILON,
-    SEED,
-    SIZE,
-    Rule,
-    positive,
-    validate_fields,
-)
+from .._params import EPSILON, SEED, SIZE, Rule, positive, validate_fields
 from .._validation import as_real_array
 from ..accounting import grid_steps
 from ..privacy import Privacy
@@ -66,6 +59,7 @@ __all__ = [
     "grid_index",
     "grid_values",
 ]
+
 
 @dataclass(frozen=True)
 class GridLaplace:
@@ -163,8 +157,9 @@ class GridLaplace:
     @overload
     def release(self, value: ArrayLike, *, size: int | None = None, rng: SeedLike = None) -> NDArray[np.float64]: ...
 
-    def release(self, value: ArrayLike, *, size: int | None = None,
-                rng: SeedLike = None) -> float | NDArray[np.float64]:
+    def release(
+        self, value: ArrayLike, *, size: int | None = None, rng: SeedLike = None
+    ) -> float | NDArray[np.float64]:
         """Return lambda (c(value) + K), one independent K per entry of ``value``.
 
         Parameters

@@ -160,7 +160,6 @@ class Exponential(OneSided):
         return NoiseDistribution.admissible(self, epsilon, delta)
 
 
-
 # ----------------------------------------------------------------------------- Gumbel
 @dataclass(frozen=True)
 class Gumbel(NoiseDistribution):

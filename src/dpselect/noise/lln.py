@@ -76,7 +76,7 @@ class LaplaceLogNormal(_Symmetric):
         x, logw = _gh_rule(n)
         out, chunk = np.empty_like(a), max(1, 2**19 // n)
         for i in range(0, a.size, chunk):
-            out[i:i + chunk] = self._quad_chunk(a[i:i + chunk], kind, x, logw)
+            out[i : i + chunk] = self._quad_chunk(a[i : i + chunk], kind, x, logw)
         return out
 
     def _quad_chunk(self, a: Array, kind: str, x: Array, logw: Array) -> Array:
@@ -224,6 +224,7 @@ class LaplaceLogNormal(_Symmetric):
         k = check_epsilon(epsilon_c, "epsilon_c") / check_positive(beta, "beta")
         from scipy.optimize import brentq  # imported here: scipy.optimize is slow to import
 
-        x = brentq(lambda v: v * v * (v - 1.0) - k * k / 5.0, 1.0, max(2.0, k / 2.0),
-                   xtol=1e-300, rtol=4 * np.finfo(float).eps)
+        x = brentq(
+            lambda v: v * v * (v - 1.0) - k * k / 5.0, 1.0, max(2.0, k / 2.0), xtol=1e-300, rtol=4 * np.finfo(float).eps
+        )
         return x / k

@@ -189,7 +189,7 @@ def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.
     cols = np.arange(m)
     denom = np.arange(2, m + 2, dtype=np.int64)  # j terms -> j + 1
     for start in range(0, rows.size, chunk):
-        r = rows[start:start + chunk]
+        r = rows[start : start + chunk]
         c = np.broadcast_to(n, (r.size, m)).copy()
         if tie_rule == "first":
             c += cols[None, :] < r[:, None]
@@ -197,7 +197,7 @@ def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.
         exc[np.arange(r.size), r] = 0
         exc = -np.sort(-exc, axis=1)
         csum = np.cumsum(exc, axis=1)
-        out[start:start + chunk] = np.maximum(_ceil_div(csum, denom[None, :]).max(axis=1), 0)
+        out[start : start + chunk] = np.maximum(_ceil_div(csum, denom[None, :]).max(axis=1), 0)
     return out
 
 
@@ -274,5 +274,3 @@ def _profiles(n: np.ndarray, tie_rule: str, relation: str) -> tuple[StepProfile,
     cls = StepProfile(bps, values)
     max_distance = int(finite.max()) + 1 if finite.size else 1
     return ls, cls, max_distance
-
-

@@ -42,20 +42,14 @@ from ...typing import ArrayLike, Relation, SeedLike, TieRule
 from ._instability import _indicators, _profiles
 from ._rules import ACCOUNTANT, COUNTS, MECHANISM, NAMES, TIE_RULE, UTILITIES
 
-__all__ = [
-    "UTILITIES",
-    "majority_neighbours",
-    "majority_problem",
-    "private_argmax",
-]
+__all__ = ["UTILITIES", "majority_neighbours", "majority_problem", "private_argmax"]
 
 L = TypeVar("L")
 
 _UTILITY = options(*UTILITIES)
 
 
-@validate_params({"counts": COUNTS, "relation": RELATION, "tie_rule": TIE_RULE, "labels": NAMES,
-                  "utility": _UTILITY})
+@validate_params({"counts": COUNTS, "relation": RELATION, "tie_rule": TIE_RULE, "labels": NAMES, "utility": _UTILITY})
 def majority_problem(
     counts: ArrayLike,
     *,
@@ -170,9 +164,20 @@ def private_argmax(
 ) -> L: ...
 
 
-@validate_params({"counts": COUNTS, "epsilon": EPSILON.or_none(), "mechanism": MECHANISM, "utility": _UTILITY,
-                  "delta": DELTA, "rng": SEED, "labels": NAMES, "tie_rule": TIE_RULE, "relation": RELATION,
-                  "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "counts": COUNTS,
+        "epsilon": EPSILON.or_none(),
+        "mechanism": MECHANISM,
+        "utility": _UTILITY,
+        "delta": DELTA,
+        "rng": SEED,
+        "labels": NAMES,
+        "tie_rule": TIE_RULE,
+        "relation": RELATION,
+        "accountant": ACCOUNTANT,
+    }
+)
 def private_argmax(
     counts: ArrayLike,
     epsilon: float | None,

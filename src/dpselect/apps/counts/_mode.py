@@ -249,8 +249,17 @@ def duff_mode(
 ) -> np.ndarray: ...
 
 
-@validate_params({"x": SAMPLE, "epsilon": EPSILON, "candidates": CANDIDATES, "monotone": BOOLEAN, "rng": SEED,
-                  "size": SIZE, "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "x": SAMPLE,
+        "epsilon": EPSILON,
+        "candidates": CANDIDATES,
+        "monotone": BOOLEAN,
+        "rng": SEED,
+        "size": SIZE,
+        "accountant": ACCOUNTANT,
+    }
+)
 def duff_mode(
     x: ArrayLike,
     epsilon: float,

@@ -73,10 +73,7 @@ from ...noise import GridLaplace, grid_index, grid_values
 from ...typing import SeedLike
 from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA, VALUE
 
-__all__ = [
-    "propose_test_release",
-    "ptr_privacy",
-]
+__all__ = ["propose_test_release", "ptr_privacy"]
 
 #: Output grid of a release with bound 0 (nothing noisy; the value is only snapped).
 _ZERO_BOUND_GRID = 2.0**-20
@@ -115,8 +112,18 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
     return noise.lam * _first_tail_index(noise, delta)
 
 
-@validate_params({"value": VALUE, "distance_to_instability": DISTANCE, "bound": PTR_BOUND, "epsilon": EPSILON,
-                  "delta": PTR_DELTA, "granularity": GRANULARITY, "rng": SEED, "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "value": VALUE,
+        "distance_to_instability": DISTANCE,
+        "bound": PTR_BOUND,
+        "epsilon": EPSILON,
+        "delta": PTR_DELTA,
+        "granularity": GRANULARITY,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+    }
+)
 def propose_test_release(
     value: float,
     distance_to_instability: float,

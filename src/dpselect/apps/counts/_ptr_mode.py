@@ -192,8 +192,17 @@ def ptr_mode(
 ) -> MaskedArray: ...
 
 
-@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "relation": RELATION, "rng": SEED,
-                  "size": SIZE, "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "counts": COUNTS,
+        "epsilon": EPSILON,
+        "delta": PTR_DELTA,
+        "relation": RELATION,
+        "rng": SEED,
+        "size": SIZE,
+        "accountant": ACCOUNTANT,
+    }
+)
 def ptr_mode(
     counts: ArrayLike,
     epsilon: float,

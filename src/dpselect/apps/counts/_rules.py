@@ -86,7 +86,8 @@ PTR_DELTA = Rule("a float in (0, 1)", check=_ptr_delta)
 #: f(D) of propose-test-release: finite, never echoed.
 VALUE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
 #: A distance to instability: >= 0 (inf allowed), never echoed.
-DISTANCE = Rule("a float >= 0 (inf allowed)",
-                check=lambda v, n: check_positive(v, n, allow_inf=True, allow_zero=True, quote=False))
+DISTANCE = Rule(
+    "a float >= 0 (inf allowed)", check=lambda v, n: check_positive(v, n, allow_inf=True, allow_zero=True, quote=False)
+)
 #: The proposed bound on the local sensitivity: >= 0, never echoed.
 PTR_BOUND = Rule("a float >= 0", check=lambda v, n: check_positive(v, n, allow_zero=True, quote=False))

@@ -87,8 +87,16 @@ def stable_histogram_probabilities(
     return np.where(c > 0, p, 0.0)
 
 
-@validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "granularity": GRANULARITY,
-                  "rng": SEED, "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "counts": COUNTS,
+        "epsilon": EPSILON,
+        "delta": PTR_DELTA,
+        "granularity": GRANULARITY,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+    }
+)
 def stable_histogram(
     counts: ArrayLike,
     epsilon: float,

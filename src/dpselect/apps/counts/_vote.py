@@ -75,8 +75,16 @@ def private_majority(
 ) -> L: ...
 
 
-@validate_params({"labels": LABELS, "epsilon": EPSILON.or_none(), "candidates": LABELS.or_none(),
-                  "mechanism": MECHANISM, "rng": SEED, "accountant": ACCOUNTANT})
+@validate_params(
+    {
+        "labels": LABELS,
+        "epsilon": EPSILON.or_none(),
+        "candidates": LABELS.or_none(),
+        "mechanism": MECHANISM,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+    }
+)
 def private_majority(
     labels: ArrayLike | Sequence[object],
     epsilon: float | None,
@@ -160,8 +168,9 @@ def private_majority(
         if not cand_list:
             raise ValueError("candidates must not be empty")
         counts = label_counts(lab, cand_list)
-    prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove",
-                            private=candidates is not None)
+    prob = SelectionProblem(
+        counts, global_sensitivity=1.0, monotone=True, relation="add_remove", private=candidates is not None
+    )
     mech = resolve_mechanism(mechanism, epsilon, 0.0)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))

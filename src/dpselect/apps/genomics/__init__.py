@@ -46,14 +46,7 @@ from ._case_control_select import (
 from ._counting import TransmissionCounts
 from ._distance import distance_utility_problem, neighbour_distances
 from ._release import TopSNPRelease, release_mechanism, release_statistic, select_and_release
-from ._sensitivity import (
-    MOVES,
-    global_sensitivity,
-    lemma2_region,
-    local_sensitivity,
-    table_distance,
-    tdt_statistic,
-)
+from ._sensitivity import MOVES, global_sensitivity, lemma2_region, local_sensitivity, table_distance, tdt_statistic
 from ._set_distance import gs_distance, unstable_distance
 from ._simulate import simulate_trios
 from ._simulate_case_control import CaseControlSimulation, simulate_case_control

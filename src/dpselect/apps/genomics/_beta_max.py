@@ -151,7 +151,7 @@ def _ls_upper(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n:
         for s_f in (s_lo_f, s_hi_f):
             np.maximum(q_max, np.abs(lin + _DD * _DD / s_f), out=q_max)
     rho = np.where(_DS > 0, s_hi_f / (s_hi_f + _DS), np.where(_DS < 0, s_lo_f / (s_lo_f + _DS), 1.0))
-    possible = ((b1[:, None] + _DB >= 0) & (c1[:, None] + _DC >= 0) & (s_lo + _DS <= 2 * n))
+    possible = (b1[:, None] + _DB >= 0) & (c1[:, None] + _DC >= 0) & (s_lo + _DS <= 2 * n)
     out = np.where(possible, q_max * rho, 0.0).max(axis=1, initial=0.0)
     out[s_lo[:, 0] < _MIN_S] = np.inf
     return out
@@ -171,12 +171,16 @@ def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     wide = hi - lo + 1 > _LEAF
     mid = (lo + hi) // 2
     w = np.flatnonzero(wide)
-    return (np.concatenate([lo, mid[w] + 1]), np.concatenate([np.where(wide, mid, hi), hi[w]]),
-            np.concatenate([np.arange(lo.size), w]))
+    return (
+        np.concatenate([lo, mid[w] + 1]),
+        np.concatenate([np.where(wide, mid, hi), hi[w]]),
+        np.concatenate([np.arange(lo.size), w]),
+    )
 
 
-def _leaf_states(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray,
-                 n: int) -> tuple[np.ndarray, np.ndarray]:
+def _leaf_states(
+    b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Every state of the (small) blocks, b + c <= 2N."""
     wb = b1 - b0 + 1
     wc = c1 - c0 + 1
@@ -189,8 +193,9 @@ def _leaf_states(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray,
     return b[ok], c[ok]
 
 
-def block_lower_bounds(b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n: int, bound: str,
-                       threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def block_lower_bounds(
+    b0: np.ndarray, b1: np.ndarray, c0: np.ndarray, c1: np.ndarray, n: int, bound: str, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(lower bound of f over each block's states, f at one state of each block).
 
     Blocks are [b0, b1] x [c0, c1] with b0 + c0 <= 2N, cut by b + c <= 2N.
@@ -317,10 +322,12 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
     return beta_max_unchecked(n, bound, t)
 
 
-@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "beta": positive(), "bound": BOUND,
-                  "threshold": THRESHOLD})
-def smooth_upper_bound(b: ArrayLike, c: ArrayLike, n_families: int, beta: float,
-                       bound: str = "thm5", threshold: float = 6) -> float | np.ndarray:
+@validate_params(
+    {"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "beta": positive(), "bound": BOUND, "threshold": THRESHOLD}
+)
+def smooth_upper_bound(
+    b: ArrayLike, c: ArrayLike, n_families: int, beta: float, bound: str = "thm5", threshold: float = 6
+) -> float | np.ndarray:
     """beta-smooth upper bound S(x, r) = GS exp(-beta dist) on each SNP's local sensitivity.
 
     dist = gd (bound="thm4", YS Thm 4: the exact smooth sensitivity) or ud

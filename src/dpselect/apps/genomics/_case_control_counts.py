@@ -43,8 +43,7 @@ def _size(n: int | None, name: str, rows: np.ndarray, alleles: np.ndarray) -> in
     if n is None:  # every SNP fully called: the row sums are the (public) group size
         sums = rows.sum(axis=1)
         if (sums != sums[0]).any():
-            raise ValueError(f"{name} is required when the SNPs' genotype counts have different totals "
-                             "(missing calls)")
+            raise ValueError(f"{name} is required when the SNPs' genotype counts have different totals (missing calls)")
         v = int(sums[0])
     else:
         v = _GROUP_SIZE(n, name)
@@ -130,16 +129,34 @@ class CaseControlCounts(Annotated):
 
     #: What each constructor argument accepts (the arrays are checked against each other in ``__init__``).
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "cases": _GENOTYPES, "controls": _GENOTYPES, "n_cases": _GROUP_SIZE.or_none(),
-        "n_controls": _GROUP_SIZE.or_none(), "allele_cases": _ALLELES, "allele_controls": _ALLELES,
-        "snp_ids": _TEXT, "chrom": _TEXT, "pos": _POSITIONS, "a1": _TEXT, "a2": _TEXT,
+        "cases": _GENOTYPES,
+        "controls": _GENOTYPES,
+        "n_cases": _GROUP_SIZE.or_none(),
+        "n_controls": _GROUP_SIZE.or_none(),
+        "allele_cases": _ALLELES,
+        "allele_controls": _ALLELES,
+        "snp_ids": _TEXT,
+        "chrom": _TEXT,
+        "pos": _POSITIONS,
+        "a1": _TEXT,
+        "a2": _TEXT,
     }
 
-    def __init__(self, cases: ArrayLike, controls: ArrayLike, *, n_cases: int | None = None,
-                 n_controls: int | None = None, allele_cases: ArrayLike | None = None,
-                 allele_controls: ArrayLike | None = None, snp_ids: ArrayLike | None = None,
-                 chrom: ArrayLike | None = None, pos: ArrayLike | None = None, a1: ArrayLike | None = None,
-                 a2: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        cases: ArrayLike,
+        controls: ArrayLike,
+        *,
+        n_cases: int | None = None,
+        n_controls: int | None = None,
+        allele_cases: ArrayLike | None = None,
+        allele_controls: ArrayLike | None = None,
+        snp_ids: ArrayLike | None = None,
+        chrom: ArrayLike | None = None,
+        pos: ArrayLike | None = None,
+        a1: ArrayLike | None = None,
+        a2: ArrayLike | None = None,
+    ) -> None:
         g1 = _table(cases, "cases", 3, None)
         m = g1.shape[0]
         g0 = _table(controls, "controls", 3, m)
@@ -162,13 +179,22 @@ class CaseControlCounts(Annotated):
             pos_arr = pos_arr.astype(np.int64)
         pos_arr.flags.writeable = False
         init = object.__setattr__
-        for name, value in (("cases", g1), ("controls", g0), ("allele_cases", alleles[0]),
-                            ("allele_controls", alleles[1]), ("n_cases", n1), ("n_controls", n0)):
+        for name, value in (
+            ("cases", g1),
+            ("controls", g0),
+            ("allele_cases", alleles[0]),
+            ("allele_controls", alleles[1]),
+            ("n_cases", n1),
+            ("n_controls", n0),
+        ):
             init(self, name, value)
         self._init_annotations(
             _text_column(snp_ids, "snp_ids", m, np.char.add("snp", np.arange(m).astype(str))),
-            _text_column(chrom, "chrom", m, np.full(m, "0")), pos_arr,
-            _text_column(a1, "a1", m, np.full(m, "1")), _text_column(a2, "a2", m, np.full(m, "2")))
+            _text_column(chrom, "chrom", m, np.full(m, "0")),
+            pos_arr,
+            _text_column(a1, "a1", m, np.full(m, "1")),
+            _text_column(a2, "a2", m, np.full(m, "2")),
+        )
 
     @property
     def n_snps(self) -> int:
@@ -177,9 +203,17 @@ class CaseControlCounts(Annotated):
 
     def __reduce__(self) -> tuple[Any, ...]:
         t = self._text
-        kw = {"n_cases": self.n_cases, "n_controls": self.n_controls, "allele_cases": self.allele_cases,
-              "allele_controls": self.allele_controls, "snp_ids": t["snp_ids"], "chrom": t["chrom"],
-              "pos": self.pos, "a1": t["a1"], "a2": t["a2"]}
+        kw = {
+            "n_cases": self.n_cases,
+            "n_controls": self.n_controls,
+            "allele_cases": self.allele_cases,
+            "allele_controls": self.allele_controls,
+            "snp_ids": t["snp_ids"],
+            "chrom": t["chrom"],
+            "pos": self.pos,
+            "a1": t["a1"],
+            "a2": t["a2"],
+        }
         return (_rebuild, (self.cases, self.controls, kw))
 
     def __repr__(self) -> str:  # no counts: they are private

@@ -45,28 +45,47 @@ if TYPE_CHECKING:
 __all__ = ["case_control_counts", "case_control_status"]
 
 #: Chromosome kinds skipped, and why (as ``plink1.9 --model`` skips them).
-SKIPPED_CC = {"Y": "haploid: no genotype test; plink1.9 --model skips it",
-              "MT": "haploid: no genotype test; plink1.9 --model skips it"}
+SKIPPED_CC = {
+    "Y": "haploid: no genotype test; plink1.9 --model skips it",
+    "MT": "haploid: no genotype test; plink1.9 --model skips it",
+}
 
 
 def case_control_status(fam: np.ndarray, *, allow_no_sex: bool, what: str = "path") -> tuple[np.ndarray, ...]:
     """(case, control, male) bool arrays of a .fam-like table (column 5 sex, column 6 phenotype)."""
     pheno, sex = fam[:, 5].astype(str), fam[:, 4].astype(str)
     if not np.isin(pheno, ["1", "2", "0", "-9"]).all():
-        raise ValueError(f"{what}: the phenotype column has values other than 1 (control), 2 (case) and 0 / -9 "
-                         "(missing): a quantitative phenotype has no case-control counts")
+        raise ValueError(
+            f"{what}: the phenotype column has values other than 1 (control), 2 (case) and 0 / -9 "
+            "(missing): a quantitative phenotype has no case-control counts"
+        )
     known = np.isin(sex, ["1", "2"]) | bool(allow_no_sex)
     case, control = (pheno == "2") & known, (pheno == "1") & known
     if not case.any() or not control.any():
-        raise ValueError(f"{what}: needs at least one case (phenotype 2) and one control (phenotype 1) of known "
-                         "sex (or allow_no_sex=True)")
+        raise ValueError(
+            f"{what}: needs at least one case (phenotype 2) and one control (phenotype 1) of known "
+            "sex (or allow_no_sex=True)"
+        )
     return case, control, sex == "1"
 
 
-@validate_params({"path": PATH, "allow_no_sex": BOOLEAN, "chunk_snps": CHUNK_SNPS.or_none(),
-                  "scheduler": SCHEDULER, "progress": BOOLEAN})
-def case_control_counts(path: str | os.PathLike[str], *, allow_no_sex: bool = False, chunk_snps: int | None = None,
-                        scheduler: str | Client | None = None, progress: bool = False) -> CaseControlCounts:
+@validate_params(
+    {
+        "path": PATH,
+        "allow_no_sex": BOOLEAN,
+        "chunk_snps": CHUNK_SNPS.or_none(),
+        "scheduler": SCHEDULER,
+        "progress": BOOLEAN,
+    }
+)
+def case_control_counts(
+    path: str | os.PathLike[str],
+    *,
+    allow_no_sex: bool = False,
+    chunk_snps: int | None = None,
+    scheduler: str | Client | None = None,
+    progress: bool = False,
+) -> CaseControlCounts:
     r"""Genotype and allele counts of cases and controls at every SNP of a PLINK 1 or PLINK 2 fileset.
 
     Counted on the packed 2-bit codes with word masks and popcounts (no
@@ -137,8 +156,10 @@ def case_control_counts(path: str | os.PathLike[str], *, allow_no_sex: bool = Fa
     chunk = chunk_snps
     require("dask", "gwas", purpose="dpselect.apps.genomics.case_control_counts")
     if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(VCF_SUFFIXES):
-        raise ValueError("path: case_control_counts reads PLINK 1 / PLINK 2 filesets; convert a VCF/BCF with "
-                         "plink --vcf FILE --make-bed (the phenotype and sex then go in the .fam)")
+        raise ValueError(
+            "path: case_control_counts reads PLINK 1 / PLINK 2 filesets; convert a VCF/BCF with "
+            "plink --vcf FILE --make-bed (the phenotype and sex then go in the .fam)"
+        )
     files = open_fileset(path)
     fam, bim = files.fam, files.bim
     case, control, male = case_control_status(fam, allow_no_sex=allow_no_sex)
@@ -149,13 +170,33 @@ def case_control_counts(path: str | os.PathLike[str], *, allow_no_sex: bool = Fa
     plan = CaseControlPlan.from_status(case, control, male)
     if chunk is None:
         chunk = auto_chunk(n_snp, files.source.n_bytes)
-    out = count_chunks(files.source, n_snp, functools.partial(_count, plan=plan), 10, 2 * fam.shape[0], keep, is_x,
-                       chunk, scheduler, make_progress(progress, n_snp, "counting cases and controls"))
+    out = count_chunks(
+        files.source,
+        n_snp,
+        functools.partial(_count, plan=plan),
+        10,
+        2 * fam.shape[0],
+        keep,
+        is_x,
+        chunk,
+        scheduler,
+        make_progress(progress, n_snp, "counting cases and controls"),
+    )
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}
-    return CaseControlCounts(out[0:3].T, out[3:6].T, n_cases=int(case.sum()), n_controls=int(control.sum()),
-                             allele_cases=out[6:8].T, allele_controls=out[8:10].T, snp_ids=bim["snp"],
-                             chrom=bim["chrom"], pos=bim["pos"], a1=bim["a1"], a2=bim["a2"])
+    return CaseControlCounts(
+        out[0:3].T,
+        out[3:6].T,
+        n_cases=int(case.sum()),
+        n_controls=int(control.sum()),
+        allele_cases=out[6:8].T,
+        allele_controls=out[8:10].T,
+        snp_ids=bim["snp"],
+        chrom=bim["chrom"],
+        pos=bim["pos"],
+        a1=bim["a1"],
+        a2=bim["a2"],
+    )
 
 
 def _count(records: np.ndarray, x_mask: np.ndarray | None, plan: CaseControlPlan) -> np.ndarray:

@@ -25,8 +25,15 @@ from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
 from ._top_snps import TopSNPs, _forward_top_k, _peel_distances
 
-__all__ = ["ASSOCIATION_TESTS", "TEST", "allelic_sensitivity", "association_distances", "association_problem",
-           "association_statistic", "select_association_snps"]
+__all__ = [
+    "ASSOCIATION_TESTS",
+    "TEST",
+    "allelic_sensitivity",
+    "association_distances",
+    "association_problem",
+    "association_statistic",
+    "select_association_snps",
+]
 
 #: The association tests (only "allelic" has a private selection so far; see mathematics §14).
 ASSOCIATION_TESTS = ("allelic",)
@@ -36,8 +43,10 @@ _RELATIONS = ("replace", "add_remove")
 
 def _check_test(test: object, name: str) -> str:
     if test not in ASSOCIATION_TESTS:
-        raise ValueError(f"{name} must be one of {ASSOCIATION_TESTS}, got {test!r} (the trend and genotypic "
-                         "tests have no private selection yet)")
+        raise ValueError(
+            f"{name} must be one of {ASSOCIATION_TESTS}, got {test!r} (the trend and genotypic "
+            "tests have no private selection yet)"
+        )
     return str(test)
 
 
@@ -148,10 +157,23 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
     return 2.0 * (n1 + n0) ** 2 / min(n1 * (n0 + 1), n0 * (n1 + 1))
 
 
-@validate_params({"counts": _COUNTS, "test": TEST, "utility": _UTILITY, "relation": _RELATION,
-                  "labels": Rule("None or a sequence of SNP names, one per SNP (checked by the problem)")})
-def association_problem(counts: CaseControlCounts, *, test: str = "allelic", utility: str = "distance",
-                        relation: Relation = "replace", labels: Sequence[object] | None = None) -> SelectionProblem:
+@validate_params(
+    {
+        "counts": _COUNTS,
+        "test": TEST,
+        "utility": _UTILITY,
+        "relation": _RELATION,
+        "labels": Rule("None or a sequence of SNP names, one per SNP (checked by the problem)"),
+    }
+)
+def association_problem(
+    counts: CaseControlCounts,
+    *,
+    test: str = "allelic",
+    utility: str = "distance",
+    relation: Relation = "replace",
+    labels: Sequence[object] | None = None,
+) -> SelectionProblem:
     """SelectionProblem of a case-control test: u_r = -d_r (Delta u = 1) or the chi2 (Delta = allelic_sensitivity).
 
     Parameters
@@ -182,24 +204,40 @@ def association_problem(counts: CaseControlCounts, *, test: str = "allelic", uti
     ([0.0, -5.0], 1.0, 'replace')
     """
     if utility == "distance":
-        return distance_problem(association_distances(counts, test=test).astype(np.float64), relation=relation,
-                                labels=labels)
+        return distance_problem(
+            association_distances(counts, test=test).astype(np.float64), relation=relation, labels=labels
+        )
     if relation != "replace":
         raise ValueError("utility='chi2' has a sensitivity under relation='replace' only (fixed sizes)")
     sizes = np.array([counts.n_cases, counts.n_controls])
     full = np.stack([counts.cases.sum(axis=1), counts.controls.sum(axis=1)], axis=1) == sizes
     alleles = np.stack([counts.allele_cases.sum(axis=1), counts.allele_controls.sum(axis=1)], axis=1) == 2 * sizes
     if not (full.all() and alleles.all()):
-        raise ValueError("counts: utility='chi2' needs every SNP fully called on autosomes (its sensitivity "
-                         "assumes fixed allele totals); use utility='distance'")
-    return SelectionProblem(association_statistic(counts, test=test), labels=labels, relation="replace",
-                            global_sensitivity=allelic_sensitivity(counts.n_cases, counts.n_controls))
+        raise ValueError(
+            "counts: utility='chi2' needs every SNP fully called on autosomes (its sensitivity "
+            "assumes fixed allele totals); use utility='distance'"
+        )
+    return SelectionProblem(
+        association_statistic(counts, test=test),
+        labels=labels,
+        relation="replace",
+        global_sensitivity=allelic_sensitivity(counts.n_cases, counts.n_controls),
+    )
 
 
-def select_association_snps(counts: CaseControlCounts, epsilon: float | None, k: int | None, *, test: str = "allelic",
-                            mechanism: str | Mechanism = "pf", utility: str = "distance", method: str = "peel",
-                            relation: Relation = "replace", rng: SeedLike = None,
-                            accountant: Accountant | None = None) -> TopSNPs:
+def select_association_snps(
+    counts: CaseControlCounts,
+    epsilon: float | None,
+    k: int | None,
+    *,
+    test: str = "allelic",
+    mechanism: str | Mechanism = "pf",
+    utility: str = "distance",
+    method: str = "peel",
+    relation: Relation = "replace",
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+) -> TopSNPs:
     """Case-control branch of :func:`dpselect.apps.genomics.select_top_snps` (its arguments checked there)."""
     k = check_int(k, "k", minimum=1)
     if k > counts.n_snps:
@@ -241,8 +279,9 @@ def _peel_scores(mech: Mechanism, full: SelectionProblem, k: int, gen: np.random
     remaining = np.arange(full.n_candidates)
     chosen = []
     for _ in range(k):
-        sub = SelectionProblem(full.scores[remaining], global_sensitivity=full.global_sensitivity,
-                               relation=full.relation)
+        sub = SelectionProblem(
+            full.scores[remaining], global_sensitivity=full.global_sensitivity, relation=full.relation
+        )
         pick = int(mech.select(sub, rng=gen))
         chosen.append(int(remaining[pick]))
         remaining = np.delete(remaining, pick)

@@ -36,8 +36,18 @@ import numpy as np
 __all__ = ["ROWS", "CaseControlPlan", "count_case_control"]
 
 #: Rows of the counts :func:`count_case_control` returns, in order.
-ROWS = ("case_2", "case_1", "case_0", "control_2", "control_1", "control_0",
-        "case_a1", "case_a2", "control_a1", "control_a2")
+ROWS = (
+    "case_2",
+    "case_1",
+    "case_0",
+    "control_2",
+    "control_1",
+    "control_0",
+    "case_a1",
+    "case_a2",
+    "control_a1",
+    "control_a2",
+)
 
 _EVEN = np.uint64(0x5555_5555_5555_5555)
 _ONE = np.uint64(1)
@@ -54,8 +64,8 @@ def _word_mask(member: np.ndarray) -> np.ndarray:
     """(n_words,) little-endian uint64 masks with bit ``2 (i % 32)`` of word ``i // 32`` set for each member i."""
     n_words = -(-member.size // 32)
     bits = np.zeros(n_words * 32, dtype=np.uint64)
-    bits[:member.size] = member
-    shifts = (2 * np.arange(32, dtype=np.uint64))
+    bits[: member.size] = member
+    shifts = 2 * np.arange(32, dtype=np.uint64)
     return np.bitwise_or.reduce(bits.reshape(n_words, 32) << shifts, axis=1)
 
 
@@ -75,10 +85,13 @@ class CaseControlPlan:
         case, control, male = (np.asarray(v, dtype=bool) for v in (case, control, male))
         groups = [case, control]
         x_groups = [case & ~male, control & ~male, case & male, control & male]
-        return cls(np.stack([_word_mask(g) for g in groups])[:, :, None],
-                   np.stack([_word_mask(g) for g in x_groups])[:, :, None],
-                   np.array([g.sum() for g in groups], dtype=np.int64),
-                   np.array([g.sum() for g in x_groups], dtype=np.int64), -(-case.size // 4))
+        return cls(
+            np.stack([_word_mask(g) for g in groups])[:, :, None],
+            np.stack([_word_mask(g) for g in x_groups])[:, :, None],
+            np.array([g.sum() for g in groups], dtype=np.int64),
+            np.array([g.sum() for g in x_groups], dtype=np.int64),
+            -(-case.size // 4),
+        )
 
 
 def _popcount_sum(x: np.ndarray, mask: np.ndarray, t: np.ndarray, pc: np.ndarray) -> np.ndarray:
@@ -87,8 +100,10 @@ def _popcount_sum(x: np.ndarray, mask: np.ndarray, t: np.ndarray, pc: np.ndarray
     np.bitwise_count(t, out=pc)
     if pc.shape[0] <= _WORDS_U16:  # a uint16 sum (at most 64 a word) is ~5x faster than an int64 one
         return np.add.reduce(pc, axis=0, dtype=np.uint16).astype(np.int64)
-    return sum(np.add.reduce(pc[a:a + _WORDS_U16], axis=0, dtype=np.uint16).astype(np.int64)
-               for a in range(0, pc.shape[0], _WORDS_U16))
+    return sum(
+        np.add.reduce(pc[a : a + _WORDS_U16], axis=0, dtype=np.uint16).astype(np.int64)
+        for a in range(0, pc.shape[0], _WORDS_U16)
+    )
 
 
 def _group_counts(w: np.ndarray, both: np.ndarray, masks: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -61,25 +61,35 @@ class BedSource:
                 z = min(a + step, stop)
                 records = np.fromfile(f, dtype=np.uint8, count=(z - a) * self.n_bytes)
                 if records.size != (z - a) * self.n_bytes:
-                    raise ValueError(f"path: {self.bed!r} ended inside SNP {a + records.size // self.n_bytes}: "
-                                     "truncated")
+                    raise ValueError(
+                        f"path: {self.bed!r} ended inside SNP {a + records.size // self.n_bytes}: truncated"
+                    )
                 yield a, records.reshape(z - a, self.n_bytes)
 
 
-def _chunk(source: Any, start: int, stop: int, kernel: Kernel, rows: int, dtype: Any, x_mask: np.ndarray | None,
-           keep: np.ndarray | None, sink: np.ndarray | None, offset: int,
-           progress: Progress | None) -> np.ndarray | None:
+def _chunk(
+    source: Any,
+    start: int,
+    stop: int,
+    kernel: Kernel,
+    rows: int,
+    dtype: Any,
+    x_mask: np.ndarray | None,
+    keep: np.ndarray | None,
+    sink: np.ndarray | None,
+    offset: int,
+    progress: Progress | None,
+) -> np.ndarray | None:
     """Counts of the kept SNPs among start..stop-1: into ``sink`` from column ``offset`` on, or returned."""
-    out = sink if sink is not None else np.empty((rows, stop - start if keep is None else int(keep.sum())),
-                                                  dtype=dtype)
+    out = sink if sink is not None else np.empty((rows, stop - start if keep is None else int(keep.sum())), dtype=dtype)
     j = offset if sink is not None else 0
     step = max(1, READ_BYTES // max(source.n_bytes, 1))
     for a, records in source.pieces(start, stop, step):
         z = a + records.shape[0]
-        piece = kernel(records, None if x_mask is None else x_mask[a - start:z - start])
+        piece = kernel(records, None if x_mask is None else x_mask[a - start : z - start])
         if keep is not None:
-            piece = piece[:, keep[a - start:z - start]]
-        out[:, j:j + piece.shape[1]] = piece
+            piece = piece[:, keep[a - start : z - start]]
+        out[:, j : j + piece.shape[1]] = piece
         j += piece.shape[1]
     if progress is not None:
         progress.advance(stop - start)
@@ -92,13 +102,23 @@ def _assemble(blocks: list[np.ndarray], rows: int, n: int) -> np.ndarray:
     j = 0
     while blocks:
         block = blocks.pop(0)
-        out[:, j:j + block.shape[1]] = block
+        out[:, j : j + block.shape[1]] = block
         j += block.shape[1]
     return out
 
 
-def count_chunks(source: Any, n_snp: int, kernel: Kernel, rows: int, max_count: int, keep: np.ndarray,
-                 is_x: np.ndarray, chunk: int, scheduler: Any, bar: Progress | None) -> np.ndarray:
+def count_chunks(
+    source: Any,
+    n_snp: int,
+    kernel: Kernel,
+    rows: int,
+    max_count: int,
+    keep: np.ndarray,
+    is_x: np.ndarray,
+    chunk: int,
+    scheduler: Any,
+    bar: Progress | None,
+) -> np.ndarray:
     """(rows, #kept) int64 counts of every kept SNP, one Dask task per ``chunk`` SNPs (module docstring)."""
     dask = require("dask", "gwas", purpose="dpselect.apps.genomics counting on Dask")
     local = scheduler is None or scheduler in ("threads", "sync", "synchronous", "single-threaded")
@@ -107,11 +127,23 @@ def count_chunks(source: Any, n_snp: int, kernel: Kernel, rows: int, max_count: 
     offsets = np.concatenate(([0], np.cumsum(kept)))
     sink = np.zeros((rows, int(offsets[-1])), dtype=np.int64) if local else None
     dtype = np.min_scalar_type(max_count)
-    tasks = [dask.delayed(_chunk)(source, a, min(a + chunk, n_snp), kernel, rows, dtype,
-                                  is_x[a:a + chunk] if is_x[a:a + chunk].any() else None,
-                                  None if kept[i] == min(chunk, n_snp - a) else keep[a:a + chunk],
-                                  sink, int(offsets[i]), bar if local else None, pure=False)
-             for i, a in enumerate(starts.tolist())]
+    tasks = [
+        dask.delayed(_chunk)(
+            source,
+            a,
+            min(a + chunk, n_snp),
+            kernel,
+            rows,
+            dtype,
+            is_x[a : a + chunk] if is_x[a : a + chunk].any() else None,
+            None if kept[i] == min(chunk, n_snp - a) else keep[a : a + chunk],
+            sink,
+            int(offsets[i]),
+            bar if local else None,
+            pure=False,
+        )
+        for i, a in enumerate(starts.tolist())
+    ]
     blocks = _compute(tasks, scheduler)
     out = sink if sink is not None else _assemble(blocks, rows, int(offsets[-1]))
     if bar is not None:
@@ -133,10 +165,14 @@ def chromosome_masks(chrom: np.ndarray, what: str, skip: dict[str, str]) -> tupl
     run_kind, run_len = chromosome_runs(chrom)
     skipped = np.isin(run_kind, list(skip))
     if skipped.any():
-        parts = [f"{int(run_len[run_kind == k].sum())} on {k} ({why})" for k, why in skip.items()
-                 if (run_kind == k).any()]
-        warnings.warn(f"path: skipped {int(run_len[skipped].sum())} SNP(s) without {what}: " + "; ".join(parts),
-                      UserWarning, stacklevel=3)
+        parts = [
+            f"{int(run_len[run_kind == k].sum())} on {k} ({why})" for k, why in skip.items() if (run_kind == k).any()
+        ]
+        warnings.warn(
+            f"path: skipped {int(run_len[skipped].sum())} SNP(s) without {what}: " + "; ".join(parts),
+            UserWarning,
+            stacklevel=3,
+        )
     return np.repeat(~skipped, run_len), np.repeat(run_kind == "X", run_len)
 
 

@@ -22,8 +22,10 @@ from ._annotated import Annotated
 __all__ = ["TransmissionCounts", "chromosome_kind", "chromosome_runs", "trios"]
 
 #: Chromosome kinds whose SNPs carry no TDT (skipped with a warning by the readers).
-SKIPPED_KINDS = {"Y": "chromosome Y is haploid and passed from father to son only",
-                 "MT": "mitochondrial DNA is passed from the mother only"}
+SKIPPED_KINDS = {
+    "Y": "chromosome Y is haploid and passed from father to son only",
+    "MT": "mitochondrial DNA is passed from the mother only",
+}
 
 
 class TransmissionCounts(Annotated):
@@ -72,8 +74,18 @@ class TransmissionCounts(Annotated):
     n_families: int
     mendel_errors: np.ndarray
 
-    def __init__(self, b: np.ndarray, c: np.ndarray, n_families: int, snp_ids: ArrayLike, mendel_errors: np.ndarray,
-                 chrom: ArrayLike, pos: np.ndarray, a1: ArrayLike, a2: ArrayLike) -> None:
+    def __init__(
+        self,
+        b: np.ndarray,
+        c: np.ndarray,
+        n_families: int,
+        snp_ids: ArrayLike,
+        mendel_errors: np.ndarray,
+        chrom: ArrayLike,
+        pos: np.ndarray,
+        a1: ArrayLike,
+        a2: ArrayLike,
+    ) -> None:
         init = object.__setattr__
         for name, value in (("b", b), ("c", c), ("n_families", n_families), ("mendel_errors", mendel_errors)):
             init(self, name, value)
@@ -81,8 +93,10 @@ class TransmissionCounts(Annotated):
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         t = self._text
-        return (type(self), (self.b, self.c, self.n_families, t["snp_ids"], self.mendel_errors, t["chrom"], self.pos,
-                             t["a1"], t["a2"]))
+        return (
+            type(self),
+            (self.b, self.c, self.n_families, t["snp_ids"], self.mendel_errors, t["chrom"], self.pos, t["a1"], t["a2"]),
+        )
 
     def __repr__(self) -> str:  # no counts: they are private
         return f"TransmissionCounts({self.b.size} SNPs, {self.n_families} families)"
@@ -102,8 +116,19 @@ def chromosome_runs(codes: Any) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype="<U2"), np.empty(0, dtype=np.int64)
     heads = np.flatnonzero(np.concatenate(([True], a[1:] != a[:-1])))
     uniq, inverse = np.unique(a[heads], return_inverse=True)
-    kinds = {"X": "X", "23": "X", "Y": "Y", "24": "Y", "XY": "XY", "25": "XY", "PAR1": "XY", "PAR2": "XY",
-             "MT": "MT", "M": "MT", "26": "MT"}
+    kinds = {
+        "X": "X",
+        "23": "X",
+        "Y": "Y",
+        "24": "Y",
+        "XY": "XY",
+        "25": "XY",
+        "PAR1": "XY",
+        "PAR2": "XY",
+        "MT": "MT",
+        "M": "MT",
+        "26": "MT",
+    }
     texts = [u.decode("utf-8", "replace") if isinstance(u, bytes) else str(u) for u in uniq.tolist()]
     names = [u.upper()[3:] if u.upper().startswith("CHR") else u.upper() for u in texts]
     run_kind = np.array([kinds.get(x, "A") for x in names], dtype="<U2")[np.asarray(inverse).ravel()]
@@ -115,8 +140,7 @@ def chromosome_kind(codes: Any) -> np.ndarray:
     return np.repeat(*chromosome_runs(codes))
 
 
-def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = False,
-          what: str = "path") -> np.ndarray:
+def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = False, what: str = "path") -> np.ndarray:
     """(child, father, mother) row indices of the complete trios of a .fam table (one per parent pair).
 
     With ``affected_only`` the child must be affected (phenotype 2) and, unless
@@ -147,7 +171,8 @@ def trios(fam: np.ndarray, *, affected_only: bool = True, allow_no_sex: bool = F
                     f"{what}: the individual of row {who + 1} is in two trios (the children of rows "
                     f"{used[who] + 1} and {r + 1}): half-sibling or multi-generation pedigrees make one "
                     "individual part of two families, which doubles the TDT sensitivity; keep one trio per "
-                    "individual (e.g. plink --remove the other children)")
+                    "individual (e.g. plink --remove the other children)"
+                )
             used[who] = r
         seen.add((fa, mo))
         out.append((r, fa, mo))

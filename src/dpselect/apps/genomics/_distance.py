@@ -103,8 +103,21 @@ def reach_min(d0: ArrayLike, s0: ArrayLike, k: ArrayLike, n: int) -> np.ndarray:
     s_lo, s_hi = _range(s0, k, n)
     w = 4 * k - d0
     best = np.full(np.broadcast_shapes(d0.shape, s0.shape, k.shape), np.inf)
-    for s in (s0, s0 - 1, s0 + 1, s_lo, s_lo + 1, s_hi - 1, s_hi,
-              s0 - w - 1, s0 - w, s0 - w + 1, s0 + w - 1, s0 + w, s0 + w + 1):
+    for s in (
+        s0,
+        s0 - 1,
+        s0 + 1,
+        s_lo,
+        s_lo + 1,
+        s_hi - 1,
+        s_hi,
+        s0 - w - 1,
+        s0 - w,
+        s0 - w + 1,
+        s0 + w - 1,
+        s0 + w,
+        s0 + w + 1,
+    ):
         s = np.clip(s, s_lo, s_hi)
         np.minimum(best, _chi(np.maximum(d0 - 4 * k + np.abs(s - s0), s % 2), s), out=best)
     return best
@@ -118,8 +131,7 @@ class PanelDistances:
 
     def __init__(self, b: np.ndarray, c: np.ndarray, n: int, removals: int = 0) -> None:
         width = 2 * n + 1
-        keys, inverse, counts = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True,
-                                          return_counts=True)
+        keys, inverse, counts = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True, return_counts=True)
         self.n = n
         self.d0, self.s0 = keys // width, keys % width
         self._start(inverse, counts, _chi(self.d0, self.s0), removals)
@@ -167,7 +179,7 @@ class PanelDistances:
         self.top_key[:, todo] = -1
         start, size = 0, 64
         while todo.size and start < u:
-            block = self.order[start:start + size]
+            block = self.order[start : start + size]
             lo = self._reach_min(block[:, None], todo[None, :])
             lo[self.count[block] == 0] = -np.inf
             vals = np.concatenate([self.top_val[:, todo], lo])
@@ -285,8 +297,9 @@ def neighbour_distances(b: ArrayLike, c: ArrayLike, n_families: int) -> np.ndarr
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "labels": LABELS})
-def distance_utility_problem(b: ArrayLike, c: ArrayLike, n_families: int, *,
-                             labels: Sequence[object] | None = None) -> SelectionProblem:
+def distance_utility_problem(
+    b: ArrayLike, c: ArrayLike, n_families: int, *, labels: Sequence[object] | None = None
+) -> SelectionProblem:
     """SelectionProblem of the neighbour-distance utility u_r = -d_r (Delta u = 1, relation "replace").
 
     Run it through :class:`~dpselect.mechanisms.PermuteAndFlip` (the

@@ -88,12 +88,17 @@ class TrioPlan:
     def from_rows(cls, rows: np.ndarray, male_child: np.ndarray) -> TrioPlan:
         """``rows``: (n, 3) (child, father, mother) individual indices; ``male_child``: (n,) bool."""
         cols = np.ascontiguousarray(rows[:, [1, 2, 0]].T).ravel().astype(np.int64)
-        return cls(cols // 4, (2 * (cols % 4)).astype(np.uint8)[:, None],
-                   np.where(np.asarray(male_child, dtype=bool), 64, 0).astype(np.uint8)[:, None], int(rows.shape[0]))
+        return cls(
+            cols // 4,
+            (2 * (cols % 4)).astype(np.uint8)[:, None],
+            np.where(np.asarray(male_child, dtype=bool), 64, 0).astype(np.uint8)[:, None],
+            int(rows.shape[0]),
+        )
 
 
-def count_packed(records: np.ndarray, plan: TrioPlan, x_mask: np.ndarray | None = None,
-                 out: np.ndarray | None = None) -> np.ndarray:
+def count_packed(
+    records: np.ndarray, plan: TrioPlan, x_mask: np.ndarray | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """(3, k) rows b, c, Mendel errors of k SNP records (a (k, bytes per SNP) uint8 array, e.g. a memmap).
 
     ``x_mask``: (k,) bool, True for the SNPs on chromosome X (male children use
@@ -113,13 +118,20 @@ def count_packed(records: np.ndarray, plan: TrioPlan, x_mask: np.ndarray | None 
         g = np.take(np.ascontiguousarray(records[a:z].T), plan.byte, axis=0)  # (3n, s) bytes
         g >>= plan.shift
         g &= 3
-        count_codes(g[:n], g[n:2 * n], g[2 * n:], plan.male, None if x_mask is None else x_mask[a:z],
-                    out=out[:, a:z])
+        count_codes(
+            g[:n], g[n : 2 * n], g[2 * n :], plan.male, None if x_mask is None else x_mask[a:z], out=out[:, a:z]
+        )
     return out
 
 
-def count_codes(father: np.ndarray, mother: np.ndarray, child: np.ndarray, male: np.ndarray,
-                x_mask: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+def count_codes(
+    father: np.ndarray,
+    mother: np.ndarray,
+    child: np.ndarray,
+    male: np.ndarray,
+    x_mask: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """(3, s) rows b, c, Mendel errors from raw 2-bit codes: three (n_trios, s) uint8 arrays (any strides).
 
     ``male``: (n_trios, 1) uint8, 64 for a male child (:class:`TrioPlan`);
@@ -141,7 +153,7 @@ def count_codes(father: np.ndarray, mother: np.ndarray, child: np.ndarray, male:
     if x_mask is not None and x_mask.any():
         np.bitwise_or(idx, male, out=idx, where=x_mask[None, :])
     for t in range(0, n, _SUM_BLOCK):
-        v = np.take(PACKED_TABLE, idx[t:t + _SUM_BLOCK]).sum(axis=0, dtype=np.uint32)
+        v = np.take(PACKED_TABLE, idx[t : t + _SUM_BLOCK]).sum(axis=0, dtype=np.uint32)
         out[0] += v & 1023
         out[1] += (v >> 10) & 1023
         out[2] += v >> 20

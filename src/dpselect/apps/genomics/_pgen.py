@@ -115,8 +115,9 @@ def read_pvar(path: Path) -> dict[str, np.ndarray]:
     missing = [v for v in need.values() if v not in head]
     if missing:
         raise ValueError(f"path: .pvar file {str(path)!r} has no {', '.join(missing)} column")
-    return read_bim(path, columns=len(head), layout={k: head.index(v) for k, v in need.items()}, skip=skip,
-                    what=".pvar")
+    return read_bim(
+        path, columns=len(head), layout={k: head.index(v) for k, v in need.items()}, skip=skip, what=".pvar"
+    )
 
 
 def open_fileset(path: Any) -> Fileset:
@@ -129,8 +130,9 @@ def open_fileset(path: Any) -> Fileset:
         raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (*_PGEN_SUFFIXES, ".bed", ".bim", ".fam") else p
-    if p.suffix not in _PGEN_SUFFIXES and not (stem.with_suffix(".pgen").is_file()
-                                               and not stem.with_suffix(".bed").is_file()):
+    if p.suffix not in _PGEN_SUFFIXES and not (
+        stem.with_suffix(".pgen").is_file() and not stem.with_suffix(".bed").is_file()
+    ):
         prefix = _prefix(path)
         fam = _read_table(prefix.with_suffix(".fam"), _FAM_COLUMNS, ".fam")
         bim = read_bim(prefix.with_suffix(".bim"))
@@ -153,6 +155,10 @@ def open_fileset(path: Any) -> Fileset:
         raise ValueError(f"path: {pgen!r} has {n_var} variants but the .pvar {bim['snp'].size}: mismatched files")
     multi = np.char.find(bim["a1"], b",") >= 0
     if multi.any():
-        warnings.warn(f"path: skipped {int(multi.sum())} multi-allelic variant(s) (ALT with a comma): the counts "
-                      "are of biallelic SNPs", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"path: skipped {int(multi.sum())} multi-allelic variant(s) (ALT with a comma): the counts "
+            "are of biallelic SNPs",
+            UserWarning,
+            stacklevel=3,
+        )
     return Fileset(fam, bim, PgenSource(pgen, fam.shape[0]), ~multi if multi.any() else None)

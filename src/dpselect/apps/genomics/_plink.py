@@ -45,8 +45,9 @@ def _read_table(path: Path, columns: int, what: str) -> np.ndarray:
         raise ValueError(f"path: {what} file {str(path)!r} is empty")
     bad = [i for i, r in enumerate(rows) if len(r) != columns]
     if bad:
-        raise ValueError(f"path: {what} file {str(path)!r} line {bad[0] + 1} has "
-                         f"{len(rows[bad[0]])} columns, expected {columns}")
+        raise ValueError(
+            f"path: {what} file {str(path)!r} line {bad[0] + 1} has {len(rows[bad[0]])} columns, expected {columns}"
+        )
     return np.array(rows, dtype=object)
 
 
@@ -54,13 +55,17 @@ def _check_bed(path: Path, n_ind: int, n_snp: int) -> None:
     with open(path, "rb") as f:
         head = f.read(3)
     if head != BED_MAGIC:
-        raise ValueError(f"path: {str(path)!r} is not a SNP-major PLINK 1 .bed file (magic bytes {head.hex()!r}, "
-                         f"expected {BED_MAGIC.hex()!r})")
+        raise ValueError(
+            f"path: {str(path)!r} is not a SNP-major PLINK 1 .bed file (magic bytes {head.hex()!r}, "
+            f"expected {BED_MAGIC.hex()!r})"
+        )
     expected = 3 + n_snp * ((n_ind + 3) // 4)
     size = path.stat().st_size
     if size != expected:
-        raise ValueError(f"path: {str(path)!r} has {size} bytes but the .fam ({n_ind} individuals) and .bim "
-                         f"({n_snp} SNPs) need {expected}: the fileset is mismatched or truncated")
+        raise ValueError(
+            f"path: {str(path)!r} has {size} bytes but the .fam ({n_ind} individuals) and .bim "
+            f"({n_snp} SNPs) need {expected}: the fileset is mismatched or truncated"
+        )
 
 
 #: ASCII whitespace (what ``bytes.split()`` splits on), by byte value.
@@ -78,8 +83,9 @@ def _token_column(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.nd
     return out.view(f"S{width}").ravel()
 
 
-def _bim_block(block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 3, 4, 5),
-               what: str = ".bim") -> dict[int, np.ndarray] | None:
+def _bim_block(
+    block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 3, 4, 5), what: str = ".bim"
+) -> dict[int, np.ndarray] | None:
     """Columns ``wanted`` of whole .bim lines (``columns`` a line) as bytes arrays.
 
     Tokenised with NumPy (no Python object per token).
@@ -96,8 +102,11 @@ def _bim_block(block: bytes, path: Path, columns: int = 6, wanted: Any = (0, 1, 
     stop = np.flatnonzero(edge == -1)
     line = np.searchsorted(np.flatnonzero((buf == 10) | (buf == 13)), start)  # line of each token
     c = columns
-    grouped = start.size % c == 0 and bool((line[0::c] == line[c - 1::c]).all()) and bool(
-        (line[c::c] > line[c - 1:-1:c]).all())
+    grouped = (
+        start.size % c == 0
+        and bool((line[0::c] == line[c - 1 :: c]).all())
+        and bool((line[c::c] > line[c - 1 : -1 : c]).all())
+    )
     if not grouped:
         raise ValueError(f"path: {what} file {str(path)!r} does not have {c} columns on every line")
     return {j: _token_column(buf, start[j::c], stop[j::c]) for j in wanted}
@@ -130,8 +139,9 @@ def _blocks(path: Path, skip: int = 0) -> Iterator[bytes]:
 _BIM_LAYOUT = {"chrom": 0, "snp": 1, "pos": 3, "a1": 4, "a2": 5}
 
 
-def read_bim(path: Path, *, columns: int = 6, layout: dict[str, int] | None = None, skip: int = 0,
-             what: str = ".bim") -> dict[str, np.ndarray]:
+def read_bim(
+    path: Path, *, columns: int = 6, layout: dict[str, int] | None = None, skip: int = 0, what: str = ".bim"
+) -> dict[str, np.ndarray]:
     """The .bim columns chrom, snp, pos, a1, a2: text as bytes (``S``) arrays, pos int64; read in 64 KiB blocks.
 
     ``columns`` / ``layout`` / ``skip``: another whitespace-separated table
@@ -167,14 +177,20 @@ def read_bim(path: Path, *, columns: int = 6, layout: dict[str, int] | None = No
                 wider = np.zeros(bound, dtype=parts[j].dtype)
                 wider[:n] = text[name][:n]
                 text[name] = wider
-            text[name][n:n + k] = parts[j]
+            text[name][n : n + k] = parts[j]
         try:
-            pos[n:n + k] = parts[layout["pos"]].astype(np.int64)
+            pos[n : n + k] = parts[layout["pos"]].astype(np.int64)
         except (ValueError, OverflowError):
-            raise ValueError(f"path: {what} file {str(path)!r} has a non-integer position (column "
-                             f"{layout['pos'] + 1})") from None
+            raise ValueError(
+                f"path: {what} file {str(path)!r} has a non-integer position (column {layout['pos'] + 1})"
+            ) from None
         n += k
     if n == 0:
         raise ValueError(f"path: {what} file {str(path)!r} is empty")
-    return {"chrom": text["chrom"][:n], "snp": text["snp"][:n], "pos": pos[:n], "a1": text["a1"][:n],
-            "a2": text["a2"][:n]}
+    return {
+        "chrom": text["chrom"][:n],
+        "snp": text["snp"][:n],
+        "pos": pos[:n],
+        "a1": text["a1"][:n],
+        "a2": text["a2"][:n],
+    }

@@ -83,8 +83,18 @@ class TopSNPRelease:
     privacy: Privacy
 
 
-@validate_params({"n_families": N_FAMILIES, "epsilon": EPSILON, "noise": _NOISE, "gamma": _GAMMA,
-                  "kappa": _KAPPA, "df": _DF, "threshold": THRESHOLD, "granularity": _GRANULARITY})
+@validate_params(
+    {
+        "n_families": N_FAMILIES,
+        "epsilon": EPSILON,
+        "noise": _NOISE,
+        "gamma": _GAMMA,
+        "kappa": _KAPPA,
+        "df": _DF,
+        "threshold": THRESHOLD,
+        "granularity": _GRANULARITY,
+    }
+)
 def release_mechanism(
     n_families: int,
     epsilon: float,
@@ -155,10 +165,24 @@ def release_mechanism(
     )
 
 
-@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "epsilon": EPSILON,
-                  "index": int_at_least(0), "noise": _NOISE, "gamma": _GAMMA, "kappa": _KAPPA, "rng": SEED,
-                  "accountant": ACCOUNTANT, "df": _DF, "threshold": THRESHOLD, "size": SIZE,
-                  "granularity": _GRANULARITY})
+@validate_params(
+    {
+        "b": COUNTS,
+        "c": COUNTS,
+        "n_families": N_FAMILIES,
+        "epsilon": EPSILON,
+        "index": int_at_least(0),
+        "noise": _NOISE,
+        "gamma": _GAMMA,
+        "kappa": _KAPPA,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "df": _DF,
+        "threshold": THRESHOLD,
+        "size": SIZE,
+        "granularity": _GRANULARITY,
+    }
+)
 def release_statistic(
     b: ArrayLike,
     c: ArrayLike,
@@ -241,10 +265,24 @@ def release_statistic(
     return mech.release(float(scores[index]), float(bounds[index]), rng=rng, size=size)
 
 
-@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "epsilon_select": EPSILON,
-                  "epsilon_release": EPSILON, "mechanism": MECHANISM, "utility": options(*UTILITIES, none=True),
-                  "rng": SEED, "accountant": ACCOUNTANT, "noise": _NOISE, "gamma": _GAMMA, "kappa": _KAPPA,
-                  "threshold": THRESHOLD, "granularity": _GRANULARITY})
+@validate_params(
+    {
+        "b": COUNTS,
+        "c": COUNTS,
+        "n_families": N_FAMILIES,
+        "epsilon_select": EPSILON,
+        "epsilon_release": EPSILON,
+        "mechanism": MECHANISM,
+        "utility": options(*UTILITIES, none=True),
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "noise": _NOISE,
+        "gamma": _GAMMA,
+        "kappa": _KAPPA,
+        "threshold": THRESHOLD,
+        "granularity": _GRANULARITY,
+    }
+)
 def select_and_release(
     b: ArrayLike,
     c: ArrayLike,
@@ -323,6 +361,17 @@ def select_and_release(
     charge(accountant, total)
     gen = check_random_state(rng)
     index = int(mech.select(problem, rng=gen))
-    value = release_statistic(b, c, n, epsilon_release, index, noise=noise, gamma=gamma, kappa=kappa, rng=gen,
-                              threshold=threshold, granularity=granularity)
+    value = release_statistic(
+        b,
+        c,
+        n,
+        epsilon_release,
+        index,
+        noise=noise,
+        gamma=gamma,
+        kappa=kappa,
+        rng=gen,
+        threshold=threshold,
+        granularity=granularity,
+    )
     return TopSNPRelease(index, float(value), total)

@@ -12,8 +12,19 @@ import os
 from ..._params import Rule, instance_of, int_at_least, options, positive
 from ...accounting import Accountant
 
-__all__ = ["ACCOUNTANT", "BOUND", "CHUNK_SNPS", "COUNTS", "LABELS", "MECHANISM", "N_FAMILIES", "PATH", "SCHEDULER",
-           "THRESHOLD", "path_like"]
+__all__ = [
+    "ACCOUNTANT",
+    "BOUND",
+    "CHUNK_SNPS",
+    "COUNTS",
+    "LABELS",
+    "MECHANISM",
+    "N_FAMILIES",
+    "PATH",
+    "SCHEDULER",
+    "THRESHOLD",
+    "path_like",
+]
 
 #: Transmission counts: checked by the body against each other and against ``n_families``.
 COUNTS = Rule("an array-like of counts (ints >= 0), checked against the other counts and n_families")
@@ -29,6 +40,7 @@ MECHANISM = Rule("a mechanism name of dpselect.mechanisms or a mechanism instanc
 LABELS = Rule("None or a sequence of SNP names, one per SNP")
 #: An accountant charged before any randomness is drawn.
 ACCOUNTANT = instance_of(Accountant, none=True)
+
 
 def path_like(description: str = "a str or path-like") -> Rule:
     """A file or fileset path (its type only: the body opens it, and its errors name the file)."""

@@ -41,14 +41,7 @@ from ..._params import validate_params
 from ..._validation import check_counts, check_positive
 from ._rules import COUNTS, N_FAMILIES
 
-__all__ = [
-    "MOVES",
-    "global_sensitivity",
-    "lemma2_region",
-    "local_sensitivity",
-    "table_distance",
-    "tdt_statistic",
-]
+__all__ = ["MOVES", "global_sensitivity", "lemma2_region", "local_sensitivity", "table_distance", "tdt_statistic"]
 
 #: The 18 non-zero table-level moves (db, dc) of one family replacement.
 MOVES: tuple[tuple[int, int], ...] = tuple(
@@ -63,6 +56,7 @@ MIN_THRESHOLD = 6.0
 # validation
 # ---------------------------------------------------------------------------
 
+
 def _counts(x: ArrayLike, name: str) -> np.ndarray:
     try:
         arr = np.asarray(x)
@@ -71,8 +65,9 @@ def _counts(x: ArrayLike, name: str) -> np.ndarray:
     return check_counts(arr, name, ndim=arr.ndim)
 
 
-def check_tables(b: ArrayLike, c: ArrayLike, n_families: int | None = None,
-                 names: tuple[str, str] = ("b", "c")) -> tuple[np.ndarray, np.ndarray]:
+def check_tables(
+    b: ArrayLike, c: ArrayLike, n_families: int | None = None, names: tuple[str, str] = ("b", "c")
+) -> tuple[np.ndarray, np.ndarray]:
     """Validated int64 (b, c) of the same shape, b + c <= 2N when N is given."""
     b = _counts(b, names[0])
     c = _counts(c, names[1])
@@ -102,10 +97,10 @@ def check_threshold(threshold: object, n: int) -> float:
     return t
 
 
-
 # ---------------------------------------------------------------------------
 # statistic and local sensitivity
 # ---------------------------------------------------------------------------
+
 
 def chi2(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """(b - c)^2 / (b + c) (0 at b = c = 0) of validated integer arrays."""

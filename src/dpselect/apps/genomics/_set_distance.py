@@ -27,7 +27,6 @@ from ._sensitivity import check_tables, check_threshold, gs_fraction, hex_distan
 __all__ = ["gs_dist", "gs_distance", "unstable_dist", "unstable_distance"]
 
 
-
 @functools.lru_cache(maxsize=64)
 def _gs_states(n: int) -> tuple[tuple[int, int], ...]:
     if n >= 5:
@@ -75,9 +74,7 @@ def _halfplane_distance(b: np.ndarray, c: np.ndarray, n: int, t: float, c_min: i
 def unstable_dist(b: np.ndarray, c: np.ndarray, n: int, t: float) -> np.ndarray:
     """Ud of validated tables for a checked threshold t >= 6 (module docstring)."""
     parts = [
-        _halfplane_distance(x, y, n, t, c_min, rhs)
-        for x, y in ((b, c), (c, b))
-        for c_min, rhs in ((0, 16), (2, -16))
+        _halfplane_distance(x, y, n, t, c_min, rhs) for x, y in ((b, c), (c, b)) for c_min, rhs in ((0, 16), (2, -16))
     ]
     return np.minimum.reduce(parts)
 

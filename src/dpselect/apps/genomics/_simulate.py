@@ -39,14 +39,37 @@ def _pack(g: np.ndarray) -> np.ndarray:
 _RATE = real_in(0.0, 1.0, closed=True)
 
 
-@validate_params({"path": PATH, "n_trios": int_at_least(1), "n_snps": int_at_least(1),
-                  "causal": Rule("an int >= 0 or SNP indices, checked against n_snps"), "effect": _RATE,
-                  "missing_rate": _RATE, "error_rate": _RATE, "chunk_snps": int_at_least(1, none=True),
-                  "x_snps": int_at_least(0), "child_sex": options(*_CHILD_SEXES), "progress": BOOLEAN, "rng": SEED})
-def simulate_trios(path: str | os.PathLike[str], n_trios: int, n_snps: int, *, causal: int | ArrayLike = 3,
-                   effect: float = 0.7, missing_rate: float = 0.0, error_rate: float = 0.0,
-                   chunk_snps: int | None = None, x_snps: int = 0, child_sex: str = "male", progress: bool = False,
-                   rng: SeedLike = None) -> np.ndarray:
+@validate_params(
+    {
+        "path": PATH,
+        "n_trios": int_at_least(1),
+        "n_snps": int_at_least(1),
+        "causal": Rule("an int >= 0 or SNP indices, checked against n_snps"),
+        "effect": _RATE,
+        "missing_rate": _RATE,
+        "error_rate": _RATE,
+        "chunk_snps": int_at_least(1, none=True),
+        "x_snps": int_at_least(0),
+        "child_sex": options(*_CHILD_SEXES),
+        "progress": BOOLEAN,
+        "rng": SEED,
+    }
+)
+def simulate_trios(
+    path: str | os.PathLike[str],
+    n_trios: int,
+    n_snps: int,
+    *,
+    causal: int | ArrayLike = 3,
+    effect: float = 0.7,
+    missing_rate: float = 0.0,
+    error_rate: float = 0.0,
+    chunk_snps: int | None = None,
+    x_snps: int = 0,
+    child_sex: str = "male",
+    progress: bool = False,
+    rng: SeedLike = None,
+) -> np.ndarray:
     """Write a PLINK 1 fileset of ``n_trios`` affected trios with Mendelian transmission.
 
     Per SNP an allele-1 frequency p ~ U(0.05, 0.95); parents are in
@@ -135,8 +158,11 @@ def simulate_trios(path: str | os.PathLike[str], n_trios: int, n_snps: int, *, c
         f.write(BED_MAGIC)
         for a in range(0, n_snps, chunk):
             z = min(a + chunk, n_snps)
-            f.write(_pack(_simulate_chunk(gen, n_trios, is_causal[a:z], effect, missing_rate, error_rate,
-                                          on_x[a:z], male)).tobytes())
+            f.write(
+                _pack(
+                    _simulate_chunk(gen, n_trios, is_causal[a:z], effect, missing_rate, error_rate, on_x[a:z], male)
+                ).tobytes()
+            )
             if bar is not None:
                 bar.advance(z - a)
     if bar is not None:
@@ -149,16 +175,28 @@ def _write_fam_bim(prefix: Path, male: np.ndarray, n_snps: int, x_snps: int) -> 
     fam = []
     for t in range(male.size):
         fid = f"F{t}"
-        fam += [f"{fid}\t{fid}_fa\t0\t0\t1\t1", f"{fid}\t{fid}_mo\t0\t0\t2\t1",
-                f"{fid}\t{fid}_ch\t{fid}_fa\t{fid}_mo\t{1 if male[t] else 2}\t2"]
+        fam += [
+            f"{fid}\t{fid}_fa\t0\t0\t1\t1",
+            f"{fid}\t{fid}_mo\t0\t0\t2\t1",
+            f"{fid}\t{fid}_ch\t{fid}_fa\t{fid}_mo\t{1 if male[t] else 2}\t2",
+        ]
     prefix.with_suffix(".fam").write_text("\n".join(fam) + "\n")
     auto = n_snps - x_snps
-    prefix.with_suffix(".bim").write_text("".join(f"{1 if j < auto else 23}\trs{j}\t0\t{j + 1}\tA\tG\n"
-                                                  for j in range(n_snps)))
+    prefix.with_suffix(".bim").write_text(
+        "".join(f"{1 if j < auto else 23}\trs{j}\t0\t{j + 1}\tA\tG\n" for j in range(n_snps))
+    )
 
 
-def _simulate_chunk(gen: np.random.Generator, n: int, causal: np.ndarray, effect: float,
-                    missing_rate: float, error_rate: float, on_x: np.ndarray, male: np.ndarray) -> np.ndarray:
+def _simulate_chunk(
+    gen: np.random.Generator,
+    n: int,
+    causal: np.ndarray,
+    effect: float,
+    missing_rate: float,
+    error_rate: float,
+    on_x: np.ndarray,
+    male: np.ndarray,
+) -> np.ndarray:
     k = causal.size
     p = gen.uniform(0.05, 0.95, size=k)
     hap = gen.random((2, 2, n, k)) < p  # parent, haplotype, trio, snp: True = allele 1

@@ -43,12 +43,31 @@ class CaseControlSimulation:
     is_case: np.ndarray | None
 
 
-@validate_params({"n_cases": int_at_least(1), "n_controls": int_at_least(1), "n_snps": int_at_least(1),
-                  "n_causal": int_at_least(0), "odds_ratio": positive(), "maf": PAIR, "genotypes": BOOLEAN,
-                  "path": PATH.or_none(), "rng": SEED})
-def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causal: int = 10,
-                          odds_ratio: float = 1.5, maf: Sequence[float] = (0.05, 0.5), genotypes: bool = False,
-                          path: str | os.PathLike[str] | None = None, rng: SeedLike = None) -> CaseControlSimulation:
+@validate_params(
+    {
+        "n_cases": int_at_least(1),
+        "n_controls": int_at_least(1),
+        "n_snps": int_at_least(1),
+        "n_causal": int_at_least(0),
+        "odds_ratio": positive(),
+        "maf": PAIR,
+        "genotypes": BOOLEAN,
+        "path": PATH.or_none(),
+        "rng": SEED,
+    }
+)
+def simulate_case_control(
+    n_cases: int,
+    n_controls: int,
+    n_snps: int,
+    *,
+    n_causal: int = 10,
+    odds_ratio: float = 1.5,
+    maf: Sequence[float] = (0.05, 0.5),
+    genotypes: bool = False,
+    path: str | os.PathLike[str] | None = None,
+    rng: SeedLike = None,
+) -> CaseControlSimulation:
     r"""Simulate a case-control cohort with ``n_causal`` causal SNPs of a per-allele odds ratio.
 
     Per SNP an A1 frequency p ~ U(maf); controls are in Hardy-Weinberg
@@ -117,13 +136,22 @@ def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causa
         return CaseControlSimulation(CaseControlCounts(cases, controls), causal, None, None)
     # inverse-CDF draws: copies of A1 = 2 - (index of the law's category)
     u1, u0 = gen.random((n1, m)), gen.random((n0, m))
-    g = np.concatenate([2 - (u1[:, :, None] > np.cumsum(law1, axis=1)[None, :, :2]).sum(axis=2),
-                        2 - (u0[:, :, None] > np.cumsum(law0, axis=1)[None, :, :2]).sum(axis=2)]).astype(np.int8)
+    g = np.concatenate(
+        [
+            2 - (u1[:, :, None] > np.cumsum(law1, axis=1)[None, :, :2]).sum(axis=2),
+            2 - (u0[:, :, None] > np.cumsum(law0, axis=1)[None, :, :2]).sum(axis=2),
+        ]
+    ).astype(np.int8)
     is_case = np.arange(n1 + n0) < n1
-    counts = CaseControlCounts(np.stack([(g[:n1] == c).sum(axis=0) for c in (2, 1, 0)], axis=1),
-                               np.stack([(g[n1:] == c).sum(axis=0) for c in (2, 1, 0)], axis=1),
-                               snp_ids=[f"rs{j}" for j in range(m)], chrom=np.full(m, "1"),
-                               pos=np.arange(1, m + 1), a1=np.full(m, "A"), a2=np.full(m, "G"))
+    counts = CaseControlCounts(
+        np.stack([(g[:n1] == c).sum(axis=0) for c in (2, 1, 0)], axis=1),
+        np.stack([(g[n1:] == c).sum(axis=0) for c in (2, 1, 0)], axis=1),
+        snp_ids=[f"rs{j}" for j in range(m)],
+        chrom=np.full(m, "1"),
+        pos=np.arange(1, m + 1),
+        a1=np.full(m, "A"),
+        a2=np.full(m, "G"),
+    )
     if path is not None:
         _write(Path(path), g, is_case)
     return CaseControlSimulation(counts, causal, g if genotypes else None, is_case if genotypes else None)
@@ -132,8 +160,9 @@ def simulate_case_control(n_cases: int, n_controls: int, n_snps: int, *, n_causa
 def _write(prefix: Path, g: np.ndarray, is_case: np.ndarray) -> None:
     n, m = g.shape
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    prefix.with_suffix(".fam").write_text("".join(
-        f"I{i}\tI{i}\t0\t0\t{1 + i % 2}\t{2 if is_case[i] else 1}\n" for i in range(n)))
+    prefix.with_suffix(".fam").write_text(
+        "".join(f"I{i}\tI{i}\t0\t0\t{1 + i % 2}\t{2 if is_case[i] else 1}\n" for i in range(n))
+    )
     prefix.with_suffix(".bim").write_text("".join(f"1\trs{j}\t0\t{j + 1}\tA\tG\n" for j in range(m)))
     with open(prefix.with_suffix(".bed"), "wb") as f:
         f.write(BED_MAGIC)

@@ -49,14 +49,7 @@ from ._case_control_select import TEST, select_association_snps
 from ._counting import TransmissionCounts
 from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
 from ._rules import ACCOUNTANT, BOUND, COUNTS, LABELS, MECHANISM, N_FAMILIES, THRESHOLD
-from ._sensitivity import (
-    MOVES,
-    global_sensitivity,
-    lemma2_region,
-    local_sensitivity,
-    table_distance,
-    tdt_statistic,
-)
+from ._sensitivity import MOVES, global_sensitivity, lemma2_region, local_sensitivity, table_distance, tdt_statistic
 from ._set_distance import gs_distance, unstable_distance
 from ._tdt_problem import UTILITIES, build_tdt_problem, check_panel, resolve_tdt_mechanism, tdt_neighbours, tdt_problem
 from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
@@ -86,13 +79,36 @@ __all__ = [
 _UTILITY = options(*UTILITIES, none=True)
 
 
-@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "epsilon": EPSILON.or_none(),
-                  "mechanism": MECHANISM, "utility": _UTILITY, "rng": SEED, "accountant": ACCOUNTANT,
-                  "bound": BOUND, "threshold": THRESHOLD, "labels": LABELS})
-def select_top_snp(b: ArrayLike, c: ArrayLike, n_families: int, epsilon: float | None, *,
-                   mechanism: str | Mechanism = "pf", utility: str = "distance", rng: SeedLike = None,
-                   accountant: Accountant | None = None, bound: str = "thm5", threshold: float = 6,
-                   labels: Sequence[object] | None = None, **mechanism_kwargs: object) -> object:
+@validate_params(
+    {
+        "b": COUNTS,
+        "c": COUNTS,
+        "n_families": N_FAMILIES,
+        "epsilon": EPSILON.or_none(),
+        "mechanism": MECHANISM,
+        "utility": _UTILITY,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "bound": BOUND,
+        "threshold": THRESHOLD,
+        "labels": LABELS,
+    }
+)
+def select_top_snp(
+    b: ArrayLike,
+    c: ArrayLike,
+    n_families: int,
+    epsilon: float | None,
+    *,
+    mechanism: str | Mechanism = "pf",
+    utility: str = "distance",
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+    bound: str = "thm5",
+    threshold: float = 6,
+    labels: Sequence[object] | None = None,
+    **mechanism_kwargs: object,
+) -> object:
     r"""Privately select the SNP with (approximately) the largest TDT statistic.
 
     Parameters
@@ -164,20 +180,49 @@ def select_top_snp(b: ArrayLike, c: ArrayLike, n_families: int, epsilon: float |
 
 #: The first positional arguments of :func:`select_top_snps`: (b, c, n_families, epsilon, k) on counts
 #: arrays, (counts, epsilon, k) on a counts object; checked by the body once the form is known.
-_SHIFTING = Rule("transmission counts, a TransmissionCounts or CaseControlCounts, or (for a counts object) "
-                 "epsilon and k: checked once the call's form is known")
+_SHIFTING = Rule(
+    "transmission counts, a TransmissionCounts or CaseControlCounts, or (for a counts object) "
+    "epsilon and k: checked once the call's form is known"
+)
 
 
-@validate_params({"b": _SHIFTING, "c": _SHIFTING, "n_families": _SHIFTING, "epsilon": _SHIFTING, "k": _SHIFTING,
-                  "mechanism": MECHANISM, "utility": _UTILITY, "method": options(*TOP_K_METHODS), "rng": SEED,
-                  "accountant": ACCOUNTANT, "bound": BOUND, "threshold": THRESHOLD, "labels": LABELS,
-                  "test": TEST.or_none(), "relation": options("replace", "add_remove", none=True)})
-def select_top_snps(b: ArrayLike | TransmissionCounts | CaseControlCounts, c: ArrayLike | None = None,
-                    n_families: int | None = None, epsilon: float | None = None, k: int | None = None, *,
-                    mechanism: str | Mechanism = "pf", utility: str = "distance", method: str = "peel",
-                    rng: SeedLike = None, accountant: Accountant | None = None, bound: str = "thm5",
-                    threshold: float = 6, labels: Sequence[object] | None = None, test: str | None = None,
-                    relation: Relation | None = None) -> TopSNPs:
+@validate_params(
+    {
+        "b": _SHIFTING,
+        "c": _SHIFTING,
+        "n_families": _SHIFTING,
+        "epsilon": _SHIFTING,
+        "k": _SHIFTING,
+        "mechanism": MECHANISM,
+        "utility": _UTILITY,
+        "method": options(*TOP_K_METHODS),
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "bound": BOUND,
+        "threshold": THRESHOLD,
+        "labels": LABELS,
+        "test": TEST.or_none(),
+        "relation": options("replace", "add_remove", none=True),
+    }
+)
+def select_top_snps(
+    b: ArrayLike | TransmissionCounts | CaseControlCounts,
+    c: ArrayLike | None = None,
+    n_families: int | None = None,
+    epsilon: float | None = None,
+    k: int | None = None,
+    *,
+    mechanism: str | Mechanism = "pf",
+    utility: str = "distance",
+    method: str = "peel",
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+    bound: str = "thm5",
+    threshold: float = 6,
+    labels: Sequence[object] | None = None,
+    test: str | None = None,
+    relation: Relation | None = None,
+) -> TopSNPs:
     r"""Privately select k SNPs with (approximately) the largest TDT or case-control statistics.
 
     Called as ``select_top_snps(b, c, n_families, epsilon, k, ...)`` on
@@ -268,24 +313,32 @@ def select_top_snps(b: ArrayLike | TransmissionCounts | CaseControlCounts, c: Ar
     if isinstance(b, (TransmissionCounts, CaseControlCounts)):
         if (c is not None and epsilon is not None) or (n_families is not None and k is not None):
             raise TypeError("select_top_snps(counts, epsilon, k, ...): epsilon and k given twice")
-        eps: float | None = None if c is None and epsilon is None else EPSILON(c if c is not None else epsilon,
-                                                                              "epsilon")
+        eps: float | None = (
+            None if c is None and epsilon is None else EPSILON(c if c is not None else epsilon, "epsilon")
+        )
         kk = n_families if n_families is not None else k
         if isinstance(b, CaseControlCounts):
             if labels is not None:
                 raise ValueError("labels: CaseControlCounts name their SNPs (snp_ids)")
-            return select_association_snps(b, eps, kk, test="allelic" if test is None else test,
-                                           relation="replace" if relation is None else relation,
-                                           mechanism=mechanism, utility=utility, method=method, rng=rng,
-                                           accountant=accountant)
+            return select_association_snps(
+                b,
+                eps,
+                kk,
+                test="allelic" if test is None else test,
+                relation="replace" if relation is None else relation,
+                mechanism=mechanism,
+                utility=utility,
+                method=method,
+                rng=rng,
+                accountant=accountant,
+            )
         counts = b
         b, c, n_families, epsilon, k = counts.b, counts.c, counts.n_families, eps, kk
         labels = counts.snp_ids.tolist() if labels is None else labels
     elif epsilon is not None:
         epsilon = EPSILON(epsilon, "epsilon")
     if test is not None or relation is not None:
-        raise ValueError("test and relation apply to CaseControlCounts only (the TDT relation is one family "
-                         "replaced)")
+        raise ValueError("test and relation apply to CaseControlCounts only (the TDT relation is one family replaced)")
     if c is None or n_families is None or k is None:
         raise TypeError("select_top_snps(b, c, n_families, epsilon, k) needs b, c, n_families and k")
     n = N_FAMILIES(n_families, "n_families")
@@ -298,8 +351,9 @@ def select_top_snps(b: ArrayLike | TransmissionCounts | CaseControlCounts, c: Ar
     mech, util = resolve_tdt_mechanism(mechanism, None if epsilon is None else epsilon / k, utility)
     gen = check_random_state(rng)
     if method != "peel":
-        idx, total = _forward_top_k(mech, build_tdt_problem(util, b, c, n, bound, threshold, None, mech), k,
-                                    method, accountant, gen)
+        idx, total = _forward_top_k(
+            mech, build_tdt_problem(util, b, c, n, bound, threshold, None, mech), k, method, accountant, gen
+        )
         rounds, name = [total], method
     else:
         rounds = [mech.privacy(_stand_in(util, b.size - j, n, bound, threshold, mech)) for j in range(k)]
@@ -310,12 +364,24 @@ def select_top_snps(b: ArrayLike | TransmissionCounts | CaseControlCounts, c: Ar
     return TopSNPs(idx, names, total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
 
 
-def _peel(mech: Mechanism, util: str, b: np.ndarray, c: np.ndarray, n: int, k: int, bound: str,
-          threshold: float, gen: np.random.Generator) -> tuple[np.ndarray, str]:
+def _peel(
+    mech: Mechanism,
+    util: str,
+    b: np.ndarray,
+    c: np.ndarray,
+    n: int,
+    k: int,
+    bound: str,
+    threshold: float,
+    gen: np.random.Generator,
+) -> tuple[np.ndarray, str]:
     """The k peeling rounds (already charged): (indices, the method's name)."""
     panel = PanelDistances(b, c, n, removals=k - 1) if util == "distance" else None
-    full = (distance_problem(panel.distances().astype(np.float64), relation="replace") if panel is not None
-            else build_tdt_problem(util, b, c, n, bound, threshold, None, mech))
+    full = (
+        distance_problem(panel.distances().astype(np.float64), relation="replace")
+        if panel is not None
+        else build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
+    )
     if is_gumbel_mechanism(mech, full):  # the same law as k-fold peeling (Durfee & Rogers 2019)
         return np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
     if panel is not None:
@@ -331,8 +397,17 @@ def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Mec
     return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
 
 
-def _peel_rebuild(mech: Mechanism, util: str, b: np.ndarray, c: np.ndarray, n: int, k: int, bound: str,
-                  threshold: float, gen: np.random.Generator) -> np.ndarray:
+def _peel_rebuild(
+    mech: Mechanism,
+    util: str,
+    b: np.ndarray,
+    c: np.ndarray,
+    n: int,
+    k: int,
+    bound: str,
+    threshold: float,
+    gen: np.random.Generator,
+) -> np.ndarray:
     """Peeling on the chi2 utility: round j's problem on the SNPs not yet chosen."""
     remaining = np.arange(b.size)
     chosen = []

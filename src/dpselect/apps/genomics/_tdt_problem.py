@@ -24,13 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import int_at_least, validate_params
-from ...mechanisms import (
-    ExponentialMechanism,
-    Mechanism,
-    PermuteAndFlip,
-    ReportNoisyMax,
-    resolve_mechanism,
-)
+from ...mechanisms import ExponentialMechanism, Mechanism, PermuteAndFlip, ReportNoisyMax, resolve_mechanism
 from ...problem import SelectionProblem
 from ._beta_max import beta_max_unchecked, smooth_upper_bound
 from ._distance import distance_utility_problem
@@ -60,8 +54,9 @@ def check_panel(b: ArrayLike, c: ArrayLike, n: int) -> tuple[np.ndarray, np.ndar
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "limit": int_at_least(1)})
-def tdt_neighbours(b: ArrayLike, c: ArrayLike, n_families: int, *,
-                   limit: int = 200_000) -> list[tuple[np.ndarray, np.ndarray]]:
+def tdt_neighbours(
+    b: ArrayLike, c: ArrayLike, n_families: int, *, limit: int = 200_000
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """All one-family-replacement neighbours of a small SNP panel (for audits).
 
     Every combination of legal per-SNP moves (including (0, 0)) except the
@@ -139,10 +134,25 @@ def _ls_profile(b: np.ndarray, c: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     return prof.T.copy(), inverse
 
 
-@validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "bound": BOUND.or_none(),
-                  "threshold": THRESHOLD, "labels": LABELS})
-def tdt_problem(b: ArrayLike, c: ArrayLike, n_families: int, *, bound: str | None = "thm5", threshold: float = 6,
-                labels: Sequence[object] | None = None) -> SelectionProblem:
+@validate_params(
+    {
+        "b": COUNTS,
+        "c": COUNTS,
+        "n_families": N_FAMILIES,
+        "bound": BOUND.or_none(),
+        "threshold": THRESHOLD,
+        "labels": LABELS,
+    }
+)
+def tdt_problem(
+    b: ArrayLike,
+    c: ArrayLike,
+    n_families: int,
+    *,
+    bound: str | None = "thm5",
+    threshold: float = 6,
+    labels: Sequence[object] | None = None,
+) -> SelectionProblem:
     """SelectionProblem of top-SNP selection on the chi2 scores (YS §V; the seeds' mechanisms).
 
     Candidates: the m SNPs (public); relation "replace" (one family;
@@ -193,8 +203,9 @@ def tdt_problem(b: ArrayLike, c: ArrayLike, n_families: int, *, bound: str | Non
     return _chi2_problem(b, c, n, labels, bound, check_threshold(threshold, n) if bound == "thm5" else 0.0)
 
 
-def _chi2_problem(b: np.ndarray, c: np.ndarray, n: int, labels: Sequence[object] | None, bound: str | None,
-                  thr: float) -> SelectionProblem:
+def _chi2_problem(
+    b: np.ndarray, c: np.ndarray, n: int, labels: Sequence[object] | None, bound: str | None, thr: float
+) -> SelectionProblem:
     b, c = b.copy(), c.copy()
     b.setflags(write=False)
     c.setflags(write=False)
@@ -225,8 +236,9 @@ def _chi2_problem(b: np.ndarray, c: np.ndarray, n: int, labels: Sequence[object]
     )
 
 
-def resolve_tdt_mechanism(mechanism: str | Mechanism, epsilon: float | None, utility: str | None,
-                          kwargs: Mapping[str, Any] | None = None) -> tuple[Mechanism, str]:
+def resolve_tdt_mechanism(
+    mechanism: str | Mechanism, epsilon: float | None, utility: str | None, kwargs: Mapping[str, Any] | None = None
+) -> tuple[Mechanism, str]:
     """(mechanism instance, utility) from the public spelling (utility None: "distance")."""
     if utility is None:
         utility = "distance"
@@ -235,8 +247,16 @@ def resolve_tdt_mechanism(mechanism: str | Mechanism, epsilon: float | None, uti
     return resolve_mechanism(mechanism, epsilon, **dict(kwargs or {})), str(utility)
 
 
-def build_tdt_problem(utility: str, b: ArrayLike, c: ArrayLike, n: int, bound: str, threshold: float,
-                      labels: Sequence[object] | None, mech: Mechanism | None = None) -> SelectionProblem:
+def build_tdt_problem(
+    utility: str,
+    b: ArrayLike,
+    c: ArrayLike,
+    n: int,
+    bound: str,
+    threshold: float,
+    labels: Sequence[object] | None,
+    mech: Mechanism | None = None,
+) -> SelectionProblem:
     """The problem ``mech`` runs on: the distance utility, or the chi2 scores (bounds only where used)."""
     if utility == "distance":
         return distance_utility_problem(b, c, n, labels=labels)

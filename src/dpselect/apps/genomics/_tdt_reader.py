@@ -65,11 +65,27 @@ if TYPE_CHECKING:
 __all__ = ["transmission_counts"]
 
 
-@validate_params({"path": PATH, "pedigree": PATH.or_none(), "affected_only": BOOLEAN, "allow_no_sex": BOOLEAN,
-                  "chunk_snps": CHUNK_SNPS, "scheduler": SCHEDULER, "progress": BOOLEAN})
-def transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.PathLike[str] | None = None,
-                        affected_only: bool = True, allow_no_sex: bool = False, chunk_snps: int = 10_000,
-                        scheduler: str | Client | None = None, progress: bool = False) -> TransmissionCounts:
+@validate_params(
+    {
+        "path": PATH,
+        "pedigree": PATH.or_none(),
+        "affected_only": BOOLEAN,
+        "allow_no_sex": BOOLEAN,
+        "chunk_snps": CHUNK_SNPS,
+        "scheduler": SCHEDULER,
+        "progress": BOOLEAN,
+    }
+)
+def transmission_counts(
+    path: str | os.PathLike[str],
+    *,
+    pedigree: str | os.PathLike[str] | None = None,
+    affected_only: bool = True,
+    allow_no_sex: bool = False,
+    chunk_snps: int = 10_000,
+    scheduler: str | Client | None = None,
+    progress: bool = False,
+) -> TransmissionCounts:
     r"""TDT counts of every SNP of a PLINK 1 fileset or a VCF/BCF (module docstring for the rules).
 
     Parameters
@@ -137,9 +153,15 @@ def transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.Path
         require("cyvcf2", "vcf", purpose="transmission_counts of a VCF/BCF path (or convert it with plink --vcf)")
         from ._vcf import vcf_transmission_counts
 
-        return vcf_transmission_counts(path, pedigree=pedigree, affected_only=affected_only,
-                                       allow_no_sex=allow_no_sex, chunk_snps=chunk_snps, scheduler=scheduler,
-                                       progress=progress)
+        return vcf_transmission_counts(
+            path,
+            pedigree=pedigree,
+            affected_only=affected_only,
+            allow_no_sex=allow_no_sex,
+            chunk_snps=chunk_snps,
+            scheduler=scheduler,
+            progress=progress,
+        )
     if pedigree is not None:
         raise ValueError("pedigree: only for VCF/BCF input; the .fam of a PLINK fileset defines its trios")
     chunk = chunk_snps
@@ -148,19 +170,32 @@ def transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.Path
     fam, bim = files.fam, files.bim
     rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex))
     if rows.shape[0] == 0:
-        raise ValueError(f"path: {str(path)!r} has no complete {'affected ' if affected_only else ''}trio "
-                         "(child with father and mother in the .fam)")
+        raise ValueError(
+            f"path: {str(path)!r} has no complete {'affected ' if affected_only else ''}trio "
+            "(child with father and mother in the .fam)"
+        )
     keep, is_x = chromosome_masks(bim["chrom"], "a TDT", SKIPPED_KINDS)
     if files.biallelic is not None:
         keep &= files.biallelic
     plan = TrioPlan.from_rows(rows, fam[rows[:, 0], 4] == "1")
     n_snp = bim["snp"].size
-    out = count_chunks(files.source, n_snp, functools.partial(_count_trios, plan=plan), 3, 2 * plan.n, keep, is_x,
-                       chunk, scheduler, make_progress(progress, n_snp, "counting transmissions"))
+    out = count_chunks(
+        files.source,
+        n_snp,
+        functools.partial(_count_trios, plan=plan),
+        3,
+        2 * plan.n,
+        keep,
+        is_x,
+        chunk,
+        scheduler,
+        make_progress(progress, n_snp, "counting transmissions"),
+    )
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}
-    return TransmissionCounts(out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"],
-                              bim["a1"], bim["a2"])
+    return TransmissionCounts(
+        out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"], bim["a1"], bim["a2"]
+    )
 
 
 def _count_trios(records: np.ndarray, x_mask: np.ndarray | None, plan: TrioPlan) -> np.ndarray:

@@ -33,7 +33,6 @@ from typing import BinaryIO, cast
 __all__ = ["StreamError", "text_chunks"]
 
 
-
 @functools.cache
 def _inflater() -> tuple[ModuleType, tuple[type[Exception], ...]]:
     """The inflating module and its errors.
@@ -46,6 +45,7 @@ def _inflater() -> tuple[ModuleType, tuple[type[Exception], ...]]:
     except ImportError:  # pragma: no cover - isal is in the vcf extra
         return zlib, (zlib.error,)
     return isal_zlib, (zlib.error, cast(type[Exception], isal_zlib.error))
+
 
 #: Decompressed bytes handed to the caller at once (cut at a line end).
 CHUNK_BYTES = 1 << 24
@@ -72,7 +72,7 @@ def _bgzf_blocks(data: memoryview) -> tuple[list[tuple[int, int]], int, bool]:
     blocks: list[tuple[int, int]] = []
     pos, n = 0, len(data)
     while pos + 18 <= n:
-        if not _is_bgzf(bytes(data[pos:pos + 18])):
+        if not _is_bgzf(bytes(data[pos : pos + 18])):
             return blocks, pos, False
         size = struct.unpack_from("<H", data, pos + 16)[0] + 1
         if pos + size > n:
@@ -84,7 +84,7 @@ def _bgzf_blocks(data: memoryview) -> tuple[list[tuple[int, int]], int, bool]:
 
 def _inflate(data: memoryview, blocks: list[tuple[int, int]]) -> list[bytes]:
     inflate = _inflater()[0].decompress
-    return [inflate(data[a:a + s], 31) for a, s in blocks]  # joined once, into the caller's chunk
+    return [inflate(data[a : a + s], 31) for a, s in blocks]  # joined once, into the caller's chunk
 
 
 def _groups(data: memoryview, blocks: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
@@ -114,7 +114,7 @@ def _bgzf_pieces(f: BinaryIO, path: Path, pool: ThreadPoolExecutor) -> Iterator[
         buf = memoryview(rest + data)
         blocks, used, valid = _bgzf_blocks(buf)
         if blocks:
-            tail = bytes(buf[used - blocks[-1][1]:used])
+            tail = bytes(buf[used - blocks[-1][1] : used])
             for group in _groups(buf, blocks):
                 pending.append(pool.submit(_inflate, buf, group))
         rest = bytes(buf[used:])
@@ -127,8 +127,9 @@ def _bgzf_pieces(f: BinaryIO, path: Path, pool: ThreadPoolExecutor) -> Iterator[
     if rest:
         raise StreamError(f"path: {str(path)!r} is truncated: it ends inside a BGZF block")
     if tail != BGZF_EOF:
-        warnings.warn(f"path: {str(path)!r} has no BGZF end-of-file block; it may be truncated", UserWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"path: {str(path)!r} has no BGZF end-of-file block; it may be truncated", UserWarning, stacklevel=4
+        )
 
 
 def _gzip_pieces(f: BinaryIO, path: Path) -> Iterator[bytes]:
@@ -184,7 +185,7 @@ def text_chunks(path: Path, chunk_bytes: int | None = None) -> Iterator[bytes]:
         except caught as exc:  # hand over the whole lines read so far, then fail
             text = b"".join(parts)
             if text.rfind(b"\n") >= 0:
-                yield text[:text.rfind(b"\n") + 1]
+                yield text[: text.rfind(b"\n") + 1]
             if isinstance(exc, StreamError):
                 raise
             raise StreamError(f"path: {str(path)!r} is corrupt: {exc}") from None

@@ -44,16 +44,23 @@ class TopSNPs:
     method: str
 
 
-def _forward_top_k(mech: Mechanism, full: SelectionProblem, k: int, method: str, accountant: Accountant | None,
-                   gen: np.random.Generator) -> tuple[np.ndarray, Privacy]:
+def _forward_top_k(
+    mech: Mechanism,
+    full: SelectionProblem,
+    k: int,
+    method: str,
+    accountant: Accountant | None,
+    gen: np.random.Generator,
+) -> tuple[np.ndarray, Privacy]:
     """method="joint" | "gumbel": dpselect.mechanisms.top_k's own top-k (charged before drawing)."""
     total = top_k_privacy(mech, full, k, method=method)
     charge(accountant, total)
     return np.asarray(select_top_k(mech, full, k, rng=gen, method=method), dtype=np.int64), total
 
 
-def _peel_distances(mech: Mechanism, panel: PanelDistances, k: int, gen: np.random.Generator, *,
-                    relation: Relation = "replace") -> np.ndarray:
+def _peel_distances(
+    mech: Mechanism, panel: PanelDistances, k: int, gen: np.random.Generator, *, relation: Relation = "replace"
+) -> np.ndarray:
     """K peeling rounds on the distance utility; round j + 1's distances updated from round j's."""
     remaining = np.ones(panel.inverse.size, dtype=bool)
     chosen: list[int] = []

@@ -78,7 +78,6 @@ if TYPE_CHECKING:
 VCF = require("cyvcf2", "vcf", purpose="dpselect.apps.genomics (VCF/BCF input)").VCF
 
 
-
 _PEDIGREE = path_like("a str or path-like (.fam/.ped file)")
 #: Only None: VCF/BCF parsing is sequential (the body says so in its message).
 _NO_SCHEDULER = Rule("None (VCF/BCF input is parsed sequentially)")
@@ -116,15 +115,19 @@ def read_pedigree(pedigree: str | os.PathLike[str]) -> np.ndarray:
         raise ValueError(f"pedigree: {str(p)!r} is empty")
     bad = [i for i, r in enumerate(rows) if len(r) < 6]
     if bad:
-        raise ValueError(f"pedigree: {str(p)!r} row {bad[0] + 1} has {len(rows[bad[0]])} columns, expected "
-                         "at least 6 (family, individual, father, mother, sex, phenotype)")
+        raise ValueError(
+            f"pedigree: {str(p)!r} row {bad[0] + 1} has {len(rows[bad[0]])} columns, expected "
+            "at least 6 (family, individual, father, mother, sex, phenotype)"
+        )
     fam = np.array([r[:6] for r in rows], dtype=object)
     _, first, inverse = np.unique(fam[:, 1].astype(str), return_index=True, return_inverse=True)
     again = np.flatnonzero(first[inverse] != np.arange(len(fam)))
     if again.size:  # rows, not ids: a message names no field of a record
-        raise ValueError(f"pedigree: {str(p)!r} rows {first[inverse[again[0]]] + 1} and {again[0] + 1} have the "
-                         "same individual id; the individual ids are matched to the VCF sample names and must be "
-                         "unique")
+        raise ValueError(
+            f"pedigree: {str(p)!r} rows {first[inverse[again[0]]] + 1} and {again[0] + 1} have the "
+            "same individual id; the individual ids are matched to the VCF sample names and must be "
+            "unique"
+        )
     return fam
 
 
@@ -134,8 +137,9 @@ def _open(path: Path, samples: list[str]) -> Any:
         vcf = VCF(str(path), lazy=True)
         header = list(vcf.samples)
     except Exception as exc:  # htslib reports unreadable input as OSError / various
-        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (htslib cannot read its header: "
-                         f"{type(exc).__name__})") from None
+        raise ValueError(
+            f"path: {str(path)!r} is not a readable VCF/BCF file (htslib cannot read its header: {type(exc).__name__})"
+        ) from None
     try:
         _check_samples(path, header, np.asarray(samples))
     except ValueError:
@@ -145,12 +149,27 @@ def _open(path: Path, samples: list[str]) -> Any:
     return vcf
 
 
-@validate_params({"path": PATH, "pedigree": _PEDIGREE.or_none(), "affected_only": BOOLEAN,
-                  "allow_no_sex": BOOLEAN, "chunk_snps": CHUNK_SNPS, "scheduler": _NO_SCHEDULER,
-                  "progress": BOOLEAN})
-def vcf_transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.PathLike[str] | None = None,
-                            affected_only: bool = True, allow_no_sex: bool = False, chunk_snps: int = 10_000,
-                            scheduler: str | Client | None = None, progress: bool = False) -> TransmissionCounts:
+@validate_params(
+    {
+        "path": PATH,
+        "pedigree": _PEDIGREE.or_none(),
+        "affected_only": BOOLEAN,
+        "allow_no_sex": BOOLEAN,
+        "chunk_snps": CHUNK_SNPS,
+        "scheduler": _NO_SCHEDULER,
+        "progress": BOOLEAN,
+    }
+)
+def vcf_transmission_counts(
+    path: str | os.PathLike[str],
+    *,
+    pedigree: str | os.PathLike[str] | None = None,
+    affected_only: bool = True,
+    allow_no_sex: bool = False,
+    chunk_snps: int = 10_000,
+    scheduler: str | Client | None = None,
+    progress: bool = False,
+) -> TransmissionCounts:
     r"""TDT counts of every biallelic site of a VCF/BCF (allele 1 = ALT; module docstring for the rules).
 
     Use :func:`dpselect.apps.genomics.transmission_counts`, which dispatches here on
@@ -216,15 +235,19 @@ def vcf_transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.
     if pedigree is None:
         raise ValueError("pedigree: VCF/BCF input needs a PLINK-style .fam/.ped pedigree file to define the trios")
     if scheduler is not None:
-        raise ValueError("scheduler: VCF/BCF input is parsed sequentially and takes scheduler=None; convert "
-                         "it with plink --vcf to count on a Dask cluster")
+        raise ValueError(
+            "scheduler: VCF/BCF input is parsed sequentially and takes scheduler=None; convert "
+            "it with plink --vcf to count on a Dask cluster"
+        )
     chunk = chunk_snps
     bar = make_progress(progress, 0, "reading VCF", unit="sites")
     fam = read_pedigree(pedigree)
     rows = trios(fam, affected_only=bool(affected_only), allow_no_sex=bool(allow_no_sex), what="pedigree")
     if rows.shape[0] == 0:
-        raise ValueError(f"pedigree: {str(pedigree)!r} has no complete {'affected ' if affected_only else ''}trio "
-                         "(child with father and mother in the pedigree)")
+        raise ValueError(
+            f"pedigree: {str(pedigree)!r} has no complete {'affected ' if affected_only else ''}trio "
+            "(child with father and mother in the pedigree)"
+        )
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} is not a file")
@@ -240,38 +263,59 @@ def vcf_transmission_counts(path: str | os.PathLike[str], *, pedigree: str | os.
         multi += block.multiallelic
         on_x = chromosome_kind(block.chrom) == "X"
         for a in range(0, block.codes.shape[0], chunk):
-            g = block.codes[a:a + chunk].T
-            parts.append(count_codes(g[:n], g[n:2 * n], g[2 * n:], male, on_x[a:a + chunk]))
+            g = block.codes[a : a + chunk].T
+            parts.append(count_codes(g[:n], g[n : 2 * n], g[2 * n :], male, on_x[a : a + chunk]))
         meta.append(block)
         if bar is not None:
             bar.advance(block.codes.shape[0])
     if bar is not None:
         bar.close()
     if multi:
-        warnings.warn(f"path: skipped {multi} multi-allelic site(s); split them with bcftools norm -m- "
-                      "to count them", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"path: skipped {multi} multi-allelic site(s); split them with bcftools norm -m- to count them",
+            UserWarning,
+            stacklevel=3,
+        )
     out = np.concatenate(parts, axis=1) if parts else np.zeros((3, 0), dtype=np.int64)
-    col = [np.concatenate([getattr(m, name) for m in meta]) if meta else np.zeros(0, dtype=np.int64 if j == 2 else str)
-           for j, name in enumerate(("chrom", "sid", "pos", "alt", "ref"))]
+    col = [
+        np.concatenate([getattr(m, name) for m in meta]) if meta else np.zeros(0, dtype=np.int64 if j == 2 else str)
+        for j, name in enumerate(("chrom", "sid", "pos", "alt", "ref"))
+    ]
     kind = chromosome_kind(col[0])
     keep = ~np.isin(kind, list(SKIPPED_KINDS))
     if not keep.all():
-        warnings.warn(f"path: skipped {int((~keep).sum())} site(s) on Y / MT (no TDT: "
-                      + "; ".join(SKIPPED_KINDS.values()) + ")", UserWarning, stacklevel=3)
-    return TransmissionCounts(out[0][keep], out[1][keep], int(n), col[1][keep], out[2][keep], col[0][keep],
-                              col[2][keep].astype(np.int64), col[3][keep], col[4][keep])
+        warnings.warn(
+            f"path: skipped {int((~keep).sum())} site(s) on Y / MT (no TDT: " + "; ".join(SKIPPED_KINDS.values()) + ")",
+            UserWarning,
+            stacklevel=3,
+        )
+    return TransmissionCounts(
+        out[0][keep],
+        out[1][keep],
+        int(n),
+        col[1][keep],
+        out[2][keep],
+        col[0][keep],
+        col[2][keep].astype(np.int64),
+        col[3][keep],
+        col[4][keep],
+    )
 
 
 def _check_samples(path: Path, header: list[str], ids: np.ndarray) -> dict[str, int]:
     missing = sorted(set(ids.tolist()) - set(header))
     if missing:
-        raise ValueError(f"pedigree: some trio members' individual ids are not sample names of the VCF "
-                         f"{str(path)!r} (ids are matched to the header's sample names)")
+        raise ValueError(
+            f"pedigree: some trio members' individual ids are not sample names of the VCF "
+            f"{str(path)!r} (ids are matched to the header's sample names)"
+        )
     position = {s: j for j, s in enumerate(header)}
     if len(position) < len(header):  # positions, not names: a message names no field of a record
         second = next(j for j, s in enumerate(header) if header.index(s) != j)
-        raise ValueError(f"path: the VCF {str(path)!r} header names one sample twice (sample columns "
-                         f"{header.index(header[second]) + 1} and {second + 1})")
+        raise ValueError(
+            f"path: the VCF {str(path)!r} header names one sample twice (sample columns "
+            f"{header.index(header[second]) + 1} and {second + 1})"
+        )
     return position
 
 
@@ -292,11 +336,11 @@ def _text_sites(path: Path, ids: np.ndarray, members: np.ndarray) -> Iterator[Ch
             if found is None:
                 raise ValueError("not a VCF: no '#CHROM' header line")
     except StreamError as exc:
-        raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant '(none)' "
-                         f"({str(exc).split(': ', 2)[-1]})") from None
+        raise ValueError(
+            f"path: {str(path)!r} is truncated or corrupt after variant '(none)' ({str(exc).split(': ', 2)[-1]})"
+        ) from None
     except UnicodeDecodeError:
-        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (its header is not UTF-8 text)") \
-            from None
+        raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file (its header is not UTF-8 text)") from None
     except ValueError as exc:  # parse_header's own messages: fixed text
         raise ValueError(f"path: {str(path)!r} is not a readable VCF/BCF file ({exc})") from None
     header, samples, start = found
@@ -313,8 +357,9 @@ def _parse_all(path: Path, parser: TextParser, first: bytes, stream: Iterator[by
         for text in stream:
             yield parser.parse(text)
     except StreamError as exc:
-        raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant {parser.last!r} "
-                         f"({str(exc).split(': ', 2)[-1]})") from None
+        raise ValueError(
+            f"path: {str(path)!r} is truncated or corrupt after variant {parser.last!r} ({str(exc).split(': ', 2)[-1]})"
+        ) from None
 
 
 def _htslib_sites(path: Path, ids: np.ndarray, members: np.ndarray, block: int = 4096) -> Iterator[ChunkSites]:
@@ -339,8 +384,9 @@ def _htslib_blocks(path: Path, vcf: Any, cols: np.ndarray, block: int) -> Iterat
         except StopIteration:
             v = None
         except Exception as exc:  # htslib: truncated / corrupt stream (OSError, bare Exception, ...)
-            raise ValueError(f"path: {str(path)!r} is truncated or corrupt after variant {sid!r} "
-                             f"({type(exc).__name__} from htslib)") from None
+            raise ValueError(
+                f"path: {str(path)!r} is truncated or corrupt after variant {sid!r} ({type(exc).__name__} from htslib)"
+            ) from None
         if v is not None and len(v.ALT) > 1:
             multi += 1
             continue
@@ -357,14 +403,20 @@ def _htslib_blocks(path: Path, vcf: Any, cols: np.ndarray, block: int) -> Iterat
             meta.append((v.CHROM, sid, int(v.POS), v.ALT[0] if v.ALT else ".", v.REF))
         if meta and (v is None or len(meta) == block):
             k = len(meta)
-            chrom, name, pos, alt, ref = (np.array([m[i] for m in meta], dtype=np.int64 if i == 2 else str)
-                                          for i in range(5))
+            chrom, name, pos, alt, ref = (
+                np.array([m[i] for m in meta], dtype=np.int64 if i == 2 else str) for i in range(5)
+            )
             on_x = (chromosome_kind(chrom) == "X")[:, None]
             yield ChunkSites(allele_codes(a[:k], b[:k], poly[:k], on_x), chrom, name, pos, alt, ref, multi, 0)
             meta, multi = [], 0
         if v is None:
             if multi:
-                yield ChunkSites(np.zeros((0, cols.size), dtype=np.uint8), *(np.zeros(0, dtype=str),) * 2,
-                                 np.zeros(0, dtype=np.int64), *(np.zeros(0, dtype=str),) * 2, multiallelic=multi,
-                                 fallback=0)
+                yield ChunkSites(
+                    np.zeros((0, cols.size), dtype=np.uint8),
+                    *(np.zeros(0, dtype=str),) * 2,
+                    np.zeros(0, dtype=np.int64),
+                    *(np.zeros(0, dtype=str),) * 2,
+                    multiallelic=multi,
+                    fallback=0,
+                )
             return

@@ -130,7 +130,7 @@ def parse_header(text: bytes) -> tuple[str, list[str], int] | None:
             cols = line.rstrip(b"\r").decode("utf-8", "replace").split("\t")
             if cols[:8] != ["#CHROM", "POS", "ID", "REF", "ALT", "QUAL", "FILTER", "INFO"]:
                 raise ValueError("not a VCF: the '#CHROM' line does not name the eight VCF columns")
-            return text[:end + 1].decode("utf-8", "replace"), cols[9:], end + 1
+            return text[: end + 1].decode("utf-8", "replace"), cols[9:], end + 1
         pos = end + 1
 
 
@@ -224,11 +224,20 @@ class TextParser:
         keep &= ~multi
         if k and sid[k - 1] is not None:
             self.last = str(sid[k - 1])
-        return ChunkSites(out[keep], chrom[keep].astype(str), sid[keep].astype(str), pos[keep],
-                          alt[keep].astype(str), ref[keep].astype(str), int(multi.sum()), int(slow.size))
+        return ChunkSites(
+            out[keep],
+            chrom[keep].astype(str),
+            sid[keep].astype(str),
+            pos[keep],
+            alt[keep].astype(str),
+            ref[keep].astype(str),
+            int(multi.sum()),
+            int(slow.size),
+        )
 
-    def _fixed_width(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                     lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    def _fixed_width(
+        self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
         """Those of ``lines`` whose samples are all 3-byte GT fields.
 
         Returns (line indices, codes, [chrom, id, pos, alt, ref]); ``lines``: every line of the chunk.
@@ -255,8 +264,9 @@ class TextParser:
         codes = np.frombuffer(key.tobytes().translate(_CODES), dtype=np.uint8).reshape(key.shape)
         return cand, codes, meta
 
-    def _gt_first(self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                  lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    def _gt_first(
+        self, chunk: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
         """Those of ``lines`` with FORMAT ``GT`` or ``GT:...`` and simple trio GT fields.
 
         FORMAT as GATK's ``GT:AD:DP:GQ:PL``; the trio samples' fields start with a 3-byte diploid or a 1-byte
@@ -271,7 +281,10 @@ class TextParser:
         elsewhere).  Any other line is left to htslib.
         """
         none: tuple[np.ndarray, np.ndarray, list[np.ndarray]] = (
-            np.zeros(0, dtype=np.int64), np.zeros((0, self.cols.size), dtype=np.uint8), [])
+            np.zeros(0, dtype=np.int64),
+            np.zeros((0, self.cols.size), dtype=np.uint8),
+            [],
+        )
         tabs = np.flatnonzero(buf == 9)
         lo = np.searchsorted(tabs, starts[lines])
         n_tabs = np.searchsorted(tabs, ends[lines]) - lo
@@ -290,7 +303,7 @@ class TextParser:
         four = np.empty(tabs.size, dtype="<u4")
         four[:inside] = after[tabs[:inside]]
         for j in range(inside, tabs.size):  # (at most 3) the bytes after the tab, padded with NUL (no class)
-            four[j] = int.from_bytes(chunk[tabs[j] + 1:tabs[j] + 5].ljust(4, b"\0"), "little")
+            four[j] = int.from_bytes(chunk[tabs[j] + 1 : tabs[j] + 5].ljust(4, b"\0"), "little")
         classes = np.frombuffer(four.tobytes().translate(_GT_CLASSES), dtype="<u4")
         # per tab, one byte: the PLINK code of a diploid GT (allele, separator, allele, then ':' / tab / line
         # end); 4 + the code of a haploid one on X (allele, then the same ends); 255 anything else
@@ -343,11 +356,25 @@ class TextParser:
         unnamed = sid == "."
         if unnamed.any():
             sid[unnamed] = [f"{c}:{p}" for c, p in zip(chrom[unnamed], pos[unnamed])]
-        return good, [chrom, sid, pos, np.char.decode(tok[:, 4], "utf-8", "replace"),
-                      np.char.decode(tok[:, 3], "utf-8", "replace")]
+        return good, [
+            chrom,
+            sid,
+            pos,
+            np.char.decode(tok[:, 4], "utf-8", "replace"),
+            np.char.decode(tok[:, 3], "utf-8", "replace"),
+        ]
 
-    def _fallback(self, chunk: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray, out: np.ndarray,
-                  keep: np.ndarray, multi: np.ndarray, meta: tuple[np.ndarray, ...]) -> None:
+    def _fallback(
+        self,
+        chunk: bytes,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        lines: np.ndarray,
+        out: np.ndarray,
+        keep: np.ndarray,
+        multi: np.ndarray,
+        meta: tuple[np.ndarray, ...],
+    ) -> None:
         """Htslib (cyvcf2) parses the lines the fixed-width path left; their codes and columns go to ``out``."""
         if self._writer is None:
             from cyvcf2 import Writer
@@ -367,8 +394,10 @@ class TextParser:
                 v = self._writer.variant_from_string(text)
             except Exception:  # htslib: a line it cannot parse (its message quotes the line: not shown)
                 before = str(sid[i - 1]) if i > 0 and sid[i - 1] is not None else self.last
-                raise ValueError(f"path: {self.path!r} is truncated or corrupt after variant {before!r} "
-                                 "(htslib cannot parse the next line)") from None
+                raise ValueError(
+                    f"path: {self.path!r} is truncated or corrupt after variant {before!r} "
+                    "(htslib cannot parse the next line)"
+                ) from None
             name = v.ID if v.ID is not None else f"{v.CHROM}:{v.POS}"
             chrom[i], sid[i], pos[i], ref[i] = v.CHROM, name, int(v.POS), v.REF
             alt[i] = v.ALT[0] if v.ALT else "."

@@ -54,11 +54,7 @@ from ._quantile import private_median, private_quantile
 from ._quantile_exact import quantile_expected_error, quantile_law, true_quantile
 from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
 from ._rank_distance import rank_distances
-from ._smooth_sens_approx import (
-    expected_abs_error_smooth_sens_approx,
-    smooth_sens_approx,
-    smooth_sens_approx_mechanism,
-)
+from ._smooth_sens_approx import expected_abs_error_smooth_sens_approx, smooth_sens_approx, smooth_sens_approx_mechanism
 from ._unbounded import Bounds, private_bounds, private_max
 from ._unbounded_api import unbounded_quantile, unbounded_quantiles
 

@@ -114,9 +114,7 @@ def duff_mean_intervals(
 
 
 @validate_params({"v": ANY, "x": ANY, "bounds": BOUNDS, "levels": LEVELS})
-def duff_mean_utility(
-    v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int
-) -> float | np.ndarray:
+def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> float | np.ndarray:
     """Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e. exact).
 
     ``d(v) = min{k : v in J_k}`` (:func:`duff_mean_levels`), 0 at mean(x).  It
@@ -168,19 +166,46 @@ def duff_mean_utility(
 
 @overload
 def duff_mean(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = ..., rng: SeedLike = ...,
-    size: None = ..., method: Literal["auto", "race", "inverse"] = ..., accountant: Accountant | None = ...,
-    granularity: float | None = ..., on_out_of_bounds: Literal["clip", "raise"] = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    levels: int | None = ...,
+    rng: SeedLike = ...,
+    size: None = ...,
+    method: Literal["auto", "race", "inverse"] = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
 ) -> float: ...
 @overload
 def duff_mean(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = ..., rng: SeedLike = ...,
-    size: int, method: Literal["auto", "race", "inverse"] = ..., accountant: Accountant | None = ...,
-    granularity: float | None = ..., on_out_of_bounds: Literal["clip", "raise"] = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    levels: int | None = ...,
+    rng: SeedLike = ...,
+    size: int,
+    method: Literal["auto", "race", "inverse"] = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: Literal["clip", "raise"] = ...,
 ) -> np.ndarray: ...
-@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True), "rng": SEED,
-                  "size": SIZE, "method": METHOD, "accountant": ACCOUNTANT, "granularity": GRANULARITY,
-                  "on_out_of_bounds": OUT_OF_BOUNDS_RULE})
+@validate_params(
+    {
+        "x": ANY,
+        "epsilon": EPSILON,
+        "bounds": BOUNDS,
+        "levels": int_at_least(1, none=True),
+        "rng": SEED,
+        "size": SIZE,
+        "method": METHOD,
+        "accountant": ACCOUNTANT,
+        "granularity": GRANULARITY,
+        "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+    }
+)
 def duff_mean(
     x: ArrayLike,
     epsilon: float,

@@ -52,8 +52,6 @@ def _check_levels(levels: Any, epsilon: float | None) -> int:
 LEVELS = Rule("an int >= 1", check=lambda v, n: _check_levels(v, None))
 
 
-
-
 def _units(v: np.ndarray, e_min: int) -> np.ndarray:
     """``v / 2**e_min`` as exact Python ints (object array); every float here is a multiple of 2**e_min."""
     m, e = np.frexp(v)

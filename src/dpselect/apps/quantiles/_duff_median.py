@@ -57,14 +57,19 @@ from ._piecewise_em import check_output_grid, em_privacy
 from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
 
 Method = Literal["auto", "race", "inverse"]
-_DUFF_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "method": METHOD,
-               "accountant": ACCOUNTANT, "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
+_DUFF_RULES = {
+    "x": ANY,
+    "epsilon": EPSILON,
+    "bounds": BOUNDS,
+    "rng": SEED,
+    "size": SIZE,
+    "method": METHOD,
+    "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY,
+    "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+}
 
-__all__ = [
-    "duff_median",
-    "duff_median_utility",
-    "median_neighbours",
-]
+__all__ = ["duff_median", "duff_median_utility", "median_neighbours"]
 
 
 # ---------------------------------------------------------------------------
@@ -74,14 +79,28 @@ __all__ = [
 
 @overload
 def duff_median(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
-    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    rng: SeedLike = ...,
+    size: None = ...,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
 ) -> float: ...
 @overload
 def duff_median(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
-    method: Method = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    rng: SeedLike = ...,
+    size: int,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
 ) -> np.ndarray: ...
 @validate_params(_DUFF_RULES)
@@ -216,6 +235,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
     dist = np.maximum(0, np.maximum((1 - e1) - D, D - e1))
     u = 0.0 - (np.maximum(0, 1 - E) + dist).astype(np.float64)
     return float(u) if u.ndim == 0 else u
+
 
 # ---------------------------------------------------------------------------
 # neighbours for audits

@@ -113,7 +113,7 @@ class _Forward:
         self.targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
         self.beta = beta
         # cost of staying in a piece for quantile i: -beta t_i; cumulative for chains
-        self.stay = np.concatenate(([0.0], np.cumsum(-beta * np.abs(self.targets[1:self.m]))))
+        self.stay = np.concatenate(([0.0], np.cumsum(-beta * np.abs(self.targets[1 : self.m]))))
         self.B: list[np.ndarray] = [self.loglam - beta * np.abs(self.Lf - self.targets[0])]
         for i in range(1, self.m):
             logS = np.logaddexp.reduce(self.rows(i - 1), axis=0)
@@ -140,8 +140,15 @@ class _Forward:
         return float(np.logaddexp.reduce((self.rows(self.m - 1) + self.final[None, :]).ravel()))
 
 
-def sample_joint(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator,
-                 sensitivity: float | None = None, lam: float = 0.0) -> np.ndarray:
+def sample_joint(
+    s: Sample,
+    qs: np.ndarray,
+    epsilon: float,
+    relation: str,
+    gen: np.random.Generator,
+    sensitivity: float | None = None,
+    lam: float = 0.0,
+) -> np.ndarray:
     """One draw of JointExp (sorted m values) on a validated real sample; ``lam > 0``: on the grid."""
     pc = pieces(s, lam)
     delta_u = joint_sensitivity(qs, relation) if sensitivity is None else sensitivity
@@ -185,8 +192,15 @@ def _uniform_subset(M: int, c: int, gen: np.random.Generator) -> np.ndarray:
     return np.array(sorted(chosen), dtype=np.int64)
 
 
-def joint_log_density(s: Sample, qs: np.ndarray, epsilon: float, relation: str, o: np.ndarray,
-                      sensitivity: float | None = None, lam: float = 0.0) -> float:
+def joint_log_density(
+    s: Sample,
+    qs: np.ndarray,
+    epsilon: float,
+    relation: str,
+    o: np.ndarray,
+    sensitivity: float | None = None,
+    lam: float = 0.0,
+) -> float:
     """Exact log density of JointExp at a sorted tuple ``o`` with no coordinate on a data value.
 
     ``lam > 0``: the exact log probability of the sorted grid tuple ``o`` (any grid points;

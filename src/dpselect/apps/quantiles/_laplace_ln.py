@@ -19,8 +19,12 @@ from ...typing import SeedLike
 from ._median_baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _release
 from ._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, options
 
-_LLN_RULES = {"epsilon": EPSILON, "delta": DELTA, "sigma": positive(none=True),
-              "calibration": options("proven", "paper")}
+_LLN_RULES = {
+    "epsilon": EPSILON,
+    "delta": DELTA,
+    "sigma": positive(none=True),
+    "calibration": options("proven", "paper"),
+}
 
 __all__ = ["DEFAULT_LLN_DELTA", "expected_abs_error_laplace_ln", "laplace_ln", "laplace_ln_mechanism"]
 
@@ -77,15 +81,35 @@ def laplace_ln_mechanism(
 
 @overload
 def laplace_ln(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], delta: float = ..., sigma: float | None = ...,
-    calibration: Literal["proven", "paper"] = ..., rng: SeedLike = ..., size: None = ..., clip: bool = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    delta: float = ...,
+    sigma: float | None = ...,
+    calibration: Literal["proven", "paper"] = ...,
+    rng: SeedLike = ...,
+    size: None = ...,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
 ) -> float: ...
 @overload
 def laplace_ln(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], delta: float = ..., sigma: float | None = ...,
-    calibration: Literal["proven", "paper"] = ..., rng: SeedLike = ..., size: int, clip: bool = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    delta: float = ...,
+    sigma: float | None = ...,
+    calibration: Literal["proven", "paper"] = ...,
+    rng: SeedLike = ...,
+    size: int,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | _LLN_RULES)
 def laplace_ln(

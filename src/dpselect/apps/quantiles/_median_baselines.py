@@ -95,30 +95,23 @@ from ...analysis import error_distribution
 from ...mechanisms import SmoothSensitivityRelease
 from ...typing import SeedLike
 from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
-from ._rules import (
-    ACCOUNTANT,
-    ANY,
-    BOOLEAN,
-    BOUNDS,
-    EPSILON,
-    GRANULARITY,
-    OUT_OF_BOUNDS_RULE,
-    SEED,
-    SIZE,
-    check_bounds,
-)
+from ._rules import ACCOUNTANT, ANY, BOOLEAN, BOUNDS, EPSILON, GRANULARITY, OUT_OF_BOUNDS_RULE, SEED, SIZE, check_bounds
 
-__all__ = [
-    "expected_abs_error_smooth_sens_pure",
-    "smooth_sens_pure",
-    "smooth_sens_pure_mechanism",
-]
+__all__ = ["expected_abs_error_smooth_sens_pure", "smooth_sens_pure", "smooth_sens_pure_mechanism"]
 
 _RELATION = "replace"
 
 #: What a baseline release accepts besides its calibration (one rule per parameter).
-RELEASE_RULES = {"x": ANY, "bounds": BOUNDS, "rng": SEED, "size": SIZE, "clip": BOOLEAN, "accountant": ACCOUNTANT,
-                 "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE}
+RELEASE_RULES = {
+    "x": ANY,
+    "bounds": BOUNDS,
+    "rng": SEED,
+    "size": SIZE,
+    "clip": BOOLEAN,
+    "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY,
+    "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+}
 OutOfBounds = Literal["clip", "raise"]
 
 #: builds the release from the validated (padded sorted data, a, b)
@@ -141,8 +134,9 @@ class _Data:
         return smooth_sens_sorted(self.ext, self.m, beta)
 
 
-def _release(make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any,
-             on_out_of_bounds: str) -> Any:
+def _release(
+    make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any, on_out_of_bounds: str
+) -> Any:
     """The one release path of every baseline: charge, then clip(y_m + (S/alpha) Z, a, b) (or unclipped).
 
     Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
@@ -204,14 +198,28 @@ def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = No
 
 @overload
 def smooth_sens_pure(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: None = ...,
-    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    rng: SeedLike = ...,
+    size: None = ...,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> float: ...
 @overload
 def smooth_sens_pure(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], rng: SeedLike = ..., size: int,
-    clip: bool = ..., accountant: Accountant | None = ..., granularity: float | None = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    rng: SeedLike = ...,
+    size: int,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | {"epsilon": EPSILON})

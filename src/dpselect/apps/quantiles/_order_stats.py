@@ -32,12 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import int_at_least, positive, validate_params
-from ..._validation import (
-    as_real_array,
-    check_array_1d,
-    check_int,
-    clip_to_bounds,
-)
+from ..._validation import as_real_array, check_array_1d, check_int, clip_to_bounds
 from ._rules import ANY, BOUNDS
 
 __all__ = [
@@ -85,6 +80,7 @@ def lower_median_index(n: int) -> int:
 # ---------------------------------------------------------------------------
 # NRS local and smooth sensitivity of order statistics (replace-one)
 # ---------------------------------------------------------------------------
+
 
 def _check_index(index: Any, n: int) -> int:
     idx = check_int(index, "index", minimum=0)

@@ -53,12 +53,7 @@ from ...mechanisms import Mechanism, distance_problem, resolve_mechanism
 from ...problem import SelectionProblem
 from ...sensitivity import StepProfile
 from ...typing import Relation, SeedLike
-from ._grid import (
-    RANK_CONVENTIONS,
-    check_grid,
-    counts_and_rank,
-    stability,
-)
+from ._grid import RANK_CONVENTIONS, check_grid, counts_and_rank, stability
 from ._percentile_target import PercentileStability, percentile_stability, true_percentile
 from ._quantile import private_quantile
 from ._rank_distance import _rank_distances, rank_distances
@@ -113,9 +108,18 @@ def _profile(tstar: int) -> StepProfile:
     return StepProfile(np.array([0, tstar]), np.array([0.0, 1.0]))
 
 
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "relation": RELATION,
-                  "utility": options(*UTILITIES), "rank_convention": RANK_CONVENTION,
-                  "on_out_of_bounds": OUT_OF_BOUNDS_RULE})
+@validate_params(
+    {
+        "x": ANY,
+        "p": PERCENT,
+        "grid": GRID,
+        "histogram": BOOLEAN,
+        "relation": RELATION,
+        "utility": options(*UTILITIES),
+        "rank_convention": RANK_CONVENTION,
+        "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+    }
+)
 def percentile_problem(
     x: ArrayLike,
     p: float,
@@ -194,12 +198,27 @@ def percentile_problem(
     )
 
 
-@validate_params({
-    "x": ANY, "p": PERCENT, "epsilon": EPSILON.or_none(), "grid": GRID.or_none(), "bounds": BOUNDS.or_none(),
-    "integer": INTEGER, "mechanism": ANY, "utility": options(*UTILITIES), "delta": DELTA, "histogram": BOOLEAN,
-    "relation": RELATION, "rank_convention": RANK_CONVENTION, "rng": SEED, "accountant": ACCOUNTANT,
-    "granularity": GRANULARITY, "sampler": SAMPLER.or_none(), "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
-})
+@validate_params(
+    {
+        "x": ANY,
+        "p": PERCENT,
+        "epsilon": EPSILON.or_none(),
+        "grid": GRID.or_none(),
+        "bounds": BOUNDS.or_none(),
+        "integer": INTEGER,
+        "mechanism": ANY,
+        "utility": options(*UTILITIES),
+        "delta": DELTA,
+        "histogram": BOOLEAN,
+        "relation": RELATION,
+        "rank_convention": RANK_CONVENTION,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "granularity": GRANULARITY,
+        "sampler": SAMPLER.or_none(),
+        "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+    }
+)
 def private_percentile(
     x: ArrayLike,
     p: float,
@@ -311,25 +330,46 @@ def private_percentile(
         if bounds is None:
             raise ValueError("give one of grid (a public candidate grid) and bounds (grid-free outputs)")
         if mechanism not in ("pf", "em") or utility != "rank" or histogram:
-            raise ValueError("without a grid only the exponential mechanism on the rank utility is offered "
-                             "(mechanism 'em'/'pf', utility 'rank', histogram=False)")
+            raise ValueError(
+                "without a grid only the exponential mechanism on the rank utility is offered "
+                "(mechanism 'em'/'pf', utility 'rank', histogram=False)"
+            )
         q = p / 100.0
         if on_out_of_bounds == "raise":
             clip_to_bounds(check_array_1d(x, "x"), check_pair(bounds, "bounds"), "raise")
-        return private_quantile(x, q, epsilon if epsilon is not None else float("nan"), bounds=bounds,
-                                integer=integer, relation=relation, rng=rng, accountant=accountant,
-                                granularity=granularity, sampler="exact" if sampler is None else sampler)
+        return private_quantile(
+            x,
+            q,
+            epsilon if epsilon is not None else float("nan"),
+            bounds=bounds,
+            integer=integer,
+            relation=relation,
+            rng=rng,
+            accountant=accountant,
+            granularity=granularity,
+            sampler="exact" if sampler is None else sampler,
+        )
     if bounds is not None:
         raise ValueError("give one of grid and bounds, not both")
     if granularity is not None:
         raise ValueError("granularity applies to the grid-free path (bounds=) only; the grid fixes the outputs")
     if sampler is not None:
-        raise ValueError("sampler applies to the grid-free path (bounds=) only; with a grid pass a mechanism "
-                         "instance (e.g. ExponentialMechanism(epsilon, sampler='exact'))")
+        raise ValueError(
+            "sampler applies to the grid-free path (bounds=) only; with a grid pass a mechanism "
+            "instance (e.g. ExponentialMechanism(epsilon, sampler='exact'))"
+        )
     if integer is not None:
         raise ValueError("integer applies to the grid-free path (bounds=) only; the grid fixes the outputs")
-    prob = percentile_problem(x, p, grid, histogram=histogram, relation=relation, utility=utility,
-                              rank_convention=rank_convention, on_out_of_bounds=on_out_of_bounds)
+    prob = percentile_problem(
+        x,
+        p,
+        grid,
+        histogram=histogram,
+        relation=relation,
+        utility=utility,
+        rank_convention=rank_convention,
+        on_out_of_bounds=on_out_of_bounds,
+    )
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
     charge(accountant, mech.privacy(prob))

@@ -44,7 +44,11 @@ class PercentileStability:
 
 @validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
 def percentile_stability(
-    x: ArrayLike, p: float, grid: ArrayLike, *, histogram: bool = False,
+    x: ArrayLike,
+    p: float,
+    grid: ArrayLike,
+    *,
+    histogram: bool = False,
     rank_convention: Literal["paper", "code"] = "paper",
 ) -> PercentileStability:
     """The rank k, the grid index of the percentile value and its copies below / above rank k (not private).
@@ -80,7 +84,11 @@ def percentile_stability(
 
 @validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
 def true_percentile(
-    x: ArrayLike, p: float, grid: ArrayLike, *, histogram: bool = False,
+    x: ArrayLike,
+    p: float,
+    grid: ArrayLike,
+    *,
+    histogram: bool = False,
     rank_convention: Literal["paper", "code"] = "paper",
 ) -> float | int:
     """The (non-private) grid value of rank k -- what :func:`private_percentile` estimates.

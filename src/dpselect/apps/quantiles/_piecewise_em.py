@@ -270,8 +270,11 @@ def check_output_grid(granularity: Any, a: float, b: float) -> float:
     """
     if granularity is None:
         lam = default_granularity(b - a)
-    elif isinstance(granularity, (int, float, np.integer, np.floating)) and not isinstance(granularity, bool) \
-            and granularity == 0:
+    elif (
+        isinstance(granularity, (int, float, np.integer, np.floating))
+        and not isinstance(granularity, bool)
+        and granularity == 0
+    ):
         return 0.0
     else:
         lam = check_granularity(granularity)
@@ -317,7 +320,14 @@ def grid_ceil(v: np.ndarray, lam: float, floor: bool = False) -> np.ndarray:
 
 
 def sample_piecewise_grid(
-    lefts: Any, utilities: Any, epsilon: float, a: float, b: float, lam: float, size: int | None, rng: Any,
+    lefts: Any,
+    utilities: Any,
+    epsilon: float,
+    a: float,
+    b: float,
+    lam: float,
+    size: int | None,
+    rng: Any,
     starts: np.ndarray | None = None,
 ) -> Any:
     """Exact EM over the grid points k lambda of [a, b], utility of the piece holding each point.
@@ -338,8 +348,15 @@ def sample_piecewise_grid(
         starts, counts = _grid_groups(np.asarray(lefts, dtype=np.float64), a, b, lam)
     else:
         counts = grid_counts(starts, b, lam)
-    out = sample_grid_exact(starts, counts, np.asarray(utilities, dtype=np.float64), Fraction(epsilon) / 2, lam,
-                            1 if size is None else size, rng)
+    out = sample_grid_exact(
+        starts,
+        counts,
+        np.asarray(utilities, dtype=np.float64),
+        Fraction(epsilon) / 2,
+        lam,
+        1 if size is None else size,
+        rng,
+    )
     return float(out[0]) if size is None else out
 
 

@@ -27,20 +27,8 @@ from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...privacy import Privacy
 from ...typing import Relation, SeedLike
-from ._piecewise_em import (
-    _sample_categorical,
-    check_output_grid,
-    default_quantile_granularity,
-    sample_grid_exact,
-)
-from ._quantile_law import (
-    Sample,
-    check_sample,
-    distance_exact,
-    draw_in_pieces,
-    log_masses,
-    pieces,
-)
+from ._piecewise_em import _sample_categorical, check_output_grid, default_quantile_granularity, sample_grid_exact
+from ._quantile_law import Sample, check_sample, distance_exact, draw_in_pieces, log_masses, pieces
 from ._rules import (
     ACCOUNTANT,
     ANY,
@@ -73,13 +61,19 @@ def output_grid(granularity: Any, s: Sample) -> float:
     :func:`default_quantile_granularity`, from the public bounds only).
     """
     if not s.integer:
-        return check_output_grid(default_quantile_granularity(s.a, s.b) if granularity is None else granularity,
-                                 s.a, s.b)
-    if granularity is None or (isinstance(granularity, (int, float, np.integer, np.floating))
-                               and not isinstance(granularity, bool) and granularity == 1):
+        return check_output_grid(
+            default_quantile_granularity(s.a, s.b) if granularity is None else granularity, s.a, s.b
+        )
+    if granularity is None or (
+        isinstance(granularity, (int, float, np.integer, np.floating))
+        and not isinstance(granularity, bool)
+        and granularity == 1
+    ):
         return 0.0
-    raise ValueError(f"granularity applies to real outputs; integer outputs are on the grid 1 already, "
-                     f"got granularity={granularity!r} with integer outputs")
+    raise ValueError(
+        f"granularity applies to real outputs; integer outputs are on the grid 1 already, "
+        f"got granularity={granularity!r} with integer outputs"
+    )
 
 
 def _law(s: Sample, q: float, epsilon: float, relation: str, lam: float = 0.0) -> tuple[Any, np.ndarray]:
@@ -87,8 +81,17 @@ def _law(s: Sample, q: float, epsilon: float, relation: str, lam: float = 0.0) -
     return pc, log_masses(pc, s.n, q, epsilon, relation)
 
 
-def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: int | None,
-                    gen: np.random.Generator, method: str = "auto", lam: float = 0.0, sampler: str = "float") -> Any:
+def sample_quantile(
+    s: Sample,
+    q: float,
+    epsilon: float,
+    relation: str,
+    size: int | None,
+    gen: np.random.Generator,
+    method: str = "auto",
+    lam: float = 0.0,
+    sampler: str = "float",
+) -> Any:
     """Draws of the mechanism on a validated sample (no validation, no accounting); ``lam``: grid.
 
     ``sampler="exact"`` on the grid (``lam > 0``): the piece and the grid point by
@@ -112,9 +115,19 @@ def sample_quantile(s: Sample, q: float, epsilon: float, relation: str, size: in
 
 
 _QUANTILE_RULES = {
-    "x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS.or_none(), "integer": INTEGER, "relation": RELATION,
-    "rng": SEED, "size": SIZE, "method": METHOD, "accountant": ACCOUNTANT, "granularity": GRANULARITY,
-    "sampler": SAMPLER, "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+    "x": ANY,
+    "q": LEVEL,
+    "epsilon": EPSILON,
+    "bounds": BOUNDS.or_none(),
+    "integer": INTEGER,
+    "relation": RELATION,
+    "rng": SEED,
+    "size": SIZE,
+    "method": METHOD,
+    "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY,
+    "sampler": SAMPLER,
+    "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
 }
 Method = Literal["auto", "race", "inverse"]
 Sampler = Literal["exact", "float"]
@@ -123,16 +136,36 @@ OutOfBounds = Literal["clip", "raise"]
 
 @overload
 def private_quantile(
-    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
-    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    x: ArrayLike,
+    q: float,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float] | None = ...,
+    integer: bool | None = ...,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: None = ...,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    sampler: Sampler = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> float | int: ...
 @overload
 def private_quantile(
-    x: ArrayLike, q: float, epsilon: float, *, bounds: tuple[float, float] | None = ..., integer: bool | None = ...,
-    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    x: ArrayLike,
+    q: float,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float] | None = ...,
+    integer: bool | None = ...,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: int,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    sampler: Sampler = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(_QUANTILE_RULES)
@@ -263,19 +296,33 @@ def private_quantile(
     >>> private_quantile(np.r_[np.zeros(700), np.arange(1.0, 301.0)], 0.25, 1.0, bounds=(0, 1000), rng=1)
     0.0
     """
-    return _release(x, q, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
-                    on_out_of_bounds)
+    return _release(
+        x, q, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler, on_out_of_bounds
+    )
 
 
-def _release(x: Any, q: float, epsilon: float, bounds: Any, integer: bool | None, relation: Relation, rng: SeedLike,
-             size: int | None, method: str, accountant: Accountant | None, granularity: float | None, sampler: str,
-             on_out_of_bounds: str) -> Any:
+def _release(
+    x: Any,
+    q: float,
+    epsilon: float,
+    bounds: Any,
+    integer: bool | None,
+    relation: Relation,
+    rng: SeedLike,
+    size: int | None,
+    method: str,
+    accountant: Accountant | None,
+    granularity: float | None,
+    sampler: str,
+    on_out_of_bounds: str,
+) -> Any:
     """The body of :func:`private_quantile` and :func:`private_median` (arguments checked by them)."""
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
         if size is not None:
             raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
-        x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
-                                                              rng=rng, accountant=accountant, granularity=granularity)
+        x, bounds, granularity, epsilon, rng = release_bounds(
+            x, epsilon, integer=integer, relation=relation, rng=rng, accountant=accountant, granularity=granularity
+        )
         accountant = None
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
@@ -286,16 +333,34 @@ def _release(x: Any, q: float, epsilon: float, bounds: Any, integer: bool | None
 
 @overload
 def private_median(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
-    relation: Relation = ..., rng: SeedLike = ..., size: None = ..., method: Method = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    integer: bool | None = ...,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: None = ...,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    sampler: Sampler = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> float | int: ...
 @overload
 def private_median(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], integer: bool | None = ...,
-    relation: Relation = ..., rng: SeedLike = ..., size: int, method: Method = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., sampler: Sampler = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    bounds: tuple[float, float],
+    integer: bool | None = ...,
+    relation: Relation = ...,
+    rng: SeedLike = ...,
+    size: int,
+    method: Method = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    sampler: Sampler = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params({k: v for k, v in _QUANTILE_RULES.items() if k != "q"} | {"bounds": BOUNDS})
@@ -375,5 +440,18 @@ def private_median(
     >>> private_median(np.array([30, 38, 40, 40, 40, 40, 45, 50]), 1.0, bounds=(0, 99), rng=0)
     40
     """
-    return _release(x, 0.5, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler,
-                    on_out_of_bounds)
+    return _release(
+        x,
+        0.5,
+        epsilon,
+        bounds,
+        integer,
+        relation,
+        rng,
+        size,
+        method,
+        accountant,
+        granularity,
+        sampler,
+        on_out_of_bounds,
+    )

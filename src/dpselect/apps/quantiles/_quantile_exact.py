@@ -16,8 +16,17 @@ from ._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEV
 __all__ = ["quantile_expected_error", "quantile_law", "true_quantile"]
 
 
-@validate_params({"x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS, "integer": INTEGER,
-                  "relation": RELATION, "granularity": GRANULARITY})
+@validate_params(
+    {
+        "x": ANY,
+        "q": LEVEL,
+        "epsilon": EPSILON,
+        "bounds": BOUNDS,
+        "integer": INTEGER,
+        "relation": RELATION,
+        "granularity": GRANULARITY,
+    }
+)
 def quantile_law(
     x: ArrayLike,
     q: float,
@@ -112,8 +121,18 @@ def true_quantile(x: ArrayLike, q: float) -> float:
     return float(arr[target_rank(q, arr.size) - 1])
 
 
-@validate_params({"x": ANY, "q": LEVEL, "epsilon": EPSILON, "bounds": BOUNDS, "integer": INTEGER,
-                  "relation": RELATION, "target": DATA_FINITE.or_none(), "granularity": GRANULARITY})
+@validate_params(
+    {
+        "x": ANY,
+        "q": LEVEL,
+        "epsilon": EPSILON,
+        "bounds": BOUNDS,
+        "integer": INTEGER,
+        "relation": RELATION,
+        "target": DATA_FINITE.or_none(),
+        "granularity": GRANULARITY,
+    }
+)
 def quantile_expected_error(
     x: ArrayLike,
     q: float,

@@ -243,8 +243,9 @@ def pieces(s: Sample, lam: float = 0.0, atoms: bool = False) -> Pieces:
     return Pieces(lo, hi, L, C, logsize, True)
 
 
-def _interleave(gap_lo: np.ndarray, gap_hi: np.ndarray, atom_lo: np.ndarray, atom_hi: np.ndarray,
-                cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _interleave(
+    gap_lo: np.ndarray, gap_hi: np.ndarray, atom_lo: np.ndarray, atom_hi: np.ndarray, cum: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Gaps (D + 1, L = C = cum) and atoms (D, L = cum[i], C = cum[i + 1]) in increasing order."""
     D = atom_lo.size
     lo = np.empty(2 * D + 1, dtype=gap_lo.dtype)
@@ -268,8 +269,9 @@ def _grid_pieces_with_atoms(s: Sample, cum: np.ndarray, lam: float) -> Pieces:
     start = np.concatenate((grid_ceil(np.asarray([s.a]), lam), c + on))
     stop = np.concatenate((c, grid_ceil(np.asarray([s.b]), lam, floor=True) + 1))  # exclusive
     first, last, _, _ = _interleave(start, stop - 1, c, c + on - 1, cum)
-    lo, hi, L, C = _interleave(grid_values(start, lam), grid_values(stop - 1, lam),
-                               grid_values(c, lam), grid_values(c + on - 1, lam), cum)
+    lo, hi, L, C = _interleave(
+        grid_values(start, lam), grid_values(stop - 1, lam), grid_values(c, lam), grid_values(c + on - 1, lam), cum
+    )
     cnt = np.maximum(last - first + 1, 0)
     with np.errstate(divide="ignore"):
         logsize = np.log(cnt.astype(np.float64))
@@ -285,8 +287,7 @@ def _q_terms(q: float, n: int, relation: str) -> tuple[int, int, int, int]:
     return target_rank(q, n), m, den, (max(m, den - m) if relation == "add_remove" else den)
 
 
-def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
-                  kind: str = "integer") -> np.ndarray:
+def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str, kind: str = "integer") -> np.ndarray:
     """Psi of the module docstring per piece (float64).
 
     ``kind``: "integer" (integer candidates), "grid" or "continuous" (real
@@ -307,8 +308,9 @@ def rank_distance(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
     return np.maximum(np.maximum(0.0, np.maximum(up - k, k - C)), ind)
 
 
-def distance_exact(L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str,
-                   kind: str = "integer") -> tuple[np.ndarray, int]:
+def distance_exact(
+    L: np.ndarray, C: np.ndarray, n: int, q: float, relation: str, kind: str = "integer"
+) -> tuple[np.ndarray, int]:
     """(num, Z): :func:`rank_distance` as exact rationals, psi = num / Z (integer arrays).
 
     With q = m / den exactly: the rank terms are integers times Z and the

@@ -51,18 +51,7 @@ from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
 from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
-from ._rules import (
-    ACCOUNTANT,
-    ANY,
-    BOUNDS,
-    EPSILON,
-    GRANULARITY,
-    INTEGER,
-    OUT_OF_BOUNDS_RULE,
-    RELATION,
-    SEED,
-    Rule,
-)
+from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
 from ._unbounded import release_bounds
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
@@ -134,8 +123,9 @@ def _sub(s: Sample, lo: float, hi: float) -> Sample:
     return Sample(s.values[i0:i1], s.counts[i0:i1], lo, hi, False)
 
 
-def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator,
-               lam: float = 0.0) -> np.ndarray:
+def _recursive(
+    s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np.random.Generator, lam: float = 0.0
+) -> np.ndarray:
     """ApproximateQuantiles on a real sample; qs sorted.  Level by level (breadth first); ``lam``: grid.
 
     On the grid every node interval [lo, hi] holds a grid point: the root because
@@ -166,11 +156,21 @@ def _recursive(s: Sample, qs: np.ndarray, epsilon: float, relation: str, gen: np
     return np.maximum.accumulate(out)
 
 
-@validate_params({
-    "x": ANY, "qs": LEVELS, "epsilon": EPSILON, "bounds": BOUNDS.or_none(), "integer": INTEGER,
-    "method": QUANTILES_METHOD, "relation": RELATION, "rng": SEED, "accountant": ACCOUNTANT,
-    "granularity": GRANULARITY, "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
-})
+@validate_params(
+    {
+        "x": ANY,
+        "qs": LEVELS,
+        "epsilon": EPSILON,
+        "bounds": BOUNDS.or_none(),
+        "integer": INTEGER,
+        "method": QUANTILES_METHOD,
+        "relation": RELATION,
+        "rng": SEED,
+        "accountant": ACCOUNTANT,
+        "granularity": GRANULARITY,
+        "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
+    }
+)
 def private_quantiles(
     x: ArrayLike,
     qs: ArrayLike,
@@ -272,8 +272,9 @@ def private_quantiles(
     True
     """
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
-        x, bounds, granularity, epsilon, rng = release_bounds(x, epsilon, integer=integer, relation=relation,
-                                                              rng=rng, accountant=accountant, granularity=granularity)
+        x, bounds, granularity, epsilon, rng = release_bounds(
+            x, epsilon, integer=integer, relation=relation, rng=rng, accountant=accountant, granularity=granularity
+        )
         accountant = None
     q_in = np.asarray(qs, dtype=np.float64)
     order = np.argsort(q_in, kind="stable")

@@ -81,8 +81,16 @@ def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: 
     return np.maximum(d, np.maximum(psi_a, psi_b)).astype(np.float64)
 
 
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "relation": RELATION,
-                  "rank_convention": RANK_CONVENTION})
+@validate_params(
+    {
+        "x": ANY,
+        "p": PERCENT,
+        "grid": GRID,
+        "histogram": BOOLEAN,
+        "relation": RELATION,
+        "rank_convention": RANK_CONVENTION,
+    }
+)
 def rank_distances(
     x: ArrayLike,
     p: float,

@@ -12,18 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import (
-    ANY,
-    BOOLEAN,
-    DELTA,
-    EPSILON,
-    FINITE,
-    SEED,
-    SIZE,
-    Rule,
-    instance_of,
-    real_in,
-)
+from ..._params import ANY, BOOLEAN, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
 from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
 from ...accounting import Accountant
 from ._piecewise_em import check_method

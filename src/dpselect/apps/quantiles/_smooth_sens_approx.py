@@ -118,11 +118,17 @@ def _approx_release(
     )
 
 
-@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": ANY, "tuning": TUNING,
-                  "granularity": GRANULARITY})
+@validate_params(
+    {"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": ANY, "tuning": TUNING, "granularity": GRANULARITY}
+)
 def smooth_sens_approx_mechanism(
-    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
-    tuning: Literal["fixed", "paper"] = "fixed", granularity: float | None = None,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = "fixed",
+    granularity: float | None = None,
 ) -> SmoothSensitivityRelease:
     """The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring).
 
@@ -175,17 +181,35 @@ def _approx_factory(epsilon: float, delta: float, tuning: str, granularity: floa
 
 @overload
 def smooth_sens_approx(
-    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
-    tuning: Literal["fixed", "paper"] = ..., rng: SeedLike = ..., size: None = ..., clip: bool = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = ...,
+    rng: SeedLike = ...,
+    size: None = ...,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
 ) -> float: ...
 
 
 @overload
 def smooth_sens_approx(
-    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
-    tuning: Literal["fixed", "paper"] = ..., rng: SeedLike = ..., size: int, clip: bool = ...,
-    accountant: Accountant | None = ..., granularity: float | None = ..., on_out_of_bounds: OutOfBounds = ...,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = ...,
+    rng: SeedLike = ...,
+    size: int,
+    clip: bool = ...,
+    accountant: Accountant | None = ...,
+    granularity: float | None = ...,
+    on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 
 
@@ -248,11 +272,15 @@ def smooth_sens_approx(
     return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING,
-                  "clip": BOOLEAN})
+@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip": BOOLEAN})
 def expected_abs_error_smooth_sens_approx(
-    x: ArrayLike, epsilon: float, *, delta: float, bounds: tuple[float, float],
-    tuning: Literal["fixed", "paper"] = "fixed", clip: bool = True,
+    x: ArrayLike,
+    epsilon: float,
+    *,
+    delta: float,
+    bounds: tuple[float, float],
+    tuning: Literal["fixed", "paper"] = "fixed",
+    clip: bool = True,
 ) -> float:
     """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1).
 

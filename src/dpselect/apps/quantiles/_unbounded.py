@@ -89,8 +89,13 @@ def _check_scale(scale: Any) -> float:
 
 
 def _check_steps(steps: Any) -> int:
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1 \
-            or steps > 1024 or steps & (steps - 1):
+    if (
+        isinstance(steps, bool)
+        or not isinstance(steps, (int, np.integer))
+        or steps < 1
+        or steps > 1024
+        or steps & (steps - 1)
+    ):
         raise ValueError(f"steps must be a power of two in [1, 1024], got {steps!r}")
     return int(steps)
 
@@ -105,8 +110,15 @@ def _check_share(share: Any) -> float:
 SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_scale(v))
 #: Grid points per octave: a power of two in [1, 1024].
 STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
-_SCAN_RULES = {"x": ANY, "epsilon": EPSILON, "scale": SCALE, "steps": STEPS, "relation": RELATION, "rng": SEED,
-               "accountant": ACCOUNTANT}
+_SCAN_RULES = {
+    "x": ANY,
+    "epsilon": EPSILON,
+    "scale": SCALE,
+    "steps": STEPS,
+    "relation": RELATION,
+    "rng": SEED,
+    "accountant": ACCOUNTANT,
+}
 
 
 def geometric_grid(scale: float, steps: int) -> np.ndarray:
@@ -291,8 +303,6 @@ def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -
     return (x.astype(np.int64) if integer else x), (lo, hi), granularity
 
 
-
-
 def release_bounds(
     x: Any,
     epsilon: float,
@@ -325,6 +335,7 @@ def release_bounds(
         check_granularity(granularity)
     gen = check_random_state(rng)
     charge(accountant, Privacy(epsilon, 0.0, relation, "quantiles without bounds: AboveThreshold bounds + EM"))
-    xc, bnd, granularity = _clamped(sorted_x, _magnitude_bounds(sorted_x, share * epsilon, relation, grid, gen),
-                                    bool(integer), granularity)
+    xc, bnd, granularity = _clamped(
+        sorted_x, _magnitude_bounds(sorted_x, share * epsilon, relation, grid, gen), bool(integer), granularity
+    )
     return xc, bnd, granularity, (1.0 - share) * epsilon, gen

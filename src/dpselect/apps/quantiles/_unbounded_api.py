@@ -18,20 +18,22 @@ from ...typing import Relation, SeedLike
 from ._quantile import private_quantile
 from ._quantiles_multi import LEVELS, QUANTILES_METHOD, private_quantiles
 from ._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
-from ._unbounded import (
-    DEFAULT_BOUNDS_SHARE,
-    DEFAULT_SCALE,
-    DEFAULT_STEPS,
-    SCALE,
-    STEPS,
-    _check_share,
-    release_bounds,
-)
+from ._unbounded import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
 
 #: The share of epsilon spent on the bounds, in (0, 1).
 SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))
-_RULES = {"x": ANY, "epsilon": EPSILON, "scale": SCALE, "steps": STEPS, "bounds_share": SHARE, "integer": INTEGER,
-          "relation": RELATION, "rng": SEED, "accountant": ACCOUNTANT, "granularity": GRANULARITY}
+_RULES = {
+    "x": ANY,
+    "epsilon": EPSILON,
+    "scale": SCALE,
+    "steps": STEPS,
+    "bounds_share": SHARE,
+    "integer": INTEGER,
+    "relation": RELATION,
+    "rng": SEED,
+    "accountant": ACCOUNTANT,
+    "granularity": GRANULARITY,
+}
 
 __all__ = ["unbounded_quantile", "unbounded_quantiles"]
 
@@ -101,9 +103,18 @@ def unbounded_quantile(
     >>> round(private_quantile(x, 0.5, 1.0, rng=1), 1)  # no bounds
     49.9
     """
-    xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
-                                             accountant=accountant, granularity=granularity, scale=scale,
-                                             steps=steps, bounds_share=bounds_share)
+    xc, bnd, lam, rest, gen = release_bounds(
+        x,
+        epsilon,
+        integer=integer,
+        relation=relation,
+        rng=rng,
+        accountant=accountant,
+        granularity=granularity,
+        scale=scale,
+        steps=steps,
+        bounds_share=bounds_share,
+    )
     return private_quantile(xc, q, rest, bounds=bnd, relation=relation, rng=gen, granularity=lam)
 
 
@@ -173,8 +184,16 @@ def unbounded_quantiles(
     >>> private_quantiles(x, [0.1, 0.5, 0.9], 1.0, rng=1).round(0) + 0.0
     array([-26., -20., -14.])
     """
-    xc, bnd, lam, rest, gen = release_bounds(x, epsilon, integer=integer, relation=relation, rng=rng,
-                                             accountant=accountant, granularity=granularity, scale=scale,
-                                             steps=steps, bounds_share=bounds_share)
-    return private_quantiles(xc, qs, rest, bounds=bnd, method=method, relation=relation, rng=gen,
-                             granularity=lam)
+    xc, bnd, lam, rest, gen = release_bounds(
+        x,
+        epsilon,
+        integer=integer,
+        relation=relation,
+        rng=rng,
+        accountant=accountant,
+        granularity=granularity,
+        scale=scale,
+        steps=steps,
+        bounds_share=bounds_share,
+    )
+    return private_quantiles(xc, qs, rest, bounds=bnd, method=method, relation=relation, rng=gen, granularity=lam)

@@ -72,8 +72,9 @@ __all__ = ["MAX_PARTITIONS", "auto_partitions", "fit_partition_forest", "partiti
 MAX_PARTITIONS = 8
 
 
-@validate_params({"n_records": positive(allow_zero=True), "n_classes": int_at_least(1), "epsilon": EPSILON,
-                  "cap": int_at_least(1)})
+@validate_params(
+    {"n_records": positive(allow_zero=True), "n_classes": int_at_least(1), "epsilon": EPSILON, "cap": int_at_least(1)}
+)
 def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: int = MAX_PARTITIONS) -> int:
     """Largest power of two T <= cap whose trees on n / (2T) records keep the depth of one tree on n.
 
@@ -170,17 +171,25 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     eps_r = epsilon * (1.0 - RECORD_COUNT_SHARE) if need_count else epsilon
     approx = mechanism in APPROXIMATE_NAMES
     tree_priv = Privacy(eps_r, delta if approx else 0.0, "add_remove", "one private tree (sequential over levels)")
-    count_priv = (Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy record count")
-                  if need_count else None)
+    count_priv = (
+        Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy record count") if need_count else None
+    )
     trees = parallel_composition([tree_priv])  # the trees' data are disjoint: one tree's guarantee
     total = count_priv + trees if count_priv is not None else trees
-    total = Privacy(total.epsilon, total.delta, "add_remove",
-                    "noisy record count, then trees on disjoint records (parallel composition)")
+    total = Privacy(
+        total.epsilon,
+        total.delta,
+        "add_remove",
+        "noisy record count, then trees on disjoint records (parallel composition)",
+    )
     est._charge(accountant, total, inferred)
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
-    n_hat = (float(est.n_records) if est.n_records is not None  # i.e. not need_count
-             else max(1.0, noisy_counts(n, epsilon - eps_r, gen)))
+    n_hat = (
+        float(est.n_records)
+        if est.n_records is not None  # i.e. not need_count
+        else max(1.0, noisy_counts(n, epsilon - eps_r, gen))
+    )
     T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
@@ -189,9 +198,16 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
         anchor = _member_matrix(schema, ac, ak)
     bounds = {int(j): (float(lo), float(hi)) for j, lo, hi in zip(schema.cont, schema.lo, schema.hi)}
     cats = {int(j): list(range(len(dom))) for j, dom in zip(schema.cat, schema.categories)}
-    kw: dict[str, Any] = {"mechanism": mechanism, "epsilon": eps_r, "delta": delta, "max_depth": est.max_depth,
-          "bounds": bounds or None, "categorical_features": cats or None, "classes": list(range(C)),
-          "n_records": max(1, round(n_hat / T))}
+    kw: dict[str, Any] = {
+        "mechanism": mechanism,
+        "epsilon": eps_r,
+        "delta": delta,
+        "max_depth": est.max_depth,
+        "bounds": bounds or None,
+        "categorical_features": cats or None,
+        "classes": list(range(C)),
+        "n_records": max(1, round(n_hat / T)),
+    }
     members, seen = [], set()
     seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:

@@ -90,8 +90,10 @@ def resolve_accountant(owner: str, own: Accountant | None, given: Accountant | N
     if given is not None and not isinstance(given, Accountant):
         raise TypeError(f"{owner}: accountant must be a dpselect.Accountant or None, got {type(given).__name__}")
     if own is not None and given is not None and own is not given:
-        raise ValueError(f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
-                         "spends one budget: pass it once")
+        raise ValueError(
+            f"{owner}: fit(accountant=...) differs from the constructor's accountant; a fit "
+            "spends one budget: pass it once"
+        )
     check_attached(owner, own)
     check_attached(owner, given)
     return given if given is not None else own
@@ -105,8 +107,9 @@ def child_random_states(random_state: Any, gen: np.random.Generator, k: int) -> 
     the user's own Generator or RandomState) is passed on as the user gave
     it, so no generator created by a fit outlives it.
     """
-    reproducible = (isinstance(random_state, (numbers.Integral, np.random.SeedSequence))
-                    and not isinstance(random_state, (bool, np.bool_)))
+    reproducible = isinstance(random_state, (numbers.Integral, np.random.SeedSequence)) and not isinstance(
+        random_state, (bool, np.bool_)
+    )
     if reproducible:
         return [int(s) for s in gen.integers(0, 2**63 - 1, size=k)]
     return [random_state] * k
@@ -137,8 +140,9 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
         params = validate_estimator(self, self._parameter_constraints)
         mechanism = params["mechanism"]
         if mechanism in APPROXIMATE_NAMES and not params["delta"] > 0.0:
-            raise ValueError(f"{type(self).__name__}: delta must be > 0 for mechanism={mechanism!r}, "
-                             f"got {float(params['delta'])}")
+            raise ValueError(
+                f"{type(self).__name__}: delta must be > 0 for mechanism={mechanism!r}, got {float(params['delta'])}"
+            )
         return params
 
     def _budget(self, accountant: Accountant | None) -> Accountant | None:
@@ -173,8 +177,9 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
         """``privacy`` if nothing was inferred from the data, else no guarantee (epsilon = inf)."""
         if not inferred:
             return privacy
-        return Privacy(math.inf, 0.0, "add_remove",
-                       "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
+        return Privacy(
+            math.inf, 0.0, "add_remove", "no guarantee: " + "; ".join(inferred) + " inferred from the training data"
+        )
 
     def _charge(self, accountant: Accountant | None, privacy: Privacy, inferred: list[str]) -> None:
         """Charge ``accountant`` (before any randomness); refuse a finite one when nothing is guaranteed."""

@@ -164,8 +164,9 @@ def leaf_problem(counts: ArrayLike, leaf_utility: str = "indicator") -> Selectio
     if leaf_utility == "indicator":
         return majority_problem(counts, relation="add_remove", tie_rule="tieset")
     if leaf_utility == "count":
-        return SelectionProblem(np.asarray(counts, dtype=np.float64), global_sensitivity=1.0, monotone=True,
-                                relation="add_remove")
+        return SelectionProblem(
+            np.asarray(counts, dtype=np.float64), global_sensitivity=1.0, monotone=True, relation="add_remove"
+        )
     raise ValueError(f"leaf_utility must be one of {LEAF_UTILITIES}, got {leaf_utility!r}")
 
 
@@ -188,8 +189,14 @@ def select_labels(counts: np.ndarray, mech: Any, gen: np.random.Generator, leaf_
         return labels
     if leaf_utility == "count":  # a global-sensitivity selection: every leaf in one batched call
         template = leaf_problem(np.zeros(C, dtype=np.int64), "count")
-        return select_nodes(mech, counts.astype(np.float64), np.ones(counts.shape, dtype=bool), template, gen,
-                            lambda i: leaf_problem(counts[i], "count"))
+        return select_nodes(
+            mech,
+            counts.astype(np.float64),
+            np.ones(counts.shape, dtype=bool),
+            template,
+            gen,
+            lambda i: leaf_problem(counts[i], "count"),
+        )
     perm = np.argsort(-counts, axis=1, kind="stable")
     srt = np.take_along_axis(counts, perm, axis=1)
     key = problem_key(srt) if leaf_utility == "indicator" else srt
@@ -197,8 +204,9 @@ def select_labels(counts: np.ndarray, mech: Any, gen: np.random.Generator, leaf_
     inv = inv.ravel()
     order = np.argsort(inv, kind="stable")
     sizes = np.bincount(inv, minlength=first.size)
-    draws = [np.asarray(mech.select(leaf_problem(srt[i], leaf_utility), size=int(k), rng=gen))
-             for i, k in zip(first, sizes)]
+    draws = [
+        np.asarray(mech.select(leaf_problem(srt[i], leaf_utility), size=int(k), rng=gen)) for i, k in zip(first, sizes)
+    ]
     pos = np.empty(L, dtype=np.int64)
     pos[order] = np.concatenate(draws)
     labels[:] = perm[np.arange(L), pos]
@@ -211,9 +219,11 @@ def _leaf_utility(est: DPClassifierBase, mechanism: str) -> str:
     if leaf_utility is None:
         leaf_utility = "count" if mechanism in ("em", "pf") else "indicator"
     if leaf_utility == "count" and mechanism not in ("em", "pf"):
-        raise ValueError(f"{type(est).__name__}: leaf_utility='count' needs mechanism='em' or 'pf' (a count's "
-                         "local sensitivity is always 1, so smooth-sensitivity mechanisms cannot improve on "
-                         "them)")
+        raise ValueError(
+            f"{type(est).__name__}: leaf_utility='count' needs mechanism='em' or 'pf' (a count's "
+            "local sensitivity is always 1, so smooth-sensitivity mechanisms cannot improve on "
+            "them)"
+        )
     return leaf_utility
 
 
@@ -223,18 +233,25 @@ def _set_shape(est: DPClassifierBase, schema: Schema, n_hat: float | None) -> No
     n_est = int(est.n_estimators) if est.n_estimators is not None else auto_n_estimators(n_hat or 1.0)
     est.n_estimators_ = n_est
     est.depth_ = int(est.max_depth) if est.max_depth is not None else auto_forest_depth(n_hat or 1.0, n_est, fi)
-    if n_hat is not None and n_hat / (n_est * 2.0 ** est.depth_) < SPARSE_LEAVES:
+    if n_hat is not None and n_hat / (n_est * 2.0**est.depth_) < SPARSE_LEAVES:
         warnings.warn(
             f"{type(est).__name__}: about {n_hat:.0f} records over {n_est} trees of depth {est.depth_} "
-            f"leave most leaves empty (about {n_hat / (n_est * 2.0 ** est.depth_):.3g} records per leaf), "
+            f"leave most leaves empty (about {n_hat / (n_est * 2.0**est.depth_):.3g} records per leaf), "
             "and empty leaves vote at random: lower max_depth or n_estimators (or leave them None).",
             UserWarning,
             stacklevel=4,  # the forest's fit's caller
         )
 
 
-def _store_leaves(est: DPClassifierBase, schema: Schema, occupied: np.ndarray, labels: np.ndarray,
-                  p0: np.ndarray, seed: np.ndarray, gen: np.random.Generator) -> None:
+def _store_leaves(
+    est: DPClassifierBase,
+    schema: Schema,
+    occupied: np.ndarray,
+    labels: np.ndarray,
+    p0: np.ndarray,
+    seed: np.ndarray,
+    gen: np.random.Generator,
+) -> None:
     """The leaf table: every leaf's label (dense), or the occupied leaves' and a seed for the others."""
     C = p0.size
     all_leaves = enumerate_leaves(schema, est.depth_, est._roots, DENSE_LEAF_LIMIT)
@@ -302,8 +319,9 @@ def fit_fletcher_islam(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountan
     mech = make_mechanism(mechanism, eps_leaf, delta if mechanism in APPROXIMATE_NAMES else 0.0)
     est.leaf_utility_ = leaf_utility
     zero_problem = leaf_problem(np.zeros(C, dtype=np.int64), leaf_utility)
-    count_priv = (Privacy(epsilon - eps_leaf, 0.0, "add_remove", "discrete Laplace noisy record count")
-                  if need_count else None)
+    count_priv = (
+        Privacy(epsilon - eps_leaf, 0.0, "add_remove", "discrete Laplace noisy record count") if need_count else None
+    )
     privacy = forest_privacy(mech.privacy(zero_problem), count_priv)
     est._charge(accountant, privacy, inferred)
     est.privacy_ = est._claim(privacy, inferred)

@@ -29,12 +29,7 @@ from ._fletcher_islam import fit_fletcher_islam, forest_votes
 from ._forest_structure import auto_forest_depth, auto_n_estimators, fletcher_islam_depth
 from ._params import ALGORITHMS, COMMON_CONSTRAINTS, LEAF_UTILITIES
 
-__all__ = [
-    "DPRandomForestClassifier",
-    "auto_forest_depth",
-    "auto_n_estimators",
-    "fletcher_islam_depth",
-]
+__all__ = ["DPRandomForestClassifier", "auto_forest_depth", "auto_n_estimators", "fletcher_islam_depth"]
 
 
 class DPRandomForestClassifier(DPClassifierBase):
@@ -210,8 +205,10 @@ class DPRandomForestClassifier(DPClassifierBase):
         mechanism = self._validated()["mechanism"]
         budget = self._budget(accountant)
         if self.algorithm == "trees" and self.leaf_utility is not None:
-            raise ValueError(f"{type(self).__name__}: leaf_utility applies to algorithm='fletcher_islam' only "
-                             f"(the trees release noisy leaf counts), got leaf_utility={self.leaf_utility!r}")
+            raise ValueError(
+                f"{type(self).__name__}: leaf_utility applies to algorithm='fletcher_islam' only "
+                f"(the trees release noisy leaf counts), got leaf_utility={self.leaf_utility!r}"
+            )
         self.algorithm_ = self.algorithm
         if self.algorithm == "trees":
             return fit_partition_forest(self, X, y, budget, mechanism)

@@ -38,8 +38,19 @@ import numpy as np
 from ..._params import int_at_least, positive, validate_params
 
 __all__ = [
-    "DENSE_LEAF_LIMIT", "ROW_CHUNK", "SALT_LABEL", "auto_forest_depth", "auto_n_estimators", "child", "descend",
-    "enumerate_leaves", "fletcher_islam_depth", "mix", "root_ids", "sort_unique", "uniform",
+    "DENSE_LEAF_LIMIT",
+    "ROW_CHUNK",
+    "SALT_LABEL",
+    "auto_forest_depth",
+    "auto_n_estimators",
+    "child",
+    "descend",
+    "enumerate_leaves",
+    "fletcher_islam_depth",
+    "mix",
+    "root_ids",
+    "sort_unique",
+    "uniform",
 ]
 
 DENSE_LEAF_LIMIT = 1 << 21
@@ -66,7 +77,7 @@ def mix(x: np.ndarray) -> np.ndarray:
 
 def uniform(ids: np.ndarray, salt: np.uint64) -> np.ndarray:
     """Deterministic U[0, 1) per id."""
-    return (mix(ids ^ salt) >> np.uint64(11)).astype(np.float64) * (2.0 ** -53)
+    return (mix(ids ^ salt) >> np.uint64(11)).astype(np.float64) * (2.0**-53)
 
 
 def child(ids: np.ndarray, branch: np.ndarray) -> np.ndarray:
@@ -159,6 +170,7 @@ def descend(schema: Any, depth: int, ids: np.ndarray, Xc: np.ndarray, Xk: np.nda
         alive[sl] = ok
     return out, alive
 
+
 def enumerate_leaves(schema: Any, depth: int, roots: np.ndarray, limit: int) -> np.ndarray | None:
     """All leaf ids of the (data-independent) structure, sorted; None if it has more than ``limit`` leaves.
 
@@ -200,6 +212,7 @@ def enumerate_leaves(schema: Any, depth: int, roots: np.ndarray, limit: int) -> 
         used[np.flatnonzero(cat_child), attr[parent][cat_child]] = True
         ids = child(ids[parent], branch)
     return np.sort(np.concatenate(leaves))
+
 
 # ------------------------------------------------------------------ fit
 
@@ -274,8 +287,9 @@ def auto_n_estimators(n_records: float) -> int:
     return int(min(32, max(4, round(math.sqrt(max(n_records, 1.0)) / 2.0))))
 
 
-@validate_params({"n_records": positive(allow_zero=True), "n_estimators": int_at_least(1),
-                  "fletcher_islam": int_at_least(0)})
+@validate_params(
+    {"n_records": positive(allow_zero=True), "n_estimators": int_at_least(1), "fletcher_islam": int_at_least(0)}
+)
 def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) -> int:
     """Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only).
 

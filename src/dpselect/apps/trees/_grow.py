@@ -19,14 +19,7 @@ import numpy as np
 from ...noise import GridLaplace
 from ...problem import SelectionProblem
 from ._nodes import select_nodes
-from ._split_criteria import (
-    binary_candidates,
-    binary_scores,
-    binary_valid,
-    cut_mask,
-    problem_from_tables,
-    split_scores,
-)
+from ._split_criteria import binary_candidates, binary_scores, binary_valid, cut_mask, problem_from_tables, split_scores
 
 __all__ = ["COUNT_GRID", "DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values", "noisy_counts"]
 
@@ -145,9 +138,17 @@ def _choose(spec: GrowSpec, hist: np.ndarray, cand_ok: np.ndarray, gen: np.rando
     return select_nodes(spec.mech, scores, cand_ok.reshape(S, -1), template, gen, problem_of)
 
 
-def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.ndarray, n_lvl: int,
-                 splits: np.ndarray, prev: np.ndarray | None, cand_ok: np.ndarray,
-                 gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+def _split_level(
+    spec: GrowSpec,
+    cells: np.ndarray,
+    buf: np.ndarray,
+    loc: np.ndarray,
+    n_lvl: int,
+    splits: np.ndarray,
+    prev: np.ndarray | None,
+    cand_ok: np.ndarray,
+    gen: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Chosen candidates of the level's splitting nodes, and their histograms (for the next level) if kept.
 
     Histograms (node, feature, code, class) come from one bincount.  For
@@ -165,7 +166,7 @@ def _split_level(spec: GrowSpec, cells: np.ndarray, buf: np.ndarray, loc: np.nda
             pairs = n_lvl // 2  # children come in (yes, no) pairs: offsets 2j, 2j + 1
             small = np.bincount(loc, minlength=n_lvl).reshape(pairs, 2).argmin(axis=1)  # the smaller child
             rec = np.flatnonzero((loc & 1) == small[loc >> 1])
-            idx = cells.take(rec, axis=0, out=buf[:rec.size], mode="clip")  # reused buffer (unbuffered: "clip")
+            idx = cells.take(rec, axis=0, out=buf[: rec.size], mode="clip")  # reused buffer (unbuffered: "clip")
             idx += ((loc[rec] >> 1) * stride)[:, None]
             counted = np.bincount(idx.ravel(), minlength=pairs * stride).reshape(pairs, *shape)
             pair_hist = np.empty((pairs, 2, *shape), dtype=np.int64)
@@ -282,9 +283,20 @@ def _released_tree(out: dict[str, list], leaf_counts: list[np.ndarray], C: int, 
     multi = np.flatnonzero((arr["feature"] >= 0) & (arr["cut"] < 0))
     for i in multi:  # multiway nodes only (unseen categories); the default binary path has none
         s = arr["cstart"][i]
-        default[i] = s + int(np.argmax(mass[s:s + arr["nch"][i]]))
-    return DPTree(arr["feature"], arr["cut"], arr["cstart"], arr["nch"], default, arr["noisy"], arr["depth"],
-                  arr["parent"], arr["leaf"], counts, value)
+        default[i] = s + int(np.argmax(mass[s : s + arr["nch"][i]]))
+    return DPTree(
+        arr["feature"],
+        arr["cut"],
+        arr["cstart"],
+        arr["nch"],
+        default,
+        arr["noisy"],
+        arr["depth"],
+        arr["parent"],
+        arr["leaf"],
+        counts,
+        value,
+    )
 
 
 def goes_yes(code: np.ndarray, cut: np.ndarray, continuous: np.ndarray) -> np.ndarray:

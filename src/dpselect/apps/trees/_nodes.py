@@ -41,8 +41,14 @@ def check_mechanism(mechanism: Any) -> str:
     return str(mechanism)
 
 
-def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: SelectionProblem,
-                 gen: np.random.Generator, problem_of: Callable[[int], SelectionProblem]) -> np.ndarray:
+def select_nodes(
+    mech: Any,
+    scores: np.ndarray,
+    valid: np.ndarray,
+    template: SelectionProblem,
+    gen: np.random.Generator,
+    problem_of: Callable[[int], SelectionProblem],
+) -> np.ndarray:
     """One private selection per row of ``scores`` (N nodes x M candidates), restricted to ``valid``.
 
     For the global-sensitivity mechanisms (EM, PF, report-noisy-max) the
@@ -76,9 +82,16 @@ def select_nodes(mech: Any, scores: np.ndarray, valid: np.ndarray, template: Sel
     return out
 
 
-def split_problem(codes: Any, y: Any, n_values: Any, n_classes: int, mechanism: str = "pf",
-                  split_utility: str = "max_operator", n_max: float | None = None,
-                  horizon: int = LD_HORIZON) -> SelectionProblem:
+def split_problem(
+    codes: Any,
+    y: Any,
+    n_values: Any,
+    n_classes: int,
+    mechanism: str = "pf",
+    split_utility: str = "max_operator",
+    n_max: float | None = None,
+    horizon: int = LD_HORIZON,
+) -> SelectionProblem:
     """The split-selection problem a DiffP-ID3 node builds from its own records.
 
     Parameters
@@ -135,9 +148,18 @@ def node_neighbours(codes: Any, y: Any, n_values: Any, n_classes: int) -> list[t
     return out
 
 
-def binary_split_problem(codes: Any, y: Any, n_values: Any, is_continuous: Any, n_classes: int,
-                         live: Any = None, mechanism: str = "pf", split_utility: str = "max_operator",
-                         n_max: float | None = None, horizon: int = LD_HORIZON) -> SelectionProblem:
+def binary_split_problem(
+    codes: Any,
+    y: Any,
+    n_values: Any,
+    is_continuous: Any,
+    n_classes: int,
+    live: Any = None,
+    mechanism: str = "pf",
+    split_utility: str = "max_operator",
+    n_max: float | None = None,
+    horizon: int = LD_HORIZON,
+) -> SelectionProblem:
     """The binary-split selection problem a node builds from its own records.
 
     Candidates are the valid (feature, cut) pairs of

@@ -21,14 +21,7 @@ from __future__ import annotations
 from ..._params import ANY, DELTA, EPSILON, OUT_OF_BOUNDS_RULE, SEED, Rule, instance_of, options
 from ...accounting import Accountant
 
-__all__ = [
-    "ALGORITHMS",
-    "COMMON_CONSTRAINTS",
-    "LEAF_UTILITIES",
-    "MECHANISMS",
-    "SPLITS",
-    "STOPPINGS",
-]
+__all__ = ["ALGORITHMS", "COMMON_CONSTRAINTS", "LEAF_UTILITIES", "MECHANISMS", "SPLITS", "STOPPINGS"]
 
 #: Selection mechanisms the estimators accept, by registry name (:func:`dpselect.mechanisms.make_mechanism`).
 MECHANISMS = ("pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld")

@@ -248,8 +248,9 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             validate_data(self, data, labels, reset=True, skip_check_array=True)
             labels = column_or_1d(labels)
             if len(labels) != data.shape[0]:
-                raise ValueError("Found input variables with inconsistent numbers of samples: "
-                                 f"[{data.shape[0]}, {len(labels)}]")
+                raise ValueError(
+                    f"Found input variables with inconsistent numbers of samples: [{data.shape[0]}, {len(labels)}]"
+                )
             return data, labels
         return validate_data(self, data, labels, reset=True, dtype=None, accept_sparse=False)
 
@@ -261,12 +262,17 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             raise BudgetExceededError(
                 f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training data, so "
                 f"the search has no differential-privacy guarantee and cannot be charged to the finite budget "
-                f"{budget.budget}; pass public bounds, categories and classes")
-        self.privacy_ = Privacy(math.inf, 0.0, "add_remove",
-                                "no guarantee: " + "; ".join(inferred) + " inferred from the training data")
-        warnings.warn(f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
-                      "data, so the search has no guarantee (privacy_.epsilon = inf).",
-                      PrivacyLeakWarning, stacklevel=3)
+                f"{budget.budget}; pass public bounds, categories and classes"
+            )
+        self.privacy_ = Privacy(
+            math.inf, 0.0, "add_remove", "no guarantee: " + "; ".join(inferred) + " inferred from the training data"
+        )
+        warnings.warn(
+            f"{type(self).__name__}: the candidates infer {'; '.join(inferred)} from the training "
+            "data, so the search has no guarantee (privacy_.epsilon = inf).",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
 
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPSearchCV:
         """Run the private search; charge the accountant (if any) before drawing any randomness.
@@ -292,8 +298,11 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         budget = resolve_accountant(type(self).__name__, self.accountant, accountant)
         data, labels = self._checked_data(X, y)
         n = len(labels)
-        source = ("best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)" if self.method == "liu_talwar" else
-                  f"best of K runs, K ~ truncated negative binomial eta={plan.eta:g} (Papernot & Steinke 2022, Thm 2)")
+        source = (
+            "best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)"
+            if self.method == "liu_talwar"
+            else f"best of K runs, K ~ truncated negative binomial eta={plan.eta:g} (Papernot & Steinke 2022, Thm 2)"
+        )
         base = self.estimator.get_params(deep=False)
         # the search charges its total: the runs charge nothing (else the estimator's accountant pays again)
         own: dict[str, Any] = {"accountant": None} if "accountant" in base else {}
@@ -320,16 +329,21 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
             self.privacy_ = Privacy(math.inf, 0.0, "add_remove", "a candidate fit reported more than its budget")
             if budget is not None:
                 budget.record(self.privacy_)
-            warnings.warn(f"{type(self).__name__}: a candidate fit reported more than its budget (eps_0, delta_0) "
-                          f"= ({plan.eps0:.6g}, {plan.delta0:.6g}) or no guarantee, so the search has none; the "
-                          "accountant records an infinite cost.", PrivacyLeakWarning, stacklevel=2)
+            warnings.warn(
+                f"{type(self).__name__}: a candidate fit reported more than its budget (eps_0, delta_0) "
+                f"= ({plan.eps0:.6g}, {plan.delta0:.6g}) or no guarantee, so the search has none; the "
+                "accountant records an infinite cost.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
         self.best_noisy_correct_, self.best_estimator_ = best.noisy_correct, best.model
         self.best_params_ = dict(plan.grid[best.index])
         self.classes_ = getattr(self.best_estimator_, "classes_", None)
         return self
 
-    def _inferred_by_candidates(self, X: Any, grid: list[dict[str, Any]], own: dict[str, Any],
-                                eps0: float) -> list[str]:
+    def _inferred_by_candidates(
+        self, X: Any, grid: list[dict[str, Any]], own: dict[str, Any], eps0: float
+    ) -> list[str]:
         """Everything some grid candidate would infer from ``X``.
 
         dpselect estimators only: others are checked after their fits, from their ``privacy_``.

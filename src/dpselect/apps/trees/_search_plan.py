@@ -74,7 +74,8 @@ def _grid(estimator: BaseEstimator, param_grid: Any, delta: float, shown_delta: 
         if mechanism in APPROXIMATE_NAMES and not (delta > 0.0 and "delta" in base):
             raise ValueError(
                 f"cannot meet the budget with mechanism={mechanism!r} and delta={shown_delta!r}: candidates "
-                "with delta > 0 need the search's delta > 0 (and an estimator with a delta parameter)")
+                "with delta > 0 need the search's delta > 0 (and an estimator with a delta parameter)"
+            )
     return grid
 
 
@@ -105,8 +106,16 @@ def plan_search(params: Mapping[str, Any]) -> SearchPlan:
     return SearchPlan(grid, eta, gamma, eps0, delta0)
 
 
-def best_run(estimator: BaseEstimator, plan: SearchPlan, own: dict[str, Any], random_state: object, runs: int,
-             train: tuple[Any, Any], held_out: tuple[Any, np.ndarray], gen: np.random.Generator) -> BestRun:
+def best_run(
+    estimator: BaseEstimator,
+    plan: SearchPlan,
+    own: dict[str, Any],
+    random_state: object,
+    runs: int,
+    train: tuple[Any, Any],
+    held_out: tuple[Any, np.ndarray],
+    gen: np.random.Generator,
+) -> BestRun:
     """Run K = ``runs`` candidates and keep the one with the largest noisy held-out count.
 
     Each run draws a configuration, fits a clone at (eps_0, delta_0) on ``train`` and releases
@@ -130,8 +139,11 @@ def best_run(estimator: BaseEstimator, plan: SearchPlan, own: dict[str, Any], ra
             if issubclass(w.category, PrivacyLeakWarning):
                 leaks.setdefault(str(w.message), w.category)
         spent = getattr(model, "privacy_", None)
-        overspent |= not (isinstance(spent, Privacy) and spent.epsilon <= plan.eps0 * (1.0 + 1e-12)
-                          and spent.delta <= plan.delta0 * (1.0 + 1e-12))
+        overspent |= not (
+            isinstance(spent, Privacy)
+            and spent.epsilon <= plan.eps0 * (1.0 + 1e-12)
+            and spent.delta <= plan.delta0 * (1.0 + 1e-12)
+        )
         score = float(noisy_counts(correct, plan.eps0, gen))
         if best is None or score > best[0]:
             best = (score, j, model)

@@ -129,8 +129,9 @@ def _ig_cell_sensitivity(a: np.ndarray, b: np.ndarray, F: np.ndarray) -> np.ndar
     return np.maximum(add, rem)
 
 
-def info_gain_element_sensitivity(tables: np.ndarray, horizon: int = LD_HORIZON,
-                                  n_values: np.ndarray | None = None) -> np.ndarray:
+def info_gain_element_sensitivity(
+    tables: np.ndarray, horizon: int = LD_HORIZON, n_values: np.ndarray | None = None
+) -> np.ndarray:
     """delta(T, t, A) for t = 0..horizon: the info-gain element local sensitivity (mathematics §5.1).
 
     Returns an array of shape (horizon + 1, m): the largest local sensitivity
@@ -175,8 +176,9 @@ def problem_kind(mechanism: str, split_utility: str) -> str:
     return "ig_profile" if mechanism in (*SMOOTH, "ld") else "ig_score"
 
 
-def problem_from_tables(tables: np.ndarray, n_values: np.ndarray, kind: str, ig_gs: float,
-                         horizon: int = LD_HORIZON, labels: Any = None) -> SelectionProblem:
+def problem_from_tables(
+    tables: np.ndarray, n_values: np.ndarray, kind: str, ig_gs: float, horizon: int = LD_HORIZON, labels: Any = None
+) -> SelectionProblem:
     """SelectionProblem over the m candidate attributes of one node (tables (m, k, C))."""
     if kind == "maxop_score":
         return SelectionProblem(max_operator(tables), labels=labels, global_sensitivity=1.0, monotone=True)
@@ -186,8 +188,11 @@ def problem_from_tables(tables: np.ndarray, n_values: np.ndarray, kind: str, ig_
         srt = np.sort(mo)[::-1]
         gap = int(srt[0] - srt[1]) if mo.size > 1 else 0
         ell = max(gap - 1, 0)
-        ls = (StepProfile(np.array([0, ell]), np.array([0.0, 1.0])) if ell > 0
-              else StepProfile(np.array([0]), np.array([1.0])))
+        ls = (
+            StepProfile(np.array([0, ell]), np.array([0.0, 1.0]))
+            if ell > 0
+            else StepProfile(np.array([0]), np.array([1.0]))
+        )
         return SelectionProblem(u, labels=labels, global_sensitivity=1.0, local_sensitivity=ls, monotone=False)
     q = info_gain(tables)
     if kind == "ig_score":

@@ -42,15 +42,7 @@ from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ... import _validation
 
-__all__ = [
-    "Schema",
-    "bin_codes",
-    "encode_fit",
-    "encode_training",
-    "encode_transform",
-    "encode_y",
-    "few",
-]
+__all__ = ["Schema", "bin_codes", "encode_fit", "encode_training", "encode_transform", "encode_y", "few"]
 
 #: What the estimators do with training values outside the public schema (see the module docstring):
 #: the library-wide choices of ``on_out_of_bounds``.
@@ -279,8 +271,10 @@ def encode_fit(estimator: Any, X: Any, bounds: Any, categorical_features: Any) -
     if leaked_cats:
         inferred.append(f"the categories of features {few(leaked_cats)}")
     if leaked_dtype:
-        inferred.append(f"the categories of the pandas 'category' columns {few(leaked_dtype)} (their dtype, "
-                        "which astype('category') builds from the data)")
+        inferred.append(
+            f"the categories of the pandas 'category' columns {few(leaked_dtype)} (their dtype, "
+            "which astype('category') builds from the data)"
+        )
     Xc = _stack(cols, cont, n)
     schema = Schema(p, is_cat, cont, cat, lo, hi, categories, inferred, names)
     return schema, Xc, _cat_codes(cols, schema, n)
@@ -327,13 +321,15 @@ def encode_y(estimator: Any, y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
             if classes.size != len(estimator.classes):
                 raise ValueError(f"{owner}: classes must be distinct")
     except TypeError:
-        raise TypeError(f"{owner}: the labels in y (or classes) must be of one comparable type, e.g. all str or all "
-                        "int") from None
+        raise TypeError(
+            f"{owner}: the labels in y (or classes) must be of one comparable type, e.g. all str or all int"
+        ) from None
     return classes, _codes(y, classes)
 
 
-def encode_training(estimator: Any, X: Any, y: Any, bounds: Any,
-                    categorical_features: Any) -> tuple[Schema, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def encode_training(
+    estimator: Any, X: Any, y: Any, bounds: Any, categorical_features: Any
+) -> tuple[Schema, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The training data on the public schema: (schema, Xc clamped, Xk, classes, y codes).
 
     ``estimator.on_out_of_bounds`` decides what happens to values outside the
@@ -351,8 +347,10 @@ def encode_training(estimator: Any, X: Any, y: Any, bounds: Any,
         where += [schema.label(int(j)) for j in schema.cat[(Xk < 0).any(axis=0)]]
         if where or (yc < 0).any():
             what = f"features {few(where)}" if where else "y"
-            raise ValueError(f"{owner}: training values of {what} lie outside the public bounds, categories or "
-                             "classes (on_out_of_bounds='raise'; this check is not private)")
+            raise ValueError(
+                f"{owner}: training values of {what} lie outside the public bounds, categories or "
+                "classes (on_out_of_bounds='raise'; this check is not private)"
+            )
     keep = (Xk >= 0).all(axis=1) & (yc >= 0)
     if not keep.all():
         Xc, Xk, yc = Xc[keep], Xk[keep], yc[keep]

@@ -247,8 +247,9 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             inferred.append("the information-gain sensitivity (n_max=None: the number of training records)")
             return info_gain_sensitivity(n)
         if self.n_max < n:
-            raise ValueError(f"{type(self).__name__}: n_max={self.n_max} is smaller than the number of training "
-                             "samples")
+            raise ValueError(
+                f"{type(self).__name__}: n_max={self.n_max} is smaller than the number of training samples"
+            )
         return info_gain_sensitivity(int(self.n_max))
 
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
@@ -291,8 +292,9 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
             eps_r = epsilon - eps_n
         # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
-        plan: TreePlan | None = (None if noisy_shape
-                                 else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs))
+        plan: TreePlan | None = (
+            None if noisy_shape else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+        )
         self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
         gen = check_random_state(self.random_state, "random_state")
         if noisy_shape:
@@ -305,8 +307,20 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         self.epsilon_per_query_ = plan.eps_q
         self.n_records_ = n_hat if self.n_records is not None or count_priv is not None else None
         p = schema.n_features
-        spec = GrowSpec(plan.depth, self.splits == "binary", counting, plan.eps_q, plan.eps_q, plan.mech, plan.kind,
-                        self.split_utility, gs, plan.n_values, np.isin(np.arange(p), schema.cont), C)
+        spec = GrowSpec(
+            plan.depth,
+            self.splits == "binary",
+            counting,
+            plan.eps_q,
+            plan.eps_q,
+            plan.mech,
+            plan.kind,
+            self.split_utility,
+            gs,
+            plan.n_values,
+            np.isin(np.arange(p), schema.cont),
+            C,
+        )
         self.tree_ = grow(self._codes_matrix(Xc, Xk), yc, spec, gen)
         realised = np.bincount(self.tree_.depth)
         levels = plan.levels

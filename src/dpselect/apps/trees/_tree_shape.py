@@ -57,10 +57,25 @@ _MAX_AUTO_DEPTH = 12
 _RECORDS = positive(allow_zero=True)
 
 
-@validate_params({"n_records": _RECORDS, "n_classes": int_at_least(1), "epsilon": EPSILON, "branching": positive(),
-                  "count_queries": BOOLEAN, "cap": int_at_least(0)})
-def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branching: float = 2.0,
-                    count_queries: bool = False, cap: int = _MAX_AUTO_DEPTH) -> int:
+@validate_params(
+    {
+        "n_records": _RECORDS,
+        "n_classes": int_at_least(1),
+        "epsilon": EPSILON,
+        "branching": positive(),
+        "count_queries": BOOLEAN,
+        "cap": int_at_least(0),
+    }
+)
+def auto_tree_depth(
+    n_records: float,
+    n_classes: int,
+    epsilon: float,
+    *,
+    branching: float = 2.0,
+    count_queries: bool = False,
+    cap: int = _MAX_AUTO_DEPTH,
+) -> int:
     """Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public inputs only).
 
     eps_leaf(d) = :func:`~dpselect.accounting.tree_query_epsilon` (epsilon, d + 1):
@@ -98,7 +113,7 @@ def auto_tree_depth(n_records: float, n_classes: int, epsilon: float, *, branchi
     need = _LEAF_MARGIN * (1.0 + math.log(max(n_classes, 1)))
     for d in range(cap, 0, -1):
         eps_leaf = tree_query_epsilon(epsilon, d + 1, count_queries=count_queries)
-        if n_records / branching ** d >= need / eps_leaf:
+        if n_records / branching**d >= need / eps_leaf:
             return d
     return 0
 
@@ -144,8 +159,17 @@ class TreePlan:
     levels: list[Privacy]
 
 
-def plan_tree(est: DPClassifierBase, schema: Schema, n_classes: int, n_hat: float, eps_r: float, mechanism: str,
-              delta: float, counting: bool, gs: float) -> TreePlan:
+def plan_tree(
+    est: DPClassifierBase,
+    schema: Schema,
+    n_classes: int,
+    n_hat: float,
+    eps_r: float,
+    mechanism: str,
+    delta: float,
+    counting: bool,
+    gs: float,
+) -> TreePlan:
     """Shape, mechanism and per-level guarantees (raises on an invalid configuration; draws nothing)."""
     binary, p, C = est.splits == "binary", schema.n_features, n_classes
     n_bins = int(est.n_bins) if est.n_bins is not None else auto_n_bins(n_hat, eps_r)
@@ -153,8 +177,11 @@ def plan_tree(est: DPClassifierBase, schema: Schema, n_classes: int, n_hat: floa
     n_values[schema.cont] = n_bins
     n_values[schema.cat] = schema.n_categories
     branching = 2.0 if binary else float(n_values.mean())
-    depth = (int(est.max_depth) if est.max_depth is not None
-             else auto_tree_depth(n_hat, C, eps_r, branching=branching, count_queries=counting))
+    depth = (
+        int(est.max_depth)
+        if est.max_depth is not None
+        else auto_tree_depth(n_hat, C, eps_r, branching=branching, count_queries=counting)
+    )
     if not binary:
         depth = min(depth, p)
     eps_q = tree_query_epsilon(eps_r, depth + 1, count_queries=counting)
@@ -162,8 +189,12 @@ def plan_tree(est: DPClassifierBase, schema: Schema, n_classes: int, n_hat: floa
     mech = make_mechanism(mechanism, eps_q, delta / max(depth, 1) if approx else 0.0)
     kind = problem_kind(mechanism, est.split_utility)
     m = int(n_values.sum()) if binary else p
-    dummy = problem_from_tables(np.zeros((m, 2 if binary else int(n_values.max()), C), dtype=np.int64),
-                                np.full(m, 2) if binary else n_values, kind, gs)
+    dummy = problem_from_tables(
+        np.zeros((m, 2 if binary else int(n_values.max()), C), dtype=np.int64),
+        np.full(m, 2) if binary else n_values,
+        kind,
+        gs,
+    )
     query = Privacy(eps_q, 0.0, "add_remove", "discrete Laplace noisy counts (classes partition the node)")
     split_level = parallel_composition([query, mech.privacy(dummy)])
     levels = [split_level] * depth + [query]
