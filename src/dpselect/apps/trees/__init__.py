@@ -29,12 +29,7 @@ from ..._optional import require
 require("sklearn", "ml", purpose="dpselect.apps.trees")
 
 from ._ensemble import auto_partitions  # noqa: E402
-from ._forest import (  # noqa: E402
-    DPRandomForestClassifier,
-    auto_forest_depth,
-    auto_n_estimators,
-    fletcher_islam_depth,
-)
+from ._forest import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth  # noqa: E402
 from ._search import DPSearchCV  # noqa: E402
 from ._tree import DPDecisionTreeClassifier  # noqa: E402
 from ._tree_shape import auto_n_bins, auto_tree_depth  # noqa: E402
