@@ -25,6 +25,7 @@ Selection
   Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}; the Thm 4/5
   beta_max (exact minimum by branch and bound) and smooth upper bounds
   (:mod:`._beta_max`), at any N.
+* The peeling rounds of :func:`select_top_snps`: :mod:`._tdt_peel`.
 
 Sources: Yamamoto & Shibuya, IPCCC 2024, §V and supplement; mathematics §4.4,
 §9.1 (which win over the paper).
@@ -34,25 +35,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._params import EPSILON, SEED, Rule, options, validate_params
 from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, select_top_k
-from ...problem import SelectionProblem
+from ...mechanisms import Mechanism
 from ...typing import Relation, SeedLike
 from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
 from ._case_control_select import TEST, select_association_snps
 from ._counting import TransmissionCounts
-from ._distance import PanelDistances, distance_utility_problem, neighbour_distances
+from ._distance import distance_utility_problem, neighbour_distances
 from ._rules import ACCOUNTANT, BOUND, COUNTS, LABELS, MECHANISM, N_FAMILIES, THRESHOLD
 from ._sensitivity import MOVES, global_sensitivity, lemma2_region, local_sensitivity, table_distance, tdt_statistic
 from ._set_distance import gs_distance, unstable_distance
+from ._tdt_peel import _peel, _stand_in
 from ._tdt_problem import UTILITIES, build_tdt_problem, check_panel, resolve_tdt_mechanism, tdt_neighbours, tdt_problem
-from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k, _peel_distances
+from ._top_snps import TOP_K_METHODS, TopSNPs, _forward_top_k
 
 __all__ = [
     "MOVES",
@@ -362,58 +362,3 @@ def select_top_snps(
         idx, name = _peel(mech, util, b, c, n, k, bound, threshold, gen)
     names = None if labels is None else [list(labels)[i] for i in idx]
     return TopSNPs(idx, names, total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
-
-
-def _peel(
-    mech: Mechanism,
-    util: str,
-    b: np.ndarray,
-    c: np.ndarray,
-    n: int,
-    k: int,
-    bound: str,
-    threshold: float,
-    gen: np.random.Generator,
-) -> tuple[np.ndarray, str]:
-    """The k peeling rounds (already charged): (indices, the method's name)."""
-    panel = PanelDistances(b, c, n, removals=k - 1) if util == "distance" else None
-    full = (
-        distance_problem(panel.distances().astype(np.float64), relation="replace")
-        if panel is not None
-        else build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
-    )
-    if is_gumbel_mechanism(mech, full):  # the same law as k-fold peeling (Durfee & Rogers 2019)
-        return np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
-    if panel is not None:
-        return _peel_distances(mech, panel, k, gen), "peeling"
-    return _peel_rebuild(mech, util, b, c, n, k, bound, threshold, gen), "peeling"
-
-
-def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Mechanism) -> SelectionProblem:
-    """A data-free problem of the round's shape (m SNPs, N families): its guarantee is the round's."""
-    zeros = np.zeros(m, dtype=np.int64)
-    if util == "distance":
-        return distance_problem(np.zeros(m), relation="replace")
-    return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
-
-
-def _peel_rebuild(
-    mech: Mechanism,
-    util: str,
-    b: np.ndarray,
-    c: np.ndarray,
-    n: int,
-    k: int,
-    bound: str,
-    threshold: float,
-    gen: np.random.Generator,
-) -> np.ndarray:
-    """Peeling on the chi2 utility: round j's problem on the SNPs not yet chosen."""
-    remaining = np.arange(b.size)
-    chosen = []
-    for _ in range(k):
-        sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
-        pick = int(mech.select(sub, rng=gen))
-        chosen.append(int(remaining[pick]))
-        remaining = np.delete(remaining, pick)
-    return np.array(chosen, dtype=np.int64)

@@ -16,7 +16,8 @@ counting kernel are those of :mod:`dpselect.apps.genomics`.
 * **Pedigree**: a PLINK-style ``.fam`` / ``.ped`` file (family, individual,
   father, mother, sex, phenotype; further ``.ped`` genotype columns are
   ignored; phenotype 2 = affected).  Individual ids are the VCF sample names:
-  they must be unique in the pedigree and every one must be a VCF sample.
+  they must be unique in the pedigree and every one must be a VCF sample
+  (:func:`read_pedigree`, in :mod:`._pedigree`).
 * **Alleles**: allele 1 = ALT, allele 2 = REF (PLINK's convention when it
   imports a VCF: ``plink --vcf`` makes ALT the ``.bim`` A1), so ``b`` counts
   transmissions of ALT and the VCF and its PLINK conversion give the same
@@ -65,8 +66,9 @@ from ..._optional import require
 from ..._params import BOOLEAN, Rule, validate_params
 from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
 from ._packed import count_codes
+from ._pedigree import _PEDIGREE, read_pedigree
 from ._progress import make_progress
-from ._rules import CHUNK_SNPS, PATH, path_like
+from ._rules import CHUNK_SNPS, PATH
 from ._textstream import StreamError, text_chunks
 from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header, quiet_htslib
 
@@ -78,57 +80,8 @@ if TYPE_CHECKING:
 VCF = require("cyvcf2", "vcf", purpose="dpselect.apps.genomics (VCF/BCF input)").VCF
 
 
-_PEDIGREE = path_like("a str or path-like (.fam/.ped file)")
 #: Only None: VCF/BCF parsing is sequential (the body says so in its message).
 _NO_SCHEDULER = Rule("None (VCF/BCF input is parsed sequentially)")
-
-
-@validate_params({"pedigree": _PEDIGREE})
-def read_pedigree(pedigree: str | os.PathLike[str]) -> np.ndarray:
-    r"""The rows of a PLINK-style .fam/.ped file (extra .ped columns dropped).
-
-    Parameters
-    ----------
-    pedigree : str or path-like
-        The file: family, individual, father, mother, sex and phenotype columns
-        (whitespace-separated; ``#`` lines skipped); individual ids unique.
-
-    Returns
-    -------
-    ndarray of object, shape (n, 6)
-        One row per individual, the six columns as text.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from dpselect.apps.genomics import read_pedigree
-    >>> ped = os.path.join(tempfile.mkdtemp(), "t.fam")
-    >>> _ = open(ped, "w").write("F fa 0 0 1 1\nF mo 0 0 2 1\nF ch fa mo 1 2\n")
-    >>> read_pedigree(ped)[2].tolist()
-    ['F', 'ch', 'fa', 'mo', '1', '2']
-    """
-    p = Path(pedigree)
-    if not p.is_file():
-        raise FileNotFoundError(f"pedigree: {str(p)!r} is not a file")
-    rows = [line.split() for line in p.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    if not rows:
-        raise ValueError(f"pedigree: {str(p)!r} is empty")
-    bad = [i for i, r in enumerate(rows) if len(r) < 6]
-    if bad:
-        raise ValueError(
-            f"pedigree: {str(p)!r} row {bad[0] + 1} has {len(rows[bad[0]])} columns, expected "
-            "at least 6 (family, individual, father, mother, sex, phenotype)"
-        )
-    fam = np.array([r[:6] for r in rows], dtype=object)
-    _, first, inverse = np.unique(fam[:, 1].astype(str), return_index=True, return_inverse=True)
-    again = np.flatnonzero(first[inverse] != np.arange(len(fam)))
-    if again.size:  # rows, not ids: a message names no field of a record
-        raise ValueError(
-            f"pedigree: {str(p)!r} rows {first[inverse[again[0]]] + 1} and {again[0] + 1} have the "
-            "same individual id; the individual ids are matched to the VCF sample names and must be "
-            "unique"
-        )
-    return fam
 
 
 def _open(path: Path, samples: list[str]) -> Any:
