@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
-from dpselect.experiments import _common, forest, median, percentile, runner, tdt, tree
+from dpselect.experiments import _common, _tree_grid, forest, median, percentile, runner, tdt, tree
 from dpselect.experiments._plotting import tidy_figure
 from dpselect.experiments._tabular import SKLEARN, load
 from dpselect.experiments.tasks import Task
@@ -38,8 +38,8 @@ def test_bundled_datasets_resolve_whatever_the_data_dir(tmp_path, monkeypatch):
         a, b = load(name, None), load(name, str(tmp_path))
         assert a.classes == b.classes and np.array_equal(a.y, b.y)
     monkeypatch.setenv("DPSELECT_DATA", str(tmp_path))
-    monkeypatch.setattr(
-        tree,
+    monkeypatch.setattr(  # the grid that tree.tasks reads lives in _tree_grid
+        _tree_grid,
         "grid",
         lambda quick, real: {
             "datasets": ("iris",),

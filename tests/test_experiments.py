@@ -230,8 +230,8 @@ def _shrink(monkeypatch, name: str) -> None:
             },
         )
     elif name == "tree":
-        monkeypatch.setattr(
-            mod,
+        monkeypatch.setattr(  # the grid that tree.tasks reads lives in _tree_grid
+            importlib.import_module("dpselect.experiments._tree_grid"),
             "grid",
             lambda quick, real: {
                 "datasets": ("iris",),
@@ -244,8 +244,8 @@ def _shrink(monkeypatch, name: str) -> None:
             },
         )
     elif name == "forest":
-        monkeypatch.setattr(
-            mod,
+        monkeypatch.setattr(  # the grid that forest.tasks reads lives in _forest_grid
+            importlib.import_module("dpselect.experiments._forest_grid"),
             "grid",
             lambda quick, real: {"depths": {"iris": 2}, "selections": ("em", "snm_t"), "eps": (1.0,), "reps": 1},
         )

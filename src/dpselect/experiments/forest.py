@@ -23,34 +23,36 @@ binary tasks only) and the majority-class rate, on the same splits.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TypedDict
 
 import numpy as np
 
-from ._common import (
-    accuracy_figure,
-    claim_at_least,
-    claim_matches_published,
-    majority_accuracy,
-    means_table,
-    stats_by,
-    task_grid,
-)
-from ._data import require_file
-from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
+from ._common import accuracy_figure, claim_at_least, claim_matches_published, majority_accuracy, means_table, stats_by
+from ._forest_grid import QUICK_DEPTHS, QUICK_SELECTIONS, REAL_DEPTHS, SELECTIONS, Grid, grid, tasks
+from ._peers import LABELS, PEER_ABBREVIATIONS, fit_score
 from ._plotting import fmt
-from ._tabular import load, load_all
+from ._tabular import load
 from .tasks import Claim, Task
+
+__all__ = [
+    "QUICK_DEPTHS",
+    "QUICK_SELECTIONS",
+    "REAL_DEPTHS",
+    "SELECTIONS",
+    "Grid",
+    "claims",
+    "grid",
+    "notes",
+    "plot",
+    "published",
+    "run_task",
+    "summary",
+    "tasks",
+]
 
 TITLE = "Private random forests (Chaves et al., Smooth Noisy Max, Fig. 5)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
-REAL_DEPTHS = {"adult": 9, "compas": 5, "mushroom": 11, "pendigits": 12, "wall_following": 4, "wine_quality": 10}
-QUICK_DEPTHS = {"breast_cancer": 4, "digits": 6, "wine": 3, "iris": 3}
-SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps")
-QUICK_SELECTIONS = ("em", "pf", "snm_t")
 LABEL = {
     "em": "EM",
     "pf": "PF",
@@ -147,66 +149,6 @@ def published(dataset: str, eps: float, selection: str) -> float | None:
     if not isinstance(row, tuple) or selection not in ("snm_lln", "snm_laplace", "snm_t"):
         return None
     return float(row[("snm_lln", "snm_laplace", "snm_t").index(selection)])
-
-
-class Grid(TypedDict):
-    """The axes of the forest grid (see the module docstring)."""
-
-    depths: Mapping[str, int]
-    selections: tuple[str, ...]
-    eps: tuple[float, ...]
-    reps: int
-
-
-def grid(quick: bool, real: bool) -> Grid:
-    """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
-
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid.
-    real : bool
-        Whether the real datasets are given (``--data-dir``).
-
-    Returns
-    -------
-    Grid
-        Datasets with their depths, selections (with the compared models importable here),
-        epsilons and repetitions.
-    """
-    extra = compared()
-    if quick and not real:
-        return {"depths": QUICK_DEPTHS, "selections": QUICK_SELECTIONS + extra, "eps": (0.1, 1.0, 10.0), "reps": 2}
-    if quick:
-        return {"depths": REAL_DEPTHS, "selections": QUICK_SELECTIONS + extra, "eps": (0.1, 1.0), "reps": 1}
-    return {"depths": REAL_DEPTHS, "selections": SELECTIONS + extra, "eps": (0.01, 0.05, 0.1, 1.0, 2.0), "reps": 10}
-
-
-def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
-    """One task per (dataset, selection, epsilon, repetition); the data are loaded now.
-
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid (bundled datasets without ``data_dir``).
-    data_dir : pathlib.Path or None
-        The root of the real datasets (required without ``quick``).
-
-    Returns
-    -------
-    list of Task
-        The grid (DP-EBM on binary tasks only).
-    """
-    if data_dir is None and not quick:
-        require_file(None, what="forest (Adult, COMPAS, Mushroom, Pendigits, Wall-following, Wine)")
-    g = grid(quick, data_dir is not None)
-    ddir = load_all(g["depths"], data_dir)
-    axes = {"dataset": g["depths"], "selection": g["selections"], "epsilon": g["eps"], "rep": range(g["reps"])}
-    return [
-        t
-        for t in task_grid(axes, lambda p: {"depth": g["depths"][p["dataset"]]}, data_dir=ddir)
-        if supports(t.kwargs["selection"], load(t.kwargs["dataset"], ddir))
-    ]
 
 
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:

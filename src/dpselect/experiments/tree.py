@@ -27,32 +27,34 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TypedDict
 
 import numpy as np
 
-from ._common import (
-    accuracy_figure,
-    claim_at_least,
-    claim_matches_published,
-    majority_accuracy,
-    means_table,
-    stats_by,
-    task_grid,
-)
-from ._data import require_file
-from ._peers import LABELS, PEER_ABBREVIATIONS, compared, fit_score, supports
+from ._common import accuracy_figure, claim_at_least, claim_matches_published, majority_accuracy, means_table, stats_by
+from ._peers import LABELS, PEER_ABBREVIATIONS, fit_score
 from ._plotting import fmt
-from ._tabular import load, load_all
+from ._tabular import load
+from ._tree_grid import QUICK, QUICK_SELECTIONS, REAL, SELECTIONS, Grid, grid, tasks
 from .tasks import Claim, Task
+
+__all__ = [
+    "QUICK",
+    "QUICK_SELECTIONS",
+    "REAL",
+    "SELECTIONS",
+    "Grid",
+    "claims",
+    "grid",
+    "notes",
+    "plot",
+    "run_task",
+    "summary",
+    "tasks",
+]
 
 TITLE = "Private decision trees (Chaves et al., Smooth Noisy Max, Fig. 4)"
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
-REAL = ("nltcs", "acs", "adult_clean")
-QUICK = ("breast_cancer", "wine", "iris")
-SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln", "sps", "ld")
-QUICK_SELECTIONS = ("em", "pf", "snm_t", "snm_laplace", "snm_lln")
 SNM = ("snm_t", "snm_laplace", "snm_lln")
 LABEL = {
     "em": "EM",
@@ -130,106 +132,6 @@ _PUB_RAW = {
 for (_ds, _d), _by_eps in _PUB_RAW.items():
     for _e, (_lln, _lap, _t) in _by_eps.items():
         PUBLISHED[(_ds, _d, _e)] = {"snm_lln": _lln, "snm_laplace": _lap, "snm_t": _t}
-
-
-class Grid(TypedDict):
-    """The axes of the tree grid (see the module docstring)."""
-
-    datasets: tuple[str, ...]
-    depths: tuple[int, ...]
-    selections: tuple[str, ...]
-    eps: tuple[float, ...]
-    reps: int
-    folds: int
-    n_bins: int
-
-
-def grid(quick: bool, real: bool) -> Grid:
-    """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
-
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid.
-    real : bool
-        Whether the real datasets are given (``--data-dir``).
-
-    Returns
-    -------
-    Grid
-        Datasets, depths, selections (with the compared models importable here), epsilons,
-        repetitions, folds and bins.
-    """
-    extra = compared()
-    if quick and not real:
-        return {
-            "datasets": QUICK,
-            "depths": (2, 5),
-            "selections": QUICK_SELECTIONS + extra,
-            "eps": (0.5, 2.0, 8.0),
-            "reps": 1,
-            "folds": 5,
-            "n_bins": 5,
-        }
-    if quick:
-        return {
-            "datasets": REAL,
-            "depths": (2, 5),
-            "selections": QUICK_SELECTIONS + extra,
-            "eps": (0.05, 0.5, 2.0),
-            "reps": 1,
-            "folds": 3,
-            "n_bins": 20,
-        }
-    return {
-        "datasets": REAL,
-        "depths": (2, 5),
-        "selections": SELECTIONS + extra,
-        "eps": (0.01, 0.05, 0.1, 0.5, 1.0, 2.0),
-        "reps": 5,
-        "folds": 10,
-        "n_bins": 20,
-    }
-
-
-def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
-    """One task per (dataset, depth, selection, epsilon, repetition); the data are loaded now.
-
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid (bundled datasets without ``data_dir``).
-    data_dir : pathlib.Path or None
-        The root of the real datasets (required without ``quick``).
-
-    Returns
-    -------
-    list of Task
-        The grid (compared models at the first depth only, DP-EBM on binary tasks only).
-    """
-    if data_dir is None and not quick:
-        require_file(None, what="NLTCS / ACS / Adult")
-    g = grid(quick, data_dir is not None)
-    ddir = load_all(g["datasets"], data_dir)
-    axes = {
-        "dataset": g["datasets"],
-        "depth": g["depths"],
-        "selection": g["selections"],
-        "epsilon": g["eps"],
-        "rep": range(g["reps"]),
-    }
-    return [
-        t
-        for t in task_grid(axes, data_dir=ddir, folds=g["folds"], n_bins=g["n_bins"])
-        if _runs(t.kwargs["selection"], t.kwargs["depth"] == g["depths"][0], t.kwargs["dataset"], ddir)
-    ]
-
-
-def _runs(selection: str, first_depth: bool, dataset: str, data_dir: str | None) -> bool:
-    """Reproduction cells run at every depth; compared models once, DP-EBM on binary tasks only."""
-    if selection in SELECTIONS:
-        return True
-    return first_depth and supports(selection, load(dataset, data_dir))
 
 
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
