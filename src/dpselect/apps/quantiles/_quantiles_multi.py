@@ -49,8 +49,8 @@ from ...privacy import Privacy
 from ...typing import Relation, SeedLike
 from ._joint_exp import sample_joint
 from ._piecewise_em import grid_ceil
-from ._quantile import output_grid, sample_quantile
 from ._quantile_law import Sample, check_q, check_sample
+from ._quantile_mechanism import output_grid, sample_quantile
 from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
 from ._unbounded import release_bounds
 

@@ -1,6 +1,6 @@
 """The rank-distance utility of percentiles over a public grid (mathematics §9.1).
 
-Counts h per grid point and the target rank k as in :mod:`._percentile`; write
+Counts h per grid point and the target rank k as in :mod:`._percentile_problem`; write
 L_j = sum_{i<j} h_i and C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
 Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)

@@ -76,24 +76,20 @@ mass of a multiway split.
 
 from __future__ import annotations
 
-import warnings
 from typing import ClassVar
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..._params import Rule, int_at_least, options
-from ..._validation import check_random_state
-from ...accounting import Accountant, tree_privacy
-from ...mechanisms import APPROXIMATE_NAMES
-from ...privacy import Privacy
+from ...accounting import Accountant
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
-from ._grow import DPTree, GrowSpec, grow, noisy_counts, route
+from ._grow import DPTree, route
 from ._params import COMMON_CONSTRAINTS, SPLITS, STOPPINGS
 from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
-from ._tabular import bin_codes, encode_training, encode_transform
-from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, plan_tree
+from ._tabular import bin_codes, encode_transform
+from ._tree_fit import fit_tree
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
@@ -273,68 +269,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         """
         mechanism = self._validated()["mechanism"]
         budget = self._budget(accountant)
-        epsilon, delta = float(self.epsilon), float(self.delta)
-        stopping = self.stopping if self.stopping != "auto" else ("depth" if self.splits == "binary" else "count")
-        counting = stopping == "count"
-        schema, Xc, Xk, classes, yc = encode_training(self, X, y, self.bounds, self.categorical_features)
-        n = Xc.shape[0]
-        inferred = self._inferred(schema)
-        gs = self._ig_sensitivity(n, inferred)
-        self._warn(inferred)
-        C = max(int(classes.size), 1)
-        delta_used = delta if mechanism in APPROXIMATE_NAMES else 0.0
-        count_priv = None
-        eps_r = epsilon
-        noisy_shape = self.n_records is None and (self.max_depth is None or self.n_bins is None)
-        n_hat = float(self.n_records) if self.n_records is not None else float("nan")
-        if noisy_shape:
-            eps_n = RECORD_COUNT_SHARE * epsilon
-            count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
-            eps_r = epsilon - eps_n
-        # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
-        plan: TreePlan | None = (
-            None if noisy_shape else plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
-        )
-        self._charge(budget, Privacy(epsilon, delta_used, "add_remove", type(self).__name__), inferred)
-        gen = check_random_state(self.random_state, "random_state")
-        if noisy_shape:
-            n_hat = max(1.0, noisy_counts(n, epsilon - eps_r, gen))
-            plan = plan_tree(self, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
-        assert plan is not None
-        self._schema = schema
-        self.n_bins_, self.depth_, self.stopping_ = plan.n_bins, plan.depth, stopping
-        self.privacy_ = self._claim(tree_privacy(plan.levels, count_priv), inferred)
-        self.epsilon_per_query_ = plan.eps_q
-        self.n_records_ = n_hat if self.n_records is not None or count_priv is not None else None
-        p = schema.n_features
-        spec = GrowSpec(
-            plan.depth,
-            self.splits == "binary",
-            counting,
-            plan.eps_q,
-            plan.eps_q,
-            plan.mech,
-            plan.kind,
-            self.split_utility,
-            gs,
-            plan.n_values,
-            np.isin(np.arange(p), schema.cont),
-            C,
-        )
-        self.tree_ = grow(self._codes_matrix(Xc, Xk), yc, spec, gen)
-        realised = np.bincount(self.tree_.depth)
-        levels = plan.levels
-        self.level_privacy_ = [self._claim(levels[min(d, len(levels) - 1)], inferred) for d in range(realised.size)]
-        self.classes_ = classes
-        if self.tree_.node_count == 1 and C > 1:
-            warnings.warn(
-                f"{type(self).__name__}: the fitted tree is a single leaf (it predicts the same class for every "
-                f"sample) at epsilon={epsilon} and depth {plan.depth}: increase epsilon, give more records, set "
-                "max_depth >= 1, or use stopping='depth'.",
-                UserWarning,
-                stacklevel=2,
-            )
-        return self
+        return fit_tree(self, X, y, budget, mechanism)
 
     def _codes_matrix(self, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
         sch = self._schema

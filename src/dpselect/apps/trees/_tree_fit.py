@@ -1,0 +1,120 @@
+"""The fit of :class:`~._tree.DPDecisionTreeClassifier`: budget, shape, charge, growth, claims.
+
+:func:`fit_tree` splits the budget (the record count in front when the shape needs one), plans the
+shape (:mod:`._tree_shape`), charges the accountant before any randomness is drawn, grows the tree
+level by level (:mod:`._grow`) and records the guarantee of the fit and of each realised level.  The
+algorithm and its accounting are described in :mod:`._tree`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TypeVar
+
+import numpy as np
+
+from ..._validation import check_random_state
+from ...accounting import Accountant, tree_privacy
+from ...mechanisms import APPROXIMATE_NAMES
+from ...privacy import Privacy
+from ...typing import ArrayLike
+from ._estimator import DPClassifierBase
+from ._grow import GrowSpec, grow, noisy_counts
+from ._tabular import encode_training
+from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, plan_tree
+
+#: The tree estimator :func:`fit_tree` fits and returns.
+E = TypeVar("E", bound=DPClassifierBase)
+
+__all__ = ["fit_tree"]
+
+
+def fit_tree(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
+    """Fit ``est`` (a private decision tree, see :mod:`._tree`) on (X, y).
+
+    ``est``'s parameters have been validated (``est._validated()``) and ``accountant`` is
+    the budget its fit charges (``est._budget(...)``).  A public shape is planned (and so
+    validated) before the charge; a noisy one after the record count it needs.
+
+    Parameters
+    ----------
+    est : DPDecisionTreeClassifier
+        The tree, its parameters validated.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Training records.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    accountant : Accountant or None
+        The budget the fit charges (before any randomness); None charges
+        nothing.
+    mechanism : str
+        The split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
+
+    Returns
+    -------
+    DPDecisionTreeClassifier
+        ``est``, fitted (``tree_``, ``privacy_``, ``level_privacy_``, ``classes_``, the
+        shape attributes).
+    """
+    epsilon, delta = float(est.epsilon), float(est.delta)
+    stopping = est.stopping if est.stopping != "auto" else ("depth" if est.splits == "binary" else "count")
+    counting = stopping == "count"
+    schema, Xc, Xk, classes, yc = encode_training(est, X, y, est.bounds, est.categorical_features)
+    n = Xc.shape[0]
+    inferred = est._inferred(schema)
+    gs = est._ig_sensitivity(n, inferred)
+    est._warn(inferred, stacklevel=4)  # called from the tree's fit
+    C = max(int(classes.size), 1)
+    delta_used = delta if mechanism in APPROXIMATE_NAMES else 0.0
+    count_priv = None
+    eps_r = epsilon
+    noisy_shape = est.n_records is None and (est.max_depth is None or est.n_bins is None)
+    n_hat = float(est.n_records) if est.n_records is not None else float("nan")
+    if noisy_shape:
+        eps_n = RECORD_COUNT_SHARE * epsilon
+        count_priv = Privacy(eps_n, 0.0, "add_remove", "discrete Laplace noisy record count (sensitivity 1)")
+        eps_r = epsilon - eps_n
+    # a public shape is planned (and so validated) before the charge; a noisy one after the count it needs
+    plan: TreePlan | None = (
+        None if noisy_shape else plan_tree(est, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+    )
+    est._charge(accountant, Privacy(epsilon, delta_used, "add_remove", type(est).__name__), inferred)
+    gen = check_random_state(est.random_state, "random_state")
+    if noisy_shape:
+        n_hat = max(1.0, noisy_counts(n, epsilon - eps_r, gen))
+        plan = plan_tree(est, schema, C, n_hat, eps_r, mechanism, delta, counting, gs)
+    assert plan is not None
+    est._schema = schema
+    est.n_bins_, est.depth_, est.stopping_ = plan.n_bins, plan.depth, stopping
+    est.privacy_ = est._claim(tree_privacy(plan.levels, count_priv), inferred)
+    est.epsilon_per_query_ = plan.eps_q
+    est.n_records_ = n_hat if est.n_records is not None or count_priv is not None else None
+    p = schema.n_features
+    spec = GrowSpec(
+        plan.depth,
+        est.splits == "binary",
+        counting,
+        plan.eps_q,
+        plan.eps_q,
+        plan.mech,
+        plan.kind,
+        est.split_utility,
+        gs,
+        plan.n_values,
+        np.isin(np.arange(p), schema.cont),
+        C,
+    )
+    est.tree_ = grow(est._codes_matrix(Xc, Xk), yc, spec, gen)
+    realised = np.bincount(est.tree_.depth)
+    levels = plan.levels
+    est.level_privacy_ = [est._claim(levels[min(d, len(levels) - 1)], inferred) for d in range(realised.size)]
+    est.classes_ = classes
+    if est.tree_.node_count == 1 and C > 1:
+        warnings.warn(
+            f"{type(est).__name__}: the fitted tree is a single leaf (it predicts the same class for every "
+            f"sample) at epsilon={epsilon} and depth {plan.depth}: increase epsilon, give more records, set "
+            "max_depth >= 1, or use stopping='depth'.",
+            UserWarning,
+            stacklevel=3,  # the tree's fit's caller
+        )
+    return est
