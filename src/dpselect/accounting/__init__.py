@@ -9,7 +9,7 @@ Modules (one family of rules each):
 * ``conversions`` — zCDP <-> (epsilon, delta) (mathematics §2.5) and the noise
   admissibility conditions of smooth-sensitivity releases (mathematics §2.2-§2.5);
 * ``selection`` — smooth report-noisy-max and Smooth Private Selection
-  (mathematics §3.1, §3.2);
+  (mathematics §3.1, §3.2), its LLN form in ``_lln_selection``;
 * ``discrete`` — releases sampled exactly on a power-of-two grid (discrete Laplace);
 * ``ptr`` — propose-test-release, stable histograms and the private
   sensitivity bound (mathematics §6.2, §6.3, §9.2);
@@ -31,6 +31,7 @@ Every public name is importable from ``dpselect.accounting``.
 from __future__ import annotations
 
 from ._charge import charge
+from ._lln_selection import lln_selection_privacy, lln_selection_rho
 from .accountant import Accountant, BudgetExceededError
 from .bounded_range import br_adaptive_epsilon, br_nonadaptive_epsilon
 from .composition import br_composition_epsilon, br_kl_bound, br_zcdp_rho, zcdp_epsilon
@@ -57,8 +58,6 @@ from .selection import (
     laplace_selection_eps_d,
     laplace_selection_log_delta,
     laplace_selection_privacy,
-    lln_selection_privacy,
-    lln_selection_rho,
     smooth_rnm_epsilon,
     sps_epsilon,
     sps_split,

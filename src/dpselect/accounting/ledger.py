@@ -4,6 +4,8 @@
 rule of the modules ``composition`` and ``optimal`` needs, so that composing
 costs the same after 10^5 charges as after one.  :func:`compose_privacy`
 takes the best valid route (the documentation's mathematics page §10.1).
+The routes themselves are built by the ledger's base class, in ``_routes``; its
+exact running sums are in ``_exact_sum``.
 """
 
 from __future__ import annotations
@@ -14,54 +16,14 @@ from collections.abc import Iterable
 from .._params import DELTA, validate_params
 from .._validation import check_delta
 from ..privacy import Privacy
+from ._exact_sum import _ExactSum
+from ._routes import _Routes
 from ._rules import PRIVACIES
-from .bounded_range import _br_with_pure_epsilon, br_adaptive_epsilon, br_nonadaptive_epsilon
-from .composition import _br_epsilon, br_kl_bound, zcdp_epsilon
-from .optimal import _groups, _pure_epsilon
+from .composition import br_kl_bound
 
 __all__ = ["Ledger", "compose_privacy"]
 
 _ULP = 2.0**-50  # a few units of roundoff: float sums of parts may differ from their charge by that much
-_SPLITS = (0.5, 0.9, 0.1, 0.99, 0.01)  # shares of the free delta given to the pure charges' optimal composition
-
-
-class _ExactSum:
-    """A running sum of non-negative floats, correctly rounded when read.
-
-    Shewchuk's partials, the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing.
-    """
-
-    __slots__ = ("_inf", "_partials")
-
-    def __init__(self) -> None:
-        self._partials: list[float] = []
-        self._inf = False
-
-    def add(self, x: float) -> None:
-        if math.isinf(x):
-            self._inf = True
-            return
-        partials, i = self._partials, 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-
-    @property
-    def value(self) -> float:
-        return math.inf if self._inf else math.fsum(self._partials)
-
-    def copy(self) -> _ExactSum:
-        out = _ExactSum()
-        out._partials, out._inf = list(self._partials), self._inf
-        return out
-
 
 _SUMS = (
     "eps_all",
@@ -99,7 +61,7 @@ def _atoms(privacy: Privacy) -> tuple[Privacy, ...]:
     )
 
 
-class Ledger:
+class Ledger(_Routes):
     """The additive summary of a sequence of charges: everything :func:`compose_privacy` needs.
 
     Per atom (:attr:`Privacy.atoms`, see :func:`compose_privacy` for the
@@ -118,21 +80,6 @@ class Ledger:
     >>> round(ledger.compose(1e-6).epsilon, 4), ledger.compose(basic=True).epsilon
     (1.0744, 5.0)
     """
-
-    eps_all: _ExactSum  # basic composition of the charges
-    delta_all: _ExactSum
-    eps_plain: _ExactSum  # atoms without a certificate
-    delta_plain: _ExactSum
-    eps_approx: _ExactSum  # ... of them, those with delta > 0 (and their sum eps^2/2)
-    rho_approx: _ExactSum
-    rho_pure: _ExactSum  # ... of them, those with delta = 0: sum eps^2/2
-    eps_zc: _ExactSum  # atoms with a zCDP rho
-    delta_zc: _ExactSum
-    rho: _ExactSum  # sum eta^2/8 + sum rho
-    br_eta: _ExactSum  # bounded-range atoms: sum eta, sum KL(eta), sum eta^2, their declared deltas
-    br_kl: _ExactSum
-    br_eta_sq: _ExactSum
-    delta_br: _ExactSum
 
     def __init__(self) -> None:
         self.relation: str | None = None
@@ -277,107 +224,6 @@ class Ledger:
         if key not in self._cache:
             self._cache[key] = self._compose(budget_delta, basic, cheap, key[3])
         return self._cache[key]
-
-    def _compose(self, budget_delta: float, basic: bool, cheap: bool, nonadaptive: bool) -> Privacy:
-        routes = [(self.eps_all.value, self.delta_all.value, "basic composition")]
-        eps_plain, delta_fixed = self.eps_plain.value, self.delta_plain.value + self.delta_br.value
-        # the delta left for conversions, stepped down until delta_fixed + slack does not exceed the budget
-        slack = max(budget_delta - delta_fixed, 0.0)
-        while slack > 0.0 and delta_fixed + slack > budget_delta:
-            slack = math.nextafter(slack, 0.0)
-        delta_z, rho = self.delta_zc.value, self.rho.value
-        certified = bool(self.n_br or self.n_zc) and not basic
-
-        def eps_cert(d_c: float, recursion: bool = True) -> float:
-            """The certified atoms at free delta d_c.
-
-            zCDP, or zCDP atoms basic + bounded-range composition (Prop. 4, or the recursion:
-            one grid per delta, so route 5's shares do without it).
-            """
-            best = zcdp_epsilon(rho, d_c) if d_c > 0.0 else math.inf
-            if self.n_br and d_c - delta_z > 0.0:
-                best = min(
-                    best,
-                    self.eps_zc.value
-                    + _br_epsilon(self.br_eta.value, self.br_kl.value, self.br_eta_sq.value, d_c - delta_z),
-                )
-                if recursion and not cheap and len(self.br_counts) == 1 and self.n_br >= 2:  # one eta
-                    ((eta, n),) = self.br_counts.items()
-                    if eta > 0.0:
-                        best = min(best, self.eps_zc.value + br_adaptive_epsilon(eta, n, d_c - delta_z))
-            return best
-
-        if certified:
-            for delta_c in {d for d in (slack, delta_z) if d > 0.0}:
-                routes.append(
-                    (
-                        eps_plain + zcdp_epsilon(rho, delta_c),
-                        delta_fixed + delta_c,
-                        "basic composition + zCDP (bounded-range and zCDP parts, converted once)",
-                    )
-                )
-            if self.n_br and slack - delta_z > 0.0:
-                routes.append(
-                    (
-                        eps_plain + eps_cert(slack),
-                        delta_fixed + slack,
-                        "basic composition + bounded-range composition (Dong-Durfee-Rogers 2020)",
-                    )
-                )
-        if not basic and self.n_pure >= 2 and slack > 0.0 and not math.isinf(self.rho_pure.value):
-            routes.append(
-                (
-                    self.eps_approx.value + zcdp_epsilon(rho + self.rho_pure.value, slack),
-                    delta_fixed + slack,
-                    "zCDP (pure epsilon-DP is epsilon^2/2-zCDP, Bun-Steinke 2016)",
-                )
-            )
-        if not (basic or cheap) and sum(self.plain_counts.values()) >= 2 and slack > 0.0 and not math.isinf(eps_plain):
-            counts = tuple(self.plain_counts.items())
-            for share in _SPLITS if certified else (1.0,):
-                d_pure = slack * share
-                routes.append(
-                    (
-                        _pure_epsilon(counts, d_pure) + (eps_cert(slack - d_pure, False) if certified else 0.0),
-                        delta_fixed + slack,
-                        "optimal composition of the pure parts (Kairouz-Oh-Viswanath "
-                        "2015)" + (" + zCDP / bounded-range parts" if certified else ""),
-                    )
-                )
-        if not (basic or cheap) and self.plain_counts and len(self.br_counts) == 1 and slack - delta_z > 0.0:
-            ((eta, n),) = self.br_counts.items()
-            if eta > 0.0 and not math.isinf(eps_plain):  # every certificate at once: pure steps first (worst order)
-                eps = _br_with_pure_epsilon(eta, n, _groups(self.plain_counts.items()), slack - delta_z)
-                routes.append(
-                    (
-                        self.eps_zc.value + eps,
-                        delta_fixed + slack,
-                        "bounded-range and pure parts composed together (dynamic programming)",
-                    )
-                )
-        if nonadaptive and len(self.br_counts) == 1 and slack - delta_z > 0.0 and not math.isinf(eps_plain):
-            ((eta, n),) = self.br_counts.items()  # every mechanism fixed in advance: the non-adaptive optimum
-            if eta > 0.0:
-                counts = tuple(self.plain_counts.items())
-                optimal = sum(self.plain_counts.values()) >= 2
-                for share in _SPLITS if optimal else (0.0,):  # the plain atoms' share of the free delta
-                    eps_br = br_nonadaptive_epsilon(eta, n, (slack - delta_z) * (1.0 - share))
-                    eps_pl = _pure_epsilon(counts, (slack - delta_z) * share) if optimal else eps_plain
-                    routes.append(
-                        (
-                            eps_pl + self.eps_zc.value + eps_br,
-                            delta_fixed + slack,
-                            "non-adaptive bounded-range composition (Dong-Durfee-Rogers 2020, Thm 3)"
-                            + (" + optimal composition of the pure parts" if optimal else ""),
-                        )
-                    )
-        # within the delta budget if any route is (the basic route may not be); then the smallest epsilon
-        within = [r for r in routes if r[1] <= budget_delta] or routes
-        least = min(r[0] for r in within)  # the smallest epsilon; near-ties (1e-9) go to the smaller delta
-        eps, dlt, source = min((r for r in within if r[0] <= least * (1.0 + 1e-9)), key=lambda r: (r[1], r[0]))
-        if dlt >= 1.0:
-            raise ValueError(f"composed delta {dlt!r} is >= 1 (no guarantee)")
-        return Privacy(eps, dlt, self.relation, source)
 
 
 @validate_params({"charges": PRIVACIES, "delta": DELTA})

@@ -1,0 +1,43 @@
+"""A running sum of non-negative floats, correctly rounded when read (the ledger's sums)."""
+
+from __future__ import annotations
+
+import math
+
+
+class _ExactSum:
+    """A running sum of non-negative floats, correctly rounded when read.
+
+    Shewchuk's partials, the algorithm behind :func:`math.fsum`, kept incrementally); ``inf`` is absorbing.
+    """
+
+    __slots__ = ("_inf", "_partials")
+
+    def __init__(self) -> None:
+        self._partials: list[float] = []
+        self._inf = False
+
+    def add(self, x: float) -> None:
+        if math.isinf(x):
+            self._inf = True
+            return
+        partials, i = self._partials, 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+
+    @property
+    def value(self) -> float:
+        return math.inf if self._inf else math.fsum(self._partials)
+
+    def copy(self) -> _ExactSum:
+        out = _ExactSum()
+        out._partials, out._inf = list(self._partials), self._inf
+        return out
