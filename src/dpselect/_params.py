@@ -66,6 +66,7 @@ from ._validation import (
 __all__ = [
     "ANY",
     "BOOLEAN",
+    "DATA_FINITE",
     "DELTA",
     "EPSILON",
     "FINITE",
@@ -242,6 +243,9 @@ EPSILON = Rule("a finite float > 0", check=check_epsilon)
 DELTA = Rule("a float in [0, 1)", check=check_delta)
 #: Any finite real number.
 FINITE = Rule("a finite float", check=check_finite_float)
+#: A finite real number that may come from the data (a statistic, a true value): the message
+#: names the argument and never echoes the value.
+DATA_FINITE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
 #: A pair (lo, hi) of finite reals with lo <= hi.
 PAIR = Rule("a pair (lo, hi) of finite floats with lo <= hi", check=check_pair)
 #: A bool (or numpy bool).

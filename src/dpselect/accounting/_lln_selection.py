@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import math
 
-from .._params import RELATION, int_at_least, positive, validate_params
+from .._params import RELATION, positive, validate_params
 from ..privacy import Privacy
 from ..typing import Relation
-from ._rules import DELTA_POSITIVE, NONNEGATIVE
+from ._rules import DELTA_POSITIVE, N_CANDIDATES, NONNEGATIVE
 
 __all__ = ["lln_selection_privacy", "lln_selection_rho"]
 
-_M = int_at_least(1)
 
-_LLN_RULES = {"m": _M, "beta": NONNEGATIVE, "sigma": positive(), "a": positive()}
+_LLN_RULES = {"m": N_CANDIDATES, "beta": NONNEGATIVE, "sigma": positive(), "a": positive()}
 
 
 @validate_params(_LLN_RULES)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._params import Rule, instance_of, positive
+from .._params import Rule, instance_of, int_at_least, positive
 from .._validation import check_delta, check_delta_positive, check_epsilon, check_positive
 from ..privacy import Privacy
 
 __all__ = [
     "DELTA_POSITIVE",
     "NONNEGATIVE",
+    "N_CANDIDATES",
     "PRIVACIES",
     "PRIVACY",
     "delta_nonzero",
@@ -74,3 +75,5 @@ def reals(element: str, *, allow_zero: bool = False, allow_inf: bool = False) ->
 
 #: A float >= 0.
 NONNEGATIVE = positive(allow_zero=True)
+#: m, the number of candidates (>= 1).
+N_CANDIDATES = int_at_least(1)

@@ -10,12 +10,10 @@ import math
 
 from scipy import special
 
-from .._params import BOOLEAN, EPSILON, RELATION, int_at_least, positive, real_in, validate_params
+from .._params import BOOLEAN, EPSILON, RELATION, positive, real_in, validate_params
 from ..privacy import Privacy
 from ..typing import Relation
-from ._rules import DELTA_POSITIVE, NONNEGATIVE
-
-_M = int_at_least(1)
+from ._rules import DELTA_POSITIVE, N_CANDIDATES, NONNEGATIVE
 
 # ---------------------------------------------------------------------------
 # 3. Smooth report-noisy-max / Smooth Private Selection (mathematics §3.1, §3.2)
@@ -42,7 +40,7 @@ def _sliding_factor(monotone: bool) -> float:
     {
         "a": positive(),
         "beta": NONNEGATIVE,
-        "m": _M,
+        "m": N_CANDIDATES,
         "shift_constant": positive(),
         "dilation_constant": positive(),
         "monotone": BOOLEAN,
@@ -88,7 +86,7 @@ def smooth_rnm_epsilon(
     return _sliding_factor(monotone) * a * shift_constant + m * beta * dilation_constant
 
 
-@validate_params({"m": _M, "beta": NONNEGATIVE, "eps_d": positive(allow_zero=True, allow_inf=True)})
+@validate_params({"m": N_CANDIDATES, "beta": NONNEGATIVE, "eps_d": positive(allow_zero=True, allow_inf=True)})
 def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     """Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED]).
 
@@ -138,7 +136,7 @@ def _gamma_upper_quantile(m: int, delta: float) -> float:
     return float(special.gammainccinv(m, delta))
 
 
-@validate_params({"m": _M, "eps_d": EPSILON, "delta": DELTA_POSITIVE})
+@validate_params({"m": N_CANDIDATES, "eps_d": EPSILON, "delta": DELTA_POSITIVE})
 def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     """Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta (mathematics §3.1).
 
@@ -189,7 +187,7 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     raise RuntimeError("could not calibrate the Laplace smoothing parameter")  # pragma: no cover
 
 
-@validate_params({"m": _M, "beta": positive(), "delta": DELTA_POSITIVE})
+@validate_params({"m": N_CANDIDATES, "beta": positive(), "delta": DELTA_POSITIVE})
 def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     """Return the smallest eps_d >= m beta with delta_d <= delta for a given beta (mathematics §3.1).
 
@@ -225,7 +223,7 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     {
         "a": positive(),
         "beta": NONNEGATIVE,
-        "m": _M,
+        "m": N_CANDIDATES,
         "eps_d": positive(allow_inf=True),
         "monotone": BOOLEAN,
         "relation": RELATION.or_none(),
@@ -270,7 +268,7 @@ def laplace_selection_privacy(
     )
 
 
-@validate_params({"k": positive(), "l": positive(), "m": _M, "epsilon": EPSILON})
+@validate_params({"k": positive(), "l": positive(), "m": N_CANDIDATES, "epsilon": EPSILON})
 def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
     """Return the guarantee (k + m l / 2) epsilon of Smooth Private Selection (mathematics §3.2).
 
@@ -305,7 +303,7 @@ def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
     return (k + m * l / 2.0) * epsilon
 
 
-@validate_params({"kappa": real_in(0.0, 1.0), "m": _M})
+@validate_params({"kappa": real_in(0.0, 1.0), "m": N_CANDIDATES})
 def sps_split(kappa: float, m: int) -> tuple[float, float]:
     """Return the default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (mathematics §3.2 "Choosing k, l").
 

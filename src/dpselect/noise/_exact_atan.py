@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from scipy.special import stdtrit
 
-from .._params import ANY, SEED, Rule, callable_, int_at_least, positive, validate_params
-from .._validation import check_finite_float, check_int, check_positive
+from .._params import ANY, DATA_FINITE, SEED, Rule, callable_, int_at_least, positive, validate_params
+from .._validation import check_int, check_positive
 from ..typing import SeedLike
 from ._integers import IntegerSource
 
@@ -248,7 +248,7 @@ def _law(value: Any, name: str) -> str | CdfBounds:
     {
         "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
         # the statistic and S(x)/alpha are data-derived: messages name them without their values
-        "value": Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False)),
+        "value": DATA_FINITE,
         "scale": Rule("a float > 0", check=lambda v, n: check_positive(v, n, quote=False)),
         "lam": positive(),
         "n": int_at_least(1),

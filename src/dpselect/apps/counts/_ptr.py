@@ -66,12 +66,12 @@ import math
 import numpy as np
 from numpy.ma.core import MaskedConstant
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._params import DATA_FINITE, EPSILON, SEED, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_privacy
 from ...noise import GridLaplace, grid_index, grid_values
 from ...typing import SeedLike
-from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA, VALUE
+from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA
 
 __all__ = ["propose_test_release", "ptr_privacy"]
 
@@ -114,7 +114,7 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
 
 @validate_params(
     {
-        "value": VALUE,
+        "value": DATA_FINITE,  # f(D): never echoed
         "distance_to_instability": DISTANCE,
         "bound": PTR_BOUND,
         "epsilon": EPSILON,

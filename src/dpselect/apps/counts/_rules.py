@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..._params import Rule, array_1d, instance_of, options
-from ..._validation import check_counts, check_delta_positive, check_finite_float, check_positive
+from ..._validation import check_counts, check_delta_positive, check_positive
 from ...accounting import Accountant
 from ...noise import check_granularity
 from ...typing import ArrayLike
@@ -35,7 +35,6 @@ __all__ = [
     "TIE_RULE",
     "TIE_RULES",
     "UTILITIES",
-    "VALUE",
     "as_labels",
 ]
 
@@ -83,8 +82,6 @@ CANDIDATES = array_1d(none=True)
 GRANULARITY = Rule("a power of two", check=check_granularity, none=True)
 #: delta of propose-test-release: in (0, 1), since the threshold is ln(1/delta)/epsilon.
 PTR_DELTA = Rule("a float in (0, 1)", check=_ptr_delta)
-#: f(D) of propose-test-release: finite, never echoed.
-VALUE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
 #: A distance to instability: >= 0 (inf allowed), never echoed.
 DISTANCE = Rule(
     "a float >= 0 (inf allowed)", check=lambda v, n: check_positive(v, n, allow_inf=True, allow_zero=True, quote=False)

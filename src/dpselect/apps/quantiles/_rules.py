@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import ANY, BOOLEAN, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
+from ..._params import ANY, BOOLEAN, DATA_FINITE, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
 from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
 from ...accounting import Accountant
 from ._piecewise_em import check_method
@@ -107,9 +107,6 @@ RELATION = options(*RELATIONS)
 SAMPLER = options(*SAMPLERS)
 #: What a bounded-data function does with a record outside the public bounds.
 OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
-#: A finite real number that may come from the data (a true median, a target): the message
-#: names the argument and never echoes the value.
-DATA_FINITE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
 #: Public bounds (a, b): finite, a < b, finite width.
 BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
 #: A quantile level in [0, 1].
