@@ -44,6 +44,11 @@ def is_package(name: str) -> bool:
     return modules()[name].name == "__init__.py"
 
 
+def faces() -> list[str]:
+    """Every package of the source tree (its ``__init__`` is its face), sorted."""
+    return sorted(name for name in modules() if is_package(name))
+
+
 def package_of(name: str) -> str:
     """The package a module belongs to (a package belongs to itself)."""
     return name if is_package(name) else name.rpartition(".")[0]

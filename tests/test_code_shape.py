@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from _source_imports import is_package, modules
+from _source_imports import faces, modules
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
@@ -48,14 +48,10 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 }
 
 
-def _faces() -> list[str]:
-    return sorted(name for name in modules() if is_package(name))
-
-
 def _exported() -> list[tuple[str, str, Any]]:
     """(face, name, object) for every function and class in a face's ``__all__`` (optional faces skipped)."""
     out = []
-    for face in _faces():
+    for face in faces():
         try:
             module = importlib.import_module(face)
         except ImportError:

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from _source_imports import PACKAGE, SRC, Import, imports, internal_targets, is_package, modules, package_of
+from _source_imports import PACKAGE, SRC, Import, faces, imports, internal_targets, is_package, modules, package_of
 
 APPS = f"{PACKAGE}.apps"
 CLI = (f"{PACKAGE}.cli", f"{PACKAGE}._cli_input", f"{PACKAGE}.__main__")
@@ -248,10 +248,6 @@ def test_layer_rules_cover_the_core() -> None:
 # --------------------------------------------------------------------------- faces
 
 
-def _faces() -> list[str]:
-    return sorted(name for name in modules() if is_package(name))
-
-
 def _import_face(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
@@ -282,7 +278,7 @@ def _bindings(face: str) -> tuple[dict[str, str], bool]:
     return out, lazy
 
 
-@pytest.mark.parametrize("face", [f for f in _faces() if f != PACKAGE])
+@pytest.mark.parametrize("face", [f for f in faces() if f != PACKAGE])
 def test_face_exports_only_its_own_package(face: str) -> None:
     """Every name of a face's __all__ is defined in its package (no second import path into another room)."""
     source = modules()[face].read_text()
@@ -309,7 +305,7 @@ def test_face_exports_only_its_own_package(face: str) -> None:
 def test_no_two_faces_export_the_same_object() -> None:
     """(An alias inside one face, e.g. ``private_median = duff_median``, is one face: not counted.)"""
     owners: dict[int, list[str]] = defaultdict(list)
-    for face in _faces():
+    for face in faces():
         if face == PACKAGE:
             continue  # the root re-exports the core objects by design (docs/architecture.md)
         try:
