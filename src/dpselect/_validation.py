@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ._arraylike import to_numpy
 from .typing import Relation
 
 __all__ = [
@@ -157,10 +158,7 @@ def check_size(size: Any, name: str = "size") -> int | None:
 
 def as_real_array(values: Any, name: str) -> np.ndarray:
     """Any-shape float64 array of real numbers; rejects non-numeric and complex dtypes."""
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # pragma: no cover - exotic objects
-        raise TypeError(f"{name} must be array-like: {exc}") from None
+    arr = to_numpy(values, name)  # pandas / polars / pyarrow columns; a missing value is a ValueError
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):

@@ -53,12 +53,12 @@ from ....accounting import Accountant, charge
 from ....typing import SeedLike
 from .._exponential.piecewise_em import check_output_grid, em_privacy
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SAMPLE, SEED, SIZE
 from .median_masses import sample_median, sample_median_grid
 
 Method = Literal["auto", "race", "inverse"]
 _DUFF_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "bounds": BOUNDS,
     "rng": SEED,
@@ -184,7 +184,7 @@ def duff_median(
     return sample_median(ext, epsilon, size, gen, method)
 
 
-@validate_params({"t": ANY, "x": ANY, "bounds": BOUNDS})
+@validate_params({"t": ANY, "x": SAMPLE, "bounds": BOUNDS})
 def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
@@ -242,7 +242,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 # ---------------------------------------------------------------------------
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS, "values": ANY})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "values": ANY})
 def median_neighbours(
     x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
 ) -> list[np.ndarray]:

@@ -12,13 +12,13 @@ from numpy.typing import ArrayLike
 from ...._params import validate_params
 from ....output_law import OutputLaw
 from .._order_stats import check_points, lower_median_index
-from .._rules import ANY, BOUNDS, DATA_FINITE, EPSILON
+from .._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, SAMPLE
 from .median_masses import median_distribution, uniform_abs_dev
 
 __all__ = ["duff_median_intervals", "duff_median_pdf", "expected_absolute_error", "output_cdf"]
 
 
-_LAW_RULES = {"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS}
+_LAW_RULES = {"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS}
 
 
 @validate_params(_LAW_RULES)

@@ -26,7 +26,6 @@ from ....accounting import Accountant
 from ....typing import Relation, SeedLike
 from .._rules import (
     ACCOUNTANT,
-    ANY,
     BOUNDS,
     EPSILON,
     GRANULARITY,
@@ -35,6 +34,7 @@ from .._rules import (
     METHOD,
     OUT_OF_BOUNDS_RULE,
     RELATION,
+    SAMPLE,
     SAMPLER,
     SEED,
     SIZE,
@@ -45,7 +45,7 @@ __all__ = ["private_median", "private_quantile"]
 
 
 _QUANTILE_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "q": LEVEL,
     "epsilon": EPSILON,
     "bounds": BOUNDS.or_none(),
@@ -236,7 +236,7 @@ def private_median(
     x: ArrayLike,
     epsilon: float,
     *,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None = ...,
     integer: bool | None = ...,
     relation: Relation = ...,
     rng: SeedLike = ...,
@@ -252,7 +252,7 @@ def private_median(
     x: ArrayLike,
     epsilon: float,
     *,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None = ...,
     integer: bool | None = ...,
     relation: Relation = ...,
     rng: SeedLike = ...,
@@ -263,12 +263,12 @@ def private_median(
     sampler: Sampler = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
-@validate_params({k: v for k, v in _QUANTILE_RULES.items() if k != "q"} | {"bounds": BOUNDS})
+@validate_params({k: v for k, v in _QUANTILE_RULES.items() if k != "q"})
 def private_median(
     x: ArrayLike,
     epsilon: float,
     *,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None = None,
     integer: bool | None = None,
     relation: Relation = "add_remove",
     rng: SeedLike = None,
@@ -300,8 +300,10 @@ def private_median(
     epsilon : float
         privacy budget (> 0): epsilon-DP under ``relation`` (add/remove or replace
         neighbours; mathematics §12.1).
-    bounds : tuple of float
-        public ``(a, b)``, ``a < b``.
+    bounds : tuple of float or None, default=None
+        public ``(a, b)``, ``a < b``; None: no bounds, the route of :func:`private_quantile`
+        (:func:`unbounded_quantile`: a quarter of epsilon releases bounds by AboveThreshold,
+        mathematics §15.2).
     integer : bool or None, default=None
         integer outputs; None: whether ``x`` has an integer dtype.
     relation : str, default="add_remove"

@@ -50,7 +50,7 @@ from ....typing import Relation, SeedLike
 from .._exponential.mechanism import output_grid, sample_quantile
 from .._exponential.piecewise_em import grid_ceil
 from .._exponential.quantile_pieces import Sample, check_q, check_sample
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SAMPLE, SEED, Rule
 from .._unbounded.bounds import release_bounds
 from .joint_exp import sample_joint
 
@@ -158,7 +158,7 @@ def _recursive(
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "qs": LEVELS,
         "epsilon": EPSILON,
         "bounds": BOUNDS.or_none(),

@@ -40,6 +40,7 @@ from .._rules import (
     PERCENT,
     RANK_CONVENTION,
     RELATION,
+    SAMPLE,
     SAMPLER,
     SEED,
     options,
@@ -64,7 +65,7 @@ __all__ = [
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "p": PERCENT,
         "epsilon": EPSILON.or_none(),
         "grid": GRID.or_none(),

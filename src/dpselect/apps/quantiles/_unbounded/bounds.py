@@ -38,7 +38,7 @@ from ....mechanisms import AboveThreshold
 from ....noise import check_granularity
 from ....privacy import Privacy
 from ....typing import Relation, SeedLike
-from .._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 
@@ -111,7 +111,7 @@ SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_sca
 #: Grid points per octave: a power of two in [1, 1024].
 STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
 _SCAN_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "scale": SCALE,
     "steps": STEPS,

@@ -17,13 +17,13 @@ from ....accounting import Accountant
 from ....typing import Relation, SeedLike
 from .._exponential.quantile import private_quantile
 from .._multi.quantiles import LEVELS, QUANTILES_METHOD, private_quantiles
-from .._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SAMPLE, SEED, Rule
 from .bounds import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
 
 #: The share of epsilon spent on the bounds, in (0, 1).
 SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))
 _RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "scale": SCALE,
     "steps": STEPS,
