@@ -8,11 +8,12 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._params import EPSILON, SEED, int_at_least, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, resolve_mechanism
+from ...mechanisms.top_k import select_top_k, top_k_privacy
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
 from ._rules import ACCOUNTANT, LABELS, MECHANISM
@@ -60,6 +61,7 @@ def private_majority(
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
     accountant: Accountant | None = ...,
+    k: None = None,
 ) -> object: ...
 
 
@@ -72,7 +74,21 @@ def private_majority(
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
     accountant: Accountant | None = ...,
+    k: None = None,
 ) -> L: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = ...,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    accountant: Accountant | None = ...,
+    k: int,
+) -> list[L]: ...
 
 
 @validate_params(
@@ -83,6 +99,7 @@ def private_majority(
         "mechanism": MECHANISM,
         "rng": SEED,
         "accountant": ACCOUNTANT,
+        "k": int_at_least(1, none=True),
     }
 )
 def private_majority(
@@ -93,7 +110,8 @@ def private_majority(
     mechanism: str | Mechanism = "pf",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
-) -> L | object:
+    k: int | None = None,
+) -> L | object | list[L]:
     r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
@@ -106,7 +124,11 @@ def private_majority(
         P[\text{candidate } r \text{ is examined and accepted}] \propto
         \exp\bigl(\varepsilon\,(c_r - \max_s c_s)\bigr)
 
-    in a uniformly random order, which is :math:`\varepsilon`-DP.
+    in a uniformly random order, which is :math:`\varepsilon`-DP.  With ``k``, the k most
+    frequent labels, most preferred first, by peeling (mathematics §10.2): round j runs the
+    mechanism at :math:`\varepsilon / k` on the candidates not chosen yet, and the k rounds
+    compose to :math:`\varepsilon`-DP (:func:`~dpselect.mechanisms.top_k.top_k_privacy`; the
+    exponential mechanism and Gumbel report-noisy-max draw the same law in one shot).
 
     Parameters
     ----------
@@ -131,12 +153,16 @@ def private_majority(
         "secure" where supported (:data:`dpselect.typing.SeedLike`).
     accountant : Accountant, default=None
         Charged the release's guarantee before any randomness is drawn.
+    k : int or None, default=None
+        None: one label.  An int (1 <= k <= number of candidates): the k labels, most
+        preferred first; ``epsilon`` is the budget of all k (each round gets epsilon / k;
+        with a mechanism instance, its own epsilon is one round's, k times it in all).
 
     Returns
     -------
-    label
-        One candidate label (an element of ``candidates``).  No count is
-        returned or printed.
+    label or list of labels
+        One candidate label (an element of ``candidates``); with ``k``, a list of k
+        distinct candidate labels, most preferred first.  No count is returned or printed.
 
     References
     ----------
@@ -151,6 +177,8 @@ def private_majority(
     >>> votes = ["red"] * 30 + ["blue"] * 12 + ["green"] * 5
     >>> private_majority(votes, 1.0, candidates=["red", "green", "blue"], rng=0)
     'red'
+    >>> private_majority(votes, 3.0, candidates=["red", "green", "blue"], k=2, rng=0)
+    ['red', 'blue']
     """
     lab = np.asarray(labels)
     if candidates is None:
@@ -171,7 +199,31 @@ def private_majority(
     prob = SelectionProblem(
         counts, global_sensitivity=1.0, monotone=True, relation="add_remove", private=candidates is not None
     )
-    mech = resolve_mechanism(mechanism, epsilon, 0.0)
+    if k is None:
+        mech = resolve_mechanism(mechanism, epsilon, 0.0)
+        gen = check_random_state(rng)
+        charge(accountant, mech.privacy(prob))
+        return cand_list[int(mech.select(prob, rng=gen))]
+    if k > len(cand_list):
+        raise ValueError(f"k must be at most the number of candidates ({len(cand_list)}), got {k}")
+    mech = _round_mechanism(mechanism, epsilon, k, prob)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(prob))
-    return cand_list[int(mech.select(prob, rng=gen))]
+    charge(accountant, top_k_privacy(mech, prob, k))
+    return [cand_list[int(i)] for i in select_top_k(mech, prob, k, rng=gen)]
+
+
+def _round_mechanism(mechanism: str | Mechanism, epsilon: float | None, k: int, prob: SelectionProblem) -> Mechanism:
+    """One round's mechanism at epsilon / k, rounded down until the k rounds' total is at most ``epsilon``.
+
+    The k rounds compose to the sum of their epsilons, computed in floating point: epsilon / k
+    summed k times may exceed epsilon by an ulp (and an accountant holding exactly epsilon would
+    refuse the release), so the round's budget steps down by ulps until the total fits.
+    """
+    if epsilon is None:
+        return resolve_mechanism(mechanism, None, 0.0)
+    eps = epsilon / k
+    mech = resolve_mechanism(mechanism, eps, 0.0)
+    while prob.private and top_k_privacy(mech, prob, k).epsilon > epsilon:
+        eps = float(np.nextafter(eps, 0.0))
+        mech = resolve_mechanism(mechanism, eps, 0.0)
+    return mech
