@@ -50,6 +50,7 @@ CORE = (
     "problem",
     "_validation",
     "_params",
+    "_arraylike",
     "output_law",
     "_optional",
     "_warnings",
@@ -505,6 +506,7 @@ def test_top_level_holds_the_core_only() -> None:
     allowed = {
         "__init__",
         "__main__",
+        "_arraylike",
         "_optional",
         "_params",
         "_validation",

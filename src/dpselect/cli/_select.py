@@ -101,7 +101,7 @@ def top_k_mechanism(name: str, eps: float, dlt: float | None, k: int, prob: Sele
     sum of the rounds' guarantees (mathematics §10.2); the round's epsilon steps down by ulps
     until that floating-point sum is at most --epsilon.
     """
-    from ..mechanisms.top_k import TopK
+    from ..mechanisms import TopK
 
     per_eps, per_dlt = eps / k, None if dlt is None else dlt / k
     while True:

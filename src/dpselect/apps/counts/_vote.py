@@ -12,8 +12,7 @@ from ..._params import EPSILON, SEED, int_at_least, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism
-from ...mechanisms.top_k import select_top_k, top_k_privacy
+from ...mechanisms import Mechanism, resolve_mechanism, select_top_k, top_k_privacy
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
 from ._rules import ACCOUNTANT, LABELS, MECHANISM
