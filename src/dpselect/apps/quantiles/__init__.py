@@ -59,6 +59,7 @@ from ._smooth.smooth_sens_approx import (
     smooth_sens_approx,
     smooth_sens_approx_mechanism,
 )
+from ._tables.grouped import GroupedQuantiles, grouped_quantiles
 from ._unbounded.bounds import Bounds, private_bounds, private_max
 from ._unbounded.quantiles import unbounded_quantile, unbounded_quantiles
 
@@ -67,6 +68,7 @@ __all__ = [
     "RANK_CONVENTIONS",
     "UTILITIES",
     "Bounds",
+    "GroupedQuantiles",
     "MeanLevels",
     "PercentileStability",
     "absolute_error_loss",
@@ -82,6 +84,7 @@ __all__ = [
     "expected_abs_error_smooth_sens_approx",
     "expected_abs_error_smooth_sens_pure",
     "expected_absolute_error",
+    "grouped_quantiles",
     "laplace_ln",
     "laplace_ln_mechanism",
     "local_sensitivity_median",
