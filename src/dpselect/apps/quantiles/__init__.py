@@ -10,6 +10,9 @@
 - No bounds (``bounds=None``): :func:`private_bounds` and :func:`private_max` release bounds by
   AboveThreshold on a geometric grid (Durfee 2023), then the bounded mechanisms run on the
   clamped records: :func:`unbounded_quantile`, :func:`unbounded_quantiles`.
+- Many groups or columns: :func:`grouped_quantiles` (parallel composition over public keys,
+  epsilon charged once; keys released privately first without them) and :func:`describe`
+  (a noisy row count and every numeric column's quantiles, the budget split shown).
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
@@ -59,6 +62,7 @@ from ._smooth.smooth_sens_approx import (
     smooth_sens_approx,
     smooth_sens_approx_mechanism,
 )
+from ._tables.describe import Description, describe
 from ._tables.grouped import GroupedQuantiles, grouped_quantiles
 from ._unbounded.bounds import Bounds, private_bounds, private_max
 from ._unbounded.quantiles import unbounded_quantile, unbounded_quantiles
@@ -68,10 +72,12 @@ __all__ = [
     "RANK_CONVENTIONS",
     "UTILITIES",
     "Bounds",
+    "Description",
     "GroupedQuantiles",
     "MeanLevels",
     "PercentileStability",
     "absolute_error_loss",
+    "describe",
     "duff_mean",
     "duff_mean_intervals",
     "duff_mean_levels",
