@@ -50,17 +50,31 @@ from ._input import CLIError  # noqa: E402
 __all__ = ["app", "demo_table", "main"]
 
 
+class _Command(typer.core.TyperCommand):
+    """A command whose usage line names its arguments as the help lists them (``FILE``, not ``{file}``)."""
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1].upper() if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+
 def _build_app() -> typer.Typer:
+    # Plain (click) help, not rich's boxes: at 80 columns rich cuts long option names
+    # ("--non-private-candi..."), click puts their help on the next line.
     app = typer.Typer(
         name="dpselect",
         help="Differentially private selection: reproduce the papers' experiments, select, audit.",
         add_completion=False,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
     add_commands(app)
     add_genomics_commands(app)
+    for info in app.registered_commands:
+        if info.cls in (None, typer.core.TyperCommand):
+            info.cls = _Command
     return app
 
 

@@ -221,7 +221,9 @@ def _select_rows(
 
 def select(
     file: Path = typer.Argument(
-        ..., help="CSV or Parquet file: one row per candidate (scores, counts) or one row per record (votes)"
+        ...,
+        metavar="FILE",
+        help="CSV or Parquet file: one row per candidate (scores, counts) or one row per record (votes)",
     ),
     column: str = typer.Option(..., "--column", help="column of scores / counts, or of raw labels (votes)"),
     epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
