@@ -254,7 +254,10 @@ def select(
     ),
     label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidate rows"),
     candidates: str | None = typer.Option(
-        None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated"
+        None,
+        "--candidates",
+        help="--utility votes: the public labels to choose from, comma-separated; a misspelt label is "
+        "a candidate no record holds (count 0), never warned about (a warning would tell that no record has it)",
     ),
     k: int | None = typer.Option(
         None,
