@@ -126,3 +126,18 @@ def test_cli_select_k_prints_k_labels_only(tmp_path, capsys):
     assert not numbers & {"17", "15", "11", "45", "50"}
     assert main([*argv, "--k", "5"]) == 2
     assert "--k must be at most the number of candidates (4)" in capsys.readouterr().err
+
+
+def test_a_misspelt_candidate_is_a_candidate_with_count_zero_and_no_warning(tmp_path, capsys):
+    """--candidates red,gren: 'gren' counts 0 (the law of PF on [17, 0]), and nothing warns (it would leak)."""
+    pytest.importorskip("typer")
+    from dpselect.cli import main
+
+    assert label_counts(LABELS, ["red", "gren"]).tolist() == [17, 0]
+    path = tmp_path / "votes.csv"
+    path.write_text("colour\n" + "\n".join(LABELS) + "\n")
+    assert main(["select", str(path), "--column", "colour", "--epsilon", "0.1", "--candidates", "red,gren"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("selected: ") and err == ""
+    assert main(["select", "--help"]) == 0
+    assert "misspelt label is a candidate no record holds (count 0)" in " ".join(capsys.readouterr().out.split())

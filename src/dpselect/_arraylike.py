@@ -159,7 +159,7 @@ def as_array_1d(value: Any, name: str) -> np.ndarray:
     dtype('int64')
     """
     if hasattr(value, "dask") and hasattr(value, "compute"):
-        return value  # type: ignore[no-any-return]  # reduced chunk by chunk by its consumer
+        return value  # reduced chunk by chunk by its consumer
     arr = to_numpy(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")

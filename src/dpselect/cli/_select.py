@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import typer
@@ -108,7 +108,7 @@ def top_k_mechanism(name: str, eps: float, dlt: float | None, k: int, prob: Sele
         mech, note = build_mechanism(name, per_eps, per_dlt)
         top = TopK(mech, k)
         if not prob.private or top.privacy(prob).epsilon <= eps:
-            return top, note
+            return cast("Mechanism", top), note  # TopK selects and states its guarantee as one
         per_eps = float(np.nextafter(per_eps, 0.0))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -126,9 +126,11 @@ def split_by_key(values: np.ndarray, groups: np.ndarray, keys: tuple[Any, ...]) 
 
 def _private_keys(groups: np.ndarray, epsilon: float, delta: float, gen: np.random.Generator) -> tuple[Any, ...]:
     """Keys released by partition selection (one record = one user contributing its one group)."""
-    from ...counts import select_partitions  # type: ignore[attr-defined]  # built on another branch
+    from ... import counts  # select_partitions is built on another branch: looked up when called
 
-    released = select_partitions([[g] for g in groups.tolist()], epsilon, delta, max_contributions=1, rng=gen)
+    released = cast(Any, counts).select_partitions(
+        [[g] for g in groups.tolist()], epsilon, delta, max_contributions=1, rng=gen
+    )
     keys = getattr(released, "keys", released)
     return tuple(keys() if callable(keys) else keys)
 
@@ -252,7 +254,8 @@ def grouped_quantiles(
     parts = split_by_key(vals, grp, tuple(keys))
     out = [_one_group(np.concatenate([p, anchor]), q, eps_q, bounds, integer, gen, granularity) for p in parts]
     shape = (len(out),) if isinstance(q, float) else (len(out), len(q))
-    return GroupedQuantiles(tuple(keys), q, np.asarray(out).reshape(shape), privacy)
+    levels = cast("float | tuple[float, ...]", q)  # the rule made a sequence a tuple
+    return GroupedQuantiles(tuple(keys), levels, np.asarray(out).reshape(shape), privacy)
 
 
 def _one_group(
