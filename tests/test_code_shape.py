@@ -38,7 +38,9 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
     "dpselect.apps.counts": frozenset({"ModeUtility"}),
     # results the library returns (readers, selections, simulations), never configured by a user
     "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
-    "dpselect.apps.quantiles": frozenset({"Bounds", "MeanLevels", "PercentileStability"}),  # results returned
+    "dpselect.apps.quantiles": frozenset(
+        {"Bounds", "Description", "GroupedQuantiles", "MeanLevels", "PercentileStability"}
+    ),  # results returned
     "dpselect.apps.trees": frozenset(),
     # results the library returns (reproduce's result and the claims it holds), not configured by users
     "dpselect.experiments": frozenset({"Claim", "ExperimentResult"}),

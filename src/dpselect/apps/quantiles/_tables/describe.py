@@ -33,7 +33,7 @@ SOURCE = "a noisy row count and each column's quantiles, sequential composition 
 class Description:
     """The private description of a table: the count of rows and each column's quantiles.
 
-    Attributes
+    Parameters
     ----------
     columns : tuple of str
         The columns described, in order.
@@ -43,8 +43,10 @@ class Description:
         The noisy count of rows (clamped at 0).
     quantiles : numpy.ndarray
         Shape (len(columns), len(q)).
-    epsilon_count, epsilon_column : float
-        The budget of the count and of each column.
+    epsilon_count : float
+        The budget of the count.
+    epsilon_column : float
+        The budget of each column.
     privacy : Privacy
         The guarantee of the whole description (charged once).
     """
@@ -136,7 +138,7 @@ def _table(data: Any, columns: Sequence[str] | None) -> dict[str, Any]:
     }
 )
 def describe(
-    data: Any,
+    data: object,
     epsilon: float,
     *,
     q: float | Sequence[float] = (0.25, 0.5, 0.75),

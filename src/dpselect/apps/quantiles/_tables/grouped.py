@@ -11,7 +11,7 @@ of the released keys follow with the rest of epsilon (sequential composition).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -37,7 +37,7 @@ PARALLEL = "parallel composition over public groups (mathematics §12.6)"
 class GroupedQuantiles:
     """The private quantiles of each group, in the order of ``keys``.
 
-    Attributes
+    Parameters
     ----------
     keys : tuple
         The groups (the public keys given, or the keys released by partition selection).
@@ -49,18 +49,24 @@ class GroupedQuantiles:
         The guarantee of the whole release (charged once).
     """
 
-    keys: tuple[Any, ...]
+    keys: tuple[Hashable, ...]
     q: float | tuple[float, ...]
     values: np.ndarray
     privacy: Privacy
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: Hashable) -> np.ndarray:
         """The quantile(s) of group ``key``."""
-        return self.values[self.keys.index(key)]
+        return np.asarray(self.values[self.keys.index(key)])
 
-    def to_dict(self) -> dict[Any, Any]:
-        """``{key: quantile(s)}`` in the order of :attr:`keys`."""
-        return {k: self.values[i] for i, k in enumerate(self.keys)}
+    def to_dict(self) -> dict[Hashable, np.ndarray]:
+        """The quantile(s) of every group.
+
+        Returns
+        -------
+        dict
+            ``{key: quantile(s)}`` in the order of :attr:`keys`.
+        """
+        return {k: np.asarray(self.values[i]) for i, k in enumerate(self.keys)}
 
 
 def _levels(value: Any, name: str) -> float | tuple[float, ...]:
@@ -153,12 +159,12 @@ def _private_keys(groups: np.ndarray, epsilon: float, delta: float, gen: np.rand
 )
 def grouped_quantiles(
     values: ArrayLike,
-    groups: ArrayLike | Sequence[Any],
+    groups: ArrayLike | Sequence[Hashable],
     q: float | Sequence[float],
     epsilon: float,
     *,
     bounds: tuple[float, float] | None,
-    keys: Sequence[Any] | None = None,
+    keys: Sequence[Hashable] | None = None,
     delta: float = 0.0,
     key_share: float = 0.5,
     integer: bool | None = None,
