@@ -147,3 +147,13 @@ def test_median_without_bounds_is_the_quantile_route() -> None:
     got = private_median(ints, 2.0, rng=5)
     assert isinstance(got, int) and got == private_quantile(ints, 0.5, 2.0, rng=5)
     assert abs(got - int(np.quantile(ints, 0.5, method="inverted_cdf"))) <= 20
+
+
+@pytest.mark.parametrize("kind", KINDS[2:])
+def test_counts_columns_go_through_the_same_conversion(kind: str) -> None:
+    from dpselect.apps.counts import private_argmax
+
+    counts = [22, 8, 17, 4, 0]
+    assert private_argmax(_typed(kind, counts), 1.0, rng=4) == private_argmax(np.asarray(counts), 1.0, rng=4)
+    with pytest.raises(ValueError, match=r"^counts has missing values"):
+        private_argmax([3, None, 1], 1.0)

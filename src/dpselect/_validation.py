@@ -197,7 +197,7 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
     naming the argument (never a silent wrap-around or a cast warning).  The
     messages never quote the (private) values.
     """
-    arr = np.asarray(counts)
+    arr = to_numpy(counts, name)  # pandas / polars / pyarrow columns; a missing value is a ValueError
     if arr.dtype == object:
         flat = arr.ravel()
         if flat.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):
