@@ -135,6 +135,8 @@ def to_numpy(value: Any, name: str) -> np.ndarray:
     """
     if isinstance(value, np.ndarray):
         return value
+    if value is None:
+        raise TypeError(f"{name} must be array-like, got None")
     arr = _foreign(value, name)
     if arr is not None:
         return arr

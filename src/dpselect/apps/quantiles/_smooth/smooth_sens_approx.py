@@ -119,7 +119,14 @@ def _approx_release(
 
 
 @validate_params(
-    {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": ANY, "tuning": TUNING, "granularity": GRANULARITY}
+    {
+        "x": SAMPLE.or_none(),  # not read with tuning="fixed"
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "bounds": ANY,
+        "tuning": TUNING,
+        "granularity": GRANULARITY,
+    }
 )
 def smooth_sens_approx_mechanism(
     x: ArrayLike,

@@ -151,12 +151,13 @@ def describe(
     r"""A private count of the rows and the private quantiles of each numeric column: epsilon in all.
 
     .. math:: \varepsilon = \varepsilon_n + c\,\varepsilon_c, \qquad
-              \varepsilon_n = \text{count\_share}\cdot\varepsilon, \quad
+              \varepsilon_n = s\,\varepsilon, \quad
               \varepsilon_c = (\varepsilon - \varepsilon_n)/c
 
-    under add/remove of one row (sequential composition, mathematics §12.6): the count is
-    n + K, K exact discrete Laplace of scale 1/epsilon_n (an integer; mathematics §11.1), each
-    column's levels come from :func:`private_quantiles` at epsilon_c.
+    (s = ``count_share``, c columns) under add/remove of one row (sequential composition,
+    mathematics §12.6): the count is n + K, K exact discrete Laplace of scale 1/epsilon_n (an
+    integer; mathematics §11.1), each column's levels come from :func:`private_quantiles` at
+    epsilon_c.
 
     Parameters
     ----------
