@@ -131,3 +131,24 @@ def test_keys_selected_privately_when_not_given():
     res = grouped_quantiles(values, groups, 0.5, 2.0, bounds=(0, 50), delta=1e-6, accountant=acc, rng=3)
     assert set(res.keys) <= {"big", "mid", "tiny"} and "big" in res.keys
     assert abs(acc.spent.epsilon - 2.0) < 1e-12 and acc.spent.delta == pytest.approx(1e-6)
+
+
+def test_keys_none_route_wiring_with_a_stand_in_partition_selection(monkeypatch):
+    """Until select_partitions is merged: the route calls it with one item per record, key_share * epsilon and
+    delta, before the quantiles at the rest, and the accountant is charged (epsilon, delta) once, up front."""
+    import dpselect.apps.counts as counts
+
+    calls = []
+
+    def stand_in(user_items, epsilon, delta, *, max_contributions, rng=None):
+        calls.append((len(user_items), [list(u) for u in user_items[:2]], epsilon, delta, max_contributions))
+        return ["b", "a"]
+
+    monkeypatch.setattr(counts, "select_partitions", stand_in, raising=False)
+    acc = Accountant(1.0, 1e-5)
+    values, groups = [1, 2, 3, 4, 4], ["a", "b", "a", "c", "b"]
+    res = grouped_quantiles(values, groups, 0.5, 1.0, bounds=(0, 5), delta=1e-6, key_share=0.25, accountant=acc, rng=0)
+    assert calls == [(5, [["a"], ["b"]], 0.25, 1e-6, 1)]
+    assert res.keys == ("b", "a") and res.values.shape == (2,)
+    assert acc.spent.epsilon == pytest.approx(1.0) and acc.spent.delta == pytest.approx(1e-6)
+    assert res.privacy.epsilon == pytest.approx(1.0) and res.privacy.delta == pytest.approx(1e-6)
