@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 
 class _ExactSum:
@@ -17,9 +18,17 @@ class _ExactSum:
         self._partials: list[float] = []
         self._inf = False
 
-    def add(self, x: float) -> None:
+    def add(self, x: float, times: int = 1) -> None:
         if math.isinf(x):
             self._inf = True
+            return
+        if times != 1:  # times * x exactly: the rounded product and its (exactly representable) error
+            hi = x * times
+            if math.isinf(hi):
+                self._inf = True
+                return
+            self.add(hi)
+            self.add(float(Fraction(x) * times - Fraction(hi)))
             return
         partials, i = self._partials, 0
         for y in partials:

@@ -11,6 +11,7 @@ exact running sums are in ``_exact_sum``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 
 from .._params import DELTA, validate_params
@@ -151,33 +152,37 @@ class Ledger(_Routes):
         self._cache = {}
         self.eps_all.add(privacy.epsilon)
         self.delta_all.add(privacy.delta)
-        for a in atoms:
-            if a.bounded_range is not None:
-                eta = float(a.bounded_range)
-                self.n_br += 1
-                self.rho.add(eta * eta / 8.0)
-                self.br_eta.add(eta)
-                self.br_kl.add(br_kl_bound(eta))
-                self.br_eta_sq.add(eta * eta)
-                self.delta_br.add(a.delta)  # a declared delta is never dropped
-                self.br_counts[eta] = self.br_counts.get(eta, 0) + 1
-            elif a.rho is not None:
-                self.n_zc += 1
-                self.rho.add(float(a.rho))
-                self.eps_zc.add(a.epsilon)
-                self.delta_zc.add(a.delta)
-            else:
-                self.eps_plain.add(a.epsilon)
-                self.delta_plain.add(a.delta)
-                if a.delta > 0.0:
-                    self.eps_approx.add(a.epsilon)
-                    self.rho_approx.add(a.epsilon * a.epsilon / 2.0)
-                else:
-                    self.n_pure += 1
-                    self.rho_pure.add(a.epsilon * a.epsilon / 2.0)
-                if a.epsilon > 0.0:
-                    self.plain_counts[a.epsilon] = self.plain_counts.get(a.epsilon, 0) + 1
+        for a, k in Counter(atoms).items():  # identical atoms (e.g. ``size`` draws) at once: O(distinct atoms)
+            self._add_atom(a, k)
         return self
+
+    def _add_atom(self, a: Privacy, k: int) -> None:
+        """Record ``k`` copies of the atom ``a``."""
+        if a.bounded_range is not None:
+            eta = float(a.bounded_range)
+            self.n_br += k
+            self.rho.add(eta * eta / 8.0, k)
+            self.br_eta.add(eta, k)
+            self.br_kl.add(br_kl_bound(eta), k)
+            self.br_eta_sq.add(eta * eta, k)
+            self.delta_br.add(a.delta, k)  # a declared delta is never dropped
+            self.br_counts[eta] = self.br_counts.get(eta, 0) + k
+        elif a.rho is not None:
+            self.n_zc += k
+            self.rho.add(float(a.rho), k)
+            self.eps_zc.add(a.epsilon, k)
+            self.delta_zc.add(a.delta, k)
+        else:
+            self.eps_plain.add(a.epsilon, k)
+            self.delta_plain.add(a.delta, k)
+            if a.delta > 0.0:
+                self.eps_approx.add(a.epsilon, k)
+                self.rho_approx.add(a.epsilon * a.epsilon / 2.0, k)
+            else:
+                self.n_pure += k
+                self.rho_pure.add(a.epsilon * a.epsilon / 2.0, k)
+            if a.epsilon > 0.0:
+                self.plain_counts[a.epsilon] = self.plain_counts.get(a.epsilon, 0) + k
 
     def filter_totals(self) -> tuple[float, float]:
         """(sum rho_t, sum delta_t) of the charges as approximate-zCDP parameters (privacy filter).

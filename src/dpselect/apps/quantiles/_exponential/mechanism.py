@@ -116,5 +116,5 @@ def _release(
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
     gen = check_random_state(rng)
-    charge(accountant, quantile_privacy(epsilon, relation))
+    charge(accountant, quantile_privacy(epsilon, relation), size=size)
     return sample_quantile(s, q, epsilon, relation, size, gen, method, lam, sampler)
