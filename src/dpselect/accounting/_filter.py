@@ -36,10 +36,10 @@ def _bisect(fits: Callable[[float], bool], lo: float, hi: float) -> float:
 
 
 def _filter_budget(budget: Privacy) -> tuple[float, float] | None:
-    """(rho_B, delta_F) of the approximate-zCDP filter: zcdp_epsilon(rho_B, delta/2) <= epsilon, delta_F = delta/2.
+    """(rho_B, delta_F) of the zCDP region: zcdp_epsilon(rho_B, delta_F) <= epsilon, delta_F = delta / 2.
 
-    None for a pure budget (the filter is then basic composition) or an
-    infinite epsilon (rho_B = inf).
+    None for a pure budget (the filter is then basic composition); rho_B =
+    inf for an infinite epsilon.
     """
     if budget.delta == 0.0:
         return None
@@ -50,14 +50,38 @@ def _filter_budget(budget: Privacy) -> tuple[float, float] | None:
     return _largest_finite(fits), half
 
 
-def _filter_total(ledger: Ledger, filt: tuple[float, float] | None) -> Privacy:
-    """What a filter has spent: its zCDP sum converted at the filter's delta, plus the declared deltas."""
-    if filt is None or not (ledger.n_br or ledger.n_zc or ledger.n_pure or ledger.plain_counts):
-        return Privacy(ledger.eps_all.value, ledger.delta_all.value, ledger.relation, "basic composition (filter)")
+def _filter_fits(ledger: Ledger, budget: Privacy, filt: tuple[float, float] | None) -> bool:
+    """Whether the charges lie in the privacy filter's region (mathematics §10.1, adaptive parameters).
+
+    The declared deltas add up to at most delta - delta_F, and either the
+    atoms' epsilons add up to at most epsilon (basic region) or their zCDP
+    parameters to at most rho_B (zCDP region).
+    """
     rho, dlt = ledger.filter_totals()
+    if dlt > budget.delta - (0.0 if filt is None else filt[1]):
+        return False
+    basic = ledger.basic_totals()
+    if basic is not None and basic[0] <= budget.epsilon:
+        return True
+    return filt is not None and rho <= filt[0]
+
+
+def _filter_total(ledger: Ledger, budget: Privacy, filt: tuple[float, float] | None) -> Privacy:
+    """What a filter reports as spent: the basic sums, or the zCDP region's figure when its epsilon is smaller.
+
+    Basic: (sum epsilon_t, sum delta_t) of the atoms; zCDP region:
+    (zcdp_epsilon(sum rho_t, delta_F), sum delta_t + delta_F).
+    """
+    rho, dlt = ledger.filter_totals()
+    basic = ledger.basic_totals()
+    if basic is None and filt is None:  # a converted zCDP delta in a pure budget: no region holds
+        basic = (ledger.eps_all.value, ledger.delta_all.value)
+    zc = None
+    if filt is not None and (ledger.n_br or ledger.n_zc or ledger.n_pure or ledger.plain_counts):
+        zc = math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1])
+    if zc is None or filt is None or (basic is not None and basic[0] <= zc):
+        eps, dlt_b = basic if basic is not None else (math.inf, dlt)
+        return Privacy(eps, dlt_b, ledger.relation, "basic composition (privacy filter)")
     return Privacy(
-        math.inf if math.isinf(rho) else zcdp_epsilon(rho, filt[1]),
-        dlt + filt[1],
-        ledger.relation,
-        "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)",
+        zc, dlt + filt[1], ledger.relation, "approximate-zCDP privacy filter (Whitehouse, Ramdas, Rogers & Wu 2023)"
     )

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from .._params import DELTA, Rule, options
 from ..privacy import Privacy
-from ._filter import _bisect, _filter_budget, _filter_total, _largest_finite
+from ._filter import _bisect, _filter_budget, _filter_fits, _filter_total, _largest_finite
 from ._rules import epsilon_inf
 from .ledger import Ledger
 
@@ -169,7 +169,7 @@ class Accountant:
         "composition": options(*_MODES),
     }
 
-    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "tight") -> None:
+    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "filter") -> None:
         rules = self._parameter_constraints
         self._budget = Privacy(rules["epsilon"](epsilon, "epsilon"), rules["delta"](delta, "delta"))
         self._composition: Composition = rules["composition"](composition, "composition")
@@ -224,7 +224,7 @@ class Accountant:
 
     def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
         if self._composition == "filter":
-            return _filter_total(ledger, self._filter)
+            return _filter_total(ledger, self._budget, self._filter)
         return _composed(
             ledger, self._budget.delta, self._composition == "basic", cheap, self._composition == "nonadaptive"
         )
@@ -233,10 +233,7 @@ class Accountant:
         """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
         budget = self._budget
         if self._composition == "filter":
-            if self._filter is None:  # a pure budget: the filter is basic composition
-                return ledger.eps_all.value <= budget.epsilon and ledger.delta_all.value <= budget.delta
-            rho, dlt = ledger.filter_totals()
-            return rho <= self._filter[0] and dlt <= self._filter[1]
+            return _filter_fits(ledger, budget, self._filter)
         try:
             for cheap in (True, False):
                 total = self._total(ledger, cheap)

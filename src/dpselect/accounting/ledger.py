@@ -38,6 +38,7 @@ _SUMS = (
     "delta_zc",
     "rho",
     "br_eta",
+    "eps_br",
     "br_kl",
     "br_eta_sq",
     "delta_br",
@@ -163,6 +164,7 @@ class Ledger(_Routes):
             self.n_br += k
             self.rho.add(eta * eta / 8.0, k)
             self.br_eta.add(eta, k)
+            self.eps_br.add(a.epsilon, k)
             self.br_kl.add(br_kl_bound(eta), k)
             self.br_eta_sq.add(eta * eta, k)
             self.delta_br.add(a.delta, k)  # a declared delta is never dropped
@@ -199,6 +201,28 @@ class Ledger(_Routes):
         """
         rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
         return rho, self.delta_plain.value + self.delta_br.value
+
+    def basic_totals(self) -> tuple[float, float] | None:
+        """(sum epsilon_t, sum delta_t) of the atoms for the privacy filter's basic region; None if it has none.
+
+        An atom is epsilon_t-DP except with probability delta_t (its declared
+        delta), so these sums bound the loss along every sequence; a zCDP
+        atom with a delta (a converted guarantee) has no such statement and
+        leaves only the zCDP region.  Pure charges count at their own epsilon
+        (their basic sum, never above the atoms').
+
+        Returns
+        -------
+        tuple of (float, float) or None
+            (sum epsilon, sum delta), or None when a zCDP atom carries a delta.
+        """
+        if self.delta_zc.value > 0.0:
+            return None
+        eps = math.fsum((self.eps_plain.value, self.eps_br.value, self.eps_zc.value))
+        dlt = self.delta_plain.value + self.delta_br.value
+        if dlt == 0.0 and self.delta_all.value == 0.0:
+            eps = min(eps, self.eps_all.value)
+        return eps, dlt
 
     def compose(
         self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False, nonadaptive: bool = False
