@@ -40,18 +40,39 @@ class Accountant:
         The total epsilon budget, > 0 (``inf`` for "track only").
     delta : float, default=0.0
         The total delta budget, in [0, 1).
-    composition : {"tight", "nonadaptive", "filter", "basic"}, default="tight"
+    composition : {"filter", "tight", "nonadaptive", "basic"}, default="filter"
         How charges compose (see Notes for which one is valid when):
-        "tight", the best valid rule for privacy parameters fixed in advance;
+        "filter", a privacy filter valid when each charge's parameters are
+        chosen from earlier outputs (fully adaptive), never worse than basic
+        composition for pure charges; "tight", the best valid rule for
+        privacy parameters fixed in advance (a plan of charges);
         "nonadaptive", tighter still for exponential mechanisms, valid
         **only when every charge (mechanism and parameters) is fixed in
-        advance**, none chosen from earlier answers; "filter", a privacy
-        filter valid when each charge's parameters are chosen from earlier
-        outputs; "basic", epsilons and deltas add.
+        advance**, none chosen from earlier answers; "basic", epsilons and
+        deltas add.
 
     Notes
     -----
-    **"tight"** (the default): the spent guarantee is
+    **"filter"** (the default): valid when the next charge (its epsilon,
+    delta, mechanism) is chosen from earlier outputs, e.g. from
+    :attr:`remaining`.  With delta_F = delta / 2, a charge is accepted when,
+    for the whole sequence of atoms (:attr:`Privacy.atoms`) with it, the
+    declared deltas add up to at most delta - delta_F and either
+
+    * their epsilons add up to at most epsilon (the basic region; Rogers,
+      Roth, Ullman & Vadhan 2016), or
+    * their zCDP parameters (eta-BR: eta^2/8; rho-zCDP: rho; (epsilon_t,
+      delta_t)-DP: epsilon_t^2/2) add up to at most rho_B, the largest rho
+      with ``zcdp_epsilon(rho, delta_F) <= epsilon`` (the approximate-zCDP
+      filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023).
+
+    The interaction is (epsilon, delta)-DP (mathematics §10.1); delta = 0: basic composition.  :attr:`spent` is the smaller of the
+    basic sums (sum epsilon_t, sum delta_t) and the zCDP region's figure
+    (``zcdp_epsilon(sum rho_t, delta_F)``, sum delta_t + delta_F).
+
+    **"tight"**: for a plan of charges whose privacy parameters are fixed
+    before the interaction starts (the mechanisms and their data may still be
+    chosen adaptively), e.g. :meth:`compose`.  The spent guarantee is
     :func:`~dpselect.accounting.compose_privacy` of every charge with the
     budget's delta available, the best of
 
@@ -74,12 +95,12 @@ class Accountant:
       order);
 
     and combinations of these, the free delta shared between them.  These
-    theorems hold when the mechanisms (and their data) are chosen adaptively
-    but each charge's privacy parameters are fixed before the interaction
-    starts.  A declared delta is always added (a charge that cannot fit is
-    refused); a composed charge (e.g. ``top_k_privacy``) is split into its
-    atoms (:attr:`Privacy.atoms`) unless they add up to less than the charge.
-    Derivations: the documentation's mathematics page §10.1.
+    theorems do **not** hold when a charge's parameters are chosen from
+    earlier outputs (fully adaptive composition: a branch can spend
+    the delta that another branch's optimal composition relies on).  A
+    declared delta is always added (a charge that cannot fit is refused); a
+    composed charge (e.g. ``top_k_privacy``) is split into its atoms
+    (:attr:`Privacy.atoms`) unless they add up to less than the charge.
 
     **"nonadaptive"**: valid only when the whole sequence of mechanisms and
     their parameters is fixed before the first one runs (a batch: no
@@ -89,20 +110,7 @@ class Accountant:
     (:func:`~dpselect.accounting.br_nonadaptive_epsilon`: Dong, Durfee &
     Rogers 2020, Thm 3; k <= 500), the other charges as in "tight" (pure
     ones by their optimal composition, already exact) at a share of the free
-    delta.  For adaptively chosen mechanisms use "tight": its guarantee can
-    be larger.
-
-    **"filter"**: for privacy parameters chosen from earlier outputs (fully
-    adaptive composition).  Every atom is converted to approximate zCDP
-    (eta-BR: eta^2/8; rho-zCDP: rho; (epsilon, delta)-DP: delta-approximately
-    epsilon^2/2-zCDP) and a charge is accepted while sum rho_t <= rho_B and
-    sum delta_t <= delta / 2, where rho_B is the largest rho with
-    ``zcdp_epsilon(rho_B, delta / 2) <= epsilon`` (the approximate-zCDP
-    filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023; Feldman & Zrnic
-    2021 for the Renyi filter it rests on): the whole interaction is then
-    (epsilon, delta)-DP, matching advanced composition.  With delta = 0 the
-    filter is basic composition (sum epsilon_t <= epsilon; Rogers, Roth,
-    Ullman & Vadhan 2016).
+    delta.
 
     **"basic"**: epsilons and deltas add; valid in every case above.
 
@@ -111,11 +119,8 @@ class Accountant:
     largest pure epsilon and the largest delta that the next check would
     accept.
 
-    Cost: the accountant keeps running sums of its charges
-    (:class:`~dpselect.accounting.ledger.Ledger`); a check first tries the
-    closed-form routes (about 0.3 ms, ``benchmarks/bench_accountant.py``) and
-    computes the optimal composition of pure charges (O(number of charges),
-    milliseconds) only when those do not fit.
+    Cost: running sums of the charges (:class:`~dpselect.accounting.ledger.Ledger`);
+    a check tries closed forms first (about 0.3 ms, ``benchmarks/bench_accountant.py``).
 
     Thread safety: :meth:`spend` checks the budget and records the charge
     under one lock, so threads sharing an accountant can never jointly
@@ -142,11 +147,18 @@ class Accountant:
     ...
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
 
-    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
-    zCDP: 1.1429; their adaptive optimum, bounded on a grid), and a hundred
-    permute-and-flip calls (optimal composition of pure mechanisms):
+    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0),
+    by the default privacy filter (each epsilon may follow from earlier outputs),
+    then as a plan fixed in advance (zCDP: 1.1429; their adaptive optimum,
+    bounded on a grid), and a hundred permute-and-flip calls (optimal
+    composition of pure mechanisms):
 
     >>> acc = dpselect.Accountant(2.0, delta=1e-6)
+    >>> for _ in range(100):
+    ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
+    >>> round(acc.spent.epsilon, 4), acc.spent.delta
+    (1.1796, 5e-07)
+    >>> acc = dpselect.Accountant(2.0, delta=1e-6, composition="tight")
     >>> for _ in range(100):
     ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
     >>> round(acc.spent.epsilon, 4), acc.spent.delta
@@ -187,7 +199,7 @@ class Accountant:
 
     @property
     def composition(self) -> Composition:
-        """The composition mode: "tight", "nonadaptive", "filter" or "basic"."""
+        """The composition mode: "filter", "tight", "nonadaptive" or "basic"."""
         return self._composition
 
     @property
