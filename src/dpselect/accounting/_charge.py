@@ -12,7 +12,7 @@ from typing import Any
 from .._params import SIZE, Rule, validate_params
 from ..privacy import Privacy
 from ._rules import PRIVACY
-from .accountant import Accountant
+from .accountant import Accountant, BudgetExceededError
 
 
 def _accountant(value: Any, name: str) -> Accountant | None:
@@ -76,7 +76,7 @@ def repeated(privacy: Privacy, size: int | None = None) -> Privacy:
 @validate_params(
     {"accountant": Rule("None or a dpselect.Accountant", check=_accountant), "privacy": PRIVACY, "size": SIZE}
 )
-def charge(accountant: Accountant | None, privacy: Privacy, *, size: int | None = None) -> Privacy:
+def charge(accountant: Accountant | None, privacy: Privacy, *, size: int | None = None) -> Privacy | None:
     """Charge ``accountant`` (if given) with ``size`` draws of ``privacy``: the one call apps make before drawing.
 
     Parameters
@@ -92,16 +92,16 @@ def charge(accountant: Accountant | None, privacy: Privacy, *, size: int | None 
 
     Returns
     -------
-    Privacy
-        The guarantee charged (:func:`repeated`).
+    Privacy or None
+        The guarantee charged (:func:`repeated`); None without an accountant.
 
     Raises
     ------
     TypeError
         If ``accountant`` is neither an :class:`Accountant` nor None.
     BudgetExceededError
-        If the charge does not fit in the remaining budget (nothing is
-        recorded).
+        If the charge does not fit in the remaining budget, or its ``size``
+        draws compose to delta >= 1 (nothing is recorded).
 
     Examples
     --------
@@ -112,7 +112,11 @@ def charge(accountant: Accountant | None, privacy: Privacy, *, size: int | None 
     ...
     dpselect.accounting.BudgetExceededError: spending 0.2-DP would exceed the budget 0.1-DP (already spent 0-DP)
     """
-    total = repeated(privacy, size)
-    if accountant is not None:
-        accountant.spend(total)
+    if accountant is None:
+        return None
+    try:
+        total = repeated(privacy, size)
+    except ValueError as err:
+        raise BudgetExceededError(f"{err}: would exceed the budget {accountant.budget}") from None
+    accountant.spend(total)
     return total

@@ -46,6 +46,18 @@ class _ExactSum:
     def value(self) -> float:
         return math.inf if self._inf else math.fsum(self._partials)
 
+    def le(self, bound: float, *others: _ExactSum, extra: tuple[float, ...] = ()) -> bool:
+        """Whether this sum plus ``others`` plus ``extra``, correctly rounded, is at most ``bound``.
+
+        One rounding of the whole sum (as :func:`math.fsum`), as every budget check of the accountant.
+        """
+        sums = (self, *others)
+        if any(s._inf for s in sums) or any(math.isinf(x) for x in extra):
+            return math.isinf(bound) and bound > 0
+        if math.isinf(bound):
+            return bound > 0
+        return math.fsum([p for s in sums for p in s._partials] + list(extra)) <= bound
+
     def copy(self) -> _ExactSum:
         out = _ExactSum()
         out._partials, out._inf = list(self._partials), self._inf

@@ -35,19 +35,39 @@ def _bisect(fits: Callable[[float], bool], lo: float, hi: float) -> float:
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
 
 
-def _filter_budget(budget: Privacy) -> tuple[float, float] | None:
-    """(rho_B, delta_F) of the zCDP region: zcdp_epsilon(rho_B, delta_F) <= epsilon, delta_F = delta / 2.
+def _filter_budget(budget: Privacy, first: float = 0.0) -> tuple[float, float] | None:
+    """(rho_B, delta_F) of the zCDP region: zcdp_epsilon(rho_B, delta_F) <= epsilon.
 
-    None for a pure budget (the filter is then basic composition); rho_B =
-    inf for an infinite epsilon.
+    delta_F = delta - max(delta / 2, first), ``first`` the declared delta of
+    the first charge (chosen before any output).  None when delta_F = 0 (a
+    pure budget, or a first charge declaring at least delta: the filter is
+    then its basic region); rho_B = inf for an infinite epsilon.
     """
     if budget.delta == 0.0:
         return None
-    half = budget.delta / 2.0
+    half = budget.delta - max(budget.delta / 2.0, first)
+    if half <= 0.0:
+        return None
     if math.isinf(budget.epsilon):
         return math.inf, half
     fits = lambda r: zcdp_epsilon(r, half) <= budget.epsilon
     return _largest_finite(fits), half
+
+
+def _first_filter(budget: Privacy, default: tuple[float, float] | None, ledger: Ledger) -> tuple[float, float] | None:
+    """The filter before its first charge is recorded: ``ledger`` holds at most that charge (delta_1)."""
+    first = ledger.filter_totals()[1]
+    return default if first <= budget.delta / 2.0 else _filter_budget(budget, first)
+
+
+def _largest(fits: Callable[[Privacy], bool], make: Callable[[float], Privacy], hi: float) -> float:
+    """The largest x in [0, hi] with fits(make(x)) (bisection on floats; 0 if none): ``remaining``."""
+    test = lambda x: fits(make(x))
+    if hi == 0.0 or not test(0.0):
+        return 0.0
+    if math.isinf(hi):
+        return math.inf if test(math.inf) else _largest_finite(test)
+    return hi if test(hi) else _bisect(test, 0.0, hi)
 
 
 def _filter_fits(ledger: Ledger, budget: Privacy, filt: tuple[float, float] | None) -> bool:
@@ -55,15 +75,18 @@ def _filter_fits(ledger: Ledger, budget: Privacy, filt: tuple[float, float] | No
 
     The declared deltas add up to at most delta - delta_F, and either the
     atoms' epsilons add up to at most epsilon (basic region) or their zCDP
-    parameters to at most rho_B (zCDP region).
+    parameters to at most rho_B (zCDP region); sums compared exactly.
     """
-    rho, dlt = ledger.filter_totals()
-    if dlt > budget.delta - (0.0 if filt is None else filt[1]):
+    delta_f = 0.0 if filt is None else filt[1]
+    if not ledger.delta_plain.le(budget.delta, ledger.delta_br, extra=(delta_f,)):
         return False
-    basic = ledger.basic_totals()
-    if basic is not None and basic[0] <= budget.epsilon:
-        return True
-    return filt is not None and rho <= filt[0]
+    if ledger.delta_zc.value == 0.0:  # the basic region
+        if ledger.eps_plain.le(budget.epsilon, ledger.eps_br, ledger.eps_zc):
+            return True
+        pure = ledger.delta_all.value == 0.0 and ledger.delta_plain.value == 0.0 and ledger.delta_br.value == 0.0
+        if pure and ledger.eps_all.le(budget.epsilon):
+            return True
+    return filt is not None and ledger.rho.le(filt[0], ledger.rho_pure, ledger.rho_approx)
 
 
 def _filter_total(ledger: Ledger, budget: Privacy, filt: tuple[float, float] | None) -> Privacy:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
 from .._params import DELTA, Rule, options
 from ..privacy import Privacy
-from ._filter import _bisect, _filter_budget, _filter_fits, _filter_total, _largest_finite
+from ._filter import _filter_budget, _filter_fits, _filter_total, _first_filter, _largest
 from ._rules import epsilon_inf
 from .ledger import Ledger
 
@@ -55,7 +54,8 @@ class Accountant:
     -----
     **"filter"** (the default): valid when the next charge (its epsilon,
     delta, mechanism) is chosen from earlier outputs, e.g. from
-    :attr:`remaining`.  With delta_F = delta / 2, a charge is accepted when,
+    :attr:`remaining`.  With delta_F = delta / 2 (or delta - delta_1 when the
+    first charge declares delta_1 > delta / 2), a charge is accepted when,
     for the whole sequence of atoms (:attr:`Privacy.atoms`) with it, the
     declared deltas add up to at most delta - delta_F and either
 
@@ -66,8 +66,9 @@ class Accountant:
       with ``zcdp_epsilon(rho, delta_F) <= epsilon`` (the approximate-zCDP
       filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023).
 
-    The interaction is (epsilon, delta)-DP (mathematics §10.1); delta = 0: basic composition.  :attr:`spent` is the smaller of the
-    basic sums (sum epsilon_t, sum delta_t) and the zCDP region's figure
+    The interaction is (epsilon, delta)-DP (mathematics §10.1); delta = 0:
+    basic composition.  :attr:`spent` is the smaller of the basic sums
+    (sum epsilon_t, sum delta_t) and the zCDP region's figure
     (``zcdp_epsilon(sum rho_t, delta_F)``, sum delta_t + delta_F).
 
     **"tight"**: for a plan of charges whose privacy parameters are fixed
@@ -189,6 +190,7 @@ class Accountant:
         self._ledger = Ledger()  # the charges' sums: a check or a spend costs O(1), not O(number of charges)
         # the filter's zCDP budget (fixed in advance): rho_B with zcdp_epsilon(rho_B, delta / 2) <= epsilon
         self._filter = _filter_budget(self._budget) if composition == "filter" else None
+        self._settled = composition != "filter" or self._budget.delta == 0.0  # delta_F fixed (first charge)
         # One re-entrant lock around every read-check-record of the charges (spend calls check).
         self._lock = threading.RLock()
 
@@ -236,16 +238,25 @@ class Accountant:
 
     def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
         if self._composition == "filter":
-            return _filter_total(ledger, self._budget, self._filter)
+            return _filter_total(ledger, self._budget, self._filter_for(ledger))
         return _composed(
             ledger, self._budget.delta, self._composition == "basic", cheap, self._composition == "nonadaptive"
         )
+
+    def _filter_for(self, ledger: Ledger) -> tuple[float, float] | None:
+        """The filter's (rho_B, delta_F): delta_F = delta / 2, or delta - delta_1 (first charge declaring more)."""
+        return self._filter if self._settled else _first_filter(self._budget, self._filter, ledger)
+
+    def _settle(self) -> None:
+        """Fix delta_F once the first charge is recorded (it was chosen before any output)."""
+        if not self._settled:
+            self._filter, self._settled = self._filter_for(self._ledger), True
 
     def _fits(self, ledger: Ledger) -> bool:
         """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
         budget = self._budget
         if self._composition == "filter":
-            return _filter_fits(ledger, budget, self._filter)
+            return _filter_fits(ledger, budget, self._filter_for(ledger))
         try:
             for cheap in (True, False):
                 total = self._total(ledger, cheap)
@@ -281,24 +292,11 @@ class Accountant:
         charge ``Privacy(0, delta)`` that fit.
         """
         with self._lock:
+            fits = lambda p: self._fits(self._ledger.copy().add(p))
             return Privacy(
-                self._largest(lambda e: Privacy(e), self._budget.epsilon),
-                self._largest(lambda d: Privacy(0.0, d), self._budget.delta),
+                _largest(fits, lambda e: Privacy(e), self._budget.epsilon),
+                _largest(fits, lambda d: Privacy(0.0, d), self._budget.delta),
             )
-
-    def _largest(self, make: Callable[[float], Privacy], hi: float) -> float:
-        """The largest x in [0, hi] with make(x) accepted (bisection on floats; 0 if none)."""
-        if hi == 0.0 or not self._fits(self._ledger.copy().add(make(0.0))):
-            return 0.0
-        if math.isinf(hi):
-            return (
-                math.inf
-                if self._fits(self._ledger.copy().add(make(math.inf)))
-                else _largest_finite(lambda x: self._fits(self._ledger.copy().add(make(x))))
-            )
-        if self._fits(self._ledger.copy().add(make(hi))):
-            return hi
-        return _bisect(lambda x: self._fits(self._ledger.copy().add(make(x))), 0.0, hi)
 
     @property
     def remaining_epsilon(self) -> float:
@@ -349,6 +347,7 @@ class Accountant:
             self.check(privacy)
             self._ledger.add(privacy)
             self._charges.append(privacy)
+            self._settle()
 
     def record(self, privacy: Privacy) -> None:
         """Record a cost that was already incurred, even beyond the budget (no check; nothing is refused).
@@ -369,6 +368,7 @@ class Accountant:
         with self._lock:
             self._ledger.add(privacy)
             self._charges.append(privacy)
+            self._settle()
 
     def __getstate__(self) -> dict[str, Any]:
         # A lock cannot be pickled or deep-copied: a copy gets its own lock (and its own charges).
@@ -382,6 +382,7 @@ class Accountant:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_filter", None)  # pickled before privacy filters existed
+        self.__dict__.setdefault("_settled", True)
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
