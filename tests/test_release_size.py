@@ -15,13 +15,14 @@ import pytest
 
 from dpselect import Accountant, BudgetExceededError, Privacy
 from dpselect.accounting import charge, repeated
-from dpselect.apps.counts import duff_mode, ptr_mode
+from dpselect.apps.counts import duff_mode, private_argmax, private_majority, ptr_mode
 from dpselect.apps.genomics import release_statistic
 from dpselect.apps.quantiles import (
     duff_mean,
     duff_median,
     laplace_ln,
     private_median,
+    private_percentile,
     private_quantile,
     smooth_sens_approx,
     smooth_sens_pure,
@@ -43,6 +44,16 @@ CALLS = {
     ),
     "duff_mode": lambda e, s, a, g: duff_mode([1, 1, 1, 2], e, candidates=[1, 2, 3], size=s, accountant=a, rng=g),
     "ptr_mode": lambda e, s, a, g: ptr_mode([40, 3, 1], e, delta=1e-6, size=s, accountant=a, rng=g),
+    "private_argmax": lambda e, s, a, g: private_argmax([22, 8, 17, 4, 0], e, size=s, accountant=a, rng=g),
+    "private_majority": lambda e, s, a, g: private_majority(
+        ["a", "b", "a"], e, candidates=["a", "b"], size=s, accountant=a, rng=g
+    ),
+    "private_percentile": lambda e, s, a, g: private_percentile(
+        X, 50, e, np.linspace(0, 10, 11), size=s, accountant=a, rng=g
+    ),
+    "private_percentile(bounds=)": lambda e, s, a, g: private_percentile(
+        X, 50, e, bounds=B, size=s, accountant=a, rng=g
+    ),
     "release_statistic": lambda e, s, a, g: release_statistic(
         [90, 52], [20, 48], 150, e, 0, size=s, accountant=a, rng=g
     ),

@@ -8,7 +8,7 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._params import EPSILON, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
@@ -59,6 +59,7 @@ def private_majority(
     candidates: None = None,
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
 ) -> object: ...
 
@@ -71,8 +72,22 @@ def private_majority(
     candidates: Sequence[L],
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
 ) -> L: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = None,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+) -> np.ndarray: ...
 
 
 @validate_params(
@@ -82,6 +97,7 @@ def private_majority(
         "candidates": LABELS.or_none(),
         "mechanism": MECHANISM,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
     }
 )
@@ -92,8 +108,9 @@ def private_majority(
     candidates: Sequence[L] | None = None,
     mechanism: str | Mechanism = "pf",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> L | object:
+) -> L | object | np.ndarray:
     r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
@@ -129,14 +146,17 @@ def private_majority(
     rng : SeedLike, default=None
         The randomness: None, an int seed, a ``numpy.random.Generator``, or
         "secure" where supported (:data:`dpselect.typing.SeedLike`).
+    size : int or None, default=None
+        None: one draw; an int: an (object) array of ``size`` independent draws, charged
+        as ``size`` releases (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged the release's guarantee before any randomness is drawn.
+        Charged the release's guarantee (``size`` times) before any randomness is drawn.
 
     Returns
     -------
-    label
-        One candidate label (an element of ``candidates``).  No count is
-        returned or printed.
+    label or ndarray
+        One candidate label (an element of ``candidates``), or an array of
+        ``size`` of them.  No count is returned or printed.
 
     References
     ----------
@@ -173,5 +193,7 @@ def private_majority(
     )
     mech = resolve_mechanism(mechanism, epsilon, 0.0)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(prob))
-    return cand_list[int(mech.select(prob, rng=gen))]
+    charge(accountant, mech.privacy(prob), size=size)
+    if size is None:
+        return cand_list[int(mech.select(prob, rng=gen))]
+    return np.asarray(cand_list, dtype=object)[mech.select(prob, size=size, rng=gen)]
