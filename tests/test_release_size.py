@@ -28,11 +28,16 @@ from dpselect.apps.quantiles import (
     duff_mean,
     duff_median,
     laplace_ln,
+    private_bounds,
+    private_max,
     private_median,
     private_percentile,
     private_quantile,
+    private_quantiles,
     smooth_sens_approx,
     smooth_sens_pure,
+    unbounded_quantile,
+    unbounded_quantiles,
 )
 
 X = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
@@ -61,6 +66,17 @@ CALLS = {
     "private_percentile(bounds=)": lambda e, s, a, g: private_percentile(
         X, 50, e, bounds=B, size=s, accountant=a, rng=g
     ),
+    "private_quantile(bounds=None)": lambda e, s, a, g: private_quantile(X, 0.5, e, size=s, accountant=a, rng=g),
+    "private_quantiles": lambda e, s, a, g: private_quantiles(
+        X, [0.25, 0.75], e, bounds=B, size=s, accountant=a, rng=g
+    ),
+    "private_quantiles(bounds=None)": lambda e, s, a, g: private_quantiles(
+        X, [0.25, 0.75], e, size=s, accountant=a, rng=g
+    ),
+    "private_bounds": lambda e, s, a, g: private_bounds(X, e, size=s, accountant=a, rng=g),
+    "private_max": lambda e, s, a, g: private_max(X, e, size=s, accountant=a, rng=g),
+    "unbounded_quantile": lambda e, s, a, g: unbounded_quantile(X, 0.5, e, size=s, accountant=a, rng=g),
+    "unbounded_quantiles": lambda e, s, a, g: unbounded_quantiles(X, [0.25, 0.75], e, size=s, accountant=a, rng=g),
     "stable_histogram": lambda e, s, a, g: stable_histogram([500, 0, 1], e, delta=1e-6, size=s, accountant=a, rng=g),
     "propose_test_release": lambda e, s, a, g: propose_test_release(
         3.5, 50.0, bound=1.0, epsilon=e, delta=1e-3, size=s, accountant=a, rng=g
