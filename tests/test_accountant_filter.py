@@ -131,3 +131,21 @@ def test_the_default_accepts_more_than_basic_and_reports_what_it_spent():
     acc.spend(Privacy(0.0, 5e-7))
     with pytest.raises(BudgetExceededError):
         acc.spend(Privacy(0.0, 1e-12))
+
+
+def test_a_first_charge_may_declare_the_whole_delta_and_fixes_the_filters_share():
+    single = Accountant(*BUDGET)
+    single.spend(Privacy(1.0, 1e-6))  # one (epsilon, delta) release fits its own budget
+    assert single.spent == Privacy(1.0, 1e-6, source="basic composition (privacy filter)")
+    with pytest.raises(BudgetExceededError):
+        single.spend(Privacy(0.0, 1e-12))
+    acc = Accountant(*BUDGET)
+    acc.spend(Privacy(0.2, 8e-7))  # delta_F = 1e-6 - 8e-7, fixed by this first charge
+    assert acc.remaining.delta < 1e-12  # later declared deltas: none left
+    acc.spend(Privacy(0.8))
+    with pytest.raises(BudgetExceededError):
+        acc.spend(Privacy(0.0, 1e-7))
+    later = Accountant(*BUDGET)
+    later.spend(Privacy(0.1))  # a pure first charge: delta_F = delta / 2 for the rest of the interaction
+    with pytest.raises(BudgetExceededError):
+        later.spend(Privacy(0.0, 6e-7))
