@@ -8,7 +8,7 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, int_at_least, validate_params
+from ..._params import EPSILON, SEED, SIZE, int_at_least, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
@@ -59,6 +59,7 @@ def private_majority(
     candidates: None = None,
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
     k: None = None,
 ) -> object: ...
@@ -72,6 +73,7 @@ def private_majority(
     candidates: Sequence[L],
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
     k: None = None,
 ) -> L: ...
@@ -85,9 +87,24 @@ def private_majority(
     candidates: Sequence[L] | None = ...,
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
     k: int,
 ) -> list[L]: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = None,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+    k: int | None = None,
+) -> np.ndarray: ...
 
 
 @validate_params(
@@ -97,6 +114,7 @@ def private_majority(
         "candidates": LABELS.or_none(),
         "mechanism": MECHANISM,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
         "k": int_at_least(1, none=True),
     }
@@ -108,9 +126,10 @@ def private_majority(
     candidates: Sequence[L] | None = None,
     mechanism: str | Mechanism = "pf",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
     k: int | None = None,
-) -> L | object | list[L]:
+) -> L | object | list[L] | np.ndarray:
     r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
@@ -150,8 +169,11 @@ def private_majority(
     rng : SeedLike, default=None
         The randomness: None, an int seed, a ``numpy.random.Generator``, or
         "secure" where supported (:data:`dpselect.typing.SeedLike`).
+    size : int or None, default=None
+        None: one draw; an int: an (object) array of ``size`` independent draws, charged
+        as ``size`` releases (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged the release's guarantee before any randomness is drawn.
+        Charged the release's guarantee (``size`` times) before any randomness is drawn.
     k : int or None, default=None
         None: one label.  An int (1 <= k <= number of candidates): the k labels, most
         preferred first; ``epsilon`` is the budget of all k (each round gets epsilon / k;
@@ -159,9 +181,11 @@ def private_majority(
 
     Returns
     -------
-    label or list of labels
+    label, list of labels or ndarray
         One candidate label (an element of ``candidates``); with ``k``, a list of k
-        distinct candidate labels, most preferred first.  No count is returned or printed.
+        distinct candidate labels, most preferred first; with ``size``, an object array of
+        ``size`` draws (shape ``(size,)``, or ``(size, k)`` with ``k``).  No count is
+        returned or printed.
 
     References
     ----------
@@ -201,14 +225,19 @@ def private_majority(
     if k is None:
         mech = resolve_mechanism(mechanism, epsilon, 0.0)
         gen = check_random_state(rng)
-        charge(accountant, mech.privacy(prob))
-        return cand_list[int(mech.select(prob, rng=gen))]
+        charge(accountant, mech.privacy(prob), size=size)
+        if size is None:
+            return cand_list[int(mech.select(prob, rng=gen))]
+        return np.asarray(cand_list, dtype=object)[mech.select(prob, size=size, rng=gen)]
     if k > len(cand_list):
         raise ValueError(f"k must be at most the number of candidates ({len(cand_list)}), got {k}")
     mech = _round_mechanism(mechanism, epsilon, k, prob)
     gen = check_random_state(rng)
-    charge(accountant, top_k_privacy(mech, prob, k))
-    return [cand_list[int(i)] for i in select_top_k(mech, prob, k, rng=gen)]
+    charge(accountant, top_k_privacy(mech, prob, k), size=size)
+    if size is None:
+        return [cand_list[int(i)] for i in select_top_k(mech, prob, k, rng=gen)]
+    cands = np.asarray(cand_list, dtype=object)
+    return np.stack([cands[np.asarray(select_top_k(mech, prob, k, rng=gen))] for _ in range(size)])
 
 
 def _round_mechanism(mechanism: str | Mechanism, epsilon: float | None, k: int, prob: SelectionProblem) -> Mechanism:

@@ -271,7 +271,7 @@ def duff_mean(
     lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
-    charge(accountant, em_privacy(epsilon))
+    charge(accountant, em_privacy(epsilon), size=size)
     if lam:
         starts, utilities = _grid_pieces(ext, a, b, K, lam)
         return sample_piecewise_grid(None, utilities, epsilon, a, b, lam, size, gen, starts=starts)

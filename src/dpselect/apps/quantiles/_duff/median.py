@@ -178,7 +178,7 @@ def duff_median(
     lam = check_output_grid(granularity, a, b)
     ext = sorted_padded(x, a, b, on_out_of_bounds=on_out_of_bounds)
     gen = check_random_state(rng)
-    charge(accountant, em_privacy(epsilon))
+    charge(accountant, em_privacy(epsilon), size=size)
     if lam:
         return sample_median_grid(ext, epsilon, lam, size, gen)
     return sample_median(ext, epsilon, size, gen, method)

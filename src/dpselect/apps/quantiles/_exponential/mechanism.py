@@ -18,7 +18,7 @@ from ...._validation import check_random_state
 from ....accounting import Accountant, charge
 from ....privacy import Privacy
 from ....typing import Relation, SeedLike
-from .._unbounded.bounds import release_bounds
+from .._unbounded.bounds import FIRST_STAGE, release_bounds_draws
 from .piecewise_em import _sample_categorical, check_output_grid, default_quantile_granularity, sample_grid_exact
 from .quantile_pieces import Sample, check_sample, distance_exact, draw_in_pieces, log_masses, pieces
 
@@ -107,14 +107,16 @@ def _release(
 ) -> Any:
     """The body of ``private_quantile`` and ``private_median`` (:mod:`.quantile`; arguments checked by them)."""
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
-        if size is not None:
-            raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")
-        x, bounds, granularity, epsilon, rng = release_bounds(
-            x, epsilon, integer=integer, relation=relation, rng=rng, accountant=accountant, granularity=granularity
-        )
-        accountant = None
+        draws, rest, gen = release_bounds_draws(
+            x, epsilon, size, integer, relation, rng, accountant, granularity, *FIRST_STAGE
+        )  # size draws: new bounds each time, charged as size releases
+        outs = []
+        for xc, bnd, gi in draws:
+            s = check_sample(xc, bnd, integer, on_out_of_bounds=on_out_of_bounds)
+            outs.append(sample_quantile(s, q, rest, relation, None, gen, method, output_grid(gi, s), sampler))
+        return outs[0] if size is None else np.array(outs)
     s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
     lam = output_grid(granularity, s)
     gen = check_random_state(rng)
-    charge(accountant, quantile_privacy(epsilon, relation))
+    charge(accountant, quantile_privacy(epsilon, relation), size=size)
     return sample_quantile(s, q, epsilon, relation, size, gen, method, lam, sampler)

@@ -36,7 +36,7 @@ of ``qs`` (numpy's convention).
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -50,8 +50,20 @@ from ....typing import Relation, SeedLike
 from .._exponential.mechanism import output_grid, sample_quantile
 from .._exponential.piecewise_em import grid_ceil
 from .._exponential.quantile_pieces import Sample, check_q, check_sample
-from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SAMPLE, SEED, Rule
-from .._unbounded.bounds import release_bounds
+from .._rules import (
+    ACCOUNTANT,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    INTEGER,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SAMPLE,
+    SEED,
+    SIZE,
+    Rule,
+)
+from .._unbounded.bounds import FIRST_STAGE, release_bounds_draws
 from .joint_exp import sample_joint
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
@@ -166,6 +178,7 @@ def _recursive(
         "method": QUANTILES_METHOD,
         "relation": RELATION,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
         "granularity": GRANULARITY,
         "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
@@ -181,6 +194,7 @@ def private_quantiles(
     method: Literal["auto", "joint", "recursive"] = "auto",
     relation: Relation = "add_remove",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: Literal["clip", "raise"] = "clip",
@@ -231,8 +245,11 @@ def private_quantiles(
         The neighbour relation (mathematics §1).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (rows),
+        charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+        charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.
     granularity : float or None, default=None
         real outputs: the output grid, a power of two <= b - a (None:
         about 2^-40 max(|a|, |b|), from the bounds only:
@@ -272,18 +289,32 @@ def private_quantiles(
     True
     """
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
-        x, bounds, granularity, epsilon, rng = release_bounds(
-            x, epsilon, integer=integer, relation=relation, rng=rng, accountant=accountant, granularity=granularity
+        draws, epsilon, rng = release_bounds_draws(
+            x, epsilon, size, integer, relation, rng, accountant, granularity, *FIRST_STAGE
         )
         accountant = None
+    else:
+        draws = [(cast(np.ndarray, x), bounds, granularity)]  # checked by check_sample below
     q_in = np.asarray(qs, dtype=np.float64)
     order = np.argsort(q_in, kind="stable")
     q_arr = q_in[order]
-    s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
-    lam = output_grid(granularity, s)
+    samples = []
+    for xi, bi, gi in draws:
+        s = check_sample(xi, bi, integer, on_out_of_bounds=on_out_of_bounds)
+        samples.append((s, output_grid(gi, s)))
     chosen = choose_method(q_arr.size, epsilon) if method == "auto" else method
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({chosen})"))
+    charge(accountant, Privacy(epsilon, 0.0, relation, f"private_quantiles ({chosen})"), size=size)
+    if len(samples) == 1:  # public bounds: one sample, ``size`` draws from it
+        samples *= 1 if size is None else size
+    outs = [_draw(s, q_arr, order, epsilon, relation, chosen, lam, gen) for s, lam in samples]
+    return outs[0] if size is None else np.stack(outs)
+
+
+def _draw(
+    s: Sample, q_arr: np.ndarray, order: np.ndarray, epsilon: float, relation: str, chosen: str, lam: float, gen: Any
+) -> np.ndarray:
+    """One draw of :func:`private_quantiles` on a checked sample (sorted levels ``q_arr``; ``order`` restores)."""
     width = 1.0 if s.integer else lam
     work = _jitter(s, gen, width) if width > 0 else s
     fine = lam if lam == 0 else _fine_grid(lam, work.a, work.b)

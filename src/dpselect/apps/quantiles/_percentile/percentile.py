@@ -14,7 +14,7 @@ the mathematics page §9.1 and §12.1.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -43,6 +43,7 @@ from .._rules import (
     SAMPLE,
     SAMPLER,
     SEED,
+    SIZE,
     options,
 )
 from .grid import RANK_CONVENTIONS, check_grid
@@ -78,6 +79,7 @@ __all__ = [
         "relation": RELATION,
         "rank_convention": RANK_CONVENTION,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
         "granularity": GRANULARITY,
         "sampler": SAMPLER.or_none(),
@@ -99,11 +101,12 @@ def private_percentile(
     relation: Relation = "add_remove",
     rank_convention: Literal["paper", "code"] = "paper",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: Literal["exact", "float"] | None = None,
     on_out_of_bounds: Literal["clip", "raise"] = "clip",
-) -> float | int:
+) -> Any:
     r"""Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one.
 
     With ``grid``: permute-and-flip on the rank-distance utility (Asi & Duchi
@@ -147,8 +150,11 @@ def private_percentile(
         grid path: "paper" or "code" (:data:`RANK_CONVENTIONS`).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one draw; an int: an array of ``size`` independent draws, charged
+        as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``mech.privacy(problem)`` before any randomness is drawn.
+        charged ``mech.privacy(problem)`` (``size`` times) before any randomness is drawn.
     granularity : float or None, default=None
         grid-free path with real outputs: the output grid, a power of two
         (None: 2^(floor(log2(b - a)) - 20) from the bounds; 0: continuous floats,
@@ -202,7 +208,7 @@ def private_percentile(
         q = p / 100.0
         if on_out_of_bounds == "raise":
             clip_to_bounds(check_array_1d(x, "x"), check_pair(bounds, "bounds"), "raise")
-        return private_quantile(
+        return private_quantile(  # type: ignore[misc]
             x,
             q,
             epsilon if epsilon is not None else float("nan"),
@@ -210,6 +216,7 @@ def private_percentile(
             integer=integer,
             relation=relation,
             rng=rng,
+            size=size,  # type: ignore[arg-type]
             accountant=accountant,
             granularity=granularity,
             sampler="exact" if sampler is None else sampler,
@@ -237,9 +244,9 @@ def private_percentile(
     )
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(prob))
-    idx = int(mech.select(prob, rng=gen))
-    return np.asarray(grid)[idx].item()
+    charge(accountant, mech.privacy(prob), size=size)
+    idx = mech.select(prob, size=size, rng=gen)
+    return np.asarray(grid)[idx] if size is not None else np.asarray(grid)[int(idx)].item()
 
 
 @validate_params({"grid": GRID, "true_value": DATA_FINITE})

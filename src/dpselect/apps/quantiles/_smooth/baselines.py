@@ -155,7 +155,7 @@ def _release(
     d = _Data(x, bounds, clip, on_out_of_bounds)
     mech = make(d.ext, d.a, d.b)
     s = d.smooth_sensitivity(mech.beta)
-    charge(accountant, mech.privacy())
+    charge(accountant, mech.privacy(), size=size)
     return mech.release(d.median, s, rng=rng, size=size, clip=(d.a, d.b) if d.clip else None)
 
 

@@ -38,7 +38,7 @@ from ....mechanisms import AboveThreshold
 from ....noise import check_granularity
 from ....privacy import Privacy
 from ....typing import Relation, SeedLike
-from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, Rule
+from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, SIZE, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 
@@ -110,6 +110,9 @@ def _check_share(share: Any) -> float:
 SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_scale(v))
 #: Grid points per octave: a power of two in [1, 1024].
 STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
+#: The first stage's defaults (scale, steps, share of epsilon) of the quantiles without bounds.
+FIRST_STAGE = (DEFAULT_SCALE, DEFAULT_STEPS, DEFAULT_BOUNDS_SHARE)
+
 _SCAN_RULES = {
     "x": SAMPLE,
     "epsilon": EPSILON,
@@ -117,6 +120,7 @@ _SCAN_RULES = {
     "steps": STEPS,
     "relation": RELATION,
     "rng": SEED,
+    "size": SIZE,
     "accountant": ACCOUNTANT,
 }
 
@@ -170,8 +174,9 @@ def private_bounds(
     steps: int = DEFAULT_STEPS,
     relation: Relation = "add_remove",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> Bounds:
+) -> Any:
     r"""Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP.
 
     On the public grid :math:`G = \{s 2^e (1 + i/K)\}` the upper bound is the
@@ -199,13 +204,17 @@ def private_bounds(
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (an array),
+        charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+        charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.
 
     Returns
     -------
-    Bounds
-        ``(lower, upper)``, lower < 0 < upper, both dyadic (floating-point exact).
+    Bounds or ndarray
+        ``(lower, upper)``, lower < 0 < upper, both dyadic (floating-point exact);
+        with ``size``, an array of shape ``(size, 2)`` of them.
 
     References
     ----------
@@ -223,8 +232,10 @@ def private_bounds(
     """
     sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, "private_bounds: two AboveThreshold scans"))
-    return _bounds(sorted_x, epsilon, relation, grid, gen)
+    charge(accountant, Privacy(epsilon, 0.0, relation, "private_bounds: two AboveThreshold scans"), size=size)
+    if size is None:
+        return _bounds(sorted_x, epsilon, relation, grid, gen)
+    return np.array([tuple(_bounds(sorted_x, epsilon, relation, grid, gen)) for _ in range(size)])
 
 
 @validate_params(_SCAN_RULES)
@@ -236,8 +247,9 @@ def private_max(
     steps: int = DEFAULT_STEPS,
     relation: Relation = "add_remove",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> float:
+) -> Any:
     r"""A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP.
 
     The first :math:`t` of the public grid :math:`\{s 2^e (1 + i/K)\}` with
@@ -261,13 +273,16 @@ def private_max(
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
     rng : None, int, numpy.random.Generator or "secure", default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (an array),
+        charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
+        charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.
 
     Returns
     -------
-    float
-        a grid point with typically a few records above it (of the order of
+    float or ndarray
+        (an array of ``size`` of them) a grid point with typically a few records above it (of the order of
         :math:`2\lceil b_2 \rceil + b_2`; a clipping bound for sums and means) and
         rarely far above max(x) (the chance falls geometrically with the distance in grid steps).
 
@@ -285,8 +300,11 @@ def private_max(
     """
     sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, "private_max: AboveThreshold"))
-    return _scan(sorted_x, grid, "upper", AboveThreshold(epsilon, monotone=relation == "add_remove"), gen)
+    charge(accountant, Privacy(epsilon, 0.0, relation, "private_max: AboveThreshold"), size=size)
+    scan = AboveThreshold(epsilon, monotone=relation == "add_remove")
+    if size is None:
+        return _scan(sorted_x, grid, "upper", scan, gen)
+    return np.array([_scan(sorted_x, grid, "upper", scan, gen) for _ in range(size)])
 
 
 def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -> tuple[np.ndarray, tuple, Any]:
@@ -323,8 +341,30 @@ def release_bounds(
     whole epsilon, releases M by the scan of #{|x| > t} at ``bounds_share * epsilon`` and returns
     ``(x clamped to [-M, M], (-M, M), granularity, the rest of epsilon, the Generator)``.
     """
+    draws, rest, gen = release_bounds_draws(
+        x, epsilon, None, integer, relation, rng, accountant, granularity, scale, steps, bounds_share
+    )
+    return (*draws[0], rest, gen)
+
+
+def release_bounds_draws(
+    x: Any,
+    epsilon: float,
+    size: int | None,
+    integer: bool | None,
+    relation: Relation,
+    rng: SeedLike,
+    accountant: Accountant | None,
+    granularity: float | None,
+    scale: float,
+    steps: int,
+    bounds_share: float,
+) -> tuple[list[tuple[np.ndarray, tuple, Any]], float, np.random.Generator]:
+    """:func:`release_bounds` for ``size`` independent draws (None: one), charged as ``size`` releases.
+
+    Returns ``([(x clamped, bounds, granularity) per draw], the rest of epsilon, the Generator)``.
+    """
     sorted_x, grid = _sorted_and_grid(x, scale, steps)
-    share = bounds_share
     if integer is None:
         integer = bool(np.issubdtype(np.asarray(x).dtype, np.integer))
     if integer and not (sorted_x == np.round(sorted_x)).all():
@@ -334,8 +374,11 @@ def release_bounds(
             raise ValueError(f"granularity applies to real outputs, got granularity={granularity!r}")
         check_granularity(granularity)
     gen = check_random_state(rng)
-    charge(accountant, Privacy(epsilon, 0.0, relation, "quantiles without bounds: AboveThreshold bounds + EM"))
-    xc, bnd, granularity = _clamped(
-        sorted_x, _magnitude_bounds(sorted_x, share * epsilon, relation, grid, gen), bool(integer), granularity
-    )
-    return xc, bnd, granularity, (1.0 - share) * epsilon, gen
+    privacy = Privacy(epsilon, 0.0, relation, "quantiles without bounds: AboveThreshold bounds + EM")
+    charge(accountant, privacy, size=size)
+    share = bounds_share * epsilon
+    draws = [
+        _clamped(sorted_x, _magnitude_bounds(sorted_x, share, relation, grid, gen), bool(integer), granularity)
+        for _ in range(1 if size is None else size)
+    ]
+    return draws, (1.0 - bounds_share) * epsilon, gen

@@ -7,7 +7,7 @@ are these functions with the defaults; :mod:`.bounds` releases the bounds
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,8 +17,8 @@ from ....accounting import Accountant
 from ....typing import Relation, SeedLike
 from .._exponential.quantile import private_quantile
 from .._multi.quantiles import LEVELS, QUANTILES_METHOD, private_quantiles
-from .._rules import ACCOUNTANT, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SAMPLE, SEED, Rule
-from .bounds import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
+from .._rules import ACCOUNTANT, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SAMPLE, SEED, SIZE, Rule
+from .bounds import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds_draws
 
 #: The share of epsilon spent on the bounds, in (0, 1).
 SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))
@@ -31,6 +31,7 @@ _RULES = {
     "integer": INTEGER,
     "relation": RELATION,
     "rng": SEED,
+    "size": SIZE,
     "accountant": ACCOUNTANT,
     "granularity": GRANULARITY,
 }
@@ -50,9 +51,10 @@ def unbounded_quantile(
     integer: bool | None = None,
     relation: Relation = "add_remove",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
-) -> float | int:
+) -> Any:
     r"""One private quantile with no bounds: :func:`private_bounds` then :func:`private_quantile`, epsilon-DP.
 
     ``bounds_share`` :math:`\cdot\,\varepsilon` releases bounds :math:`(a, b)`
@@ -80,16 +82,19 @@ def unbounded_quantile(
         The neighbour relation: epsilon-DP for add/remove or replace neighbours (mathematics §15.2).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (bounds and
+        quantiles each time), charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` once, before any randomness is drawn.
+        charged ``Privacy(epsilon, 0, relation)`` once (``size`` times), before any randomness is drawn.
     granularity : float or None, default=None
         real outputs: the output grid (a power of two) or None (the default of
         :func:`private_quantile` for the released bounds).
 
     Returns
     -------
-    float or int
-        the private quantile.
+    float, int or ndarray
+        the private quantile (an array of ``size`` of them).
 
     References
     ----------
@@ -103,19 +108,13 @@ def unbounded_quantile(
     >>> round(private_quantile(x, 0.5, 1.0, rng=1), 1)  # no bounds
     49.9
     """
-    xc, bnd, lam, rest, gen = release_bounds(
-        x,
-        epsilon,
-        integer=integer,
-        relation=relation,
-        rng=rng,
-        accountant=accountant,
-        granularity=granularity,
-        scale=scale,
-        steps=steps,
-        bounds_share=bounds_share,
+    draws, rest, gen = release_bounds_draws(
+        x, epsilon, size, integer, relation, rng, accountant, granularity, scale, steps, bounds_share
     )
-    return private_quantile(xc, q, rest, bounds=bnd, relation=relation, rng=gen, granularity=lam)
+    out = [
+        private_quantile(xc, q, rest, bounds=bnd, relation=relation, rng=gen, granularity=lam) for xc, bnd, lam in draws
+    ]
+    return out[0] if size is None else np.array(out)
 
 
 @validate_params(_RULES | {"qs": LEVELS, "method": QUANTILES_METHOD})
@@ -131,6 +130,7 @@ def unbounded_quantiles(
     method: Literal["auto", "joint", "recursive"] = "auto",
     relation: Relation = "add_remove",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
     granularity: float | None = None,
 ) -> np.ndarray:
@@ -162,15 +162,18 @@ def unbounded_quantiles(
         The neighbour relation: epsilon-DP for add/remove or replace neighbours (mathematics §15.2).
     rng : None, int or numpy.random.Generator, default=None
         randomness; a seed reproduces.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (bounds and
+        quantiles each time), charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` once, before any randomness is drawn.
+        charged ``Privacy(epsilon, 0, relation)`` once (``size`` times), before any randomness is drawn.
     granularity : float or None, default=None
         real outputs: the output grid or None (the default for the released bounds).
 
     Returns
     -------
     ndarray
-        the estimates, as :func:`private_quantiles` returns them.
+        the estimates, as :func:`private_quantiles` returns them (shape ``(size, len(qs))`` with ``size``).
 
     References
     ----------
@@ -184,16 +187,11 @@ def unbounded_quantiles(
     >>> private_quantiles(x, [0.1, 0.5, 0.9], 1.0, rng=1).round(0) + 0.0
     array([-26., -20., -14.])
     """
-    xc, bnd, lam, rest, gen = release_bounds(
-        x,
-        epsilon,
-        integer=integer,
-        relation=relation,
-        rng=rng,
-        accountant=accountant,
-        granularity=granularity,
-        scale=scale,
-        steps=steps,
-        bounds_share=bounds_share,
+    draws, rest, gen = release_bounds_draws(
+        x, epsilon, size, integer, relation, rng, accountant, granularity, scale, steps, bounds_share
     )
-    return private_quantiles(xc, qs, rest, bounds=bnd, method=method, relation=relation, rng=gen, granularity=lam)
+    out = [
+        private_quantiles(xc, qs, rest, bounds=bnd, method=method, relation=relation, rng=gen, granularity=lam)
+        for xc, bnd, lam in draws
+    ]
+    return out[0] if size is None else np.stack(out)
