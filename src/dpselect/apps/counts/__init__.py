@@ -8,7 +8,8 @@
   (an :class:`~dpselect.OutputLaw`) and its utility :func:`duff_mode_utility`
   (a :class:`ModeUtility`).
 - Partition selection (keys of a domain nobody can list, add/remove one user):
-  :func:`select_partitions`, :func:`partition_selection_privacy`.
+  :func:`select_partitions`, :func:`partition_selection_privacy`, its exact per-key law
+  :func:`partition_release_probabilities`.
 - Propose-test-release: :func:`propose_test_release`, :func:`ptr_mode`,
   :func:`stable_histogram`.
 
@@ -26,7 +27,12 @@ from __future__ import annotations
 from ._instability import candidate_distances, distance_to_instability
 from ._majority import majority_neighbours, majority_problem, private_argmax
 from ._mode import ModeUtility, duff_mode, duff_mode_probabilities, duff_mode_utility, mode_problem
-from ._partitions import PARTITION_METHODS, partition_selection_privacy, select_partitions
+from ._partitions import (
+    PARTITION_METHODS,
+    partition_release_probabilities,
+    partition_selection_privacy,
+    select_partitions,
+)
 from ._ptr import propose_test_release
 from ._ptr_mode import mode_distance_to_instability, ptr_mode, ptr_mode_probabilities
 from ._rules import TIE_RULES, UTILITIES
@@ -48,6 +54,7 @@ __all__ = [
     "majority_problem",
     "mode_distance_to_instability",
     "mode_problem",
+    "partition_release_probabilities",
     "partition_selection_privacy",
     "private_argmax",
     "private_majority",

@@ -21,6 +21,7 @@ from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from ..._params import EPSILON, SEED, Rule, int_at_least, options, validate_params
 from ..._validation import check_delta_positive, check_random_state
@@ -34,7 +35,7 @@ from ._partitions_calibration import (
     truncated_geometric_probabilities,
 )
 from ._partitions_input import UserKeys, as_user_keys, check_columns, parse_user_items, sorted_keys
-from ._partitions_weights import count_weights, noisy_weights, policy_gaussian_weights, weighted_weights
+from ._partitions_weights import count_weights, noisy_weights, policy_gaussian_weights, policy_order, weighted_weights
 from ._rules import ACCOUNTANT
 
 __all__ = ["PARTITION_METHODS", "partition_selection_privacy", "select_partitions"]
@@ -208,6 +209,18 @@ def select_partitions(
     return sorted_keys(uk.keys[i] for i in np.flatnonzero(mask))
 
 
+def key_weights(
+    uk: UserKeys, method: str, cal: ThresholdCalibration, max_contributions: int, gen: np.random.Generator
+) -> np.ndarray:
+    """The per-key weights of a thresholding ``method`` (the policy's tie order drawn from ``gen``)."""
+    if method == "policy_gaussian":
+        cutoff = cal.threshold + POLICY_CUTOFF_SIGMAS * cal.scale
+        return policy_gaussian_weights(uk, cutoff, policy_order(uk, gen))
+    if method in ("weighted_gaussian", "weighted_laplace"):
+        return weighted_weights(uk, 0.5 if method == "weighted_gaussian" else 1.0)
+    return _count_method_weights(uk, method, max_contributions)
+
+
 def release_mask(
     uk: UserKeys,
     method: str,
@@ -219,11 +232,74 @@ def release_mask(
     if isinstance(constants, np.ndarray):  # truncated geometric: P[release | n users] = pi_n
         n = np.bincount(uk.codes, minlength=len(uk.keys))
         return gen.random(n.size) < constants[np.minimum(n, constants.size - 1)]
-    if method == "policy_gaussian":
-        cutoff = constants.threshold + POLICY_CUTOFF_SIGMAS * constants.scale
-        weights = policy_gaussian_weights(uk, cutoff, gen)
-    elif method in ("weighted_gaussian", "weighted_laplace"):
-        weights = weighted_weights(uk, 0.5 if method == "weighted_gaussian" else 1.0)
-    else:
-        weights = _count_method_weights(uk, method, max_contributions)
+    weights = key_weights(uk, method, constants, max_contributions, gen)
     return noisy_weights(weights, constants.scale, constants.noise, gen) > constants.threshold
+
+
+def release_probabilities(
+    uk: UserKeys,
+    method: str,
+    constants: ThresholdCalibration | np.ndarray,
+    max_contributions: int,
+    gen: np.random.Generator,
+) -> np.ndarray:
+    """``P[key released]`` for each key of ``uk``, given the bounding and tie order drawn from ``gen``."""
+    if isinstance(constants, np.ndarray):
+        n = np.bincount(uk.codes, minlength=len(uk.keys))
+        return constants[np.minimum(n, constants.size - 1)]
+    z = (constants.threshold - key_weights(uk, method, constants, max_contributions, gen)) / constants.scale
+    if constants.noise == "gaussian":
+        return special.ndtr(-z)
+    return np.where(z >= 0, 0.5 * np.exp(-np.abs(z)), 1.0 - 0.5 * np.exp(-np.abs(z)))
+
+
+@validate_params(PARTITION_RULES)
+def partition_release_probabilities(
+    user_items: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    max_contributions: int,
+    method: str = "auto",
+    user_column: str | None = None,
+    key_column: str | None = None,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+) -> dict[Hashable, float]:
+    r"""The exact probability that :func:`select_partitions` releases each key (mathematics §16).
+
+    Keys are released independently, with probability ``pi_n`` (truncated geometric, ``n``
+    users hold the key) or ``P[w + scale Z > rho] = sf((rho - w) / scale)`` (thresholding,
+    ``w`` the key's weight); the output law on two neighbouring datasets is the product of
+    these Bernoulli laws, which the exact audits enumerate.  The bounding priorities and
+    the policy's tie order are drawn from ``rng`` (no noise is drawn; nothing is charged
+    unless ``accountant`` is given, as this is an analysis tool, not a release).
+
+    Parameters
+    ----------
+    user_items, epsilon, delta, max_contributions, method, user_column, key_column, rng
+        As :func:`select_partitions`.
+    accountant : Accountant, default=None
+        Charged (epsilon, delta) when given (the probabilities are computed from the data).
+
+    Returns
+    -------
+    dict
+        ``{key: P[key released]}`` over the keys of ``user_items``.
+
+    Examples
+    --------
+    >>> from dpselect.apps.counts import partition_release_probabilities
+    >>> p = partition_release_probabilities([["a"], ["b"], ["b"]], 1.0, 1e-6, max_contributions=1)
+    >>> bool(p["a"] <= 1e-6), bool(p["a"] < p["b"] <= 3.8e-6)
+    (True, True)
+    """
+    check_columns(user_items, user_column, key_column)
+    name = resolve_partition_method(method, max_contributions)
+    constants = calibrate(name, epsilon, delta, max_contributions)
+    pairs = parse_user_items(user_items, user_column=user_column, key_column=key_column)
+    gen = check_random_state(rng)
+    charge(accountant, Privacy(epsilon, delta, "add_remove", f"partition selection ({name}), mathematics §16"))
+    uk = as_user_keys(pairs, max_contributions, gen)
+    probs = release_probabilities(uk, name, constants, max_contributions, gen)
+    return dict(zip(uk.keys, probs.tolist(), strict=True))

@@ -15,7 +15,8 @@ a threshold; the calibrations below are closed forms plus one monotone bisection
 
   the largest release probability the two (epsilon', delta') constraints of a
   Bernoulli pair allow (optimal at ``C = 1``); ``C`` keys compose to (epsilon, delta).
-  Each ``pi_n`` is rounded down to the grid ``2^-53`` after a margin of ``2^-50`` so that
+  Each ``pi_n`` is rounded down to the grid ``2^-53`` after a margin of ``2^-50`` (relative,
+  and absolute on the second branch) so that
   ``P[U < pi_n]`` for numpy's 53-bit uniform ``U`` is exactly ``pi_n`` and the constraints
   hold for the rounded values.
 * Gaussian thresholding: weights move by at most 1 in l2 on the keys of the smaller
@@ -104,7 +105,9 @@ def truncated_geometric_probabilities(epsilon: float, delta: float, max_contribu
     probs = [0.0]
     while probs[-1] < 1.0:
         prev = probs[-1]
-        value = min(growth * prev + dlt, 1.0 - shrink * (1.0 - prev - dlt)) - _MARGIN
+        up, down = growth * prev + dlt, 1.0 - shrink * (1.0 - prev - dlt)
+        # rounding: a few ulp of the result (first branch), a few ulp of 1 (second branch)
+        value = min(up, down) * (1.0 - _MARGIN) - (_MARGIN if down <= up else 0.0)
         nxt = 1.0 if value >= 1.0 else math.floor(max(value, 0.0) * _GRID) / _GRID
         if nxt <= prev:  # delta below the margin: the recurrence cannot grow on the grid
             raise ValueError(f"delta / max_contributions must be > {2 * _MARGIN:g} for the truncated geometric")

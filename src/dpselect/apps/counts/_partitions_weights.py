@@ -26,7 +26,7 @@ from scipy import special
 
 from ._partitions_input import UserKeys
 
-__all__ = ["count_weights", "noisy_weights", "policy_gaussian_weights", "weighted_weights"]
+__all__ = ["count_weights", "noisy_weights", "policy_gaussian_weights", "policy_order", "weighted_weights"]
 
 
 def count_weights(uk: UserKeys, scale: float) -> np.ndarray:
@@ -47,8 +47,8 @@ def policy_order(uk: UserKeys, gen: np.random.Generator) -> np.ndarray:
     return np.lexsort((tie, uk.sizes))
 
 
-def policy_gaussian_weights(uk: UserKeys, cutoff: float, gen: np.random.Generator) -> np.ndarray:
-    r"""The l2 policy of Gopi et al. 2020: each user moves her keys' weights towards ``cutoff``.
+def policy_gaussian_weights(uk: UserKeys, cutoff: float, order: np.ndarray) -> np.ndarray:
+    r"""The l2 policy of Gopi et al. 2020: users in ``order`` move their keys' weights towards ``cutoff``.
 
     .. math::
 
@@ -60,13 +60,13 @@ def policy_gaussian_weights(uk: UserKeys, cutoff: float, gen: np.random.Generato
     >>> from dpselect.apps.counts._partitions_input import as_user_keys, parse_user_items
     >>> from dpselect.apps.counts._partitions_weights import policy_gaussian_weights
     >>> uk = as_user_keys(parse_user_items([["a"], ["a", "b"]]), 5, np.random.default_rng(0))
-    >>> w = policy_gaussian_weights(uk, 10.0, np.random.default_rng(0))
+    >>> w = policy_gaussian_weights(uk, 10.0, np.array([0, 1]))
     >>> [round(float(v), 4) for v in w]   # "a": 1 + 9/sqrt(181), "b": 10/sqrt(181)
     [1.669, 0.7433]
     """
     weights = [0.0] * len(uk.keys)
     indptr, codes = uk.indptr.tolist(), uk.codes.tolist()
-    for u in policy_order(uk, gen).tolist():
+    for u in np.asarray(order).tolist():
         idx = codes[indptr[u] : indptr[u + 1]]
         gaps = [max(cutoff - weights[k], 0.0) for k in idx]
         norm = math.sqrt(math.fsum(g * g for g in gaps))
