@@ -9,7 +9,7 @@
   (a :class:`ModeUtility`).
 - Partition selection (keys of a domain nobody can list, add/remove one user):
   :func:`select_partitions`, :func:`partition_selection_privacy`, its exact per-key law
-  :func:`partition_release_probabilities`.
+  :func:`partition_release_probabilities`; the k most frequent keys :func:`select_top_k_keys`.
 - Propose-test-release: :func:`propose_test_release`, :func:`ptr_mode`,
   :func:`stable_histogram`.
 
@@ -37,6 +37,7 @@ from ._ptr import propose_test_release
 from ._ptr_mode import mode_distance_to_instability, ptr_mode, ptr_mode_probabilities
 from ._rules import TIE_RULES, UTILITIES
 from ._stable_histogram import stable_histogram, stable_histogram_probabilities
+from ._top_k_keys import TopKeys, select_top_k_keys
 from ._vote import label_counts, private_majority
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "TIE_RULES",
     "UTILITIES",
     "ModeUtility",
+    "TopKeys",
     "candidate_distances",
     "distance_to_instability",
     "duff_mode",
@@ -62,6 +64,7 @@ __all__ = [
     "ptr_mode",
     "ptr_mode_probabilities",
     "select_partitions",
+    "select_top_k_keys",
     "stable_histogram",
     "stable_histogram_probabilities",
 ]
