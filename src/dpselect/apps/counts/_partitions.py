@@ -54,7 +54,7 @@ PARTITION_METHODS = (
 
 #: The policy Gaussian's cutoff is ``Gamma = rho + POLICY_CUTOFF_SIGMAS * sigma`` (public; tuned on
 #: the Zipf benchmark of ``benchmarks/bench_partitions.py``).
-POLICY_CUTOFF_SIGMAS = 10.0
+POLICY_CUTOFF_SIGMAS = 20.0
 
 
 def _partition_delta(value: Any, name: str) -> float:
