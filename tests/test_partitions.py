@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -44,7 +45,7 @@ def test_truncated_geometric_meets_both_constraints_exactly(epsilon: float, delt
     grow, best = mpmath.e**eps, mpmath.mpf(0)
     assert p[0] == 0.0 and p[-1] == 1.0 and np.all(np.diff(p) > 0)
     assert np.all(p * 2.0**53 == np.floor(p * 2.0**53))  # on numpy's uniform grid: P[U < p] = p exactly
-    for prev, cur in zip(p[:-1], p[1:], strict=True):
+    for prev, cur in itertools.pairwise(p):
         a, b = mpmath.mpf(prev), mpmath.mpf(cur)
         assert b <= grow * a + dlt  # P'[release] <= e^eps P[release] + delta
         assert 1 - a <= grow * (1 - b) + dlt  # P[drop] <= e^eps P'[drop] + delta
@@ -155,7 +156,7 @@ def test_policy_audit_every_insertion_position() -> None:
     p = _policy_law(base, list(range(len(base))), cutoff, cal)
     worst = 0.0
     for pos in range(len(base) + 1):
-        order = list(range(pos)) + [len(base)] + list(range(pos, len(base)))
+        order = [*range(pos), len(base), *range(pos, len(base))]
         q = _policy_law([*base, added], order, cutoff, cal)
         worst = max(worst, hockey_stick(_product_log_law(p, keys), _product_log_law(q, keys), epsilon))
     assert 0 < worst <= delta

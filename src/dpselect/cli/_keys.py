@@ -13,8 +13,8 @@ from pathlib import Path
 import typer
 
 from .._params import int_at_least
+from .._validation import check_delta_positive
 from ..apps.counts import PARTITION_METHODS
-from ..apps.counts._partitions import PARTITION_RULES
 from ._input import CLIError, option, read_table
 
 __all__ = ["add_commands", "keys"]
@@ -22,7 +22,7 @@ __all__ = ["add_commands", "keys"]
 
 def _check(epsilon: float, delta: float, max_contributions: int, k: int | None, method: str, seed: int | None) -> None:
     option("--epsilon", epsilon)
-    PARTITION_RULES["delta"](delta, "--delta")
+    check_delta_positive(delta, "a key only one user holds is printed with probability <= delta", "--delta")
     int_at_least(1)(max_contributions, "--max-contributions")
     if k is not None:
         option("--k", k)

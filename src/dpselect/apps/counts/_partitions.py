@@ -34,7 +34,7 @@ from ._partitions_calibration import (
     calibrate_laplace,
     truncated_geometric_probabilities,
 )
-from ._partitions_input import UserKeys, as_user_keys, check_columns, parse_user_items, sorted_keys
+from ._partitions_input import UserItems, UserKeys, as_user_keys, check_columns, parse_user_items, sorted_keys
 from ._partitions_weights import count_weights, noisy_weights, policy_gaussian_weights, policy_order, weighted_weights
 from ._rules import ACCOUNTANT
 
@@ -99,8 +99,10 @@ def partition_selection_privacy(
 
     Parameters
     ----------
-    epsilon, delta : float
-        The budget (epsilon > 0, delta in (0, 1)).
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
     max_contributions : int
         The most keys one user contributes (keyword-only).
     method : str, default="auto"
@@ -129,7 +131,7 @@ def _count_method_weights(uk: UserKeys, method: str, max_contributions: int) -> 
 
 @validate_params(PARTITION_RULES)
 def select_partitions(
-    user_items: Any,
+    user_items: UserItems,
     epsilon: float,
     delta: float,
     *,
@@ -172,8 +174,10 @@ def select_partitions(
         ``"weighted_gaussian"`` (Gopi et al. 2020), ``"policy_gaussian"`` (Gopi et al. 2020,
         adaptive l2 weights); ``"auto"``: the truncated geometric at C = 1, the policy
         Gaussian otherwise (the most keys of all, benchmarks/bench_partitions.py).
-    user_column, key_column : str, default=None
-        The columns of a data-frame ``user_items``.
+    user_column : str, default=None
+        The user column of a data-frame ``user_items``.
+    key_column : str, default=None
+        The key column of a data-frame ``user_items``.
     rng : SeedLike, default=None
         The randomness (the bounding priorities, the policy's tie order and the noise).
     accountant : Accountant, default=None
@@ -255,7 +259,7 @@ def release_probabilities(
 
 @validate_params(PARTITION_RULES)
 def partition_release_probabilities(
-    user_items: Any,
+    user_items: UserItems,
     epsilon: float,
     delta: float,
     *,
@@ -277,8 +281,23 @@ def partition_release_probabilities(
 
     Parameters
     ----------
-    user_items, epsilon, delta, max_contributions, method, user_column, key_column, rng
-        As :func:`select_partitions`.
+    user_items : iterable of iterables of hashable, or DataFrame
+        One iterable of keys per user (repeats count once), or a pandas / polars frame with
+        one row per (user, key) pair named by ``user_column`` and ``key_column``.
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1): the chance a key only one user holds may be released.
+    max_contributions : int
+        C >= 1, the most keys kept per user (public; keyword-only).
+    method : str, default="auto"
+        One of :data:`PARTITION_METHODS`, as :func:`select_partitions`.
+    user_column : str, default=None
+        The user column of a data-frame ``user_items``.
+    key_column : str, default=None
+        The key column of a data-frame ``user_items``.
+    rng : SeedLike, default=None
+        The bounding priorities and the policy's tie order.
     accountant : Accountant, default=None
         Charged (epsilon, delta) when given (the probabilities are computed from the data).
 

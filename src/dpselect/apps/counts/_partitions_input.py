@@ -13,11 +13,34 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 
-__all__ = ["UserKeyPairs", "UserKeys", "as_user_keys", "check_columns", "is_frame", "parse_user_items", "sorted_keys"]
+
+class SupportsColumns(Protocol):
+    """A data frame (pandas or polars): named columns, each with ``to_numpy()``."""
+
+    @property
+    def columns(self) -> Any: ...
+
+    def __getitem__(self, key: str) -> Any: ...
+
+
+#: ``user_items``: one iterable of hashable keys per user, or a frame of (user, key) rows.
+UserItems: TypeAlias = Iterable[Iterable[Hashable]] | SupportsColumns
+
+__all__ = [
+    "SupportsColumns",
+    "UserItems",
+    "UserKeyPairs",
+    "UserKeys",
+    "as_user_keys",
+    "check_columns",
+    "is_frame",
+    "parse_user_items",
+    "sorted_keys",
+]
 
 
 @dataclass(frozen=True)

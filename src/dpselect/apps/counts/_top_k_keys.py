@@ -18,21 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ..._params import BOOLEAN, EPSILON, SEED, int_at_least, real_in, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms import ExponentialMechanism
-from ...mechanisms.top_k import select_top_k
+from ...mechanisms import ExponentialMechanism, select_top_k
 from ...noise import GridLaplace
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import SeedLike
 from ._partitions import PARTITION_RULES, calibrate, release_mask, resolve_partition_method
-from ._partitions_input import as_user_keys, check_columns, parse_user_items
+from ._partitions_input import UserItems, as_user_keys, check_columns, parse_user_items
 
 __all__ = ["TopKeys", "select_top_k_keys"]
 
@@ -78,7 +76,7 @@ def _privacy(epsilon: float, delta: float, count_epsilon: float | None, name: st
     }
 )
 def select_top_k_keys(
-    user_items: Any,
+    user_items: UserItems,
     epsilon: float,
     delta: float,
     k: int,
@@ -106,11 +104,19 @@ def select_top_k_keys(
 
     Parameters
     ----------
-    user_items, epsilon, delta, max_contributions, method, user_column, key_column
-        As :func:`~dpselect.apps.counts.select_partitions` (``epsilon`` is the total of both
-        stages).
+    user_items : iterable of iterables of hashable, or DataFrame
+        One iterable of keys per user (repeats count once), or a pandas / polars frame with
+        one row per (user, key) pair named by ``user_column`` and ``key_column``.
+    epsilon : float
+        > 0, the total of both stages.
+    delta : float
+        In (0, 1): the chance a key only one user holds may be released.
+    max_contributions : int
+        C >= 1, the most keys kept per user (public; keyword-only).
     k : int
         The number of keys wanted (>= 1); fewer are returned when fewer are released.
+    method : str, default="auto"
+        The partition-selection method (as :func:`~dpselect.apps.counts.select_partitions`).
     selection_share : float, default=0.5
         The share of epsilon spent on partition selection, in (0, 1).
     return_counts : bool, default=False
@@ -118,6 +124,10 @@ def select_top_k_keys(
         ``min(k, C)`` at ``count_epsilon`` (required then), charged on top.
     count_epsilon : float, default=None
         The budget of the counts (only with ``return_counts``).
+    user_column : str, default=None
+        The user column of a data-frame ``user_items``.
+    key_column : str, default=None
+        The key column of a data-frame ``user_items``.
     rng : SeedLike, default=None
         The randomness.
     accountant : Accountant, default=None
