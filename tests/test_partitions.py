@@ -25,6 +25,7 @@ from dpselect.apps.counts._partitions_calibration import (
     unique_weight_bound,
 )
 from dpselect.apps.counts._partitions_input import as_user_keys, parse_user_items
+from dpselect.apps.counts._partitions_joint import GRID_CELLS
 from dpselect.apps.counts._partitions_weights import policy_gaussian_weights
 
 mpmath.mp.dps = 50
@@ -55,26 +56,43 @@ def test_truncated_geometric_meets_both_constraints_exactly(epsilon: float, delt
         assert b >= best * (1 - mpmath.mpf(1e-6))  # and of the exact optimum overall
 
 
-def _gaussian_delta_mp(x: mpmath.mpf, sigma: float) -> mpmath.mpf:
+def _profile_mp(x: mpmath.mpf, sigma: float, shift: mpmath.mpf) -> mpmath.mpf:
+    """Balle & Wang's exact profile of N(0, s^2) vs N(shift, s^2), in 50 digits."""
+    if shift == 0:
+        return mpmath.mpf(0) if x >= 0 else 1 - mpmath.e**x
     s = mpmath.mpf(sigma)
-    return _phi(1 / (2 * s) - x * s) - mpmath.e**x * _phi(-1 / (2 * s) - x * s)
+    return _phi(shift / (2 * s) - x * s / shift) - mpmath.e**x * _phi(-shift / (2 * s) - x * s / shift)
+
+
+def _joint_mp(epsilon: float, sigma: float, rho: float, t: int, a: mpmath.mpf, shift: mpmath.mpf) -> mpmath.mpf:
+    """The joint bound of mathematics §16.2 at lone weight a and shared shift, in 50 digits."""
+    q = _phi((mpmath.mpf(rho) - a) / sigma) ** t
+    eps = mpmath.mpf(epsilon)
+    return max(
+        _profile_mp(eps + mpmath.log(q), sigma, shift), q * _profile_mp(eps - mpmath.log(q), sigma, shift) + 1 - q
+    )
 
 
 @pytest.mark.parametrize("method", ["gaussian", "weighted_gaussian", "policy_gaussian"])
 @pytest.mark.parametrize(("epsilon", "delta", "c"), [(1.0, 1e-6, 1), (1.0, 1e-6, 10), (0.3, 1e-8, 3), (4.0, 1e-4, 7)])
 def test_gaussian_calibration_holds_in_high_precision(method: str, epsilon: float, delta: float, c: int) -> None:
+    """The joint bound in 50 digits: at the grid's worst cells (as calibrated) and at random lone weights."""
     cal = calibrate_gaussian(epsilon, delta, c, method)
-    t = np.arange(1, c + 1, dtype=float)
-    a = unique_weight_bound(method, t, c)
-    lone = max(1 - _phi((cal.threshold - ai) / cal.scale) ** int(ti) for ai, ti in zip(a, t, strict=True))
-    assert lone <= cal.theta  # any lone set of t keys is released with probability <= theta
-    low = mpmath.log1p(-mpmath.mpf(cal.theta))
-    total = max(
-        _gaussian_delta_mp(epsilon + low, cal.scale),
-        cal.theta + (1 - cal.theta) * _gaussian_delta_mp(epsilon - low, cal.scale),
-    )
-    assert total <= delta
-    assert total >= 0.99 * delta  # tight: sigma is the smallest that fits
+    a_max = unique_weight_bound(method, np.arange(1, c + 1, dtype=float), c)
+    gen = np.random.default_rng(0)
+    worst = _profile_mp(mpmath.mpf(epsilon), cal.scale, mpmath.mpf(1))  # no lone key
+    for t in range(1, c + 1):
+        am = a_max[t - 1]
+        grid = np.linspace(0.0, am, GRID_CELLS + 1)
+        cells = [(grid[j + 1], grid[j]) for j in (0, GRID_CELLS // 2, GRID_CELLS - 1)]  # (q at hi, shift at lo)
+        cells += [(a, a) for a in gen.uniform(0.0, am, 8)] + [(am, am)]  # the exact statement at points
+        for a_q, a_s in cells:
+            shift = mpmath.sqrt(max(mpmath.mpf(0), 1 - t * mpmath.mpf(a_s) ** 2))
+            worst = max(worst, _joint_mp(epsilon, cal.scale, cal.threshold, t, mpmath.mpf(a_q), shift))
+    assert worst <= delta
+    assert worst >= 0.9 * delta  # tight: rho is the smallest that fits
+    lone = max(1 - _phi((cal.threshold - ai) / cal.scale) ** t for t, ai in enumerate(a_max, start=1))
+    assert lone <= delta  # a lone user's keys: at most delta
 
 
 @pytest.mark.parametrize("method", ["laplace", "weighted_laplace"])

@@ -19,20 +19,11 @@ a threshold; the calibrations below are closed forms plus one monotone bisection
   and absolute on the second branch) so that
   ``P[U < pi_n]`` for numpy's 53-bit uniform ``U`` is exactly ``pi_n`` and the constraints
   hold for the rounded values.
-* Gaussian thresholding: weights move by at most 1 in l2 on the keys of the smaller
-  dataset, the added user's keys nobody else has get weight at most ``a(t)`` each
-  (``t`` such keys); with ``theta`` the largest chance that one of them passes ``rho``,
-  the release is (epsilon, delta)-DP when
-
-  .. math::
-
-      \max\bigl(\delta_G(\epsilon + \ln(1-\theta)),\
-      \theta + (1-\theta)\,\delta_G(\epsilon - \ln(1-\theta))\bigr) \le \delta,
-      \quad \delta_G(x) = \Phi(\tfrac{1}{2\sigma} - x\sigma)
-      - e^{x}\Phi(-\tfrac{1}{2\sigma} - x\sigma)
-
-  (the Gaussian mechanism's exact profile, Balle & Wang 2018), and
-  ``rho = max_t a(t) + sigma * isf(1 - (1 - theta)^(1/t))``.
+* Gaussian thresholding: weights move by at most 1 in l2; the added user's keys that nobody
+  else holds ("lone", ``t`` of them) get weight ``a <= a(t)`` each and the other keys shift by
+  at most ``sqrt(1 - t a^2)``; sigma and rho meet the joint bound of
+  :mod:`~dpselect.apps.counts._partitions_joint` (the Gaussian mechanism's exact profile, Balle &
+  Wang 2018, mixed with the chance ``1 - q`` that a lone key passes rho).
 * Laplace thresholding: the same with a pure (1/b)-DP noise part and ``b = 1/(epsilon +
   ln(1 - delta))``, ``theta = delta``.
 """
@@ -45,12 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ._partitions_joint import joint_calibration
+
 __all__ = [
     "SENSITIVITY_SLACK",
     "ThresholdCalibration",
     "calibrate_gaussian",
     "calibrate_laplace",
-    "gaussian_profile",
     "truncated_geometric_probabilities",
     "unique_weight_bound",
 ]
@@ -60,9 +52,6 @@ _MARGIN = 2.0**-50  # covers the rounding of the recurrence (each term is <= ~2 
 #: Relative slack on the l2 sensitivity and the lone weights: covers the rounding of the weights
 #: (<= a few ulp per user step, 1-Lipschitz steps do not amplify it; mathematics §16).
 SENSITIVITY_SLACK = 2.0**-20
-#: The share of delta a Gaussian method spends on the keys only the added user holds
-#: (public; chosen by minimising the threshold over a grid of shares, mathematics §16).
-_THETA_SHARES = np.array([0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
 
 
 @dataclass(frozen=True)
@@ -115,23 +104,6 @@ def truncated_geometric_probabilities(epsilon: float, delta: float, max_contribu
     return np.asarray(probs)
 
 
-def gaussian_profile(x: float, sigma: float) -> float:
-    r"""``delta_G(x)``: the exact hockey-stick divergence of N(0, sigma^2) vs N(1, sigma^2) at e^x.
-
-    Balle & Wang 2018, Theorem 8: ``Phi(1/(2 sigma) - x sigma) - e^x Phi(-1/(2 sigma) - x sigma)``
-    (log-space for large x).
-
-    Examples
-    --------
-    >>> from dpselect.apps.counts._partitions_calibration import gaussian_profile
-    >>> bool(abs(gaussian_profile(0.0, 1.0) - 0.3829) < 1e-4)
-    True
-    """
-    a, b = 0.5 / sigma - x * sigma, -0.5 / sigma - x * sigma
-    second = math.exp(x + float(special.log_ndtr(b)))
-    return max(float(special.ndtr(a)) - second, 0.0)
-
-
 def unique_weight_bound(method: str, t: np.ndarray, max_contributions: int) -> np.ndarray:
     """``a(t)``: the largest weight one of ``t`` keys only the added user holds can get (mathematics §16)."""
     if method in ("gaussian", "laplace"):  # counts: 1/sqrt(C) (l2) or 1/C (l1) per key
@@ -149,26 +121,12 @@ def _lone_threshold(a: np.ndarray, t: np.ndarray, theta: float, scale: float, no
     return rho + 1e-9 * max(abs(rho), 1.0)  # a rounding margin, checked exactly in the tests
 
 
-def _gaussian_delta(sigma: float, epsilon: float, theta: float) -> float:
-    low = math.log1p(-theta)
-    return max(gaussian_profile(epsilon + low, sigma), theta + (1.0 - theta) * gaussian_profile(epsilon - low, sigma))
-
-
-def _sigma_for(epsilon: float, delta: float, theta: float) -> float:
-    """The smallest sigma (to 1e-12 relative, rounded up) with ``_gaussian_delta <= delta`` (monotone in sigma)."""
-    lo, hi = 1e-6, 1.0
-    while _gaussian_delta(hi, epsilon, theta) > delta:
-        lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if _gaussian_delta(mid, epsilon, theta) <= delta else (mid, hi)
-        if hi - lo <= 1e-12 * hi:
-            break
-    return hi
-
-
 def calibrate_gaussian(epsilon: float, delta: float, max_contributions: int, method: str) -> ThresholdCalibration:
-    r"""Sigma and rho of a Gaussian thresholding method (mathematics §16), the smallest rho over the shares of delta.
+    r"""Sigma and rho of a Gaussian thresholding method: the joint bound of mathematics §16.2.
+
+    The smallest rho over a public grid of sigmas such that every split of the added user's
+    budget between lone keys and the shared keys' shift stays within delta
+    (:func:`~dpselect.apps.counts._partitions_joint.joint_delta`).
 
     Examples
     --------
@@ -179,15 +137,11 @@ def calibrate_gaussian(epsilon: float, delta: float, max_contributions: int, met
     """
     t = np.arange(1, max_contributions + 1, dtype=np.float64)
     a = unique_weight_bound(method, t, max_contributions) * (1.0 + SENSITIVITY_SLACK)
-    best: ThresholdCalibration | None = None
-    for share in _THETA_SHARES:
-        theta = float(share) * delta
-        sigma = _sigma_for(epsilon, delta, theta) * (1.0 + SENSITIVITY_SLACK)
-        rho = _lone_threshold(a, t, theta, sigma, "gaussian")
-        if best is None or rho < best.threshold:
-            best = ThresholdCalibration(sigma, rho, theta, "gaussian")
-    assert best is not None
-    return best
+    sigma, rho = joint_calibration(epsilon, delta, tuple(a.tolist()))
+    sigma *= 1.0 + SENSITIVITY_SLACK  # and rho / sigma stays: the slack covers an l2 shift of 1 + 2^-20
+    rho *= 1.0 + SENSITIVITY_SLACK
+    theta = float(np.max(-np.expm1(t * special.log_ndtr((rho - a) / sigma))))
+    return ThresholdCalibration(sigma, rho, theta, "gaussian")
 
 
 def calibrate_laplace(epsilon: float, delta: float, max_contributions: int, method: str) -> ThresholdCalibration:
