@@ -126,6 +126,36 @@ def bench(name: str, users: list, c: int, runs: int) -> None:
     print(f"auto, {runs} real runs: mean {np.mean(counts):.1f} keys (sd {np.std(counts):.1f}), {cpu:.2f} s CPU per run")
 
 
+def bench_top_k(users: list, c: int, runs: int) -> None:
+    """Recall of the true top-k keys by select_top_k_keys, per share of epsilon spent on selection."""
+    from dpselect.apps.counts import select_top_k_keys
+
+    counts: dict = {}
+    for u in users:
+        for key in set(u):
+            counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts, key=counts.__getitem__, reverse=True)
+    print(f"\n## top-k keys on zipf-10 (C = {c}, eps = {EPSILON}, delta = {DELTA}): recall of the true top k")
+    print("| k | share 0.3 | share 0.5 | share 0.7 |\n|---:|---:|---:|---:|")
+    for k in (10, 50):
+        row = []
+        for share in (0.3, 0.5, 0.7):
+            rec = [
+                len(
+                    set(
+                        select_top_k_keys(
+                            users, EPSILON, DELTA, k, max_contributions=c, selection_share=share, rng=r
+                        ).keys
+                    )
+                    & set(ranked[:k])
+                )
+                / k
+                for r in range(runs)
+            ]
+            row.append(f"{np.mean(rec):.3f}")
+        print(f"| {k} | " + " | ".join(row) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -134,6 +164,7 @@ def main() -> None:
     bench("zipf-1key", zipf_users("zipf-1key"), 1, args.runs)
     bench("zipf-10", zipf_users("zipf-10"), 10, args.runs)
     bench("zipf-uniform", zipf_users("zipf-uniform"), 10, args.runs)
+    bench_top_k(zipf_users("zipf-10"), 10, max(args.runs // 2, 1))
     if args.no_real:
         return
     bench("docstrings (words per numpy/scipy docstring)", docstring_users(), 10, args.runs)
