@@ -137,7 +137,7 @@ def bench_top_k(users: list, c: int, runs: int) -> None:
     ranked = sorted(counts, key=counts.__getitem__, reverse=True)
     print(f"\n## top-k keys on zipf-10 (C = {c}, eps = {EPSILON}, delta = {DELTA}): recall of the true top k")
     print("| k | share 0.3 | share 0.5 | share 0.7 |\n|---:|---:|---:|---:|")
-    for k in (10, 50):
+    for k in (10, 50, 200):
         row = []
         for share in (0.3, 0.5, 0.7):
             rec = [
