@@ -36,7 +36,16 @@ import numpy as np
 from dpselect.apps.counts import partition_release_probabilities, select_partitions
 
 EPSILON, DELTA = 1.0, 1e-6
-OURS = ("auto", "policy_gaussian", "weighted_gaussian", "gaussian", "laplace", "truncated_geometric")
+OURS = (
+    "auto",
+    "policy_gaussian",
+    "policy_laplace",
+    "weighted_gaussian",
+    "weighted_laplace",
+    "gaussian",
+    "laplace",
+    "truncated_geometric",
+)
 
 
 def zipf_users(kind: str, n: int = 30_000, seed: int = 0) -> list[list[int]]:

@@ -8,6 +8,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from scipy import special
 
 from dpselect import Accountant
 from dpselect.analysis import hockey_stick
@@ -17,7 +18,7 @@ from dpselect.apps.counts import (
     partition_selection_privacy,
     select_partitions,
 )
-from dpselect.apps.counts._partitions import POLICY_CUTOFF_SIGMAS, calibrate
+from dpselect.apps.counts._partitions import POLICY_CUTOFF_SCALES, calibrate
 from dpselect.apps.counts._partitions_calibration import (
     calibrate_gaussian,
     calibrate_laplace,
@@ -26,7 +27,7 @@ from dpselect.apps.counts._partitions_calibration import (
 )
 from dpselect.apps.counts._partitions_input import as_user_keys, parse_user_items
 from dpselect.apps.counts._partitions_joint import GRID_CELLS
-from dpselect.apps.counts._partitions_weights import policy_gaussian_weights
+from dpselect.apps.counts._partitions_weights import policy_gaussian_weights, policy_laplace_weights
 
 mpmath.mp.dps = 50
 METHODS = [m for m in PARTITION_METHODS if m != "auto"]
@@ -155,29 +156,50 @@ def test_truncated_geometric_is_tight_on_a_lone_key() -> None:
     assert div == pytest.approx(1e-6, rel=1e-6)  # optimal: delta is spent exactly
 
 
-def _policy_law(users: list, order: list, cutoff: float, cal) -> dict:
+def _policy_law(users: list, order: list, method: str, cal) -> dict:
     uk = as_user_keys(parse_user_items(users), 3, np.random.default_rng(0))
-    w = policy_gaussian_weights(uk, cutoff, np.array(order))
-    from scipy import special
+    cutoff = cal.threshold + POLICY_CUTOFF_SCALES[method] * cal.scale
+    policy = policy_gaussian_weights if method == "policy_gaussian" else policy_laplace_weights
+    w = policy(uk, cutoff, np.array(order))
+    z = (cal.threshold - w) / cal.scale
+    p = special.ndtr(-z) if cal.noise == "gaussian" else np.where(z >= 0, 0.5 * np.exp(-z), 1 - 0.5 * np.exp(z))
+    return dict(zip(uk.keys, p.tolist(), strict=True))
 
-    return dict(zip(uk.keys, special.ndtr((w - cal.threshold) / cal.scale).tolist(), strict=True))
 
-
-def test_policy_audit_every_insertion_position() -> None:
+@pytest.mark.parametrize("method", ["policy_gaussian", "policy_laplace"])
+def test_policy_audit_every_insertion_position(method: str) -> None:
     """The policy's guarantee holds for any order of the others and any position of the added user."""
     epsilon, delta = 1.0, 1e-3
-    cal = calibrate("policy_gaussian", epsilon, delta, 3)
-    cutoff = cal.threshold + POLICY_CUTOFF_SIGMAS * cal.scale
+    cal = calibrate(method, epsilon, delta, 3)
     base = [["a", "b"]] * 12 + [["a"]] * 25 + [["b", "c"]] * 9
     added = ["a", "c", "x"]
     keys = ["a", "b", "c", "x"]
-    p = _policy_law(base, list(range(len(base))), cutoff, cal)
+    p = _policy_law(base, list(range(len(base))), method, cal)
     worst = 0.0
     for pos in range(len(base) + 1):
         order = [*range(pos), len(base), *range(pos, len(base))]
-        q = _policy_law([*base, added], order, cutoff, cal)
+        q = _policy_law([*base, added], order, method, cal)
         worst = max(worst, hockey_stick(_product_log_law(p, keys), _product_log_law(q, keys), epsilon))
     assert 0 < worst <= delta
+
+
+def test_policy_steps_are_contractions() -> None:
+    """Random pairs of weight vectors: one user's step never increases their l2 (Gaussian) / l1 (Laplace) distance."""
+    gen = np.random.default_rng(0)
+    uk = as_user_keys(parse_user_items([list(range(6))]), 6, gen)
+    for _ in range(300):
+        cutoff = float(gen.uniform(0.2, 3.0))
+        x, y = gen.uniform(0, cutoff, 6), gen.uniform(0, cutoff, 6)
+        for policy, norm in ((policy_gaussian_weights, 2), (policy_laplace_weights, 1)):
+            fx = _step_from(policy, uk, cutoff, x)
+            fy = _step_from(policy, uk, cutoff, y)
+            assert np.linalg.norm(fx - fy, norm) <= np.linalg.norm(x - y, norm) * (1 + 1e-12) + 1e-12
+            assert np.linalg.norm(fx - x, norm) <= 1 + 1e-12
+
+
+def _step_from(policy, uk, cutoff: float, start: np.ndarray) -> np.ndarray:
+    """One user's step (the only user, holding every key) from the weights ``start``."""
+    return policy(uk, cutoff, np.array([0]), initial=start)
 
 
 def test_audit_catches_a_low_threshold() -> None:

@@ -35,7 +35,14 @@ from ._partitions_calibration import (
     truncated_geometric_probabilities,
 )
 from ._partitions_input import UserItems, UserKeys, as_user_keys, check_columns, parse_user_items, sorted_keys
-from ._partitions_weights import count_weights, noisy_weights, policy_gaussian_weights, policy_order, weighted_weights
+from ._partitions_weights import (
+    count_weights,
+    noisy_weights,
+    policy_gaussian_weights,
+    policy_laplace_weights,
+    policy_order,
+    weighted_weights,
+)
 from ._rules import ACCOUNTANT
 
 __all__ = ["PARTITION_METHODS", "partition_selection_privacy", "select_partitions"]
@@ -50,11 +57,12 @@ PARTITION_METHODS = (
     "weighted_laplace",
     "weighted_gaussian",
     "policy_gaussian",
+    "policy_laplace",
 )
 
-#: The policy Gaussian's cutoff is ``Gamma = rho + POLICY_CUTOFF_SIGMAS * sigma`` (public; tuned on
-#: the Zipf benchmark of ``benchmarks/bench_partitions.py``).
-POLICY_CUTOFF_SIGMAS = 20.0
+#: The policies' cutoff is ``Gamma = rho + POLICY_CUTOFF_SCALES[method] * scale`` (public; tuned on the
+#: Zipf and real data of ``benchmarks/bench_partitions.py``, mathematics §16.3).
+POLICY_CUTOFF_SCALES = {"policy_gaussian": 20.0, "policy_laplace": 5.0}
 
 
 def _partition_delta(value: Any, name: str) -> float:
@@ -86,7 +94,7 @@ def calibrate(method: str, epsilon: float, delta: float, max_contributions: int)
     """The public constants of ``method`` (raises on an impossible (epsilon, delta) before any randomness)."""
     if method == "truncated_geometric":
         return truncated_geometric_probabilities(epsilon, delta, max_contributions)
-    if method in ("laplace", "weighted_laplace"):
+    if method in ("laplace", "weighted_laplace", "policy_laplace"):
         return calibrate_laplace(epsilon, delta, max_contributions, method)
     return calibrate_gaussian(epsilon, delta, max_contributions, method)
 
@@ -171,8 +179,8 @@ def select_partitions(
     method : str, default="auto"
         ``"truncated_geometric"`` (Desfontaines et al. 2022, optimal at C = 1),
         ``"laplace"`` / ``"gaussian"`` (thresholded user counts), ``"weighted_laplace"`` /
-        ``"weighted_gaussian"`` (Gopi et al. 2020), ``"policy_gaussian"`` (Gopi et al. 2020,
-        adaptive l2 weights); ``"auto"``: the truncated geometric at C = 1, the policy
+        ``"weighted_gaussian"`` (Gopi et al. 2020), ``"policy_gaussian"`` / ``"policy_laplace"``
+        (Gopi et al. 2020, adaptive l2 / l1 weights); ``"auto"``: the truncated geometric at C = 1, the policy
         Gaussian otherwise (the most keys of all, benchmarks/bench_partitions.py).
     user_column : str, default=None
         The user column of a data-frame ``user_items``.
@@ -217,9 +225,10 @@ def key_weights(
     uk: UserKeys, method: str, cal: ThresholdCalibration, max_contributions: int, gen: np.random.Generator
 ) -> np.ndarray:
     """The per-key weights of a thresholding ``method`` (the policy's tie order drawn from ``gen``)."""
-    if method == "policy_gaussian":
-        cutoff = cal.threshold + POLICY_CUTOFF_SIGMAS * cal.scale
-        return policy_gaussian_weights(uk, cutoff, policy_order(uk, gen))
+    if method in POLICY_CUTOFF_SCALES:
+        cutoff = cal.threshold + POLICY_CUTOFF_SCALES[method] * cal.scale
+        policy = policy_gaussian_weights if method == "policy_gaussian" else policy_laplace_weights
+        return policy(uk, cutoff, policy_order(uk, gen))
     if method in ("weighted_gaussian", "weighted_laplace"):
         return weighted_weights(uk, 0.5 if method == "weighted_gaussian" else 1.0)
     return _count_method_weights(uk, method, max_contributions)

@@ -108,7 +108,7 @@ def unique_weight_bound(method: str, t: np.ndarray, max_contributions: int) -> n
     """``a(t)``: the largest weight one of ``t`` keys only the added user holds can get (mathematics §16)."""
     if method in ("gaussian", "laplace"):  # counts: 1/sqrt(C) (l2) or 1/C (l1) per key
         return np.full(t.shape, 1.0 / (math.sqrt(max_contributions) if method == "gaussian" else max_contributions))
-    if method == "weighted_laplace":
+    if method in ("weighted_laplace", "policy_laplace"):  # l1 budget 1 shared equally by t lone keys
         return 1.0 / t
     return 1.0 / np.sqrt(t)  # weighted and policy Gaussian
 
