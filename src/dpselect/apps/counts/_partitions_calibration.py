@@ -25,7 +25,7 @@ a threshold; the calibrations below are closed forms plus one monotone bisection
   :mod:`~dpselect.apps.counts._partitions_joint` (the Gaussian mechanism's exact profile, Balle &
   Wang 2018, mixed with the chance ``1 - q`` that a lone key passes rho).
 * Laplace thresholding: the same with a pure (1/b)-DP noise part and ``b = 1/(epsilon +
-  ln(1 - delta))``, ``theta = delta``.
+  ln(1 - theta))``, ``theta = min(delta, (1 - e^-epsilon) / 2)``.
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ def truncated_geometric_probabilities(epsilon: float, delta: float, max_contribu
         # rounding: a few ulp of the result (first branch), a few ulp of 1 (second branch)
         value = min(up, down) * (1.0 - _MARGIN) - (_MARGIN if down <= up else 0.0)
         nxt = 1.0 if value >= 1.0 else math.floor(max(value, 0.0) * _GRID) / _GRID
+        if nxt <= prev and 1.0 - prev <= dlt * (1.0 - 1e-9) and up >= 1.0 + 1e-9:
+            nxt = 1.0  # both constraints allow pi_n = 1 with room to spare (checked exactly in the tests)
         if nxt <= prev:  # delta below the margin: the recurrence cannot grow on the grid
             raise ValueError(f"delta / max_contributions must be > {2 * _MARGIN:g} for the truncated geometric")
         probs.append(nxt)
@@ -145,7 +147,7 @@ def calibrate_gaussian(epsilon: float, delta: float, max_contributions: int, met
 
 
 def calibrate_laplace(epsilon: float, delta: float, max_contributions: int, method: str) -> ThresholdCalibration:
-    r"""B and rho of a Laplace thresholding method (mathematics §16): ``b = 1/(epsilon + ln(1 - delta))``.
+    r"""B and rho of a Laplace thresholding method (mathematics §16): ``b = 1/(epsilon + ln(1 - theta))``.
 
     Examples
     --------
@@ -155,10 +157,9 @@ def calibrate_laplace(epsilon: float, delta: float, max_contributions: int, meth
     >>> bool(abs(cal.threshold - (1 + math.log(0.5 / 1e-6))) < 1e-4)
     True
     """
-    eps_noise = epsilon + math.log1p(-delta)
-    if eps_noise <= 0.0:
-        raise ValueError("epsilon must exceed ln(1/(1 - delta)) for Laplace thresholding")
+    theta = min(delta, 0.5 * -math.expm1(-epsilon))  # a large delta: keep epsilon + ln(1 - theta) > 0
+    eps_noise = epsilon + math.log1p(-theta)
     t = np.arange(1, max_contributions + 1, dtype=np.float64)
     a = unique_weight_bound(method, t, max_contributions) * (1.0 + SENSITIVITY_SLACK)
     scale = (1.0 + SENSITIVITY_SLACK) / eps_noise
-    return ThresholdCalibration(scale, _lone_threshold(a, t, delta, scale, "laplace"), delta, "laplace")
+    return ThresholdCalibration(scale, _lone_threshold(a, t, theta, scale, "laplace"), theta, "laplace")
