@@ -26,7 +26,7 @@ from dpselect.apps.counts._partitions_calibration import (
     unique_weight_bound,
 )
 from dpselect.apps.counts._partitions_input import as_user_keys, parse_user_items
-from dpselect.apps.counts._partitions_joint import GRID_CELLS
+from dpselect.apps.counts._partitions_joint import grid_cells
 from dpselect.apps.counts._partitions_weights import policy_gaussian_weights, policy_laplace_weights
 
 mpmath.mp.dps = 50
@@ -89,8 +89,9 @@ def test_gaussian_calibration_holds_in_high_precision(method: str, epsilon: floa
     worst = _profile_mp(mpmath.mpf(epsilon), cal.scale, mpmath.mpf(1))  # no lone key
     for t in range(1, c + 1):
         am = a_max[t - 1]
-        grid = np.linspace(0.0, am, GRID_CELLS + 1)
-        cells = [(grid[j + 1], grid[j]) for j in (0, GRID_CELLS // 2, GRID_CELLS - 1)]  # (q at hi, shift at lo)
+        n_cells = grid_cells(c)
+        grid = np.linspace(0.0, am, n_cells + 1)
+        cells = [(grid[j + 1], grid[j]) for j in (0, n_cells // 2, n_cells - 1)]  # (q at hi, shift at lo)
         cells += [(a, a) for a in gen.uniform(0.0, am, 8)] + [(am, am)]  # the exact statement at points
         for a_q, a_s in cells:
             shift = mpmath.sqrt(max(mpmath.mpf(0), 1 - t * mpmath.mpf(a_s) ** 2))

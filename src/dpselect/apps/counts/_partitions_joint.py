@@ -24,12 +24,20 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["joint_calibration", "joint_delta", "shifted_profile"]
+__all__ = ["GRID_CELLS", "grid_cells", "joint_calibration", "joint_delta", "shifted_profile"]
 
-#: Cells per lone-key count in the grid over the lone weight a.
+#: Cells per lone-key count in the grid over the lone weight a (fewer for large C: coarser cells are
+#: still rigorous, only looser).
 GRID_CELLS = 256
+
+
+def grid_cells(max_contributions: int) -> int:
+    """The cells per lone-key count: 256 up to C = 32, then about 8192 / C (at least 16)."""
+    return GRID_CELLS if max_contributions <= 32 else max(16, 8192 // max_contributions)
+
+
 #: The sigmas tried, as multiples of the smallest sigma whose Gaussian part alone fits delta.
-_SIGMA_FACTORS = (1.0005, 1.002, 1.005, 1.01, 1.02, 1.035, 1.05, 1.075, 1.1, 1.15, 1.2, 1.3, 1.5)
+_SIGMA_FACTORS = (1.0005, 1.002, 1.005, 1.01, 1.02, 1.04, 1.07, 1.1, 1.2, 1.5)
 
 
 def shifted_profile(x: np.ndarray, sigma: float, shift: np.ndarray) -> np.ndarray:
@@ -44,7 +52,7 @@ def shifted_profile(x: np.ndarray, sigma: float, shift: np.ndarray) -> np.ndarra
 def joint_delta(epsilon: float, sigma: float, rho: float, a_max: np.ndarray) -> float:
     """The largest cell bound over ``t = 0..C`` lone keys (``a_max[t - 1]`` their largest weight)."""
     worst = float(shifted_profile(np.array(epsilon), sigma, np.array(1.0)))  # no lone key
-    frac = np.linspace(0.0, 1.0, GRID_CELLS + 1)
+    frac = np.linspace(0.0, 1.0, grid_cells(a_max.size) + 1)
     t = np.arange(1, a_max.size + 1, dtype=np.float64)[:, None]
     grid = a_max[:, None] * frac[None, :]
     lo, hi = grid[:, :-1], grid[:, 1:]
@@ -70,11 +78,11 @@ def _smallest_sigma(epsilon: float, delta: float) -> float:
 
 
 def _smallest_rho(epsilon: float, delta: float, sigma: float, a_max: np.ndarray) -> float:
-    """The smallest rho (to 1e-10 relative) with ``joint_delta <= delta`` (decreasing in rho)."""
+    """The smallest rho (to 1e-9 relative) with ``joint_delta <= delta`` (decreasing in rho)."""
     lo, hi = 0.0, float(a_max.max()) + 10.0 * sigma
     while joint_delta(epsilon, sigma, hi, a_max) > delta:
         lo, hi = hi, 2.0 * hi
-    while hi - lo > 1e-10 * hi:
+    while hi - lo > 1e-9 * hi:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if joint_delta(epsilon, sigma, mid, a_max) <= delta else (mid, hi)
     return hi
