@@ -80,7 +80,9 @@ def _joint_mp(epsilon: float, sigma: float, rho: float, t: int, a: mpmath.mpf, s
 
 
 @pytest.mark.parametrize("method", ["gaussian", "weighted_gaussian", "policy_gaussian"])
-@pytest.mark.parametrize(("epsilon", "delta", "c"), [(1.0, 1e-6, 1), (1.0, 1e-6, 10), (0.3, 1e-8, 3), (4.0, 1e-4, 7)])
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "c"), [(1.0, 1e-6, 1), (1.0, 1e-6, 10), (0.3, 1e-8, 3), (4.0, 1e-4, 7), (2.0, 1e-7, 40)]
+)
 def test_gaussian_calibration_holds_in_high_precision(method: str, epsilon: float, delta: float, c: int) -> None:
     """The joint bound in 50 digits: at the grid's worst cells (as calibrated) and at random lone weights."""
     cal = calibrate_gaussian(epsilon, delta, c, method)
@@ -286,6 +288,8 @@ def test_frames_match_lists() -> None:
     p_list = partition_release_probabilities(users, 1.0, 1e-6, rng=4, **kw)
     p_frame = partition_release_probabilities(frame, 1.0, 1e-6, rng=4, user_column="user", key_column="item", **kw)
     assert p_list == pytest.approx(p_frame)
+    mapping = {f"u{i}": u for i, u in enumerate(users)}
+    assert partition_release_probabilities(mapping, 1.0, 1e-6, rng=4, **kw) == pytest.approx(p_list)
     pl = pytest.importorskip("polars")
     p_polars = partition_release_probabilities(
         pl.from_pandas(frame), 1.0, 1e-6, rng=4, user_column="user", key_column="item", **kw

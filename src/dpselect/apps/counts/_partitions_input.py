@@ -1,6 +1,7 @@
 r"""User–key input of partition selection: one set of keys per user, bounded by a seeded public rule.
 
-``user_items`` is either one iterable of hashable keys per user, or a pandas / polars
+``user_items`` is either one iterable of hashable keys per user (a mapping ``{user: keys}``
+counts its values), or a pandas / polars
 frame with one row per (user, key) pair (``user_column``, ``key_column``).  Repeated keys of
 a user count once.  A user with more than ``C = max_contributions`` distinct keys keeps the
 ``C`` keys of smallest priority, priorities i.i.d. uniform from the caller's ``rng`` (never
@@ -11,7 +12,7 @@ from the data), so the kept set of a user depends on her own keys and the seed o
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
@@ -126,6 +127,8 @@ def _pairs_from_frame(frame: Any, user_column: str, key_column: str) -> tuple[np
 def _pairs_from_iterable(user_items: Iterable[Any]) -> tuple[np.ndarray, np.ndarray, tuple]:
     if isinstance(user_items, (str, bytes)) or not isinstance(user_items, Iterable):
         raise TypeError("user_items must be an iterable of users (each an iterable of keys) or a data frame")
+    if isinstance(user_items, Mapping):  # {user: keys}
+        user_items = user_items.values()
     table: dict[Hashable, int] = {}
     users: list[int] = []
     codes: list[int] = []
