@@ -210,17 +210,27 @@ def _step_from(policy, uk, cutoff: float, start: np.ndarray) -> np.ndarray:
     return policy(uk, cutoff, np.array([0]), initial=start)
 
 
-def test_audit_catches_a_low_threshold() -> None:
-    """Negative control: the same audit flags a threshold two sigmas too low."""
-    epsilon, delta = 1.0, 1e-3
-    cal = calibrate("weighted_gaussian", epsilon, delta, 1)
-    from scipy import special
+@pytest.mark.parametrize("method", ["weighted_gaussian", "policy_gaussian", "policy_laplace"])
+def test_audit_catches_a_low_threshold(method: str) -> None:
+    """Negative control: the same enumeration flags the real pipeline run with rho two scales too low."""
+    from dataclasses import replace
 
-    low = cal.threshold - 2 * cal.scale
-    p_lone = float(special.ndtr((1.0 - low) / cal.scale))
-    law_d = np.log([1.0, 1e-300])  # D: the lone key is never released
-    law_d_plus = np.log([1 - p_lone, p_lone])
-    assert hockey_stick(law_d, law_d_plus, epsilon) > delta
+    from dpselect.apps.counts._partitions import release_probabilities
+
+    epsilon, delta, c = 1.0, 1e-3, 2
+    cal = calibrate(method, epsilon, delta, c)
+    bad = replace(cal, threshold=cal.threshold - 2 * cal.scale)
+    d = [["a"]] * 30 + [["a", "b"]] * 5
+    keys = ["a", "b", "z"]
+
+    def law(users: list, constants) -> np.ndarray:
+        uk = as_user_keys(parse_user_items(users), c, np.random.default_rng(0))
+        probs = release_probabilities(uk, method, constants, c, np.random.default_rng(0))
+        return _product_log_law(dict(zip(uk.keys, probs.tolist(), strict=True)), keys)
+
+    good = hockey_stick(law(d, cal), law([*d, ["z"]], cal), epsilon)
+    caught = hockey_stick(law(d, bad), law([*d, ["z"]], bad), epsilon)
+    assert good <= delta < caught
 
 
 # ----------------------------------------------------------------------------- sampler, input, budget
