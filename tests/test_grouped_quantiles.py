@@ -121,9 +121,7 @@ def test_bad_input_is_named_before_any_randomness(kwargs, error, match):
 
 
 def test_keys_selected_privately_when_not_given():
-    counts = pytest.importorskip("dpselect.apps.counts")
-    if not hasattr(counts, "select_partitions"):
-        pytest.skip("select_partitions is not merged yet")
+    pytest.importorskip("dpselect.apps.counts")
     gen = np.random.default_rng(2)
     groups = np.array(["big"] * 3000 + ["mid"] * 800 + ["tiny"] * 1)
     values = gen.integers(0, 50, size=groups.size)
@@ -134,7 +132,7 @@ def test_keys_selected_privately_when_not_given():
 
 
 def test_keys_none_route_wiring_with_a_stand_in_partition_selection(monkeypatch):
-    """Until select_partitions is merged: the route calls it with one item per record, key_share * epsilon and
+    """The route calls it with one item per record, key_share * epsilon and
     delta, before the quantiles at the rest, and the accountant is charged (epsilon, delta) once, up front."""
     import dpselect.apps.counts as counts
 

@@ -132,13 +132,9 @@ def split_by_key(values: np.ndarray, groups: np.ndarray, keys: tuple[Any, ...]) 
 
 def _private_keys(groups: np.ndarray, epsilon: float, delta: float, gen: np.random.Generator) -> tuple[Any, ...]:
     """Keys released by partition selection (one record = one user contributing its one group)."""
-    from ... import counts  # select_partitions is built on another branch: looked up when called
+    from ...counts import select_partitions  # lazy: the counts room is needed only without public keys
 
-    released = cast(Any, counts).select_partitions(
-        [[g] for g in groups.tolist()], epsilon, delta, max_contributions=1, rng=gen
-    )
-    keys = getattr(released, "keys", released)
-    return tuple(keys() if callable(keys) else keys)
+    return tuple(select_partitions([[g] for g in groups.tolist()], epsilon, delta, max_contributions=1, rng=gen))
 
 
 @validate_params(
