@@ -12,6 +12,7 @@ before anything is printed.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -42,10 +43,10 @@ __all__ = [
     "is_label_column",
     "option",
     "parse_candidates",
-    "write_out_file",
     "read_table",
     "select_problem",
     "vote_labels",
+    "write_out_file",
 ]
 
 T = TypeVar("T")
