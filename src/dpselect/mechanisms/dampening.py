@@ -107,6 +107,17 @@ def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
     never the distances themselves; a callable profile is read at every
     t = 0..T (T = ``problem.profile_horizon``).  The values must be
     non-decreasing in t.
+
+    Parameters
+    ----------
+    problem : SelectionProblem
+        The utilities and their per-candidate local-sensitivity profile.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The breakpoints (int, shape (K+1,), from 0) and the values (float,
+        shape (K+1, m)).
     """
     cls, ls = problem._cls, problem._ls
     if isinstance(cls, StepProfile):

@@ -172,6 +172,12 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     choices the shape rule does not make (e.g. ``mechanism``,
     ``split_utility``), at large epsilon, or where no default is known.
 
+    **Preprocessing.**  A ``Pipeline`` candidate may scale with
+    :class:`~dpselect.apps.trees.PublicBoundsScaler` (public bounds) or any
+    fixed per-record map, never with a step fitted on the data
+    (``MinMaxScaler``, ``StandardScaler``, ...): its learned parameters are
+    private and carry no guarantee.
+
     References
     ----------
     Liu & Talwar, "Private selection from private candidates", STOC 2019, Theorem 3.1.
