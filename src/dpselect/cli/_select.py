@@ -208,7 +208,10 @@ def select(
     ),
     label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidate rows"),
     candidates: str | None = typer.Option(
-        None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated"
+        None,
+        "--candidates",
+        help="--utility votes: the public labels to choose from, comma-separated (a row whose label is "
+        "missing or not among them counts for none)",
     ),
     non_private: bool = typer.Option(
         False,
