@@ -142,7 +142,7 @@ def _capped_pgf_slope(eta: float, gamma: float, T: int) -> np.ndarray:
     return np.append(k * p, T * max(0.0, 1.0 - float(p.sum())))
 
 
-def capped_epsilon(eps0: float, eta: float, gamma: float, max_runs: int, points: int = 4097) -> float:
+def capped_epsilon(eps0: float, eta: float, gamma: float, max_runs: int, points: int = 65537) -> float:
     """An upper bound on the guarantee of the best of min(K, T) runs of an eps0-DP run (module docstring).
 
     eps0 + ln max_i f'(phi(v_{i+1})) / f'(v_i) on an even grid of ``points`` values of [0, 1],
@@ -163,7 +163,7 @@ def capped_epsilon(eps0: float, eta: float, gamma: float, max_runs: int, points:
 
 def default_max_runs(eta: float, gamma: float) -> int:
     """T = ceil(2 E[K]): the public cap on the runs when ``max_runs`` is None (twice the mean time)."""
-    return max(2, math.ceil(2.0 * expected_repetitions(eta, gamma)))
+    return max(2, math.ceil(2.0 * expected_repetitions(eta, gamma) - 1e-9))  # gamma_for_mean rounds E[K]
 
 
 def plan_search(params: Mapping[str, Any]) -> SearchPlan:
@@ -191,7 +191,7 @@ def plan_search(params: Mapping[str, Any]) -> SearchPlan:
         eps0 = math.nextafter(eps0, 0.0)
     if capped_epsilon(eps0, eta, gamma, T) > epsilon:  # the cap's bound exceeds (2 + eta) eps_0: a smaller eps_0
         lo, hi = 0.0, eps0
-        for _ in range(60):
+        for _ in range(40):  # eps_0 to a relative 1e-12
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if capped_epsilon(mid, eta, gamma, T) <= epsilon else (lo, mid)
         eps0 = lo
