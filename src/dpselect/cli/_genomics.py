@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from ._input import CLIError, check_out_file, option
+from ._input import CLIError, check_out_file, option, write_out_file
 
 __all__ = ["add_commands"]
 
@@ -103,13 +103,13 @@ def _select(select: Callable[..., Any], mechanism: str, utility: str, *args: Any
 def _print_table(rows: list[tuple[Any, ...]], out: Path | None) -> None:
     """RANK CHR SNP BP A1 A2 of the selected SNPs on stdout (aligned) and, with ``--out``, as TSV."""
     table = [HEADER, *((str(r), *(str(v) for v in row)) for r, row in enumerate(rows, start=1))]
+    if out is not None:  # written first: a failure prints nothing (a rerun would spend the budget twice)
+        write_out_file(out, "".join("\t".join(line) + "\n" for line in table))
     widths = [max(len(t[j]) for t in table) for j in range(len(HEADER))]
     for line in table:
         typer.echo(
             "  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w) for j, (v, w) in enumerate(zip(line, widths))).rstrip()
         )
-    if out is not None:
-        out.write_text("".join("\t".join(line) + "\n" for line in table))
 
 
 def _rounds(top: Any, k: int) -> str:
@@ -183,7 +183,7 @@ def tdt_command(
     top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
     _print_table(counts.annotations(top.indices), out)
     typer.echo(
-        f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), {counts.n_families} trios, "
+        f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), "
         f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else "")
     )
     typer.echo(

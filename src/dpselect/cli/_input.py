@@ -12,6 +12,7 @@ before anything is printed.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -45,6 +46,7 @@ __all__ = [
     "read_table",
     "select_problem",
     "vote_labels",
+    "write_out_file",
 ]
 
 T = TypeVar("T")
@@ -141,6 +143,34 @@ def check_out_file(out: Path | None, name: str = "--out") -> Path | None:
     return path
 
 
+def write_out_file(out: Path, text: str, name: str = "--out") -> None:
+    """Write ``text`` to ``out`` completely, before anything is printed (a failure prints nothing).
+
+    A regular file (or a new one) is written to a temporary file beside it and renamed over
+    it (atomic: never half a table); a special file (a device, a pipe) is written directly
+    and flushed, so that e.g. a full device fails here.  Errors are one line naming ``name``.
+    """
+    path = Path(out)
+    try:
+        if path.exists() and not path.is_file():
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CLIError(f"{name} {str(out)!r}: cannot write it ({exc.strerror or type(exc).__name__})") from None
+
+
 def parse_candidates(candidates: str | None) -> list[str] | None:
     """``--candidates a,b,c``: the distinct public labels, or None."""
     if candidates is None:
@@ -211,12 +241,18 @@ def is_label_column(df: pd.DataFrame, column: str) -> bool:
     return not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
-def vote_labels(df: pd.DataFrame, file: Path, column: str) -> np.ndarray:
-    """One label per record (``--utility votes``), as strings."""
+def vote_labels(df: pd.DataFrame, file: Path, column: str, *, public_candidates: bool = False) -> np.ndarray:
+    """One label per record (``--utility votes``), as strings.
+
+    With public candidates a missing label counts for no candidate, as a label outside them
+    does (whether a record's vote is missing is private: a refusal would tell); taking the
+    candidates from the data, a missing label is refused.
+    """
     col = _column(df, file, column)
-    if col.isna().any():
+    missing = col.isna().to_numpy()
+    if missing.any() and not public_candidates:
         raise CLIError(f"--column {column!r} has missing values (one label per record is needed)")
-    return col.astype(str).to_numpy(dtype=object)
+    return col.astype(str).to_numpy(dtype=object)[~missing]
 
 
 def select_problem(

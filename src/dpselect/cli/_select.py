@@ -157,8 +157,8 @@ def _select_votes(
     """``select`` on a column of raw labels: permute-and-flip (or --mechanism) on the label counts."""
     from ..apps.counts import label_counts
 
-    labels = vote_labels(df, file, column)
     private = cands is not None
+    labels = vote_labels(df, file, column, public_candidates=private)
     if cands is None:
         cands = sorted(set(labels.tolist()))
     counts = label_counts(labels, cands)
@@ -176,7 +176,8 @@ def _select_votes(
     # only the winning label is released: never a count or the number of records
     typer.echo(f"selected: {choice}" + ("" if private else "  [NOT PRIVATE: candidates taken from the data]"))
     what = (
-        f"majority vote over {len(cands)} public candidate labels"
+        f"majority vote over {len(cands)} public candidate labels (a row whose label is missing or "
+        "not a candidate counts for none)"
         if private
         else "majority vote over the labels seen in the data"
     )
@@ -256,8 +257,9 @@ def select(
     candidates: str | None = typer.Option(
         None,
         "--candidates",
-        help="--utility votes: the public labels to choose from, comma-separated; a misspelt label is "
-        "a candidate no record holds (count 0), never warned about (a warning would tell that no record has it)",
+        help="--utility votes: the public labels to choose from, comma-separated (a row whose label is "
+        "missing or not among them counts for none); a misspelt label is a candidate no record holds "
+        "(count 0), never warned about (a warning would tell that no record has it)",
     ),
     k: int | None = typer.Option(
         None,

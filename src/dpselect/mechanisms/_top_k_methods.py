@@ -5,6 +5,7 @@ Public through :mod:`dpselect.mechanisms.top_k` (mathematics §10.2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -13,8 +14,10 @@ from .._params import ANY, Rule, int_at_least, validate_params
 from .._validation import check_epsilon, check_int
 from ..noise import Gumbel
 from ..problem import SelectionProblem
+from ..sensitivity import StepProfile
 from ..typing import ArrayLike
 from .base import PROBLEM, Mechanism
+from .dampening import candidate_steps
 from .joint_top_k import JointLevels, joint_lambda, joint_levels
 
 __all__ = [
@@ -107,7 +110,7 @@ def restrict_problem(problem: SelectionProblem, keep: ArrayLike) -> SelectionPro
         labels=labels,
         global_sensitivity=problem.global_sensitivity,
         local_sensitivity=problem.local_sensitivity,
-        candidate_local_sensitivity=lambda t: problem.candidate_local_sensitivity(t)[keep],
+        candidate_local_sensitivity=_restricted_profile(problem, keep),
         max_distance=problem.profile_horizon,
         monotone=problem.monotone,
         relation=problem.relation,
@@ -116,6 +119,14 @@ def restrict_problem(problem: SelectionProblem, keep: ArrayLike) -> SelectionPro
         candidate_smooth_bound=lambda beta: problem.candidate_smooth_sensitivity(beta)[keep],
         beta_max=problem.beta_max,
     )
+
+
+def _restricted_profile(problem: SelectionProblem, keep: np.ndarray) -> StepProfile | Callable[[int], np.ndarray]:
+    """The per-candidate profile of ``keep``: a step profile stays one (its size never follows the distances)."""
+    if isinstance(problem._cls, StepProfile) or (problem._cls is None and isinstance(problem._ls, StepProfile)):
+        bps, values = candidate_steps(problem)
+        return StepProfile(bps, values[:, keep])
+    return lambda t: problem.candidate_local_sensitivity(t)[keep]
 
 
 def check_k_at_most(k: int, m: int) -> int:

@@ -88,6 +88,7 @@ from .._validation import check_random_state
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
+from ..sensitivity import StepProfile
 from ..typing import SeedLike
 from .base import PROBLEM, Mechanism, check_problem, no_guarantee
 
@@ -96,40 +97,68 @@ __all__ = ["LocalDampening", "dampened_utilities"]
 _CHUNK_ELEMENTS = 1 << 22
 
 
-def _profile_matrix(problem: SelectionProblem) -> np.ndarray:
-    """delta(x, t, r) for t = 0..T (T = ``problem.profile_horizon``); must be non-decreasing in t."""
-    prof = problem.candidate_local_sensitivity_matrix()
-    if (np.diff(prof, axis=0) < 0).any():
+def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
+    """The per-candidate profile as steps: breakpoints p (K+1,) from 0 and values (K+1, m).
+
+    delta(x, t, r) = values[k, r] for p_k <= t < p_{k+1} (and for t >= p_K
+    when k = K).  A step profile (per candidate, or the global one broadcast)
+    is read as it is, so memory and time follow the number of breakpoints
+    (at most the number of candidates plus one for the counts' profiles),
+    never the distances themselves; a callable profile is read at every
+    t = 0..T (T = ``problem.profile_horizon``).  The values must be
+    non-decreasing in t.
+
+    Parameters
+    ----------
+    problem : SelectionProblem
+        The utilities and their per-candidate local-sensitivity profile.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The breakpoints (int, shape (K+1,), from 0) and the values (float,
+        shape (K+1, m)).
+    """
+    cls, ls = problem._cls, problem._ls
+    if isinstance(cls, StepProfile):
+        bps, values = np.asarray(cls.breakpoints, dtype=np.int64), np.asarray(cls.values, dtype=np.float64)
+    elif cls is None and isinstance(ls, StepProfile):
+        bps = np.asarray(ls.breakpoints, dtype=np.int64)
+        values = np.repeat(np.asarray(ls.values, dtype=np.float64)[:, None], problem.n_candidates, axis=1)
+    else:
+        values = problem.candidate_local_sensitivity_matrix()
+        bps = np.arange(values.shape[0], dtype=np.int64)
+    if (np.diff(values, axis=0) < 0).any():
         raise ValueError(
             "problem.candidate_local_sensitivity(t) must be non-decreasing in t (it is a local "
             "sensitivity at distance t) for local dampening"
         )
-    return prof
+    return bps, values
 
 
-def _dampen(u: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """D for utilities u (m,) and non-decreasing profiles delta (T+1, m) (module docstring).
+def _dampen(u: np.ndarray, bps: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """D for utilities u (m,) and non-decreasing step profiles (bps (K+1,), delta (K+1, m)).
 
-    For w = |u| > 0, k = (number of b_j < w) - 1 is the segment with
-    b_k < w <= b_{k+1} (b_{T+2}, ... continue with slope delta_T), and
-    D = sign(u) (k + (w - b_k)/delta_k).  Because delta is non-decreasing the
-    only zero-length segments are the leading ones (b = 0 there), so for
+    b is piecewise linear between the breakpoints: B_0 = 0 and
+    B_{k+1} = B_k + delta_k (p_{k+1} - p_k), slope delta_K beyond p_K (at the
+    integers it is the sum of the module docstring).  For w = |u| > 0,
+    k = (number of B_j < w) - 1 is the piece with B_k < w <= B_{k+1}, and
+    D = sign(u) (p_k + (w - B_k)/delta_k).  Because delta is non-decreasing
+    the only zero-slope pieces are the leading ones (B = 0 there), so for
     u != 0 this is exactly the defining condition b(i) <= u < b(i+1) (the
     interpolation is continuous across segment ends); u = 0 gives D = 0.
+    With unit breakpoints this is the sum form term by term.
     """
-    T1 = delta.shape[0]  # T + 1
-    m = u.size
-    b = np.zeros((T1 + 1, m))
-    np.cumsum(delta, axis=0, out=b[1:])  # b[i] = b(x, i, r), i = 0..T+1
+    K1, m = delta.shape  # K + 1 pieces
+    B = np.zeros((K1, m))
+    np.cumsum(delta[:-1] * np.diff(bps).astype(np.float64)[:, None], axis=0, out=B[1:])
     w = np.abs(u)
-    k = (b < w[None, :]).sum(axis=0) - 1  # in [-1, T+1]; -1 only for w = 0
-    k = np.maximum(k, 0)
+    k = np.maximum((B < w[None, :]).sum(axis=0) - 1, 0)  # in [0, K]
     cols = np.arange(m)
-    bk = b[k, cols]
-    width = delta[np.minimum(k, T1 - 1), cols]  # segment T+1 and beyond: slope delta_T
+    width = delta[k, cols]
     with np.errstate(divide="ignore", invalid="ignore"):
-        mag = k + (w - bk) / width
-    mag = np.where(width > 0, mag, np.inf)  # all-zero profile (k = T+1, width 0): |D| = inf
+        mag = bps[k] + (w - B[k, cols]) / width
+    mag = np.where(width > 0, mag, np.inf)  # all-zero profile (k = K, slope 0): |D| = inf
     mag[w == 0] = 0.0
     return np.where(u < 0, -mag, mag)
 
@@ -146,7 +175,10 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     for the integer i with b(x, i, r) <= u(x, r) < b(x, i+1, r).
     Uses delta(x, t, r) = ``problem.candidate_local_sensitivity(t)``; see the
     module docstring for the conventions (horizon, zero-length intervals,
-    constant candidates).  Vectorised over candidates (chunks bound memory).
+    constant candidates).  Vectorised over candidates (chunks bound memory);
+    a step profile is read at its breakpoints only, so time and memory do not
+    depend on the size of the distances (e.g. of the counts behind the
+    argmax indicator).
 
     Parameters
     ----------
@@ -175,15 +207,14 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     >>> dampened_utilities(dpselect.SelectionProblem([3.0, 1.0, 0.0], global_sensitivity=2.0))
     array([1.5, 0.5, 0. ])
     """
-    delta = _profile_matrix(problem)
-    horizon = delta.shape[0] - 1
+    bps, delta = candidate_steps(problem)
     u = problem.scores
     m = u.size
     out = np.empty(m)
-    step = max(1, _CHUNK_ELEMENTS // (horizon + 2))
+    step = max(1, _CHUNK_ELEMENTS // (bps.size + 1))
     for start in range(0, m, step):
         sl = slice(start, start + step)
-        out[sl] = _dampen(u[sl], delta[:, sl])
+        out[sl] = _dampen(u[sl], bps, delta[:, sl])
     return out
 
 

@@ -6,6 +6,8 @@
   one tree's depth), or Fletcher & Islam's random-structure trees (``algorithm="fletcher_islam"``).
 - :class:`DPSearchCV`: private choice of an estimator's hyper-parameters (best of a random number of
   private runs, each scored by a noisy held-out count; Liu & Talwar 2019, Papernot & Steinke 2022).
+- :class:`PublicBoundsScaler`: scale features by declared public bounds (a Pipeline step that learns
+  nothing from the data; a scaler fitted on the data makes "public" bounds private).
 
 Shapes (depth, bins, number of trees) come from public quantities only:
 :func:`auto_tree_depth`, :func:`auto_n_bins`, :func:`auto_partitions`, :func:`auto_forest_depth`,
@@ -30,6 +32,7 @@ require("sklearn", "ml", purpose="dpselect.apps.trees")
 
 from ._ensemble import auto_partitions  # noqa: E402
 from ._forest import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth  # noqa: E402
+from ._scaler import PublicBoundsScaler  # noqa: E402
 from ._search import DPSearchCV  # noqa: E402
 from ._tree import DPDecisionTreeClassifier  # noqa: E402
 from ._tree_shape import auto_n_bins, auto_tree_depth  # noqa: E402
@@ -38,6 +41,7 @@ __all__ = [
     "DPDecisionTreeClassifier",
     "DPRandomForestClassifier",
     "DPSearchCV",
+    "PublicBoundsScaler",
     "auto_forest_depth",
     "auto_n_bins",
     "auto_n_estimators",

@@ -193,9 +193,8 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
-    if T > 1:
-        ac, ak = _anchor(schema, Xc, Xk)
-        anchor = _member_matrix(schema, ac, ak)
+    ac, ak = _anchor(schema, Xc, Xk)
+    anchor = _member_matrix(schema, ac, ak)
     bounds = {int(j): (float(lo), float(hi)) for j, lo, hi in zip(schema.cont, schema.lo, schema.hi)}
     cats = {int(j): list(range(len(dom))) for j, dom in zip(schema.cat, schema.categories)}
     kw: dict[str, Any] = {
@@ -215,8 +214,10 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
         for t in range(T):
             rows = np.flatnonzero(part == t)
             Zt, yt = Z[rows], yc[rows]
-            if T > 1:
-                Zt, yt = np.vstack([Zt, anchor]), np.append(yt, t % C)
+            # T > 1: the public anchor record with label t mod C; T = 1: the anchor with a label outside the
+            # classes, which the tree drops as it drops every such label (the same law, and a tree on no
+            # record fits as its neighbour on one record does)
+            Zt, yt = np.vstack([Zt, anchor]), np.append(yt, t % C if T > 1 else C)
             members.append(DPDecisionTreeClassifier(random_state=seeds[t], **kw).fit(Zt, yt))
     for w in caught:  # the trees' warnings (public quantities), once each
         key = (w.category, str(w.message).split(":", 1)[-1])

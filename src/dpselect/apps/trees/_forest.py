@@ -124,6 +124,15 @@ class DPRandomForestClassifier(DPClassifierBase):
     estimators_ : list of DPDecisionTreeClassifier
         The fitted trees ("trees" only).
 
+    Notes
+    -----
+    **Preprocessing.**  In a ``Pipeline``, scale with
+    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
+    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
+    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
+    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
+    private and has no guarantee (see the publishing page).
+
     References
     ----------
     Fletcher & Islam, "Differentially private random decision forests using

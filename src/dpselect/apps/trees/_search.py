@@ -31,6 +31,11 @@ total is ``epsilon``; K and the other runs are never released (releasing K
 would break the bound).  The derivation, with its constants, is on the
 documentation's mathematics page.
 
+**The number of fits is public**: all T = ``max_runs`` runs are performed
+and the best of the first min(K, T) released (fit count and time never follow
+K); eps_0 is lowered only if the capped law's bound
+(:func:`~dpselect.apps.trees._search_plan.capped_epsilon`) exceeds epsilon.
+
 Candidates with delta > 0: every run gets delta_0 = delta / (E[K] (1 + e^epsilon))
 (through the estimator's ``delta`` parameter), and the release is
 (epsilon, delta)-DP (Kairouz, Oh & Viswanath 2015, Thm 2.1: mathematics
@@ -58,33 +63,20 @@ from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..._params import ANY, DELTA, EPSILON, SEED, Rule, instance_of, int_at_least, options, positive, validate_estimator
-from ..._validation import check_positive, check_random_state
+from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
 from ._estimator import remember_detached, resolve_accountant
 from ._repeat import sample_repetitions
-from ._search_plan import best_run, plan_search
+from ._search_plan import above_one, best_run, estimator_rule, plan_search
 from ._tabular import is_dataframe
 
 __all__ = ["METHODS", "DPSearchCV"]
 
 #: Repetition laws: Papernot–Steinke's truncated negative binomial (``eta``), Liu–Talwar's geometric (eta = 1).
 METHODS = ("papernot_steinke", "liu_talwar")
-
-
-def _estimator(value: object, name: str) -> object:
-    if not hasattr(value, "fit") or not hasattr(value, "get_params"):
-        raise TypeError(f"{name} must be a scikit-learn estimator, got {type(value).__name__}")
-    return value
-
-
-def _above_one(value: object, name: str) -> float:
-    x = check_positive(value, name)
-    if not x > 1.0:
-        raise ValueError(f"{name} must be finite and > 1, got {x!r}")
-    return x
 
 
 class DPSearchCV(ClassifierMixin, BaseEstimator):
@@ -125,6 +117,13 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     mean_repetitions : float or None, default=None
         E[K] (> 1); None: twice the number of configurations.  It costs time,
         not privacy.
+    max_runs : int or None, default=None
+        The public cap T on the runs: all T runs are fitted whatever K, and
+        the best of the first min(K, T) is released, so the number of fits
+        (and the time) never follows the hidden K.  None: T = ceil(2 E[K]).
+        eps_0 is epsilon / (2 + eta), made smaller only if the capped law's
+        bound (:func:`~dpselect.apps.trees._search_plan.capped_epsilon`)
+        would exceed epsilon.
     random_state : None, int or "secure", default=None
         The source of randomness.  None or ``"secure"``: the runs get the
         same value and the fitted search (``best_estimator_`` included) holds
@@ -172,6 +171,12 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     choices the shape rule does not make (e.g. ``mechanism``,
     ``split_utility``), at large epsilon, or where no default is known.
 
+    **Preprocessing.**  A ``Pipeline`` candidate may scale with
+    :class:`~dpselect.apps.trees.PublicBoundsScaler` (public bounds) or any
+    fixed per-record map, never with a step fitted on the data
+    (``MinMaxScaler``, ``StandardScaler``, ...): its learned parameters are
+    private and carry no guarantee.
+
     References
     ----------
     Liu & Talwar, "Private selection from private candidates", STOC 2019, Theorem 3.1.
@@ -190,14 +195,15 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "estimator": Rule("a scikit-learn estimator", check=_estimator),
+        "estimator": Rule("a scikit-learn estimator", check=estimator_rule),
         "param_grid": ANY,  # checked against the estimator's parameters at fit
         "epsilon": EPSILON,
         "delta": DELTA,
         "n_splits": int_at_least(2),
         "method": options(*METHODS),
         "eta": positive(allow_zero=True),
-        "mean_repetitions": Rule("a finite float > 1", check=_above_one, none=True),
+        "mean_repetitions": Rule("a finite float > 1", check=above_one, none=True),
+        "max_runs": int_at_least(1, none=True),
         "random_state": SEED,
         "accountant": instance_of(Accountant, description="a dpselect.Accountant", none=True),
     }
@@ -213,6 +219,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         method: str = "papernot_steinke",
         eta: float = 0.0,
         mean_repetitions: float | None = None,
+        max_runs: int | None = None,
         random_state: SeedLike = None,
         accountant: Accountant | None = None,
     ) -> None:
@@ -224,6 +231,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         self.method = method
         self.eta = eta
         self.mean_repetitions = mean_repetitions
+        self.max_runs = max_runs
         self.random_state = random_state
         self.accountant = accountant
 
@@ -299,9 +307,10 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         data, labels = self._checked_data(X, y)
         n = len(labels)
         source = (
-            "best of K runs, K ~ geometric (Liu & Talwar 2019, Thm 3.1)"
+            f"best of min(K, {plan.max_runs}) runs, K ~ geometric (Liu & Talwar 2019; the cap: mathematics §11.2)"
             if self.method == "liu_talwar"
-            else f"best of K runs, K ~ truncated negative binomial eta={plan.eta:g} (Papernot & Steinke 2022, Thm 2)"
+            else f"best of min(K, {plan.max_runs}) runs, K ~ truncated negative binomial eta={plan.eta:g} "
+            "(Papernot & Steinke 2022; the cap: mathematics §11.2)"
         )
         base = self.estimator.get_params(deep=False)
         # the search charges its total: the runs charge nothing (else the estimator's accountant pays again)

@@ -177,6 +177,15 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         is an integer: exact discrete Laplace, see
         :func:`~dpselect.apps.trees._grow.noisy_counts`).
 
+    Notes
+    -----
+    **Preprocessing.**  In a ``Pipeline``, scale with
+    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
+    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
+    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
+    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
+    private and has no guarantee (see the publishing page).
+
     Examples
     --------
     >>> import numpy as np

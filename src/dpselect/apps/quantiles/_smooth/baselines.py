@@ -7,7 +7,10 @@ of data x in the public ``bounds`` = [a, b] as
     y_m + (S*_beta(x) / alpha) Z
 
 with the NRS07 beta-smooth sensitivity of the median (mathematics §4.5,
-:func:`dpselect.apps.quantiles.smooth_sensitivity_median`), through
+:func:`dpselect.apps.quantiles.smooth_sensitivity_median`), floored at a public
+S_min (the output grid's step; :func:`sensitivity_floor`: the floor is still
+a beta-smooth upper bound, and S* of a median among many ties underflows to
+0, which would leave nothing to scale the noise by), through
 :class:`dpselect.mechanisms.release.SmoothSensitivityRelease`.
 
 Neighbour relation: **replace-one** ("replace", n fixed) -- the NRS median
@@ -141,8 +144,22 @@ class _Data:
         self.m = lower_median_index(self.ext.size - 2)
         self.median = float(self.ext[self.m])
 
-    def smooth_sensitivity(self, beta: float) -> float:
-        return smooth_sens_sorted(self.ext, self.m, beta)
+    def smooth_sensitivity(self, mech: SmoothSensitivityRelease) -> float:
+        """max(S*_beta(x), S_min) at the mechanism's beta, S_min = :func:`sensitivity_floor` (public)."""
+        return max(smooth_sens_sorted(self.ext, self.m, mech.beta), sensitivity_floor(mech, self.a, self.b))
+
+
+def sensitivity_floor(mech: SmoothSensitivityRelease, a: float, b: float) -> float:
+    """S_min: the output grid's step, or (b - a) 2^-52 for float output (public; mathematics §4.5).
+
+    S~(x) = max(S*_beta(x), S_min) is still a beta-smooth upper bound on the
+    local sensitivity: S~(x) >= S*_beta(x) >= LS(x), and for neighbours
+    x ~ y, S~(x) <= max(e^beta S*_beta(y), S_min) <= e^beta S~(y).  So the
+    release keeps its guarantee, and it releases on every dataset (S* of a
+    median among many ties underflows to 0, which no noise can scale).
+    """
+    lam = float(mech.granularity or 0.0)
+    return lam if lam > 0 else max((b - a) * 2.0**-52, float(np.finfo(np.float64).tiny))
 
 
 def _release(
@@ -154,7 +171,7 @@ def _release(
     """
     d = _Data(x, bounds, clip, on_out_of_bounds)
     mech = make(d.ext, d.a, d.b)
-    s = d.smooth_sensitivity(mech.beta)
+    s = d.smooth_sensitivity(mech)
     charge(accountant, mech.privacy(), size=size)
     return mech.release(d.median, s, rng=rng, size=size, clip=(d.a, d.b) if d.clip else None)
 
@@ -163,7 +180,7 @@ def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
     """The one exact-error path: E|release - y_m| for the (clipped) release of ``make``."""
     d = _Data(x, bounds, clip)
     mech = make(d.ext, d.a, d.b)
-    dist = error_distribution(mech, d.smooth_sensitivity(mech.beta))
+    dist = error_distribution(mech, d.smooth_sensitivity(mech))
     if not d.clip:
         return dist.expected_abs_error()
     return dist.expected_abs_error(within=(d.a - d.median, d.b - d.median))

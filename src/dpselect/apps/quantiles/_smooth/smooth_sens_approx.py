@@ -30,6 +30,7 @@ __all__ = ["expected_abs_error_smooth_sens_approx", "smooth_sens_approx", "smoot
 
 
 _TUNINGS = ("fixed", "paper")
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 TUNING = options(*_TUNINGS)
@@ -62,7 +63,7 @@ def _paper_k(ext: np.ndarray, epsilon: float, delta: float) -> float:
         am = float(_alpha_max(np.array(beta), epsilon, L))
         if am <= 0:
             return math.inf
-        return math.log(smooth_sens_sorted(ext, m, beta)) - math.log(am)
+        return math.log(max(smooth_sens_sorted(ext, m, beta), _TINY)) - math.log(am)  # S* may underflow to 0
 
     grid = beta_hi * np.geomspace(1e-6, 1.0 - 1e-9, 80)
     vals = np.array([objective(float(g)) for g in grid])
