@@ -48,15 +48,18 @@ from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from ._exact_numbers import check_granularity
 from ._validation import (
     OUT_OF_BOUNDS,
     RELATIONS,
     SAMPLERS,
+    as_real_array,
     check_array_1d,
     check_delta,
     check_epsilon,
     check_finite_float,
     check_int,
+    check_labels,
     check_pair,
     check_positive,
     check_probability_in,
@@ -64,22 +67,30 @@ from ._validation import (
 )
 
 __all__ = [
+    "ACCOUNTANT",
     "ANY",
     "BOOLEAN",
     "DATA_FINITE",
     "DELTA",
     "EPSILON",
     "FINITE",
+    "GRANULARITY",
+    "ITERABLE",
+    "LOG_LAW",
+    "NAMES",
     "OUT_OF_BOUNDS_RULE",
     "PAIR",
     "REAL",
     "RELATION",
+    "SAMPLE",
     "SAMPLER",
     "SEED",
     "SIZE",
     "Rule",
+    "any_of",
     "array_1d",
     "callable_",
+    "granularity",
     "instance_of",
     "int_at_least",
     "options",
@@ -237,6 +248,69 @@ def _seed(value: Any, name: str) -> Any:
     )
 
 
+def _sample(value: Any, name: str) -> Any:
+    """A 1-D array-like of real numbers, handed on as given (the body reads its dtype); a dask array is not read."""
+    if hasattr(value, "dask") and hasattr(value, "compute"):
+        dtype = np.dtype(value.dtype)
+        if not (np.issubdtype(dtype, np.number) or dtype == np.bool_) or np.issubdtype(dtype, np.complexfloating):
+            raise TypeError(f"{name} must be real numeric, got dtype {dtype}")
+        shape = value.shape
+    else:
+        if isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+            raise TypeError(f"{name} must be a 1-D array of real numbers, got {type(value).__name__}")
+        shape = as_real_array(value, name).shape
+    if len(shape) != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {shape}")
+    return value
+
+
+def _log_law(value: Any, name: str) -> np.ndarray:
+    """Log-probabilities: real numbers (-inf allowed), any shape; shapes are compared in the body."""
+    arr = as_real_array(value, name)
+    if np.isnan(arr).any() or (arr == np.inf).any():
+        raise ValueError(f"{name} must be log-probabilities (no NaN or +inf)")
+    return arr
+
+
+def _accountant(value: Any, name: str) -> Any:
+    """A privacy accountant: anything with a ``spend(privacy)`` method (a dpselect.Accountant)."""
+    if not callable(getattr(value, "spend", None)):
+        raise TypeError(f"{name} must be a dpselect.Accountant or None, got {type(value).__name__}")
+    return value
+
+
+def any_of(*rules: Rule, none: bool = False) -> Rule:
+    """A value one of ``rules`` accepts (the first that does checks it); else a TypeError naming all."""
+    words = " or ".join(r.description for r in rules)
+
+    def check(value: Any, name: str) -> Any:
+        for rule in rules:
+            try:
+                return rule(value, name)
+            except (TypeError, ValueError):
+                continue
+        raise TypeError(f"{name} must be {words}, got {type(value).__name__}")
+
+    return Rule(words, check=check, none=none)
+
+
+def _iterable(value: Any, name: str) -> Any:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be an iterable, got {type(value).__name__}")
+    return value
+
+
+def granularity(*, zero: bool = False, none: bool = True) -> Rule:
+    """The output grid lambda: a power of two (0 too with ``zero``: the unsnapped float output)."""
+
+    def check(value: Any, name: str) -> float:
+        if zero and not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and value == 0:
+            return 0.0
+        return check_granularity(value, name)
+
+    return Rule("a power of two > 0" + (", or 0" if zero else ""), check=check, none=none)
+
+
 #: Privacy parameter epsilon: a finite float > 0 (a normal float).
 EPSILON = Rule("a finite float > 0", check=check_epsilon)
 #: Privacy parameter delta: a float in [0, 1).
@@ -264,6 +338,19 @@ OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
 ANY = Rule("checked by the function against its other arguments")
 #: A real number (NaN and inf included), returned as a float.
 REAL = Rule("a real number", check=check_real)
+#: An iterable (not a string), handed on as given: its items are checked by the function.
+ITERABLE = Rule("an iterable", check=_iterable)
+#: The data: a 1-D array-like of real numbers, one per record (a dask array too), handed on
+#: as given; NaN, emptiness and the bounds are judged by the function, which reads the dtype.
+SAMPLE = Rule("a 1-D array of real numbers", check=_sample)
+#: Names of candidates: a sequence (not a string), returned as a tuple; None for none.
+NAMES = Rule("a sequence of names, one per candidate", check=check_labels, none=True)
+#: An accountant charged before any randomness is drawn (None: nothing is charged).
+ACCOUNTANT = Rule("a dpselect.Accountant", check=_accountant, none=True)
+#: The output grid: None (the function's default grid) or a power of two.
+GRANULARITY = granularity()
+#: A law as log-probabilities (a mechanism's ``log_probabilities``), returned as float64.
+LOG_LAW = Rule("log-probabilities (real numbers, -inf allowed)", check=_log_law)
 
 
 # --------------------------------------------------------------------------- functions

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import ANY, BOOLEAN, RELATION, Rule, callable_, int_at_least, positive, validate_params
-from ._validation import check_int, check_labels, check_scores
+from ._params import BOOLEAN, NAMES, RELATION, Rule, callable_, int_at_least, positive, validate_params
+from ._validation import check_int, check_positive, check_scores
 from .sensitivity import (
     ProfileLike,
     StepProfile,
@@ -37,6 +37,18 @@ from .sensitivity import (
 from .typing import ArrayLike, Relation
 
 __all__ = ["SelectionProblem"]
+
+
+def _profile(value: Any, name: str) -> Any:
+    """A local-sensitivity profile: a StepProfile or a callable, or a float >= 0 (never echoed)."""
+    if not callable(value):
+        check_positive(value, name, allow_zero=True, quote=False)
+    return value
+
+
+#: ``local_sensitivity``: a float >= 0, a StepProfile or a callable (checked against the global
+#: sensitivity and ``max_distance`` in the body).
+_PROFILE = Rule("a float >= 0, a StepProfile or a callable", check=_profile, none=True)
 
 
 class SelectionProblem:
@@ -123,10 +135,10 @@ class SelectionProblem:
     #: scores, the labels' length against the number of scores.
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "scores": Rule("a non-empty 1-D array of finite real numbers", check=check_scores),
-        "labels": Rule("a sequence of names, one per score", check=check_labels, none=True),
+        "labels": NAMES,
         "global_sensitivity": positive(),
-        "local_sensitivity": ANY,
-        "candidate_local_sensitivity": ANY,
+        "local_sensitivity": _PROFILE,
+        "candidate_local_sensitivity": callable_(none=True),
         "max_distance": int_at_least(0, none=True),
         "monotone": BOOLEAN,
         "relation": RELATION,

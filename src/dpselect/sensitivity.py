@@ -22,11 +22,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import ANY, Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
+from ._params import Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
 from ._validation import as_real_array, check_positive
 from .typing import ArrayLike
 
 __all__ = ["StepProfile", "distance_to_instability_bound", "smooth_sensitivity_scan"]
+
+
+#: A profile's values: real numbers, one row per breakpoint (checked against them in the body).
+_VALUES = Rule("an array of real numbers (one row per breakpoint)", check=as_real_array)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +79,7 @@ class StepProfile:
     _bp: np.ndarray = field(init=False, repr=False)
 
     #: ``values`` is checked against the breakpoints (its first axis has one row per breakpoint).
-    _parameter_constraints: ClassVar[dict[str, Rule]] = {"breakpoints": array_1d(), "values": ANY}
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"breakpoints": array_1d(), "values": _VALUES}
 
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)

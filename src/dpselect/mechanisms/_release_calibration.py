@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import check_positive, check_tail_exponent
 from ..accounting import (
     dp_to_zcdp,
     grid_laplace_smooth_beta,
@@ -23,7 +23,7 @@ from ..accounting import (
     nrs_laplace_parameters,
     zcdp_to_dp,
 )
-from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, PolynomialTail, StudentT, check_tail_exponent
+from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, PolynomialTail, StudentT
 from ..output_law import OutputLaw
 from ..privacy import Privacy
 from ._release_grid import GUARD, ROUND_SLACK

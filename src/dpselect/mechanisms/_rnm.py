@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, validate_fields
 from ..noise import Exponential, Gumbel, Laplace, NoiseDistribution
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
-from .base import Calibration, check_problem
+from .base import Calibration
 
 __all__ = ["ReportNoisyMax"]
 

@@ -21,7 +21,7 @@ from typing import NamedTuple, overload
 import numpy as np
 
 from .. import _engine as noisy_max
-from .._params import ANY, instance_of, validate_params
+from .._mechanism_support import check_problem
 from .._validation import check_random_state, check_size
 from ..noise import NoiseDistribution
 from ..output_law import OutputLaw
@@ -29,10 +29,8 @@ from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 
-__all__ = ["PROBLEM", "Calibration", "Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
+__all__ = ["Calibration", "Mechanism", "NoisyMaxMechanism", "no_guarantee"]
 
-#: The rule of a ``problem`` argument (the message of :func:`check_problem`).
-PROBLEM = instance_of(SelectionProblem, description="a SelectionProblem")
 
 
 class Calibration(NamedTuple):
@@ -48,35 +46,6 @@ class Calibration(NamedTuple):
 
     scale: float
     noise: NoiseDistribution
-
-
-@validate_params({"problem": ANY, "name": ANY})  # the check itself is the body (it names the argument)
-def check_problem(problem: object, name: str = "problem") -> SelectionProblem:
-    """The argument itself if it is a :class:`~dpselect.problem.SelectionProblem`, else a TypeError.
-
-    Parameters
-    ----------
-    problem : object
-        The value to check.
-    name : str, default="problem"
-        The argument name used in the error message.
-
-    Returns
-    -------
-    SelectionProblem
-        ``problem`` unchanged.
-
-    Examples
-    --------
-    >>> from dpselect.mechanisms.base import check_problem
-    >>> check_problem([1.0, 2.0])
-    Traceback (most recent call last):
-    ...
-    TypeError: problem must be a SelectionProblem, got list
-    """
-    if not isinstance(problem, SelectionProblem):
-        raise TypeError(f"{name} must be a SelectionProblem, got {type(problem).__name__}")
-    return problem
 
 
 def no_guarantee(problem: SelectionProblem) -> Privacy | None:

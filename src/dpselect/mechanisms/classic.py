@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, validate_fields
 from ..noise import Exponential, Gumbel
 from ..privacy import Privacy
@@ -42,7 +43,7 @@ from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
 from ._pf_law import pf_fast_log_probabilities, pf_log_probabilities
 from ._rnm import ReportNoisyMax
-from .base import Calibration, check_problem
+from .base import Calibration
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
 

@@ -83,13 +83,14 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._mechanism_support import PROBLEM, check_problem
 from .._params import EPSILON, Rule, validate_fields, validate_params
 from .._validation import check_random_state
 from ..noise import Gumbel
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
-from .base import PROBLEM, Mechanism, check_problem, no_guarantee
+from .base import Mechanism, no_guarantee
 
 __all__ = ["LocalDampening", "dampened_utilities"]
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .._params import ANY, BOOLEAN, RELATION, array_1d, validate_params
+from .._params import BOOLEAN, ITERABLE, NAMES, RELATION, array_1d, validate_params
 from .._validation import check_array_1d
 from ..problem import SelectionProblem
 from ..typing import ArrayLike, Relation
@@ -34,7 +34,7 @@ __all__ = ["distance_problem", "max_utility_change"]
     {
         "distances": array_1d(),
         "relation": RELATION,
-        "labels": ANY,  # labels: checked against m
+        "labels": NAMES,
         "monotone": BOOLEAN,
         "private": BOOLEAN,
     }
@@ -112,7 +112,7 @@ def distance_problem(
     )
 
 
-@validate_params({"pairs": ANY})  # an iterable of pairs, each checked below (a generator is read once)
+@validate_params({"pairs": ITERABLE})  # each pair is checked below (a generator is read once)
 def max_utility_change(pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]]) -> float:
     r"""The largest change of any utility over the given neighbour pairs.
 

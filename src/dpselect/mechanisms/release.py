@@ -119,9 +119,10 @@ from typing import Any, ClassVar, overload
 
 import numpy as np
 
+from .._exact_numbers import check_granularity, grid_index
 from .._params import BOOLEAN, DELTA, EPSILON, RELATION, Rule, options, positive, real_in, validate_fields
 from .._validation import check_finite_float, check_pair, check_random_state, check_size
-from ..noise import NoiseDistribution, check_granularity, grid_index, grid_values, sample_snapped_atan
+from ..noise import NoiseDistribution, grid_values, sample_snapped_atan
 from ..typing import SeedLike
 from ._release_calibration import (
     NOISES,

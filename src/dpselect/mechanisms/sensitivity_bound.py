@@ -25,13 +25,14 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from .. import accounting
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, positive, validate_fields
 from .._validation import check_delta, check_positive, check_random_state
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 from ._sensitivity_bound_law import argmax_log_law, integrated_log_law
-from .base import Mechanism, check_problem, no_guarantee
+from .base import Mechanism, no_guarantee
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 
 __all__ = ["SELECTORS", "BoundDistribution", "PrivateSensitivityBound"]

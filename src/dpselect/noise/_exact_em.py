@@ -42,18 +42,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._exact_numbers import as_fraction
 from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
 from ._exp_bounds import _bernoulli_pow2_exp, _ln2_fixed, pow2_exp_bounds
-from ._integers import (
-    _COUNTS,
-    _INT62,
-    NONNEGATIVE_INTEGERS,
-    POSITIVE_FRACTION,
-    IntegerSource,
-    _as_fraction,
-    _rate_values,
-)
+from ._integers import _COUNTS, _INT62, NONNEGATIVE_INTEGERS, POSITIVE_FRACTION, IntegerSource, _rate_values
 
 __all__ = [
     "NONNEGATIVE_INTEGERS",
@@ -293,7 +286,7 @@ def exponential_weights(rates: Any, *, counts: Any = None, size: int | None = No
     >>> bool((o < np.array([1, 4, 2])[g]).all())
     True
     """
-    q = [_as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
+    q = [as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
     if not q:
         raise ValueError("rates must not be empty")
     n = [1] * len(q) if counts is None else [int(c) for c in np.asarray(counts).reshape(-1)]

@@ -34,11 +34,10 @@ from ..typing import SeedLike
 from ._exact_atan import sample_snapped_atan
 from ._exact_core import _bernoulli_exp_batch, _discrete_laplace_batch
 from ._exact_em import NONNEGATIVE_INTEGERS, exponential_weights, exponential_weights_batch, rational_rates
-from ._integers import _INT62, RATIONAL, IntegerSource, Rational, as_fraction, rational
+from ._integers import _INT62, RATIONAL, IntegerSource, Rational, rational
 
 __all__ = [
     "IntegerSource",
-    "as_fraction",
     "bernoulli_exp",
     "bernoulli_exp_batch",
     "discrete_gaussian",

@@ -10,19 +10,9 @@ import numpy as np
 from scipy import special
 
 from dpselect._params import Rule, positive
-from dpselect._validation import check_epsilon, check_finite_float
+from dpselect._validation import check_epsilon, check_finite_float, check_tail_exponent
 
-from ._special import (
-    _INF,
-    LOG2,
-    Array,
-    _beta_args,
-    _ibeta_tail_logx,
-    _log1mexp,
-    _log_ibeta,
-    _require_pure,
-    check_tail_exponent,
-)
+from ._special import _INF, LOG2, Array, _beta_args, _ibeta_tail_logx, _log1mexp, _log_ibeta, _require_pure
 from ._symmetric import _Symmetric
 
 

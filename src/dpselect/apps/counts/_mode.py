@@ -16,7 +16,7 @@ from typing import overload
 
 import numpy as np
 
-from ..._params import BOOLEAN, EPSILON, SEED, SIZE, validate_params
+from ..._params import ACCOUNTANT, BOOLEAN, EPSILON, SAMPLE, SEED, SIZE, validate_params
 from ..._validation import check_array_1d, check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
@@ -24,7 +24,7 @@ from ...mechanisms import ExponentialMechanism, distance_problem
 from ...output_law import OutputLaw
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
-from ._rules import ACCOUNTANT, CANDIDATES, SAMPLE
+from ._rules import CANDIDATES
 
 __all__ = ["ModeUtility", "duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
 

@@ -66,12 +66,13 @@ import math
 import numpy as np
 from numpy.ma.core import MaskedConstant
 
-from ..._params import DATA_FINITE, EPSILON, SEED, validate_params
+from ..._exact_numbers import grid_index
+from ..._params import ACCOUNTANT, DATA_FINITE, EPSILON, GRANULARITY, SEED, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_privacy
-from ...noise import GridLaplace, grid_index, grid_values
+from ...noise import GridLaplace, grid_values
 from ...typing import SeedLike
-from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA
+from ._rules import DISTANCE, PTR_BOUND, PTR_DELTA
 
 __all__ = ["propose_test_release", "ptr_privacy"]
 

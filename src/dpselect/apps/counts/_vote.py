@@ -8,14 +8,15 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._mechanism_lookup import MECHANISM, resolve_mechanism
+from ..._params import ACCOUNTANT, EPSILON, SEED, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism
+from ...mechanisms import Mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
-from ._rules import ACCOUNTANT, LABELS, MECHANISM
+from ._rules import LABELS
 
 __all__ = ["label_counts", "private_majority"]
 

@@ -57,13 +57,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..._params import ANY, DELTA, EPSILON, SEED, Rule, instance_of, int_at_least, options, positive, validate_estimator
+from ..._params import ACCOUNTANT, DELTA, EPSILON, SEED, Rule, int_at_least, options, positive, validate_estimator
 from ..._validation import check_positive, check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
 from ._estimator import remember_detached, resolve_accountant
+from ._params import PARAM_GRID
 from ._repeat import sample_repetitions
 from ._search_plan import best_run, plan_search
 from ._tabular import is_dataframe
@@ -191,7 +192,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "estimator": Rule("a scikit-learn estimator", check=_estimator),
-        "param_grid": ANY,  # checked against the estimator's parameters at fit
+        "param_grid": PARAM_GRID,
         "epsilon": EPSILON,
         "delta": DELTA,
         "n_splits": int_at_least(2),
@@ -199,7 +200,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         "eta": positive(allow_zero=True),
         "mean_repetitions": Rule("a finite float > 1", check=_above_one, none=True),
         "random_state": SEED,
-        "accountant": instance_of(Accountant, description="a dpselect.Accountant", none=True),
+        "accountant": ACCOUNTANT,
     }
 
     def __init__(
