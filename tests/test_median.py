@@ -17,10 +17,10 @@ from conftest import assert_frequencies_match
 from dpselect.accounting import BudgetExceededError
 from dpselect.apps import counts as C
 from dpselect.apps import quantiles as M
-from dpselect.apps.quantiles import _duff_mean as MEAN
-from dpselect.apps.quantiles import _duff_median_law as ML
 from dpselect.apps.quantiles import _order_stats as O
-from dpselect.apps.quantiles import _piecewise_em as PW
+from dpselect.apps.quantiles._duff import mean as MEAN
+from dpselect.apps.quantiles._duff import median_masses as ML
+from dpselect.apps.quantiles._exponential import piecewise_em as PW
 
 
 def _pieces(law):

@@ -13,7 +13,7 @@ import _audit_neighbours
 from dpselect.accounting import Accountant
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _unbounded as U
+from dpselect.apps.quantiles._unbounded import bounds as U
 from dpselect.mechanisms.sparse_vector import AboveThreshold
 
 

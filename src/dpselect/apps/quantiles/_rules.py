@@ -15,9 +15,9 @@ import numpy as np
 from ..._params import ANY, BOOLEAN, DATA_FINITE, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
 from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
 from ...accounting import Accountant
-from ._piecewise_em import check_method
+from ._exponential.piecewise_em import check_method
 
-#: The rank conventions of percentiles (module docstring of :mod:`._grid`).
+#: The rank conventions of percentiles (module docstring of :mod:`._percentile.grid`).
 RANK_CONVENTIONS = ("paper", "code")
 
 __all__ = [

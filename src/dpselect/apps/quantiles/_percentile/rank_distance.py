@@ -1,6 +1,6 @@
 """The rank-distance utility of percentiles over a public grid (mathematics §9.1).
 
-Counts h per grid point and the target rank k as in :mod:`._percentile_problem`; write
+Counts h per grid point and the target rank k as in :mod:`.problem`; write
 L_j = sum_{i<j} h_i and C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
 Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`)
@@ -47,10 +47,10 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...typing import Relation
-from ._grid import counts_and_rank
-from ._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION
+from ...._params import validate_params
+from ....typing import Relation
+from .._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION
+from .grid import counts_and_rank
 
 __all__ = ["rank_distances"]
 

@@ -12,7 +12,7 @@ in double precision is touched (every level outside it has ``l_j - max l <
 O(window) and the law is identical to the full computation.  Windows longer
 than 2**16 intervals (very small epsilon) are weighted without logs -- ``d_j``
 grows by 2 per step away from the median on each side, so the weights are two
-geometric sequences (``_piecewise_em._scale_geometric``).
+geometric sequences (``.._exponential.piecewise_em._scale_geometric``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_epsilon
-from ._order_stats import lower_median_index, sorted_padded
-from ._piecewise_em import (
+from ...._validation import check_epsilon
+from .._exponential.piecewise_em import (
     _UNDERFLOW_MARGIN,
     _log_masses,
     _normalise_log,
@@ -33,7 +32,8 @@ from ._piecewise_em import (
     sample_piecewise_em,
     sample_piecewise_grid,
 )
-from ._rules import check_bounds
+from .._order_stats import lower_median_index, sorted_padded
+from .._rules import check_bounds
 
 __all__: list[str] = []
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
-from ._rules import RANK_CONVENTIONS, check_grid
+from ...._validation import check_array_1d, check_counts, check_out_of_bounds, check_probability_in, clip_to_bounds
+from .._rules import RANK_CONVENTIONS, check_grid
 
 __all__ = ["RANK_CONVENTIONS", "rank"]
 
@@ -94,7 +94,7 @@ def rank(p: float, n: int, *, convention: str = "paper") -> int:
 
     Examples
     --------
-    >>> from dpselect.apps.quantiles._grid import rank
+    >>> from dpselect.apps.quantiles._percentile.grid import rank
     >>> rank(50, 10), rank(50, 10, convention="code"), rank(100, 10, convention="code")
     (5, 6, 10)
     """

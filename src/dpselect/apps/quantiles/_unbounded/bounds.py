@@ -31,14 +31,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_array_1d, check_random_state
-from ...accounting import Accountant, charge
-from ...mechanisms import AboveThreshold
-from ...noise import check_granularity
-from ...privacy import Privacy
-from ...typing import Relation, SeedLike
-from ._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
+from ...._params import validate_params
+from ...._validation import check_array_1d, check_random_state
+from ....accounting import Accountant, charge
+from ....mechanisms import AboveThreshold
+from ....noise import check_granularity
+from ....privacy import Privacy
+from ....typing import Relation, SeedLike
+from .._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 

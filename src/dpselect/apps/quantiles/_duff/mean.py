@@ -26,14 +26,12 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import int_at_least, validate_params
-from ..._validation import check_random_state
-from ...accounting import Accountant, charge
-from ...output_law import OutputLaw
-from ...typing import SeedLike
-from ._duff_mean_levels import LEVELS, _check_levels, _Levels, _mean_levels
-from ._order_stats import check_points, sorted_padded
-from ._piecewise_em import (
+from ...._params import int_at_least, validate_params
+from ...._validation import check_random_state
+from ....accounting import Accountant, charge
+from ....output_law import OutputLaw
+from ....typing import SeedLike
+from .._exponential.piecewise_em import (
     check_output_grid,
     em_privacy,
     grid_ceil,
@@ -41,7 +39,9 @@ from ._piecewise_em import (
     sample_piecewise_em,
     sample_piecewise_grid,
 )
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .._order_stats import check_points, sorted_padded
+from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .mean_levels import LEVELS, _check_levels, _Levels, _mean_levels
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_utility"]
 

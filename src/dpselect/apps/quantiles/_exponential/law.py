@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_array_1d
-from ...output_law import OutputLaw
-from ...typing import Relation
-from ._quantile_law import abs_dev, check_sample, normalise, target_rank
-from ._quantile_mechanism import _law, output_grid
-from ._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION
+from ...._params import validate_params
+from ...._validation import check_array_1d
+from ....output_law import OutputLaw
+from ....typing import Relation
+from .._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION
+from .mechanism import _law, output_grid
+from .quantile_pieces import abs_dev, check_sample, normalise, target_rank
 
 __all__ = ["quantile_expected_error", "quantile_law", "true_quantile"]
 

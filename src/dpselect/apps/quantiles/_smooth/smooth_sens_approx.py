@@ -4,7 +4,7 @@ Laplace noise with the exact condition eps >= alpha + beta, eps >= alpha + (e^be
 - beta (Duff Prop. 2 + mathematics §7 item 26).  ``tuning="fixed"`` (default) is data-independent;
 ``tuning="paper"`` reproduces the paper's data-dependent choice (no guarantee; a
 :class:`~dpselect.PrivacyLeakWarning`).  The release path and the clipping rule are those of
-:mod:`._median_baselines`.
+:mod:`.baselines`.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_delta, check_epsilon
-from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant
-from ...mechanisms import SmoothSensitivityRelease
-from ...typing import SeedLike
-from ._median_baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _Factory, _release
-from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
-from ._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, check_bounds, options
+from ...._params import validate_params
+from ...._validation import check_delta, check_epsilon
+from ...._warnings import PrivacyLeakWarning
+from ....accounting import Accountant
+from ....mechanisms import SmoothSensitivityRelease
+from ....typing import SeedLike
+from .._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
+from .._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, check_bounds, options
+from .baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _Factory, _release
 
 __all__ = ["expected_abs_error_smooth_sens_approx", "smooth_sens_approx", "smooth_sens_approx_mechanism"]
 

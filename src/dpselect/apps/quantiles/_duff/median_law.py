@@ -1,7 +1,7 @@
 """The exact output law of :func:`duff_median` (``granularity=0``): pieces, density, CDF, error.
 
 The law is the exponential mechanism over the n + 1 intervals between the padded order
-statistics (:mod:`._duff_median_law`); epsilon-DP under add/remove neighbours (mathematics §6.1).
+statistics (:mod:`.median_masses`); epsilon-DP under add/remove neighbours (mathematics §6.1).
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...output_law import OutputLaw
-from ._duff_median_law import median_distribution, uniform_abs_dev
-from ._order_stats import check_points, lower_median_index
-from ._rules import ANY, BOUNDS, DATA_FINITE, EPSILON
+from ...._params import validate_params
+from ....output_law import OutputLaw
+from .._order_stats import check_points, lower_median_index
+from .._rules import ANY, BOUNDS, DATA_FINITE, EPSILON
+from .median_masses import median_distribution, uniform_abs_dev
 
 __all__ = ["duff_median_intervals", "duff_median_pdf", "expected_absolute_error", "output_cdf"]
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ...noise import (
+from ....noise import (
     IntegerSource,
     check_granularity,
     default_granularity,
@@ -38,7 +38,7 @@ from ...noise import (
     grid_values,
     rational_rates,
 )
-from ...privacy import Privacy
+from ....privacy import Privacy
 
 __all__: list[str] = []
 

@@ -1,10 +1,10 @@
-"""The mechanism behind :func:`~._quantile.private_quantile` and :func:`~._quantile.private_median`.
+"""The mechanism behind :func:`~.quantile.private_quantile` and :func:`~.quantile.private_median`.
 
 Its guarantee (:func:`quantile_privacy`), the output grid (:func:`output_grid`), the pieces and their
-log-masses (:func:`_law`, also read by :mod:`._quantile_exact`), the draws on a validated sample
-(:func:`sample_quantile`, shared with :mod:`._quantiles_multi`) and the release body of both faces
+log-masses (:func:`_law`, also read by :mod:`.law`), the draws on a validated sample
+(:func:`sample_quantile`, shared with :mod:`.._multi.quantiles`) and the release body of both faces
 (:func:`_release`: bounds, validation, charge, draw).  The law and the samplers are described in
-:mod:`._quantile`.
+:mod:`.quantile`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_random_state
-from ...accounting import Accountant, charge
-from ...privacy import Privacy
-from ...typing import Relation, SeedLike
-from ._piecewise_em import _sample_categorical, check_output_grid, default_quantile_granularity, sample_grid_exact
-from ._quantile_law import Sample, check_sample, distance_exact, draw_in_pieces, log_masses, pieces
-from ._unbounded import release_bounds
+from ...._validation import check_random_state
+from ....accounting import Accountant, charge
+from ....privacy import Privacy
+from ....typing import Relation, SeedLike
+from .._unbounded.bounds import release_bounds
+from .piecewise_em import _sample_categorical, check_output_grid, default_quantile_granularity, sample_grid_exact
+from .quantile_pieces import Sample, check_sample, distance_exact, draw_in_pieces, log_masses, pieces
 
 __all__ = ["output_grid", "quantile_privacy", "sample_quantile"]
 
@@ -33,7 +33,7 @@ def quantile_privacy(epsilon: float, relation: str) -> Privacy:
 def output_grid(granularity: Any, s: Sample) -> float:
     """Lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
 
-    Real outputs: :func:`._piecewise_em.check_output_grid` (None:
+    Real outputs: :func:`.piecewise_em.check_output_grid` (None:
     :func:`default_quantile_granularity`, from the public bounds only).
     """
     if not s.integer:
@@ -71,7 +71,7 @@ def sample_quantile(
     """Draws of the mechanism on a validated sample (no validation, no accounting); ``lam``: grid.
 
     ``sampler="exact"`` on the grid (``lam > 0``): the piece and the grid point by
-    :func:`._piecewise_em.sample_grid_exact` on the exact rational scores; otherwise
+    :func:`.piecewise_em.sample_grid_exact` on the exact rational scores; otherwise
     the piece by the float sampler (``method``) and a uniform point of it.
     """
     count = 1 if size is None else size
@@ -105,7 +105,7 @@ def _release(
     sampler: str,
     on_out_of_bounds: str,
 ) -> Any:
-    """The body of ``private_quantile`` and ``private_median`` (:mod:`._quantile`; arguments checked by them)."""
+    """The body of ``private_quantile`` and ``private_median`` (:mod:`.quantile`; arguments checked by them)."""
     if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
         if size is not None:
             raise ValueError("size needs public bounds (bounds=None releases new bounds at every call)")

@@ -1,7 +1,7 @@
 """LaplaceLN median baseline (Bun & Steinke 2019, §3.1.1; mathematics §2.5), replace-one.
 
 Laplace-log-normal noise on the NRS smooth sensitivity of the lower median, through the
-release path shared by every baseline (:mod:`._median_baselines`, which documents the
+release path shared by every baseline (:mod:`.baselines`, which documents the
 clipping rule and the exact errors).
 """
 
@@ -12,12 +12,12 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import positive, validate_params
-from ...accounting import Accountant
-from ...mechanisms import SmoothSensitivityRelease
-from ...typing import SeedLike
-from ._median_baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _release
-from ._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, options
+from ...._params import positive, validate_params
+from ....accounting import Accountant
+from ....mechanisms import SmoothSensitivityRelease
+from ....typing import SeedLike
+from .._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, options
+from .baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _release
 
 _LLN_RULES = {
     "epsilon": EPSILON,

@@ -2,7 +2,7 @@
 
 The exponential mechanism over the pieces between consecutive order
 statistics (Smith 2011; the inverse-sensitivity view of Asi & Duchi 2020),
-with the score of :mod:`._quantile_law` (the larger of the rank distance and
+with the score of :mod:`.quantile_pieces` (the larger of the rank distance and
 IndExp's normalised distance); integer data give integer outputs (ties exact),
 real data outputs on the public power-of-two grid lambda Z (``granularity``,
 default about 2^-40 of the bounds' magnitude; a data value on the grid is an
@@ -21,11 +21,10 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...accounting import Accountant
-from ...typing import Relation, SeedLike
-from ._quantile_mechanism import _release
-from ._rules import (
+from ...._params import validate_params
+from ....accounting import Accountant
+from ....typing import Relation, SeedLike
+from .._rules import (
     ACCOUNTANT,
     ANY,
     BOUNDS,
@@ -40,6 +39,7 @@ from ._rules import (
     SEED,
     SIZE,
 )
+from .mechanism import _release
 
 __all__ = ["private_median", "private_quantile"]
 
@@ -177,7 +177,7 @@ def private_quantile(
     granularity : float or None, default=None
         real outputs: the grid :math:`\lambda`, a power of two <= b - a with
         max(|a|, |b|) < 2^51 lambda; None gives
-        :func:`~dpselect.apps.quantiles._piecewise_em.default_quantile_granularity`:
+        :func:`~dpselect.apps.quantiles._exponential.piecewise_em.default_quantile_granularity`:
         2^(floor(log2 max(|a|, |b|)) - 40), at most 2^(floor(log2(b - a)) - 20),
         from the public bounds only (100x looser bounds move it by 2^7 only).  0 gives the continuous law sampled with
         floats (a uniform float in the piece: not floating-point safe, for

@@ -12,7 +12,7 @@ k = min(floor(p n / 100) + 1, n).  Write L_j = sum_{i<j} h_i and
 C_j = L_j + h_j: grid point j holds the ranks L_j + 1 .. C_j.
 
 Rank-distance utility (``utility="rank"``, the default of :func:`private_percentile`): the
-1-Lipschitz lower bound d_j of :mod:`._rank_distance` (mathematics §9.1).
+1-Lipschitz lower bound d_j of :mod:`.rank_distance` (mathematics §9.1).
 
 Indicator utility (``utility="indicator"``, Chaves et al. Def. 5.1 corrected)
 --------------------------------------------------------------------------
@@ -45,14 +45,14 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...mechanisms import distance_problem
-from ...problem import SelectionProblem
-from ...sensitivity import StepProfile
-from ...typing import Relation
-from ._grid import counts_and_rank, stability
-from ._rank_distance import _rank_distances
-from ._rules import ANY, BOOLEAN, GRID, OUT_OF_BOUNDS_RULE, PERCENT, RANK_CONVENTION, RELATION, options
+from ...._params import validate_params
+from ....mechanisms import distance_problem
+from ....problem import SelectionProblem
+from ....sensitivity import StepProfile
+from ....typing import Relation
+from .._rules import ANY, BOOLEAN, GRID, OUT_OF_BOUNDS_RULE, PERCENT, RANK_CONVENTION, RELATION, options
+from .grid import counts_and_rank, stability
+from .rank_distance import _rank_distances
 
 __all__ = ["UTILITIES", "percentile_problem"]
 

@@ -16,11 +16,11 @@ What is here
   law: :func:`duff_median_intervals`, :func:`duff_median_pdf`,
   :func:`output_cdf`, :func:`expected_absolute_error`,
   :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
-  Sampled by the piecewise-constant EM (:mod:`._piecewise_em`) over the
-  window of intervals that carry mass (:mod:`._duff_median_law`).
+  Sampled by the piecewise-constant EM (:mod:`.._exponential.piecewise_em`) over the
+  window of intervals that carry mass (:mod:`.median_masses`).
 * :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
 
-Duff's mean is in :mod:`._duff_mean`; Duff's mode (a finite public candidate set, an
+Duff's mean is in :mod:`.mean`; Duff's mode (a finite public candidate set, an
 ordinary selection problem) is in :mod:`dpselect.apps.counts`.  All are exported by
 :mod:`dpselect.apps.quantiles` (the mode by :mod:`dpselect.apps.counts`), never from here.
 
@@ -47,14 +47,14 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_array_1d, check_random_state
-from ...accounting import Accountant, charge
-from ...typing import SeedLike
-from ._duff_median_law import sample_median, sample_median_grid
-from ._order_stats import check_points, sorted_padded
-from ._piecewise_em import check_output_grid, em_privacy
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from ...._params import validate_params
+from ...._validation import check_array_1d, check_random_state
+from ....accounting import Accountant, charge
+from ....typing import SeedLike
+from .._exponential.piecewise_em import check_output_grid, em_privacy
+from .._order_stats import check_points, sorted_padded
+from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .median_masses import sample_median, sample_median_grid
 
 Method = Literal["auto", "race", "inverse"]
 _DUFF_RULES = {
@@ -158,7 +158,7 @@ def duff_median(
     Notes
     -----
     Cost: one sort of ``x`` plus O(window + size log window)
-    (:mod:`._duff_median_law`); the window is all n + 1 intervals only for
+    (:mod:`.median_masses`); the window is all n + 1 intervals only for
     very small epsilon.
 
     Accuracy (exact expected absolute errors, ``dpselect reproduce median``:

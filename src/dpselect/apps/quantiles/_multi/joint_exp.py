@@ -40,8 +40,8 @@ import math
 
 import numpy as np
 
-from ...noise import grid_values
-from ._quantile_law import Pieces, Sample, draw_in_pieces, pieces
+from ....noise import grid_values
+from .._exponential.quantile_pieces import Pieces, Sample, draw_in_pieces, pieces
 
 __all__: list[str] = []
 

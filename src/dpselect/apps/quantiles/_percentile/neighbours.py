@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...typing import Relation
-from ._grid import check_grid, raw_values
-from ._rules import ANY, GRID, PERCENT, RELATION
+from ...._params import validate_params
+from ....typing import Relation
+from .._rules import ANY, GRID, PERCENT, RELATION
+from .grid import check_grid, raw_values
 
 __all__ = ["percentile_neighbours"]
 

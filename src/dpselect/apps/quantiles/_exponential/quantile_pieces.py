@@ -65,10 +65,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import as_real_array, check_out_of_bounds, check_probability_in
-from ...noise import grid_values
-from ._piecewise_em import _grid_groups, grid_ceil
-from ._rules import check_bounds
+from ...._validation import as_real_array, check_out_of_bounds, check_probability_in
+from ....noise import grid_values
+from .._rules import check_bounds
+from .piecewise_em import _grid_groups, grid_ceil
 
 __all__: list[str] = []
 
@@ -260,7 +260,7 @@ def _interleave(
 def _grid_pieces_with_atoms(s: Sample, cum: np.ndarray, lam: float) -> Pieces:
     """Grid points strictly between consecutive data values, and each data value on the grid.
 
-    Indices are exact integers (:func:`._piecewise_em.grid_ceil`): ``c_i = ceil(v_i / lambda)``,
+    Indices are exact integers (:func:`.piecewise_em.grid_ceil`): ``c_i = ceil(v_i / lambda)``,
     ``on_i = (c_i lambda == v_i)``; gap i runs from ``c_i + on_i`` (``ceil(a / lambda)`` for i = 0)
     to ``c_{i+1} - 1`` (``floor(b / lambda)`` for the last), atom i is ``{c_i}`` when ``on_i``.
     """

@@ -1,7 +1,7 @@
 """Many quantiles at once: JointExp and the recursive ApproximateQuantiles; ties by jitter.
 
 * ``method="joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021),
-  one exponential mechanism over sorted m-tuples (:mod:`._joint_exp`).
+  one exponential mechanism over sorted m-tuples (:mod:`.joint_exp`).
 * ``method="recursive"``: ApproximateQuantiles (Kaplan, Schnapp & Stemmer,
   ICML 2022): estimate the middle quantile with the single-quantile
   mechanism, split the records at it (left: < o, right: >= o) and recurse on
@@ -41,18 +41,18 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_random_state
-from ...accounting import Accountant, charge
-from ...noise import grid_values
-from ...privacy import Privacy
-from ...typing import Relation, SeedLike
-from ._joint_exp import sample_joint
-from ._piecewise_em import grid_ceil
-from ._quantile_law import Sample, check_q, check_sample
-from ._quantile_mechanism import output_grid, sample_quantile
-from ._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
-from ._unbounded import release_bounds
+from ...._params import validate_params
+from ...._validation import check_random_state
+from ....accounting import Accountant, charge
+from ....noise import grid_values
+from ....privacy import Privacy
+from ....typing import Relation, SeedLike
+from .._exponential.mechanism import output_grid, sample_quantile
+from .._exponential.piecewise_em import grid_ceil
+from .._exponential.quantile_pieces import Sample, check_q, check_sample
+from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
+from .._unbounded.bounds import release_bounds
+from .joint_exp import sample_joint
 
 __all__ = ["QUANTILES_METHODS", "private_quantiles"]
 

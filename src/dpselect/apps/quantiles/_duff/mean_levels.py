@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_int
-from ._order_stats import sorted_padded
-from ._piecewise_em import grid_ceil
-from ._rules import ANY, BOUNDS, Rule
+from ...._params import validate_params
+from ...._validation import check_int
+from .._exponential.piecewise_em import grid_ceil
+from .._order_stats import sorted_padded
+from .._rules import ANY, BOUNDS, Rule
 
 __all__ = ["MeanLevels", "duff_mean_levels"]
 

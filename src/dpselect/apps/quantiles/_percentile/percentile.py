@@ -1,8 +1,8 @@
 """Private percentiles: over a public grid (permute-and-flip on the rank distance) or without one.
 
-:func:`private_percentile` releases a grid value of :func:`~._percentile_problem.percentile_problem`
-(the counts, the target rank and the two utilities are described in :mod:`._percentile_problem`), or,
-with ``bounds`` and no grid, :func:`~._quantile.private_quantile` at q = p / 100.
+:func:`private_percentile` releases a grid value of :func:`~.problem.percentile_problem`
+(the counts, the target rank and the two utilities are described in :mod:`.problem`), or,
+with ``bounds`` and no grid, :func:`~.._exponential.quantile.private_quantile` at q = p / 100.
 :func:`absolute_error_loss` is the loss of the exact expected error in value units.
 This module also re-exports the percentile helpers of its siblings (the target, its stability, the
 rank distances).
@@ -19,17 +19,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
-from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism
-from ...typing import Relation, SeedLike
-from ._grid import RANK_CONVENTIONS, check_grid
-from ._percentile_problem import UTILITIES, percentile_problem
-from ._percentile_target import PercentileStability, percentile_stability, true_percentile
-from ._quantile import private_quantile
-from ._rank_distance import rank_distances
-from ._rules import (
+from ...._params import validate_params
+from ...._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
+from ....accounting import Accountant, charge
+from ....mechanisms import Mechanism, resolve_mechanism
+from ....typing import Relation, SeedLike
+from .._exponential.quantile import private_quantile
+from .._rules import (
     ACCOUNTANT,
     ANY,
     BOOLEAN,
@@ -48,6 +44,10 @@ from ._rules import (
     SEED,
     options,
 )
+from .grid import RANK_CONVENTIONS, check_grid
+from .problem import UTILITIES, percentile_problem
+from .rank_distance import rank_distances
+from .target import PercentileStability, percentile_stability, true_percentile
 
 __all__ = [
     "RANK_CONVENTIONS",

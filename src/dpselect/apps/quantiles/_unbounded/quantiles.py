@@ -1,7 +1,7 @@
 """Quantiles without bounds with every option of the first stage: scale, steps, share of epsilon.
 
 ``private_quantile(x, q, epsilon)`` and ``private_quantiles(x, qs, epsilon)`` (``bounds=None``)
-are these functions with the defaults; :mod:`._unbounded` releases the bounds
+are these functions with the defaults; :mod:`.bounds` releases the bounds
 (docs/mathematics.md §15.2).
 """
 
@@ -12,13 +12,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...accounting import Accountant
-from ...typing import Relation, SeedLike
-from ._quantile import private_quantile
-from ._quantiles_multi import LEVELS, QUANTILES_METHOD, private_quantiles
-from ._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
-from ._unbounded import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
+from ...._params import validate_params
+from ....accounting import Accountant
+from ....typing import Relation, SeedLike
+from .._exponential.quantile import private_quantile
+from .._multi.quantiles import LEVELS, QUANTILES_METHOD, private_quantiles
+from .._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
+from .bounds import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
 
 #: The share of epsilon spent on the bounds, in (0, 1).
 SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))

@@ -1,6 +1,6 @@
 """What a private percentile estimates: the grid value of rank k and its stability (not private).
 
-The target rank k follows :data:`RANK_CONVENTIONS` (:mod:`._grid`); j_l and j_g, the copies of the
+The target rank k follows :data:`RANK_CONVENTIONS` (:mod:`.grid`); j_l and j_g, the copies of the
 percentile value below and above rank k, give the indicator utility's smooth sensitivity
 (mathematics §4.3).
 """
@@ -13,9 +13,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ._grid import counts_and_rank, stability
-from ._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION
+from ...._params import validate_params
+from .._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION
+from .grid import counts_and_rank, stability
 
 __all__ = ["PercentileStability", "percentile_stability", "true_percentile"]
 

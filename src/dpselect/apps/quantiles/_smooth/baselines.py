@@ -89,13 +89,24 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ...accounting import Accountant, charge
-from ...analysis import error_distribution
-from ...mechanisms import SmoothSensitivityRelease
-from ...typing import SeedLike
-from ._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
-from ._rules import ACCOUNTANT, ANY, BOOLEAN, BOUNDS, EPSILON, GRANULARITY, OUT_OF_BOUNDS_RULE, SEED, SIZE, check_bounds
+from ...._params import validate_params
+from ....accounting import Accountant, charge
+from ....analysis import error_distribution
+from ....mechanisms import SmoothSensitivityRelease
+from ....typing import SeedLike
+from .._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
+from .._rules import (
+    ACCOUNTANT,
+    ANY,
+    BOOLEAN,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    SEED,
+    SIZE,
+    check_bounds,
+)
 
 __all__ = ["expected_abs_error_smooth_sens_pure", "smooth_sens_pure", "smooth_sens_pure_mechanism"]
 
