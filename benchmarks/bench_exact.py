@@ -40,7 +40,8 @@ from dpselect.apps.quantiles._exponential import piecewise_em
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise import discrete_laplace
 from dpselect.noise.exact import exponential_weights_uniform_batch
-from dpselect.noise.grid import grid_index, grid_values
+from dpselect._exact_numbers import grid_index
+from dpselect.noise.grid import grid_values
 
 
 def cpu_best(fn: Callable[[int], object], repeat: int = 3) -> float:

@@ -421,6 +421,7 @@ def test_log_axis_labels_decades_only_and_shows_exact_zero():
     assert lo < 0.0  # the zero points sit inside the panel, not on its edge
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
     for name in runner.EXPERIMENTS:
         _shrink(monkeypatch, name)

@@ -25,7 +25,7 @@ from dpselect.apps import counts as P
 from dpselect.apps.quantiles import duff_mean, duff_median, laplace_ln, smooth_sens_approx, smooth_sens_pure
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise.exact import discrete_laplace_logpmf
-from dpselect.noise.grid import dyadic_ceil
+from dpselect._exact_numbers import dyadic_ceil
 
 N = 40_000
 

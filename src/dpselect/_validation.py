@@ -191,6 +191,8 @@ def check_labels(labels: Any, name: str = "labels") -> tuple[Any, ...]:
     """Names of candidates as a tuple (a string is one name, not a sequence of them)."""
     if isinstance(labels, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of names, not a string")
+    if not hasattr(labels, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of names, got {type(labels).__name__}")
     return tuple(labels)
 
 

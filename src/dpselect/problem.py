@@ -25,8 +25,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._params import BOOLEAN, NAMES, RELATION, Rule, callable_, int_at_least, positive, validate_params
-from ._validation import check_int, check_positive, check_scores
+from ._validation import check_int, check_scores
 from .sensitivity import (
+    _PROFILE,
     ProfileLike,
     StepProfile,
     _check_beta_within,
@@ -37,18 +38,6 @@ from .sensitivity import (
 from .typing import ArrayLike, Relation
 
 __all__ = ["SelectionProblem"]
-
-
-def _profile(value: Any, name: str) -> Any:
-    """A local-sensitivity profile: a StepProfile or a callable, or a float >= 0 (never echoed)."""
-    if not callable(value):
-        check_positive(value, name, allow_zero=True, quote=False)
-    return value
-
-
-#: ``local_sensitivity``: a float >= 0, a StepProfile or a callable (checked against the global
-#: sensitivity and ``max_distance`` in the body).
-_PROFILE = Rule("a float >= 0, a StepProfile or a callable", check=_profile, none=True)
 
 
 class SelectionProblem:

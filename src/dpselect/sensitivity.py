@@ -29,6 +29,18 @@ from .typing import ArrayLike
 __all__ = ["StepProfile", "distance_to_instability_bound", "smooth_sensitivity_scan"]
 
 
+def _profile(value: Any, name: str) -> Any:
+    """A local-sensitivity profile: a StepProfile or a callable, or a float >= 0 (never echoed)."""
+    if not callable(value):
+        check_positive(value, name, allow_zero=True, quote=False)
+    return value
+
+
+#: ``local_sensitivity``: a float >= 0, a StepProfile or a callable (checked against the global
+#: sensitivity and ``max_distance`` in the body).
+_PROFILE = Rule("a float >= 0, a StepProfile or a callable", check=_profile, none=True)
+
+
 #: A profile's values: real numbers, one row per breakpoint (checked against them in the body).
 _VALUES = Rule("an array of real numbers (one row per breakpoint)", check=as_real_array)
 

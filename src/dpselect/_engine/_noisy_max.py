@@ -38,6 +38,8 @@ def check_noise(noise: NoiseDistribution) -> NoiseDistribution:
     NoiseDistribution
         ``noise`` itself.
     """
+    if not isinstance(noise, NoiseDistribution):
+        raise TypeError(f"noise must be a NoiseDistribution, got {type(noise).__name__}")
     kappa = float(getattr(noise, "tail_exponent", np.inf))
     if kappa < MIN_TAIL_EXPONENT:
         raise ValueError(

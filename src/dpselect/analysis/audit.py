@@ -60,8 +60,6 @@ def _check_pairs(pairs: Any, name: str = "pairs") -> list[tuple[Any, Any]]:
     return out
 
 
-
-
 @validate_params({"logp": LOG_LAW, "logq": LOG_LAW, "floor": NON_NEGATIVE})
 def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> float:
     r"""The privacy loss between two exact output distributions.

@@ -362,12 +362,8 @@ class ErrorDistribution:
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
-#: The sensitivity handed to ``release.scale``: a float >= 0 or a callable of beta.
-_SENSITIVITY = any_of(positive(allow_zero=True), callable_())
-
-
-@validate_params(
-    {"release": instance_of(SmoothSensitivityRelease), "sensitivity": _SENSITIVITY}
+@validate_params(  # sensitivity: as release.scale takes it
+    {"release": instance_of(SmoothSensitivityRelease), "sensitivity": any_of(positive(allow_zero=True), callable_())}
 )
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]

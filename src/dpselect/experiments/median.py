@@ -132,7 +132,7 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PrivacyLeakWarning of the paper tunings (documented)
         return {
-            "Duff": duff.expected_absolute_error(x, eps, bounds=bounds),
+            "Duff": duff.quantile_expected_error(x, 0.5, eps, bounds=bounds, granularity=0),
             "SmoothSens_eps": mb.expected_abs_error_smooth_sens_pure(x, eps, bounds=bounds, clip=True),
             "SmoothSens_eps,delta (paper tuning)": mb.expected_abs_error_smooth_sens_approx(
                 x, eps, delta=DELTA, bounds=bounds, tuning="paper", clip=True

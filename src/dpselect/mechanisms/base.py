@@ -32,7 +32,6 @@ from ..typing import SeedLike
 __all__ = ["Calibration", "Mechanism", "NoisyMaxMechanism", "no_guarantee"]
 
 
-
 class Calibration(NamedTuple):
     """A noisy max's calibration: the noise scale b(x) and the standard noise law h.
 

@@ -31,13 +31,7 @@ __all__ = ["distance_problem", "max_utility_change"]
 
 
 @validate_params(
-    {
-        "distances": array_1d(),
-        "relation": RELATION,
-        "labels": NAMES,
-        "monotone": BOOLEAN,
-        "private": BOOLEAN,
-    }
+    {"distances": array_1d(), "relation": RELATION, "labels": NAMES, "monotone": BOOLEAN, "private": BOOLEAN}
 )
 def distance_problem(
     distances: ArrayLike,

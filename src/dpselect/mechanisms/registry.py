@@ -59,7 +59,7 @@ APPROXIMATE_NAMES: tuple[str, ...] = tuple(name for name, (_, _, takes) in _REGI
 def _check_name(value: object, name: str) -> str:
     """A name of :data:`MECHANISM_NAMES` (the message calls it the mechanism)."""
     if value not in _REGISTRY:
-        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {value!r}")
+        raise ValueError(f"{name} must be one of {MECHANISM_NAMES}, got {value!r}")
     return str(value)
 
 

@@ -30,8 +30,8 @@ from typing import ClassVar, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._exact_numbers import check_granularity, dyadic_ceil, grid_index
-from .._params import EPSILON, SEED, SIZE, Rule, positive, validate_fields
+from .._exact_numbers import dyadic_ceil, grid_index
+from .._params import EPSILON, GRANULARITY, SEED, SIZE, Rule, positive, validate_fields
 from .._validation import as_real_array
 from ..accounting import grid_steps
 from ..privacy import Privacy
@@ -98,7 +98,7 @@ class GridLaplace:
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "sensitivity": positive(),
         "epsilon": EPSILON,
-        "granularity": Rule("a power of two", check=check_granularity, none=True),
+        "granularity": GRANULARITY,
     }
 
     def __post_init__(self) -> None:

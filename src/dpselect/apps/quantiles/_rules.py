@@ -1,7 +1,8 @@
 """Parameter rules shared by the entry points of :mod:`dpselect.apps.quantiles`.
 
-Each rule calls the same check as the body used to (so messages are unchanged); the data
-``x`` stays :data:`~dpselect._params.ANY`: it is checked in the body against ``bounds``,
+The rules every package shares (the data ``x``, the output grid, an accountant, the option
+rules) come from :mod:`dpselect._params`, re-exported here for the package's modules; the
+data ``x`` is checked there as a 1-D real array and in the body against ``bounds``,
 ``integer`` and ``on_out_of_bounds`` (records outside the bounds are clamped by default).
 """
 
@@ -12,9 +13,26 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import ANY, BOOLEAN, DATA_FINITE, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
-from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
-from ...accounting import Accountant
+from ..._params import (
+    ACCOUNTANT,
+    BOOLEAN,
+    DATA_FINITE,
+    DELTA,
+    EPSILON,
+    FINITE,
+    OUT_OF_BOUNDS_RULE,
+    REALS,
+    RELATION,
+    SAMPLE,
+    SAMPLER,
+    SEED,
+    SIZE,
+    Rule,
+    options,
+    real_in,
+)
+from ..._params import GRANULARITY_OR_ZERO as GRANULARITY
+from ..._validation import check_array_1d, check_finite_float
 from ._exponential.piecewise_em import check_method
 
 #: The rank conventions of percentiles (module docstring of :mod:`._percentile.grid`).
@@ -22,7 +40,6 @@ RANK_CONVENTIONS = ("paper", "code")
 
 __all__ = [
     "ACCOUNTANT",
-    "ANY",
     "BOOLEAN",
     "BOUNDS",
     "DATA_FINITE",
@@ -38,7 +55,9 @@ __all__ = [
     "PERCENT",
     "RANK_CONVENTION",
     "RANK_CONVENTIONS",
+    "REALS",
     "RELATION",
+    "SAMPLE",
     "SAMPLER",
     "SEED",
     "SIZE",
@@ -90,23 +109,6 @@ def _integer(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def options(*values: str, none: bool = False) -> Rule:
-    """One of the strings ``values``; anything else is a ValueError (as the checks of this package always were)."""
-
-    def check(value: Any, name: str) -> str:
-        if not isinstance(value, str) or value not in values:
-            raise ValueError(f"{name} must be one of {values}, got {value!r}")
-        return value
-
-    return Rule(f"one of {values}", check=check, none=none)
-
-
-#: A neighbour relation of mathematics §1.
-RELATION = options(*RELATIONS)
-#: The sampler of the grid releases.
-SAMPLER = options(*SAMPLERS)
-#: What a bounded-data function does with a record outside the public bounds.
-OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
 #: Public bounds (a, b): finite, a < b, finite width.
 BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
 #: A quantile level in [0, 1].
@@ -121,8 +123,3 @@ INTEGER = Rule("a bool", check=_integer, none=True)
 METHOD = Rule("one of ('auto', 'race', 'inverse')", check=_method)
 #: The rank conventions of percentiles.
 RANK_CONVENTION = options(*RANK_CONVENTIONS)
-#: The output grid: None (the default from the public bounds), 0 (floats) or a power of two;
-#: checked in the body against ``bounds``.
-GRANULARITY = Rule("None, 0 or a power of two (checked against the bounds)")
-#: An accountant charged before any randomness is drawn.
-ACCOUNTANT = instance_of(Accountant, none=True)

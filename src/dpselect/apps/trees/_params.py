@@ -42,6 +42,7 @@ ALGORITHMS = ("trees", "fletcher_islam")
 #: The estimators' ``random_state``: the library's seed check, in the estimators' words.
 _RANDOM_STATE = Rule("an int >= 0, 'secure', a Generator, SeedSequence or RandomState", check=SEED.check, none=True)
 
+
 def _collection(value: Any, name: str) -> Any:
     """A mapping or a non-string collection (its entries are checked against the data at fit)."""
     if isinstance(value, (str, bytes)) or not (isinstance(value, Mapping) or hasattr(value, "__iter__")):

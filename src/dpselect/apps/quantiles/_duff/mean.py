@@ -40,7 +40,7 @@ from .._exponential.piecewise_em import (
     sample_piecewise_grid,
 )
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, REALS, SAMPLE, SEED, SIZE
 from .mean_levels import LEVELS, _check_levels, _Levels, _mean_levels
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_utility"]
@@ -71,7 +71,7 @@ def _grid_pieces(ext: np.ndarray, a: float, b: float, K: int, lam: float) -> tup
     return _piece_ends(L, U, grid_ceil(np.array([a]), lam)[0], None)[0], _piece_utilities(levels.Kp, K)
 
 
-@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True)})
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True)})
 def duff_mean_intervals(
     x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = None
 ) -> OutputLaw:
@@ -113,7 +113,7 @@ def duff_mean_intervals(
     return OutputLaw(piecewise_probabilities(lefts, rights, utilities, epsilon), lo=lefts, hi=rights)
 
 
-@validate_params({"v": ANY, "x": ANY, "bounds": BOUNDS, "levels": LEVELS})
+@validate_params({"v": REALS, "x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
 def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> float | np.ndarray:
     """Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e. exact).
 
@@ -194,7 +194,7 @@ def duff_mean(
 ) -> np.ndarray: ...
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "epsilon": EPSILON,
         "bounds": BOUNDS,
         "levels": int_at_least(1, none=True),

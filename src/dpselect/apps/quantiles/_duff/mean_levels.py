@@ -18,7 +18,7 @@ from ...._params import validate_params
 from ...._validation import check_int
 from .._exponential.piecewise_em import grid_ceil
 from .._order_stats import sorted_padded
-from .._rules import ANY, BOUNDS, Rule
+from .._rules import BOUNDS, SAMPLE, Rule
 
 __all__ = ["MeanLevels", "duff_mean_levels"]
 
@@ -104,7 +104,7 @@ def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.nda
     return N[i], n + k - 2 * i
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS, "levels": LEVELS})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
 def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> MeanLevels:
     """Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1)).
 

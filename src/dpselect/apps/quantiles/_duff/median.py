@@ -13,9 +13,8 @@ add/remove (and ``2 epsilon``-DP under replace-one).
 What is here
 ------------
 * :func:`duff_median` and its exact output
-  law: :func:`duff_median_intervals`, :func:`duff_median_pdf`,
-  :func:`output_cdf`, :func:`expected_absolute_error`,
-  :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
+  law: :func:`duff_median_intervals` (an :class:`~dpselect.OutputLaw` over pieces: its
+  ``cdf`` and ``expected_error``), :func:`duff_median_pdf`, :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
   Sampled by the piecewise-constant EM (:mod:`.._exponential.piecewise_em`) over the
   window of intervals that carry mass (:mod:`.median_masses`).
 * :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
@@ -31,12 +30,12 @@ underflow are returned as 0.
 
 Examples
 --------
->>> from dpselect.apps.quantiles import duff_median, expected_absolute_error
+>>> from dpselect.apps.quantiles import duff_median, duff_median_intervals
 >>> x = [0.1, 0.35, 0.4, 0.45, 0.5, 0.8]
 >>> v = duff_median(x, 2.0, bounds=(0.0, 1.0), rng=0)
 >>> 0.0 <= v <= 1.0
 True
->>> round(expected_absolute_error(x, 2.0, bounds=(0.0, 1.0)), 4)
+>>> round(duff_median_intervals(x, 2.0, bounds=(0.0, 1.0)).expected_error(0.4), 4)   # E|out - y_m|
 0.0663
 """
 
@@ -47,18 +46,18 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...._params import validate_params
+from ...._params import array_1d, validate_params
 from ...._validation import check_array_1d, check_random_state
 from ....accounting import Accountant, charge
 from ....typing import SeedLike
 from .._exponential.piecewise_em import check_output_grid, em_privacy
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SEED, SIZE
+from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, REALS, SAMPLE, SEED, SIZE
 from .median_masses import sample_median, sample_median_grid
 
 Method = Literal["auto", "race", "inverse"]
 _DUFF_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "bounds": BOUNDS,
     "rng": SEED,
@@ -184,7 +183,7 @@ def duff_median(
     return sample_median(ext, epsilon, size, gen, method)
 
 
-@validate_params({"t": ANY, "x": ANY, "bounds": BOUNDS})
+@validate_params({"t": REALS, "x": SAMPLE, "bounds": BOUNDS})
 def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
@@ -242,7 +241,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 # ---------------------------------------------------------------------------
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS, "values": ANY})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "values": array_1d(none=True)})
 def median_neighbours(
     x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
 ) -> list[np.ndarray]:

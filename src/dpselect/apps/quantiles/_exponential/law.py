@@ -9,7 +9,7 @@ from ...._params import validate_params
 from ...._validation import check_array_1d
 from ....output_law import OutputLaw
 from ....typing import Relation
-from .._rules import ANY, BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION
+from .._rules import BOUNDS, DATA_FINITE, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SAMPLE
 from .mechanism import _law, output_grid
 from .quantile_pieces import abs_dev, check_sample, normalise, target_rank
 
@@ -18,7 +18,7 @@ __all__ = ["quantile_expected_error", "quantile_law", "true_quantile"]
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "q": LEVEL,
         "epsilon": EPSILON,
         "bounds": BOUNDS,
@@ -95,7 +95,7 @@ def quantile_law(
     return OutputLaw(p[keep], lo=pc.lo[keep], hi=pc.hi[keep])
 
 
-@validate_params({"x": ANY, "q": LEVEL})
+@validate_params({"x": SAMPLE, "q": LEVEL})
 def true_quantile(x: ArrayLike, q: float) -> float:
     """x_(k), k = max(1, ceil(q n)): ``numpy.quantile(x, q, method="inverted_cdf")`` (not private).
 
@@ -123,7 +123,7 @@ def true_quantile(x: ArrayLike, q: float) -> float:
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "q": LEVEL,
         "epsilon": EPSILON,
         "bounds": BOUNDS,

@@ -30,14 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ....noise import (
-    IntegerSource,
-    check_granularity,
-    default_granularity,
-    exponential_weights_batch,
-    grid_values,
-    rational_rates,
-)
+from ...._exact_numbers import check_granularity
+from ....noise import IntegerSource, default_granularity, exponential_weights_batch, grid_values, rational_rates
 from ....privacy import Privacy
 
 __all__: list[str] = []

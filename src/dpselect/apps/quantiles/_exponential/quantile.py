@@ -26,7 +26,6 @@ from ....accounting import Accountant
 from ....typing import Relation, SeedLike
 from .._rules import (
     ACCOUNTANT,
-    ANY,
     BOUNDS,
     EPSILON,
     GRANULARITY,
@@ -35,6 +34,7 @@ from .._rules import (
     METHOD,
     OUT_OF_BOUNDS_RULE,
     RELATION,
+    SAMPLE,
     SAMPLER,
     SEED,
     SIZE,
@@ -45,7 +45,7 @@ __all__ = ["private_median", "private_quantile"]
 
 
 _QUANTILE_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "q": LEVEL,
     "epsilon": EPSILON,
     "bounds": BOUNDS.or_none(),

@@ -50,7 +50,7 @@ from ....typing import Relation, SeedLike
 from .._exponential.mechanism import output_grid, sample_quantile
 from .._exponential.piecewise_em import grid_ceil
 from .._exponential.quantile_pieces import Sample, check_q, check_sample
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SAMPLE, SEED, Rule
 from .._unbounded.bounds import release_bounds
 from .joint_exp import sample_joint
 
@@ -61,7 +61,10 @@ QUANTILES_METHODS = ("auto", "joint", "recursive")
 
 
 def check_qs(qs: Any) -> np.ndarray:
-    arr = np.asarray(qs, dtype=np.float64) if not isinstance(qs, (str, bytes)) else None
+    try:
+        arr = np.asarray(qs, dtype=np.float64) if not isinstance(qs, (str, bytes)) else None
+    except (TypeError, ValueError):
+        raise TypeError("qs must be a non-empty 1-D sequence of levels in [0, 1]") from None
     if arr is None or arr.ndim != 1 or arr.size == 0:
         raise ValueError("qs must be a non-empty 1-D sequence of levels in [0, 1]")
     for v in arr:
@@ -158,7 +161,7 @@ def _recursive(
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "qs": LEVELS,
         "epsilon": EPSILON,
         "bounds": BOUNDS.or_none(),

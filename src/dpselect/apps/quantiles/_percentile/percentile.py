@@ -19,15 +19,15 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._mechanism_lookup import MECHANISM, resolve_mechanism
 from ...._params import validate_params
 from ...._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
 from ....accounting import Accountant, charge
-from ....mechanisms import Mechanism, resolve_mechanism
+from ....mechanisms import Mechanism
 from ....typing import Relation, SeedLike
 from .._exponential.quantile import private_quantile
 from .._rules import (
     ACCOUNTANT,
-    ANY,
     BOOLEAN,
     BOUNDS,
     DATA_FINITE,
@@ -40,6 +40,7 @@ from .._rules import (
     PERCENT,
     RANK_CONVENTION,
     RELATION,
+    SAMPLE,
     SAMPLER,
     SEED,
     options,
@@ -64,13 +65,13 @@ __all__ = [
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "p": PERCENT,
         "epsilon": EPSILON.or_none(),
         "grid": GRID.or_none(),
         "bounds": BOUNDS.or_none(),
         "integer": INTEGER,
-        "mechanism": ANY,
+        "mechanism": MECHANISM,
         "utility": options(*UTILITIES),
         "delta": DELTA,
         "histogram": BOOLEAN,

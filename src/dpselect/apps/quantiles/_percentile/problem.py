@@ -50,7 +50,7 @@ from ....mechanisms import distance_problem
 from ....problem import SelectionProblem
 from ....sensitivity import StepProfile
 from ....typing import Relation
-from .._rules import ANY, BOOLEAN, GRID, OUT_OF_BOUNDS_RULE, PERCENT, RANK_CONVENTION, RELATION, options
+from .._rules import BOOLEAN, GRID, OUT_OF_BOUNDS_RULE, PERCENT, RANK_CONVENTION, RELATION, SAMPLE, options
 from .grid import counts_and_rank, stability
 from .rank_distance import _rank_distances
 
@@ -78,7 +78,7 @@ def _profile(tstar: int) -> StepProfile:
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "p": PERCENT,
         "grid": GRID,
         "histogram": BOOLEAN,

@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 
 from ...._params import validate_params
 from ....typing import Relation
-from .._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION
+from .._rules import BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION, SAMPLE
 from .grid import counts_and_rank
 
 __all__ = ["rank_distances"]
@@ -83,7 +83,7 @@ def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: 
 
 @validate_params(
     {
-        "x": ANY,
+        "x": SAMPLE,
         "p": PERCENT,
         "grid": GRID,
         "histogram": BOOLEAN,

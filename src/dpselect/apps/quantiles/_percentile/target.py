@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...._params import validate_params
-from .._rules import ANY, BOOLEAN, GRID, PERCENT, RANK_CONVENTION
+from .._rules import BOOLEAN, GRID, PERCENT, RANK_CONVENTION, SAMPLE
 from .grid import counts_and_rank, stability
 
 __all__ = ["PercentileStability", "percentile_stability", "true_percentile"]
@@ -42,7 +42,7 @@ class PercentileStability:
     above: int
 
 
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
+@validate_params({"x": SAMPLE, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
 def percentile_stability(
     x: ArrayLike,
     p: float,
@@ -82,7 +82,7 @@ def percentile_stability(
     return PercentileStability(k, *stability(h, k))
 
 
-@validate_params({"x": ANY, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
+@validate_params({"x": SAMPLE, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
 def true_percentile(
     x: ArrayLike,
     p: float,

@@ -97,12 +97,12 @@ from ....typing import SeedLike
 from .._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
 from .._rules import (
     ACCOUNTANT,
-    ANY,
     BOOLEAN,
     BOUNDS,
     EPSILON,
     GRANULARITY,
     OUT_OF_BOUNDS_RULE,
+    SAMPLE,
     SEED,
     SIZE,
     check_bounds,
@@ -114,7 +114,7 @@ _RELATION = "replace"
 
 #: What a baseline release accepts besides its calibration (one rule per parameter).
 RELEASE_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "bounds": BOUNDS,
     "rng": SEED,
     "size": SIZE,
@@ -283,7 +283,7 @@ def smooth_sens_pure(
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": ANY, "epsilon": EPSILON, "bounds": BOUNDS, "clip": BOOLEAN})
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "clip": BOOLEAN})
 def expected_abs_error_smooth_sens_pure(
     x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip: bool = True
 ) -> float:

@@ -16,7 +16,7 @@ from ...._params import positive, validate_params
 from ....accounting import Accountant
 from ....mechanisms import SmoothSensitivityRelease
 from ....typing import SeedLike
-from .._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, options
+from .._rules import BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, SAMPLE, options
 from .baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _release
 
 _LLN_RULES = {
@@ -171,7 +171,7 @@ def laplace_ln(
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS, "clip": BOOLEAN} | _LLN_RULES)
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip": BOOLEAN} | _LLN_RULES)
 def expected_abs_error_laplace_ln(
     x: ArrayLike,
     epsilon: float,

@@ -23,7 +23,7 @@ from ....accounting import Accountant
 from ....mechanisms import SmoothSensitivityRelease
 from ....typing import SeedLike
 from .._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
-from .._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, check_bounds, options
+from .._rules import BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, SAMPLE, check_bounds, options
 from .baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _Factory, _release
 
 __all__ = ["expected_abs_error_smooth_sens_approx", "smooth_sens_approx", "smooth_sens_approx_mechanism"]
@@ -119,7 +119,7 @@ def _approx_release(
 
 
 @validate_params(
-    {"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": ANY, "tuning": TUNING, "granularity": GRANULARITY}
+    {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "granularity": GRANULARITY}
 )
 def smooth_sens_approx_mechanism(
     x: ArrayLike,
@@ -272,7 +272,7 @@ def smooth_sens_approx(
     return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": ANY, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip": BOOLEAN})
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip": BOOLEAN})
 def expected_abs_error_smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,

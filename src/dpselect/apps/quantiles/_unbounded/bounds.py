@@ -31,14 +31,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._exact_numbers import check_granularity
 from ...._params import validate_params
 from ...._validation import check_array_1d, check_random_state
 from ....accounting import Accountant, charge
 from ....mechanisms import AboveThreshold
-from ....noise import check_granularity
 from ....privacy import Privacy
 from ....typing import Relation, SeedLike
-from .._rules import ACCOUNTANT, ANY, EPSILON, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, Rule
 
 __all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
 
@@ -111,7 +111,7 @@ SCALE = Rule("a power of two in [2^-1000, 2^100]", check=lambda v, n: _check_sca
 #: Grid points per octave: a power of two in [1, 1024].
 STEPS = Rule("a power of two in [1, 1024]", check=lambda v, n: _check_steps(v))
 _SCAN_RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "scale": SCALE,
     "steps": STEPS,
@@ -193,7 +193,7 @@ def private_bounds(
         privacy budget (> 0).
     scale : float, default=2**-30
         :math:`s`, the smallest scale of the grid (a power of two): the resolution near 0.
-    steps : int, default=4
+    steps : int, default=16
         :math:`K`, grid points per octave (a power of two; ratio at most 1 + 1/K).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
@@ -255,7 +255,7 @@ def private_max(
         privacy budget (> 0).
     scale : float, default=2**-30
         smallest grid scale (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         grid points per octave (a power of two).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.

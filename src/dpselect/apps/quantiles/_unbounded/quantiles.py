@@ -17,13 +17,13 @@ from ....accounting import Accountant
 from ....typing import Relation, SeedLike
 from .._exponential.quantile import private_quantile
 from .._multi.quantiles import LEVELS, QUANTILES_METHOD, private_quantiles
-from .._rules import ACCOUNTANT, ANY, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SEED, Rule
+from .._rules import ACCOUNTANT, EPSILON, GRANULARITY, INTEGER, LEVEL, RELATION, SAMPLE, SEED, Rule
 from .bounds import DEFAULT_BOUNDS_SHARE, DEFAULT_SCALE, DEFAULT_STEPS, SCALE, STEPS, _check_share, release_bounds
 
 #: The share of epsilon spent on the bounds, in (0, 1).
 SHARE = Rule("a float in (0, 1)", check=lambda v, n: _check_share(v))
 _RULES = {
-    "x": ANY,
+    "x": SAMPLE,
     "epsilon": EPSILON,
     "scale": SCALE,
     "steps": STEPS,
@@ -70,7 +70,7 @@ def unbounded_quantile(
         total privacy budget (> 0).
     scale : float, default=2**-30
         smallest scale of the bounds' grid (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         bounds' grid points per octave (a power of two).
     bounds_share : float, default=0.25
         share of epsilon spent on the bounds, in (0, 1).
@@ -150,7 +150,7 @@ def unbounded_quantiles(
         total privacy budget (> 0).
     scale : float, default=2**-30
         smallest scale of the bounds' grid (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         bounds' grid points per octave (a power of two).
     bounds_share : float, default=0.25
         share of epsilon spent on the bounds.
