@@ -82,6 +82,12 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     float
         The loss (``inf`` when one side has an output the other cannot give).
 
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+
     Examples
     --------
     >>> import numpy as np
@@ -128,6 +134,12 @@ def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     float
         The smallest delta for which the pair satisfies (epsilon, delta)-DP.
 
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    privacy_loss : The privacy loss between two exact output distributions
+
     References
     ----------
     Balle, Barthe & Gaboardi, "Privacy amplification by subsampling: tight
@@ -166,6 +178,12 @@ class AuditReport:
         Whether some pair breaks the claim (beyond ``tol``).
     n_pairs : int
         The number of pairs audited.
+
+    See Also
+    --------
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+    privacy_loss : The privacy loss between two exact output distributions
 
     Examples
     --------
@@ -237,6 +255,12 @@ def audit(
     -------
     AuditReport
         The worst loss, the worst divergence and the verdict.
+
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+    privacy_loss : The privacy loss between two exact output distributions
 
     Examples
     --------

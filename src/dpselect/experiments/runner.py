@@ -118,6 +118,10 @@ def reproduce(
     ------
     DataNotFoundError
         The full grid is asked for without the real data (``data_dir``), or a file is missing.
+
+    See Also
+    --------
+    reproduce_all : Every experiment of :data:`EXPERIMENTS` (:func:`reproduce`), then the combined report
     """
     module = load_experiment(name)
     ddir = resolve_data_dir(data_dir)
@@ -201,6 +205,10 @@ def reproduce_all(
     -------
     list of ExperimentResult
         One per experiment, in the order of :data:`EXPERIMENTS`.
+
+    See Also
+    --------
+    reproduce : Run one experiment end to end: its grid on Dask, the CSV files, the figures and the reports
     """
     results = []
     t0 = time.perf_counter()

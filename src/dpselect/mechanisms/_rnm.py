@@ -51,6 +51,12 @@ class ReportNoisyMax(ExactSampling):
         "float": NumPy float noise; "exact": the exact sampler of the
         equivalent mechanism (not with ``noise="laplace"``).
 
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
+    max_utility_change : The largest change of any utility over the given neighbour pairs
+
     Examples
     --------
     >>> import dpselect

@@ -90,6 +90,12 @@ class Mechanism(ABC):
     Subclasses are immutable configurations (frozen dataclasses) that
     implement :meth:`select`, :meth:`log_probabilities` and :meth:`privacy`.
 
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
+    make_mechanism : The mechanism called ``name`` with budget ``epsilon`` (and ``delta`` where it applies)
+
     Examples
     --------
     >>> import dpselect
@@ -216,6 +222,12 @@ class NoisyMaxMechanism(Mechanism):
         \qquad Z_r \overset{iid}{\sim} h.
 
     Sampling and the exact output law are done by :mod:`dpselect._engine`.
+
+    See Also
+    --------
+    Mechanism : Abstract selection mechanism (see module docstring)
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
 
     Examples
     --------

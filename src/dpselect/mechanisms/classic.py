@@ -81,6 +81,12 @@ class ExponentialMechanism(ExactSampling):
         docstring for its e^-40-order deviation); "exact": the exact
         rejection sampler above.
 
+    See Also
+    --------
+    PermuteAndFlip : Permute-and-flip (McKenna & Sheldon 2020), sampled as exponential noisy max
+    Mechanism : Abstract selection mechanism (see module docstring)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+
     Examples
     --------
     >>> import dpselect
@@ -193,6 +199,10 @@ class PermuteAndFlip(ExactSampling):
         "float": exponential noisy max with NumPy float noise (fast; see the
         module docstring for its e^-40-order deviation); "exact": Algorithm 1
         with exact Bernoulli draws.
+
+    See Also
+    --------
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
 
     Examples
     --------

@@ -161,6 +161,10 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
         D(x, r), with ``+inf`` / ``-inf`` for candidates whose positive /
         negative score can never change.
 
+    See Also
+    --------
+    LocalDampening : Local dampening (Farias et al
+
     References
     ----------
     Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
@@ -222,6 +226,10 @@ class LocalDampening(Mechanism):
     ----------
     epsilon : float
         The privacy budget (> 0).
+
+    See Also
+    --------
+    dampened_utilities : The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1)
 
     References
     ----------

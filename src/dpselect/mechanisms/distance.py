@@ -79,6 +79,10 @@ def distance_problem(
     SelectionProblem
         scores = -distances, ``global_sensitivity=1``.
 
+    See Also
+    --------
+    max_utility_change : The largest change of any utility over the given neighbour pairs
+
     References
     ----------
     Asi & Duchi, "Instance-optimality in differential privacy via
@@ -131,6 +135,12 @@ def max_utility_change(pairs: Iterable[tuple[SelectionProblem | ArrayLike, Selec
     -------
     float
         The maximum above (a ValueError if ``pairs`` is empty).
+
+    See Also
+    --------
+    distance_problem : A selection problem on the dataset-distance utility u_r = -d_r (mathematics §9.1)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
 
     Examples
     --------

@@ -91,6 +91,12 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: obje
     Mechanism
         The configured mechanism.
 
+    See Also
+    --------
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
+    Mechanism : Abstract selection mechanism (see module docstring)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+
     Examples
     --------
     >>> from dpselect import make_mechanism

@@ -44,7 +44,9 @@ _TINY = float(np.nextafter(0.0, 1.0))
 
 
 class _BoundParameters(NamedTuple):
-    """The parameters of the released log-bound's law (not a law object; :meth:`probabilities` integrates it): L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
+    """Parameters of the released log-bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
+
+    Not a law object: :meth:`PrivateSensitivityBound.probabilities` integrates over it.
 
     Attributes
     ----------
@@ -131,6 +133,10 @@ class PrivateSensitivityBound(Mechanism):
         L̂ exactly one unit (Ŝ ≈ e^{1 + Z} S(x)); data-independent.
     selector : {"pf", "em", "rnm_laplace"}, default="pf"
         The fixed-scale selector run at Ŝ.
+
+    See Also
+    --------
+    SmoothSensitivityRelease : Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth
 
     Notes
     -----

@@ -110,6 +110,12 @@ class SmoothNoisyMax(NoisyMaxMechanism):
     calibration : {"proven", "paper"}, default="proven"
         The sound calibration of mathematics §3.1, or the paper's parameters.
 
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
+    SmoothPrivateSelection : Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def
+
     Notes
     -----
     ``calibration="proven"`` (mathematics §3.1, smooth report-noisy-max theorem;

@@ -96,6 +96,11 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         Yamamoto & Shibuya's per-candidate dilation share (> 0); ``None``
         defaults to 2 (1 - k)/m (requires k < 1).
 
+    See Also
+    --------
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
+    SmoothSensitivityRelease : Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth
+
     Notes
     -----
     alpha' = alpha(k eps), beta' = beta(l eps) with (alpha(e), beta(e)) =

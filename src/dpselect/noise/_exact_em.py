@@ -83,6 +83,10 @@ def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]
         (nums, den): the numerators (int64 when they fit, else Python ints) and the
         common denominator.
 
+    See Also
+    --------
+    exponential_weights_batch : Return n exact draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g
+
     Examples
     --------
     >>> nums, den = rational_rates([1.0, 3.0], Fraction(1, 2))
@@ -229,6 +233,12 @@ def exponential_weights_batch(
     -------
     tuple of (numpy.ndarray, numpy.ndarray)
         (g, o): the groups and the offsets inside them, int64 arrays of length n.
+
+    See Also
+    --------
+    rational_rates : Return (nums, den) with (max v - v_r) * scale = nums_r / den exactly (min rate 0)
+    Exponential : Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0
+    bernoulli_exp_batch : Return elementwise exact Bernoulli(exp(-num_i/den)) draws (CKS 2020, Algorithm 1)
 
     Examples
     --------

@@ -31,6 +31,10 @@ def default_granularity(*scales: float) -> float:
     float
         The granularity, a power of two.
 
+    See Also
+    --------
+    grid_values : Return k lambda as float64, k clamped to +-2^52 (post-processing) so that every value is exact
+
     Examples
     --------
     >>> default_granularity(1.0) == 2.0**-20
@@ -63,6 +67,11 @@ def grid_values(index: ArrayLike, granularity: float) -> NDArray[np.float64]:
     -------
     numpy.ndarray
         k lambda, shaped like ``index``.
+
+    See Also
+    --------
+    default_granularity : Return 2^(floor(log2(min(scales))) - GRID_BITS): the default grid from public scales
+    GridLaplace : Exact discrete Laplace release on the grid lambda Z for a statistic of sensitivity Delta
 
     Examples
     --------

@@ -74,6 +74,12 @@ class GridLaplace:
         Delta/epsilon to ceil(Delta/lambda) lambda / epsilon <= (Delta + lambda)/epsilon
         (relative 2^-20 at the default).
 
+    See Also
+    --------
+    Laplace : Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0)
+    LaplaceLogNormal : Laplace log-normal LLN(sigma): Z = X e^{sigma Y}, X ~ Laplace(1), Y ~ N(0,1) indep
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+
     References
     ----------
     Ghosh, Roughgarden & Sundararajan (2009), *Universally utility-maximizing

@@ -32,6 +32,10 @@ class StudentT(_Symmetric):
     df : float
         The degrees of freedom d > 0 (``admissible`` needs d >= 0.1).
 
+    See Also
+    --------
+    PolynomialTail : Polynomial-tail law P_gamma: h(z) = c_gamma / (1 + |z|^gamma), gamma > 1 (mathematics §2.3)
+
     Examples
     --------
     >>> StudentT(3).var()
@@ -178,6 +182,10 @@ class PolynomialTail(_Symmetric):
     ----------
     gamma : float
         The tail exponent gamma > 1 (``admissible`` needs gamma >= 1.1).
+
+    See Also
+    --------
+    StudentT : Student's t with ``df`` = d degrees of freedom (mathematics §2.4, Bun-Steinke 2019)
 
     Examples
     --------

@@ -88,6 +88,12 @@ def majority_problem(
         The problem, with the exact local-sensitivity profiles for the
         indicator utility.
 
+    See Also
+    --------
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    private_argmax : Privately select (approximately) the class with the largest count
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
+
     Notes
     -----
     The indicator problem has global sensitivity 1, ``monotone=False``
@@ -233,6 +239,11 @@ def private_argmax(
         The index of the chosen class, or its label (an element of ``labels``)
         when ``labels`` is given.
 
+    See Also
+    --------
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
+
     Notes
     -----
     The privacy guarantee is ``mech.privacy(majority_problem(counts, ...))``;
@@ -283,6 +294,12 @@ def majority_neighbours(counts: ArrayLike, relation: Relation = "add_remove") ->
     -------
     list of numpy.ndarray of int64
         Every neighbour of ``counts`` under ``relation``.
+
+    See Also
+    --------
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
+    private_argmax : Privately select (approximately) the class with the largest count
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
 
     Examples
     --------

@@ -84,6 +84,12 @@ def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add
     float
         gamma (``inf`` for a single candidate).
 
+    See Also
+    --------
+    ptr_mode : PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
+    distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
+
     References
     ----------
     Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
@@ -136,6 +142,12 @@ def ptr_mode_probabilities(
         The release and the ⊥ probabilities (summing to 1), over the support
         ``[argmax index, np.ma.masked]`` (an object array: ⊥ is numpy's masked
         value, as :func:`ptr_mode` returns it).
+
+    See Also
+    --------
+    ptr_mode : PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥
+    mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
 
     Notes
     -----
@@ -244,6 +256,12 @@ def ptr_mode(
     int, numpy.ma.MaskedConstant or numpy.ma.MaskedArray
         One draw: the index or ``np.ma.masked`` (⊥); with ``size``: a masked
         array of ``size`` indices whose masked entries are ⊥.
+
+    See Also
+    --------
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
+    mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
     References
     ----------

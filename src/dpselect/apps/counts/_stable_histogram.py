@@ -68,6 +68,12 @@ def stable_histogram_probabilities(
     numpy.ndarray of float, shape (k,)
         The probability that each bin is released non-zero.
 
+    See Also
+    --------
+    stable_histogram : LN stable histogram (mathematics §6.3): (epsilon, delta/2)-DP under add/remove
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
+
     References
     ----------
     The stable histogram of the propose-test-release lecture notes, proof
@@ -141,6 +147,10 @@ def stable_histogram(
     -------
     numpy.ndarray of float, shape (k,)
         The released counts (0 for suppressed bins), multiples of the granularity.
+
+    See Also
+    --------
+    stable_histogram_probabilities : P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact ...
 
     References
     ----------

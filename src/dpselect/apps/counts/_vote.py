@@ -39,6 +39,10 @@ def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[obje
     numpy.ndarray of int64, shape (len(candidates),)
         ``counts[j]`` = number of records whose label equals ``candidates[j]``.
 
+    See Also
+    --------
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
+
     Examples
     --------
     >>> label_counts(["a", "b", "a", "z"], ["a", "b", "c"]).tolist()
@@ -138,6 +142,12 @@ def private_majority(
     label
         One candidate label (an element of ``candidates``).  No count is
         returned or printed.
+
+    See Also
+    --------
+    label_counts : How many records carry each candidate label (records with another label count nowhere)
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
 
     References
     ----------

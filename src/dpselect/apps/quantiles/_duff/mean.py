@@ -99,6 +99,12 @@ def duff_mean_intervals(
     OutputLaw
         The pieces (``law.lo``, ``law.hi``) and their probabilities.
 
+    See Also
+    --------
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import duff_mean_intervals
@@ -141,6 +147,12 @@ def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]
     -------
     float or ndarray
         The utility at ``v`` (a float for a scalar ``v``), in [-(K + 1), 0].
+
+    See Also
+    --------
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
 
     Examples
     --------
@@ -265,6 +277,12 @@ def duff_mean(
     -------
     float or ndarray
         The private mean (an array of ``size`` draws).
+
+    See Also
+    --------
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
     """
     a, b = bounds
     K = _check_levels(levels, epsilon)

@@ -14,7 +14,8 @@ What is here
 ------------
 * :func:`duff_median` and its exact output
   law: :func:`duff_median_intervals` (an :class:`~dpselect.OutputLaw` over pieces: its
-  ``cdf`` and ``expected_error``), :func:`duff_median_pdf`, :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
+  ``cdf`` and ``expected_error``), :func:`duff_median_pdf`, :func:`duff_median_utility`.
+  Lower median ``y_m``, ``m = ceil(n/2)``.
   Sampled by the piecewise-constant EM (:mod:`.._exponential.piecewise_em`) over the
   window of intervals that carry mass (:mod:`.median_masses`).
 * :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
@@ -154,6 +155,12 @@ def duff_median(
         = t" (right limit at the data points); with ``granularity=0`` a point
         of [a, b] with that density.
 
+    See Also
+    --------
+    duff_median_utility : Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b]
+    median_neighbours : Add/remove neighbours of a small dataset (for audits)
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
+
     Notes
     -----
     Cost: one sort of ``x`` plus O(window + size log window)
@@ -213,6 +220,12 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
     float or ndarray
         ``u_d(x, t)`` (a float for a scalar ``t``), <= 0.
 
+    See Also
+    --------
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    median_neighbours : Add/remove neighbours of a small dataset (for audits)
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import duff_median_utility
@@ -266,6 +279,12 @@ def median_neighbours(
     -------
     list of ndarray
         The add/remove neighbours of ``x``, each sorted.
+
+    See Also
+    --------
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    duff_median_utility : Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b]
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
 
     Examples
     --------

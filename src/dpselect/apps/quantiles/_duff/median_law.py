@@ -14,9 +14,9 @@ from numpy.typing import ArrayLike
 
 from ...._params import validate_params
 from ....output_law import OutputLaw
-from .._order_stats import check_points, lower_median_index
-from .._rules import BOUNDS, DATA_FINITE, EPSILON, REALS, SAMPLE
-from .median_masses import median_distribution, uniform_abs_dev
+from .._order_stats import check_points
+from .._rules import BOUNDS, EPSILON, REALS, SAMPLE
+from .median_masses import median_distribution
 
 __all__ = ["duff_median_intervals", "duff_median_pdf"]
 
@@ -44,6 +44,12 @@ def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, 
         n + 1 pieces: piece ``j`` is ``[y_j, y_{j+1}]`` (``law.lo``, ``law.hi``; ``y_0 = a``,
         ``y_{n+1} = b``), and the output is uniform on it with probability ``law[j]``.
         Zero-length intervals (ties, data at the bounds) have probability 0.
+
+    See Also
+    --------
+    duff_median_pdf : Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b])
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
 
     Examples
     --------
@@ -79,6 +85,12 @@ def duff_median_pdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple
     -------
     float or ndarray
         The density at ``t`` (a float for a scalar ``t``).
+
+    See Also
+    --------
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    duff_median_utility : Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b]
 
     Examples
     --------

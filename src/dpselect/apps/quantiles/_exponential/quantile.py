@@ -201,6 +201,12 @@ def private_quantile(
         the private quantile (int for integer outputs, a multiple of
         ``granularity`` for real ones).
 
+    See Also
+    --------
+    private_median : Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    quantile_expected_error : Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per ...
+
     References
     ----------
     A. Smith, "Privacy-preserving statistical estimation with optimal
@@ -327,6 +333,12 @@ def private_median(
     -------
     float, int or ndarray
         the private median (a multiple of ``granularity`` for real outputs).
+
+    See Also
+    --------
+    private_quantile : Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ...
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
 
     References
     ----------

@@ -253,6 +253,10 @@ def private_quantiles(
         m estimates (multiples of ``granularity``, or int64 for integer outputs), in the order of ``qs``
         (numpy's convention), non-decreasing in the level.
 
+    See Also
+    --------
+    unbounded_quantiles : Several private quantiles with no bounds: :func:`private_bounds` then ...
+
     References
     ----------
     J. Gillenwater, M. Joseph & A. Kulesza, "Differentially private quantiles",

@@ -42,6 +42,12 @@ def percentile_neighbours(
     list of ndarray
         The neighbouring datasets, each listed once.
 
+    See Also
+    --------
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_problem : Percentile :class:`~dpselect.problem.SelectionProblem` over a public grid
+    percentile_stability : The rank k, the grid index of the percentile value and its copies below / above rank ...
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import percentile_neighbours

@@ -167,6 +167,12 @@ def private_percentile(
     float or int
         The released grid value (with ``grid``), or the private quantile (with ``bounds``).
 
+    See Also
+    --------
+    absolute_error_loss : Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
+
     Notes
     -----
     The guarantee: epsilon-DP (or (epsilon, delta) for the approximate grid mechanisms) under
@@ -260,6 +266,10 @@ def absolute_error_loss(grid: ArrayLike, true_value: float) -> Callable[[np.ndar
     -------
     callable
         ``loss(scores) -> ndarray``: the absolute error of every candidate.
+
+    See Also
+    --------
+    private_percentile : Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one
 
     Examples
     --------

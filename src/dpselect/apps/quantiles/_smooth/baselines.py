@@ -190,6 +190,12 @@ def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = No
     SmoothSensitivityRelease
         The calibrated release.
 
+    See Also
+    --------
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
+    smooth_sens_pure : SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import smooth_sens_pure_mechanism
@@ -278,6 +284,12 @@ def smooth_sens_pure(
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
@@ -307,6 +319,12 @@ def expected_abs_error_smooth_sens_pure(
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    smooth_sens_pure : SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP ...
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
     """
     mech = smooth_sens_pure_mechanism(epsilon)
     return _expected(lambda *_: mech, x, bounds, clip)

@@ -66,6 +66,12 @@ def laplace_ln_mechanism(
     -------
     SmoothSensitivityRelease
         The calibrated release.
+
+    See Also
+    --------
+    expected_abs_error_laplace_ln : Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})
+    laplace_ln : LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
     """
     return SmoothSensitivityRelease(
         epsilon,
@@ -166,6 +172,11 @@ def laplace_ln(
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_laplace_ln : Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})
+    laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
     return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
@@ -209,6 +220,11 @@ def expected_abs_error_laplace_ln(
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    laplace_ln : LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP ...
+    laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
     return _expected(lambda *_: mech, x, bounds, clip)

@@ -158,6 +158,12 @@ def smooth_sens_approx_mechanism(
     -------
     SmoothSensitivityRelease
         The calibrated release.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
+    smooth_sens_approx : SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b)
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
     """
     ext = np.empty(0)
     if tuning == "paper":
@@ -267,6 +273,12 @@ def smooth_sens_approx(
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
     return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
@@ -308,5 +320,11 @@ def expected_abs_error_smooth_sens_approx(
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    smooth_sens_approx : SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b)
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
     """
     return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)

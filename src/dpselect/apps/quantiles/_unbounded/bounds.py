@@ -66,6 +66,11 @@ class Bounds:
     upper : float
         the upper bound, a grid point.
 
+    See Also
+    --------
+    private_bounds : Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP
+    private_max : A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP
+
     Examples
     --------
     >>> a, b = Bounds(-2.0, 8.0)
@@ -207,6 +212,11 @@ def private_bounds(
     Bounds
         ``(lower, upper)``, lower < 0 < upper, both dyadic (floating-point exact).
 
+    See Also
+    --------
+    Bounds : Released clipping bounds ``(lower, upper)``: points of the public grid (iterable, unpacks)
+    private_max : A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP
+
     References
     ----------
     D. Durfee, "Unbounded differentially private quantile and maximum
@@ -270,6 +280,11 @@ def private_max(
         a grid point with typically a few records above it (of the order of
         :math:`2\lceil b_2 \rceil + b_2`; a clipping bound for sums and means) and
         rarely far above max(x) (the chance falls geometrically with the distance in grid steps).
+
+    See Also
+    --------
+    Bounds : Released clipping bounds ``(lower, upper)``: points of the public grid (iterable, unpacks)
+    private_bounds : Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP
 
     References
     ----------

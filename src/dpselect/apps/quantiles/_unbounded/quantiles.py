@@ -91,6 +91,12 @@ def unbounded_quantile(
     float or int
         the private quantile.
 
+    See Also
+    --------
+    unbounded_quantiles : Several private quantiles with no bounds: :func:`private_bounds` then ...
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    private_quantile : Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ...
+
     References
     ----------
     D. Durfee, NeurIPS 2023; A. Smith, STOC 2011; docs/mathematics.md §15.2.
@@ -171,6 +177,11 @@ def unbounded_quantiles(
     -------
     ndarray
         the estimates, as :func:`private_quantiles` returns them.
+
+    See Also
+    --------
+    unbounded_quantile : One private quantile with no bounds: :func:`private_bounds` then ...
+    private_quantiles : Private estimates of several quantiles at once, total budget epsilon; one per q, in the ...
 
     References
     ----------
