@@ -44,7 +44,9 @@ def _documented() -> list[tuple[str, Any]]:
 def documented_defaults(doc: str) -> dict[str, str]:
     """{parameter: documented default text} from a numpydoc Parameters section."""
     section = doc.split("Parameters\n", 1)[1] if "Parameters\n" in doc else ""
-    section = re.split(r"\n\s*(Returns|Yields|Raises|Attributes|Examples|Notes|References|See Also)\n\s*-{3,}", section)[0]
+    section = re.split(
+        r"\n\s*(Returns|Yields|Raises|Attributes|Examples|Notes|References|See Also)\n\s*-{3,}", section
+    )[0]
     return {m.group(1): m.group(2).rstrip(".") for m in DEFAULT_LINE.finditer(section)}
 
 
@@ -53,7 +55,7 @@ def _same(documented: Any, actual: Any) -> bool:
         return documented == actual or (math.isnan(actual) and math.isnan(documented))
     if isinstance(actual, np.ndarray) or isinstance(documented, np.ndarray):
         return bool(np.array_equal(documented, actual))
-    return type(documented) is type(actual) and documented == actual or documented is actual
+    return (type(documented) is type(actual) and documented == actual) or documented is actual
 
 
 def mismatches(obj: Any) -> list[str]:
@@ -81,7 +83,7 @@ def mismatches(obj: Any) -> list[str]:
             bad.append(f"{name}: documented default={text}, but the signature has none")
             continue
         try:
-            value = eval(text, dict(namespace), {"inf": math.inf, "nan": math.nan})  # noqa: S307 (our own docstrings)
+            value = eval(text, dict(namespace), {"inf": math.inf, "nan": math.nan})
         except Exception:
             if text.strip("\"'`") != repr(default).strip("\"'"):
                 bad.append(f"{name}: documented default={text}, signature {default!r}")

@@ -164,10 +164,7 @@ def _chebyshev_cases():
     heavy = (repr(StudentT(30.0)), repr(PolynomialTail(4.0)))
     return [
         pytest.param(
-            law,
-            scale,
-            id=f"{scale}-{law!r}",
-            marks=[pytest.mark.slow] if scale == 100.0 or repr(law) in heavy else [],
+            law, scale, id=f"{scale}-{law!r}", marks=[pytest.mark.slow] if scale == 100.0 or repr(law) in heavy else []
         )
         for scale in (4.0, 100.0)
         for law in laws

@@ -133,7 +133,7 @@ def test_duff_median_sampling_matches_intervals(data, eps, method):
     lefts, rights, probs = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(probs[rights == lefts] == 0)
-    draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, method=method)
+    draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, float_sampler=method)
     assert draws.shape == (100_000,) and np.all((draws >= 0) & (draws <= 10))
     breaks = np.concatenate((lefts, rights[-1:]))
     idx = _interval_index(breaks, draws)
@@ -369,7 +369,7 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
     [
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), size=0),
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), rng=-1),
-        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), method="x"),
+        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), float_sampler="x"),
         lambda: C.duff_mode([1.0], 1.0, candidates=[1.0, 1.0]),
         lambda: C.duff_mode([1.0], 0.0, candidates=[1.0]),
         lambda: C.duff_mode([], 1.0),

@@ -188,7 +188,7 @@ def test_expected_error_matches_sampling_and_integer_closed_form():
 def test_continuous_sampling_matches_law(method):
     x = np.array([0.5, 1.0, 1.0, 2.5, 4.5])
     lo, hi, p = _pieces(Q.quantile_law(x, 0.3, 1.5, bounds=(0, 5), granularity=0))
-    draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, method=method, granularity=0)
+    draws = Q.private_quantile(x, 0.3, 1.5, bounds=(0, 5), rng=2, size=40_000, float_sampler=method, granularity=0)
     edges = np.unique(np.concatenate((lo, hi)))
     idx = np.searchsorted(edges, draws, side="right") - 1
     cell_p = np.array([p[(lo == a) & (hi == b)].sum() for a, b in itertools.pairwise(edges)])

@@ -294,7 +294,7 @@ def test_sampling_matches_error_distribution(cfg, finite_var):
     # a single release is a float; clipping is post-processing
     one = mech.release(1.5, S(mech.beta), rng=1)
     assert isinstance(one, float)
-    clipped = mech.release(1.5, S, rng=2, size=1000, clip=(1.0, 2.0))
+    clipped = mech.release(1.5, S, rng=2, size=1000, clip_output=(1.0, 2.0))
     assert clipped.min() >= 1.0 and clipped.max() <= 2.0
 
 
@@ -406,7 +406,7 @@ def test_delta_rules_and_other_checks():
     with pytest.raises(ValueError, match="value"):
         mech.release(float("nan"), 1.0)
     with pytest.raises(ValueError, match="clip"):
-        mech.release(0.0, 1.0, clip=(2.0, 1.0))
+        mech.release(0.0, 1.0, clip_output=(2.0, 1.0))
     with pytest.raises(ValueError, match="size"):
         mech.release(0.0, 1.0, size=0)
     with pytest.raises(ValueError, match="sensitivity"):

@@ -325,11 +325,11 @@ def test_far_losers_keep_their_log_probability():
 
 
 def test_bound_distribution_is_a_named_triple():
-    from dpselect.mechanisms.sensitivity_bound import BoundDistribution
+    from dpselect.mechanisms.sensitivity_bound import _BoundParameters
 
     p = SelectionProblem([1.0, 0.0], local_sensitivity=0.5)
     bound = PrivateSensitivityBound(1.0, 1.0, delta=0.05)._bound_parameters(p)
-    assert isinstance(bound, BoundDistribution)
+    assert isinstance(bound, _BoundParameters)
     assert (bound.loc, bound.scale, bound.cap) == tuple(bound)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1/2\)"):
         PrivateSensitivityBound(1.0, 1.0, delta=0.6)

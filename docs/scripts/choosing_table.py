@@ -225,7 +225,7 @@ def median() -> Task:
     bounds, eps = (-10.0, 10.0), 0.5
     rows = [
         Row("Duff (dataset-distance EM)", float(duff_error(x, 0.5, eps, bounds=bounds, granularity=0))),
-        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip=True))),
+        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip_output=True))),
     ]
     return Task(
         "Median of a bounded variable",

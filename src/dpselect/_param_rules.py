@@ -64,6 +64,7 @@ __all__ = [
     "SAMPLE",
     "SAMPLER",
     "SEED",
+    "SENSITIVITY",
     "SIZE",
     "Rule",
     "any_of",
@@ -245,6 +246,11 @@ def _reals(value: Any, name: str) -> Any:
     return value
 
 
+def _sensitivity(value: Any, name: str) -> Any:
+    """A sensitivity: a float >= 0 (data-derived: never echoed) or a callable of beta."""
+    return value if callable(value) else check_positive(value, name, allow_zero=True, quote=False)
+
+
 def _log_law(value: Any, name: str) -> np.ndarray:
     """Log-probabilities: real numbers (-inf allowed), any shape; shapes are compared in the body."""
     arr = as_real_array(value, name)
@@ -335,5 +341,7 @@ GRANULARITY = granularity()
 GRANULARITY_OR_ZERO = granularity(zero=True)
 #: Real numbers (points at which a law or a utility is evaluated): a scalar or an array.
 REALS = Rule("real numbers (a scalar or an array)", check=_reals)
+#: A (smooth) sensitivity: a float >= 0, never echoed, or a callable beta -> S_beta(x).
+SENSITIVITY = Rule("a float >= 0 or a callable of beta", check=_sensitivity)
 #: A law as log-probabilities (a mechanism's ``log_probabilities``), returned as float64.
 LOG_LAW = Rule("log-probabilities (real numbers, -inf allowed)", check=_log_law)

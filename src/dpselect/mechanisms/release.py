@@ -282,7 +282,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: None = None,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> float: ...
 
     @overload
@@ -293,7 +293,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: int,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> np.ndarray: ...
 
     def release(
@@ -303,7 +303,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: int | None = None,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> float | np.ndarray:
         """Release value + (S/alpha') Z (on the grid unless ``granularity=0``).
 
@@ -324,7 +324,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         size : int, default=None
             None (one float) or the number of independent releases
             (ndarray; each costs the full privacy budget).
-        clip : tuple of (float, float), default=None
+        clip_output : tuple of (float, float), default=None
             Optional (lo, hi): clip the output to [lo, hi] (post-processing;
             on a grid, to the grid points inside [lo, hi]).
 
@@ -341,7 +341,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         size = check_size(size)
-        bounds = None if clip is None else check_pair(clip, "clip")
+        bounds = None if clip_output is None else check_pair(clip_output, "clip_output")
         gen = check_random_state(rng)
         n = 1 if size is None else size
         lam = float(self.granularity or 0.0)
@@ -380,8 +380,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         Returns
         -------
         OutputLaw
-            The law over the window's grid points (``support``), with their exact
-            ``log_probabilities`` (the mass outside the window is left out).
+            Over the window's grid points (``support``), with exact ``log_probabilities``.
 
         Examples
         --------

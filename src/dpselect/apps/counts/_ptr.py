@@ -128,9 +128,9 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
 def propose_test_release(
     value: float,
     distance_to_instability: float,
+    epsilon: float,
     *,
     bound: float,
-    epsilon: float,
     delta: float,
     granularity: float | None = None,
     rng: SeedLike = None,
@@ -150,11 +150,11 @@ def propose_test_release(
     distance_to_instability : float
         gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0; ``inf`` allowed);
         must have sensitivity 1 in the neighbour relation used.
+    epsilon : float
+        The privacy parameter (> 0).
     bound : float
         The proposed bound b >= 0 on the local sensitivity (chosen publicly;
         keyword-only).
-    epsilon : float
-        The privacy parameter (> 0; keyword-only).
     delta : float
         In (0, 1) (keyword-only).
     granularity : float or None, default=None

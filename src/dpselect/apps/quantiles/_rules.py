@@ -33,8 +33,9 @@ from ..._params import (
 )
 from ..._params import GRANULARITY_OR_ZERO as GRANULARITY
 from ..._validation import check_array_1d, check_finite_float
-from ._exponential.piecewise_em import check_method
 
+#: The float piece samplers of the exponential mechanism over pieces (same law).
+FLOAT_SAMPLERS = ("auto", "race", "inverse")
 #: The rank conventions of percentiles (module docstring of :mod:`._percentile.grid`).
 RANK_CONVENTIONS = ("paper", "code")
 
@@ -46,11 +47,12 @@ __all__ = [
     "DELTA",
     "EPSILON",
     "FINITE",
+    "FLOAT_SAMPLER",
+    "FLOAT_SAMPLERS",
     "GRANULARITY",
     "GRID",
     "INTEGER",
     "LEVEL",
-    "METHOD",
     "OUT_OF_BOUNDS_RULE",
     "PERCENT",
     "RANK_CONVENTION",
@@ -99,10 +101,6 @@ def _grid(value: Any, name: str) -> Any:
     return value  # the body keeps the original values (the labels)
 
 
-def _method(value: Any, name: str) -> str:
-    return check_method(value)
-
-
 def _integer(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be None or a bool, got {type(value).__name__}")
@@ -119,7 +117,7 @@ PERCENT = real_in(0.0, 100.0, closed=True)
 GRID = Rule("a finite, strictly increasing 1-D array", check=_grid)
 #: Integer outputs: None (from the dtype of the data) or a bool.
 INTEGER = Rule("a bool", check=_integer, none=True)
-#: The float piece sampler of the exponential mechanism over pieces.
-METHOD = Rule("one of ('auto', 'race', 'inverse')", check=_method)
+#: How the float sampler of the exponential mechanism over pieces draws the piece (same law).
+FLOAT_SAMPLER = options(*FLOAT_SAMPLERS)
 #: The rank conventions of percentiles.
 RANK_CONVENTION = options(*RANK_CONVENTIONS)

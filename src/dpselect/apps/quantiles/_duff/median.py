@@ -53,7 +53,18 @@ from ....accounting import Accountant, charge
 from ....typing import SeedLike
 from .._exponential.piecewise_em import check_output_grid, em_privacy
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, REALS, SAMPLE, SEED, SIZE
+from .._rules import (
+    ACCOUNTANT,
+    BOUNDS,
+    EPSILON,
+    FLOAT_SAMPLER,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    REALS,
+    SAMPLE,
+    SEED,
+    SIZE,
+)
 from .median_masses import sample_median, sample_median_grid
 
 Method = Literal["auto", "race", "inverse"]
@@ -63,7 +74,7 @@ _DUFF_RULES = {
     "bounds": BOUNDS,
     "rng": SEED,
     "size": SIZE,
-    "method": METHOD,
+    "float_sampler": FLOAT_SAMPLER,
     "accountant": ACCOUNTANT,
     "granularity": GRANULARITY,
     "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
@@ -85,7 +96,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: None = ...,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -98,7 +109,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: int,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -111,7 +122,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = None,
     size: int | None = None,
-    method: Method = "auto",
+    float_sampler: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: Literal["clip", "raise"] = "clip",
@@ -131,7 +142,7 @@ def duff_median(
         The randomness (keyword-only); a seed reproduces.
     size : int or None, default=None
         None (one float) or number of iid draws (array).
-    method : {"auto", "race", "inverse"}, default="auto"
+    float_sampler : {"auto", "race", "inverse"}, default="auto"
         How the interval is chosen (same law).
     accountant : Accountant or None, default=None
         Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
@@ -139,7 +150,7 @@ def duff_median(
         the output grid lambda, a power of two <= b - a (None:
         2^(floor(log2(b - a)) - 20), from the public bounds).  The release is
         the exponential mechanism over the grid points of [a, b], sampled
-        exactly (floating-point safe; ``method`` is not used).  0 gives the
+        exactly (floating-point safe; ``float_sampler`` is not used).  0 gives the
         continuous mechanism sampled with floats (not floating-point safe;
         for reproductions of the paper).
     on_out_of_bounds : {"clip", "raise"}, default="clip"
@@ -187,7 +198,7 @@ def duff_median(
     charge(accountant, em_privacy(epsilon))
     if lam:
         return sample_median_grid(ext, epsilon, lam, size, gen)
-    return sample_median(ext, epsilon, size, gen, method)
+    return sample_median(ext, epsilon, size, gen, float_sampler)
 
 
 @validate_params({"t": REALS, "x": SAMPLE, "bounds": BOUNDS})

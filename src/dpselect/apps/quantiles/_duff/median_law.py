@@ -63,7 +63,7 @@ def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, 
 
 
 @validate_params({"t": REALS} | _LAW_RULES)
-def duff_median_pdf(t: ArrayLike, x: ArrayLike, *, epsilon: float, bounds: tuple[float, float]) -> float | np.ndarray:
+def duff_median_pdf(t: ArrayLike, x: ArrayLike, epsilon: float, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
 
     The density is piecewise constant; at a breakpoint the value of the

@@ -50,7 +50,19 @@ from ....typing import Relation, SeedLike
 from .._exponential.mechanism import output_grid, sample_quantile
 from .._exponential.piecewise_em import grid_ceil
 from .._exponential.quantile_pieces import Sample, check_q, check_sample
-from .._rules import ACCOUNTANT, BOUNDS, EPSILON, GRANULARITY, INTEGER, OUT_OF_BOUNDS_RULE, RELATION, SAMPLE, SEED, Rule
+from .._rules import (
+    ACCOUNTANT,
+    BOUNDS,
+    EPSILON,
+    GRANULARITY,
+    INTEGER,
+    OUT_OF_BOUNDS_RULE,
+    RELATION,
+    SAMPLE,
+    SEED,
+    Rule,
+    options,
+)
 from .._unbounded.bounds import release_bounds
 from .joint_exp import sample_joint
 
@@ -72,16 +84,10 @@ def check_qs(qs: Any) -> np.ndarray:
     return arr
 
 
-def _check_method(method: Any) -> str:
-    if method not in QUANTILES_METHODS:
-        raise ValueError(f"method must be one of {QUANTILES_METHODS}, got {method!r}")
-    return str(method)
-
-
 #: A non-empty 1-D sequence of levels in [0, 1] (returned as float64).
 LEVELS = Rule("a non-empty 1-D sequence of levels in [0, 1]", check=lambda v, n: check_qs(v))
 #: The methods of :func:`private_quantiles`.
-QUANTILES_METHOD = Rule(f"one of {QUANTILES_METHODS}", check=lambda v, n: _check_method(v))
+QUANTILES_METHOD = options(*QUANTILES_METHODS)
 
 
 def choose_method(m: int, epsilon: float) -> str:

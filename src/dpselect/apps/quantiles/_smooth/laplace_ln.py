@@ -96,7 +96,7 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -112,7 +112,7 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = ...,
     rng: SeedLike = ...,
     size: int,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -128,7 +128,7 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = "proven",
     rng: SeedLike = None,
     size: int | None = None,
-    clip: bool = True,
+    clip_output: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: OutOfBounds = "clip",
@@ -158,7 +158,7 @@ def laplace_ln(
         The randomness (keyword-only); a seed reproduces.
     size : int or None, default=None
         None (one float) or the number of iid draws (an array).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
     accountant : Accountant or None, default=None
         Charged ``mechanism.privacy()`` before any randomness is drawn.
@@ -179,10 +179,10 @@ def laplace_ln(
     laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
+    return _release(lambda *_: mech, x, bounds, clip_output, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip": BOOLEAN} | _LLN_RULES)
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip_output": BOOLEAN} | _LLN_RULES)
 def expected_abs_error_laplace_ln(
     x: ArrayLike,
     epsilon: float,
@@ -191,7 +191,7 @@ def expected_abs_error_laplace_ln(
     delta: float = DEFAULT_LLN_DELTA,
     sigma: float | None = None,
     calibration: Literal["proven", "paper"] = "proven",
-    clip: bool = True,
+    clip_output: bool = True,
 ) -> float:
     """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2}).
 
@@ -213,7 +213,7 @@ def expected_abs_error_laplace_ln(
     calibration : {"proven", "paper"}, default="proven"
         "proven": the converted guarantee equals epsilon; "paper": epsilon is Bun & Steinke's
         CDP parameter (the reported (eps', delta) is then larger).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 
     Returns
@@ -227,4 +227,4 @@ def expected_abs_error_laplace_ln(
     laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
-    return _expected(lambda *_: mech, x, bounds, clip)
+    return _expected(lambda *_: mech, x, bounds, clip_output)

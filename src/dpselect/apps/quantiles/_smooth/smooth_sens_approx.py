@@ -119,7 +119,14 @@ def _approx_release(
 
 
 @validate_params(
-    {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "granularity": GRANULARITY}
+    {
+        "x": SAMPLE.or_none(),  # x and bounds: used by tuning="paper" only
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "bounds": BOUNDS.or_none(),
+        "tuning": TUNING,
+        "granularity": GRANULARITY,
+    }
 )
 def smooth_sens_approx_mechanism(
     x: ArrayLike,
@@ -195,7 +202,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -212,7 +219,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = ...,
     rng: SeedLike = ...,
     size: int,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -229,7 +236,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = "fixed",
     rng: SeedLike = None,
     size: int | None = None,
-    clip: bool = True,
+    clip_output: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: OutOfBounds = "clip",
@@ -259,7 +266,7 @@ def smooth_sens_approx(
         The randomness (keyword-only); a seed reproduces.
     size : int or None, default=None
         None (one float) or the number of iid draws (an array).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
     accountant : Accountant or None, default=None
         Charged ``mechanism.privacy()`` before any randomness is drawn.
@@ -278,13 +285,15 @@ def smooth_sens_approx(
     --------
     expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
     smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
-    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
-    return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
+    return _release(make, x, bounds, clip_output, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip": BOOLEAN})
+@validate_params(
+    {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip_output": BOOLEAN}
+)
 def expected_abs_error_smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,
@@ -292,7 +301,7 @@ def expected_abs_error_smooth_sens_approx(
     delta: float,
     bounds: tuple[float, float],
     tuning: Literal["fixed", "paper"] = "fixed",
-    clip: bool = True,
+    clip_output: bool = True,
 ) -> float:
     """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1).
 
@@ -313,7 +322,7 @@ def expected_abs_error_smooth_sens_approx(
     tuning : {"fixed", "paper"}, default="fixed"
         "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
         choice (PrivacyLeakWarning; no guarantee).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 
     Returns
@@ -325,6 +334,6 @@ def expected_abs_error_smooth_sens_approx(
     --------
     smooth_sens_approx : SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b)
     smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
-    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy ...
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
     """
-    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
+    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip_output)
