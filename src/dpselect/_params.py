@@ -45,79 +45,11 @@ from dataclasses import fields
 from types import MappingProxyType
 from typing import Any, ParamSpec, TypeVar
 
-from ._param_rules import (
-    ACCOUNTANT,
-    ANY,
-    BOOLEAN,
-    DATA_FINITE,
-    DELTA,
-    EPSILON,
-    FINITE,
-    GRANULARITY,
-    GRANULARITY_OR_ZERO,
-    ITERABLE,
-    LOG_LAW,
-    NAMES,
-    OUT_OF_BOUNDS_RULE,
-    PAIR,
-    REAL,
-    REALS,
-    RELATION,
-    SAMPLE,
-    SAMPLER,
-    SEED,
-    SENSITIVITY,
-    SIZE,
-    Rule,
-    any_of,
-    array_1d,
-    callable_,
-    granularity,
-    instance_of,
-    int_at_least,
-    options,
-    positive,
-    real_in,
-    show,
-)
+from . import _param_rules
+from ._param_rules import *  # noqa: F403 (the rules, re-exported here: one import path for the layer)
+from ._param_rules import Rule, show
 
-__all__ = [
-    "ACCOUNTANT",
-    "ANY",
-    "BOOLEAN",
-    "DATA_FINITE",
-    "DELTA",
-    "EPSILON",
-    "FINITE",
-    "GRANULARITY",
-    "GRANULARITY_OR_ZERO",
-    "ITERABLE",
-    "LOG_LAW",
-    "NAMES",
-    "OUT_OF_BOUNDS_RULE",
-    "PAIR",
-    "REAL",
-    "REALS",
-    "RELATION",
-    "SAMPLE",
-    "SAMPLER",
-    "SEED",
-    "SENSITIVITY",
-    "SIZE",
-    "Rule",
-    "any_of",
-    "array_1d",
-    "callable_",
-    "granularity",
-    "instance_of",
-    "int_at_least",
-    "options",
-    "positive",
-    "real_in",
-    "validate_estimator",
-    "validate_fields",
-    "validate_params",
-]
+__all__ = [*_param_rules.__all__, "validate_estimator", "validate_fields", "validate_params"]
 
 P = ParamSpec("P")
 R = TypeVar("R")

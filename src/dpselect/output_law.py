@@ -271,15 +271,16 @@ class OutputLaw(np.ndarray):
         p = self.probabilities
         if self.is_pieces:
             assert self.lo is not None and self.hi is not None
-            a, b = self.lo - truth, self.hi - truth
+            c = float(truth)
+            a, b = self.lo - c, self.hi - c
             if loss == "squared":
                 per = (a * a + a * b + b * b) / 3
             elif loss == "absolute":  # E|U - c| for U ~ Uniform[lo, hi], in forms that cannot overflow
                 w = self.hi - self.lo
-                s = np.clip((truth - self.lo) / np.where(w > 0, w, 1.0), 0.0, 1.0)
-                inside = (self.lo < truth) & (truth < self.hi)
+                s = np.clip((c - self.lo) / np.where(w > 0, w, 1.0), 0.0, 1.0)
+                inside = (self.lo < c) & (c < self.hi)
                 mid = 0.5 * self.lo + 0.5 * self.hi
-                per = np.where(inside, 0.5 * w * (s * s + (1.0 - s) * (1.0 - s)), np.abs(mid - truth))
+                per = np.where(inside, 0.5 * w * (s * s + (1.0 - s) * (1.0 - s)), np.abs(mid - c))
             else:
                 raise ValueError("loss must be 'absolute' or 'squared' for a law over pieces")
             return float(np.sum(p * per))
