@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .._params import Rule, validate_params
+from .._params import ACCOUNTANT, validate_params
 from ..privacy import Privacy
 from ._rules import PRIVACY
 from .accountant import Accountant
 
 
-def _accountant(value: Any, name: str) -> Accountant | None:
-    if value is not None and not isinstance(value, Accountant):
-        raise TypeError(f"{name} must be a dpselect.Accountant or None, got {type(value).__name__}")
-    return value
-
-
-@validate_params({"accountant": Rule("None or a dpselect.Accountant", check=_accountant), "privacy": PRIVACY})
+@validate_params({"accountant": ACCOUNTANT, "privacy": PRIVACY})
 def charge(accountant: Accountant | None, privacy: Privacy) -> None:
     """Charge ``accountant`` (if given) with ``privacy``: the one call apps make before drawing randomness.
 
