@@ -32,6 +32,7 @@ from ._validation import (
     SAMPLERS,
     as_real_array,
     check_array_1d,
+    check_counts,
     check_delta,
     check_epsilon,
     check_finite_float,
@@ -47,6 +48,7 @@ __all__ = [
     "ACCOUNTANT",
     "ANY",
     "BOOLEAN",
+    "COUNTS",
     "DATA_FINITE",
     "DELTA",
     "EPSILON",
@@ -341,6 +343,8 @@ GRANULARITY = granularity()
 GRANULARITY_OR_ZERO = granularity(zero=True)
 #: Real numbers (points at which a law or a utility is evaluated): a scalar or an array.
 REALS = Rule("real numbers (a scalar or an array)", check=_reals)
+#: Non-negative integer counts, one per candidate (a 1-D array, returned as int64; never echoed).
+COUNTS = Rule("a 1-D array of non-negative integer counts", check=check_counts)
 #: A (smooth) sensitivity: a float >= 0, never echoed, or a callable beta -> S_beta(x).
 SENSITIVITY = Rule("a float >= 0 or a callable of beta", check=_sensitivity)
 #: A law as log-probabilities (a mechanism's ``log_probabilities``), returned as float64.

@@ -178,8 +178,6 @@ def reproduce_all(
 
     Parameters
     ----------
-    out : str or os.PathLike, default="out"
-        The output directory.
     on_done : callable or None, default=None
         Called with each experiment's result as soon as it is done (e.g. to print it).
     quick : bool, default=False

@@ -77,10 +77,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import RELATION, validate_params
+from ..._params import COUNTS, RELATION, validate_params
 from ...sensitivity import StepProfile
 from ...typing import ArrayLike, Relation, TieRule
-from ._rules import COUNTS, TIE_RULE, TIE_RULES
+from ._rules import TIE_RULE, TIE_RULES
 
 __all__ = ["TIE_RULES", "candidate_distances", "distance_to_instability"]
 

@@ -34,14 +34,14 @@ from typing import Literal, TypeVar, cast, overload
 import numpy as np
 
 from ..._mechanism_lookup import MECHANISM, resolve_mechanism
-from ..._params import ACCOUNTANT, DELTA, EPSILON, NAMES, RELATION, SEED, options, validate_params
+from ..._params import ACCOUNTANT, COUNTS, DELTA, EPSILON, NAMES, RELATION, SEED, options, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, Relation, SeedLike, TieRule
 from ._instability import _indicators, _profiles
-from ._rules import COUNTS, TIE_RULE, UTILITIES
+from ._rules import TIE_RULE, UTILITIES
 
 __all__ = ["UTILITIES", "majority_neighbours", "majority_problem", "private_argmax"]
 

@@ -51,13 +51,13 @@ import numpy as np
 from numpy.ma import MaskedArray
 from numpy.ma.core import MaskedConstant
 
-from ..._params import ACCOUNTANT, EPSILON, RELATION, SEED, SIZE, validate_params
+from ..._params import ACCOUNTANT, COUNTS, EPSILON, RELATION, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_mode_privacy
 from ...output_law import OutputLaw
 from ...typing import ArrayLike, Relation, SeedLike
 from ._ptr import _integer_threshold, _test_noise
-from ._rules import COUNTS, PTR_DELTA
+from ._rules import PTR_DELTA
 
 __all__ = ["mode_distance_to_instability", "ptr_mode", "ptr_mode_privacy", "ptr_mode_probabilities"]
 

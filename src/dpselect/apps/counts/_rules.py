@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 
 from ..._params import Rule, array_1d, options
-from ..._validation import check_counts, check_delta_positive, check_positive
+from ..._validation import check_delta_positive, check_positive
 from ...typing import ArrayLike
 
 __all__ = [
     "CANDIDATES",
-    "COUNTS",
     "DISTANCE",
     "LABELS",
     "PTR_BOUND",
@@ -55,8 +54,6 @@ def _ptr_delta(value: Any, name: str) -> float:
     return check_delta_positive(value, "the PTR threshold is ln(1/delta)/epsilon", name)
 
 
-#: Non-negative integer counts, one per candidate (returned as int64; messages quote no count).
-COUNTS = Rule("a 1-D array of non-negative integer counts", check=check_counts)
 #: The tie convention of the argmax-indicator utility.
 TIE_RULE = options(*TIE_RULES)
 #: Raw labels, one per record (or public candidate labels).

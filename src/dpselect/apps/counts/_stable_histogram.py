@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._params import ACCOUNTANT, EPSILON, GRANULARITY, SEED, validate_params
+from ..._params import ACCOUNTANT, COUNTS, EPSILON, GRANULARITY, SEED, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
 from ...noise import GridLaplace
 from ...typing import ArrayLike, SeedLike
 from ._ptr import _grid_threshold
-from ._rules import COUNTS, PTR_DELTA
+from ._rules import PTR_DELTA
 
 __all__ = ["stable_histogram", "stable_histogram_privacy", "stable_histogram_probabilities"]
 
