@@ -51,6 +51,7 @@ CORE = (
     "_validation",
     "_params",
     "_param_rules",
+    "_docstrings",
     "_exact_numbers",
     "_mechanism_support",
     "output_law",
@@ -509,6 +510,7 @@ def test_top_level_holds_the_core_only() -> None:
     allowed = {
         "__init__",
         "__main__",
+        "_docstrings",
         "_exact_numbers",
         "_mechanism_lookup",
         "_mechanism_support",

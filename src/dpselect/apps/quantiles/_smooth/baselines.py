@@ -89,6 +89,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....accounting import Accountant, charge
 from ....analysis import error_distribution
@@ -240,6 +241,7 @@ def smooth_sens_pure(
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | {"epsilon": EPSILON})
+@fill_doc
 def smooth_sens_pure(
     x: ArrayLike,
     epsilon: float,
@@ -259,26 +261,8 @@ def smooth_sens_pure(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip_output : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_data)s
+    %(median_release)s
 
     Returns
     -------
@@ -296,6 +280,7 @@ def smooth_sens_pure(
 
 
 @validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "clip_output": BOOLEAN})
+@fill_doc
 def expected_abs_error_smooth_sens_pure(
     x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip_output: bool = True
 ) -> float:
@@ -305,13 +290,7 @@ def expected_abs_error_smooth_sens_pure(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(median_data)s
     clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 

@@ -12,6 +12,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import positive, validate_params
 from ....accounting import Accountant
 from ....mechanisms import SmoothSensitivityRelease
@@ -118,6 +119,7 @@ def laplace_ln(
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | _LLN_RULES)
+@fill_doc
 def laplace_ln(
     x: ArrayLike,
     epsilon: float,
@@ -140,13 +142,7 @@ def laplace_ln(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(median_data)s
     delta : float, default=1e-6
         The delta of the converted guarantee (zCDP to (eps, delta)), in [0, 1).
     sigma : float or None, default=None
@@ -154,19 +150,7 @@ def laplace_ln(
     calibration : {"proven", "paper"}, default="proven"
         "proven": the converted guarantee equals epsilon; "paper": epsilon is Bun & Steinke's
         CDP parameter (the reported (eps', delta) is then larger).
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip_output : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_release)s
 
     Returns
     -------
@@ -183,6 +167,7 @@ def laplace_ln(
 
 
 @validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip_output": BOOLEAN} | _LLN_RULES)
+@fill_doc
 def expected_abs_error_laplace_ln(
     x: ArrayLike,
     epsilon: float,
@@ -199,13 +184,7 @@ def expected_abs_error_laplace_ln(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(median_data)s
     delta : float, default=1e-6
         The delta of the converted guarantee (zCDP to (eps, delta)), in [0, 1).
     sigma : float or None, default=None

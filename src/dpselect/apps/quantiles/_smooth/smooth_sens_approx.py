@@ -16,6 +16,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ...._validation import check_delta, check_epsilon
 from ...._warnings import PrivacyLeakWarning
@@ -227,6 +228,7 @@ def smooth_sens_approx(
 
 
 @validate_params(RELEASE_RULES | {"epsilon": EPSILON, "delta": DELTA, "tuning": TUNING})
+@fill_doc
 def smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,
@@ -250,31 +252,13 @@ def smooth_sens_approx(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
+    %(median_data)s
     delta : float
         The privacy parameter delta, in (0, 1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
     tuning : {"fixed", "paper"}, default="fixed"
         "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
         choice (PrivacyLeakWarning; no guarantee).
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip_output : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_release)s
 
     Returns
     -------
@@ -294,6 +278,7 @@ def smooth_sens_approx(
 @validate_params(
     {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip_output": BOOLEAN}
 )
+@fill_doc
 def expected_abs_error_smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,
@@ -310,15 +295,9 @@ def expected_abs_error_smooth_sens_approx(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
+    %(median_data)s
     delta : float
         The privacy parameter delta, in (0, 1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
     tuning : {"fixed", "paper"}, default="fixed"
         "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
         choice (PrivacyLeakWarning; no guarantee).
