@@ -48,6 +48,26 @@ granularity : float or None, default=None
 on_out_of_bounds : {"clip", "raise"}, default="clip"
     "clip": records outside ``bounds`` are clamped to them (private); "raise": a
     ValueError instead, **not private**.""",
+    # how an experiment runs (dpselect.experiments.reproduce and reproduce_all)
+    "run_options": """\
+quick : bool, default=False
+    The reduced grid with embedded data (minutes) instead of the full one.
+out : str or os.PathLike, default="out"
+    The output directory; an experiment's files go to ``out/NAME/``.
+data_dir : str or os.PathLike or None, default=None
+    The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
+scheduler : str or None, default=None
+    A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
+    (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
+client : distributed.Client or None, default=None
+    A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
+seed : int, default=0
+    The master seed (>= 0): the results are identical for a seed whatever the scheduler.
+workers : int or None, default=None
+    Local worker processes (None: all cores; 1 runs in this process).
+progress : bool or None, default=None
+    Progress on stderr: True / False force it on / off; None shows a bar on a terminal
+    and a plain line every few seconds elsewhere.""",
 }
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
