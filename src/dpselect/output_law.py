@@ -225,7 +225,7 @@ class OutputLaw(np.ndarray):
         assert self.support is not None
         return float(np.sum(p * self.support.astype(np.float64)))
 
-    def cdf(self, x: ArrayLike) -> Any:
+    def cdf(self, x: ArrayLike) -> float | np.ndarray:
         """Probability that the released value is <= ``x`` (numeric supports and pieces), vectorised.
 
         Parameters

@@ -241,5 +241,5 @@ def published_rows(name: str) -> list[dict[str, str]]:
     import csv
     from importlib import resources
 
-    text = resources.files(__package__).joinpath("published", f"{name}.csv").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("published").joinpath(f"{name}.csv").read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
