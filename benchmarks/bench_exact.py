@@ -33,6 +33,7 @@ import numpy as np
 
 import dpselect
 from _timing import median_time
+from dpselect._exact_numbers import grid_index
 from dpselect.apps.quantiles import duff_mean, duff_median
 from dpselect.apps.quantiles._duff import mean as DM
 from dpselect.apps.quantiles._duff import median_masses as DML
@@ -40,7 +41,7 @@ from dpselect.apps.quantiles._exponential import piecewise_em
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise import discrete_laplace
 from dpselect.noise.exact import exponential_weights_uniform_batch
-from dpselect.noise.grid import grid_index, grid_values
+from dpselect.noise.grid import grid_values
 
 
 def cpu_best(fn: Callable[[int], object], repeat: int = 3) -> float:

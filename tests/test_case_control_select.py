@@ -98,6 +98,7 @@ def test_distances_equal_breadth_first_search(seed):
         assert AllelicPanel(tables).distances().tolist() == _bfs_distances(tables, 4)
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_distances_are_one_lipschitz_on_every_neighbour():
     rng = np.random.default_rng(7)
     moves = [(0, (0, 0))] + [(row, mv) for row in (0, 1) for mv in ROW_MOVES]
@@ -183,7 +184,7 @@ _CASES = np.array([[4, 3, 1], [2, 4, 2], [1, 5, 2]])
 _CONTROLS = np.array([[1, 4, 3], [2, 3, 3], [2, 4, 2]])
 
 
-@pytest.mark.parametrize("mech_type", [PermuteAndFlip, ExponentialMechanism])
+@pytest.mark.parametrize("mech_type", [pytest.param(PermuteAndFlip, marks=pytest.mark.slow), ExponentialMechanism])
 def test_exact_audit_distance_utility_on_record_neighbours(mech_type):
     n1, n0 = 9, 9
     x = _problem(_CASES, _CONTROLS, n1, n0)
@@ -276,6 +277,7 @@ def test_peeling_draws_follow_the_exact_law():
     assert_frequencies_match(draws, law)
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_joint_top_k_exact_audit():
     n1, n0 = 9, 9
     eps = 2.0

@@ -372,6 +372,7 @@ def test_select_majority_from_raw_labels_prints_the_winner_and_no_count(tmp_path
         assert private not in shown, out
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_select_votes_frequencies_follow_permute_and_flip(tmp_path, capsys):
     from conftest import assert_frequencies_match
     from dpselect.apps.counts import label_counts

@@ -69,6 +69,7 @@ def _no_record_in(text: str, names: list[str], incomes: list[int]) -> None:
         assert str(value) not in text
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_select_on_unique_names_prints_no_name(people):
     path, names, incomes = people
     proc = dpselect_cmd("select", path, "--column", "name", "--epsilon", 1)

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from dpselect._docstrings import expand
+
 griffe = pytest.importorskip("griffe")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +126,7 @@ def _returns_problem(qualname: str, func: Any) -> str | None:
     if func.returns is None or str(func.returns) in ("None", "NoReturn"):
         return None
     doc = func.docstring
-    if doc is None or not ({"returns", "yields"} & _sections(doc.value)):
+    if doc is None or not ({"returns", "yields"} & _sections(expand(doc.value))):
         return f"{qualname}: returns {func.returns!s} but has no Returns section"
     return None
 
@@ -158,15 +160,16 @@ def check_module(module: Any) -> list[str]:
         if doc is None:
             problems.append(f"{qualname}: no docstring (parameters {[p.name for p in params]})")
             continue
-        entries = _documented(doc.value)
+        text = expand(doc.value)  # docstring fragments (dpselect._docstrings), as help() shows them
+        entries = _documented(text)
         for p in params:
             if p.name not in entries:
                 problems.append(f"{qualname}: parameter {p.name!r} has no entry in the Parameters section")
             elif not entries[p.name]:
                 problems.append(f"{qualname}: parameter {p.name!r} has no type in its entry")
-            elif not re.search(rf"^\s*{re.escape(p.name)}\s*:", doc.value, flags=re.MULTILINE):
+            elif not re.search(rf"^\s*{re.escape(p.name)}\s*:", text, flags=re.MULTILINE):
                 problems.append(f"{qualname}: parameter {p.name!r} shares its entry with others (one line each)")
-        privacy = _privacy_problem(qualname, params, doc.value)
+        privacy = _privacy_problem(qualname, params, text)
         if privacy:
             problems.append(privacy)
     return problems

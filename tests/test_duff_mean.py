@@ -103,7 +103,7 @@ def test_duff_mean_sampling_and_audit():
     assert lefts[0] == 0.0 and rights[-1] == 10.0
     np.testing.assert_allclose(rights[:-1], lefts[1:])
     for method in ("race", "inverse"):
-        draws = M.duff_mean(x, 1.0, bounds=bounds, rng=2, levels=4, size=100_000, method=method)
+        draws = M.duff_mean(x, 1.0, bounds=bounds, rng=2, levels=4, size=100_000, float_sampler=method)
         idx = np.clip(np.searchsorted(np.concatenate((lefts, rights[-1:])), draws, side="right") - 1, 0, lefts.size - 1)
         assert_frequencies_match(idx, probs)
     assert isinstance(M.duff_mean(x, 1.0, bounds=bounds, rng=1), float)

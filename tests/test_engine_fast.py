@@ -108,11 +108,24 @@ def _with_breakpoints(law):
     return type("WithBreakpoints", (type(law),), {"analytic_strip": 0.0})(param)
 
 
-@pytest.mark.parametrize(
-    "law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0)], ids=repr
-)
-@pytest.mark.parametrize("scores", CASES[:6], ids=lambda s: f"m{len(s)}")
-@pytest.mark.parametrize("scale", [1.0, 0.01, 3.0])
+def _analytic_cases():
+    """(law, scores, scale) cases; 300 distinct scores off scale 1 take 5-20 s each: marked slow."""
+    laws = [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0)]
+    return [
+        pytest.param(
+            law,
+            scores,
+            scale,
+            id=f"{scale}-m{len(scores)}-{law!r}",
+            marks=[pytest.mark.slow] if len(scores) == 300 and scale != 1.0 else [],
+        )
+        for scale in (1.0, 0.01, 3.0)
+        for scores in CASES[:6]
+        for law in laws
+    ]
+
+
+@pytest.mark.parametrize(("law", "scores", "scale"), _analytic_cases())
 def test_analytic_laws_need_no_breakpoints_at_the_scores(law, scores, scale):
     v, c = _groups(scores, scale)
     fin = np.isfinite(v)
@@ -145,10 +158,20 @@ def test_student_t_logpdf_against_mpmath(df):
     assert np.all(np.abs(got - ref) <= 1e-14 * np.maximum(1.0, np.abs(ref)))
 
 
-@pytest.mark.parametrize(
-    "law", [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0), Gumbel()], ids=repr
-)
-@pytest.mark.parametrize("scale", [4.0, 100.0])
+def _chebyshev_cases():
+    """(law, scale) cases: 11,001 scores each (4-26 s); the default run keeps four laws at scale 4."""
+    laws = [StudentT(3.0), StudentT(0.5), StudentT(30.0), PolynomialTail(4.0), PolynomialTail(2.0), Gumbel()]
+    heavy = (repr(StudentT(30.0)), repr(PolynomialTail(4.0)))
+    return [
+        pytest.param(
+            law, scale, id=f"{scale}-{law!r}", marks=[pytest.mark.slow] if scale == 100.0 or repr(law) in heavy else []
+        )
+        for scale in (4.0, 100.0)
+        for law in laws
+    ]
+
+
+@pytest.mark.parametrize(("law", "scale"), _chebyshev_cases())
 def test_chebyshev_candidates_equal_the_direct_sum(law, scale):
     from dpselect._engine import _mesh as mesh
 

@@ -76,7 +76,9 @@ def test_sectors_are_the_proved_ones():
 
 
 @pytest.mark.parametrize("law", LAWS, ids=repr)
-@pytest.mark.parametrize("name", list(SCORES))
+@pytest.mark.parametrize(  # two-clusters: 1,200 scores in two far clusters, 10-20 s per law
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "two-clusters" else n for n in SCORES]
+)
 @pytest.mark.parametrize("scale", [10.0])
 def test_separated_equals_direct_sum_on_the_same_nodes(law, name, scale):
     if name == "normal2000" and law.right_sector == math.pi / 2 and not os.environ.get("DPSELECT_SLOW"):
@@ -140,6 +142,7 @@ def _mp_half_cauchy(values, rows):
         return np.array(out)
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_separated_against_mpmath_half_cauchy():
     law = PolynomialTail(2.0).one_sided()
     v = np.r_[-np.random.default_rng(2).random(119) * 0.3, 0.0]
@@ -157,7 +160,7 @@ def test_separated_against_mpmath_half_cauchy():
 @pytest.mark.parametrize(
     "make,m",
     [
-        (lambda: dpselect.SmoothPrivateSelection(1.0), 3000),
+        pytest.param(lambda: dpselect.SmoothPrivateSelection(1.0), 3000, marks=pytest.mark.slow),  # ~13 s
         (lambda: dpselect.SmoothNoisyMax(1.0, 1e-6, noise="lln"), 400),
     ],
     ids=["sps_one_sided", "snm_lln"],

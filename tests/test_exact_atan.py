@@ -165,7 +165,7 @@ def test_release_secure_and_seeds(kw):
     y = rel.release(0.3, 0.4, size=20_000, rng="secure")
     assert on_grid(y, lam)
     law = rel.log_law(0.3, 0.4, 200)
-    assert_frequencies_match(*_law_bins(y, law.points, law.log_probabilities))
+    assert_frequencies_match(*_law_bins(y, law.support, law.log_probabilities))
     a = rel.release(0.3, 0.4, size=200, rng=123)
     assert np.array_equal(a, rel.release(0.3, 0.4, size=200, rng=123))
     assert not np.array_equal(a, rel.release(0.3, 0.4, size=200, rng=124))
@@ -181,7 +181,7 @@ def test_exact_cauchy_neighbour_frequencies_and_clip():
     yx = t.release(0.0, 0.5, size=n, rng=3)
     yy = t.release(0.5, 0.5 * math.exp(t.beta), size=n, rng=4)
     assert_neighbour_frequencies(yx, yy, eps, n)
-    c = t.release(0.0, 0.5, size=2000, rng=3, clip=(-1.3, 2.0))
+    c = t.release(0.0, 0.5, size=2000, rng=3, clip_output=(-1.3, 2.0))
     assert on_grid(c, 0.5) and c.min() >= -1.0 and c.max() <= 2.0
 
 
@@ -276,14 +276,14 @@ def test_bad_index_range():
 
 
 def test_release_clip_bounds_the_search_and_keeps_the_law():
-    # with clip, the sampler searches only the clip range's grid indices: same output as clipping after
+    # with clip_output, the sampler searches only the clip range's grid indices: same output as clipping after
     rel = SmoothSensitivityRelease(1.0, granularity=0.5)
-    y = rel.release(0.3, 0.4, size=2000, rng=5, clip=(-1.3, 2.0))
+    y = rel.release(0.3, 0.4, size=2000, rng=5, clip_output=(-1.3, 2.0))
     full = sample_snapped_atan("t3", 0.3, 0.4 / rel.alpha, 0.5, 2000, rng=np.random.default_rng(5))
     assert np.array_equal(y, np.clip(full, -1.0, 2.0))
     bounds, calls = _counting(t3_cdf_bounds)
     sample_snapped_atan(bounds, 0.3, 1e306, 0.5, 20, rng=0, index_range=(-2, 4))
     assert len(calls) <= 20 * (2 * 3 + 3)
     # a huge (private) scale releases the clip ends without a long search
-    z = rel.release(0.3, 1e300, size=200, rng=1, clip=(-1.3, 2.0))
+    z = rel.release(0.3, 1e300, size=200, rng=1, clip_output=(-1.3, 2.0))
     assert set(z) <= {-1.0, 2.0}

@@ -315,7 +315,7 @@ def test_data_line_names_the_files_read(tmp_path, monkeypatch):
 
 def test_plain_progress_lines_when_not_a_terminal():
     import io
-    import time
+    import threading
 
     from dpselect.experiments._progress import Progress, format_duration
 
@@ -325,9 +325,18 @@ def test_plain_progress_lines_when_not_a_terminal():
     p.advance()
     now[0] += 30.0
     assert p.line() == "exp: 1/4 tasks, elapsed 0:00:30, ETA 0:01:30"
-    stream = io.StringIO()  # not a terminal: plain lines from a ticker, even while no task finishes
+    two_lines = threading.Event()
+
+    class Lines(io.StringIO):  # not a terminal: plain lines from a ticker, even while no task finishes
+        def write(self, text: str) -> int:
+            n = super().write(text)
+            if self.getvalue().count("\n") >= 2:
+                two_lines.set()
+            return n
+
+    stream = Lines()
     p = Progress("exp", 3, None, interval=0.02, stream=stream)
-    time.sleep(0.15)
+    assert two_lines.wait(60), "the ticker printed fewer than two lines"
     p.advance(3)
     p.close()
     lines = stream.getvalue().splitlines()
@@ -412,6 +421,7 @@ def test_log_axis_labels_decades_only_and_shows_exact_zero():
     assert lo < 0.0  # the zero points sit inside the panel, not on its edge
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
     for name in runner.EXPERIMENTS:
         _shrink(monkeypatch, name)

@@ -21,11 +21,11 @@ from _quantile_grid_laws import duff_mean_grid_law, median_grid_law
 from conftest import assert_frequencies_match, on_grid, possible_laplace, possible_uniform
 from conftest import assert_neighbour_frequencies as _assert_neighbour_frequencies
 from dpselect import accounting
+from dpselect._exact_numbers import dyadic_ceil
 from dpselect.apps import counts as P
 from dpselect.apps.quantiles import duff_mean, duff_median, laplace_ln, smooth_sens_approx, smooth_sens_pure
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise.exact import discrete_laplace_logpmf
-from dpselect.noise.grid import dyadic_ceil
 
 N = 40_000
 

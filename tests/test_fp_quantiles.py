@@ -146,7 +146,7 @@ def test_grid_sampling_matches_law_and_is_on_the_grid(method):
     x = np.array([0.3, 1.0, 1.0, 1.1, 1.8])
     law = lib_law(x, 0.3, 1.5)
     y = Q.private_quantile(
-        x, 0.3, 1.5, bounds=BOUNDS, granularity=LAM, rng=2, size=N, method=method, sampler="float"
+        x, 0.3, 1.5, bounds=BOUNDS, granularity=LAM, rng=2, size=N, float_sampler=method, sampler="float"
     )  # the exact sampler: tests/test_quantile_exact_sampler.py
     assert y.dtype == np.float64 and on_grid(y, LAM)
     assert_frequencies_match(np.round(y / LAM).astype(np.int64), law)

@@ -51,6 +51,10 @@ CORE = (
     "_validation",
     "_params",
     "_arraylike",
+    "_param_rules",
+    "_docstrings",
+    "_exact_numbers",
+    "_mechanism_support",
     "output_law",
     "_optional",
     "_warnings",
@@ -58,6 +62,7 @@ CORE = (
 )
 LAYER_RULES: dict[str, tuple[str, ...]] = {
     f"{PACKAGE}.mechanisms": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI),
+    f"{PACKAGE}._mechanism_lookup": (APPS, f"{PACKAGE}.analysis", f"{PACKAGE}.experiments", *CLI),
     APPS: (f"{PACKAGE}.experiments", *CLI),
     f"{PACKAGE}.analysis": (APPS, f"{PACKAGE}.experiments", *CLI),
     **{
@@ -291,7 +296,7 @@ def test_layer_rules() -> None:
 
 def test_layer_rules_cover_the_core() -> None:
     """Every top-level module or package is an importer in the rules or a higher layer (none escapes)."""
-    higher = {"apps", "experiments", "cli", "_cli_input", "__main__", "analysis", "mechanisms"}
+    higher = {"apps", "experiments", "cli", "_cli_input", "__main__", "analysis", "mechanisms", "_mechanism_lookup"}
     tops = {name.split(".")[1] for name in modules() if name != PACKAGE}
     assert tops - higher - set(CORE) == set(), tops - higher - set(CORE)
 
@@ -507,7 +512,12 @@ def test_top_level_holds_the_core_only() -> None:
         "__init__",
         "__main__",
         "_arraylike",
+        "_docstrings",
+        "_exact_numbers",
+        "_mechanism_lookup",
+        "_mechanism_support",
         "_optional",
+        "_param_rules",
         "_params",
         "_validation",
         "_warnings",
@@ -521,3 +531,38 @@ def test_top_level_holds_the_core_only() -> None:
     for package in ("_engine", "cli", "experiments"):
         assert (SRC / PACKAGE / package / "__init__.py").is_file(), package
     assert (SRC / PACKAGE / "experiments" / "datasets.py").is_file()
+
+
+# --------------------------------------------------------------------------- internal helpers
+
+#: Internal helpers shared through the private modules made for it (dpselect._exact_numbers,
+#: _mechanism_support, _mechanism_lookup, _validation, _params), never through a public face.
+INTERNAL_HELPERS = frozenset(
+    {
+        "as_fraction",
+        "check_granularity",
+        "check_problem",
+        "check_tail_exponent",
+        "dyadic_ceil",
+        "grid_index",
+        "is_gumbel_mechanism",
+        "resolve_mechanism",
+    }
+)
+
+
+def internal_exports(names: list[str]) -> list[str]:
+    """The names of a face's ``__all__`` that are internal helpers (``check_*`` or listed)."""
+    return sorted(n for n in names if n.startswith("check_") or n in INTERNAL_HELPERS)
+
+
+@pytest.mark.parametrize("face", faces())
+def test_faces_export_no_internal_helpers(face: str) -> None:
+    module = _import_face(face)
+    bad = internal_exports(list(getattr(module, "__all__", ())))
+    assert not bad, f"{face}.__all__ exports internal helpers (share them through a private module): {bad}"
+
+
+def test_internal_exports_finds_helpers() -> None:
+    """Negative control: a check_ name and a listed helper are caught, a public function is not."""
+    assert internal_exports(["check_x", "grid_index", "duff_median"]) == ["check_x", "grid_index"]

@@ -133,7 +133,7 @@ def test_duff_median_sampling_matches_intervals(data, eps, method):
     lefts, rights, probs = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(probs[rights == lefts] == 0)
-    draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, method=method)
+    draws = M.duff_median(data, eps, bounds=bounds, rng=np.random.default_rng(7), size=100_000, float_sampler=method)
     assert draws.shape == (100_000,) and np.all((draws >= 0) & (draws <= 10))
     breaks = np.concatenate((lefts, rights[-1:]))
     idx = _interval_index(breaks, draws)
@@ -165,12 +165,12 @@ def test_duff_median_single_draw_and_seed():
     assert isinstance(v1, float) and v1 == v2 and 0 <= v1 <= 4
 
 
-def test_output_cdf_ks_and_pdf():
+def test_law_cdf_ks_and_pdf():
     rng = np.random.default_rng(11)
     x = rng.normal(size=50).clip(-3, 3)
     bounds, eps = (-3.0, 3.0), 0.8
     draws = M.duff_median(x, eps, bounds=bounds, rng=rng, size=20_000)
-    res = stats.kstest(draws, lambda t: M.output_cdf(t, x, epsilon=eps, bounds=bounds))
+    res = stats.kstest(draws, M.duff_median_intervals(x, eps, bounds=bounds).cdf)
     assert res.pvalue > 1e-3
     # the cdf is the integral of the pdf (quadrature over the breakpoints)
     lefts, rights, _ = _pieces(M.duff_median_intervals(x, eps, bounds=bounds))
@@ -179,15 +179,15 @@ def test_output_cdf_ks_and_pdf():
     for t in np.linspace(-2.9, 2.9, 9):
         inner = pts[(pts > -3.0) & (pts < t)]
         val = integrate.quad(pdf, -3.0, t, points=inner, limit=500)[0]
-        assert M.output_cdf(t, x, epsilon=eps, bounds=bounds) == pytest.approx(val, abs=1e-7)
-    assert M.output_cdf(-3.0, x, epsilon=eps, bounds=bounds) == 0.0
-    assert M.output_cdf(-4.0, x, epsilon=eps, bounds=bounds) == 0.0
-    assert M.output_cdf(3.0, x, epsilon=eps, bounds=bounds) == 1.0
+        assert M.duff_median_intervals(x, eps, bounds=bounds).cdf(t) == pytest.approx(val, abs=1e-7)
+    assert M.duff_median_intervals(x, eps, bounds=bounds).cdf(-3.0) == 0.0
+    assert M.duff_median_intervals(x, eps, bounds=bounds).cdf(-4.0) == 0.0
+    assert M.duff_median_intervals(x, eps, bounds=bounds).cdf(3.0) == pytest.approx(1.0, abs=1e-12)
     assert M.duff_median_pdf(5.0, x, epsilon=eps, bounds=bounds) == 0.0
     assert M.duff_median_pdf(3.0, x, epsilon=eps, bounds=bounds) > 0.0
 
 
-def test_expected_absolute_error_vs_integration():
+def test_law_expected_error_vs_integration():
     rng = np.random.default_rng(5)
     for data, eps, target in [
         (rng.normal(size=30).clip(-4, 4), 0.5, None),
@@ -198,7 +198,7 @@ def test_expected_absolute_error_vs_integration():
         bounds = (-4.0, 10.0)
         lefts, rights, _ = _pieces(M.duff_median_intervals(data, eps, bounds=bounds))
         c = float(np.sort(data)[math.ceil(len(data) / 2) - 1]) if target is None else target
-        F = lambda t: M.output_cdf(t, data, epsilon=eps, bounds=bounds)
+        F = M.duff_median_intervals(data, eps, bounds=bounds).cdf
         pts = np.unique(np.concatenate((lefts, rights, [c])))
         # E|X - c| = int_{-inf}^c F + int_c^{inf} (1 - F); F is piecewise linear: trapezoid on breakpoints is exact
         lo, hi = pts[pts <= c], pts[pts >= c]
@@ -211,7 +211,7 @@ def test_expected_absolute_error_vs_integration():
         if c < bounds[0]:
             quad += bounds[0] - c
             exact_trap += bounds[0] - c
-        eae = M.expected_absolute_error(data, eps, bounds=bounds, target=target)
+        eae = M.duff_median_intervals(data, eps, bounds=bounds).expected_error(c)
         assert eae == pytest.approx(quad, rel=1e-6, abs=1e-9)
         assert eae == pytest.approx(exact_trap, rel=1e-9, abs=1e-12)
 
@@ -219,7 +219,7 @@ def test_expected_absolute_error_vs_integration():
 def test_paper_synthetic_setting(capsys):
     # Gillenwater & Munoz Medina synthetic: n = 1000 from N(0, 1), bounds [-10, 10], eps = 0.1
     x = np.random.default_rng(2021).normal(size=1000)
-    err = M.expected_absolute_error(x, 0.1, bounds=(-10.0, 10.0))
+    err = M.quantile_expected_error(x, 0.5, 0.1, bounds=(-10.0, 10.0), granularity=0)
     with capsys.disabled():
         print(f"\n[duff median] n=1000 N(0,1), bounds [-10,10], eps=0.1: exact E|out - median| = {err:.4f}")
     assert err < 0.1
@@ -239,7 +239,7 @@ def test_large_n_small_eps_fast_path_matches_log_path():
         p_log = PW._normalise_log(ML._median_window_log_masses(ext, eps, jlo, jhi))
         np.testing.assert_allclose(p_fast, p_log, rtol=1e-9, atol=1e-300)
         draws = M.duff_median(x, eps, bounds=(-10.0, 10.0), rng=1, size=5000, granularity=0)
-        assert stats.kstest(draws, lambda t: M.output_cdf(t, x, epsilon=eps, bounds=(-10.0, 10.0))).pvalue > 1e-3
+        assert stats.kstest(draws, M.duff_median_intervals(x, eps, bounds=(-10.0, 10.0)).cdf).pvalue > 1e-3
 
 
 def test_two_stage_sampler_law():
@@ -336,7 +336,7 @@ def _calls():
     return [
         lambda x, e, bd: M.duff_median(x, e, bounds=bd, rng=GEN),
         lambda x, e, bd: _pieces(M.duff_median_intervals(x, e, bounds=bd)),
-        lambda x, e, bd: M.expected_absolute_error(x, e, bounds=bd),
+        lambda x, e, bd: M.quantile_expected_error(x, 0.5, e, bounds=bd, granularity=0),
         lambda x, e, bd: M.duff_mean(x, e, bounds=bd, rng=GEN),
         lambda x, e, bd: O.smooth_sensitivity_median(x, e, bounds=bd),
     ], good_x
@@ -369,7 +369,7 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
     [
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), size=0),
         lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), rng=-1),
-        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), method="x"),
+        lambda: M.duff_median([1.0], 1.0, bounds=(0, 2), float_sampler="x"),
         lambda: C.duff_mode([1.0], 1.0, candidates=[1.0, 1.0]),
         lambda: C.duff_mode([1.0], 0.0, candidates=[1.0]),
         lambda: C.duff_mode([], 1.0),
@@ -378,7 +378,7 @@ def test_bad_inputs_raise_before_randomness(which, what, e, bd, x):
         lambda: O.smooth_sensitivity_quantile([1.0, 2.0], 1.0, bounds=(0, 2), index=2),
         lambda: O.smooth_sensitivity_quantile([1.0, 2.0], 0.0, bounds=(0, 2), index=0),
         lambda: M.duff_median_utility(3.0, [1.0], bounds=(0, 2)),
-        lambda: M.output_cdf(float("nan"), [1.0], epsilon=1.0, bounds=(0, 2)),
+        lambda: M.duff_median_intervals([1.0], 1.0, bounds=(0, 2)).cdf("a"),
     ],
 )
 def test_more_bad_inputs(call):
@@ -411,7 +411,7 @@ def test_quantiles_face_is_the_one_import_path():
         lambda: M.duff_median([1.0], 1.0, (0, 2)),
         lambda: M.duff_mean([1.0], 1.0, (0, 2)),
         lambda: C.duff_mode([1.0], 1.0, None, [1.0]),
-        lambda: M.expected_absolute_error([1.0], 1.0, (0, 2)),
+        lambda: M.quantile_expected_error([1.0], 0.5, 1.0, (0, 2)),
         lambda: O.smooth_sensitivity_median([1.0], 1.0, (0, 2)),
     ],
 )

@@ -73,28 +73,28 @@ def test_every_baseline_is_clipped_by_default_and_exact(name):
     assert out.min() >= 0.0 and out.max() <= 1.0
     assert np.mean((out == 0.0) | (out == 1.0)) > 0.001  # clipping actually happened
     exact = expected(x, eps, bounds=bounds)
-    raw = expected(x, eps, bounds=bounds, clip=False)
+    raw = expected(x, eps, bounds=bounds, clip_output=False)
     assert exact < raw  # clipping never hurts (the median lies inside the bounds)
     mech = make(eps)
     s = smooth_sensitivity_median(x, mech.beta, bounds=bounds)
     assert exact == pytest.approx(_clipped_error_by_quadrature(mech, s, med, 0.0, 1.0), rel=1e-6)
     err = np.abs(out - med)
     assert abs(err.mean() - exact) <= 5 * err.std() / math.sqrt(err.size)
-    raw_draws = release(x, eps, bounds=bounds, rng=0, size=2000, clip=False)
+    raw_draws = release(x, eps, bounds=bounds, rng=0, size=2000, clip_output=False)
     assert raw_draws.min() < 0.0 or raw_draws.max() > 1.0
 
 
 def test_unclipped_errors_closed_forms():
     x = np.random.default_rng(1).uniform(0, 1, 301)
     bounds = (0.0, 1.0)
-    assert math.isinf(mb.expected_abs_error_smooth_sens_pure(x, 1.0, bounds=bounds, clip=False))  # Cauchy
+    assert math.isinf(mb.expected_abs_error_smooth_sens_pure(x, 1.0, bounds=bounds, clip_output=False))  # Cauchy
     beta = SmoothSensitivityRelease(1.0, 1e-6, noise="laplace", relation="replace").beta
     s = smooth_sensitivity_median(x, beta, bounds=bounds)
-    exact = mb.expected_abs_error_smooth_sens_approx(x, 1.0, delta=1e-6, bounds=bounds, clip=False)
+    exact = mb.expected_abs_error_smooth_sens_approx(x, 1.0, delta=1e-6, bounds=bounds, clip_output=False)
     assert exact == pytest.approx(s / 0.5)  # (S/alpha) E|Lap(1)|, alpha = eps/2
     lln = mb.laplace_ln_mechanism(1.0)
     s = smooth_sensitivity_median(x, lln.beta, bounds=bounds)
-    got = mb.expected_abs_error_laplace_ln(x, 1.0, bounds=bounds, clip=False)
+    got = mb.expected_abs_error_laplace_ln(x, 1.0, bounds=bounds, clip_output=False)
     assert got == pytest.approx(s / lln.alpha * math.exp(lln.sigma**2 / 2), rel=1e-9)
 
 
@@ -103,7 +103,7 @@ def test_duff_against_consistently_clipped_baselines():
     x = _normal_data()
     rows = {}
     for eps in (0.1, 0.5, 1.0, 2.0):
-        d = duff.expected_absolute_error(x, eps, bounds=BOUNDS)
+        d = duff.quantile_expected_error(x, 0.5, eps, bounds=BOUNDS, granularity=0)
         pure = mb.expected_abs_error_smooth_sens_pure(x, eps, bounds=BOUNDS)
         approx = mb.expected_abs_error_smooth_sens_approx(x, eps, delta=1e-6, bounds=BOUNDS)
         with pytest.warns(PrivacyLeakWarning):
@@ -123,7 +123,7 @@ def test_duff_against_consistently_clipped_baselines():
 def test_baselines_beat_duff_at_large_epsilon():
     """Not every claim holds everywhere: at eps = 10 the clipped Laplace baseline is more accurate than Duff."""
     x = _normal_data()
-    d = duff.expected_absolute_error(x, 10.0, bounds=BOUNDS)
+    d = duff.quantile_expected_error(x, 0.5, 10.0, bounds=BOUNDS, granularity=0)
     approx = mb.expected_abs_error_smooth_sens_approx(x, 10.0, delta=1e-6, bounds=BOUNDS)
     assert approx < d
 
@@ -183,7 +183,7 @@ def test_bad_inputs_and_keyword_only():
     with pytest.raises(ValueError, match="delta"):
         mb.smooth_sens_approx(x, 1.0, delta=0.0, bounds=(0.0, 1.0))
     with pytest.raises(TypeError, match="clip"):
-        mb.laplace_ln(x, 1.0, bounds=(0.0, 1.0), clip=(0, 1))
+        mb.laplace_ln(x, 1.0, bounds=(0.0, 1.0), clip_output=(0, 1))
     with pytest.raises(TypeError):
         mb.smooth_sens_pure(x, 1.0, (0.0, 1.0))  # bounds is keyword-only
     with pytest.raises(TypeError):

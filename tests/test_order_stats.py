@@ -100,11 +100,8 @@ def test_smooth_sensitivity_vs_true_bfs(n):
             assert got == pytest.approx(true, rel=1e-12), (s, beta)
 
 
-def test_smooth_sensitivity_large_n_fast():
-    import time
-
+def test_smooth_sensitivity_large_n():
+    """A large sample runs through the vectorised scan (its speed: benchmarks/, never asserted here)."""
     x = np.random.default_rng(0).uniform(size=200_000)
-    t0 = time.perf_counter()
     s = O.smooth_sensitivity_median(x, 0.01, bounds=(0.0, 1.0))
-    assert time.perf_counter() - t0 < 5.0
     assert s >= O.local_sensitivity_median(x, bounds=(0.0, 1.0))

@@ -45,7 +45,7 @@ LAWS = {  # data -> exact law / statistic (no randomness)
     "duff_mean_intervals": lambda x: np.asarray(M.duff_mean_intervals(x, 1.0, bounds=B)),
     "duff_mean_grid_law": lambda x: duff_mean_grid_law(x, 1.0, bounds=B)[2],
     "duff_median_intervals": lambda x: np.asarray(M.duff_median_intervals(x, 1.0, bounds=B)),
-    "duff_median_error": lambda x: M.expected_absolute_error(x, 1.0, bounds=B),
+    "duff_median_error": lambda x: M.quantile_expected_error(x, 0.5, 1.0, bounds=B, granularity=0),
     "smooth_sensitivity": lambda x: O.smooth_sensitivity_median(x, 0.5, bounds=B),
     "percentile_scores": lambda x: pct.percentile_problem(x, 50, GRID, utility="rank").scores,
     "expected_error_pure": lambda x: mb.expected_abs_error_smooth_sens_approx(x, 1.0, delta=1e-6, bounds=B),

@@ -72,8 +72,8 @@ CASES = {  # name -> f(d): a bad call whose only variable part is the private da
     "duff_median: outside, raise": lambda d: Q.duff_median(
         [d[0], -d[1]], 1.0, bounds=(0.0, 1e6), rng=0, on_out_of_bounds="raise"
     ),
-    "duff_median: NaN target": lambda d: Q.expected_absolute_error(
-        [d[0], d[1]], 1.0, bounds=(0.0, 1e6), target=math.nan
+    "duff_median: NaN target": lambda d: Q.quantile_expected_error(
+        [d[0], d[1]], 0.5, 1.0, bounds=(0.0, 1e6), target=math.nan, granularity=0
     ),
     "median baseline: outside, raise": lambda d: mb.smooth_sens_pure(
         [d[0], -d[1]], 1.0, bounds=(0.0, 1e6), on_out_of_bounds="raise"

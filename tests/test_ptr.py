@@ -14,10 +14,10 @@ from scipy import stats
 
 import dpselect
 from dpselect import accounting
+from dpselect._exact_numbers import dyadic_ceil
 from dpselect.accounting import BudgetExceededError
 from dpselect.apps import counts as P
 from dpselect.noise.exact import discrete_laplace_logpmf
-from dpselect.noise.grid import dyadic_ceil
 from dpselect.privacy import Privacy
 
 

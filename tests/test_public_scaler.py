@@ -16,7 +16,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpselect.apps.trees import DPDecisionTreeClassifier, PublicBoundsScaler
 
 
-@parametrize_with_checks([PublicBoundsScaler(bounds=(-5.0, 5.0)), PublicBoundsScaler(bounds=(0.0, 1.0), clip=False)])
+@parametrize_with_checks(
+    [PublicBoundsScaler(bounds=(-5.0, 5.0)), PublicBoundsScaler(bounds=(0.0, 1.0), clip_output=False)]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -36,7 +38,7 @@ def test_formula_clip_and_inverse():
     X = np.array([[5.0, 0.0, -3.0], [12.0, -1.0, 3.0]])
     sc = PublicBoundsScaler(bounds=[(0, 10), (-1, 1), (-2, 2)])
     np.testing.assert_array_equal(sc.fit_transform(X), [[0.5, 0.5, 0.0], [1.0, 0.0, 1.0]])
-    raw = PublicBoundsScaler(bounds=[(0, 10), (-1, 1), (-2, 2)], clip=False).fit(X)
+    raw = PublicBoundsScaler(bounds=[(0, 10), (-1, 1), (-2, 2)], clip_output=False).fit(X)
     np.testing.assert_allclose(raw.transform(X), [[0.5, 0.5, -0.25], [1.2, 0.0, 1.25]])
     np.testing.assert_allclose(raw.inverse_transform(raw.transform(X)), X)
 

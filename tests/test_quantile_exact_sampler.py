@@ -131,7 +131,7 @@ def test_bad_sampler_is_refused_before_randomness():
         lambda: Q.private_median(X, 1.0, bounds=BOUNDS, sampler=None, accountant=acc),
         lambda: Q.private_percentile(X, 30, 1.0, bounds=BOUNDS, sampler="fast", accountant=acc),
     ):
-        with pytest.raises(ValueError, match="sampler"):
+        with pytest.raises((TypeError, ValueError), match="sampler"):  # a non-string: TypeError
             f()
     assert acc.charges == ()
     with pytest.raises(ValueError, match="sampler"):

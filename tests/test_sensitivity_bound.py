@@ -112,7 +112,7 @@ def _joint_hockey_stick(mech, table, gs, k, *, shift=True):
     worst = 0.0
     for x, (ux, sx) in table.items():
         px = _problem(ux, sx, gs)
-        loc_x, b, cap = mech.bound_distribution(px)
+        loc_x, b, cap = mech._bound_parameters(px)
         if not shift:
             loc_x -= sensitivity_bound_shift(mech.smoothness, mech.epsilon1, mech.delta)
         for y in _neighbours(x, k):
@@ -185,7 +185,7 @@ def test_marginal_audit_and_plug_in_control():
 
 def _reference_log_probs(mech, problem, law):
     """log P[r] = log ∫ f(l) q_r(min(e^l, GS)) dl by mpmath quadrature with the independent laws."""
-    loc, b, cap = mech.bound_distribution(problem)
+    loc, b, cap = mech._bound_parameters(problem)
     u = problem.scores
     gs = problem.global_sensitivity
 
@@ -222,7 +222,7 @@ def test_exact_law_against_quadrature(scores, ls, gs, beta, selector):
 def test_bound_distribution_formula_and_cap():
     p = SelectionProblem([1.0, 0.0], global_sensitivity=2.0, local_sensitivity=0.25)
     mech = PrivateSensitivityBound(0.5, 1.0, delta=1e-4, beta=0.2)
-    loc, scale, cap = mech.bound_distribution(p)
+    loc, scale, cap = mech._bound_parameters(p)
     assert scale == pytest.approx(0.4)
     assert loc == pytest.approx(math.log(0.25) + 0.4 * math.log(1 / 2e-4))
     assert cap == pytest.approx(math.log(2.0))
@@ -317,7 +317,7 @@ def test_far_losers_keep_their_log_probability():
     """
     p = SelectionProblem([1000.0, 0.0], global_sensitivity=1.0, local_sensitivity=1.0)
     mech = PrivateSensitivityBound(0.2, 5.0, delta=1e-9, beta=1.0, selector="em")
-    loc, scale, cap = mech.bound_distribution(p)
+    loc, scale, cap = mech._bound_parameters(p)
     log_above = math.log1p(-0.5 * math.exp(-(loc - cap) / scale))  # loc > cap here
     got = mech.log_probabilities(p)
     assert got[1] == pytest.approx(log_above - 2500.0, abs=1e-9)
@@ -325,11 +325,11 @@ def test_far_losers_keep_their_log_probability():
 
 
 def test_bound_distribution_is_a_named_triple():
-    from dpselect.mechanisms.sensitivity_bound import BoundDistribution
+    from dpselect.mechanisms.sensitivity_bound import _BoundParameters
 
     p = SelectionProblem([1.0, 0.0], local_sensitivity=0.5)
-    bound = PrivateSensitivityBound(1.0, 1.0, delta=0.05).bound_distribution(p)
-    assert isinstance(bound, BoundDistribution)
+    bound = PrivateSensitivityBound(1.0, 1.0, delta=0.05)._bound_parameters(p)
+    assert isinstance(bound, _BoundParameters)
     assert (bound.loc, bound.scale, bound.cap) == tuple(bound)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1/2\)"):
         PrivateSensitivityBound(1.0, 1.0, delta=0.6)

@@ -374,7 +374,9 @@ def test_engine_mass_defect_heavy_tails(noise):
 _MIN_LOSS_FRACTION = {"snm_t": 0.15, "snm_laplace": 0.15, "snm_lln": 0.02, "sps_one_sided": 0.15, "sps_two_sided": 0.15}
 
 
-@pytest.mark.parametrize("name", list(_mechanisms()))
+@pytest.mark.parametrize(  # snm_lln: ~11 s
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "snm_lln" else n for n in _mechanisms()]
+)
 def test_audit_on_majority_neighbours(name):
     mech = _Cached(_mechanisms()[name])
     pairs = list(_pairs(_COUNTS))

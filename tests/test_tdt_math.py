@@ -638,6 +638,7 @@ def _bb_configs(n: int):
     return [("thm4", 0.0)] + [("thm5", t) for t in (6.0, 6.5, 7.5) if t < gs]
 
 
+@pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_beta_max_branch_and_bound_equals_the_full_scan_every_n_to_150():
     from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
 

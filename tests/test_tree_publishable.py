@@ -31,9 +31,9 @@ from sklearn.model_selection import cross_validate
 
 from conftest import assert_frequencies_match, on_grid, possible_laplace
 from dpselect import Accountant, Privacy
+from dpselect._exact_numbers import dyadic_ceil
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, DPSearchCV
 from dpselect.noise import discrete_laplace_logpmf
-from dpselect.noise.grid import dyadic_ceil
 
 #: What a pickled generator's state looks like at the pickle level (class paths and constructor helpers).
 _RNG_NAMES = re.compile(r"numpy\.random|Generator|SeedSequence|RandomState|PCG64|MT19937|Philox|SFC64|_ctor")

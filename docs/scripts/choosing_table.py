@@ -217,15 +217,15 @@ def top_snp() -> Task:
 
 def median() -> Task:
     duff_error = _find(
-        [("dpselect.apps.quantiles", "expected_absolute_error"), ("dpselect.apps.quantiles", "expected_absolute_error")]
+        [("dpselect.apps.quantiles", "quantile_expected_error"), ("dpselect.apps.quantiles", "quantile_expected_error")]
     )
     smooth_error = _find([("dpselect.apps.quantiles", "expected_abs_error_smooth_sens_pure")])
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal(1000).clip(-10, 10)
     bounds, eps = (-10.0, 10.0), 0.5
     rows = [
-        Row("Duff (dataset-distance EM)", float(duff_error(x, eps, bounds=bounds))),
-        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip=True))),
+        Row("Duff (dataset-distance EM)", float(duff_error(x, 0.5, eps, bounds=bounds, granularity=0))),
+        Row("SmoothSens_ε (Cauchy noise, clipped)", float(smooth_error(x, eps, bounds=bounds, clip_output=True))),
     ]
     return Task(
         "Median of a bounded variable",

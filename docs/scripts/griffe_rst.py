@@ -27,6 +27,8 @@ from typing import Any
 
 import griffe
 
+from dpselect._docstrings import expand
+
 _ROLE = re.compile(r":(?:py:)?(func|class|mod|meth|attr|data|obj|exc):`(~?)([^`<]+?)(?:\s*<([^>`]+)>)?`")
 _MATH_ROLE = re.compile(r":math:`([^`]+)`")
 _SECTION = re.compile(r"\bmathematics §(\d+(?:\.\d+)?)(?! items?\b)")
@@ -68,8 +70,8 @@ class RstToMarkdown(griffe.Extension):
                     if _is_public(path):
                         self.public.setdefault(target, path)
         for obj in _objects(pkg):
-            if obj.docstring is not None:
-                obj.docstring.value = self.convert(obj.docstring.value, obj)
+            if obj.docstring is not None:  # docstring fragments first (dpselect._docstrings), then the markup
+                obj.docstring.value = self.convert(expand(obj.docstring.value), obj)
 
     # -- resolution ---------------------------------------------------------------------------
 

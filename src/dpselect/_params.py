@@ -40,232 +40,20 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from types import MappingProxyType
 from typing import Any, ParamSpec, TypeVar
 
-import numpy as np
-
+from . import _param_rules
 from ._arraylike import as_array_1d
-from ._validation import (
-    OUT_OF_BOUNDS,
-    RELATIONS,
-    SAMPLERS,
-    check_array_1d,
-    check_delta,
-    check_epsilon,
-    check_finite_float,
-    check_int,
-    check_pair,
-    check_positive,
-    check_probability_in,
-    check_real,
-)
+from ._param_rules import *  # noqa: F403 (the rules, re-exported here: one import path for the layer)
+from ._param_rules import Rule, show
 
-__all__ = [
-    "ANY",
-    "BOOLEAN",
-    "DATA_FINITE",
-    "DELTA",
-    "EPSILON",
-    "FINITE",
-    "OUT_OF_BOUNDS_RULE",
-    "PAIR",
-    "REAL",
-    "RELATION",
-    "SAMPLER",
-    "SEED",
-    "SIZE",
-    "Rule",
-    "array_1d",
-    "as_array_1d",
-    "callable_",
-    "instance_of",
-    "int_at_least",
-    "options",
-    "positive",
-    "real_in",
-    "validate_estimator",
-    "validate_fields",
-    "validate_params",
-]
+__all__ = [*_param_rules.__all__, "as_array_1d", "validate_estimator", "validate_fields", "validate_params"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-Check = Callable[[Any, str], Any]
-
-
-def _show(value: Any) -> str:
-    """A public parameter value as a message shows it (numpy scalars as plain numbers, long reprs cut)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-@dataclass(frozen=True)
-class Rule:
-    """What one argument accepts.
-
-    Parameters
-    ----------
-    description : str
-        The accepted values in words ("a float > 0"), for messages and documentation.
-    check : callable, default=None
-        ``check(value, name) -> value`` raising ``TypeError`` / ``ValueError`` with a message
-        that names ``name`` (never the data); its return value is what the function body gets.
-    options : tuple of str, default=None
-        The accepted strings: another string is a ``ValueError``, a non-string a ``TypeError``.
-    none : bool, default=False
-        Whether None is accepted as well (passed through unchecked).
-    types : tuple of type, default=()
-        Instances of these types are accepted as they are.
-
-    Examples
-    --------
-    >>> Rule("an int >= 2", check=lambda v, n: check_int(v, n, minimum=2))(3, "k")
-    3
-    """
-
-    description: str
-    check: Check | None = None
-    options: tuple[str, ...] | None = None
-    none: bool = False
-    types: tuple[type, ...] = ()
-
-    def __call__(self, value: Any, name: str) -> Any:
-        """Return the checked (normalised) ``value`` of argument ``name``; raise if it is not accepted."""
-        if value is None and self.none:
-            return None
-        if self.types and isinstance(value, self.types):
-            return value
-        if self.options is not None:
-            if not isinstance(value, str):
-                raise TypeError(f"{name} must be one of {self.options}, got {type(value).__name__}")
-            if value not in self.options:
-                raise ValueError(f"{name} must be one of {self.options}, got {_show(value)}")
-            return value
-        if self.check is not None:
-            return self.check(value, name)
-        if self.types:
-            raise TypeError(f"{name} must be {self.text}, got {type(value).__name__}")
-        return value
-
-    @property
-    def text(self) -> str:
-        """The accepted values in words, None included where accepted."""
-        return f"None or {self.description}" if self.none else self.description
-
-    def or_none(self) -> Rule:
-        """The same rule, accepting None as well."""
-        return Rule(self.description, self.check, self.options, True, self.types)
-
-
-# --------------------------------------------------------------------------- building blocks
-
-
-def options(*values: str, none: bool = False) -> Rule:
-    """One of the strings ``values`` (and None with ``none``)."""
-    return Rule(f"one of {values}", options=tuple(values), none=none)
-
-
-def int_at_least(minimum: int, *, none: bool = False) -> Rule:
-    """An int (Python or NumPy, not bool) >= ``minimum``, returned as a Python int."""
-    return Rule(f"an int >= {minimum}", check=lambda v, n: check_int(v, n, minimum=minimum), none=none)
-
-
-def positive(*, allow_inf: bool = False, allow_zero: bool = False, none: bool = False) -> Rule:
-    """A real number > 0 (>= 0 with ``allow_zero``; +inf with ``allow_inf``), returned as a float."""
-    words = ("a float >= 0" if allow_zero else "a float > 0") + (" (inf allowed)" if allow_inf else "")
-    return Rule(words, check=lambda v, n: check_positive(v, n, allow_inf=allow_inf, allow_zero=allow_zero), none=none)
-
-
-def real_in(lo: float, hi: float, *, closed: bool = False, none: bool = False) -> Rule:
-    """A real number in (lo, hi) (``closed``: [lo, hi]), returned as a float."""
-    br = "[]" if closed else "()"
-    return Rule(
-        f"a float in {br[0]}{lo}, {hi}{br[1]}",
-        check=lambda v, n: check_probability_in(v, n, lo, hi, closed=closed),
-        none=none,
-    )
-
-
-def array_1d(*, allow_empty: bool = False, finite: bool = True, none: bool = False) -> Rule:
-    """A 1-D array of real numbers (finite unless ``finite=False``), returned as float64."""
-    return Rule(
-        "a 1-D array of " + ("finite " if finite else "") + "real numbers",
-        check=lambda v, n: check_array_1d(v, n, allow_empty=allow_empty, finite=finite),
-        none=none,
-    )
-
-
-def instance_of(*types: type, description: str | None = None, none: bool = False) -> Rule:
-    """An instance of one of ``types``, passed through as it is."""
-    words = description or " or ".join(f"a {t.__name__}" for t in types)
-    return Rule(words, types=tuple(types), none=none)
-
-
-def _callable(value: Any, name: str) -> Any:
-    if not callable(value):
-        raise TypeError(f"{name} must be callable, got {type(value).__name__}")
-    return value
-
-
-def callable_(*, none: bool = False) -> Rule:
-    """A callable, passed through as it is."""
-    return Rule("a callable", check=_callable, none=none)
-
-
-def _boolean(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return bool(value)
-
-
-def _seed(value: Any, name: str) -> Any:
-    """Check the type of a seed without using it (a RandomState would advance)."""
-    if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence, np.random.RandomState)):
-        return value
-    if isinstance(value, str):
-        if value != "secure":
-            raise TypeError(f"{name} as a string must be 'secure', got {_show(value)}")
-        return value
-    if isinstance(value, numbers.Integral):
-        return check_int(value, name, minimum=0)
-    raise TypeError(
-        f"{name} must be None, an int seed, 'secure', a numpy Generator or RandomState, got {type(value).__name__}"
-    )
-
-
-#: Privacy parameter epsilon: a finite float > 0 (a normal float).
-EPSILON = Rule("a finite float > 0", check=check_epsilon)
-#: Privacy parameter delta: a float in [0, 1).
-DELTA = Rule("a float in [0, 1)", check=check_delta)
-#: Any finite real number.
-FINITE = Rule("a finite float", check=check_finite_float)
-#: A finite real number that may come from the data (a statistic, a true value): the message
-#: names the argument and never echoes the value.
-DATA_FINITE = Rule("a finite float", check=lambda v, n: check_finite_float(v, n, quote=False))
-#: A pair (lo, hi) of finite reals with lo <= hi.
-PAIR = Rule("a pair (lo, hi) of finite floats with lo <= hi", check=check_pair)
-#: A bool (or numpy bool).
-BOOLEAN = Rule("a bool", check=_boolean)
-#: The randomness argument (``rng`` / ``random_state``); checked, handed on unchanged (no draw).
-SEED = Rule("None, an int seed >= 0, 'secure', a Generator, SeedSequence or RandomState", check=_seed)
-#: Number of batched draws: None (one draw) or an int >= 1.
-SIZE = int_at_least(1, none=True)
-#: A neighbour relation of mathematics §1.
-RELATION = options(*RELATIONS)
-#: The sampler of the classic mechanisms and the grid releases.
-SAMPLER = options(*SAMPLERS)
-#: What a bounded-data function does with a record outside the public bounds.
-OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
-#: Anything: the argument is checked in the body against other arguments (say why next to its use).
-ANY = Rule("checked by the function against its other arguments")
-#: A real number (NaN and inf included), returned as a float.
-REAL = Rule("a real number", check=check_real)
 
 
 # --------------------------------------------------------------------------- functions
@@ -392,5 +180,5 @@ def validate_estimator(estimator: Any, rules: Mapping[str, Rule]) -> dict[str, A
         try:
             rule(value, name)
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{owner}: {name} must be {rule.text}, got {_show(value)}") from None
+            raise type(exc)(f"{owner}: {name} must be {rule.text}, got {show(value)}") from None
     return params

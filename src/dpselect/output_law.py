@@ -61,6 +61,7 @@ class OutputLaw(np.ndarray):
     support: np.ndarray | None
     lo: np.ndarray | None
     hi: np.ndarray | None
+    _logp: np.ndarray | None
 
     def __new__(
         cls,
@@ -95,7 +96,7 @@ class OutputLaw(np.ndarray):
         if not np.isfinite(p).all() or (p < 0).any():
             raise ValueError("probabilities must be finite and non-negative")
         obj = p.view(cls)
-        obj.support = obj.lo = obj.hi = None
+        obj.support = obj.lo = obj.hi = obj._logp = None
         if (lo is None) != (hi is None):
             raise ValueError("lo and hi must be given together")
         if lo is not None:
@@ -117,11 +118,34 @@ class OutputLaw(np.ndarray):
         obj.flags.writeable = False
         return obj
 
+    @classmethod
+    def from_log_probabilities(cls, log_probabilities: ArrayLike, *, support: ArrayLike | None = None) -> OutputLaw:
+        """A discrete law given by its exact log-probabilities (kept: no underflow in the tails).
+
+        Parameters
+        ----------
+        log_probabilities : array_like of float
+            1-D, ``log P[release = support[i]]`` (``-inf`` for an impossible value).
+        support : array_like, optional
+            The value released with each probability (default: the indices).
+
+        Returns
+        -------
+        OutputLaw
+            The law; :attr:`log_probabilities` gives the logs as given.
+        """
+        logp = np.array(log_probabilities, dtype=np.float64)
+        law = cls(np.exp(logp), support=support)
+        logp.flags.writeable = False
+        law._logp = logp
+        return law
+
     def __array_finalize__(self, obj: Any) -> None:
         """Views and copies of a law carry its support and pieces (slices are plain arrays)."""
         self.support = getattr(obj, "support", None)
         self.lo = getattr(obj, "lo", None)
         self.hi = getattr(obj, "hi", None)
+        self._logp = getattr(obj, "_logp", None)
 
     def __array_wrap__(self, arr: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
         """Results of ufuncs are plain arrays (or scalars)."""
@@ -135,7 +159,7 @@ class OutputLaw(np.ndarray):
     def __reduce__(self) -> Any:
         """Pickle as the constructor call (the read-only flag and the attributes survive)."""
         kw = {"lo": self.lo, "hi": self.hi} if self.lo is not None else {"support": self.support}
-        return (_rebuild, (np.asarray(self.view(np.ndarray)), kw))
+        return (_rebuild, (np.asarray(self.view(np.ndarray)), kw, self._logp))
 
     # ------------------------------------------------------------------ views
 
@@ -143,6 +167,14 @@ class OutputLaw(np.ndarray):
     def probabilities(self) -> np.ndarray:
         """The probabilities as a plain read-only array."""
         return self.view(np.ndarray)
+
+    @property
+    def log_probabilities(self) -> np.ndarray:
+        """The log-probabilities: exact where the law was built from them, else ``log`` of the probabilities."""
+        if self._logp is not None:
+            return self._logp
+        with np.errstate(divide="ignore"):
+            return np.log(self.view(np.ndarray))
 
     @property
     def is_pieces(self) -> bool:
@@ -193,27 +225,32 @@ class OutputLaw(np.ndarray):
         assert self.support is not None
         return float(np.sum(p * self.support.astype(np.float64)))
 
-    def cdf(self, x: float) -> float:
-        """Probability that the released value is <= ``x`` (numeric supports and pieces).
+    def cdf(self, x: ArrayLike) -> float | np.ndarray:
+        """Probability that the released value is <= ``x`` (numeric supports and pieces), vectorised.
 
         Parameters
         ----------
-        x : float
-            The threshold.
+        x : float or array_like of float
+            The thresholds (any shape).
 
         Returns
         -------
-        float
-            ``Pr[release <= x]``.
+        float or numpy.ndarray
+            ``Pr[release <= x]``: a float for a scalar ``x``, else an array shaped like ``x``.
         """
+        t = np.asarray(x, dtype=np.float64)
         p = self.probabilities
         if self.is_pieces:
             assert self.lo is not None and self.hi is not None
-            width = self.hi - self.lo
-            inside = np.where(width > 0, (x - self.lo) / np.where(width > 0, width, 1.0), (x >= self.lo) * 1.0)
-            return float(np.sum(p * np.clip(inside, 0.0, 1.0)))
-        assert self.support is not None
-        return float(np.sum(p[self.support.astype(np.float64) <= x]))
+            out = _pieces_cdf(self.lo, self.hi, p, t)
+        else:
+            assert self.support is not None
+            values = self.support.astype(np.float64)
+            order = np.argsort(values, kind="stable")
+            cum = np.concatenate(([0.0], np.cumsum(p[order])))
+            out = cum[np.searchsorted(values[order], t, side="right")]
+        out = np.clip(out, 0.0, 1.0)
+        return float(out) if out.ndim == 0 else out
 
     def expected_error(self, truth: float | str, loss: Loss = "absolute") -> float:
         """Expected loss of the release against ``truth``.
@@ -234,17 +271,16 @@ class OutputLaw(np.ndarray):
         p = self.probabilities
         if self.is_pieces:
             assert self.lo is not None and self.hi is not None
-            a, b = self.lo - truth, self.hi - truth
+            c = float(truth)
+            a, b = self.lo - c, self.hi - c
             if loss == "squared":
                 per = (a * a + a * b + b * b) / 3
-            elif loss == "absolute":
-                w = b - a
-                safe = np.where(w > 0, w, 1.0)
-                per = np.where(
-                    w > 0,
-                    np.where(a >= 0, (a + b) / 2, np.where(b <= 0, -(a + b) / 2, (a * a + b * b) / (2 * safe))),
-                    np.abs(a),
-                )
+            elif loss == "absolute":  # E|U - c| for U ~ Uniform[lo, hi], in forms that cannot overflow
+                w = self.hi - self.lo
+                s = np.clip((c - self.lo) / np.where(w > 0, w, 1.0), 0.0, 1.0)
+                inside = (self.lo < c) & (c < self.hi)
+                mid = 0.5 * self.lo + 0.5 * self.hi
+                per = np.where(inside, 0.5 * w * (s * s + (1.0 - s) * (1.0 - s)), np.abs(mid - c))
             else:
                 raise ValueError("loss must be 'absolute' or 'squared' for a law over pieces")
             return float(np.sum(p * per))
@@ -262,5 +298,24 @@ class OutputLaw(np.ndarray):
         return float(np.sum(p * per))
 
 
-def _rebuild(p: np.ndarray, kw: dict[str, Any]) -> OutputLaw:
+def _pieces_cdf(lo: np.ndarray, hi: np.ndarray, p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Sum of p_i clip((t - lo_i) / (hi_i - lo_i), 0, 1) (an atom where lo_i = hi_i counts from t >= lo_i)."""
+    order = np.argsort(lo, kind="stable")
+    lo, hi, p = lo[order], hi[order], p[order]
+    if (hi[:-1] <= lo[1:]).all():  # disjoint pieces (the usual case): one piece holds t
+        idx = np.searchsorted(lo, t, side="right") - 1
+        cum = np.concatenate(([0.0], np.cumsum(p)))
+        j = np.clip(idx, 0, lo.size - 1)
+        w = hi[j] - lo[j]
+        frac = np.where(w > 0, np.clip((t - lo[j]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 1.0)
+        return np.where(idx < 0, 0.0, cum[j] + p[j] * frac)
+    w = (hi - lo)[:, None]
+    d = t.reshape(1, -1) - lo[:, None]
+    frac = np.where(w > 0, np.clip(d / np.where(w > 0, w, 1.0), 0.0, 1.0), (d >= 0) * 1.0)
+    return (p @ frac).reshape(t.shape)
+
+
+def _rebuild(p: np.ndarray, kw: dict[str, Any], logp: np.ndarray | None = None) -> OutputLaw:
+    if logp is not None:
+        return OutputLaw.from_log_probabilities(logp, support=kw["support"])
     return OutputLaw(p, **kw)

@@ -24,9 +24,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import ANY, BOOLEAN, RELATION, Rule, callable_, int_at_least, positive, validate_params
-from ._validation import check_int, check_labels, check_scores
+from ._params import BOOLEAN, NAMES, RELATION, Rule, callable_, int_at_least, positive, validate_params
+from ._validation import check_int, check_scores
 from .sensitivity import (
+    _PROFILE,
     ProfileLike,
     StepProfile,
     _check_beta_within,
@@ -123,10 +124,10 @@ class SelectionProblem:
     #: scores, the labels' length against the number of scores.
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "scores": Rule("a non-empty 1-D array of finite real numbers", check=check_scores),
-        "labels": Rule("a sequence of names, one per score", check=check_labels, none=True),
+        "labels": NAMES,
         "global_sensitivity": positive(),
-        "local_sensitivity": ANY,
-        "candidate_local_sensitivity": ANY,
+        "local_sensitivity": _PROFILE,
+        "candidate_local_sensitivity": callable_(none=True),
         "max_distance": int_at_least(0, none=True),
         "monotone": BOOLEAN,
         "relation": RELATION,

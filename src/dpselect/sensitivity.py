@@ -22,11 +22,27 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import ANY, Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
+from ._params import Rule, array_1d, callable_, int_at_least, positive, validate_fields, validate_params
 from ._validation import as_real_array, check_positive
 from .typing import ArrayLike
 
 __all__ = ["StepProfile", "distance_to_instability_bound", "smooth_sensitivity_scan"]
+
+
+def _profile(value: Any, name: str) -> Any:
+    """A local-sensitivity profile: a StepProfile or a callable, or a float >= 0 (never echoed)."""
+    if not callable(value):
+        check_positive(value, name, allow_zero=True, quote=False)
+    return value
+
+
+#: ``local_sensitivity``: a float >= 0, a StepProfile or a callable (checked against the global
+#: sensitivity and ``max_distance`` in the body).
+_PROFILE = Rule("a float >= 0, a StepProfile or a callable", check=_profile, none=True)
+
+
+#: A profile's values: real numbers, one row per breakpoint (checked against them in the body).
+_VALUES = Rule("an array of real numbers (one row per breakpoint)", check=as_real_array)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +91,7 @@ class StepProfile:
     _bp: np.ndarray = field(init=False, repr=False)
 
     #: ``values`` is checked against the breakpoints (its first axis has one row per breakpoint).
-    _parameter_constraints: ClassVar[dict[str, Rule]] = {"breakpoints": array_1d(), "values": ANY}
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {"breakpoints": array_1d(), "values": _VALUES}
 
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)

@@ -38,6 +38,8 @@ def check_noise(noise: NoiseDistribution) -> NoiseDistribution:
     NoiseDistribution
         ``noise`` itself.
     """
+    if not isinstance(noise, NoiseDistribution):
+        raise TypeError(f"noise must be a NoiseDistribution, got {type(noise).__name__}")
     kappa = float(getattr(noise, "tail_exponent", np.inf))
     if kappa < MIN_TAIL_EXPONENT:
         raise ValueError(
@@ -48,8 +50,15 @@ def check_noise(noise: NoiseDistribution) -> NoiseDistribution:
     return noise
 
 
+def _scores(value: Any, name: str) -> np.ndarray:
+    """The mechanism's checked scores: only their container is looked at (the hot path)."""
+    if not isinstance(value, np.ndarray) or value.ndim != 1 or value.dtype != np.float64:
+        raise TypeError(f"{name} must be a 1-D float64 array, got {type(value).__name__}")
+    return value
+
+
 #: The scores, a finite 1-D float array: the calling mechanism has checked them (its problem's).
-SCORES = Rule("a 1-D float array (checked by the calling mechanism)")
+SCORES = Rule("a 1-D float array (checked by the calling mechanism)", check=_scores)
 #: The standard noise law, its tails within floating point (:func:`check_noise`).
 NOISE = Rule(
     "a noise distribution of dpselect.noise with tail exponent >= MIN_TAIL_EXPONENT",

@@ -7,18 +7,11 @@ releases are ``size`` charges, composed by the accountant's own rule.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from .._params import SIZE, Rule, validate_params
+from .._params import ACCOUNTANT, SIZE, validate_params
 from ..privacy import Privacy
 from ._rules import PRIVACY
 from .accountant import Accountant, BudgetExceededError
-
-
-def _accountant(value: Any, name: str) -> Accountant | None:
-    if value is not None and not isinstance(value, Accountant):
-        raise TypeError(f"{name} must be a dpselect.Accountant or None, got {type(value).__name__}")
-    return value
 
 
 @validate_params({"privacy": PRIVACY, "size": SIZE})
@@ -73,9 +66,7 @@ def repeated(privacy: Privacy, size: int | None = None) -> Privacy:
     )
 
 
-@validate_params(
-    {"accountant": Rule("None or a dpselect.Accountant", check=_accountant), "privacy": PRIVACY, "size": SIZE}
-)
+@validate_params({"accountant": ACCOUNTANT, "privacy": PRIVACY, "size": SIZE})
 def charge(accountant: Accountant | None, privacy: Privacy, *, size: int | None = None) -> Privacy | None:
     """Charge ``accountant`` (if given) with ``size`` draws of ``privacy``: the one call apps make before drawing.
 

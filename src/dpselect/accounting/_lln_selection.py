@@ -39,6 +39,12 @@ def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
     -------
     float
         rho (``inf`` beyond the float range).
+
+    See Also
+    --------
+    lln_selection_privacy : Return the rho-zCDP of :func:`lln_selection_rho` as (rho + 2 sqrt(rho ln 1/delta) ...
+    lln_zcdp_rho : Return rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2 of smooth-scale LLN noise
+    br_zcdp_rho : Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)
     """
     x = _lln_coordinate_epsilon(beta, sigma, a)
     return 0.5 * m * x * x  # x * x: inf (not OverflowError) beyond the float range
@@ -77,6 +83,12 @@ def lln_selection_privacy(
     -------
     Privacy
         The converted guarantee, with its ``rho``.
+
+    See Also
+    --------
+    lln_selection_rho : Return the rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5)
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
 
     Examples
     --------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._params import Rule, instance_of, int_at_least, positive
+from .._params import ITERABLE, Rule, instance_of, int_at_least, positive
 from .._validation import check_delta, check_delta_positive, check_epsilon, check_positive
 from ..privacy import Privacy
 
@@ -69,7 +69,9 @@ def reals(element: str, *, allow_zero: bool = False, allow_inf: bool = False) ->
     """An iterable of floats > 0 (>= 0 with ``allow_zero``), each checked under the name ``element``."""
     return Rule(
         "an iterable of floats " + (">= 0" if allow_zero else "> 0"),
-        check=lambda v, n: [check_positive(e, element, allow_zero=allow_zero, allow_inf=allow_inf) for e in v],
+        check=lambda v, n: [
+            check_positive(e, element, allow_zero=allow_zero, allow_inf=allow_inf) for e in ITERABLE(v, n)
+        ],
     )
 
 

@@ -88,6 +88,10 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
     float
         epsilon' (never below the exact adaptive optimum).
 
+    See Also
+    --------
+    br_nonadaptive_epsilon : Return the exact optimal epsilon of k eta-bounded-range mechanisms **fixed in ...
+
     Examples
     --------
     >>> round(br_adaptive_epsilon(0.05, 100, 1e-6), 4)  # zCDP: 1.1429, two-candidate EM worst case: 1.0577
@@ -134,6 +138,10 @@ def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
     -------
     float
         epsilon' (never below the exact non-adaptive optimum, within float rounding of it).
+
+    See Also
+    --------
+    br_adaptive_epsilon : Return the epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta`` ...
 
     Examples
     --------

@@ -65,6 +65,12 @@ def br_kl_bound(eta: float) -> float:
     float
         KL(eta), computed without cancellation (0 at eta = 0).
 
+    See Also
+    --------
+    br_composition_epsilon : Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms ...
+    br_zcdp_rho : Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)
+    zcdp_epsilon : Return the smallest epsilon certified for rho-zCDP at ``delta`` > 0
+
     Examples
     --------
     >>> round(br_kl_bound(1.0), 6), 1.0 / 8
@@ -93,6 +99,12 @@ def br_zcdp_rho(eta: float) -> float:
     -------
     float
         eta^2 / 8.
+
+    See Also
+    --------
+    zcdp_epsilon : Return the smallest epsilon certified for rho-zCDP at ``delta`` > 0
+    br_composition_epsilon : Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms ...
+    br_kl_bound : Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism
 
     Examples
     --------
@@ -135,6 +147,12 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     -------
     float
         The epsilon, >= 0 (0 when rho = 0).
+
+    See Also
+    --------
+    br_zcdp_rho : Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)
+    br_composition_epsilon : Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms ...
+    br_kl_bound : Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism
 
     Examples
     --------
@@ -182,6 +200,12 @@ def br_composition_epsilon(etas: Sequence[float], delta: float) -> float:
     -------
     float
         epsilon', never above basic composition (sum of the eta_i).
+
+    See Also
+    --------
+    br_kl_bound : Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism
+    br_zcdp_rho : Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)
+    zcdp_epsilon : Return the smallest epsilon certified for rho-zCDP at ``delta`` > 0
 
     Examples
     --------

@@ -43,6 +43,12 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
         epsilon (the closed form; :func:`~dpselect.accounting.zcdp_epsilon`
         is never larger).
 
+    See Also
+    --------
+    dp_to_zcdp : Return the largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``
+    lln_zcdp_rho : Return rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2 of smooth-scale LLN noise
+    laplace_smooth_beta : Return the largest beta of mathematics §2.2's exact condition for smooth-scale ...
+
     References
     ----------
     Bun & Steinke, Concentrated Differential Privacy, TCC 2016, Prop. 1.3;
@@ -80,6 +86,12 @@ def dp_to_zcdp(epsilon: float, delta: float) -> float:
     -------
     float
         rho, with ``zcdp_to_dp(rho, delta)`` equal to ``epsilon`` up to rounding.
+
+    See Also
+    --------
+    lln_zcdp_rho : Return rho = (beta/sigma + e^{3 sigma^2/2} alpha)^2 / 2 of smooth-scale LLN noise
+    zcdp_to_dp : Return the epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP
+    laplace_smooth_beta : Return the largest beta of mathematics §2.2's exact condition for smooth-scale ...
 
     References
     ----------
@@ -121,6 +133,12 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
     float
         1.0 when epsilon < alpha + beta, else 0.0 when beta = 0, else the
         formula's delta in (0, 1).
+
+    See Also
+    --------
+    laplace_smooth_beta : Return the largest beta of mathematics §2.2's exact condition for smooth-scale ...
+    grid_laplace_smooth_delta : Return the smallest delta certified for discrete Laplace of scale (S + M ...
+    nrs_laplace_parameters : Return NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta)))
 
     Examples
     --------
@@ -164,6 +182,12 @@ def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
     float
         beta in (0, epsilon - alpha], with
         ``laplace_smooth_delta(epsilon, alpha, beta) <= delta``.
+
+    See Also
+    --------
+    laplace_smooth_delta : Return the smallest delta of mathematics §2.2's exact condition for smooth-scale ...
+    grid_laplace_smooth_beta : Return the largest beta (to float precision, by bisection) satisfying the grid ...
+    nrs_laplace_parameters : Return NRS07's Laplace calibration (alpha, beta) = (eps/2, eps/(2 ln(2/delta)))
 
     Examples
     --------
@@ -215,6 +239,12 @@ def nrs_laplace_parameters(epsilon: float, delta: float) -> tuple[float, float]:
     tuple of (float, float)
         (alpha, beta) as NRS07 calibrate them.
 
+    See Also
+    --------
+    laplace_smooth_beta : Return the largest beta of mathematics §2.2's exact condition for smooth-scale ...
+    laplace_smooth_delta : Return the smallest delta of mathematics §2.2's exact condition for smooth-scale ...
+    dp_to_zcdp : Return the largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``
+
     References
     ----------
     Nissim, Raskhodnikova & Smith, Smooth Sensitivity and Sampling in Private
@@ -248,6 +278,12 @@ def lln_zcdp_rho(sigma: float, alpha: float, beta: float) -> float:
     -------
     float
         rho.
+
+    See Also
+    --------
+    dp_to_zcdp : Return the largest rho whose conversion :func:`zcdp_to_dp` is at most ``epsilon``
+    zcdp_to_dp : Return the epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP
+    br_zcdp_rho : Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021)
 
     Examples
     --------

@@ -64,6 +64,11 @@ def grid_steps(sensitivity: float, granularity: float) -> int:
     int
         m >= 1.
 
+    See Also
+    --------
+    grid_laplace_smooth_beta : Return the largest beta (to float precision, by bisection) satisfying the grid ...
+    grid_laplace_smooth_delta : Return the smallest delta certified for discrete Laplace of scale (S + M ...
+
     Examples
     --------
     >>> grid_steps(1.0, 0.25), grid_steps(1.0, 0.3)
@@ -107,6 +112,12 @@ def grid_laplace_smooth_delta(epsilon: float, alpha: float, beta: float, guard: 
     float
         delta in (0, 1], 1.0 when epsilon < alpha + beta.
 
+    See Also
+    --------
+    grid_laplace_smooth_beta : Return the largest beta (to float precision, by bisection) satisfying the grid ...
+    grid_steps : Return m = ceil(Delta / lambda): the most grid steps a rounded statistic of sensitivity Delta moves
+    laplace_smooth_delta : Return the smallest delta of mathematics §2.2's exact condition for smooth-scale ...
+
     Examples
     --------
     >>> grid_laplace_smooth_delta(1.0, 0.5, grid_laplace_smooth_beta(1.0, 1e-6, 0.5, 32), 32) <= 1e-6
@@ -148,6 +159,12 @@ def grid_laplace_smooth_beta(epsilon: float, delta: float, alpha: float, guard: 
     ------
     ValueError
         If no beta > 0 satisfies the condition.
+
+    See Also
+    --------
+    grid_laplace_smooth_delta : Return the smallest delta certified for discrete Laplace of scale (S + M ...
+    grid_steps : Return m = ceil(Delta / lambda): the most grid steps a rounded statistic of sensitivity Delta moves
+    laplace_smooth_beta : Return the largest beta of mathematics §2.2's exact condition for smooth-scale ...
 
     Examples
     --------

@@ -131,6 +131,10 @@ def kov_epsilon(epsilon: float, k: int, delta: float) -> float:
     float
         epsilon', never above k epsilon.
 
+    See Also
+    --------
+    pure_composition_epsilon : Return the epsilon of the adaptive composition of epsilon_i-DP mechanisms at ...
+
     Examples
     --------
     >>> round(kov_epsilon(0.05, 100, 1e-6), 3)
@@ -231,6 +235,12 @@ def pure_composition_epsilon(epsilons: Iterable[float], delta: float) -> float:
     -------
     float
         epsilon' (the sum of the epsilon_i when delta = 0).
+
+    See Also
+    --------
+    kov_epsilon : Return the optimal epsilon of the k-fold adaptive composition of epsilon-DP mechanisms at ...
+    br_composition_epsilon : Return the epsilon of the adaptive composition of eta_i-bounded-range mechanisms ...
+    parallel_composition : Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta)
 
     Examples
     --------

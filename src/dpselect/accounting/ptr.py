@@ -41,6 +41,12 @@ def ptr_privacy(epsilon: float, delta: float, *, relation: Relation | None = Non
     Privacy
         (2 epsilon, delta/2)-DP.
 
+    See Also
+    --------
+    ptr_mode_privacy : PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP
+    sensitivity_bound_privacy : Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP ...
+    sensitivity_bound_shift : Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (mathematics §9.2)
+
     References
     ----------
     Dwork & Lei, Differential Privacy and Robust Statistics, STOC 2009
@@ -78,6 +84,12 @@ def ptr_mode_privacy(epsilon: float, delta: float, *, relation: Relation = "add_
     Privacy
         (epsilon, delta/2)-DP under ``relation``.
 
+    See Also
+    --------
+    ptr_privacy : Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27)
+    sensitivity_bound_privacy : Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP ...
+    sensitivity_bound_shift : Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (mathematics §9.2)
+
     Examples
     --------
     >>> print(ptr_mode_privacy(0.5, 1e-6))
@@ -112,6 +124,12 @@ def stable_histogram_privacy(epsilon: float, delta: float, *, relation: Relation
     Privacy
         (epsilon, delta/2)-DP under add/remove, (2 epsilon, delta)-DP under
         replace.
+
+    See Also
+    --------
+    ptr_mode_privacy : PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP
+    ptr_privacy : Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27)
+    sensitivity_bound_privacy : Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP ...
 
     References
     ----------
@@ -152,6 +170,12 @@ def sensitivity_bound_shift(beta: float, epsilon1: float, delta: float) -> float
     float
         The shift (beta/epsilon1) ln(1/(2 delta)) > 0.
 
+    See Also
+    --------
+    sensitivity_bound_privacy : Private sensitivity bound then a fixed-scale selector: (eps1 + eps2, delta)-DP ...
+    ptr_mode_privacy : PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP
+    ptr_privacy : Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27)
+
     Examples
     --------
     >>> round(sensitivity_bound_shift(0.1, 0.5, 1e-6), 6)
@@ -189,6 +213,12 @@ def sensitivity_bound_privacy(
     -------
     Privacy
         (epsilon1 + epsilon2, delta)-DP.
+
+    See Also
+    --------
+    sensitivity_bound_shift : Upward shift (beta/eps1) ln(1/(2 delta)) of the released log-bound (mathematics §9.2)
+    ptr_mode_privacy : PTR for the mode (b = 0, nothing noisy released after the test): (epsilon, delta/2)-DP
+    ptr_privacy : Generic propose-test-release: (2 epsilon, delta/2)-DP (mathematics §6.2, mathematics §7 item 27)
 
     Examples
     --------

@@ -76,6 +76,12 @@ def smooth_rnm_epsilon(
     float
         epsilon, in the neighbour relation in which S is a smooth bound.
 
+    See Also
+    --------
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
+    laplace_selection_log_delta : Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED])
+
     Examples
     --------
     >>> import math
@@ -112,6 +118,12 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     -------
     float
         log delta_d (-inf when delta_d is 0).
+
+    See Also
+    --------
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
+    laplace_selection_privacy : Return (2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise ...
 
     Examples
     --------
@@ -160,6 +172,12 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     -------
     float
         beta in (0, eps_d / m].
+
+    See Also
+    --------
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
+    laplace_selection_log_delta : Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED])
+    laplace_selection_privacy : Return (2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise ...
     """
     d = delta
     cap = eps_d / m
@@ -204,6 +222,12 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     -------
     float
         eps_d (``inf`` if it overflows).
+
+    See Also
+    --------
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_log_delta : Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED])
+    laplace_selection_privacy : Return (2A + eps_d, delta_d) of smooth report-noisy-max with Laplace noise ...
     """
     d = delta
     log_q = math.log(_gamma_upper_quantile(m, d))
@@ -255,6 +279,12 @@ def laplace_selection_privacy(
     -------
     Privacy
         (2A + eps_d, delta_d)-DP.
+
+    See Also
+    --------
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
+    laplace_selection_log_delta : Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED])
     """
     if eps_d < m * beta:
         raise ValueError(f"eps_d must be >= m beta = {m * beta!r}, got {eps_d!r}")
@@ -294,6 +324,12 @@ def sps_epsilon(k: float, l: float, m: int, epsilon: float) -> float:
     float
         (k + m l / 2) epsilon.
 
+    See Also
+    --------
+    sps_split : Return the default (k, l) = (kappa, 2 (1 - kappa)/m): k + m l / 2 = 1 (mathematics §3.2 ...
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
+
     Examples
     --------
     >>> k, l = sps_split(0.5, 5)      # mathematics §3.2's worked example: k = 1/2, l = 1/5
@@ -318,5 +354,11 @@ def sps_split(kappa: float, m: int) -> tuple[float, float]:
     -------
     tuple of (float, float)
         (k, l).
+
+    See Also
+    --------
+    sps_epsilon : Return the guarantee (k + m l / 2) epsilon of Smooth Private Selection (mathematics §3.2)
+    laplace_selection_beta : Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta ...
+    laplace_selection_eps_d : Return the smallest eps_d >= m beta with delta_d <= delta for a given beta ...
     """
     return kappa, 2.0 * (1.0 - kappa) / m

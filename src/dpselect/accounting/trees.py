@@ -38,6 +38,12 @@ def parallel_composition(parts: Iterable[Privacy]) -> Privacy:
         (max epsilon, max delta)-DP, (max eta)-bounded-range when every part
         is bounded-range.
 
+    See Also
+    --------
+    forest_privacy : Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records
+    tree_privacy : Guarantee of a level-wise private tree: sequential over levels, each level parallel over its ...
+    tree_query_epsilon : Return the budget of one query of a level-wise private tree with ``levels`` levels (root
+
     References
     ----------
     McSherry, Privacy Integrated Queries, SIGMOD 2009, Thm 4.
@@ -88,6 +94,12 @@ def tree_query_epsilon(epsilon: float, levels: int, *, count_queries: bool) -> f
     float
         epsilon / levels, or epsilon / (2 levels) with ``count_queries``.
 
+    See Also
+    --------
+    tree_privacy : Guarantee of a level-wise private tree: sequential over levels, each level parallel over its ...
+    forest_privacy : Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records
+    parallel_composition : Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta)
+
     References
     ----------
     Friedman & Schuster, Data Mining with Differential Privacy, KDD 2010
@@ -123,6 +135,12 @@ def tree_privacy(level_costs: Iterable[Privacy], record_count: Privacy | None = 
     -------
     Privacy
         The sum of the parts, under add/remove.
+
+    See Also
+    --------
+    tree_query_epsilon : Return the budget of one query of a level-wise private tree with ``levels`` levels (root
+    forest_privacy : Guarantee of a forest whose trees get disjoint records and whose leaves query disjoint records
+    parallel_composition : Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta)
 
     Examples
     --------
@@ -164,6 +182,12 @@ def forest_privacy(leaf_query: Privacy, record_count: Privacy | None = None) -> 
     -------
     Privacy
         ``leaf_query`` (plus ``record_count``), under add/remove.
+
+    See Also
+    --------
+    parallel_composition : Guarantee of mechanisms run on DISJOINT parts of the data: (max epsilon, max delta)
+    tree_privacy : Guarantee of a level-wise private tree: sequential over levels, each level parallel over its ...
+    tree_query_epsilon : Return the budget of one query of a level-wise private tree with ``levels`` levels (root
 
     References
     ----------

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._mechanism_support import PROBLEM
 from .._params import Rule
-from ..mechanisms import check_problem
 
 __all__ = ["MECHANISM", "NON_NEGATIVE", "PROBLEM"]
 
@@ -25,7 +25,5 @@ def _check_non_negative(value: Any, name: str) -> float:
 
 #: A mechanism: any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
 MECHANISM = Rule("a mechanism with probabilities(problem) or log_probabilities(problem)", check=_check_mechanism)
-#: A :class:`~dpselect.SelectionProblem`.
-PROBLEM = Rule("a SelectionProblem", check=check_problem)
 #: A finite real number >= 0 (a tolerance, a probability floor).
 NON_NEGATIVE = Rule("a finite number >= 0", check=_check_non_negative)

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from .._params import ANY, Rule, instance_of, positive, validate_params
-from ..mechanisms import Mechanism, check_problem
+from .._mechanism_support import check_problem
+from .._params import LOG_LAW, Rule, instance_of, positive, validate_params
+from ..mechanisms import Mechanism
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import ArrayLike
@@ -59,11 +60,7 @@ def _check_pairs(pairs: Any, name: str = "pairs") -> list[tuple[Any, Any]]:
     return out
 
 
-#: The two log-laws are checked together (same shape) in the body.
-_LOG_LAW = ANY
-
-
-@validate_params({"logp": _LOG_LAW, "logq": _LOG_LAW, "floor": NON_NEGATIVE})
+@validate_params({"logp": LOG_LAW, "logq": LOG_LAW, "floor": NON_NEGATIVE})
 def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> float:
     r"""The privacy loss between two exact output distributions.
 
@@ -85,6 +82,12 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     float
         The loss (``inf`` when one side has an output the other cannot give).
 
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+
     Examples
     --------
     >>> import numpy as np
@@ -103,7 +106,7 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
     return float(np.nan_to_num(diff, nan=np.inf).max())
 
 
-@validate_params({"logp": _LOG_LAW, "logq": _LOG_LAW, "epsilon": positive(allow_inf=True, allow_zero=True)})
+@validate_params({"logp": LOG_LAW, "logq": LOG_LAW, "epsilon": positive(allow_inf=True, allow_zero=True)})
 def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     r"""The hockey-stick divergence at epsilon, the larger of the two directions.
 
@@ -130,6 +133,12 @@ def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     -------
     float
         The smallest delta for which the pair satisfies (epsilon, delta)-DP.
+
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    privacy_loss : The privacy loss between two exact output distributions
 
     References
     ----------
@@ -169,6 +178,12 @@ class AuditReport:
         Whether some pair breaks the claim (beyond ``tol``).
     n_pairs : int
         The number of pairs audited.
+
+    See Also
+    --------
+    audit : Exact audit of ``mech`` on neighbouring problem pairs (x, y)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+    privacy_loss : The privacy loss between two exact output distributions
 
     Examples
     --------
@@ -240,6 +255,12 @@ def audit(
     -------
     AuditReport
         The worst loss, the worst divergence and the verdict.
+
+    See Also
+    --------
+    AuditReport : Result of :func:`audit` (built by it; the fields are its attributes)
+    hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
+    privacy_loss : The privacy loss between two exact output distributions
 
     Examples
     --------

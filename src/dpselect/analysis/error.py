@@ -33,6 +33,12 @@ def output_distribution(mech: Mechanism, problem: SelectionProblem) -> OutputLaw
         The output probabilities over the candidate indices ``0..m-1`` (an array of
         shape (m,) with the law's helpers: ``sample``, ``expected_error``, ...).
 
+    See Also
+    --------
+    accuracy : Probability of returning an optimal candidate (one with the maximal score)
+    expected_error : The expected loss of the selected candidate under the mechanism's output law
+    ErrorDistribution : Law of the release error E = A(x) - f(x) = scale * Z (scaled, symmetric noise)
+
     Examples
     --------
     >>> import dpselect
@@ -66,6 +72,11 @@ def accuracy(mech: Mechanism, problem: SelectionProblem) -> float:
     -------
     float
         The sum of the output probabilities over the optimal candidates.
+
+    See Also
+    --------
+    expected_error : The expected loss of the selected candidate under the mechanism's output law
+    output_distribution : Exact Pr[mech(problem) = r] for every candidate r (the law ``mech.probabilities`` gives)
 
     Examples
     --------
@@ -105,6 +116,11 @@ def expected_error(
     -------
     float
         The expected loss.
+
+    See Also
+    --------
+    accuracy : Probability of returning an optimal candidate (one with the maximal score)
+    output_distribution : Exact Pr[mech(problem) = r] for every candidate r (the law ``mech.probabilities`` gives)
 
     Examples
     --------

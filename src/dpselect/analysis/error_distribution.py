@@ -17,7 +17,7 @@ from typing import ClassVar, Literal, overload
 
 import numpy as np
 
-from .._params import ANY, SEED, SIZE, Rule, instance_of, positive, validate_fields, validate_params
+from .._params import SEED, SENSITIVITY, SIZE, Rule, instance_of, positive, validate_fields, validate_params
 from .._validation import as_real_array, check_finite_float, check_probability_in, check_random_state, check_real
 from ..mechanisms import SmoothSensitivityRelease
 from ..noise import NoiseDistribution
@@ -362,9 +362,7 @@ class ErrorDistribution:
         return float(self.scale * z.reshape(-1)[0]) if size is None else self.scale * z
 
 
-@validate_params(
-    {"release": instance_of(SmoothSensitivityRelease), "sensitivity": ANY}
-)  # checked by release.scale (a float >= 0 or a callable of beta)
+@validate_params({"release": instance_of(SmoothSensitivityRelease), "sensitivity": SENSITIVITY})
 def error_distribution(
     release: SmoothSensitivityRelease, sensitivity: float | Callable[[float], float]
 ) -> ErrorDistribution:

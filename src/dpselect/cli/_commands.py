@@ -15,7 +15,7 @@ import numpy as np
 import typer
 
 from .. import analysis
-from .._params import EPSILON, Rule, int_at_least, validate_params
+from .._params import EPSILON, ITERABLE, Rule, int_at_least, validate_params
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ..problem import SelectionProblem
 from ._describe import describe
@@ -39,7 +39,7 @@ AUDIT_UTILITIES = {
 
 def _epsilons(value: Sequence[float], name: str) -> list[float]:
     """A non-empty sequence of epsilons, each checked by :data:`dpselect._params.EPSILON`."""
-    values = list(value)
+    values = list(ITERABLE(value, name))
     if not values:
         raise ValueError(f"{name} must not be empty")
     return [EPSILON(e, f"{name}[{i}]") for i, e in enumerate(values)]

@@ -223,3 +223,23 @@ def means_table(
         )
     cols = [(column_labels or {}).get(c, str(c)) for c in columns]
     return md_table([*header, *cols, *extra_header], table)
+
+
+def published_rows(name: str) -> list[dict[str, str]]:
+    """The rows of a table of published results shipped with the package (``published/<name>.csv``).
+
+    Parameters
+    ----------
+    name : str
+        The table's file name without ``.csv``.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, column name -> text.
+    """
+    import csv
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath("published").joinpath(f"{name}.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(text.splitlines()))

@@ -27,7 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import accuracy_figure, claim_at_least, claim_matches_published, majority_accuracy, means_table, stats_by
+from ._common import (
+    accuracy_figure,
+    claim_at_least,
+    claim_matches_published,
+    majority_accuracy,
+    means_table,
+    published_rows,
+    stats_by,
+)
 from ._forest_grid import QUICK_DEPTHS, QUICK_SELECTIONS, REAL_DEPTHS, SELECTIONS, Grid, grid, tasks
 from ._peers import LABELS, PEER_ABBREVIATIONS, fit_score
 from ._plotting import fmt
@@ -71,56 +79,13 @@ ABBREVIATIONS = {
 
 #: Published mean test accuracy (SNM random-forest logs; 10 runs): dataset -> eps -> (LLN, Laplace, Student t);
 #: "default" is Fletcher-Islam's original (non-DP) leaf query.
-PUBLISHED_RAW = {
-    "adult": {
-        0.01: (0.775, 0.778, 0.775),
-        0.05: (0.782, 0.776, 0.779),
-        0.1: (0.777, 0.777, 0.775),
-        1.0: (0.774, 0.775, 0.776),
-        2.0: (0.776, 0.777, 0.773),
-        "default": 0.777,
-    },
-    "compas": {
-        0.01: (0.106, 0.171, 0.137),
-        0.05: (0.251, 0.256, 0.250),
-        0.1: (0.259, 0.253, 0.255),
-        1.0: (0.256, 0.248, 0.254),
-        2.0: (0.251, 0.252, 0.260),
-        "default": 0.252,
-    },
-    "mushroom": {
-        0.01: (0.541, 0.593, 0.545),
-        0.05: (0.819, 0.823, 0.818),
-        0.1: (0.823, 0.819, 0.812),
-        1.0: (0.824, 0.810, 0.813),
-        2.0: (0.832, 0.808, 0.815),
-        "default": 0.813,
-    },
-    "pendigits": {
-        0.01: (0.088, 0.102, 0.111),
-        0.05: (0.103, 0.105, 0.106),
-        0.1: (0.110, 0.109, 0.109),
-        1.0: (0.095, 0.213, 0.135),
-        2.0: (0.117, 0.402, 0.187),
-        "default": 0.699,
-    },
-    "wall_following": {
-        0.01: (0.257, 0.221, 0.261),
-        0.05: (0.423, 0.603, 0.668),
-        0.1: (0.644, 0.691, 0.621),
-        1.0: (0.693, 0.587, 0.666),
-        2.0: (0.670, 0.668, 0.696),
-        "default": 0.664,
-    },
-    "wine_quality": {
-        0.01: (0.414, 0.454, 0.443),
-        0.05: (0.456, 0.452, 0.454),
-        0.1: (0.450, 0.451, 0.451),
-        1.0: (0.449, 0.445, 0.443),
-        2.0: (0.443, 0.444, 0.442),
-        "default": 0.459,
-    },
-}
+PUBLISHED_RAW: dict[str, dict[float | str, tuple[float, float, float] | float]] = {}
+for _row in published_rows("forest_snm"):
+    _by_eps = PUBLISHED_RAW.setdefault(_row["dataset"], {})
+    if _row["eps"] == "default":
+        _by_eps["default"] = float(_row["snm_lln"])
+    else:
+        _by_eps[float(_row["eps"])] = (float(_row["snm_lln"]), float(_row["snm_laplace"]), float(_row["snm_t"]))
 
 
 def published(dataset: str, eps: float, selection: str) -> float | None:

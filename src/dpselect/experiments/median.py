@@ -132,18 +132,20 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PrivacyLeakWarning of the paper tunings (documented)
         return {
-            "Duff": duff.expected_absolute_error(x, eps, bounds=bounds),
-            "SmoothSens_eps": mb.expected_abs_error_smooth_sens_pure(x, eps, bounds=bounds, clip=True),
+            "Duff": duff.quantile_expected_error(x, 0.5, eps, bounds=bounds, granularity=0),
+            "SmoothSens_eps": mb.expected_abs_error_smooth_sens_pure(x, eps, bounds=bounds, clip_output=True),
             "SmoothSens_eps,delta (paper tuning)": mb.expected_abs_error_smooth_sens_approx(
-                x, eps, delta=DELTA, bounds=bounds, tuning="paper", clip=True
+                x, eps, delta=DELTA, bounds=bounds, tuning="paper", clip_output=True
             ),
             "SmoothSens_eps,delta (fixed)": mb.expected_abs_error_smooth_sens_approx(
-                x, eps, delta=DELTA, bounds=bounds, tuning="fixed", clip=True
+                x, eps, delta=DELTA, bounds=bounds, tuning="fixed", clip_output=True
             ),
             "LaplaceLN (paper)": mb.expected_abs_error_laplace_ln(
-                x, eps, bounds=bounds, delta=DELTA, calibration="paper", clip=True
+                x, eps, bounds=bounds, delta=DELTA, calibration="paper", clip_output=True
             ),
-            "LaplaceLN (eps,delta)": mb.expected_abs_error_laplace_ln(x, eps, bounds=bounds, delta=DELTA, clip=True),
+            "LaplaceLN (eps,delta)": mb.expected_abs_error_laplace_ln(
+                x, eps, bounds=bounds, delta=DELTA, clip_output=True
+            ),
         }
 
 

@@ -49,6 +49,10 @@ def claims_text(claims: Sequence[Claim]) -> str:
         Two to four lines per claim: the mark and the claim, our number and the published
         one, the note if any and the meaning of its terms if any.
 
+    See Also
+    --------
+    count_line : One sentence counting the papers' claims by outcome, and the new findings apart
+
     Examples
     --------
     >>> print(claims_text([Claim("A claim", "0.9", "0.8", True, note="a note")]))
@@ -155,6 +159,10 @@ def count_line(claims: Iterable[Claim]) -> str:
     str
         "N claims of the papers: a reproduced (✓), b not reproduced (✗), c not evaluated (–)."
         followed, if there are new findings, by their counts.
+
+    See Also
+    --------
+    claims_text : The claims as plain text for a terminal: mark, claim, our number and the published one, meaning
 
     Examples
     --------

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._docstrings import fill_doc
 from .._params import BOOLEAN, callable_, instance_of, int_at_least, validate_params
 from . import html as _html
 from . import report as _report
@@ -69,6 +70,7 @@ _RUN_RULES = {
 
 
 @validate_params({"name": EXPERIMENT, **_RUN_RULES})
+@fill_doc
 def reproduce(
     name: str,
     *,
@@ -90,24 +92,7 @@ def reproduce(
     ----------
     name : str
         The experiment, one of :data:`EXPERIMENTS`.
-    quick : bool, default=False
-        The reduced grid with embedded data (minutes) instead of the full one.
-    out : str or os.PathLike, default="out"
-        The output directory; an experiment's files go to ``out/NAME/``.
-    data_dir : str or os.PathLike or None, default=None
-        The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
-    scheduler : str or None, default=None
-        A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
-        (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
-    client : distributed.Client or None, default=None
-        A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
-    seed : int, default=0
-        The master seed (>= 0): the results are identical for a seed whatever the scheduler.
-    workers : int or None, default=None
-        Local worker processes (None: all cores; 1 runs in this process).
-    progress : bool or None, default=None
-        Progress on stderr: True / False force it on / off; None shows a bar on a terminal
-        and a plain line every few seconds elsewhere.
+    %(run_options)s
 
     Returns
     -------
@@ -118,6 +103,10 @@ def reproduce(
     ------
     DataNotFoundError
         The full grid is asked for without the real data (``data_dir``), or a file is missing.
+
+    See Also
+    --------
+    reproduce_all : Every experiment of :data:`EXPERIMENTS` (:func:`reproduce`), then the combined report
     """
     module = load_experiment(name)
     ddir = resolve_data_dir(data_dir)
@@ -155,6 +144,7 @@ def reproduce(
 
 
 @validate_params({"on_done": callable_(none=True), **_RUN_RULES})
+@fill_doc
 def reproduce_all(
     *,
     out: str | os.PathLike[str] = "out",
@@ -174,33 +164,18 @@ def reproduce_all(
 
     Parameters
     ----------
-    out : str or os.PathLike, default="out"
-        The output directory.
     on_done : callable or None, default=None
         Called with each experiment's result as soon as it is done (e.g. to print it).
-    quick : bool, default=False
-        The reduced grid with embedded data (minutes) instead of the full one.
-    out : str or os.PathLike, default="out"
-        The output directory; an experiment's files go to ``out/NAME/``.
-    data_dir : str or os.PathLike or None, default=None
-        The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
-    scheduler : str or None, default=None
-        A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
-        (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
-    client : distributed.Client or None, default=None
-        A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
-    seed : int, default=0
-        The master seed (>= 0): the results are identical for a seed whatever the scheduler.
-    workers : int or None, default=None
-        Local worker processes (None: all cores; 1 runs in this process).
-    progress : bool or None, default=None
-        Progress on stderr: True / False force it on / off; None shows a bar on a terminal
-        and a plain line every few seconds elsewhere.
+    %(run_options)s
 
     Returns
     -------
     list of ExperimentResult
         One per experiment, in the order of :data:`EXPERIMENTS`.
+
+    See Also
+    --------
+    reproduce : Run one experiment end to end: its grid on Dask, the CSV files, the figures and the reports
     """
     results = []
     t0 = time.perf_counter()

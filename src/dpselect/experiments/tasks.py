@@ -89,6 +89,11 @@ class Claim:
         reproduced), ``"new"`` for a finding about a baseline the paper does not
         have (marked + holds / ○ does not hold), counted apart from the paper's claims.
 
+    See Also
+    --------
+    ExperimentResult : What :func:`dpselect.experiments.reproduce` returns
+    load_experiment : The module ``dpselect.experiments.<name>``
+
     Examples
     --------
     >>> Claim("PF beats EM", "3/3 cells", "Fig. 1", True).mark
@@ -199,6 +204,11 @@ class ExperimentResult:
         The real data files the run read (empty: embedded data only).
     title : str, default=""
         The experiment's title (its module's ``TITLE``).
+
+    See Also
+    --------
+    load_experiment : The module ``dpselect.experiments.<name>``
+    Claim : A published claim next to our number, or a new finding of this library
     """
 
     name: str
@@ -249,6 +259,11 @@ def load_experiment(name: str) -> ModuleType:
     -------
     module
         The experiment module (``tasks``, ``run_task``, ``plot``, ``claims``, ...).
+
+    See Also
+    --------
+    ExperimentResult : What :func:`dpselect.experiments.reproduce` returns
+    Claim : A published claim next to our number, or a new finding of this library
 
     Examples
     --------

@@ -30,7 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import accuracy_figure, claim_at_least, claim_matches_published, majority_accuracy, means_table, stats_by
+from ._common import (
+    accuracy_figure,
+    claim_at_least,
+    claim_matches_published,
+    majority_accuracy,
+    means_table,
+    published_rows,
+    stats_by,
+)
 from ._peers import LABELS, PEER_ABBREVIATIONS, fit_score
 from ._plotting import fmt
 from ._tabular import load
@@ -78,60 +86,10 @@ ABBREVIATIONS = {
 #: Published mean test accuracy (Chaves et al.'s logs, new_ones.csv; 5 x 10-fold CV):
 #: (dataset, depth, eps) -> {selection: accuracy}.
 PUBLISHED: dict[tuple[str, int, float], dict[str, float]] = {}
-_PUB_RAW = {
-    # dataset, depth: eps -> (LLN, Laplace, Student t)
-    ("acs", 2): {
-        0.01: (0.937, 0.925, 0.925),
-        0.05: (0.938, 0.929, 0.929),
-        0.1: (0.939, 0.929, 0.939),
-        0.5: (0.940, 0.940, 0.940),
-        1.0: (0.940, 0.940, 0.940),
-        2.0: (0.940, 0.940, 0.940),
-    },
-    ("acs", 5): {
-        0.01: (0.898, 0.858, 0.871),
-        0.05: (0.928, 0.916, 0.915),
-        0.1: (0.936, 0.922, 0.935),
-        0.5: (0.939, 0.939, 0.939),
-        1.0: (0.939, 0.940, 0.939),
-        2.0: (0.940, 0.940, 0.940),
-    },
-    ("adult_clean", 2): {
-        0.01: (0.781, 0.730, 0.735),
-        0.05: (0.800, 0.758, 0.783),
-        0.1: (0.799, 0.767, 0.799),
-        0.5: (0.805, 0.805, 0.805),
-        1.0: (0.806, 0.807, 0.807),
-        2.0: (0.808, 0.808, 0.808),
-    },
-    ("adult_clean", 5): {
-        0.01: (0.714, 0.693, 0.699),
-        0.05: (0.756, 0.737, 0.756),
-        0.1: (0.793, 0.747, 0.793),
-        0.5: (0.808, 0.808, 0.808),
-        1.0: (0.811, 0.811, 0.811),
-        2.0: (0.812, 0.812, 0.812),
-    },
-    ("nltcs", 2): {
-        0.01: (0.795, 0.691, 0.671),
-        0.05: (0.800, 0.705, 0.800),
-        0.1: (0.804, 0.737, 0.804),
-        0.5: (0.804, 0.804, 0.803),
-        1.0: (0.804, 0.804, 0.804),
-        2.0: (0.804, 0.803, 0.803),
-    },
-    ("nltcs", 5): {
-        0.01: (0.711, 0.648, 0.661),
-        0.05: (0.799, 0.737, 0.802),
-        0.1: (0.808, 0.761, 0.808),
-        0.5: (0.819, 0.816, 0.816),
-        1.0: (0.819, 0.816, 0.817),
-        2.0: (0.819, 0.817, 0.816),
-    },
-}
-for (_ds, _d), _by_eps in _PUB_RAW.items():
-    for _e, (_lln, _lap, _t) in _by_eps.items():
-        PUBLISHED[(_ds, _d, _e)] = {"snm_lln": _lln, "snm_laplace": _lap, "snm_t": _t}
+for _row in published_rows("tree_snm"):  # dataset, depth, eps -> (LLN, Laplace, Student t)
+    PUBLISHED[(_row["dataset"], int(_row["depth"]), float(_row["eps"]))] = {
+        s: float(_row[s]) for s in ("snm_lln", "snm_laplace", "snm_t")
+    }
 
 
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:

@@ -9,17 +9,26 @@ adds noise to one real number (module ``release``).  Sparse vector:
 :class:`AboveThreshold` (module ``sparse_vector``) on integer queries.
 """
 
-from .base import Mechanism, NoisyMaxMechanism, check_problem
+# Internal helpers bound here but not exported (not in __all__): the registry's resolver, which
+# the private shared module dpselect._mechanism_lookup hands to the apps, and, until
+# apps.genomics imports it from dpselect._mechanism_support as the others do, the Gumbel test.
+from .._mechanism_support import is_gumbel_mechanism  # noqa: F401
+from .base import Mechanism, NoisyMaxMechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening, dampened_utilities
 from .distance import distance_problem, max_utility_change
-from .registry import APPROXIMATE_NAMES, MECHANISM_NAMES, make_mechanism, resolve_mechanism
+from .registry import (
+    APPROXIMATE_NAMES,
+    MECHANISM_NAMES,
+    make_mechanism,
+    resolve_mechanism,  # noqa: F401
+)
 from .release import PURE_NOISES, SmoothSensitivityRelease  # a numeric release, not a selection mechanism
 from .sensitivity_bound import PrivateSensitivityBound
 from .snm import SmoothNoisyMax
 from .sparse_vector import AboveThreshold  # sparse vector on integer queries, not a selection mechanism
 from .sps import SmoothPrivateSelection
-from .top_k import TopK, is_gumbel_mechanism, select_top_k, top_k_privacy
+from .top_k import TopK, select_top_k, top_k_privacy
 
 __all__ = [
     "APPROXIMATE_NAMES",
@@ -37,13 +46,10 @@ __all__ = [
     "SmoothPrivateSelection",
     "SmoothSensitivityRelease",
     "TopK",
-    "check_problem",
     "dampened_utilities",
     "distance_problem",
-    "is_gumbel_mechanism",
     "make_mechanism",
     "max_utility_change",
-    "resolve_mechanism",
     "select_top_k",
     "top_k_privacy",
 ]

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exact_numbers import as_fraction
 from .._validation import SAMPLERS, check_sampler
-from ..noise import IntegerSource, as_fraction, bernoulli_exp_batch, exponential_weights_batch, rational_rates
+from ..noise import IntegerSource, bernoulli_exp_batch, exponential_weights_batch, rational_rates
 from ..problem import SelectionProblem
 
 __all__ = ["SAMPLERS", "check_sampler", "exact_rates", "sample_em_exact", "sample_pf_exact"]

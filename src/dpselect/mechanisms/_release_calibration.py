@@ -9,12 +9,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import check_positive, check_tail_exponent
 from ..accounting import (
     dp_to_zcdp,
     grid_laplace_smooth_beta,
@@ -23,8 +22,7 @@ from ..accounting import (
     nrs_laplace_parameters,
     zcdp_to_dp,
 )
-from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, PolynomialTail, StudentT, check_tail_exponent
-from ..output_law import OutputLaw
+from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, PolynomialTail, StudentT
 from ..privacy import Privacy
 from ._release_grid import GUARD, ROUND_SLACK
 
@@ -32,7 +30,6 @@ __all__ = [
     "NOISES",
     "PURE_NOISES",
     "CalibratedRelease",
-    "GridLogLaw",
     "ReleaseParameters",
     "Sensitivity",
     "calibrate",
@@ -62,39 +59,6 @@ class ReleaseParameters(NamedTuple):
 
     alpha: float
     beta: float
-
-
-@dataclass(frozen=True)
-class GridLogLaw:
-    """Exact log law of one release on a window of grid points (:meth:`SmoothSensitivityRelease.log_law`).
-
-    Parameters
-    ----------
-    points : numpy.ndarray of float, shape (n,)
-        The grid points, ascending.
-    log_probabilities : numpy.ndarray of float, shape (n,)
-        ``log P[release = points[i]]``.
-
-    Examples
-    --------
-    >>> from dpselect import SmoothSensitivityRelease
-    >>> law = SmoothSensitivityRelease(1.0, granularity=0.5).log_law(0.0, 1.0, window=2)
-    >>> law.points.tolist()
-    [-1.0, -0.5, 0.0, 0.5, 1.0]
-    """
-
-    points: np.ndarray
-    log_probabilities: np.ndarray
-
-    def law(self) -> OutputLaw:
-        """The window's probabilities as an :class:`~dpselect.OutputLaw` over the grid points.
-
-        Returns
-        -------
-        OutputLaw
-            ``exp(log_probabilities)`` with support ``points`` (the mass outside the window is left out).
-        """
-        return OutputLaw(np.exp(self.log_probabilities), support=self.points)
 
 
 def make_noise(noise: str, gamma: float, df: float, sigma: float | None) -> NoiseDistribution:

@@ -21,15 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..noise import (
-    IntegerSource,
-    NoiseDistribution,
-    discrete_laplace_batch,
-    discrete_laplace_logpmf,
-    dyadic_ceil,
-    grid_index,
-    grid_values,
-)
+from .._exact_numbers import dyadic_ceil, grid_index
+from ..noise import IntegerSource, NoiseDistribution, discrete_laplace_batch, discrete_laplace_logpmf, grid_values
 from ..typing import SeedLike
 
 __all__ = [

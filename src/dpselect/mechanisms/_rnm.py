@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, validate_fields
 from ..noise import Exponential, Gumbel, Laplace, NoiseDistribution
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
-from .base import Calibration, check_problem
+from .base import Calibration
 
 __all__ = ["ReportNoisyMax"]
 
@@ -49,6 +50,12 @@ class ReportNoisyMax(ExactSampling):
     sampler : {"float", "exact"}, default="float"
         "float": NumPy float noise; "exact": the exact sampler of the
         equivalent mechanism (not with ``noise="laplace"``).
+
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
+    max_utility_change : The largest change of any utility over the given neighbour pairs
 
     Examples
     --------

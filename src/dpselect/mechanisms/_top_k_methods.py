@@ -10,13 +10,13 @@ from typing import cast
 
 import numpy as np
 
-from .._params import ANY, Rule, int_at_least, validate_params
+from .._mechanism_support import PROBLEM, is_gumbel_mechanism
+from .._params import Rule, int_at_least
 from .._validation import check_epsilon, check_int
-from ..noise import Gumbel
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
 from ..typing import ArrayLike
-from .base import PROBLEM, Mechanism
+from .base import Mechanism
 from .dampening import candidate_steps
 from .joint_top_k import JointLevels, joint_lambda, joint_levels
 
@@ -28,7 +28,6 @@ __all__ = [
     "check_k_at_most",
     "check_method",
     "default_top_k_method",
-    "is_gumbel_mechanism",
     "joint_epsilon",
     "joint_levels_for",
     "resolve_method",
@@ -37,38 +36,6 @@ __all__ = [
 
 #: The top-k methods of :func:`select_top_k`.
 TOP_K_METHODS = ("joint", "peel", "gumbel")
-
-
-@validate_params({"mechanism": ANY, "problem": PROBLEM})  # mechanism: any object (False without calibrate)
-def is_gumbel_mechanism(mechanism: Mechanism, problem: SelectionProblem) -> bool:
-    """True when ``mechanism`` is a noisy max with Gumbel noise (EM-type: one-shot top-k applies).
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-        Any mechanism; only one with a ``calibrate`` method whose noise law is
-        :class:`~dpselect.noise.Gumbel` qualifies.
-    problem : SelectionProblem
-        The problem passed to ``calibrate`` (the noise law may depend on it).
-
-    Returns
-    -------
-    bool
-        Whether ``mechanism`` calibrates Gumbel noise on ``problem`` (the
-        exponential mechanism, report-noisy-max with Gumbel noise).
-
-    Examples
-    --------
-    >>> import dpselect
-    >>> p = dpselect.SelectionProblem([1.0, 0.0])
-    >>> is_gumbel_mechanism(dpselect.ExponentialMechanism(1.0), p), is_gumbel_mechanism(dpselect.PermuteAndFlip(1.0), p)
-    (True, False)
-    """
-    calibrate = getattr(mechanism, "calibrate", None)
-    if not callable(calibrate):
-        return False
-    _, noise = calibrate(problem)
-    return isinstance(noise, Gumbel)
 
 
 def restrict_problem(problem: SelectionProblem, keep: ArrayLike) -> SelectionProblem:

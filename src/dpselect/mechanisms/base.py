@@ -21,7 +21,7 @@ from typing import NamedTuple, overload
 import numpy as np
 
 from .. import _engine as noisy_max
-from .._params import ANY, instance_of, validate_params
+from .._mechanism_support import check_problem
 from .._validation import check_random_state, check_size
 from ..noise import NoiseDistribution
 from ..output_law import OutputLaw
@@ -29,10 +29,7 @@ from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 
-__all__ = ["PROBLEM", "Calibration", "Mechanism", "NoisyMaxMechanism", "check_problem", "no_guarantee"]
-
-#: The rule of a ``problem`` argument (the message of :func:`check_problem`).
-PROBLEM = instance_of(SelectionProblem, description="a SelectionProblem")
+__all__ = ["Calibration", "Mechanism", "NoisyMaxMechanism", "no_guarantee"]
 
 
 class Calibration(NamedTuple):
@@ -48,35 +45,6 @@ class Calibration(NamedTuple):
 
     scale: float
     noise: NoiseDistribution
-
-
-@validate_params({"problem": ANY, "name": ANY})  # the check itself is the body (it names the argument)
-def check_problem(problem: object, name: str = "problem") -> SelectionProblem:
-    """The argument itself if it is a :class:`~dpselect.problem.SelectionProblem`, else a TypeError.
-
-    Parameters
-    ----------
-    problem : object
-        The value to check.
-    name : str, default="problem"
-        The argument name used in the error message.
-
-    Returns
-    -------
-    SelectionProblem
-        ``problem`` unchanged.
-
-    Examples
-    --------
-    >>> from dpselect.mechanisms.base import check_problem
-    >>> check_problem([1.0, 2.0])
-    Traceback (most recent call last):
-    ...
-    TypeError: problem must be a SelectionProblem, got list
-    """
-    if not isinstance(problem, SelectionProblem):
-        raise TypeError(f"{name} must be a SelectionProblem, got {type(problem).__name__}")
-    return problem
 
 
 def no_guarantee(problem: SelectionProblem) -> Privacy | None:
@@ -121,6 +89,12 @@ class Mechanism(ABC):
 
     Subclasses are immutable configurations (frozen dataclasses) that
     implement :meth:`select`, :meth:`log_probabilities` and :meth:`privacy`.
+
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
+    make_mechanism : The mechanism called ``name`` with budget ``epsilon`` (and ``delta`` where it applies)
 
     Examples
     --------
@@ -248,6 +222,12 @@ class NoisyMaxMechanism(Mechanism):
         \qquad Z_r \overset{iid}{\sim} h.
 
     Sampling and the exact output law are done by :mod:`dpselect._engine`.
+
+    See Also
+    --------
+    Mechanism : Abstract selection mechanism (see module docstring)
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
 
     Examples
     --------

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, validate_fields
 from ..noise import Exponential, Gumbel
 from ..privacy import Privacy
@@ -42,7 +43,7 @@ from ..problem import SelectionProblem
 from ._classic_common import SAMPLER, ExactSampling, global_scale, pure_privacy
 from ._pf_law import pf_fast_log_probabilities, pf_log_probabilities
 from ._rnm import ReportNoisyMax
-from .base import Calibration, check_problem
+from .base import Calibration
 
 __all__ = ["ExponentialMechanism", "PermuteAndFlip", "ReportNoisyMax"]
 
@@ -79,6 +80,12 @@ class ExponentialMechanism(ExactSampling):
         "float": Gumbel noisy max with NumPy float noise (fast; see the module
         docstring for its e^-40-order deviation); "exact": the exact
         rejection sampler above.
+
+    See Also
+    --------
+    PermuteAndFlip : Permute-and-flip (McKenna & Sheldon 2020), sampled as exponential noisy max
+    Mechanism : Abstract selection mechanism (see module docstring)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
 
     Examples
     --------
@@ -192,6 +199,10 @@ class PermuteAndFlip(ExactSampling):
         "float": exponential noisy max with NumPy float noise (fast; see the
         module docstring for its e^-40-order deviation); "exact": Algorithm 1
         with exact Bernoulli draws.
+
+    See Also
+    --------
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
 
     Examples
     --------

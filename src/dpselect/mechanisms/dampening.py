@@ -83,6 +83,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._mechanism_support import PROBLEM, check_problem
 from .._params import EPSILON, Rule, validate_fields, validate_params
 from .._validation import check_random_state
 from ..noise import Gumbel
@@ -90,7 +91,7 @@ from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..sensitivity import StepProfile
 from ..typing import SeedLike
-from .base import PROBLEM, Mechanism, check_problem, no_guarantee
+from .base import Mechanism, no_guarantee
 
 __all__ = ["LocalDampening", "dampened_utilities"]
 
@@ -192,6 +193,10 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
         D(x, r), with ``+inf`` / ``-inf`` for candidates whose positive /
         negative score can never change.
 
+    See Also
+    --------
+    LocalDampening : Local dampening (Farias et al
+
     References
     ----------
     Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
@@ -252,6 +257,10 @@ class LocalDampening(Mechanism):
     ----------
     epsilon : float
         The privacy budget (> 0).
+
+    See Also
+    --------
+    dampened_utilities : The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1)
 
     References
     ----------

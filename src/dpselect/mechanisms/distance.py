@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .._params import ANY, BOOLEAN, RELATION, array_1d, validate_params
+from .._params import BOOLEAN, ITERABLE, NAMES, RELATION, array_1d, validate_params
 from .._validation import check_array_1d
 from ..problem import SelectionProblem
 from ..typing import ArrayLike, Relation
@@ -31,13 +31,7 @@ __all__ = ["distance_problem", "max_utility_change"]
 
 
 @validate_params(
-    {
-        "distances": array_1d(),
-        "relation": RELATION,
-        "labels": ANY,  # labels: checked against m
-        "monotone": BOOLEAN,
-        "private": BOOLEAN,
-    }
+    {"distances": array_1d(), "relation": RELATION, "labels": NAMES, "monotone": BOOLEAN, "private": BOOLEAN}
 )
 def distance_problem(
     distances: ArrayLike,
@@ -85,6 +79,10 @@ def distance_problem(
     SelectionProblem
         scores = -distances, ``global_sensitivity=1``.
 
+    See Also
+    --------
+    max_utility_change : The largest change of any utility over the given neighbour pairs
+
     References
     ----------
     Asi & Duchi, "Instance-optimality in differential privacy via
@@ -112,7 +110,7 @@ def distance_problem(
     )
 
 
-@validate_params({"pairs": ANY})  # an iterable of pairs, each checked below (a generator is read once)
+@validate_params({"pairs": ITERABLE})  # each pair is checked below (a generator is read once)
 def max_utility_change(pairs: Iterable[tuple[SelectionProblem | ArrayLike, SelectionProblem | ArrayLike]]) -> float:
     r"""The largest change of any utility over the given neighbour pairs.
 
@@ -137,6 +135,12 @@ def max_utility_change(pairs: Iterable[tuple[SelectionProblem | ArrayLike, Selec
     -------
     float
         The maximum above (a ValueError if ``pairs`` is empty).
+
+    See Also
+    --------
+    distance_problem : A selection problem on the dataset-distance utility u_r = -d_r (mathematics §9.1)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
 
     Examples
     --------

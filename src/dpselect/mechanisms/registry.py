@@ -20,7 +20,7 @@ import math
 import warnings
 from collections.abc import Callable
 
-from .._params import ANY, DELTA, EPSILON, Rule, validate_params
+from .._params import DELTA, EPSILON, Rule, validate_params
 from .._validation import check_epsilon
 from .base import Mechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
@@ -59,7 +59,7 @@ APPROXIMATE_NAMES: tuple[str, ...] = tuple(name for name, (_, _, takes) in _REGI
 def _check_name(value: object, name: str) -> str:
     """A name of :data:`MECHANISM_NAMES` (the message calls it the mechanism)."""
     if value not in _REGISTRY:
-        raise ValueError(f"mechanism must be one of {MECHANISM_NAMES}, got {value!r}")
+        raise ValueError(f"{name} must be one of {MECHANISM_NAMES}, got {value!r}")
     return str(value)
 
 
@@ -90,6 +90,12 @@ def make_mechanism(name: str, epsilon: float, delta: float = 0.0, **kwargs: obje
     -------
     Mechanism
         The configured mechanism.
+
+    See Also
+    --------
+    ExponentialMechanism : Exponential mechanism, P[r] ∝ exp(eps u_r / (2 Delta u)); sampled as Gumbel noisy max
+    Mechanism : Abstract selection mechanism (see module docstring)
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
 
     Examples
     --------
@@ -123,11 +129,10 @@ def _make(name: str, epsilon: object, delta: float, stacklevel: int, kwargs: dic
     return factory(epsilon, delta, **fixed, **kwargs)
 
 
-@validate_params({"mechanism": ANY, "epsilon": EPSILON.or_none(), "delta": DELTA})  # mechanism: name or instance
 def resolve_mechanism(
     mechanism: str | Mechanism, epsilon: float | None = None, delta: float = 0.0, **kwargs: object
 ) -> Mechanism:
-    """A mechanism from a name (built by :func:`make_mechanism`) or an instance.
+    """A mechanism from a name (built by :func:`~dpselect.make_mechanism`) or an instance.
 
     The guarantee holds under the neighbour relation of the problem the
     mechanism runs on (add/remove or replace): mathematics §2.6 (EM, PF, RNM),
@@ -136,13 +141,13 @@ def resolve_mechanism(
     Parameters
     ----------
     mechanism : str or Mechanism
-        A name of :data:`MECHANISM_NAMES`, or an instance: any object with
-        ``select`` and ``privacy`` methods, returned as is.
+        A name of :data:`MECHANISM_NAMES`, or an instance: any
+        object with ``select`` and ``privacy`` methods, returned as is.
     epsilon : float, default=None
         The budget for a name (required then); for an instance, if given, it
         must agree with the instance's own ``epsilon``.
     delta : float, default=0.0
-        As in :func:`make_mechanism` (names only).
+        As in :func:`~dpselect.make_mechanism` (names only).
     **kwargs
         Constructor arguments for a name; refused with an instance.
 
@@ -150,19 +155,9 @@ def resolve_mechanism(
     -------
     Mechanism
         The mechanism built or given.
-
-    Examples
-    --------
-    >>> import dpselect
-    >>> from dpselect.mechanisms.registry import resolve_mechanism
-    >>> resolve_mechanism("em", 2.0)
-    ExponentialMechanism(epsilon=2.0, ...)
-    >>> pf = dpselect.PermuteAndFlip(1.0)
-    >>> resolve_mechanism(pf, 1.0) is pf
-    True
     """
     if isinstance(mechanism, str):
-        return _make(mechanism, epsilon, delta, 4, kwargs)
+        return _make(mechanism, epsilon, delta, 3, kwargs)
     if not (callable(getattr(mechanism, "select", None)) and callable(getattr(mechanism, "privacy", None))):
         raise TypeError(
             f"mechanism must be one of {MECHANISM_NAMES} or an object with select() and privacy(), "
@@ -172,6 +167,6 @@ def resolve_mechanism(
         raise TypeError(f"mechanism keyword arguments {sorted(kwargs)} are only accepted with a mechanism name")
     if epsilon is not None:
         own = getattr(mechanism, "epsilon", None)
-        if own is not None and not math.isclose(float(own), epsilon, rel_tol=1e-12):
+        if own is not None and not math.isclose(float(own), float(epsilon), rel_tol=1e-12):
             raise ValueError(f"epsilon={epsilon!r} disagrees with the mechanism's own epsilon={own!r}")
     return mechanism

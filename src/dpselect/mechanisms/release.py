@@ -115,19 +115,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar, overload
+from typing import ClassVar, overload
 
 import numpy as np
 
-from .._params import BOOLEAN, DELTA, EPSILON, RELATION, Rule, options, positive, real_in, validate_fields
+from .._exact_numbers import grid_index
+from .._params import (
+    BOOLEAN,
+    DELTA,
+    EPSILON,
+    GRANULARITY_OR_ZERO,
+    RELATION,
+    Rule,
+    options,
+    positive,
+    real_in,
+    validate_fields,
+)
 from .._validation import check_finite_float, check_pair, check_random_state, check_size
-from ..noise import NoiseDistribution, check_granularity, grid_index, grid_values, sample_snapped_atan
+from ..noise import NoiseDistribution, grid_values, sample_snapped_atan
+from ..output_law import OutputLaw
 from ..typing import SeedLike
 from ._release_calibration import (
     NOISES,
     PURE_NOISES,
     CalibratedRelease,
-    GridLogLaw,
     ReleaseParameters,
     Sensitivity,
     calibrate,
@@ -142,17 +154,12 @@ from ._release_grid import (
     snapped_log_law,
 )
 
-__all__ = ["PURE_NOISES", "GridLogLaw", "ReleaseParameters", "Sensitivity", "SmoothSensitivityRelease"]
+__all__ = ["PURE_NOISES", "ReleaseParameters", "Sensitivity", "SmoothSensitivityRelease"]
 
 _CALIBRATIONS = ("proven", "paper")
 #: Default output grid of the smooth-sensitivity release.
 DEFAULT_GRANULARITY = 2.0**-20
 _ADMISSIBLE_METHODS = ("ys", "nrs")
-
-
-def _check_granularity(value: Any, name: str) -> float:
-    """A power of two > 0, or 0 (the unsnapped float output)."""
-    return 0.0 if value == 0 else check_granularity(value, name)
 
 
 @dataclass(frozen=True)
@@ -245,7 +252,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         "admissible_method": options(*_ADMISSIBLE_METHODS),
         "calibration": options(*_CALIBRATIONS),
         "tuned_on_data": BOOLEAN,
-        "granularity": Rule("a power of two > 0, or 0", check=_check_granularity, none=True),
+        "granularity": GRANULARITY_OR_ZERO,
     }
 
     def __post_init__(self) -> None:
@@ -275,7 +282,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: None = None,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> float: ...
 
     @overload
@@ -286,7 +293,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: int,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> np.ndarray: ...
 
     def release(
@@ -296,7 +303,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         *,
         rng: SeedLike = None,
         size: int | None = None,
-        clip: tuple[float, float] | None = None,
+        clip_output: tuple[float, float] | None = None,
     ) -> float | np.ndarray:
         """Release value + (S/alpha') Z (on the grid unless ``granularity=0``).
 
@@ -317,7 +324,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         size : int, default=None
             None (one float) or the number of independent releases
             (ndarray; each costs the full privacy budget).
-        clip : tuple of (float, float), default=None
+        clip_output : tuple of (float, float), default=None
             Optional (lo, hi): clip the output to [lo, hi] (post-processing;
             on a grid, to the grid points inside [lo, hi]).
 
@@ -334,7 +341,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         v = check_finite_float(value, "value", quote=False)
         s = self._sensitivity(sensitivity)
         size = check_size(size)
-        bounds = None if clip is None else check_pair(clip, "clip")
+        bounds = None if clip_output is None else check_pair(clip_output, "clip_output")
         gen = check_random_state(rng)
         n = 1 if size is None else size
         lam = float(self.granularity or 0.0)
@@ -353,7 +360,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
             out = clip_to_grid(out, bounds, lam) if self.on_grid else np.clip(out, *bounds)
         return float(out[0]) if size is None else out
 
-    def log_law(self, value: float, sensitivity: Sensitivity, window: int = 64) -> GridLogLaw:
+    def log_law(self, value: float, sensitivity: Sensitivity, window: int = 64) -> OutputLaw:
         """The exact law of one release at 2 window + 1 grid points around f(x).
 
         Laplace: the exact law of the discrete sampler.  Other noises: the exact
@@ -372,13 +379,13 @@ class SmoothSensitivityRelease(CalibratedRelease):
 
         Returns
         -------
-        GridLogLaw
-            The grid ``points`` and their ``log_probabilities``.
+        OutputLaw
+            Over the window's grid points (``support``), with exact ``log_probabilities``.
 
         Examples
         --------
         >>> law = SmoothSensitivityRelease(1.0, granularity=0.5).log_law(0.0, 1.0, window=1)
-        >>> law.points.tolist(), bool(law.log_probabilities[1] > law.log_probabilities[0])
+        >>> law.support.tolist(), bool(law.log_probabilities[1] > law.log_probabilities[0])
         ([-0.5, 0.0, 0.5], True)
         """
         if not self.on_grid:
@@ -387,5 +394,7 @@ class SmoothSensitivityRelease(CalibratedRelease):
         s = self._sensitivity(sensitivity)
         lam = float(self.granularity or 0.0)
         if self.noise == "laplace":
-            return GridLogLaw(*grid_laplace_log_law(v, grid_laplace_scale(s, self._alpha, lam), lam, window))
-        return GridLogLaw(*snapped_log_law(self._noise, v, s / self._alpha, lam, window))
+            points, logp = grid_laplace_log_law(v, grid_laplace_scale(s, self._alpha, lam), lam, window)
+        else:
+            points, logp = snapped_log_law(self._noise, v, s / self._alpha, lam, window)
+        return OutputLaw.from_log_probabilities(logp, support=points)

@@ -25,16 +25,17 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from .. import accounting
+from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, positive, validate_fields
 from .._validation import check_delta, check_positive, check_random_state
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ..typing import SeedLike
 from ._sensitivity_bound_law import argmax_log_law, integrated_log_law
-from .base import Mechanism, check_problem, no_guarantee
+from .base import Mechanism, no_guarantee
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 
-__all__ = ["SELECTORS", "BoundDistribution", "PrivateSensitivityBound"]
+__all__ = ["SELECTORS", "PrivateSensitivityBound"]
 
 #: Fixed-scale selectors run at the released sensitivity.
 SELECTORS = ("pf", "em", "rnm_laplace")
@@ -42,8 +43,10 @@ SELECTORS = ("pf", "em", "rnm_laplace")
 _TINY = float(np.nextafter(0.0, 1.0))
 
 
-class BoundDistribution(NamedTuple):
-    """The law of the released log-bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
+class _BoundParameters(NamedTuple):
+    """Parameters of the released log-bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
+
+    Not a law object: :meth:`PrivateSensitivityBound.probabilities` integrates over it.
 
     Attributes
     ----------
@@ -131,6 +134,10 @@ class PrivateSensitivityBound(Mechanism):
     selector : {"pf", "em", "rnm_laplace"}, default="pf"
         The fixed-scale selector run at Ŝ.
 
+    See Also
+    --------
+    SmoothSensitivityRelease : Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth
+
     Notes
     -----
     Exact output distribution: the selector's law is a function of Ŝ only, so
@@ -194,7 +201,7 @@ class PrivateSensitivityBound(Mechanism):
             return self.beta
         return self.epsilon1 / -math.log(2.0 * self.delta)
 
-    def bound_distribution(self, problem: SelectionProblem) -> BoundDistribution:
+    def _bound_parameters(self, problem: SelectionProblem) -> _BoundParameters:
         """(loc, scale, cap) of the released bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
 
         loc = ln S(x) + (beta/eps1) ln(1/(2 delta)) (``-inf`` when S(x) = 0),
@@ -207,14 +214,14 @@ class PrivateSensitivityBound(Mechanism):
 
         Returns
         -------
-        BoundDistribution
+        _BoundParameters
             The named triple ``(loc, scale, cap)``.
 
         Examples
         --------
         >>> import dpselect
         >>> p = dpselect.SelectionProblem([1.0, 0.0], local_sensitivity=0.5)
-        >>> loc, scale, cap = dpselect.PrivateSensitivityBound(1.0, 1.0, delta=0.05).bound_distribution(p)
+        >>> loc, scale, cap = dpselect.PrivateSensitivityBound(1.0, 1.0, delta=0.05)._bound_parameters(p)
         >>> round(loc, 6), round(scale, 6), cap   # ln 0.5 + 1, 1 / ln 10, ln 1
         (0.306853, 0.434294, 0.0)
         """
@@ -224,7 +231,7 @@ class PrivateSensitivityBound(Mechanism):
         scale = beta / self.epsilon1
         shift = accounting.sensitivity_bound_shift(beta, self.epsilon1, self.delta)
         loc = (math.log(s) if s > 0 else -math.inf) + shift
-        return BoundDistribution(loc, scale, math.log(problem.global_sensitivity))
+        return _BoundParameters(loc, scale, math.log(problem.global_sensitivity))
 
     def conditional_log_probabilities(self, problem: SelectionProblem, sensitivity: float) -> np.ndarray:
         """Log q(r | Ŝ = sensitivity): the selector's exact law at that fixed sensitivity.
@@ -287,7 +294,7 @@ class PrivateSensitivityBound(Mechanism):
         >>> bool(mech.log_probabilities(p)[0] > -0.01)
         True
         """
-        bound = self.bound_distribution(problem)
+        bound = self._bound_parameters(problem)
 
         def conditional(sensitivity: float) -> np.ndarray:
             return self.conditional_log_probabilities(problem, sensitivity)
@@ -298,7 +305,7 @@ class PrivateSensitivityBound(Mechanism):
     def _sample(self, problem: SelectionProblem, n: int, rng: SeedLike) -> np.ndarray:
         """Draw L̂, then the selector at Ŝ (one bound per draw: each draw costs the full budget)."""
         gen = check_random_state(rng)
-        loc, scale, cap = self.bound_distribution(problem)
+        loc, scale, cap = self._bound_parameters(problem)
         levels = np.minimum(loc + scale * gen.laplace(size=n), cap)
         out = np.empty(n, dtype=np.int64)
         sel = _selector(self.selector, self.epsilon2)

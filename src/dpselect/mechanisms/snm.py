@@ -22,12 +22,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._mechanism_support import check_problem
 from .._params import DELTA, EPSILON, Rule, options, positive, real_in, validate_fields
-from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, StudentT, check_tail_exponent
+from .._validation import check_tail_exponent
+from ..noise import Laplace, LaplaceLogNormal, NoiseDistribution, StudentT
 from ..privacy import Privacy
 from ..problem import SelectionProblem
 from ._snm_calibration import SNMConfig, SNMParameters, snm_parameters
-from .base import Calibration, NoisyMaxMechanism, check_problem, no_guarantee
+from .base import Calibration, NoisyMaxMechanism, no_guarantee
 
 __all__ = ["SNMParameters", "SmoothNoisyMax", "noise_scale"]
 
@@ -107,6 +109,12 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         :class:`~dpselect.mechanisms.release.SmoothSensitivityRelease`.)
     calibration : {"proven", "paper"}, default="proven"
         The sound calibration of mathematics §3.1, or the paper's parameters.
+
+    See Also
+    --------
+    NoisyMaxMechanism : Report noisy max for a calibration (b, h) chosen by the subclass
+    ReportNoisyMax : Report noisy max: argmax_r (u_r + (c Delta u / eps) Z_r), c = 2 (1 if monotone)
+    SmoothPrivateSelection : Smooth Private Selection (Yamamoto & Shibuya, IPCCC 2024, Def
 
     Notes
     -----

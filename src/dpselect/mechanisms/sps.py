@@ -15,12 +15,13 @@ from functools import lru_cache
 from typing import ClassVar, NamedTuple
 
 from .. import accounting
+from .._mechanism_support import check_problem
 from .._params import BOOLEAN, EPSILON, Rule, positive, real_in, validate_fields
-from .._validation import check_positive
-from ..noise import NoiseDistribution, PolynomialTail, check_tail_exponent
+from .._validation import check_positive, check_tail_exponent
+from ..noise import NoiseDistribution, PolynomialTail
 from ..privacy import Privacy
 from ..problem import SelectionProblem
-from .base import Calibration, NoisyMaxMechanism, check_problem, no_guarantee
+from .base import Calibration, NoisyMaxMechanism, no_guarantee
 from .snm import noise_scale
 
 __all__ = ["SPSParameters", "SmoothPrivateSelection"]
@@ -94,6 +95,11 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
     l : float, default=None
         Yamamoto & Shibuya's per-candidate dilation share (> 0); ``None``
         defaults to 2 (1 - k)/m (requires k < 1).
+
+    See Also
+    --------
+    SmoothNoisyMax : Smooth Noisy Max (Chaves et al., Algorithm 1) with a sound calibration
+    SmoothSensitivityRelease : Numeric release, not a selection mechanism: f(x) + (S(x)/alpha') Z, S beta'-smooth
 
     Notes
     -----

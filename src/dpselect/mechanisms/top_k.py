@@ -48,7 +48,6 @@ from ._top_k_methods import (
     TOP_K_RULES,
     check_k_at_most,
     default_top_k_method,
-    is_gumbel_mechanism,
     joint_epsilon,
     joint_levels_for,
     resolve_method,
@@ -61,7 +60,6 @@ __all__ = [
     "TopK",
     "TopKLaw",
     "default_top_k_method",
-    "is_gumbel_mechanism",
     "restrict_problem",
     "select_top_k",
     "top_k_log_probabilities",
@@ -96,6 +94,11 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, me
     -------
     Privacy
         The guarantee under the problem's relation.
+
+    See Also
+    --------
+    TopK : :func:`select_top_k` as a mechanism over ordered k-tuples (for exact laws and audits)
+    select_top_k : Select k distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or ...
 
     References
     ----------
@@ -156,6 +159,11 @@ def select_top_k(
     numpy.ndarray
         int64 array of k distinct indices.  Guarantee: :func:`top_k_privacy`
         under the problem's relation.
+
+    See Also
+    --------
+    TopK : :func:`select_top_k` as a mechanism over ordered k-tuples (for exact laws and audits)
+    top_k_privacy : Guarantee of :func:`select_top_k` (the same ``method`` resolution)
 
     Notes
     -----
@@ -228,6 +236,11 @@ class TopK:
         The tuple length, 1 <= k <= m.
     method : {"joint", "peel", "gumbel"} or None, default=None
         As in :func:`select_top_k`.
+
+    See Also
+    --------
+    select_top_k : Select k distinct candidates, most preferred first: the joint EM, one-shot Gumbel top-k or ...
+    top_k_privacy : Guarantee of :func:`select_top_k` (the same ``method`` resolution)
 
     Examples
     --------

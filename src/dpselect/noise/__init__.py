@@ -26,17 +26,16 @@ one-sided h that is nonincreasing on [0, inf) with L_s, L_d computed on the
 support, which for a symmetric unimodal parent are the parent's constants.
 
 Exact integer samplers (:mod:`dpselect.noise.exact`: ``bernoulli_exp``,
-``discrete_laplace``, ``discrete_gaussian``) and the output grid
-(:mod:`dpselect.noise.grid`: ``GridLaplace``, ``check_granularity``,
-``default_granularity``) make released numbers floating-point safe.
+``discrete_laplace``, ``discrete_gaussian``) and the output grid (:mod:`dpselect.noise.grid`:
+``GridLaplace``, ``default_granularity``, ``grid_values``) make released numbers floating-point
+safe.
 """
 
-from ._special import MIN_TAIL_EXPONENT, check_tail_exponent
+from ._special import MIN_TAIL_EXPONENT
 from ._symmetric import OneSided
 from .base import NoiseDistribution
 from .exact import (
     IntegerSource,
-    as_fraction,
     bernoulli_exp,
     bernoulli_exp_batch,
     discrete_gaussian,
@@ -47,7 +46,7 @@ from .exact import (
     rational_rates,
     sample_snapped_atan,
 )
-from .grid import GridLaplace, check_granularity, default_granularity, dyadic_ceil, grid_index, grid_values
+from .grid import GridLaplace, default_granularity, grid_values
 from .heavy import PolynomialTail, StudentT
 from .laplace import Exponential, Gumbel, Laplace
 from .lln import LaplaceLogNormal
@@ -64,19 +63,14 @@ __all__ = [
     "OneSided",
     "PolynomialTail",
     "StudentT",
-    "as_fraction",
     "bernoulli_exp",
     "bernoulli_exp_batch",
-    "check_granularity",
-    "check_tail_exponent",
     "default_granularity",
     "discrete_gaussian",
     "discrete_laplace",
     "discrete_laplace_batch",
     "discrete_laplace_logpmf",
-    "dyadic_ceil",
     "exponential_weights_batch",
-    "grid_index",
     "grid_values",
     "rational_rates",
     "sample_snapped_atan",

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy.special import stdtrit
 
-from .._params import ANY, DATA_FINITE, SEED, Rule, callable_, int_at_least, positive, validate_params
+from .._params import DATA_FINITE, SEED, Rule, callable_, int_at_least, positive, validate_params
 from .._validation import check_int, check_positive
 from ..typing import SeedLike
 from ._integers import IntegerSource
@@ -244,6 +244,16 @@ def _law(value: Any, name: str) -> str | CdfBounds:
     return value
 
 
+def _index_range(value: Any, name: str) -> Any:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (kmin, kmax) of ints, got {type(value).__name__}")
+    return value
+
+
+#: The range of released indices: None (+-2^51) or a pair (kmin, kmax).
+_INDEX_RANGE = Rule("a pair (kmin, kmax) of ints", check=_index_range, none=True)
+
+
 @validate_params(
     {
         "law": Rule(f"one of {tuple(ATAN_LAWS)} or a cdf-bounds callable", check=_law),
@@ -254,7 +264,7 @@ def _law(value: Any, name: str) -> str | CdfBounds:
         "n": int_at_least(1),
         "rng": SEED,
         "quantile": callable_(none=True),
-        "index_range": ANY,  # checked in the body: kmin <= kmax within +-2^51
+        "index_range": _INDEX_RANGE,  # kmin <= kmax within +-2^51: checked in the body
     }
 )
 def sample_snapped_atan(

@@ -42,18 +42,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._exact_numbers import as_fraction
 from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
 from ._exp_bounds import _bernoulli_pow2_exp, _ln2_fixed, pow2_exp_bounds
-from ._integers import (
-    _COUNTS,
-    _INT62,
-    NONNEGATIVE_INTEGERS,
-    POSITIVE_FRACTION,
-    IntegerSource,
-    _as_fraction,
-    _rate_values,
-)
+from ._integers import _COUNTS, _INT62, NONNEGATIVE_INTEGERS, POSITIVE_FRACTION, IntegerSource, _rate_values
 
 __all__ = [
     "NONNEGATIVE_INTEGERS",
@@ -89,6 +82,10 @@ def rational_rates(values: ArrayLike, scale: Fraction) -> tuple[np.ndarray, int]
     tuple of (numpy.ndarray, int)
         (nums, den): the numerators (int64 when they fit, else Python ints) and the
         common denominator.
+
+    See Also
+    --------
+    exponential_weights_batch : Return n exact draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g
 
     Examples
     --------
@@ -237,6 +234,12 @@ def exponential_weights_batch(
     tuple of (numpy.ndarray, numpy.ndarray)
         (g, o): the groups and the offsets inside them, int64 arrays of length n.
 
+    See Also
+    --------
+    rational_rates : Return (nums, den) with (max v - v_r) * scale = nums_r / den exactly (min rate 0)
+    Exponential : Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0
+    bernoulli_exp_batch : Return elementwise exact Bernoulli(exp(-num_i/den)) draws (CKS 2020, Algorithm 1)
+
     Examples
     --------
     >>> g, o = exponential_weights_batch(IntegerSource(0), [0, 1], 1, [1, 3], 4)
@@ -293,7 +296,7 @@ def exponential_weights(rates: Any, *, counts: Any = None, size: int | None = No
     >>> bool((o < np.array([1, 4, 2])[g]).all())
     True
     """
-    q = [_as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
+    q = [as_fraction(r, "rates") for r in np.asarray(rates, dtype=object).reshape(-1)]
     if not q:
         raise ValueError("rates must not be empty")
     n = [1] * len(q) if counts is None else [int(c) for c in np.asarray(counts).reshape(-1)]

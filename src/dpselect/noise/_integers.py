@@ -2,32 +2,25 @@
 
 ``IntegerSource`` draws uniform integers from a NumPy Generator (a seed
 reproduces them) or, for ``rng="secure"``, from the operating system's CSPRNG;
-``as_fraction`` converts a parameter to an exact :class:`~fractions.Fraction`.
+the rules :func:`rational` and :data:`RATIONAL` convert a parameter to an exact
+:class:`~fractions.Fraction` (:func:`dpselect._exact_numbers.as_fraction`).
 Shared by :mod:`dpselect.noise.exact` and :mod:`dpselect.noise._exact_em`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import ANY, BOOLEAN, SEED, Rule, instance_of, validate_params
+from .._exact_numbers import as_fraction
+from .._params import SEED, Rule
 from .._validation import SecureGenerator, check_random_state
 from ..typing import SeedLike
 
-__all__ = [
-    "NONNEGATIVE_INTEGERS",
-    "POSITIVE_FRACTION",
-    "RATIONAL",
-    "IntegerSource",
-    "Rational",
-    "as_fraction",
-    "rational",
-]
+__all__ = ["NONNEGATIVE_INTEGERS", "POSITIVE_FRACTION", "RATIONAL", "IntegerSource", "Rational", "rational"]
 
 _VEC_DEN = 1 << 50  # vectorise while den * K stays below 2^62
 _INT62 = 1 << 62
@@ -37,72 +30,12 @@ _INT62 = 1 << 62
 Rational = int | Fraction | float | np.integer | np.floating
 
 
-def _as_fraction(value: Any, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
-    """:func:`as_fraction` without the parameter layer (for the samplers' inner loops)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a rational number (int, Fraction or float), got bool")
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (int, Fraction)):
-        q = Fraction(value)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite")
-        q = Fraction(value)
-    else:
-        raise TypeError(f"{name} must be a rational number (int, Fraction or float), got {type(value).__name__}")
-    if positive and q <= 0:  # no value in the message: scales and rates may be computed from the data
-        raise ValueError(f"{name} must be > 0")
-    if nonnegative and q < 0:
-        raise ValueError(f"{name} must be >= 0")
-    return q
-
-
-@validate_params({"value": ANY, "name": instance_of(str), "positive": BOOLEAN, "nonnegative": BOOLEAN})
-def as_fraction(value: Rational, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
-    """Return an int, Fraction, float or NumPy real as an exact :class:`~fractions.Fraction`.
-
-    Every finite float is a rational number, so the conversion is exact
-    (``Fraction(0.1)`` is ``3602879701896397 / 2**55``).  Messages name ``name`` and never
-    echo the value (scales and rates may be computed from the data).
-
-    Parameters
-    ----------
-    value : int, Fraction, float or numpy real
-        The number (checked here, under ``name``; not a bool, finite).
-    name : str
-        The argument's name, for messages.
-    positive : bool, default=False
-        Whether ``value`` must be > 0.
-    nonnegative : bool, default=False
-        Whether ``value`` must be >= 0.
-
-    Returns
-    -------
-    fractions.Fraction
-        ``value`` exactly.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number (or is a bool).
-    ValueError
-        If it is not finite, or not > 0 / >= 0 as asked.
-
-    Examples
-    --------
-    >>> as_fraction(0.5, "scale", positive=True)
-    Fraction(1, 2)
-    """
-    return _as_fraction(value, name, positive=positive, nonnegative=nonnegative)
-
-
 def rational(*, positive: bool = False, nonnegative: bool = False) -> Rule:
     """A rational parameter (int, Fraction, float, NumPy real), handed to the body as a Fraction."""
     words = "a rational number" + (" > 0" if positive else " >= 0" if nonnegative else "")
     return Rule(
         words + " (int, Fraction or float)",
-        check=lambda v, n: _as_fraction(v, n, positive=positive, nonnegative=nonnegative),
+        check=lambda v, n: as_fraction(v, n, positive=positive, nonnegative=nonnegative),
     )
 
 

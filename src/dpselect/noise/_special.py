@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from dpselect._params import REAL, instance_of, validate_params
+from dpselect._validation import MIN_TAIL_EXPONENT as MIN_TAIL_EXPONENT  # re-bound for the noise face
 from dpselect._validation import check_delta, check_int, check_size
 
 Array = NDArray[np.float64]
@@ -128,52 +128,6 @@ def _check_shape(size: Any) -> tuple[int, ...] | None:
         return tuple(check_int(s, "size", minimum=1) for s in size)
     n = check_size(size)
     return None if n is None else (n,)
-
-
-#: Smallest tail exponent kappa (P[|Z| > z] ~ z^-kappa: df for Student t, gamma - 1 for
-#: P_gamma) that the engine and smooth-sensitivity calibration accept.  With kappa >= 0.1
-#: a draw exceeds the largest double with probability below ~1e-29, so the sampler
-#: never overflows in practice and the exact law (integrated to 1.7e308, plus a
-#: closed-form tail) stays exact; with kappa = 0.01 it happens to 1e-3 - 1e-2 of the draws
-#: (mathematics §2.3, moments) and ~20% of the mass of a noisy maximum lies beyond the doubles.
-MIN_TAIL_EXPONENT = 0.1
-
-
-@validate_params(
-    {
-        "kappa": REAL,
-        "name": instance_of(str),
-        "value": instance_of(float, int, np.floating, np.integer, description="a real number"),
-    }
-)
-def check_tail_exponent(kappa: float, name: str, value: float) -> None:
-    """Raise ValueError (naming ``name``) if a power tail z^-kappa is too heavy for floats (kappa < 0.1).
-
-    Parameters
-    ----------
-    kappa : float
-        The tail exponent (P[|Z| > z] ~ z^-kappa).
-    name : str
-        The parameter it comes from (``"df"``, ``"gamma"``), for the message.
-    value : float
-        That parameter's value (public), for the message.
-
-    Raises
-    ------
-    ValueError
-        If kappa < :data:`MIN_TAIL_EXPONENT`.
-
-    Examples
-    --------
-    >>> check_tail_exponent(3.0, "df", 3.0) is None
-    True
-    """
-    if kappa < MIN_TAIL_EXPONENT:
-        raise ValueError(
-            f"{name}={value!r} gives a tail P[|Z| > z] ~ z^-{kappa:g} too heavy for floating point: "
-            f"draws beyond the largest double are not negligible (use a tail exponent >= "
-            f"{MIN_TAIL_EXPONENT}: df >= {MIN_TAIL_EXPONENT} or gamma >= {1 + MIN_TAIL_EXPONENT})"
-        )
 
 
 def _require_pure(delta: Any, law: str) -> None:

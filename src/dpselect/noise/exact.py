@@ -34,11 +34,10 @@ from ..typing import SeedLike
 from ._exact_atan import sample_snapped_atan
 from ._exact_core import _bernoulli_exp_batch, _discrete_laplace_batch
 from ._exact_em import NONNEGATIVE_INTEGERS, exponential_weights, exponential_weights_batch, rational_rates
-from ._integers import _INT62, RATIONAL, IntegerSource, Rational, as_fraction, rational
+from ._integers import _INT62, RATIONAL, IntegerSource, Rational, rational
 
 __all__ = [
     "IntegerSource",
-    "as_fraction",
     "bernoulli_exp",
     "bernoulli_exp_batch",
     "discrete_gaussian",
@@ -119,6 +118,12 @@ def bernoulli_exp(x: Rational, *, size: int | None = None, rng: SeedLike = None)
     bool or numpy.ndarray of bool
         One draw for ``size=None``, else ``size`` independent draws.
 
+    See Also
+    --------
+    bernoulli_exp_batch : Return elementwise exact Bernoulli(exp(-num_i/den)) draws (CKS 2020, Algorithm 1)
+    discrete_gaussian : Exact discrete Gaussian on the integers with rational variance parameter ``sigma2`` > 0
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+
     References
     ----------
     Canonne, Kamath & Steinke (2020), *The Discrete Gaussian for Differential
@@ -176,6 +181,12 @@ def discrete_laplace_batch(src: IntegerSource, s: int, t: int, n: int, clamp: in
     OverflowError
         If a draw exceeds int64 and ``clamp`` is None.
 
+    See Also
+    --------
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+    discrete_laplace_logpmf : Return log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)
+    bernoulli_exp_batch : Return elementwise exact Bernoulli(exp(-num_i/den)) draws (CKS 2020, Algorithm 1)
+
     Examples
     --------
     >>> discrete_laplace_batch(IntegerSource(0), 1, 2, 3).shape
@@ -217,6 +228,12 @@ def discrete_laplace(scale: Rational, *, size: int | None = None, rng: SeedLike 
     int or numpy.ndarray of int64
         One draw for ``size=None``, else ``size`` independent draws.
 
+    See Also
+    --------
+    discrete_laplace_batch : Return n exact draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t)
+    discrete_laplace_logpmf : Return log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)
+    discrete_gaussian : Exact discrete Gaussian on the integers with rational variance parameter ``sigma2`` > 0
+
     References
     ----------
     Canonne, Kamath & Steinke (2020), NeurIPS, Algorithm 2; see also the
@@ -249,6 +266,12 @@ def discrete_laplace_logpmf(y: ArrayLike, scale: Rational) -> NDArray[np.float64
     -------
     numpy.ndarray
         log P[Y = y], shaped like ``y`` (a NumPy float for a scalar).
+
+    See Also
+    --------
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+    discrete_laplace_batch : Return n exact draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t)
+    discrete_gaussian : Exact discrete Gaussian on the integers with rational variance parameter ``sigma2`` > 0
 
     Examples
     --------
@@ -291,6 +314,12 @@ def discrete_gaussian(sigma2: Rational, *, size: int | None = None, rng: SeedLik
     -------
     int or numpy.ndarray of int64
         One draw for ``size=None``, else ``size`` independent draws.
+
+    See Also
+    --------
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+    discrete_laplace_batch : Return n exact draws of CKS Algorithm 2: P[Y = y] proportional to exp(-|y| s / t)
+    discrete_laplace_logpmf : Return log P[Y = y] of :func:`discrete_laplace` (float, for laws and audits)
 
     References
     ----------

@@ -7,10 +7,11 @@ granularity lambda = 2^j instead, and k is sampled *exactly*
 (:mod:`dpselect.noise.exact`): every grid point has the probability the
 mathematics says, and k lambda is an exact float for |k| < 2^53.
 
-* :func:`check_granularity`, :func:`default_granularity`: lambda = 2^j, by
-  default j = floor(log2(min(scales))) - :data:`GRID_BITS` from public scales
-  only (never from the data);
-* :func:`grid_index`: c = floor(v/lambda + 1/2), exact in float arithmetic;
+* :func:`default_granularity`: lambda = 2^j, by default
+  j = floor(log2(min(scales))) - :data:`GRID_BITS` from public scales only (never from
+  the data);
+* the rounding c = floor(v/lambda + 1/2), exact in float arithmetic
+  (:mod:`dpselect._exact_numbers`, shared with the releases);
 * :class:`GridLaplace`: f(x) of sensitivity Delta released as lambda (c + K),
   K ~ discrete Laplace with scale t = ceil(Delta/lambda)/epsilon (rounded up to a
   dyadic with 40 significant bits), epsilon-DP, with its exact output law.
@@ -29,36 +30,17 @@ from typing import ClassVar, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._params import EPSILON, SEED, SIZE, Rule, positive, validate_fields
+from .._exact_numbers import dyadic_ceil, grid_index
+from .._params import EPSILON, GRANULARITY, SEED, SIZE, Rule, positive, validate_fields
 from .._validation import as_real_array
 from ..accounting import grid_steps
 from ..privacy import Privacy
 from ..typing import Relation, SeedLike
 from ._exact_core import _discrete_laplace_batch
-from ._grid_points import (
-    GRID_BITS,
-    MAX_INDEX,
-    _check_granularity,
-    _grid_index,
-    _grid_values,
-    check_granularity,
-    default_granularity,
-    dyadic_ceil,
-    grid_index,
-    grid_values,
-)
+from ._grid_points import GRID_BITS, MAX_INDEX, _grid_values, default_granularity, grid_values
 from .exact import IntegerSource
 
-__all__ = [
-    "GRID_BITS",
-    "MAX_INDEX",
-    "GridLaplace",
-    "check_granularity",
-    "default_granularity",
-    "dyadic_ceil",
-    "grid_index",
-    "grid_values",
-]
+__all__ = ["GRID_BITS", "MAX_INDEX", "GridLaplace", "default_granularity", "grid_values"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +74,12 @@ class GridLaplace:
         Delta/epsilon to ceil(Delta/lambda) lambda / epsilon <= (Delta + lambda)/epsilon
         (relative 2^-20 at the default).
 
+    See Also
+    --------
+    Laplace : Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0)
+    LaplaceLogNormal : Laplace log-normal LLN(sigma): Z = X e^{sigma Y}, X ~ Laplace(1), Y ~ N(0,1) indep
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+
     References
     ----------
     Ghosh, Roughgarden & Sundararajan (2009), *Universally utility-maximizing
@@ -116,7 +104,7 @@ class GridLaplace:
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "sensitivity": positive(),
         "epsilon": EPSILON,
-        "granularity": Rule("a power of two", check=_check_granularity, none=True),
+        "granularity": GRANULARITY,
     }
 
     def __post_init__(self) -> None:
@@ -178,7 +166,7 @@ class GridLaplace:
             ``value``, or of length ``size``).
         """
         scalar = np.ndim(value) == 0
-        c = _grid_index(value, self.lam).reshape(-1)
+        c = grid_index(value, self.lam).reshape(-1)
         size = SIZE(size, "size")
         rng = SEED(rng, "rng")
         if size is not None and not scalar:

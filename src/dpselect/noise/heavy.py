@@ -10,19 +10,9 @@ import numpy as np
 from scipy import special
 
 from dpselect._params import Rule, positive
-from dpselect._validation import check_epsilon, check_finite_float
+from dpselect._validation import check_epsilon, check_finite_float, check_tail_exponent
 
-from ._special import (
-    _INF,
-    LOG2,
-    Array,
-    _beta_args,
-    _ibeta_tail_logx,
-    _log1mexp,
-    _log_ibeta,
-    _require_pure,
-    check_tail_exponent,
-)
+from ._special import _INF, LOG2, Array, _beta_args, _ibeta_tail_logx, _log1mexp, _log_ibeta, _require_pure
 from ._symmetric import _Symmetric
 
 
@@ -41,6 +31,10 @@ class StudentT(_Symmetric):
     ----------
     df : float
         The degrees of freedom d > 0 (``admissible`` needs d >= 0.1).
+
+    See Also
+    --------
+    PolynomialTail : Polynomial-tail law P_gamma: h(z) = c_gamma / (1 + |z|^gamma), gamma > 1 (mathematics §2.3)
 
     Examples
     --------
@@ -188,6 +182,10 @@ class PolynomialTail(_Symmetric):
     ----------
     gamma : float
         The tail exponent gamma > 1 (``admissible`` needs gamma >= 1.1).
+
+    See Also
+    --------
+    StudentT : Student's t with ``df`` = d degrees of freedom (mathematics §2.4, Bun-Steinke 2019)
 
     Examples
     --------

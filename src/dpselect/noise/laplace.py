@@ -26,6 +26,12 @@ class Laplace(_Symmetric):
     ``one_sided()`` is the Exp(1) law (same formulas as :class:`Exponential`,
     but with Laplace's ``admissible``).  It has no parameters.
 
+    See Also
+    --------
+    Exponential : Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0
+    Gumbel : Standard Gumbel: h(z) = exp(-z - e^{-z}), F(z) = exp(-e^{-z})
+    GridLaplace : Exact discrete Laplace release on the grid lambda Z for a statistic of sensitivity Delta
+
     Examples
     --------
     >>> round(float(Laplace().cdf(0.0)), 3), Laplace().var()
@@ -119,6 +125,12 @@ class Exponential(OneSided):
     report-noisy-max noise it is not admissible for smooth scales (mathematics §2.6).
     It has no parameters.
 
+    See Also
+    --------
+    Gumbel : Standard Gumbel: h(z) = exp(-z - e^{-z}), F(z) = exp(-e^{-z})
+    Laplace : Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0)
+    exponential_weights_batch : Return n exact draws of (g, o): P ∝ e^{-nums_g/den}, o uniform below counts_g
+
     Examples
     --------
     >>> Exponential().mean_abs(), Exponential().var()
@@ -167,6 +179,11 @@ class Gumbel(NoiseDistribution):
 
     Sampler ``rng.gumbel``; Var = pi^2/6.  EM noise (mathematics §2.6); not admissible
     for smooth scales.  It has no parameters.
+
+    See Also
+    --------
+    Exponential : Standard exponential Exp(1): g(z) = e^{-z}, G(z) = 1 - e^{-z} on z >= 0
+    Laplace : Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0)
 
     Examples
     --------

@@ -55,6 +55,12 @@ class LaplaceLogNormal(_Symmetric):
     sigma : float
         The log-normal shape sigma > 0.
 
+    See Also
+    --------
+    GridLaplace : Exact discrete Laplace release on the grid lambda Z for a statistic of sensitivity Delta
+    Laplace : Standard Laplace: h(z) = e^{-|z|}/2, F(z) = e^z/2 (z < 0), 1 - e^{-z}/2 (z >= 0)
+    discrete_laplace : Exact discrete Laplace on the integers with rational ``scale`` > 0
+
     Examples
     --------
     >>> round(LaplaceLogNormal(0.5).mean_abs(), 6)

@@ -77,10 +77,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import RELATION, validate_params
+from ..._params import COUNTS, RELATION, validate_params
 from ...sensitivity import StepProfile
 from ...typing import ArrayLike, Relation, TieRule
-from ._rules import COUNTS, TIE_RULE, TIE_RULES
+from ._rules import TIE_RULE, TIE_RULES
 
 __all__ = ["TIE_RULES", "candidate_distances", "distance_to_instability"]
 
@@ -131,6 +131,11 @@ def distance_to_instability(
     float
         t*, ``math.inf`` when no indicator can ever change (m = 1, or the
         empty table under ``relation="replace"``).
+
+    See Also
+    --------
+    candidate_distances : Per-candidate t*_r: distance to the nearest table where r's indicator can flip in one step
+    mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
 
     References
     ----------
@@ -225,6 +230,10 @@ def candidate_distances(
     -------
     numpy.ndarray of float, shape (m,)
         t*_r (``inf`` where r's indicator can never flip).
+
+    See Also
+    --------
+    distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
 
     References
     ----------

@@ -33,14 +33,15 @@ from typing import Literal, TypeVar, cast, overload
 
 import numpy as np
 
-from ..._params import DELTA, EPSILON, RELATION, SEED, SIZE, options, validate_params
+from ..._mechanism_lookup import MECHANISM, resolve_mechanism
+from ..._params import ACCOUNTANT, COUNTS, DELTA, EPSILON, NAMES, RELATION, SEED, SIZE, options, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism
+from ...mechanisms import Mechanism
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, Relation, SeedLike, TieRule
 from ._instability import _indicators, _profiles
-from ._rules import ACCOUNTANT, COUNTS, MECHANISM, NAMES, TIE_RULE, UTILITIES
+from ._rules import TIE_RULE, UTILITIES
 
 __all__ = ["UTILITIES", "majority_neighbours", "majority_problem", "private_argmax"]
 
@@ -86,6 +87,12 @@ def majority_problem(
     SelectionProblem
         The problem, with the exact local-sensitivity profiles for the
         indicator utility.
+
+    See Also
+    --------
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    private_argmax : Privately select (approximately) the class with the largest count
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
 
     Notes
     -----
@@ -256,6 +263,11 @@ def private_argmax(
         The index of the chosen class, or its label (an element of ``labels``)
         when ``labels`` is given; with ``size``, an array of ``size`` of them.
 
+    See Also
+    --------
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
+
     Notes
     -----
     The privacy guarantee is ``mech.privacy(majority_problem(counts, ...))``;
@@ -309,6 +321,12 @@ def majority_neighbours(counts: ArrayLike, relation: Relation = "add_remove") ->
     -------
     list of numpy.ndarray of int64
         Every neighbour of ``counts`` under ``relation``.
+
+    See Also
+    --------
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
+    private_argmax : Privately select (approximately) the class with the largest count
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
 
     Examples
     --------

@@ -16,7 +16,7 @@ from typing import overload
 
 import numpy as np
 
-from ..._params import BOOLEAN, EPSILON, SEED, SIZE, validate_params
+from ..._params import ACCOUNTANT, BOOLEAN, EPSILON, SAMPLE, SEED, SIZE, validate_params
 from ..._validation import check_array_1d, check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
@@ -24,7 +24,7 @@ from ...mechanisms import ExponentialMechanism, distance_problem
 from ...output_law import OutputLaw
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
-from ._rules import ACCOUNTANT, CANDIDATES, SAMPLE
+from ._rules import CANDIDATES
 
 __all__ = ["ModeUtility", "duff_mode", "duff_mode_probabilities", "duff_mode_utility", "mode_problem"]
 
@@ -39,6 +39,12 @@ class ModeUtility:
         The output space (the public candidates, or the distinct values of the sample).
     utility : numpy.ndarray of float
         u_d(x, v) = n_v - n_max for each candidate (<= 0).
+
+    See Also
+    --------
+    duff_mode_utility : The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25)
+    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
     """
 
     candidates: np.ndarray
@@ -101,6 +107,12 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
         ``candidates`` (the output space) and ``utility`` (u_d(x, v) for each
         candidate, <= 0).
 
+    See Also
+    --------
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
+    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
+
     References
     ----------
     Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
@@ -145,6 +157,12 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     -------
     SelectionProblem
         The problem (no guarantee when ``candidates`` is None).
+
+    See Also
+    --------
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
+    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
 
     References
     ----------
@@ -203,6 +221,12 @@ def duff_mode_probabilities(
     OutputLaw
         The output probability of each candidate; its ``support`` is the
         output space (the candidates).
+
+    See Also
+    --------
+    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
+    duff_mode_utility : The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25)
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
     References
     ----------
@@ -298,6 +322,12 @@ def duff_mode(
     float or numpy.ndarray
         The chosen candidate (a Python float), or an array of ``size``
         candidates.
+
+    See Also
+    --------
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
+    duff_mode_utility : The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25)
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
     Notes
     -----

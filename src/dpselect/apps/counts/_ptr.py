@@ -66,12 +66,13 @@ import math
 import numpy as np
 from numpy.ma.core import MaskedConstant
 
-from ..._params import DATA_FINITE, EPSILON, SEED, SIZE, validate_params
+from ..._exact_numbers import grid_index
+from ..._params import ACCOUNTANT, DATA_FINITE, EPSILON, GRANULARITY, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_privacy
-from ...noise import GridLaplace, grid_index, grid_values
+from ...noise import GridLaplace, grid_values
 from ...typing import SeedLike
-from ._rules import ACCOUNTANT, DISTANCE, GRANULARITY, PTR_BOUND, PTR_DELTA
+from ._rules import DISTANCE, PTR_BOUND, PTR_DELTA
 
 __all__ = ["propose_test_release", "ptr_privacy"]
 
@@ -128,9 +129,9 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
 def propose_test_release(
     value: float,
     distance_to_instability: float,
+    epsilon: float,
     *,
     bound: float,
-    epsilon: float,
     delta: float,
     granularity: float | None = None,
     rng: SeedLike = None,
@@ -151,11 +152,11 @@ def propose_test_release(
     distance_to_instability : float
         gamma(D) = min{d(D, D') : LS_f(D') > bound} (>= 0; ``inf`` allowed);
         must have sensitivity 1 in the neighbour relation used.
+    epsilon : float
+        The privacy parameter (> 0).
     bound : float
         The proposed bound b >= 0 on the local sensitivity (chosen publicly;
         keyword-only).
-    epsilon : float
-        The privacy parameter (> 0; keyword-only).
     delta : float
         In (0, 1) (keyword-only).
     granularity : float or None, default=None

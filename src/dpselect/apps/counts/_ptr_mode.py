@@ -51,13 +51,13 @@ import numpy as np
 from numpy.ma import MaskedArray
 from numpy.ma.core import MaskedConstant
 
-from ..._params import EPSILON, RELATION, SEED, SIZE, validate_params
+from ..._params import ACCOUNTANT, COUNTS, EPSILON, RELATION, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_mode_privacy
 from ...output_law import OutputLaw
 from ...typing import ArrayLike, Relation, SeedLike
 from ._ptr import _integer_threshold, _test_noise
-from ._rules import ACCOUNTANT, COUNTS, PTR_DELTA
+from ._rules import PTR_DELTA
 
 __all__ = ["mode_distance_to_instability", "ptr_mode", "ptr_mode_privacy", "ptr_mode_probabilities"]
 
@@ -83,6 +83,12 @@ def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add
     -------
     float
         gamma (``inf`` for a single candidate).
+
+    See Also
+    --------
+    ptr_mode : PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
+    distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
 
     References
     ----------
@@ -136,6 +142,12 @@ def ptr_mode_probabilities(
         The release and the ⊥ probabilities (summing to 1), over the support
         ``[argmax index, np.ma.masked]`` (an object array: ⊥ is numpy's masked
         value, as :func:`ptr_mode` returns it).
+
+    See Also
+    --------
+    ptr_mode : PTR mode: the argmax index (first on ties) if gamma + K > T, else ⊥
+    mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
 
     Notes
     -----
@@ -244,6 +256,12 @@ def ptr_mode(
     int, numpy.ma.MaskedConstant or numpy.ma.MaskedArray
         One draw: the index or ``np.ma.masked`` (⊥); with ``size``: a masked
         array of ``size`` indices whose masked entries are ⊥.
+
+    See Also
+    --------
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
+    mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
+    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
     References
     ----------

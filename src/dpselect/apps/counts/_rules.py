@@ -2,9 +2,9 @@
 
 Each rule calls the check the bodies used to call, so messages are unchanged.  Values
 computed from the data (a PTR value, its distance to instability, the proposed bound) are
-checked without echoing them (a message is a release).  A sample ``x`` is checked in the
-body against its ``candidates`` (it may be empty only when they are given), candidate
-names against the number of counts, and a mechanism against ``epsilon`` by the registry.
+checked without echoing them (a message is a release).  The rules every package shares
+(the data ``x``, candidate names, a mechanism, an accountant, the output grid) live in
+:mod:`dpselect._params` and :mod:`dpselect._mechanism_lookup`.
 """
 
 from __future__ import annotations
@@ -14,24 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import Rule, array_1d, instance_of, options
-from ..._validation import check_counts, check_delta_positive, check_positive
-from ...accounting import Accountant
-from ...noise import check_granularity
+from ..._params import Rule, array_1d, options
+from ..._validation import check_delta_positive, check_positive
 from ...typing import ArrayLike
 
 __all__ = [
-    "ACCOUNTANT",
     "CANDIDATES",
-    "COUNTS",
     "DISTANCE",
-    "GRANULARITY",
     "LABELS",
-    "MECHANISM",
-    "NAMES",
     "PTR_BOUND",
     "PTR_DELTA",
-    "SAMPLE",
     "TIE_RULE",
     "TIE_RULES",
     "UTILITIES",
@@ -62,24 +54,12 @@ def _ptr_delta(value: Any, name: str) -> float:
     return check_delta_positive(value, "the PTR threshold is ln(1/delta)/epsilon", name)
 
 
-#: Non-negative integer counts, one per candidate (returned as int64; messages quote no count).
-COUNTS = Rule("a 1-D array of non-negative integer counts", check=check_counts)
 #: The tie convention of the argmax-indicator utility.
 TIE_RULE = options(*TIE_RULES)
 #: Raw labels, one per record (or public candidate labels).
 LABELS = Rule("a 1-D sequence of labels (no None, NaN or inf)", check=as_labels)
-#: Names of the candidates: checked by :class:`~dpselect.problem.SelectionProblem` against the counts.
-NAMES = Rule("None or a sequence of candidate names, one per count")
-#: A selection mechanism: resolved (and checked against epsilon) by the mechanisms' registry.
-MECHANISM = Rule("a mechanism name of dpselect.mechanisms or a mechanism instance")
-#: An accountant charged before any randomness is drawn.
-ACCOUNTANT = instance_of(Accountant, description="an Accountant", none=True)
-#: A sample: checked in the body against ``candidates`` (empty only when they are given).
-SAMPLE = Rule("a 1-D array of finite real numbers (empty only with public candidates)")
 #: A public candidate set of real values (distinctness checked in the body).
 CANDIDATES = array_1d(none=True)
-#: The output grid: a power of two.
-GRANULARITY = Rule("a power of two", check=check_granularity, none=True)
 #: delta of propose-test-release: in (0, 1), since the threshold is ln(1/delta)/epsilon.
 PTR_DELTA = Rule("a float in (0, 1)", check=_ptr_delta)
 #: A distance to instability: >= 0 (inf allowed), never echoed.

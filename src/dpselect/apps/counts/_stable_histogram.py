@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, SIZE, validate_params
+from ..._params import ACCOUNTANT, COUNTS, EPSILON, GRANULARITY, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
 from ...noise import GridLaplace
 from ...typing import ArrayLike, SeedLike
 from ._ptr import _grid_threshold
-from ._rules import ACCOUNTANT, COUNTS, GRANULARITY, PTR_DELTA
+from ._rules import PTR_DELTA
 
 __all__ = ["stable_histogram", "stable_histogram_privacy", "stable_histogram_probabilities"]
 
@@ -67,6 +67,12 @@ def stable_histogram_probabilities(
     -------
     numpy.ndarray of float, shape (k,)
         The probability that each bin is released non-zero.
+
+    See Also
+    --------
+    stable_histogram : LN stable histogram (mathematics §6.3): (epsilon, delta/2)-DP under add/remove
+    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
+    ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
 
     References
     ----------
@@ -146,6 +152,10 @@ def stable_histogram(
     -------
     numpy.ndarray of float, shape (k,) or (size, k)
         The released counts (0 for suppressed bins), multiples of the granularity.
+
+    See Also
+    --------
+    stable_histogram_probabilities : P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact ...
 
     References
     ----------

@@ -8,14 +8,15 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, SIZE, int_at_least, validate_params
+from ..._mechanism_lookup import MECHANISM, resolve_mechanism
+from ..._params import ACCOUNTANT, EPSILON, SEED, SIZE, int_at_least, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism, select_top_k, top_k_privacy
+from ...mechanisms import Mechanism, select_top_k, top_k_privacy
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
-from ._rules import ACCOUNTANT, LABELS, MECHANISM
+from ._rules import LABELS
 
 __all__ = ["label_counts", "private_majority"]
 
@@ -37,6 +38,10 @@ def label_counts(labels: ArrayLike | Sequence[object], candidates: Sequence[obje
     -------
     numpy.ndarray of int64, shape (len(candidates),)
         ``counts[j]`` = number of records whose label equals ``candidates[j]``.
+
+    See Also
+    --------
+    private_majority : Privately select the most frequent label of a sample of raw labels (one per record)
 
     Examples
     --------
@@ -186,6 +191,12 @@ def private_majority(
         distinct candidate labels, most preferred first; with ``size``, an object array of
         ``size`` draws (shape ``(size,)``, or ``(size, k)`` with ``k``).  No count is
         returned or printed.
+
+    See Also
+    --------
+    label_counts : How many records carry each candidate label (records with another label count nowhere)
+    majority_neighbours : All neighbouring count vectors (for exact audits)
+    majority_problem : Majority :class:`~dpselect.problem.SelectionProblem` for class counts
 
     References
     ----------

@@ -40,7 +40,7 @@ from __future__ import annotations
 from ._duff.mean import duff_mean, duff_mean_intervals, duff_mean_utility
 from ._duff.mean_levels import MeanLevels, duff_mean_levels
 from ._duff.median import duff_median, duff_median_utility, median_neighbours
-from ._duff.median_law import duff_median_intervals, duff_median_pdf, expected_absolute_error, output_cdf
+from ._duff.median_law import duff_median_intervals, duff_median_pdf
 from ._exponential.law import quantile_expected_error, quantile_law, true_quantile
 from ._exponential.quantile import private_median, private_quantile
 from ._multi.quantiles import QUANTILES_METHODS, private_quantiles
@@ -89,14 +89,12 @@ __all__ = [
     "expected_abs_error_laplace_ln",
     "expected_abs_error_smooth_sens_approx",
     "expected_abs_error_smooth_sens_pure",
-    "expected_absolute_error",
     "grouped_quantiles",
     "laplace_ln",
     "laplace_ln_mechanism",
     "local_sensitivity_median",
     "local_sensitivity_quantile",
     "median_neighbours",
-    "output_cdf",
     "percentile_neighbours",
     "percentile_problem",
     "percentile_stability",

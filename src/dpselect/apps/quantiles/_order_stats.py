@@ -110,6 +110,12 @@ def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], ind
     float
         The local sensitivity (not private: it reads the data).
 
+    See Also
+    --------
+    local_sensitivity_median : LS of the lower median (0-based index ceil(n/2) - 1) under replace-one
+    smooth_sensitivity_quantile : NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based) ...
+    smooth_sensitivity_median : NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based) ...
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import local_sensitivity_quantile
@@ -137,6 +143,12 @@ def local_sensitivity_median(x: ArrayLike, *, bounds: tuple[float, float]) -> fl
     -------
     float
         The local sensitivity (not private: it reads the data).
+
+    See Also
+    --------
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    smooth_sensitivity_median : NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based) ...
+    smooth_sensitivity_quantile : NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based) ...
 
     Examples
     --------
@@ -226,6 +238,12 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
     float
         S*_beta(x) (not private: it reads the data).
 
+    See Also
+    --------
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    smooth_sensitivity_median : NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based) ...
+    local_sensitivity_median : LS of the lower median (0-based index ceil(n/2) - 1) under replace-one
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import smooth_sensitivity_quantile
@@ -258,6 +276,12 @@ def smooth_sensitivity_median(x: ArrayLike, beta: float, *, bounds: tuple[float,
     -------
     float
         S*_beta(x) (not private: it reads the data).
+
+    See Also
+    --------
+    local_sensitivity_median : LS of the lower median (0-based index ceil(n/2) - 1) under replace-one
+    smooth_sensitivity_quantile : NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based) ...
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
 
     Examples
     --------

@@ -124,6 +124,11 @@ class DPRandomForestClassifier(DPClassifierBase):
     estimators_ : list of DPDecisionTreeClassifier
         The fitted trees ("trees" only).
 
+    See Also
+    --------
+    DPDecisionTreeClassifier : Differentially private decision tree (binary cuts or DiffP-ID3), add/remove ...
+    auto_forest_depth : Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only)
+
     Notes
     -----
     **Preprocessing.**  In a ``Pipeline``, scale with

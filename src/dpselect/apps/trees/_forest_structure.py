@@ -244,6 +244,12 @@ def fletcher_islam_depth(n_continuous: int, n_categorical: int, cap: int = 15) -
     int
         The depth, in [0, cap].
 
+    See Also
+    --------
+    auto_forest_depth : Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only)
+    auto_n_estimators : Default number of trees: round(sqrt(n) / 2), clipped to [4, 32] (public inputs only)
+    auto_tree_depth : Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public ...
+
     Examples
     --------
     >>> fletcher_islam_depth(4, 0), fletcher_islam_depth(6, 8), fletcher_islam_depth(0, 3)
@@ -279,6 +285,11 @@ def auto_n_estimators(n_records: float) -> int:
     int
         The number of trees T, in [4, 32].
 
+    See Also
+    --------
+    auto_forest_depth : Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only)
+    fletcher_islam_depth : Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (mathematics §5.3)
+
     Examples
     --------
     >>> auto_n_estimators(100), auto_n_estimators(2_000), auto_n_estimators(1e6)
@@ -311,6 +322,12 @@ def auto_forest_depth(n_records: float, n_estimators: int, fletcher_islam: int) 
     -------
     int
         The depth of every tree (>= 0).
+
+    See Also
+    --------
+    fletcher_islam_depth : Default depth floor(d_c + m_k/2) (floor(m_k/2) if m_c = 0), capped (mathematics §5.3)
+    auto_n_estimators : Default number of trees: round(sqrt(n) / 2), clipped to [4, 32] (public inputs only)
+    DPRandomForestClassifier : Private forest: greedy private trees on disjoint parts (default) or ...
 
     Examples
     --------

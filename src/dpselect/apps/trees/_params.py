@@ -18,10 +18,15 @@ checked by the estimators after the rules.  ``bounds``, ``categorical_features``
 
 from __future__ import annotations
 
-from ..._params import ANY, DELTA, EPSILON, OUT_OF_BOUNDS_RULE, SEED, Rule, instance_of, options
-from ...accounting import Accountant
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["ALGORITHMS", "COMMON_CONSTRAINTS", "LEAF_UTILITIES", "MECHANISMS", "SPLITS", "STOPPINGS"]
+import numpy as np
+
+from ..._params import ACCOUNTANT, DELTA, EPSILON, OUT_OF_BOUNDS_RULE, SEED, Rule, options
+from ..._validation import as_real_array
+
+__all__ = ["ALGORITHMS", "COMMON_CONSTRAINTS", "LEAF_UTILITIES", "MECHANISMS", "PARAM_GRID", "SPLITS", "STOPPINGS"]
 
 #: Selection mechanisms the estimators accept, by registry name (:func:`dpselect.mechanisms.make_mechanism`).
 MECHANISMS = ("pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld")
@@ -37,15 +42,54 @@ ALGORITHMS = ("trees", "fletcher_islam")
 #: The estimators' ``random_state``: the library's seed check, in the estimators' words.
 _RANDOM_STATE = Rule("an int >= 0, 'secure', a Generator, SeedSequence or RandomState", check=SEED.check, none=True)
 
+
+def _collection(value: Any, name: str) -> Any:
+    """A mapping or a non-string collection (its entries are checked against the data at fit)."""
+    if isinstance(value, (str, bytes)) or not (isinstance(value, Mapping) or hasattr(value, "__iter__")):
+        raise TypeError(f"{name} must be a collection or a mapping, got {type(value).__name__}")
+    return value
+
+
+def _bounds(value: Any, name: str) -> Any:
+    """A mapping {feature: (lo, hi)}, or real (lo, hi) pairs (the last axis of length 2)."""
+    if isinstance(_collection(value, name), Mapping):
+        return value
+    arr = as_real_array(value, name)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != 2:
+        raise ValueError(f"{name} must be (lo, hi) pairs (shape (2,) or (n, 2)), got shape {arr.shape}")
+    return value
+
+
+def _classes(value: Any, name: str) -> Any:
+    """Public class labels: a 1-D collection."""
+    if np.ndim(_collection(value, name)) != 1 or isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a 1-D collection of labels")
+    return value
+
+
+def _param_grid(value: Any, name: str) -> Any:
+    """A dict of parameter grids, or a non-empty list of such dicts."""
+    grids = [value] if isinstance(value, Mapping) else value
+    if isinstance(grids, (str, bytes)) or not isinstance(grids, (list, tuple)) or not grids:
+        raise TypeError(f"{name} must be a dict or a non-empty list of dicts, got {type(value).__name__}")
+    if not all(isinstance(g, Mapping) for g in grids):
+        raise TypeError(f"{name} must be a dict or a list of dicts")
+    return value
+
+
+#: :class:`DPSearchCV`'s grid: a dict or a list of dicts (names checked against the estimator at fit).
+PARAM_GRID = Rule("a dict or a non-empty list of dicts", check=_param_grid)
+
 #: The rules of the parameters both tree estimators take (each adds its own).
 COMMON_CONSTRAINTS: dict[str, Rule] = {
     "epsilon": EPSILON,
     "delta": DELTA,
     "mechanism": options(*MECHANISMS),
-    "bounds": ANY,  # checked against the training data's columns at fit
-    "categorical_features": ANY,  # checked against the training data's columns at fit
-    "classes": ANY,  # checked against the training labels at fit
-    "accountant": instance_of(Accountant, description="a dpselect.Accountant", none=True),
+    # bounds, categorical features and classes: checked against the training data at fit
+    "bounds": Rule("(lo, hi) pairs or a mapping {feature: (lo, hi)}", check=_bounds, none=True),
+    "categorical_features": Rule("indices, names, a mask or a mapping", check=_collection, none=True),
+    "classes": Rule("a 1-D collection of labels", check=_classes, none=True),
+    "accountant": ACCOUNTANT,
     "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
     "random_state": _RANDOM_STATE,
 }

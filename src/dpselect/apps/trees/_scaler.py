@@ -8,7 +8,7 @@ fitted model (the scaler's ``data_min_``, the cut points) releases them.
 :class:`PublicBoundsScaler` maps every feature by public bounds
 (lo_j, hi_j) declared in advance:
 
-    z_j = (x_j - lo_j) / (hi_j - lo_j),   clipped to [0, 1] with ``clip=True``,
+    z_j = (x_j - lo_j) / (hi_j - lo_j),   clipped to [0, 1] with ``clip_output=True``,
 
 so its output lies in [0, 1] and ``bounds=(0, 1)`` of the next step is
 public indeed.  ``fit`` records only the number of features (and their
@@ -27,10 +27,24 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..._params import ANY, BOOLEAN, Rule, validate_estimator
+from ..._params import BOOLEAN, Rule, validate_estimator
 from ...typing import ArrayLike
 
 __all__ = ["PublicBoundsScaler"]
+
+
+def _bounds_rule(value: Any, name: str) -> Any:
+    """A (lo, hi) pair or an (n_features, 2) array of finite numbers with lo < hi (the count is checked at fit)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a (lo, hi) pair or an array of shape (n_features, 2)") from None
+    if arr.ndim not in (1, 2) or arr.shape[-1] != 2 or (arr.ndim == 1 and arr.shape != (2,)):
+        raise ValueError(f"{name} must be a (lo, hi) pair or an array of shape (n_features, 2), got shape {arr.shape}")
+    pairs = arr.reshape(-1, 2)
+    if not (np.isfinite(pairs).all() and (pairs[:, 0] < pairs[:, 1]).all()):
+        raise ValueError(f"PublicBoundsScaler: {name} must be finite with lo < hi for every feature")
+    return value
 
 
 def _bounds(bounds: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +84,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     bounds : (lo, hi) pair or array-like of shape (n_features, 2)
         Public bounds of every feature (one pair for all, or one per
         feature), finite with lo < hi, declared before seeing the data.
-    clip : bool, default=True
+    clip_output : bool, default=True
         Clip the output to [0, 1] (values outside the bounds go to the
         nearest end, as the DP estimators' ``on_out_of_bounds="clip"`` does).
 
@@ -102,11 +116,14 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1. , 0. ]])
     """
 
-    _parameter_constraints: ClassVar[dict[str, Rule]] = {"bounds": ANY, "clip": BOOLEAN}
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "bounds": Rule("a (lo, hi) pair or an (n_features, 2) array", check=_bounds_rule, none=True),
+        "clip_output": BOOLEAN,
+    }
 
-    def __init__(self, bounds: ArrayLike | None = None, *, clip: bool = True) -> None:
+    def __init__(self, bounds: ArrayLike | None = None, *, clip_output: bool = True) -> None:
         self.bounds = bounds
-        self.clip = clip
+        self.clip_output = clip_output
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
@@ -135,7 +152,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """(X - lo) / (hi - lo) per feature, clipped to [0, 1] when ``clip``.
+        """(X - lo) / (hi - lo) per feature, clipped to [0, 1] when ``clip_output``.
 
         Parameters
         ----------
@@ -150,7 +167,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, ("lower_", "upper_"))
         arr: np.ndarray = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         Z = (arr - self.lower_.astype(arr.dtype)) / (self.upper_ - self.lower_).astype(arr.dtype)
-        return np.clip(Z, 0.0, 1.0) if self.clip else Z
+        return np.clip(Z, 0.0, 1.0) if self.clip_output else Z
 
     def inverse_transform(self, X: ArrayLike) -> np.ndarray:
         """The original scale: lo + Z (hi - lo) per feature (clipped values come back at the bounds).

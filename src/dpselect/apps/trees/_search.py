@@ -62,13 +62,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..._params import ANY, DELTA, EPSILON, SEED, Rule, instance_of, int_at_least, options, positive, validate_estimator
+from ..._params import ACCOUNTANT, DELTA, EPSILON, SEED, Rule, int_at_least, options, positive, validate_estimator
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
 from ...privacy import Privacy
 from ...typing import ArrayLike, SeedLike
 from ._estimator import remember_detached, resolve_accountant
+from ._params import PARAM_GRID
 from ._repeat import sample_repetitions
 from ._search_plan import above_one, best_run, estimator_rule, plan_search
 from ._tabular import is_dataframe
@@ -196,7 +197,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
         "estimator": Rule("a scikit-learn estimator", check=estimator_rule),
-        "param_grid": ANY,  # checked against the estimator's parameters at fit
+        "param_grid": PARAM_GRID,
         "epsilon": EPSILON,
         "delta": DELTA,
         "n_splits": int_at_least(2),
@@ -205,7 +206,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         "mean_repetitions": Rule("a finite float > 1", check=above_one, none=True),
         "max_runs": int_at_least(1, none=True),
         "random_state": SEED,
-        "accountant": instance_of(Accountant, description="a dpselect.Accountant", none=True),
+        "accountant": ACCOUNTANT,
     }
 
     def __init__(

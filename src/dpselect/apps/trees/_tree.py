@@ -177,6 +177,11 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         is an integer: exact discrete Laplace, see
         :func:`~dpselect.apps.trees._grow.noisy_counts`).
 
+    See Also
+    --------
+    DPRandomForestClassifier : Private forest: greedy private trees on disjoint parts (default) or ...
+    auto_tree_depth : Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public ...
+
     Notes
     -----
     **Preprocessing.**  In a ``Pipeline``, scale with

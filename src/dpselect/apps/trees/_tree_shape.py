@@ -105,6 +105,12 @@ def auto_tree_depth(
     int
         The depth d in [0, cap] (0 when no d >= 1 qualifies).
 
+    See Also
+    --------
+    auto_n_bins : The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._tree_shape`)
+    DPDecisionTreeClassifier : Differentially private decision tree (binary cuts or DiffP-ID3), add/remove ...
+    auto_forest_depth : Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only)
+
     Examples
     --------
     >>> auto_tree_depth(455, 2, 0.95), auto_tree_depth(39_000, 2, 0.95), auto_tree_depth(1_437, 10, 0.95)
@@ -136,6 +142,10 @@ def auto_n_bins(n_records: float, epsilon: float) -> int:
     -------
     int
         The number of equal-width bins per continuous feature, in {8, 16, 32}.
+
+    See Also
+    --------
+    auto_tree_depth : Largest d <= cap with n / b^d >= 4 (1 + ln C) / eps_leaf(d) (module docstring; public ...
 
     Examples
     --------

@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ...._params import EPSILON, SEED, Rule, int_at_least, options, validate_params
+from ...._params import ACCOUNTANT, EPSILON, SEED, Rule, int_at_least, options, validate_params
 from ...._validation import check_delta_positive, check_random_state
 from ....accounting import Accountant, charge
 from ....privacy import Privacy
 from ....typing import SeedLike
-from .._rules import ACCOUNTANT
 from .calibration import ThresholdCalibration, calibrate_gaussian, calibrate_laplace, truncated_geometric_probabilities
 from .user_items import UserItems, UserKeys, as_user_keys, check_columns, parse_user_items, sorted_keys
 from .weights import (
@@ -64,15 +63,31 @@ def _partition_delta(value: Any, name: str) -> float:
     return check_delta_positive(value, "a key only one user holds must be kept with probability <= delta", name)
 
 
+def _user_items(value: Any, name: str) -> Any:
+    """A frame, a mapping, or an iterable (not a string) of users; each user's keys are read in the body."""
+    if isinstance(value, (str, bytes)) or not (hasattr(value, "columns") or hasattr(value, "__iter__")):
+        raise TypeError(f"{name} must be an iterable of users or a data frame, got {type(value).__name__}")
+    return value
+
+
+def _column_name(value: Any, name: str) -> Any:
+    """A column name: a string or an int (a frame's label)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, np.integer)):
+        raise TypeError(f"{name} must be a column name (str or int), got {type(value).__name__}")
+    return value
+
+
 #: What the partition entry points accept.
 PARTITION_RULES: dict[str, Rule] = {
-    "user_items": Rule("an iterable of users (each an iterable of hashable keys) or a pandas / polars frame"),
+    "user_items": Rule(
+        "an iterable of users (each an iterable of hashable keys) or a pandas / polars frame", check=_user_items
+    ),
     "epsilon": EPSILON,
     "delta": Rule("a float in (0, 1)", check=_partition_delta),
     "max_contributions": int_at_least(1),
     "method": options(*PARTITION_METHODS),
-    "user_column": Rule("None or a column name", none=True),
-    "key_column": Rule("None or a column name", none=True),
+    "user_column": Rule("None or a column name (str or int)", check=_column_name, none=True),
+    "key_column": Rule("None or a column name (str or int)", check=_column_name, none=True),
     "rng": SEED,
     "accountant": ACCOUNTANT,
 }

@@ -40,7 +40,18 @@ from .._exponential.piecewise_em import (
     sample_piecewise_grid,
 )
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SAMPLE, SEED, SIZE
+from .._rules import (
+    ACCOUNTANT,
+    BOUNDS,
+    EPSILON,
+    FLOAT_SAMPLER,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    REALS,
+    SAMPLE,
+    SEED,
+    SIZE,
+)
 from .mean_levels import LEVELS, _check_levels, _Levels, _mean_levels
 
 __all__ = ["duff_mean", "duff_mean_intervals", "duff_mean_utility"]
@@ -99,6 +110,12 @@ def duff_mean_intervals(
     OutputLaw
         The pieces (``law.lo``, ``law.hi``) and their probabilities.
 
+    See Also
+    --------
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import duff_mean_intervals
@@ -113,7 +130,7 @@ def duff_mean_intervals(
     return OutputLaw(piecewise_probabilities(lefts, rights, utilities, epsilon), lo=lefts, hi=rights)
 
 
-@validate_params({"v": ANY, "x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
+@validate_params({"v": REALS, "x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
 def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> float | np.ndarray:
     """Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e. exact).
 
@@ -141,6 +158,12 @@ def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]
     -------
     float or ndarray
         The utility at ``v`` (a float for a scalar ``v``), in [-(K + 1), 0].
+
+    See Also
+    --------
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
 
     Examples
     --------
@@ -173,7 +196,7 @@ def duff_mean(
     levels: int | None = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    method: Literal["auto", "race", "inverse"] = ...,
+    float_sampler: Literal["auto", "race", "inverse"] = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -187,7 +210,7 @@ def duff_mean(
     levels: int | None = ...,
     rng: SeedLike = ...,
     size: int,
-    method: Literal["auto", "race", "inverse"] = ...,
+    float_sampler: Literal["auto", "race", "inverse"] = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -200,7 +223,7 @@ def duff_mean(
         "levels": int_at_least(1, none=True),
         "rng": SEED,
         "size": SIZE,
-        "method": METHOD,
+        "float_sampler": FLOAT_SAMPLER,
         "accountant": ACCOUNTANT,
         "granularity": GRANULARITY,
         "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
@@ -214,7 +237,7 @@ def duff_mean(
     levels: int | None = None,
     rng: SeedLike = None,
     size: int | None = None,
-    method: Literal["auto", "race", "inverse"] = "auto",
+    float_sampler: Literal["auto", "race", "inverse"] = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: Literal["clip", "raise"] = "clip",
@@ -234,7 +257,7 @@ def duff_mean(
     ``granularity`` (a power of two <= b - a; None: 2^(floor(log2(b - a)) - 20)):
     the output is a grid point k lambda of [a, b] drawn exactly with
     probability ∝ exp(epsilon u(k lambda) / 2) (the exponential mechanism over
-    the public grid, floating-point safe; ``method`` unused); 0 gives the
+    the public grid, floating-point safe; ``float_sampler`` unused); 0 gives the
     continuous mechanism sampled with floats (paper reproductions).
 
     Parameters
@@ -251,7 +274,7 @@ def duff_mean(
         The randomness (keyword-only); a seed reproduces.
     size : int or None, default=None
         None (one float) or the number of iid draws (an array).
-    method : {"auto", "race", "inverse"}, default="auto"
+    float_sampler : {"auto", "race", "inverse"}, default="auto"
         How the piece is chosen on the continuous path (same law).
     accountant : Accountant or None, default=None
         Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
@@ -265,6 +288,12 @@ def duff_mean(
     -------
     float or ndarray
         The private mean (an array of ``size`` draws).
+
+    See Also
+    --------
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
     """
     a, b = bounds
     K = _check_levels(levels, epsilon)
@@ -276,4 +305,4 @@ def duff_mean(
         starts, utilities = _grid_pieces(ext, a, b, K, lam)
         return sample_piecewise_grid(None, utilities, epsilon, a, b, lam, size, gen, starts=starts)
     lefts, rights, utilities = _mean_pieces(ext, a, b, K)
-    return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, method)
+    return sample_piecewise_em(lefts, rights, utilities, epsilon, size, gen, float_sampler)

@@ -33,6 +33,12 @@ class MeanLevels:
         L_0 >= L_1 >= ... (L_0 = mean(x)).
     upper : ndarray
         U_0 <= U_1 <= ... (U_0 = mean(x)).
+
+    See Also
+    --------
+    duff_mean_levels : Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1))
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
     """
 
     lower: np.ndarray
@@ -134,6 +140,12 @@ def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) 
     MeanLevels
         ``lower`` (L_0 >= L_1 >= ..., L_0 = mean(x)) and ``upper`` (U_0 <= U_1 <= ...), K' + 1
         each (K' = min(levels, n + 1)).
+
+    See Also
+    --------
+    MeanLevels : The level sets J_k = [lower[k], upper[k]] of Duff's mean (returned by :func:`duff_mean_levels`)
+    duff_mean : Duff exponential mechanism for the mean: epsilon-DP under add/remove
+    duff_mean_intervals : Exact output law of :func:`duff_mean` (``granularity=0``), uniform on each piece
 
     Examples
     --------

@@ -13,9 +13,9 @@ add/remove (and ``2 epsilon``-DP under replace-one).
 What is here
 ------------
 * :func:`duff_median` and its exact output
-  law: :func:`duff_median_intervals`, :func:`duff_median_pdf`,
-  :func:`output_cdf`, :func:`expected_absolute_error`,
-  :func:`duff_median_utility`.  Lower median ``y_m``, ``m = ceil(n/2)``.
+  law: :func:`duff_median_intervals` (an :class:`~dpselect.OutputLaw` over pieces: its
+  ``cdf`` and ``expected_error``), :func:`duff_median_pdf`, :func:`duff_median_utility`.
+  Lower median ``y_m``, ``m = ceil(n/2)``.
   Sampled by the piecewise-constant EM (:mod:`.._exponential.piecewise_em`) over the
   window of intervals that carry mass (:mod:`.median_masses`).
 * :func:`median_neighbours`: add/remove neighbours of a small dataset, for audits.
@@ -31,12 +31,12 @@ underflow are returned as 0.
 
 Examples
 --------
->>> from dpselect.apps.quantiles import duff_median, expected_absolute_error
+>>> from dpselect.apps.quantiles import duff_median, duff_median_intervals
 >>> x = [0.1, 0.35, 0.4, 0.45, 0.5, 0.8]
 >>> v = duff_median(x, 2.0, bounds=(0.0, 1.0), rng=0)
 >>> 0.0 <= v <= 1.0
 True
->>> round(expected_absolute_error(x, 2.0, bounds=(0.0, 1.0)), 4)
+>>> round(duff_median_intervals(x, 2.0, bounds=(0.0, 1.0)).expected_error(0.4), 4)   # E|out - y_m|
 0.0663
 """
 
@@ -47,13 +47,24 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...._params import validate_params
+from ...._params import array_1d, validate_params
 from ...._validation import check_array_1d, check_random_state
 from ....accounting import Accountant, charge
 from ....typing import SeedLike
 from .._exponential.piecewise_em import check_output_grid, em_privacy
 from .._order_stats import check_points, sorted_padded
-from .._rules import ACCOUNTANT, ANY, BOUNDS, EPSILON, GRANULARITY, METHOD, OUT_OF_BOUNDS_RULE, SAMPLE, SEED, SIZE
+from .._rules import (
+    ACCOUNTANT,
+    BOUNDS,
+    EPSILON,
+    FLOAT_SAMPLER,
+    GRANULARITY,
+    OUT_OF_BOUNDS_RULE,
+    REALS,
+    SAMPLE,
+    SEED,
+    SIZE,
+)
 from .median_masses import sample_median, sample_median_grid
 
 Method = Literal["auto", "race", "inverse"]
@@ -63,7 +74,7 @@ _DUFF_RULES = {
     "bounds": BOUNDS,
     "rng": SEED,
     "size": SIZE,
-    "method": METHOD,
+    "float_sampler": FLOAT_SAMPLER,
     "accountant": ACCOUNTANT,
     "granularity": GRANULARITY,
     "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
@@ -85,7 +96,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: None = ...,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -98,7 +109,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: int,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: Literal["clip", "raise"] = ...,
@@ -111,7 +122,7 @@ def duff_median(
     bounds: tuple[float, float],
     rng: SeedLike = None,
     size: int | None = None,
-    method: Method = "auto",
+    float_sampler: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: Literal["clip", "raise"] = "clip",
@@ -131,7 +142,7 @@ def duff_median(
         The randomness (keyword-only); a seed reproduces.
     size : int or None, default=None
         None (one float) or number of iid draws (array).
-    method : {"auto", "race", "inverse"}, default="auto"
+    float_sampler : {"auto", "race", "inverse"}, default="auto"
         How the interval is chosen (same law).
     accountant : Accountant or None, default=None
         Charged ``Privacy(epsilon, 0, "add_remove")`` before any randomness is drawn.
@@ -139,7 +150,7 @@ def duff_median(
         the output grid lambda, a power of two <= b - a (None:
         2^(floor(log2(b - a)) - 20), from the public bounds).  The release is
         the exponential mechanism over the grid points of [a, b], sampled
-        exactly (floating-point safe; ``method`` is not used).  0 gives the
+        exactly (floating-point safe; ``float_sampler`` is not used).  0 gives the
         continuous mechanism sampled with floats (not floating-point safe;
         for reproductions of the paper).
     on_out_of_bounds : {"clip", "raise"}, default="clip"
@@ -154,6 +165,12 @@ def duff_median(
         exp(-epsilon d(x, t) / 2), d the add/remove distance to "lower median
         = t" (right limit at the data points); with ``granularity=0`` a point
         of [a, b] with that density.
+
+    See Also
+    --------
+    duff_median_utility : Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b]
+    median_neighbours : Add/remove neighbours of a small dataset (for audits)
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
 
     Notes
     -----
@@ -181,10 +198,10 @@ def duff_median(
     charge(accountant, em_privacy(epsilon), size=size)
     if lam:
         return sample_median_grid(ext, epsilon, lam, size, gen)
-    return sample_median(ext, epsilon, size, gen, method)
+    return sample_median(ext, epsilon, size, gen, float_sampler)
 
 
-@validate_params({"t": ANY, "x": SAMPLE, "bounds": BOUNDS})
+@validate_params({"t": REALS, "x": SAMPLE, "bounds": BOUNDS})
 def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
@@ -214,6 +231,12 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
     float or ndarray
         ``u_d(x, t)`` (a float for a scalar ``t``), <= 0.
 
+    See Also
+    --------
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    median_neighbours : Add/remove neighbours of a small dataset (for audits)
+    duff_mean_utility : Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import duff_median_utility
@@ -242,7 +265,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 # ---------------------------------------------------------------------------
 
 
-@validate_params({"x": SAMPLE, "bounds": BOUNDS, "values": ANY})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "values": array_1d(none=True)})
 def median_neighbours(
     x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
 ) -> list[np.ndarray]:
@@ -267,6 +290,12 @@ def median_neighbours(
     -------
     list of ndarray
         The add/remove neighbours of ``x``, each sorted.
+
+    See Also
+    --------
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    duff_median_utility : Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b]
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
 
     Examples
     --------

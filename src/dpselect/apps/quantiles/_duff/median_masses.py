@@ -123,17 +123,6 @@ def median_distribution(x: Any, epsilon: float, bounds: Any) -> tuple[np.ndarray
     return ext, probs, a, b
 
 
-def uniform_abs_dev(lo: np.ndarray, hi: np.ndarray, c: float) -> np.ndarray:
-    """E|U - c| for U ~ Uniform[lo, hi] (lo <= hi), elementwise."""
-    mid = 0.5 * lo + 0.5 * hi
-    lam = hi - lo
-    inside = (lo < c) & (c < hi)
-    # ((c - lo)^2 + (hi - c)^2) / (2 lam) = lam (s^2 + (1 - s)^2) / 2, s = (c - lo)/lam: no overflow
-    s = np.clip((c - lo) / np.where(lam > 0, lam, 1.0), 0.0, 1.0)
-    within = 0.5 * lam * (s * s + (1.0 - s) * (1.0 - s))
-    return np.where(inside, within, np.abs(mid - c))
-
-
 def sample_median(ext: np.ndarray, epsilon: float, size: int | None, gen: np.random.Generator, method: str) -> Any:
     """Draws of the Duff median law of the padded sorted data ``ext`` (see the module docstring)."""
     n = ext.size - 2

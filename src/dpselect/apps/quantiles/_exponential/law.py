@@ -71,6 +71,12 @@ def quantile_law(
     OutputLaw
         Pieces ``law.lo``, ``law.hi`` and their probabilities (the law itself).
 
+    See Also
+    --------
+    quantile_expected_error : Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per ...
+    true_quantile : x_(k), k = max(1, ceil(q n)): ``numpy.quantile(x, q, method="inverted_cdf")`` (not private)
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+
     Examples
     --------
     >>> import numpy as np
@@ -110,6 +116,12 @@ def true_quantile(x: ArrayLike, q: float) -> float:
     -------
     float
         The order statistic x_(k).
+
+    See Also
+    --------
+    quantile_expected_error : Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per ...
+    quantile_law : Exact output law of :func:`private_quantile`: a probability per piece ``[lo, hi]``
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
 
     Examples
     --------
@@ -173,6 +185,12 @@ def quantile_expected_error(
     -------
     float
         The exact expected absolute error.
+
+    See Also
+    --------
+    quantile_law : Exact output law of :func:`private_quantile`: a probability per piece ``[lo, hi]``
+    true_quantile : x_(k), k = max(1, ceil(q n)): ``numpy.quantile(x, q, method="inverted_cdf")`` (not private)
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
 
     Examples
     --------

@@ -30,14 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ....noise import (
-    IntegerSource,
-    check_granularity,
-    default_granularity,
-    exponential_weights_batch,
-    grid_values,
-    rational_rates,
-)
+from ...._exact_numbers import check_granularity
+from ....noise import IntegerSource, default_granularity, exponential_weights_batch, grid_values, rational_rates
 from ....privacy import Privacy
 
 __all__: list[str] = []
@@ -46,13 +40,6 @@ __all__: list[str] = []
 _RACE_BUDGET = 1 << 20
 #: Pieces whose log-mass is this far below the maximum have exp(.) == 0 exactly.
 _UNDERFLOW_MARGIN = 750.0
-_METHODS = ("auto", "race", "inverse")
-
-
-def check_method(method: Any) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be 'auto', 'race' or 'inverse', got {method!r}")
-    return str(method)
 
 
 def _log_masses(lefts: np.ndarray, rights: np.ndarray, utilities: np.ndarray, epsilon: float) -> np.ndarray:

@@ -28,10 +28,10 @@ from .._rules import (
     ACCOUNTANT,
     BOUNDS,
     EPSILON,
+    FLOAT_SAMPLER,
     GRANULARITY,
     INTEGER,
     LEVEL,
-    METHOD,
     OUT_OF_BOUNDS_RULE,
     RELATION,
     SAMPLE,
@@ -53,7 +53,7 @@ _QUANTILE_RULES = {
     "relation": RELATION,
     "rng": SEED,
     "size": SIZE,
-    "method": METHOD,
+    "float_sampler": FLOAT_SAMPLER,
     "accountant": ACCOUNTANT,
     "granularity": GRANULARITY,
     "sampler": SAMPLER,
@@ -75,7 +75,7 @@ def private_quantile(
     relation: Relation = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     sampler: Sampler = ...,
@@ -92,7 +92,7 @@ def private_quantile(
     relation: Relation = ...,
     rng: SeedLike = ...,
     size: int,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     sampler: Sampler = ...,
@@ -109,7 +109,7 @@ def private_quantile(
     relation: Relation = "add_remove",
     rng: SeedLike = None,
     size: int | None = None,
-    method: Method = "auto",
+    float_sampler: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: Sampler = "exact",
@@ -169,7 +169,7 @@ def private_quantile(
         randomness; a seed reproduces.
     size : int or None, default=None
         None for one value, else the number of iid draws (an array).
-    method : str, default="auto"
+    float_sampler : str, default="auto"
         "auto", "race" or "inverse": how the float sampler draws the piece
         (same law; ``sampler="float"``, integer outputs and ``granularity=0``).
     accountant : Accountant or None, default=None
@@ -187,7 +187,7 @@ def private_quantile(
         with integer arithmetic only (:func:`dpselect.noise.exact.exponential_weights`:
         no float in any decision; with ``rng="secure"`` every integer comes
         from the OS); "float" chooses the piece with the float sampler of
-        ``method`` (faster, with the float sampler's worst-case gap:
+        ``float_sampler`` (faster, with the float sampler's worst-case gap:
         docs/floating-point.md).  Integer outputs and ``granularity=0`` always
         use the float piece sampler.
     on_out_of_bounds : str, default="clip"
@@ -200,6 +200,12 @@ def private_quantile(
     float, int or ndarray
         the private quantile (int for integer outputs, a multiple of
         ``granularity`` for real ones).
+
+    See Also
+    --------
+    private_median : Private (lower) median :math:`x_{(\lceil n/2 \rceil)}`: epsilon-DP under ``relation``
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    quantile_expected_error : Exact E|private_quantile(x, q) - target| (default target: x_(k)), closed form per ...
 
     References
     ----------
@@ -227,7 +233,19 @@ def private_quantile(
     0.0
     """
     return _release(
-        x, q, epsilon, bounds, integer, relation, rng, size, method, accountant, granularity, sampler, on_out_of_bounds
+        x,
+        q,
+        epsilon,
+        bounds,
+        integer,
+        relation,
+        rng,
+        size,
+        float_sampler,
+        accountant,
+        granularity,
+        sampler,
+        on_out_of_bounds,
     )
 
 
@@ -241,7 +259,7 @@ def private_median(
     relation: Relation = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     sampler: Sampler = ...,
@@ -257,7 +275,7 @@ def private_median(
     relation: Relation = ...,
     rng: SeedLike = ...,
     size: int,
-    method: Method = ...,
+    float_sampler: Method = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     sampler: Sampler = ...,
@@ -273,7 +291,7 @@ def private_median(
     relation: Relation = "add_remove",
     rng: SeedLike = None,
     size: int | None = None,
-    method: Method = "auto",
+    float_sampler: Method = "auto",
     accountant: Accountant | None = None,
     granularity: float | None = None,
     sampler: Sampler = "exact",
@@ -312,7 +330,7 @@ def private_median(
         randomness; a seed reproduces.
     size : int or None, default=None
         None for one value, else the number of iid draws.
-    method : str, default="auto"
+    float_sampler : str, default="auto"
         "auto", "race" or "inverse": the float piece sampler (same law).
     accountant : Accountant or None, default=None
         charged ``Privacy(epsilon, 0, relation)`` before any randomness is drawn.
@@ -329,6 +347,12 @@ def private_median(
     -------
     float, int or ndarray
         the private median (a multiple of ``granularity`` for real outputs).
+
+    See Also
+    --------
+    private_quantile : Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ...
+    duff_median : Sample the Duff exponential mechanism for the (lower) median
+    duff_median_intervals : Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform ...
 
     References
     ----------
@@ -351,7 +375,7 @@ def private_median(
         relation,
         rng,
         size,
-        method,
+        float_sampler,
         accountant,
         granularity,
         sampler,

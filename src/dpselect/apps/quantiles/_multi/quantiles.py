@@ -62,6 +62,7 @@ from .._rules import (
     SEED,
     SIZE,
     Rule,
+    options,
 )
 from .._unbounded.bounds import FIRST_STAGE, release_bounds_draws
 from .joint_exp import sample_joint
@@ -73,7 +74,10 @@ QUANTILES_METHODS = ("auto", "joint", "recursive")
 
 
 def check_qs(qs: Any) -> np.ndarray:
-    arr = np.asarray(qs, dtype=np.float64) if not isinstance(qs, (str, bytes)) else None
+    try:
+        arr = np.asarray(qs, dtype=np.float64) if not isinstance(qs, (str, bytes)) else None
+    except (TypeError, ValueError):
+        raise TypeError("qs must be a non-empty 1-D sequence of levels in [0, 1]") from None
     if arr is None or arr.ndim != 1 or arr.size == 0:
         raise ValueError("qs must be a non-empty 1-D sequence of levels in [0, 1]")
     for v in arr:
@@ -81,16 +85,10 @@ def check_qs(qs: Any) -> np.ndarray:
     return arr
 
 
-def _check_method(method: Any) -> str:
-    if method not in QUANTILES_METHODS:
-        raise ValueError(f"method must be one of {QUANTILES_METHODS}, got {method!r}")
-    return str(method)
-
-
 #: A non-empty 1-D sequence of levels in [0, 1] (returned as float64).
 LEVELS = Rule("a non-empty 1-D sequence of levels in [0, 1]", check=lambda v, n: check_qs(v))
 #: The methods of :func:`private_quantiles`.
-QUANTILES_METHOD = Rule(f"one of {QUANTILES_METHODS}", check=lambda v, n: _check_method(v))
+QUANTILES_METHOD = options(*QUANTILES_METHODS)
 
 
 def choose_method(m: int, epsilon: float) -> str:
@@ -266,6 +264,10 @@ def private_quantiles(
     ndarray
         m estimates (multiples of ``granularity``, or int64 for integer outputs), in the order of ``qs``
         (numpy's convention), non-decreasing in the level.
+
+    See Also
+    --------
+    unbounded_quantiles : Several private quantiles with no bounds: :func:`private_bounds` then ...
 
     References
     ----------

@@ -7,13 +7,13 @@ from numpy.typing import ArrayLike
 
 from ...._params import validate_params
 from ....typing import Relation
-from .._rules import ANY, GRID, PERCENT, RELATION
+from .._rules import GRID, PERCENT, RELATION, SAMPLE
 from .grid import check_grid, raw_values
 
 __all__ = ["percentile_neighbours"]
 
 
-@validate_params({"data": ANY, "grid": GRID, "p": PERCENT.or_none(), "relation": RELATION})
+@validate_params({"data": SAMPLE, "grid": GRID, "p": PERCENT.or_none(), "relation": RELATION})
 def percentile_neighbours(
     data: ArrayLike, grid: ArrayLike, *, p: float | None = None, relation: Relation = "add_remove"
 ) -> list[np.ndarray]:
@@ -41,6 +41,12 @@ def percentile_neighbours(
     -------
     list of ndarray
         The neighbouring datasets, each listed once.
+
+    See Also
+    --------
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_problem : Percentile :class:`~dpselect.problem.SelectionProblem` over a public grid
+    percentile_stability : The rank k, the grid index of the percentile value and its copies below / above rank ...
 
     Examples
     --------

@@ -19,15 +19,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._mechanism_lookup import MECHANISM, resolve_mechanism
 from ...._params import validate_params
 from ...._validation import check_array_1d, check_pair, check_random_state, clip_to_bounds
 from ....accounting import Accountant, charge
-from ....mechanisms import Mechanism, resolve_mechanism
+from ....mechanisms import Mechanism
 from ....typing import Relation, SeedLike
 from .._exponential.quantile import private_quantile
 from .._rules import (
     ACCOUNTANT,
-    ANY,
     BOOLEAN,
     BOUNDS,
     DATA_FINITE,
@@ -72,7 +72,7 @@ __all__ = [
         "grid": GRID.or_none(),
         "bounds": BOUNDS.or_none(),
         "integer": INTEGER,
-        "mechanism": ANY,
+        "mechanism": MECHANISM,
         "utility": options(*UTILITIES),
         "delta": DELTA,
         "histogram": BOOLEAN,
@@ -173,6 +173,12 @@ def private_percentile(
     float or int
         The released grid value (with ``grid``), or the private quantile (with ``bounds``).
 
+    See Also
+    --------
+    absolute_error_loss : Loss for :func:`dpselect.analysis.expected_error`: |grid_r - true_value| in value units
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
+
     Notes
     -----
     The guarantee: epsilon-DP (or (epsilon, delta) for the approximate grid mechanisms) under
@@ -267,6 +273,10 @@ def absolute_error_loss(grid: ArrayLike, true_value: float) -> Callable[[np.ndar
     -------
     callable
         ``loss(scores) -> ndarray``: the absolute error of every candidate.
+
+    See Also
+    --------
+    private_percentile : Privately select the p-th percentile (p in [0, 100]): over a public grid, or without one
 
     Examples
     --------

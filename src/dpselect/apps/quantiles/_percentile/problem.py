@@ -132,6 +132,12 @@ def percentile_problem(
     SelectionProblem
         Scores per grid point, labelled by the grid values.
 
+    See Also
+    --------
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
+    percentile_stability : The rank k, the grid index of the percentile value and its copies below / above rank ...
+
     Notes
     -----
     Labels are the grid values.  Neighbour relation: ``relation``.

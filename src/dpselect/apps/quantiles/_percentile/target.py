@@ -34,6 +34,12 @@ class PercentileStability:
         j_l: the copies of v at ranks < k.
     above : int
         j_g: the copies of v at ranks > k.
+
+    See Also
+    --------
+    percentile_stability : The rank k, the grid index of the percentile value and its copies below / above rank ...
+    true_percentile : The (non-private) grid value of rank k -- what :func:`private_percentile` estimates
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
     """
 
     rank: int
@@ -71,6 +77,12 @@ def percentile_stability(
     -------
     PercentileStability
         ``rank``, ``index``, ``below`` (j_l) and ``above`` (j_g) of mathematics §4.3.
+
+    See Also
+    --------
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    true_percentile : The (non-private) grid value of rank k -- what :func:`private_percentile` estimates
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
 
     Examples
     --------
@@ -110,6 +122,12 @@ def true_percentile(
     -------
     float or int
         The grid value holding rank k (the grid's own type).
+
+    See Also
+    --------
+    PercentileStability : Where the percentile record sits among its copies (returned by ...
+    percentile_stability : The rank k, the grid index of the percentile value and its copies below / above rank ...
+    percentile_neighbours : Neighbouring raw datasets of a small dataset, for exact audits
 
     Examples
     --------

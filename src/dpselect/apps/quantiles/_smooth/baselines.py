@@ -24,7 +24,7 @@ Baselines
 * :func:`smooth_sens_pure` -- SmoothSens_eps: Cauchy noise (polynomial
   gamma = 2), alpha = beta = eps / (2 (gamma + 1)) = eps / 6 (NRS07 Lemmas
   2.6/2.7, Duff Prop. 3; ``admissible_method="nrs"``).  epsilon-DP.  The
-  Cauchy law has no mean: the unclipped (``clip=False``) expected absolute
+  Cauchy law has no mean: the unclipped (``clip_output=False``) expected absolute
   error is infinite.
 * :func:`smooth_sens_approx` -- SmoothSens_{eps,delta}: Laplace noise with the
   exact condition eps >= alpha + beta, eps >= alpha + (e^beta - 1) ln(1/delta)
@@ -49,10 +49,10 @@ Baselines
 Clipping (the same rule for every baseline)
 -------------------------------------------
 Every release is clipped to the public bounds ``[a, b]`` by default
-(``clip=True``): ``clip(y_m + (S/alpha) Z, a, b)``.  Clipping is
+(``clip_output=True``): ``clip(y_m + (S/alpha) Z, a, b)``.  Clipping is
 post-processing, so the guarantee is unchanged, and since ``y_m`` lies in
 ``[a, b]`` it never increases the error (the Duff mechanisms output points of
-``[a, b]`` too, so the comparison is like for like).  ``clip=False`` gives the
+``[a, b]`` too, so the comparison is like for like).  ``clip_output=False`` gives the
 raw release.
 
 Which variant the experiments use: a reproduction of the Duff paper's table
@@ -80,7 +80,7 @@ Examples
 >>> x = [0.1, 0.3, 0.35, 0.4, 0.5, 0.55, 0.9]
 >>> 0.0 <= smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), rng=0) <= 1.0
 True
->>> float(expected_abs_error_smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), clip=False))
+>>> float(expected_abs_error_smooth_sens_pure(x, 1.0, bounds=(0.0, 1.0), clip_output=False))
 inf
 """
 
@@ -92,6 +92,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....accounting import Accountant, charge
 from ....analysis import error_distribution
@@ -121,7 +122,7 @@ RELEASE_RULES = {
     "bounds": BOUNDS,
     "rng": SEED,
     "size": SIZE,
-    "clip": BOOLEAN,
+    "clip_output": BOOLEAN,
     "accountant": ACCOUNTANT,
     "granularity": GRANULARITY,
     "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
@@ -135,10 +136,10 @@ _Factory = Callable[[np.ndarray, float, float], SmoothSensitivityRelease]
 class _Data:
     """Validated data: padded sorted order statistics, bounds and lower median."""
 
-    def __init__(self, x: Any, bounds: Any, clip: Any, on_out_of_bounds: str = "clip") -> None:
-        if not isinstance(clip, (bool, np.bool_)):
-            raise TypeError(f"clip must be a bool, got {type(clip).__name__}")
-        self.clip = bool(clip)
+    def __init__(self, x: Any, bounds: Any, clip_output: Any, on_out_of_bounds: str = "clip") -> None:
+        if not isinstance(clip_output, (bool, np.bool_)):
+            raise TypeError(f"clip_output must be a bool, got {type(clip_output).__name__}")
+        self.clip = bool(clip_output)
         self.a, self.b = check_bounds(bounds)
         self.ext = sorted_padded(x, self.a, self.b, on_out_of_bounds=on_out_of_bounds)
         self.m = lower_median_index(self.ext.size - 2)
@@ -163,22 +164,22 @@ def sensitivity_floor(mech: SmoothSensitivityRelease, a: float, b: float) -> flo
 
 
 def _release(
-    make: _Factory, x: Any, bounds: Any, clip: Any, rng: Any, size: Any, accountant: Any, on_out_of_bounds: str
+    make: _Factory, x: Any, bounds: Any, clip_output: Any, rng: Any, size: Any, accountant: Any, on_out_of_bounds: str
 ) -> Any:
     """The one release path of every baseline: charge, then clip(y_m + (S/alpha) Z, a, b) (or unclipped).
 
     Records outside ``bounds`` are clamped to them (``on_out_of_bounds="raise"``: ValueError, not private).
     """
-    d = _Data(x, bounds, clip, on_out_of_bounds)
+    d = _Data(x, bounds, clip_output, on_out_of_bounds)
     mech = make(d.ext, d.a, d.b)
     s = d.smooth_sensitivity(mech)
     charge(accountant, mech.privacy(), size=size)
-    return mech.release(d.median, s, rng=rng, size=size, clip=(d.a, d.b) if d.clip else None)
+    return mech.release(d.median, s, rng=rng, size=size, clip_output=(d.a, d.b) if d.clip else None)
 
 
-def _expected(make: _Factory, x: Any, bounds: Any, clip: Any) -> float:
+def _expected(make: _Factory, x: Any, bounds: Any, clip_output: Any) -> float:
     """The one exact-error path: E|release - y_m| for the (clipped) release of ``make``."""
-    d = _Data(x, bounds, clip)
+    d = _Data(x, bounds, clip_output)
     mech = make(d.ext, d.a, d.b)
     dist = error_distribution(mech, d.smooth_sensitivity(mech))
     if not d.clip:
@@ -207,6 +208,12 @@ def smooth_sens_pure_mechanism(epsilon: float, *, granularity: float | None = No
     SmoothSensitivityRelease
         The calibrated release.
 
+    See Also
+    --------
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
+    smooth_sens_pure : SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+
     Examples
     --------
     >>> from dpselect.apps.quantiles import smooth_sens_pure_mechanism
@@ -232,7 +239,7 @@ def smooth_sens_pure(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: None = ...,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -245,12 +252,13 @@ def smooth_sens_pure(
     bounds: tuple[float, float],
     rng: SeedLike = ...,
     size: int,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | {"epsilon": EPSILON})
+@fill_doc
 def smooth_sens_pure(
     x: ArrayLike,
     epsilon: float,
@@ -258,7 +266,7 @@ def smooth_sens_pure(
     bounds: tuple[float, float],
     rng: SeedLike = None,
     size: int | None = None,
-    clip: bool = True,
+    clip_output: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: OutOfBounds = "clip",
@@ -270,60 +278,49 @@ def smooth_sens_pure(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_data)s
+    %(median_release)s
 
     Returns
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
     """
     mech = smooth_sens_pure_mechanism(epsilon, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
+    return _release(lambda *_: mech, x, bounds, clip_output, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "clip": BOOLEAN})
+@validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "clip_output": BOOLEAN})
+@fill_doc
 def expected_abs_error_smooth_sens_pure(
-    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip: bool = True
+    x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], clip_output: bool = True
 ) -> float:
-    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip=False: the Cauchy law has no mean).
+    """Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy law has no mean).
 
     The release is epsilon-DP for replace neighbours (mathematics §4.5).
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
-    clip : bool, default=True
+    %(median_data)s
+    clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 
     Returns
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    smooth_sens_pure : SmoothSens_eps median: clip(y_m + (6 S*_{eps/6}(x)/eps) Cauchy, a, b); epsilon-DP ...
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
     """
     mech = smooth_sens_pure_mechanism(epsilon)
-    return _expected(lambda *_: mech, x, bounds, clip)
+    return _expected(lambda *_: mech, x, bounds, clip_output)

@@ -12,6 +12,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import positive, validate_params
 from ....accounting import Accountant
 from ....mechanisms import SmoothSensitivityRelease
@@ -66,6 +67,12 @@ def laplace_ln_mechanism(
     -------
     SmoothSensitivityRelease
         The calibrated release.
+
+    See Also
+    --------
+    expected_abs_error_laplace_ln : Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})
+    laplace_ln : LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
     """
     return SmoothSensitivityRelease(
         epsilon,
@@ -90,7 +97,7 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -106,12 +113,13 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = ...,
     rng: SeedLike = ...,
     size: int,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
 ) -> np.ndarray: ...
 @validate_params(RELEASE_RULES | _LLN_RULES)
+@fill_doc
 def laplace_ln(
     x: ArrayLike,
     epsilon: float,
@@ -122,7 +130,7 @@ def laplace_ln(
     calibration: Literal["proven", "paper"] = "proven",
     rng: SeedLike = None,
     size: int | None = None,
-    clip: bool = True,
+    clip_output: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: OutOfBounds = "clip",
@@ -134,13 +142,7 @@ def laplace_ln(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(median_data)s
     delta : float, default=1e-6
         The delta of the converted guarantee (zCDP to (eps, delta)), in [0, 1).
     sigma : float or None, default=None
@@ -148,30 +150,24 @@ def laplace_ln(
     calibration : {"proven", "paper"}, default="proven"
         "proven": the converted guarantee equals epsilon; "paper": epsilon is Bun & Steinke's
         CDP parameter (the reported (eps', delta) is then larger).
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_release)s
 
     Returns
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_laplace_ln : Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2})
+    laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration, granularity=granularity)
-    return _release(lambda *_: mech, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
+    return _release(lambda *_: mech, x, bounds, clip_output, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip": BOOLEAN} | _LLN_RULES)
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "clip_output": BOOLEAN} | _LLN_RULES)
+@fill_doc
 def expected_abs_error_laplace_ln(
     x: ArrayLike,
     epsilon: float,
@@ -180,7 +176,7 @@ def expected_abs_error_laplace_ln(
     delta: float = DEFAULT_LLN_DELTA,
     sigma: float | None = None,
     calibration: Literal["proven", "paper"] = "proven",
-    clip: bool = True,
+    clip_output: bool = True,
 ) -> float:
     """Exact E|laplace_ln(x) - y_m| (unclipped: (S*_beta(x)/alpha) e^{sigma^2/2}).
 
@@ -188,13 +184,7 @@ def expected_abs_error_laplace_ln(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(median_data)s
     delta : float, default=1e-6
         The delta of the converted guarantee (zCDP to (eps, delta)), in [0, 1).
     sigma : float or None, default=None
@@ -202,13 +192,18 @@ def expected_abs_error_laplace_ln(
     calibration : {"proven", "paper"}, default="proven"
         "proven": the converted guarantee equals epsilon; "paper": epsilon is Bun & Steinke's
         CDP parameter (the reported (eps', delta) is then larger).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 
     Returns
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    laplace_ln : LaplaceLN median: clip(y_m + (S*_beta(x)/alpha) X e^{sigma Y}, a, b); (eps, delta)-DP via zCDP ...
+    laplace_ln_mechanism : LaplaceLN release (mathematics §2.5), replace-one; privacy() is the zCDP guarantee ...
     """
     mech = laplace_ln_mechanism(epsilon, delta=delta, sigma=sigma, calibration=calibration)
-    return _expected(lambda *_: mech, x, bounds, clip)
+    return _expected(lambda *_: mech, x, bounds, clip_output)

@@ -16,6 +16,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ...._validation import check_delta, check_epsilon
 from ...._warnings import PrivacyLeakWarning
@@ -23,7 +24,7 @@ from ....accounting import Accountant
 from ....mechanisms import SmoothSensitivityRelease
 from ....typing import SeedLike
 from .._order_stats import lower_median_index, smooth_sens_sorted, sorted_padded
-from .._rules import ANY, BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, SAMPLE, check_bounds, options
+from .._rules import BOOLEAN, BOUNDS, DELTA, EPSILON, GRANULARITY, SAMPLE, check_bounds, options
 from .baselines import _RELATION, RELEASE_RULES, OutOfBounds, _expected, _Factory, _release
 
 __all__ = ["expected_abs_error_smooth_sens_approx", "smooth_sens_approx", "smooth_sens_approx_mechanism"]
@@ -121,10 +122,10 @@ def _approx_release(
 
 @validate_params(
     {
-        "x": SAMPLE.or_none(),  # not read with tuning="fixed"
+        "x": SAMPLE.or_none(),  # x and bounds: used by tuning="paper" only
         "epsilon": EPSILON,
         "delta": DELTA,
-        "bounds": ANY,
+        "bounds": BOUNDS.or_none(),
         "tuning": TUNING,
         "granularity": GRANULARITY,
     }
@@ -166,6 +167,12 @@ def smooth_sens_approx_mechanism(
     -------
     SmoothSensitivityRelease
         The calibrated release.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
+    smooth_sens_approx : SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b)
+    smooth_sens_pure_mechanism : SmoothSens_eps: Cauchy, alpha = beta = eps/6 (Duff Prop
     """
     ext = np.empty(0)
     if tuning == "paper":
@@ -197,7 +204,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = ...,
     rng: SeedLike = ...,
     size: None = ...,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -214,7 +221,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = ...,
     rng: SeedLike = ...,
     size: int,
-    clip: bool = ...,
+    clip_output: bool = ...,
     accountant: Accountant | None = ...,
     granularity: float | None = ...,
     on_out_of_bounds: OutOfBounds = ...,
@@ -222,6 +229,7 @@ def smooth_sens_approx(
 
 
 @validate_params(RELEASE_RULES | {"epsilon": EPSILON, "delta": DELTA, "tuning": TUNING})
+@fill_doc
 def smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,
@@ -231,7 +239,7 @@ def smooth_sens_approx(
     tuning: Literal["fixed", "paper"] = "fixed",
     rng: SeedLike = None,
     size: int | None = None,
-    clip: bool = True,
+    clip_output: bool = True,
     accountant: Accountant | None = None,
     granularity: float | None = None,
     on_out_of_bounds: OutOfBounds = "clip",
@@ -245,42 +253,33 @@ def smooth_sens_approx(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
+    %(median_data)s
     delta : float
         The privacy parameter delta, in (0, 1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
     tuning : {"fixed", "paper"}, default="fixed"
         "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
         choice (PrivacyLeakWarning; no guarantee).
-    rng : None, int, Generator or "secure", default=None
-        The randomness (keyword-only); a seed reproduces.
-    size : int or None, default=None
-        None (one float) or the number of iid draws (an array).
-    clip : bool, default=True
-        Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
-    accountant : Accountant or None, default=None
-        Charged ``mechanism.privacy()`` before any randomness is drawn.
-    granularity : float or None, default=None
-        The output grid (a power of two; None: 2^-20; 0: float output).
-    on_out_of_bounds : {"clip", "raise"}, default="clip"
-        "clip": records outside ``bounds`` are clamped to them (private); "raise": a
-        ValueError instead, **not private**.
+    %(median_release)s
 
     Returns
     -------
     float or ndarray
         The private (lower) median.
+
+    See Also
+    --------
+    expected_abs_error_smooth_sens_approx : Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) ...
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
     """
     make = _approx_factory(epsilon, delta, tuning, granularity)
-    return _release(make, x, bounds, clip, rng, size, accountant, on_out_of_bounds)
+    return _release(make, x, bounds, clip_output, rng, size, accountant, on_out_of_bounds)
 
 
-@validate_params({"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip": BOOLEAN})
+@validate_params(
+    {"x": SAMPLE, "epsilon": EPSILON, "delta": DELTA, "bounds": BOUNDS, "tuning": TUNING, "clip_output": BOOLEAN}
+)
+@fill_doc
 def expected_abs_error_smooth_sens_approx(
     x: ArrayLike,
     epsilon: float,
@@ -288,7 +287,7 @@ def expected_abs_error_smooth_sens_approx(
     delta: float,
     bounds: tuple[float, float],
     tuning: Literal["fixed", "paper"] = "fixed",
-    clip: bool = True,
+    clip_output: bool = True,
 ) -> float:
     """Exact E|smooth_sens_approx(x) - y_m| (unclipped: (S*_beta(x)/alpha) E|Z|, E|Z| = 1).
 
@@ -297,24 +296,24 @@ def expected_abs_error_smooth_sens_approx(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
-        n fixed).
+    %(median_data)s
     delta : float
         The privacy parameter delta, in (0, 1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
     tuning : {"fixed", "paper"}, default="fixed"
         "fixed": data-independent (alpha = eps/2); "paper": the Duff paper's data-dependent
         choice (PrivacyLeakWarning; no guarantee).
-    clip : bool, default=True
+    clip_output : bool, default=True
         Whether the release is clipped to ``bounds``.
 
     Returns
     -------
     float
         The exact expected absolute error from the lower median.
+
+    See Also
+    --------
+    smooth_sens_approx : SmoothSens_{eps,delta} median: clip(y_m + (S*_beta(x)/alpha) Laplace, a, b)
+    smooth_sens_approx_mechanism : The calibrated Laplace release of SmoothSens_{eps,delta} (see module docstring)
+    expected_abs_error_smooth_sens_pure : Exact E|smooth_sens_pure(x) - y_m| (inf for clip_output=False: the Cauchy ...
     """
-    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip)
+    return _expected(_approx_factory(epsilon, delta, tuning), x, bounds, clip_output)

@@ -21,7 +21,7 @@ from ....noise import GridLaplace
 from ....privacy import Privacy
 from ....typing import SeedLike
 from .._multi.quantiles import private_quantiles
-from .._rules import ACCOUNTANT, ANY, EPSILON, SEED, Rule, check_bounds
+from .._rules import ACCOUNTANT, EPSILON, SEED, Rule, check_bounds
 from .grouped import LEVEL_OR_LEVELS
 
 __all__ = ["Description", "describe"]
@@ -125,13 +125,39 @@ def _table(data: Any, columns: Sequence[str] | None) -> dict[str, Any]:
     return {c: as_array_1d(data[names[c]], c) for c in chosen}
 
 
+def _frame(value: Any, name: str) -> Any:
+    """A DataFrame (pandas, polars, pyarrow) or a mapping of columns; its columns are converted one by one."""
+    if isinstance(value, Mapping) or hasattr(value, "columns") or hasattr(value, "column_names"):
+        return value
+    raise TypeError(f"{name} must be a DataFrame or a mapping of columns, got {type(value).__name__}")
+
+
+def _column_names(value: Any, name: str) -> Any:
+    """A sequence (not a string) of column names, each a str or an int."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence of column names, got {type(value).__name__}")
+    if any(isinstance(c, bool) or not isinstance(c, (str, int)) for c in value):
+        raise TypeError(f"{name} must hold column names (str or int)")
+    return value
+
+
+def _bounds_spec(value: Any, name: str) -> Any:
+    """A pair (a, b) for every column, or a mapping column -> pair or None (each pair checked)."""
+    if isinstance(value, Mapping):
+        for v in value.values():
+            if v is not None:
+                check_bounds(v)
+        return value
+    return check_bounds(value)
+
+
 @validate_params(
     {
-        "data": ANY,  # a DataFrame or mapping: its columns are converted one by one (by name)
+        "data": Rule("a DataFrame or a mapping of columns", check=_frame),
         "epsilon": EPSILON,
         "q": LEVEL_OR_LEVELS,
-        "bounds": ANY,  # None, a pair, or a mapping column -> pair / None: checked per column
-        "columns": Rule("None or a sequence of column names", none=True),
+        "bounds": Rule("a pair (a, b) or a mapping column -> pair or None", check=_bounds_spec, none=True),
+        "columns": Rule("None or a sequence of column names", check=_column_names, none=True),
         "count_share": real_in(0.0, 1.0),
         "rng": SEED,
         "accountant": ACCOUNTANT,

@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._exact_numbers import check_granularity
 from ...._params import validate_params
 from ...._validation import check_array_1d, check_random_state
 from ....accounting import Accountant, charge
 from ....mechanisms import AboveThreshold
-from ....noise import check_granularity
 from ....privacy import Privacy
 from ....typing import Relation, SeedLike
 from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, SIZE, Rule
@@ -65,6 +65,11 @@ class Bounds:
         the lower bound, -t for a grid point t (or -scale).
     upper : float
         the upper bound, a grid point.
+
+    See Also
+    --------
+    private_bounds : Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP
+    private_max : A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP
 
     Examples
     --------
@@ -198,7 +203,7 @@ def private_bounds(
         privacy budget (> 0).
     scale : float, default=2**-30
         :math:`s`, the smallest scale of the grid (a power of two): the resolution near 0.
-    steps : int, default=4
+    steps : int, default=16
         :math:`K`, grid points per octave (a power of two; ratio at most 1 + 1/K).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
@@ -215,6 +220,11 @@ def private_bounds(
     Bounds or ndarray
         ``(lower, upper)``, lower < 0 < upper, both dyadic (floating-point exact);
         with ``size``, an array of shape ``(size, 2)`` of them.
+
+    See Also
+    --------
+    Bounds : Released clipping bounds ``(lower, upper)``: points of the public grid (iterable, unpacks)
+    private_max : A private maximum (clipping bound) with no prior bound: one AboveThreshold scan, epsilon-DP
 
     References
     ----------
@@ -267,7 +277,7 @@ def private_max(
         privacy budget (> 0).
     scale : float, default=2**-30
         smallest grid scale (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         grid points per octave (a power of two).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
@@ -285,6 +295,11 @@ def private_max(
         (an array of ``size`` of them) a grid point with typically a few records above it (of the order of
         :math:`2\lceil b_2 \rceil + b_2`; a clipping bound for sums and means) and
         rarely far above max(x) (the chance falls geometrically with the distance in grid steps).
+
+    See Also
+    --------
+    Bounds : Released clipping bounds ``(lower, upper)``: points of the public grid (iterable, unpacks)
+    private_bounds : Private clipping bounds of ``x`` with no prior bound: two AboveThreshold scans, epsilon-DP
 
     References
     ----------

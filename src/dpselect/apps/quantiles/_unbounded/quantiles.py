@@ -72,7 +72,7 @@ def unbounded_quantile(
         total privacy budget (> 0).
     scale : float, default=2**-30
         smallest scale of the bounds' grid (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         bounds' grid points per octave (a power of two).
     bounds_share : float, default=0.25
         share of epsilon spent on the bounds, in (0, 1).
@@ -95,6 +95,12 @@ def unbounded_quantile(
     -------
     float, int or ndarray
         the private quantile (an array of ``size`` of them).
+
+    See Also
+    --------
+    unbounded_quantiles : Several private quantiles with no bounds: :func:`private_bounds` then ...
+    local_sensitivity_quantile : LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b]
+    private_quantile : Privately estimate the q-th quantile of ``x`` (no candidate grid): epsilon-DP under ...
 
     References
     ----------
@@ -150,7 +156,7 @@ def unbounded_quantiles(
         total privacy budget (> 0).
     scale : float, default=2**-30
         smallest scale of the bounds' grid (a power of two).
-    steps : int, default=4
+    steps : int, default=16
         bounds' grid points per octave (a power of two).
     bounds_share : float, default=0.25
         share of epsilon spent on the bounds.
@@ -174,6 +180,11 @@ def unbounded_quantiles(
     -------
     ndarray
         the estimates, as :func:`private_quantiles` returns them (shape ``(size, len(qs))`` with ``size``).
+
+    See Also
+    --------
+    unbounded_quantile : One private quantile with no bounds: :func:`private_bounds` then ...
+    private_quantiles : Private estimates of several quantiles at once, total budget epsilon; one per q, in the ...
 
     References
     ----------

@@ -1,0 +1,112 @@
+"""Docstring fragments: parameter entries several public functions share, written once.
+
+scipy's ``docfiller`` pattern.  A docstring line that holds only ``%(name)s`` stands for the
+fragment ``name`` of :data:`FRAGMENTS`, indented as the placeholder is.  :func:`fill_doc`
+expands the docstring of a function when it is defined (``help()``, doctests and
+``inspect`` see the full text); the static readers of the docstrings (the API pages'
+griffe extension ``docs/scripts/griffe_rst.py`` and the docstring tests) call :func:`expand`.
+
+Examples
+--------
+>>> print(expand("    %(median_data)s").splitlines()[0])
+    x : array_like
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["FRAGMENTS", "expand", "fill_doc"]
+
+F = TypeVar("F", bound=Callable[..., object])
+
+#: name -> numpydoc parameter entries (no indentation).
+FRAGMENTS: dict[str, str] = {
+    # the data of the smooth-sensitivity median baselines of Nissim, Raskhodnikova & Smith
+    "median_data": """\
+x : array_like
+    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+epsilon : float
+    The privacy parameter (> 0); the guarantee holds for replace neighbours (replace-one,
+    n fixed).
+bounds : tuple of float
+    Public ``(a, b)`` with ``a < b``.""",
+    # how the smooth-sensitivity median baselines release
+    "median_release": """\
+rng : None, int, Generator or "secure", default=None
+    The randomness (keyword-only); a seed reproduces.
+size : int or None, default=None
+    None (one float) or the number of iid draws (an array).
+clip_output : bool, default=True
+    Clip the release to ``bounds`` (post-processing: the guarantee is unchanged).
+accountant : Accountant or None, default=None
+    Charged ``mechanism.privacy()`` before any randomness is drawn.
+granularity : float or None, default=None
+    The output grid (a power of two; None: 2^-20; 0: float output).
+on_out_of_bounds : {"clip", "raise"}, default="clip"
+    "clip": records outside ``bounds`` are clamped to them (private); "raise": a
+    ValueError instead, **not private**.""",
+    # how an experiment runs (dpselect.experiments.reproduce and reproduce_all)
+    "run_options": """\
+quick : bool, default=False
+    The reduced grid with embedded data (minutes) instead of the full one.
+out : str or os.PathLike, default="out"
+    The output directory; an experiment's files go to ``out/NAME/``.
+data_dir : str or os.PathLike or None, default=None
+    The root of the real datasets (None: ``$DPSELECT_DATA`` if set; the full grids need it).
+scheduler : str or None, default=None
+    A dask.distributed scheduler address (``"tcp://host:8786"``) or a local dask scheduler
+    (``"processes"``, ``"threads"``, ``"synchronous"``); None: local processes.
+client : distributed.Client or None, default=None
+    A ``dask.distributed.Client`` to run on (instead of ``scheduler``).
+seed : int, default=0
+    The master seed (>= 0): the results are identical for a seed whatever the scheduler.
+workers : int or None, default=None
+    Local worker processes (None: all cores; 1 runs in this process).
+progress : bool or None, default=None
+    Progress on stderr: True / False force it on / off; None shows a bar on a terminal
+    and a plain line every few seconds elsewhere.""",
+}
+
+_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
+
+
+def expand(doc: str) -> str:
+    """The docstring with every placeholder line replaced by its fragment.
+
+    Parameters
+    ----------
+    doc : str
+        A docstring (raw, as written in the source).
+
+    Returns
+    -------
+    str
+        The expanded docstring (unknown names raise ``KeyError``: a typo is a programming error).
+    """
+
+    def one(m: re.Match[str]) -> str:
+        indent = m.group("indent")
+        return "\n".join(indent + line if line else line for line in FRAGMENTS[m.group("name")].splitlines())
+
+    return _PLACEHOLDER.sub(one, doc)
+
+
+def fill_doc(func: F) -> F:
+    """Expand the docstring of ``func`` in place (a decorator).
+
+    Parameters
+    ----------
+    func : callable
+        A function whose docstring holds placeholders.
+
+    Returns
+    -------
+    callable
+        ``func`` itself.
+    """
+    if func.__doc__:
+        func.__doc__ = expand(func.__doc__)
+    return func
