@@ -207,7 +207,7 @@ def test_binary_cuts_and_unseen_categories():
 
 def test_single_leaf_warns():
     X, y, b = _blobs(60)
-    with pytest.warns(UserWarning, match="single leaf"):
+    with pytest.warns(UserWarning, match="same class for every sample"):
         DPDecisionTreeClassifier(epsilon=0.01, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

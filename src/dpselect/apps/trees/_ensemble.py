@@ -61,7 +61,8 @@ from ._estimator import DPClassifierBase, child_random_states
 from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
 from ._tree import DPDecisionTreeClassifier
-from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth
+from ._tree_fit import fit_tree
+from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth, effective_records
 
 #: The forest estimator a fit function fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)
@@ -172,7 +173,9 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     approx = mechanism in APPROXIMATE_NAMES
     tree_priv = Privacy(eps_r, delta if approx else 0.0, "add_remove", "one private tree (sequential over levels)")
     count_priv = (
-        Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy record count") if need_count else None
+        Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy class counts (the classes partition)")
+        if need_count
+        else None
     )
     trees = parallel_composition([tree_priv])  # the trees' data are disjoint: one tree's guarantee
     total = count_priv + trees if count_priv is not None else trees
@@ -185,12 +188,12 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     est._charge(accountant, total, inferred)
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
-    n_hat = (
-        float(est.n_records)
-        if est.n_records is not None  # i.e. not need_count
-        else max(1.0, noisy_counts(n, epsilon - eps_r, gen))
-    )
-    T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
+    root = None
+    if need_count:  # noisy class counts: the trees' shape, class balance and root label (:mod:`._tree_fit`)
+        root = np.asarray(noisy_counts(np.bincount(yc, minlength=C), epsilon - eps_r, gen), dtype=np.float64)
+    n_hat = float(est.n_records) if root is None else max(1.0, float(root.sum()))
+    n_depth = n_hat if root is None else effective_records(root)
+    T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_depth, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
     if T > 1:
@@ -206,8 +209,10 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
         "bounds": bounds or None,
         "categorical_features": cats or None,
         "classes": list(range(C)),
-        "n_records": max(1, round(n_hat / T)),
+        "n_records": max(1, round(n_hat / T)) if root is None else None,
     }
+    # each part holds about 1/T of the records: its share of the released counts, noise scale 1/(T eps_n)
+    prior = None if root is None else (root / T, (epsilon - eps_r) * T)
     members, seen = [], set()
     seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:
@@ -217,7 +222,8 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
             Zt, yt = Z[rows], yc[rows]
             if T > 1:
                 Zt, yt = np.vstack([Zt, anchor]), np.append(yt, t % C)
-            members.append(DPDecisionTreeClassifier(random_state=seeds[t], **kw).fit(Zt, yt))
+            member = DPDecisionTreeClassifier(random_state=seeds[t], **kw)
+            members.append(fit_tree(member, Zt, yt, None, member._validated()["mechanism"], root=prior))
     for w in caught:  # the trees' warnings (public quantities), once each
         key = (w.category, str(w.message).split(":", 1)[-1])
         if key not in seen:

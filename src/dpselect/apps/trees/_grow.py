@@ -41,6 +41,10 @@ def noisy_counts(counts: Any, epsilon: float, gen: np.random.Generator) -> Any:
     return GridLaplace(1.0, epsilon, granularity=COUNT_GRID).release(np.asarray(counts, dtype=np.float64), rng=gen)
 
 
+#: Standard deviations of noise by which a node's counts must favour its own label over its parent's
+#: (:func:`leaf_values`).
+LABEL_MARGIN = 1.0
+
 _TABLE_CELLS = 1 << 22  # bound on contingency-table cells built at once
 
 
@@ -104,6 +108,7 @@ class GrowSpec:
     is_cont: np.ndarray  # (p,) bool
     n_classes: int
     template: SelectionProblem | None = None  # the batched mechanisms' calibration problem (cached)
+    root_prior: tuple[np.ndarray, float] | None = None  # released root class counts and their epsilon
 
 
 def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
@@ -271,14 +276,20 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         parent = first + par
         first += n_lvl
         n_lvl = par.size
-    return _released_tree(out, leaf_counts, C, spec.eps_leaf)
+    return _released_tree(out, leaf_counts, C, spec.eps_leaf, spec.root_prior)
 
 
-def _released_tree(out: dict[str, list], leaf_counts: list[np.ndarray], C: int, eps_leaf: float) -> DPTree:
+def _released_tree(
+    out: dict[str, list],
+    leaf_counts: list[np.ndarray],
+    C: int,
+    eps_leaf: float,
+    root_prior: tuple[np.ndarray, float] | None = None,
+) -> DPTree:
     """The :class:`DPTree` of the grown levels: node arrays, noisy leaf counts and their post-processing."""
     arr = {key: np.concatenate(v) for key, v in out.items()}
     counts = np.vstack(leaf_counts) if leaf_counts else np.zeros((0, C))
-    mass, value = leaf_values(arr, counts, eps_leaf)
+    mass, value = leaf_values(arr, counts, eps_leaf, root_prior)
     default = np.full(arr["feature"].size, -1, dtype=np.int64)
     multi = np.flatnonzero((arr["feature"] >= 0) & (arr["cut"] < 0))
     for i in multi:  # multiway nodes only (unseen categories); the default binary path has none
@@ -331,7 +342,9 @@ def route(tree: DPTree, Z: np.ndarray, is_cont: np.ndarray) -> np.ndarray:
     return tr.leaf[node]
 
 
-def leaf_values(arr: dict, counts: np.ndarray, eps_leaf: float) -> tuple[np.ndarray, np.ndarray]:
+def leaf_values(
+    arr: dict, counts: np.ndarray, eps_leaf: float, root_prior: tuple[np.ndarray, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Post-processing of the leaves' noisy class counts: (released mass per node, leaf probabilities).
 
     Every node's aggregate is the sum of the noisy counts of the leaves below
@@ -354,12 +367,22 @@ def leaf_values(arr: dict, counts: np.ndarray, eps_leaf: float) -> tuple[np.ndar
         nodes = np.flatnonzero(depth == d)
         np.add.at(agg, parent[nodes], agg[nodes])
         np.add.at(nleaf, parent[nodes], nleaf[nodes])
+    if root_prior is not None:  # inverse-variance mean of two released estimates of the root's class counts
+        w_prior, w_leaves = root_prior[1] ** 2, eps_leaf**2 / max(nleaf[0], 1.0)
+        agg[0] = (w_prior * np.asarray(root_prior[0], dtype=np.float64) + w_leaves * agg[0]) / (w_prior + w_leaves)
     total = agg.sum(axis=1)
     usable = total >= 2.0 * np.sqrt(2.0 * C * np.maximum(nleaf, 1.0)) / eps_leaf
     src = np.arange(N)
+    own = np.argmax(agg, axis=1)
+    # a node's label differs from its source's only when the difference of the two noisy counts clears
+    # LABEL_MARGIN standard deviations of its noise, 2 sqrt(L) / eps_leaf
+    need = LABEL_MARGIN * 2.0 * np.sqrt(np.maximum(nleaf, 1.0)) / eps_leaf
     for d in range(1, int(depth.max()) + 1):  # top-down
         nodes = np.flatnonzero(depth == d)
-        src[nodes] = np.where(usable[nodes], nodes, src[parent[nodes]])
+        up = src[parent[nodes]]
+        inherited = own[up]
+        sure = (own[nodes] == inherited) | (agg[nodes, own[nodes]] - agg[nodes, inherited] >= need[nodes])
+        src[nodes] = np.where(usable[nodes] & sure, nodes, up)
     src[0] = 0
     chosen = agg[src[is_leaf]][np.argsort(leaf[is_leaf])]
     p = np.clip(chosen, 0.0, None)

@@ -42,11 +42,12 @@ from ..._params import BOOLEAN, EPSILON, int_at_least, positive, validate_params
 from ...accounting import parallel_composition, tree_query_epsilon
 from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
 from ...privacy import Privacy
+from ...typing import ArrayLike
 from ._estimator import DPClassifierBase
 from ._split_criteria import problem_from_tables, problem_kind
 from ._tabular import Schema
 
-__all__ = ["RECORD_COUNT_SHARE", "TreePlan", "auto_n_bins", "auto_tree_depth", "plan_tree"]
+__all__ = ["RECORD_COUNT_SHARE", "TreePlan", "auto_n_bins", "auto_tree_depth", "effective_records", "plan_tree"]
 
 #: Share of epsilon spent on the noisy record count when ``n_records`` is not given (module docstring);
 #: the forests use the same share.
@@ -146,6 +147,37 @@ def auto_n_bins(n_records: float, epsilon: float) -> int:
     return int(min(32, max(8, 2 ** round(math.log2(x)))))
 
 
+def effective_records(class_counts: ArrayLike) -> float:
+    """C / (C - 1) times the records outside the largest class: n for balanced classes, less when one dominates.
+
+    The depth rule's record count when the class counts are known (released
+    noisy counts, clipped at 0): a leaf can only change a prediction from the
+    majority class with records of the other classes, so a tree on data with a
+    97% majority is sized as one on 2 x 3% of the records.
+
+    Parameters
+    ----------
+    class_counts : array-like of shape (C,)
+        Released (noisy) class counts.
+
+    Returns
+    -------
+    float
+        C / (C - 1) (n - max_c n_c) with n the sum of the counts clipped at 0
+        (n when C = 1).
+
+    Examples
+    --------
+    >>> effective_records([500, 500]), effective_records([970, 30]), effective_records([400, 300, 300])
+    (1000.0, 60.0, 900.0)
+    """
+    c = np.clip(np.asarray(class_counts, dtype=np.float64), 0.0, None)
+    C = c.size
+    if C < 2:
+        return float(c.sum())
+    return float(C / (C - 1) * (c.sum() - c.max()))
+
+
 @dataclass(frozen=True)
 class TreePlan:
     """The tree's shape and per-query budget, fixed from public quantities (and the noisy count)."""
@@ -169,8 +201,13 @@ def plan_tree(
     delta: float,
     counting: bool,
     gs: float,
+    n_depth: float | None = None,
 ) -> TreePlan:
-    """Shape, mechanism and per-level guarantees (raises on an invalid configuration; draws nothing)."""
+    """Shape, mechanism and per-level guarantees (raises on an invalid configuration; draws nothing).
+
+    ``n_depth`` is the depth rule's record count (:func:`effective_records` of released class counts);
+    None uses ``n_hat``.
+    """
     binary, p, C = est.splits == "binary", schema.n_features, n_classes
     n_bins = int(est.n_bins) if est.n_bins is not None else auto_n_bins(n_hat, eps_r)
     n_values = np.empty(p, dtype=np.int64)
@@ -180,7 +217,12 @@ def plan_tree(
     depth = (
         int(est.max_depth)
         if est.max_depth is not None
-        else auto_tree_depth(n_hat, C, eps_r, branching=branching, count_queries=counting)
+        else max(  # at least one split: the leaves' label fallback chooses depth 0 privately (leaf_values)
+            1,
+            auto_tree_depth(
+                n_hat if n_depth is None else n_depth, C, eps_r, branching=branching, count_queries=counting
+            ),
+        )
     )
     if not binary:
         depth = min(depth, p)
