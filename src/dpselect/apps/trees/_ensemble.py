@@ -2,8 +2,10 @@
 
 Algorithm
 ---------
-* **Shape.**  n = ``n_records`` (public) or a noisy count (the tree's:
-  exact discrete Laplace, eps_n = 10% of epsilon); eps_r = epsilon - eps_n.  The
+* **Shape.**  n = ``n_records`` (public) or the sum of noisy class counts
+  (the tree's: exact discrete Laplace, eps_n = 10% of epsilon; the depth rule
+  reads their effective count, :func:`~dpselect.apps.trees._tree_shape.effective_records`);
+  eps_r = epsilon - eps_n.  The
   number of trees T (unless given) is :func:`auto_partitions`: the largest
   power of two T <= 8 such that a private tree on n / (2T) records still gets
   the depth (:func:`~dpselect.apps.trees.auto_tree_depth` at eps_r) of one
@@ -28,10 +30,16 @@ Algorithm
   public record changes no neighbour relation.
 * **Trees.**  Every tree is a :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`
   at the whole remaining budget eps_r (binary cuts, one private selection per
-  node, integer noisy leaf counts), its shape from the public n / T.
+  node, integer noisy leaf counts), its shape and root label from 1/T of the
+  released class counts (a public n / T when ``n_records`` is given).  With
+  T = 1 the forest is exactly the default tree (the same released class
+  counts, the same shape, the same leaf labels): on the 13 tables of
+  ``benchmarks/bench_trees.py`` the default forest and the default tree are
+  equal in distribution, so no choice between them is left to make below
+  about a million records.
 * **Accounting.**  The trees' data are disjoint: parallel composition
-  (McSherry 2009, Thm 4) costs what one tree costs, and the noisy record
-  count adds sequentially: (epsilon, delta)-DP in total, fixed before any
+  (McSherry 2009, Thm 4) costs what one tree costs, and the noisy class
+  counts (one histogram query: the classes partition the records) add sequentially: (epsilon, delta)-DP in total, fixed before any
   randomness is drawn.
 * **Prediction.**  The mean of the trees' class probabilities; ``predict`` its
   argmax.  The structure is T explicit trees of depth <= 12, so every fitted
@@ -183,7 +191,7 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
         total.epsilon,
         total.delta,
         "add_remove",
-        "noisy record count, then trees on disjoint records (parallel composition)",
+        "noisy class counts, then trees on disjoint records (parallel composition)",
     )
     est._charge(accountant, total, inferred)
     est.privacy_ = est._claim(total, inferred)

