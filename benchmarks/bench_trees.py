@@ -144,7 +144,14 @@ def predict(name: str, eps: float, t: Tabular, train: np.ndarray, test: np.ndarr
         return np.asarray(peer.predict(tf(t.X.iloc[test])))
 
 
-def table(datasets, eps_grid, out: Path, folds: int = 5, repeats: int = 3, models=None) -> None:
+def table(
+    datasets: list[str],
+    eps_grid: tuple[float, ...],
+    out: Path,
+    folds: int = 5,
+    repeats: int = 3,
+    models: list[str] | None = None,
+) -> None:
     from sklearn.metrics import balanced_accuracy_score
     from sklearn.model_selection import StratifiedKFold
 
@@ -213,7 +220,7 @@ def summarise(path: Path) -> None:
                     if m in OURS and best is not None:
                         ok = mu >= best[0] - max(best[1], se)
                         flag += "" if ok else "*"
-                        tally[m][0] += ok
+                        tally[m][0] += int(ok)
                         tally[m][1] += 1
                     if "majority" in stats and mu < stats["majority"][0] - 2 * max(stats["majority"][1], se):
                         flag += "!"
@@ -221,9 +228,9 @@ def summarise(path: Path) -> None:
                             tally[m][2] += 1
                     out.append(f"{mu:.3f}±{se:.3f}{flag}")
                 print(f"| {ds} | {e:g} | " + " | ".join(out) + " |")
-        for m, (ok, n, low) in tally.items():
+        for m, (n_ok, n, low) in tally.items():
             if n:
-                print(f"\n{m}: within 1 SE of the best peer in {ok}/{n} cells; below majority by > 2 SE in {low}")
+                print(f"\n{m}: within 1 SE of the best peer in {n_ok}/{n} cells; below majority by > 2 SE in {low}")
 
 
 def timing(repeat: int = 7) -> None:

@@ -39,8 +39,9 @@ Algorithm
   about a million records.
 * **Accounting.**  The trees' data are disjoint: parallel composition
   (McSherry 2009, Thm 4) costs what one tree costs, and the noisy class
-  counts (one histogram query: the classes partition the records) add sequentially: (epsilon, delta)-DP in total, fixed before any
-  randomness is drawn.
+  counts (one histogram query: the classes partition the records) add
+  sequentially: (epsilon, delta)-DP in total, fixed before any randomness is
+  drawn.
 * **Prediction.**  The mean of the trees' class probabilities; ``predict`` its
   argmax.  The structure is T explicit trees of depth <= 12, so every fitted
   forest holds released values only (nothing that must not be published).
