@@ -33,7 +33,7 @@ records):
   standard deviation of noise, fall back to their nearest ancestor that does,
   up to the root, whose label combines the leaves' counts with the noisy class
   counts of the shape rule: the privately chosen majority class
-  (post-processing, :func:`dpselect.apps.trees._grow.leaf_values`).  So a
+  (post-processing, :func:`dpselect.apps.trees._leaf_labels.leaf_values`).  So a
   tree without evidence predicts the majority label: the depth-0 choice is
   made privately and at no cost.
 * ``stopping="depth"``: data-independent, every node above ``max_depth``
@@ -301,8 +301,10 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
         Post-processing of the leaves' noisy class counts (no further privacy
         cost): the counts of the leaf, or of its nearest ancestor whose summed
-        noisy counts are at least twice their noise when the leaf is near-empty,
-        clipped at 0 and normalised (:func:`~dpselect.apps.trees._grow.leaf_values`).
+        noisy counts are at least twice their noise and favour its own label over
+        the inherited one by a standard deviation of noise (up to the root's
+        majority label) when the leaf's own do not, clipped at 0 and normalised
+        (:func:`~dpselect.apps.trees._leaf_labels.leaf_values`).
         A class whose noisy count fell below 0 gets probability 0, so
         well-separated leaves give exactly 0 and 1.
 
