@@ -66,9 +66,13 @@ def test_root_label_and_margin_fallback_are_post_processing():
     # root 0 with leaves 1 and 2
     arr = {"leaf": np.array([-1, 0, 1]), "parent": np.array([-1, 0, 0]), "depth": np.array([0, 1, 1])}
     eps_leaf = 0.5
-    need = LABEL_MARGIN * 2.0 / eps_leaf  # one leaf: one standard deviation of a difference of two counts
+
+    def need(total):  # one leaf: a standard deviation of the noise and two of the sampling spread
+        return LABEL_MARGIN * 2.0 * math.sqrt(1.0 / eps_leaf**2 + total)
+
     # leaf 0 favours class 1 by less than the margin; leaf 1 by more; the root's label is class 0
-    counts = np.array([[60.0, 60.0 + need - 0.5], [10.0, 10.0 + need + 0.5]])
+    counts = np.array([[60.0, 70.0], [10.0, 60.0]])
+    assert 10.0 < need(130.0) and 50.0 >= need(70.0)
     prior = (np.array([500.0, 100.0]), 1.0)
     _, value = leaf_values(arr, counts, eps_leaf, prior)
     w0, w1 = 1.0, eps_leaf**2 / 2
@@ -131,3 +135,19 @@ def test_default_forest_is_the_default_tree_below_a_million_records():
         tree_depths.append(DPDecisionTreeClassifier(random_state=seed, **kw).fit(X, y).depth_)
         assert rf.estimators_[0].n_records_ == rf.n_records_  # its one tree reads the forest's class counts
     assert sorted(set(forest_depths)) == sorted(set(tree_depths))  # the same rule on the same counts' law
+
+
+def test_no_signal_deep_tree_stays_near_the_majority_rate():
+    """60/40 labels independent of the features, epsilon = 5: the depth rule grows 8 levels; the label margin's
+    sampling term keeps the held-out accuracy within 1 point of the majority rate (0.6 below; one sampling
+    standard deviation instead of two: 1.1 below; no margin: 1.6 below)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (5000, 6))
+    y = (rng.uniform(size=5000) < 0.4).astype(int)
+    Xt = rng.uniform(0, 1, (4000, 6))
+    yt = (rng.uniform(size=4000) < 0.4).astype(int)
+    accs = [
+        DPDecisionTreeClassifier(epsilon=5.0, bounds=(0, 1), classes=[0, 1], random_state=s).fit(X, y).score(Xt, yt)
+        for s in range(8)
+    ]
+    assert np.mean(accs) > np.mean(yt == 0) - 0.01
