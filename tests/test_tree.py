@@ -73,7 +73,10 @@ def test_learns_easy_data_with_generous_budget(mechanism, splits):
         warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds/classes/n_max: no leak
         clf.fit(X, y)
     # the smooth selections pay the m-fold dilation of SPEC §3.1 over the 14 binary cuts (SPEC §9)
-    assert clf.score(X, y) > (0.6 if mechanism.startswith(("snm", "sps")) else 0.9)
+    # multiway: 64 leaves of about 10 records, where a mixed leaf needs two sampling standard deviations
+    # (2 sqrt(10)) of evidence to overrule its parent's label (leaf_values): training accuracy near 0.87
+    good = 0.85 if splits == "multiway" else 0.9
+    assert clf.score(X, y) > (0.6 if mechanism.startswith(("snm", "sps")) else good)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
@@ -207,7 +210,7 @@ def test_binary_cuts_and_unseen_categories():
 
 def test_single_leaf_warns():
     X, y, b = _blobs(60)
-    with pytest.warns(UserWarning, match="single leaf"):
+    with pytest.warns(UserWarning, match="same class for every sample"):
         DPDecisionTreeClassifier(epsilon=0.01, bounds=b, classes=[0, 1, 2], random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

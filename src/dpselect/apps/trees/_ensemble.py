@@ -2,8 +2,10 @@
 
 Algorithm
 ---------
-* **Shape.**  n = ``n_records`` (public) or a noisy count (the tree's:
-  exact discrete Laplace, eps_n = 10% of epsilon); eps_r = epsilon - eps_n.  The
+* **Shape.**  n = ``n_records`` (public) or the sum of noisy class counts
+  (the tree's: exact discrete Laplace, eps_n = 10% of epsilon; the depth rule
+  reads their effective count, :func:`~dpselect.apps.trees._tree_shape.effective_records`);
+  eps_r = epsilon - eps_n.  The
   number of trees T (unless given) is :func:`auto_partitions`: the largest
   power of two T <= 8 such that a private tree on n / (2T) records still gets
   the depth (:func:`~dpselect.apps.trees.auto_tree_depth` at eps_r) of one
@@ -28,11 +30,18 @@ Algorithm
   public record changes no neighbour relation.
 * **Trees.**  Every tree is a :class:`~dpselect.apps.trees.DPDecisionTreeClassifier`
   at the whole remaining budget eps_r (binary cuts, one private selection per
-  node, integer noisy leaf counts), its shape from the public n / T.
+  node, integer noisy leaf counts), its shape and root label from 1/T of the
+  released class counts (a public n / T when ``n_records`` is given).  With
+  T = 1 the forest is exactly the default tree (the same released class
+  counts, the same shape, the same leaf labels): on the 13 tables of
+  ``benchmarks/bench_trees.py`` the default forest and the default tree are
+  equal in distribution, so no choice between them is left to make below
+  about a million records.
 * **Accounting.**  The trees' data are disjoint: parallel composition
-  (McSherry 2009, Thm 4) costs what one tree costs, and the noisy record
-  count adds sequentially: (epsilon, delta)-DP in total, fixed before any
-  randomness is drawn.
+  (McSherry 2009, Thm 4) costs what one tree costs, and the noisy class
+  counts (one histogram query: the classes partition the records) add
+  sequentially: (epsilon, delta)-DP in total, fixed before any randomness is
+  drawn.
 * **Prediction.**  The mean of the trees' class probabilities; ``predict`` its
   argmax.  The structure is T explicit trees of depth <= 12, so every fitted
   forest holds released values only (nothing that must not be published).
@@ -61,7 +70,8 @@ from ._estimator import DPClassifierBase, child_random_states
 from ._grow import noisy_counts
 from ._tabular import encode_training, encode_transform
 from ._tree import DPDecisionTreeClassifier
-from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth
+from ._tree_fit import fit_tree
+from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth, effective_records
 
 #: The forest estimator a fit function fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)
@@ -172,25 +182,23 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     approx = mechanism in APPROXIMATE_NAMES
     tree_priv = Privacy(eps_r, delta if approx else 0.0, "add_remove", "one private tree (sequential over levels)")
     count_priv = (
-        Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy record count") if need_count else None
+        Privacy(epsilon - eps_r, 0.0, "add_remove", "discrete Laplace noisy class counts (the classes partition)")
+        if need_count
+        else None
     )
     trees = parallel_composition([tree_priv])  # the trees' data are disjoint: one tree's guarantee
     total = count_priv + trees if count_priv is not None else trees
-    total = Privacy(
-        total.epsilon,
-        total.delta,
-        "add_remove",
-        "noisy record count, then trees on disjoint records (parallel composition)",
-    )
+    how = "noisy class counts, then trees on disjoint records (parallel composition)"
+    total = Privacy(total.epsilon, total.delta, "add_remove", how)
     est._charge(accountant, total, inferred)
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
-    n_hat = (
-        float(est.n_records)
-        if est.n_records is not None  # i.e. not need_count
-        else max(1.0, noisy_counts(n, epsilon - eps_r, gen))
-    )
-    T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_hat, C, eps_r)
+    root = None
+    if need_count:  # noisy class counts: the trees' shape, class balance and root label (:mod:`._tree_fit`)
+        root = np.asarray(noisy_counts(np.bincount(yc, minlength=C), epsilon - eps_r, gen), dtype=np.float64)
+    n_hat = float(est.n_records) if root is None else max(1.0, float(root.sum()))
+    n_depth = n_hat if root is None else effective_records(root)
+    T = int(est.n_estimators) if est.n_estimators is not None else auto_partitions(n_depth, C, eps_r)
     part = gen.integers(0, T, size=n) if T > 1 else np.zeros(n, dtype=np.int64)
     Z = _member_matrix(schema, Xc, Xk)
     ac, ak = _anchor(schema, Xc, Xk)
@@ -205,8 +213,10 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
         "bounds": bounds or None,
         "categorical_features": cats or None,
         "classes": list(range(C)),
-        "n_records": max(1, round(n_hat / T)),
+        "n_records": max(1, round(n_hat / T)) if root is None else None,
     }
+    # each part holds about 1/T of the records: its share of the released counts, noise scale 1/(T eps_n)
+    prior = None if root is None else (root / T, (epsilon - eps_r) * T)
     members, seen = [], set()
     seeds = child_random_states(est.random_state, gen, T)  # never gen itself: it drew the noise
     with warnings.catch_warnings(record=True) as caught:
@@ -218,7 +228,8 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
             # classes, which the tree drops as it drops every such label (the same law, and a tree on no
             # record fits as its neighbour on one record does)
             Zt, yt = np.vstack([Zt, anchor]), np.append(yt, t % C if T > 1 else C)
-            members.append(DPDecisionTreeClassifier(random_state=seeds[t], **kw).fit(Zt, yt))
+            member = DPDecisionTreeClassifier(random_state=seeds[t], **kw)
+            members.append(fit_tree(member, Zt, yt, None, member._validated()["mechanism"], root=prior))
     for w in caught:  # the trees' warnings (public quantities), once each
         key = (w.category, str(w.message).split(":", 1)[-1])
         if key not in seen:

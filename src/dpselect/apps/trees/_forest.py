@@ -40,16 +40,22 @@ class DPRandomForestClassifier(DPClassifierBase):
     leaf queries by parallel composition (mathematics §5.3).  See
     :mod:`dpselect.apps.trees._ensemble` and :mod:`dpselect.apps.trees._fletcher_islam`
     for the algorithms, accounting and representation.
-    **With the defaults the forest is usually one private tree**: ``n_estimators=None`` makes
-    as many disjoint parts as cost no depth (:func:`~dpselect.apps.trees.auto_partitions`),
-    which is one below about a million records (``n_estimators_`` tells).
+    **With the defaults the forest is one private tree below about a million records**:
+    ``n_estimators=None`` makes as many disjoint parts as cost no depth
+    (:func:`~dpselect.apps.trees.auto_partitions`), which is one below about 10^6
+    records (``n_estimators_ = 1``).  Such a forest *is* the default
+    :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` (the same noisy class
+    counts, shape and leaf labels), and so has its accuracy: under pure DP two or
+    four trees on halves or quarters of the records lost to one tree on all of them
+    in most measured cells (:mod:`dpselect.apps.trees._ensemble`).  Use the tree
+    unless the data hold millions of records.
 
     Parameters
     ----------
     epsilon : float, default=1.0
         Privacy budget (> 0).  "fletcher_islam": every leaf query uses all of
         it; "trees": every tree does (parallel composition).  Less the noisy
-        record count's share when the shape rule needs one.
+        noisy class counts' share when the shape rule needs one.
     n_estimators : int or None, default=None
         Number of trees (>= 1; "trees": the number of disjoint parts); None
         chooses it (shape rule).
@@ -108,7 +114,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         Column names of a DataFrame input.
     privacy_ : Privacy
         The fit's guarantee ("fletcher_islam": one leaf query's; "trees": one
-        tree's), plus the record count if one was spent; epsilon = inf when
+        tree's), plus the class counts if they were spent; epsilon = inf when
         bounds, categories or classes were inferred from the training data.
     algorithm_ : str
         The algorithm used.

@@ -18,10 +18,11 @@ import numpy as np
 
 from ...noise import GridLaplace
 from ...problem import SelectionProblem
+from ._leaf_labels import LABEL_MARGIN, leaf_values
 from ._nodes import select_nodes
 from ._split_criteria import binary_candidates, binary_scores, binary_valid, cut_mask, problem_from_tables, split_scores
 
-__all__ = ["COUNT_GRID", "DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values", "noisy_counts"]
+__all__ = ["COUNT_GRID", "LABEL_MARGIN", "DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values", "noisy_counts"]
 
 #: Granularity of every noisy count the estimators release: counts are integers (the grid 2^0 Z).
 COUNT_GRID = 1.0
@@ -104,6 +105,7 @@ class GrowSpec:
     is_cont: np.ndarray  # (p,) bool
     n_classes: int
     template: SelectionProblem | None = None  # the batched mechanisms' calibration problem (cached)
+    root_prior: tuple[np.ndarray, float] | None = None  # released root class counts and their epsilon
 
 
 def _cells(Z: np.ndarray, y: np.ndarray, k: int, C: int) -> np.ndarray:
@@ -271,14 +273,20 @@ def grow(Z: np.ndarray, y: np.ndarray, spec: GrowSpec, gen: np.random.Generator)
         parent = first + par
         first += n_lvl
         n_lvl = par.size
-    return _released_tree(out, leaf_counts, C, spec.eps_leaf)
+    return _released_tree(out, leaf_counts, C, spec.eps_leaf, spec.root_prior)
 
 
-def _released_tree(out: dict[str, list], leaf_counts: list[np.ndarray], C: int, eps_leaf: float) -> DPTree:
+def _released_tree(
+    out: dict[str, list],
+    leaf_counts: list[np.ndarray],
+    C: int,
+    eps_leaf: float,
+    root_prior: tuple[np.ndarray, float] | None = None,
+) -> DPTree:
     """The :class:`DPTree` of the grown levels: node arrays, noisy leaf counts and their post-processing."""
     arr = {key: np.concatenate(v) for key, v in out.items()}
     counts = np.vstack(leaf_counts) if leaf_counts else np.zeros((0, C))
-    mass, value = leaf_values(arr, counts, eps_leaf)
+    mass, value = leaf_values(arr, counts, eps_leaf, root_prior)
     default = np.full(arr["feature"].size, -1, dtype=np.int64)
     multi = np.flatnonzero((arr["feature"] >= 0) & (arr["cut"] < 0))
     for i in multi:  # multiway nodes only (unseen categories); the default binary path has none
@@ -329,41 +337,3 @@ def route(tree: DPTree, Z: np.ndarray, is_cont: np.ndarray) -> np.ndarray:
         child = np.where(tr.cut[node] >= 0, binary, multi)
         node = np.where(inner, child, node)
     return tr.leaf[node]
-
-
-def leaf_values(arr: dict, counts: np.ndarray, eps_leaf: float) -> tuple[np.ndarray, np.ndarray]:
-    """Post-processing of the leaves' noisy class counts: (released mass per node, leaf probabilities).
-
-    Every node's aggregate is the sum of the noisy counts of the leaves below
-    it (a function of released values).  A node's aggregate is *usable* if
-    its total is at least twice its noise standard deviation
-    sqrt(2 C L)/eps_leaf (L leaves below, C classes).  A leaf predicts from
-    its nearest usable ancestor-or-self (the root if none is): near-empty
-    leaves fall back to their parent's (siblings') counts, never to a fixed
-    class.  Probabilities are the aggregate clipped at 0 and normalised
-    (one-hot on its argmax if nothing is positive).
-    """
-    leaf, parent, depth = arr["leaf"], arr["parent"], arr["depth"]
-    N, C = leaf.size, counts.shape[1]
-    agg = np.zeros((N, C))
-    nleaf = np.zeros(N)
-    is_leaf = leaf >= 0
-    agg[is_leaf] = counts[leaf[is_leaf]]
-    nleaf[is_leaf] = 1.0
-    for d in range(int(depth.max()), 0, -1):  # bottom-up, one vectorised step per level
-        nodes = np.flatnonzero(depth == d)
-        np.add.at(agg, parent[nodes], agg[nodes])
-        np.add.at(nleaf, parent[nodes], nleaf[nodes])
-    total = agg.sum(axis=1)
-    usable = total >= 2.0 * np.sqrt(2.0 * C * np.maximum(nleaf, 1.0)) / eps_leaf
-    src = np.arange(N)
-    for d in range(1, int(depth.max()) + 1):  # top-down
-        nodes = np.flatnonzero(depth == d)
-        src[nodes] = np.where(usable[nodes], nodes, src[parent[nodes]])
-    src[0] = 0
-    chosen = agg[src[is_leaf]][np.argsort(leaf[is_leaf])]
-    p = np.clip(chosen, 0.0, None)
-    s = p.sum(axis=1, keepdims=True)
-    onehot = np.zeros_like(p)
-    onehot[np.arange(p.shape[0]), np.argmax(chosen, axis=1)] = 1.0
-    return total, np.where(s > 0, p / np.where(s > 0, s, 1.0), onehot)

@@ -117,7 +117,9 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict[str, Rule]] = {
-        "bounds": Rule("a (lo, hi) pair or an (n_features, 2) array, finite with lo < hi", check=_bounds_rule, none=True),
+        "bounds": Rule(
+            "a (lo, hi) pair or an (n_features, 2) array, finite with lo < hi", check=_bounds_rule, none=True
+        ),
         "clip_output": BOOLEAN,
     }
 

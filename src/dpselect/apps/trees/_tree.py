@@ -28,9 +28,14 @@ records):
   "ld", "em" stay available by name.
 * A leaf releases its noisy class counts tau_c + K, K exact discrete Laplace
   of scale 1/eps_leaf on the integers (the classes
-  partition the leaf: one eps_leaf query).  Near-empty leaves fall back to
-  their nearest ancestor whose summed noisy counts are at least twice their
-  noise (post-processing, :func:`dpselect.apps.trees._grow.leaf_values`).
+  partition the leaf: one eps_leaf query).  Near-empty leaves, and leaves
+  whose counts do not favour their own label over the one they inherit by a
+  standard deviation of noise, fall back to their nearest ancestor that does,
+  up to the root, whose label combines the leaves' counts with the noisy class
+  counts of the shape rule: the privately chosen majority class
+  (post-processing, :func:`dpselect.apps.trees._leaf_labels.leaf_values`).  So a
+  tree without evidence predicts the majority label: the depth-0 choice is
+  made privately and at no cost.
 * ``stopping="depth"``: data-independent, every node above ``max_depth``
   with a possible cut splits; the budget is split evenly over the d + 1
   levels: eps_q = eps_r / (d + 1) for each split level and for the leaves.
@@ -54,7 +59,7 @@ Privacy accounting
 ------------------
 Each level is a parallel composition over its disjoint nodes
 (:func:`dpselect.accounting.parallel_composition`), levels compose
-sequentially, and the record count composes in front
+sequentially, and the noisy class counts compose in front
 (:func:`dpselect.accounting.tree_privacy`).  Every per-level cost is fixed
 before the data are looked at, so ``privacy_`` is a-priori (the mechanisms'
 own ``privacy()``); ``level_privacy_`` records the realised levels.  ``fit``
@@ -132,7 +137,9 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         Public upper bound on the number of records (the "info_gain"
         sensitivity); None uses the number of training records: no guarantee.
     n_records : int or None, default=None
-        Public number of records for the shape rule (None: a noisy count).
+        Public number of records for the shape rule (None: noisy class
+        counts at 10% of epsilon, which also give the class balance the depth
+        rule weighs and the root's label).
     classes : array-like or None, default=None
         Public class labels; None infers them from y: no guarantee.
     random_state : None, int or "secure", default=None
@@ -174,8 +181,8 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         The stopping rule used.
     n_records_ : float or None
         The public or noisy record count used for the shape (a noisy count
-        is an integer: exact discrete Laplace, see
-        :func:`~dpselect.apps.trees._grow.noisy_counts`).
+        is the sum of the noisy class counts, integers: exact discrete
+        Laplace, see :func:`~dpselect.apps.trees._grow.noisy_counts`).
 
     See Also
     --------
@@ -308,8 +315,10 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
         Post-processing of the leaves' noisy class counts (no further privacy
         cost): the counts of the leaf, or of its nearest ancestor whose summed
-        noisy counts are at least twice their noise when the leaf is near-empty,
-        clipped at 0 and normalised (:func:`~dpselect.apps.trees._grow.leaf_values`).
+        noisy counts are at least twice their noise and favour its own label over
+        the inherited one by a standard deviation of noise (up to the root's
+        majority label) when the leaf's own do not, clipped at 0 and normalised
+        (:func:`~dpselect.apps.trees._leaf_labels.leaf_values`).
         A class whose noisy count fell below 0 gets probability 0, so
         well-separated leaves give exactly 0 and 1.
 
