@@ -8,7 +8,7 @@ them, so ``from dpselect._params import EPSILON`` is the one way in.
 
 Examples
 --------
->>> SAMPLE([1, 2, 3], "x")
+>>> SAMPLE([1, 2, 3], "x").tolist()
 [1, 2, 3]
 >>> GRANULARITY(0.3, "granularity")
 Traceback (most recent call last):
