@@ -190,3 +190,34 @@ def test_bad_inputs_named_before_randomness(case):
     with pytest.raises(exc, match=match):
         call(gen)
     assert gen.bit_generator.state == state
+
+
+def test_a_failed_bound_search_says_so():
+    """The issue's case: n = 100, eps = 0.1, data near 1e3: the scan stops in its first octave and a warning says
+    so (a function of the released bound only); at eps = 1 the bound is found and nothing is said."""
+    x = np.random.default_rng(0).normal(1017.7, 100.0, size=100)
+    with pytest.warns(UserWarning, match="first octave of its grid"):
+        v = Q.private_quantile(x, 0.5, 0.1, rng=0)
+    assert abs(v) < 2 * U.DEFAULT_SCALE
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert 900 < Q.private_quantile(x, 0.5, 1.0, rng=0) < 1100
+
+
+def test_scales_are_rounded_up_to_short_dyadics():
+    """AboveThreshold rounds its noise scales up (a larger scale only lowers the loss) to 24 significant bits,
+    so the exact sampler stays vectorised at every epsilon (a float's own rational has a 53-bit numerator)."""
+    from fractions import Fraction
+
+    for eps in (0.1, 0.025, 1 / 3, 7.3, 1e-4):
+        for mono in (True, False):
+            at = AboveThreshold(eps, sensitivity=3, monotone=mono)
+            b1, b2 = at.scales
+            s = at.threshold_share or (0.5 if mono else 1 / (1 + 4 ** (1 / 3)))
+            e1 = Fraction(eps) * Fraction(s)
+            exact = (3 / e1, (1 if mono else 2) * 3 / (Fraction(eps) - e1))
+            for b, ex in zip((b1, b2), exact):
+                assert ex <= b <= ex * (1 + Fraction(1, 2**22))
+                assert b.numerator < 2**25 or b.denominator == 1

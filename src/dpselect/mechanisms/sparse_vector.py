@@ -46,6 +46,8 @@ __all__ = ["AboveThreshold"]
 
 #: Queries drawn per batch of noise while scanning (the scan stops at the first hit).
 _CHUNK = 64
+#: Significant bits of the noise scales (rounded up: the guarantee holds, the sampler stays vectorised).
+_SCALE_BITS = 24
 #: Relative error target of the law's closed-form tails: e^-40.
 _TAIL = 40.0
 
@@ -104,7 +106,8 @@ class AboveThreshold:
     scan (the first index above the noisy threshold), whatever the number of
     queries, under the neighbour relation in which ``sensitivity`` bounds the
     queries' change (add/remove or replace neighbours; mathematics §15.1).
-    The scales are exact rationals; the noise is sampled exactly
+    The scales are exact rationals, rounded up to 24 significant bits (a larger scale
+    only lowers the loss, and the sampler stays vectorised); the noise is sampled exactly
     (:func:`dpselect.noise.discrete_laplace`).
 
     Parameters
@@ -164,7 +167,7 @@ class AboveThreshold:
         eps, d = Fraction(self.epsilon), Fraction(int(self.sensitivity))
         e1 = eps * Fraction(s)
         c = 1 if self.monotone else 2
-        return d / e1, c * d / (eps - e1)
+        return _dyadic_up(d / e1), _dyadic_up(c * d / (eps - e1))
 
     def privacy(self, relation: Relation = "add_remove") -> Privacy:
         """Epsilon-DP (exactly Delta/b1 + c Delta/b2 = epsilon) under ``relation`` (mathematics §15.1).
@@ -261,6 +264,17 @@ class AboveThreshold:
         [0, 1, 2]
         """
         return OutputLaw(np.exp(self.log_probabilities(queries, threshold)))
+
+
+def _dyadic_up(b: Fraction) -> Fraction:
+    """The smallest multiple of 2^j not below ``b`` with j = floor(log2 b) - _SCALE_BITS + 1.
+
+    A larger scale only lowers the privacy loss, and a numerator below 2^_SCALE_BITS keeps the
+    exact sampler on its vectorised path (a float's exact rational has a 53-bit numerator).
+    """
+    j = math.floor(math.log2(b)) - _SCALE_BITS + 1
+    step = Fraction(2) ** j
+    return math.ceil(b / step) * step
 
 
 def _scan(f: np.ndarray, t: int, scales: tuple[Fraction, Fraction], src: IntegerSource) -> int:

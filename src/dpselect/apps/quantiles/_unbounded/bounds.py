@@ -24,6 +24,7 @@ clamped records unchanged.  Total: basic composition,
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -326,7 +327,8 @@ def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -
     """Records clamped to the released bounds, the bounds, the output grid (None: 2^(e - 40), e = floor(log2 |b|))."""
     lo, hi = b
     if integer:  # integer outputs: bounds within +-2^53 (post-processing of the released bounds)
-        lo, hi = max(math.floor(lo), -(2**53)), min(math.ceil(hi), 2**53)
+        lo, hi = min(max(math.floor(lo), -(2**53)), 2**53 - 1), max(min(math.ceil(hi), 2**53), 1 - 2**53)
+        lo, hi = min(lo, hi - 1), max(hi, lo + 1)
     elif granularity is None:
         granularity = math.ldexp(1.0, math.frexp(max(-lo, hi))[1] - 1 - GRID_BITS)
     else:
@@ -391,9 +393,23 @@ def release_bounds_draws(
     gen = check_random_state(rng)
     privacy = Privacy(epsilon, 0.0, relation, "quantiles without bounds: AboveThreshold bounds + EM")
     charge(accountant, privacy, size=size)
-    share = bounds_share * epsilon
-    draws = [
-        _clamped(sorted_x, _magnitude_bounds(sorted_x, share, relation, grid, gen), bool(integer), granularity)
-        for _ in range(1 if size is None else size)
-    ]
-    return draws, (1.0 - bounds_share) * epsilon, gen
+    found = [_magnitude_bounds(sorted_x, bounds_share * epsilon, relation, grid, gen) for _ in range(size or 1)]
+    if any(b.upper < 2.0 * grid[0] for b in found):
+        warn_unlocated(float(grid[0]))
+    return [_clamped(sorted_x, b, bool(integer), granularity) for b in found], (1.0 - bounds_share) * epsilon, gen
+
+
+def warn_unlocated(scale: float) -> None:
+    """Say that the bound search stopped in its grid's first octave: the estimate then ignores the data's scale.
+
+    A function of the released bound only (mathematics §15.2: the joint law of the bound and the
+    estimate is what the guarantee covers), so the warning is itself covered.
+    """
+    warnings.warn(
+        "quantiles without bounds: the private bound search stopped in the first octave of its grid "
+        f"(below {2 * scale:g}): too few records for this epsilon to find the data's scale (or every "
+        "|x| is below it), so the estimate lies in that tiny range and says almost nothing about x; "
+        "pass public bounds=(a, b) or a larger epsilon",
+        UserWarning,
+        stacklevel=4,
+    )
