@@ -44,7 +44,7 @@ from ..typing import ArrayLike, Relation, SeedLike
 
 __all__ = ["AboveThreshold"]
 
-#: Queries drawn per batch of noise while scanning (the scan stops at the first hit).
+#: Queries in the first batch of noise while scanning (then twice as many a batch; the scan stops at the first hit).
 _CHUNK = 64
 #: Significant bits of the noise scales (rounded up: the guarantee holds, the sampler stays vectorised).
 _SCALE_BITS = 24
@@ -194,8 +194,8 @@ class AboveThreshold:
     def select(self, queries: ArrayLike, threshold: int, *, rng: SeedLike = None) -> int:
         """The first index k with f_k + nu_k >= threshold + rho; ``len(queries)`` if none.
 
-        Noise is drawn in batches of 64 queries and the scan stops at the first
-        hit, so the running time depends on the output only.
+        Noise is drawn in batches of 64, 128, 256, ... queries and the scan stops
+        at the first hit, so the running time depends on the output only.
 
         Parameters
         ----------
@@ -281,12 +281,14 @@ def _scan(f: np.ndarray, t: int, scales: tuple[Fraction, Fraction], src: Integer
     """The first index above the noisy threshold, drawing the noise in chunks."""
     b1, b2 = scales
     rho = int(discrete_laplace_batch(src, b1.denominator, b1.numerator, 1)[0])
-    for start in range(0, f.size, _CHUNK):
-        block = f[start : start + _CHUNK]
+    start, chunk = 0, _CHUNK
+    while start < f.size:  # chunks of 64, 128, 256, ...: a few batched draws however far the hit
+        block = f[start : start + chunk]
         nu = discrete_laplace_batch(src, b2.denominator, b2.numerator, block.size)
         hit = np.flatnonzero(block + nu >= t + rho)
         if hit.size:
             return start + int(hit[0])
+        start, chunk = start + chunk, 2 * chunk
     return int(f.size)
 
 

@@ -239,7 +239,7 @@ def private_bounds(
     >>> from dpselect.apps.quantiles import private_bounds
     >>> x = np.random.default_rng(0).uniform(-3, 100, size=5000)
     >>> private_bounds(x, 1.0, rng=1)
-    Bounds(lower=-3.0, upper=100.0)
+    Bounds(lower=-2.875, upper=116.0)
     """
     sorted_x, grid = _sorted_and_grid(x, scale, steps)
     gen = check_random_state(rng)
