@@ -41,7 +41,7 @@ from ....privacy import Privacy
 from ....typing import Relation, SeedLike
 from .._rules import ACCOUNTANT, EPSILON, RELATION, SAMPLE, SEED, SIZE, Rule
 
-__all__ = ["Bounds", "private_bounds", "private_max", "release_bounds"]
+__all__ = ["Bounds", "private_bounds", "private_max", "release_bounds_draws"]
 
 #: Default smallest scale s of the geometric grid and steps per octave K.
 DEFAULT_SCALE = 2.0**-30
@@ -338,32 +338,6 @@ def _clamped(sorted_x: np.ndarray, b: Bounds, integer: bool, granularity: Any) -
     return (x.astype(np.int64) if integer else x), (lo, hi), granularity
 
 
-def release_bounds(
-    x: Any,
-    epsilon: float,
-    *,
-    integer: bool | None = None,
-    relation: Relation = "add_remove",
-    rng: SeedLike = None,
-    accountant: Accountant | None = None,
-    granularity: float | None = None,
-    scale: float = DEFAULT_SCALE,
-    steps: int = DEFAULT_STEPS,
-    bounds_share: float = DEFAULT_BOUNDS_SHARE,
-) -> tuple[np.ndarray, tuple, Any, float, np.random.Generator]:
-    """First stage of the quantiles without bounds (mathematics §15.2), for the bounded functions to finish.
-
-    Its callers' rules have checked every argument on its own; here the cross-argument checks
-    (integer records, ``granularity`` for integer outputs), then it charges ``accountant`` the
-    whole epsilon, releases M by the scan of #{|x| > t} at ``bounds_share * epsilon`` and returns
-    ``(x clamped to [-M, M], (-M, M), granularity, the rest of epsilon, the Generator)``.
-    """
-    draws, rest, gen = release_bounds_draws(
-        x, epsilon, None, integer, relation, rng, accountant, granularity, scale, steps, bounds_share
-    )
-    return (*draws[0], rest, gen)
-
-
 def release_bounds_draws(
     x: Any,
     epsilon: float,
@@ -377,7 +351,12 @@ def release_bounds_draws(
     steps: int,
     bounds_share: float,
 ) -> tuple[list[tuple[np.ndarray, tuple, Any]], float, np.random.Generator]:
-    """:func:`release_bounds` for ``size`` independent draws (None: one), charged as ``size`` releases.
+    """First stage of the quantiles without bounds (mathematics §15.2), ``size`` draws (None: one).
+
+    Its callers' rules have checked every argument on its own; here the cross-argument checks
+    (integer records, ``granularity`` for integer outputs), then it charges ``accountant`` the
+    whole epsilon (``size`` releases) and releases M by the scan of #{|x| > t} at
+    ``bounds_share * epsilon`` per draw.
 
     Returns ``([(x clamped, bounds, granularity) per draw], the rest of epsilon, the Generator)``.
     """
