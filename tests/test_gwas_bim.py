@@ -96,7 +96,14 @@ def _counts(**text):
     cols.update(text)
     b = np.array([3, 0, 7])
     return TransmissionCounts(
-        b, b + 1, 9, cols["snp_ids"], b * 0, cols["chrom"], np.array([10, 20, 30]), cols["a1"], cols["a2"]
+        b,
+        b + 1,
+        9,
+        snp_ids=cols["snp_ids"],
+        chrom=cols["chrom"],
+        pos=np.array([10, 20, 30]),
+        a1=cols["a1"],
+        a2=cols["a2"],
     )
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from _beta_max_reference import thm4_beta_max, thm5_beta_max
+from dpselect.apps import genomics as tdt
 from dpselect.apps.genomics import _distance as tdt_distance
-from dpselect.apps.genomics import _tdt as tdt
 from dpselect.sensitivity import distance_to_instability_bound
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["Annotated", "compact_text"]
+__all__ = ["Annotated", "compact_text", "default_annotations"]
 
 #: The text annotation columns, in the order the containers' constructors take them.
 TEXT = ("snp_ids", "chrom", "a1", "a2")
@@ -37,6 +37,36 @@ def compact_text(values: Any, name: str) -> np.ndarray:
         return a
 
 
+def _text_column(x: Any, name: str, m: int, default: Any) -> Any:
+    if x is None:
+        return default
+    a = np.asarray(x)
+    if a.shape != (m,):
+        raise ValueError(f"{name} must have length {m} (one per SNP), got shape {a.shape}")
+    return a
+
+
+def default_annotations(
+    m: int, snp_ids: Any, chrom: Any, pos: Any, a1: Any, a2: Any
+) -> tuple[Any, Any, np.ndarray, Any, Any]:
+    """Checked annotation columns of m SNPs; None gives ``snp0, snp1, ...``, chromosome "0", position 0, "1" / "2"."""
+    if pos is None:
+        pos_arr = np.zeros(m, dtype=np.int64)
+    else:
+        pos_arr = np.asarray(pos)
+        if pos_arr.shape != (m,) or not np.issubdtype(pos_arr.dtype, np.integer):
+            raise ValueError(f"pos must be {m} integers (one per SNP)")
+        pos_arr = pos_arr.astype(np.int64)
+    pos_arr.flags.writeable = False
+    return (
+        _text_column(snp_ids, "snp_ids", m, np.char.add("snp", np.arange(m).astype(str))),
+        _text_column(chrom, "chrom", m, np.full(m, "0")),
+        pos_arr,
+        _text_column(a1, "a1", m, np.full(m, "1")),
+        _text_column(a2, "a2", m, np.full(m, "2")),
+    )
+
+
 class Annotated:
     """Immutable base: ``pos`` and the text columns ``snp_ids``, ``chrom``, ``a1``, ``a2`` of m SNPs."""
 
@@ -46,6 +76,7 @@ class Annotated:
     _decoded: dict[str, np.ndarray]
 
     def _init_annotations(self, snp_ids: Any, chrom: Any, pos: Any, a1: Any, a2: Any) -> None:
+        """Set the columns (None: the defaults ``snp0, snp1, ...``, "0", 0, "1", "2"), m from ``pos``'s length."""
         init = object.__setattr__
         init(self, "pos", pos)
         init(self, "_text", {name: compact_text(v, name) for name, v in zip(TEXT, (snp_ids, chrom, a1, a2))})

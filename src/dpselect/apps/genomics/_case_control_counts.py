@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from ..._params import Rule, int_at_least
 from ..._validation import check_counts
-from ._annotated import Annotated
+from ._annotated import Annotated, default_annotations
 
 __all__ = ["CaseControlCounts"]
 
@@ -50,15 +50,6 @@ def _size(n: int | None, name: str, rows: np.ndarray, alleles: np.ndarray) -> in
     if (rows.sum(axis=1) > v).any() or (alleles.sum(axis=1) > 2 * v).any():
         raise ValueError(f"{name}: some SNP counts more individuals (or alleles) than {name} allows")
     return v
-
-
-def _text_column(x: ArrayLike | None, name: str, m: int, default: np.ndarray) -> np.ndarray:
-    if x is None:
-        return default
-    a = np.asarray(x)
-    if a.shape != (m,):
-        raise ValueError(f"{name} must have length {m} (one per SNP), got shape {a.shape}")
-    return a
 
 
 #: A group size: an int >= 0 (None: the genotype row totals).
@@ -170,14 +161,6 @@ class CaseControlCounts(Annotated):
                 alleles.append(_table(given, name, 2, m))
         n1 = _size(n_cases, "n_cases", g1, alleles[0])
         n0 = _size(n_controls, "n_controls", g0, alleles[1])
-        if pos is None:
-            pos_arr = np.zeros(m, dtype=np.int64)
-        else:
-            pos_arr = np.asarray(pos)
-            if pos_arr.shape != (m,) or not np.issubdtype(pos_arr.dtype, np.integer):
-                raise ValueError(f"pos must be {m} integers (one per SNP)")
-            pos_arr = pos_arr.astype(np.int64)
-        pos_arr.flags.writeable = False
         init = object.__setattr__
         for name, value in (
             ("cases", g1),
@@ -188,13 +171,7 @@ class CaseControlCounts(Annotated):
             ("n_controls", n0),
         ):
             init(self, name, value)
-        self._init_annotations(
-            _text_column(snp_ids, "snp_ids", m, np.char.add("snp", np.arange(m).astype(str))),
-            _text_column(chrom, "chrom", m, np.full(m, "0")),
-            pos_arr,
-            _text_column(a1, "a1", m, np.full(m, "1")),
-            _text_column(a2, "a2", m, np.full(m, "2")),
-        )
+        self._init_annotations(*default_annotations(m, snp_ids, chrom, pos, a1, a2))
 
     @property
     def n_snps(self) -> int:

@@ -54,9 +54,13 @@ def allelic_statistic(a: Any, b: Any, c: Any, d: Any) -> np.ndarray:
     return out
 
 
-def allelic_reach(a: Any, b: Any, c: Any, d: Any, k: Any, *, which: str = "both") -> tuple[np.ndarray, np.ndarray]:
-    """(hi(k), lo(k)): the largest / (a lower bound on) the smallest allelic chi2 reachable in k row moves.
+def allelic_reach(
+    a: Any, b: Any, c: Any, d: Any, k: Any, *, which: str = "both", step: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
+    """(hi(k), lo(k)): the largest / (a lower bound on) the smallest 2 x 2 chi2 reachable in k row moves.
 
+    A row move is ``(dx, dy)`` with ``|dx|, |dy|, |dx + dy| <= step``: 2 on the allele table (one
+    individual's two alleles), 1 on the carrier tables of the dominant and recessive tests.
     ``which="hi"`` or ``"lo"`` computes one of them (the other is returned as zeros).
     """
     a, b, c, d, k = np.broadcast_arrays(*(np.asarray(v, dtype=np.int64) for v in (a, b, c, d, k)))
@@ -68,7 +72,7 @@ def allelic_reach(a: Any, b: Any, c: Any, d: Any, k: Any, *, which: str = "both"
     d_max = np.full(k.shape, -np.inf)
     for k1 in range(int(k.max(initial=0)) + 1):  # the splits k1 + k0 = k, vectorised over the tables
         ok = k >= k1
-        u, v = 2 * k1, 2 * np.maximum(k - k1, 0)
+        u, v = step * k1, step * np.maximum(k - k1, 0)
         plus = (a + u, np.maximum(b - u, 0), np.maximum(c - v, 0), d + v)
         minus = (np.maximum(a - u, 0), b + u, c + v, np.maximum(d - v, 0))
         chi_p, chi_m = allelic_statistic(*plus), allelic_statistic(*minus)
@@ -84,19 +88,24 @@ def allelic_reach(a: Any, b: Any, c: Any, d: Any, k: Any, *, which: str = "both"
 
 
 class AllelicPanel(PanelDistances):
-    """:class:`PanelDistances` of the allelic test: tables (a, b, c, d), row moves of mathematics §14."""
+    """:class:`PanelDistances` of a 2 x 2 test: tables (a, b, c, d), row moves of size ``step`` (mathematics §14).
+
+    ``step=2`` on the allele tables (the allelic test), 1 on the carrier tables of the
+    dominant and recessive tests (one individual moves one carrier count by one).
+    """
 
     list_cap = 32  # a level listed again costs k + 1 corner pairs per table: list enough for every round
 
-    def __init__(self, tables: np.ndarray, removals: int = 0) -> None:
+    def __init__(self, tables: np.ndarray, removals: int = 0, rank: int = 1, step: int = 2) -> None:
         keys, inverse, counts = np.unique(tables, axis=0, return_inverse=True, return_counts=True)
         self.tables = keys.T  # (4, u)
-        self._start(inverse, counts, allelic_statistic(*self.tables), removals)
+        self.step = step
+        self._start(inverse, counts, allelic_statistic(*self.tables), removals, rank)
 
     def _reach_max(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
         a, b, c, d = self.tables[:, keys]
-        return allelic_reach(a, b, c, d, k, which="hi")[0]
+        return allelic_reach(a, b, c, d, k, which="hi", step=self.step)[0]
 
     def _reach_min(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
         a, b, c, d = self.tables[:, keys]
-        return allelic_reach(a, b, c, d, k, which="lo")[1]
+        return allelic_reach(a, b, c, d, k, which="lo", step=self.step)[1]

@@ -1,9 +1,10 @@
-"""Private top-SNP selection for case-control studies: the allelic test (mathematics §14).
+"""Private top-SNP selection for case-control studies: the five tests of ``plink1.9 --model`` (mathematics §14).
 
 Utilities: ``"distance"`` (default), the neighbour distance d_r of the
-allelic statistic (fewest individuals added, removed or replaced, status
-kept, before SNP r has a largest statistic; :mod:`._case_control_distance`),
-Delta u = 1 under both relations; ``"chi2"``, the allelic chi2 itself with
+test's statistic (fewest individuals added, removed or replaced, status
+kept, before SNP r has a largest statistic; :mod:`._case_control_distance`
+for the 2 x 2 tests, :mod:`._genotype_distance` for trend and genotypic),
+Delta u = 1 under both relations; ``"chi2"`` (allelic test only), the allelic chi2 itself with
 its global sensitivity at fixed numbers of cases and controls (the baseline
 of Uhler, Slavkovic & Fienberg 2013 and Johnson & Shmatikov 2013; "replace"
 only, every SNP fully called).
@@ -11,18 +12,20 @@ only, every SNP fully called).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from ..._params import Rule, instance_of, int_at_least, options, validate_params
-from ..._validation import check_int, check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
 from ...problem import SelectionProblem
-from ...typing import Relation, SeedLike
+from ...typing import Relation
+from ._association_tests import ASSOCIATION_TESTS, collapsed_tables, test_statistic
 from ._case_control_counts import CaseControlCounts
 from ._case_control_distance import AllelicPanel, allelic_statistic
+from ._distance import PanelDistances
+from ._genotype_distance import GenotypePanel
 from ._top_snps import TopSNPs, _forward_top_k, _peel_distances
 
 __all__ = [
@@ -32,21 +35,17 @@ __all__ = [
     "association_distances",
     "association_problem",
     "association_statistic",
+    "association_top_snp",
     "select_association_snps",
 ]
 
-#: The association tests (only "allelic" has a private selection so far; see mathematics §14).
-ASSOCIATION_TESTS = ("allelic",)
 _UTILITIES = ("distance", "chi2")
 _RELATIONS = ("replace", "add_remove")
 
 
 def _check_test(test: object, name: str) -> str:
     if test not in ASSOCIATION_TESTS:
-        raise ValueError(
-            f"{name} must be one of {ASSOCIATION_TESTS}, got {test!r} (the trend and genotypic "
-            "tests have no private selection yet)"
-        )
+        raise ValueError(f"{name} must be one of {ASSOCIATION_TESTS}, got {test!r}")
     return str(test)
 
 
@@ -61,19 +60,30 @@ def _tables(counts: CaseControlCounts) -> np.ndarray:
     return np.concatenate([counts.allele_cases, counts.allele_controls], axis=1)
 
 
+def test_panel(counts: CaseControlCounts, test: str, *, removals: int = 0, rank: int = 1) -> PanelDistances:
+    """The distance panel of ``test`` (removals: peeling rounds after the first; rank: the top-k set)."""
+    if test == "allelic":
+        return AllelicPanel(_tables(counts), removals=removals, rank=rank)
+    if test in ("dominant", "recessive"):
+        return AllelicPanel(collapsed_tables(test, counts.cases, counts.controls), removals=removals, rank=rank, step=1)
+    return GenotypePanel(test, np.concatenate([counts.cases, counts.controls], axis=1), removals=removals, rank=rank)
+
+
 @validate_params({"counts": _COUNTS, "test": TEST})
 def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -> np.ndarray:
-    """Allelic chi2 of every SNP (private: for tests and reference only).
+    """The ``test`` statistic of every SNP, PLINK 1.9 ``--model``'s CHISQ (private: for tests and reference only).
 
-    Pearson's 1-df chi2 of the allele table, PLINK's ``--assoc`` CHISQ:
+    "allelic": Pearson's 1-df chi2 of the allele table (``--assoc``),
     ``N (ad - bc)^2 / ((a + b)(c + d)(a + c)(b + d))`` with ``a, b`` the
-    cases' A1, A2 counts and ``c, d`` the controls'.
+    cases' A1, A2 counts and ``c, d`` the controls'; "trend": Cochran–Armitage
+    (weights 2, 1, 0); "genotypic": Pearson's 2-df chi2 of the genotype table;
+    "dominant" / "recessive": Pearson's chi2 of the A1-carrier / A1A1 table.
 
     Parameters
     ----------
     counts : CaseControlCounts
         The study's counts.
-    test : {"allelic"}, default="allelic"
+    test : {"allelic", "trend", "genotypic", "dominant", "recessive"}, default="allelic"
         The association test.
 
     Returns
@@ -88,15 +98,20 @@ def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -
     >>> round(float(association_statistic(cc)[0]), 3)
     4.415
     """
-    return allelic_statistic(*_tables(counts).T)
+    if test == "allelic":
+        return allelic_statistic(*_tables(counts).T)
+    return test_statistic(test, counts.cases, counts.controls)
 
 
 @validate_params({"counts": _COUNTS, "test": TEST})
 def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -> np.ndarray:
     """d_r: fewest individuals added, removed or replaced (status kept) before SNP r has a largest statistic.
 
-    Exact in the row-move metric of mathematics §14 (a 1-Lipschitz lower
-    bound of it where a table's reach meets both signs of ``ad - bc``):
+    For the allelic, dominant and recessive tests exact in the row-move metric
+    of mathematics §14 (a 1-Lipschitz lower bound of it where a table's reach
+    meets both signs of ``ad - bc``); for trend and genotypic a 1-Lipschitz
+    lower bound from interval bounds over the cell box (:mod:`._genotype_distance`).
+    The allelic case:
     ``d_r = min{k : hi_r(k) >= max_{s != r} lo_s(k)}``, hi / lo the largest /
     smallest allelic chi2 a table reaches in k moves of one individual
     (constant-time corners per split).  Sensitivity 1 under "replace"
@@ -106,7 +121,7 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     ----------
     counts : CaseControlCounts
         The study's counts.
-    test : {"allelic"}, default="allelic"
+    test : {"allelic", "trend", "genotypic", "dominant", "recessive"}, default="allelic"
         The association test.
 
     Returns
@@ -121,7 +136,7 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     >>> association_distances(cc).tolist()
     [0, 5, 7]
     """
-    return AllelicPanel(_tables(counts)).distances()
+    return test_panel(counts, test).distances()
 
 
 @validate_params({"n_cases": int_at_least(1), "n_controls": int_at_least(1)})
@@ -180,11 +195,11 @@ def association_problem(
     ----------
     counts : CaseControlCounts
         The study's counts.
-    test : {"allelic"}, default="allelic"
+    test : {"allelic", "trend", "genotypic", "dominant", "recessive"}, default="allelic"
         The association test.
     utility : {"distance", "chi2"}, default="distance"
-        :func:`association_distances` (either relation) or the statistic
-        (relation "replace", every SNP fully called on autosomes).
+        :func:`association_distances` (either relation) or the allelic
+        statistic (test "allelic", relation "replace", every SNP fully called on autosomes).
     relation : {"replace", "add_remove"}, default="replace"
         The neighbour relation recorded on the problem.
     labels : sequence, default=None
@@ -207,8 +222,8 @@ def association_problem(
         return distance_problem(
             association_distances(counts, test=test).astype(np.float64), relation=relation, labels=labels
         )
-    if relation != "replace":
-        raise ValueError("utility='chi2' has a sensitivity under relation='replace' only (fixed sizes)")
+    if relation != "replace" or test != "allelic":
+        raise ValueError("utility='chi2' has a sensitivity for test='allelic' under relation='replace' only")
     sizes = np.array([counts.n_cases, counts.n_controls])
     full = np.stack([counts.cases.sum(axis=1), counts.controls.sum(axis=1)], axis=1) == sizes
     alleles = np.stack([counts.allele_cases.sum(axis=1), counts.allele_controls.sum(axis=1)], axis=1) == 2 * sizes
@@ -225,48 +240,68 @@ def association_problem(
     )
 
 
+def association_top_snp(
+    counts: CaseControlCounts,
+    epsilon: float | None,
+    *,
+    test: str,
+    relation: Relation,
+    mechanism: str | Mechanism,
+    utility: str,
+    accountant: Accountant | None,
+    gen: np.random.Generator,
+    mechanism_kwargs: Mapping[str, object],
+) -> int:
+    """One SNP (its index) by ``mechanism`` on the association utility; charged before drawing (arguments checked)."""
+    mech = resolve_mechanism(mechanism, epsilon, 0.0, **dict(mechanism_kwargs))
+    prob = association_problem(counts, test=test, utility=utility, relation=relation)
+    charge(accountant, mech.privacy(prob))
+    return int(mech.select(prob, rng=gen))
+
+
 def select_association_snps(
     counts: CaseControlCounts,
     epsilon: float | None,
-    k: int | None,
+    k: int,
     *,
-    test: str = "allelic",
-    mechanism: str | Mechanism = "pf",
-    utility: str = "distance",
-    method: str = "peel",
-    relation: Relation = "replace",
-    rng: SeedLike = None,
-    accountant: Accountant | None = None,
+    test: str,
+    relation: Relation,
+    mechanism: str | Mechanism,
+    utility: str,
+    method: str,
+    accountant: Accountant | None,
+    gen: np.random.Generator,
 ) -> TopSNPs:
-    """Case-control branch of :func:`dpselect.apps.genomics.select_top_snps` (its arguments checked there)."""
-    k = check_int(k, "k", minimum=1)
-    if k > counts.n_snps:
-        raise ValueError(f"k must be <= the number of SNPs ({counts.n_snps}), got {k}")
-    if utility not in _UTILITIES:
-        raise ValueError(f"utility must be one of {_UTILITIES}, got {utility!r}")
+    """K SNPs on the association utility (arguments checked): peeling at epsilon / k a round, or a one-shot top-k.
+
+    On the distance utility every peeling round runs on the distances of the SNPs left
+    (updated from the round before), whatever the mechanism; ``method="joint"`` /
+    ``"gumbel"`` run on the distance to the top-k set (mathematics §9.1).
+    """
     mech = resolve_mechanism(mechanism, None if epsilon is None else epsilon / k)
-    panel = None
-    if utility == "distance":  # one panel: its distances are round 0's, its updates the later rounds'
-        updates = method == "peel" and not is_gumbel_mechanism(mech, _stand_in(1.0, relation, counts.n_snps))
-        panel = AllelicPanel(_tables(counts), removals=k - 1 if updates else 0)
-        full = distance_problem(panel.distances().astype(np.float64), relation=relation)
+    if method != "peel":
+        if utility == "distance":
+            full = distance_problem(test_panel(counts, test, rank=k).distances().astype(np.float64), relation=relation)
+        else:
+            full = association_problem(counts, test=test, utility=utility, relation=relation)
+        idx, total = _forward_top_k(mech, full, k, method, accountant, gen)
+        return TopSNPs(idx, counts.snp_ids[idx].tolist(), total, total, method)
+    sens = 1.0 if utility == "distance" else allelic_sensitivity(counts.n_cases, counts.n_controls)
+    rounds = [mech.privacy(_stand_in(sens, relation, counts.n_snps - j)) for j in range(k)]
+    total = sum(rounds[1:], rounds[0])
+    if utility == "distance":
+        charge(accountant, total)
+        panel = test_panel(counts, test, removals=k - 1)
+        idx, name = _peel_distances(mech, panel, k, gen, relation=relation), "peeling"
     else:
         full = association_problem(counts, test=test, utility=utility, relation=relation)
-    gen = check_random_state(rng)
-    if method != "peel":
-        idx, total = _forward_top_k(mech, full, k, method, accountant, gen)
-        rounds, name = [total], method
-    else:
-        rounds = [mech.privacy(_stand_in(full.global_sensitivity, relation, counts.n_snps - j)) for j in range(k)]
-        total = sum(rounds[1:], rounds[0])
         charge(accountant, total)
-        if is_gumbel_mechanism(mech, full):  # the law of k-fold peeling on fixed scores (Durfee & Rogers 2019)
+        if is_gumbel_mechanism(mech, full):  # fixed scores: the law of k-fold peeling (Durfee & Rogers 2019)
             idx, name = np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
-        elif panel is not None:
-            idx, name = _peel_distances(mech, panel, k, gen, relation=relation), "peeling"
         else:
             idx, name = _peel_scores(mech, full, k, gen), "peeling"
-    return TopSNPs(idx, counts.snp_ids[idx].tolist(), total, max(rounds, key=lambda p: (p.epsilon, p.delta)), name)
+    round_privacy = max(rounds, key=lambda p: (p.epsilon, p.delta))
+    return TopSNPs(idx, counts.snp_ids[idx].tolist(), total, round_privacy, name)
 
 
 def _stand_in(sensitivity: float, relation: Relation, m: int) -> SelectionProblem:

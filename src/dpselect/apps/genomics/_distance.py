@@ -129,12 +129,12 @@ class PanelDistances:
     #: Most lo values kept per level (more: fewer re-listings while peeling, a longer first listing).
     list_cap = _LIST
 
-    def __init__(self, b: np.ndarray, c: np.ndarray, n: int, removals: int = 0) -> None:
+    def __init__(self, b: np.ndarray, c: np.ndarray, n: int, removals: int = 0, rank: int = 1) -> None:
         width = 2 * n + 1
         keys, inverse, counts = np.unique(np.abs(b - c) * width + (b + c), return_inverse=True, return_counts=True)
         self.n = n
         self.d0, self.s0 = keys // width, keys % width
-        self._start(inverse, counts, _chi(self.d0, self.s0), removals)
+        self._start(inverse, counts, _chi(self.d0, self.s0), removals, rank)
 
     def _reach_max(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
         """hi(k) of the distinct tables ``keys`` (broadcast with ``k``)."""
@@ -144,15 +144,22 @@ class PanelDistances:
         """lo(k) of the distinct tables ``keys`` (broadcast with ``k``)."""
         return reach_min(self.d0[keys], self.s0[keys], k, self.n)
 
-    def _start(self, inverse: np.ndarray, counts: np.ndarray, chi: np.ndarray, removals: int) -> None:
-        """Shared set-up from the distinct tables (their statistic ``chi``, multiplicity ``counts``)."""
+    def _start(self, inverse: np.ndarray, counts: np.ndarray, chi: np.ndarray, removals: int, rank: int = 1) -> None:
+        """Shared set-up from the distinct tables (their statistic ``chi``, multiplicity ``counts``).
+
+        ``rank`` = k > 1 gives the distance to the top-k set (fewest changes before the SNP is
+        among k largest statistics): D(j) is then the k-th largest lo value (no removals).
+        """
         n_keys = chi.size
+        self.rank = int(rank)
+        if self.rank > 1 and removals:
+            raise ValueError("a top-k-set panel (rank > 1) supports no removals")
         self.inverse = np.asarray(inverse).ravel()
         self.count = counts.astype(np.int64)
         self.chi = chi
         self.order = np.argsort(-self.chi, kind="stable")
         self.in_list = np.zeros(n_keys, dtype=bool)
-        self.list_size = r = max(1, min(int(removals) + 1, self.list_cap))
+        self.list_size = r = max(self.rank, min(int(removals) + 1, self.list_cap))
         self.top_val = np.empty((r, 0))
         self.top_key = np.empty((r, 0), dtype=np.int64)
         levels = 16
@@ -197,7 +204,16 @@ class PanelDistances:
 
     def _level(self) -> np.ndarray:
         alive = (self.top_key >= 0) & (self.count[np.maximum(self.top_key, 0)] > 0)
-        return np.where(alive, self.top_val, -np.inf).max(axis=0).clip(min=0.0)
+        vals = np.where(alive, self.top_val, -np.inf)
+        if self.rank > 1:  # the k-th largest lo value, copies of a table counted by multiplicity
+            mult = np.where(alive, self.count[np.maximum(self.top_key, 0)], 0)
+            order = np.argsort(-vals, axis=0, kind="stable")
+            sorted_vals = np.take_along_axis(vals, order, 0)
+            covered = np.cumsum(np.take_along_axis(mult, order, 0), axis=0) >= self.rank
+            first = np.where(covered.any(axis=0), covered.argmax(axis=0), 0)
+            level = np.where(covered.any(axis=0), sorted_vals[first, np.arange(vals.shape[1])], 0.0)
+            return np.asarray(level).clip(min=0.0)
+        return vals.max(axis=0).clip(min=0.0)
 
     def _pred(self, keys: np.ndarray, k: np.ndarray) -> np.ndarray:
         return self._reach_max(keys, k) >= self.level[k]

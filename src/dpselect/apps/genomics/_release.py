@@ -20,32 +20,37 @@ Neighbour relation: replace one **family** ("replace", mathematics §4.4).
   beta((2 - k*) eps) = beta_max (beta(.) is linear for the pure noises), which
   keeps eps-DP and lowers the noise (alpha' grows).  k* depends only on
   (N, eps, noise), never on the data.
-* :func:`select_and_release` selects one SNP with a selection mechanism
-  (epsilon_select; default PF on the neighbour-distance utility, as
-  :func:`dpselect.apps.genomics.select_top_snp`) and then releases its statistic
-  (epsilon_release); by sequential (adaptive) composition the total is
-  (epsilon_select + epsilon_release)-DP (Privacy ``+``).
+* :func:`tdt_release` releases the statistics of k selected SNPs at epsilon / k each
+  (:func:`dpselect.apps.genomics.select_and_release`; sequential composition).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from numpy.typing import ArrayLike
 
-from ..._params import EPSILON, SEED, SIZE, Rule, int_at_least, options, real_in, validate_params
-from ..._validation import check_random_state
+from ..._params import EPSILON, SEED, SIZE, Rule, instance_of, int_at_least, positive, real_in, validate_params
+from ..._validation import check_positive
 from ...accounting import Accountant, charge
-from ...mechanisms import PURE_NOISES, Mechanism, SmoothSensitivityRelease
+from ...mechanisms import PURE_NOISES, SmoothSensitivityRelease
+from ...noise import check_granularity
 from ...privacy import Privacy
 from ...typing import SeedLike
 from ._beta_max import beta_max, smooth_upper_bound
-from ._rules import ACCOUNTANT, COUNTS, MECHANISM, N_FAMILIES, THRESHOLD
+from ._counting import TransmissionCounts
+from ._rules import ACCOUNTANT, N_FAMILIES, THRESHOLD
 from ._sensitivity import tdt_statistic
-from ._tdt_problem import UTILITIES, build_tdt_problem, resolve_tdt_mechanism
 
-__all__ = ["TopSNPRelease", "release_mechanism", "release_statistic", "select_and_release"]
+__all__ = [
+    "DF",
+    "GAMMA",
+    "GRANULARITY",
+    "KAPPA",
+    "NOISE",
+    "release_mechanism",
+    "release_statistic",
+    "tdt_release",
+    "tdt_release_privacy",
+]
 
 _RELATION = "replace"
 
@@ -56,43 +61,41 @@ def _check_noise(noise: object, name: str) -> str:
     return str(noise)
 
 
-_NOISE = Rule(f"one of {PURE_NOISES}", check=_check_noise)
-#: Tail parameters and grid: checked by SmoothSensitivityRelease against the noise they belong to.
-_GAMMA = Rule("a float > 1 (polynomial noise; checked by SmoothSensitivityRelease with the noise)")
-_DF = Rule("a float > 0 (Student's t noise; checked by SmoothSensitivityRelease with the noise)")
-_GRANULARITY = Rule("None, 0 or a power of two (checked by SmoothSensitivityRelease)")
-_KAPPA = real_in(0.0, 1.0)
+NOISE = Rule(f"one of {PURE_NOISES}", check=_check_noise)
 
 
-@dataclass(frozen=True)
-class TopSNPRelease:
-    """Result of :func:`select_and_release`: the selected SNP, its released statistic and the guarantee.
+def _check_gamma(value: object, name: str) -> float:
+    g = check_positive(value, name)
+    if not g > 1:
+        raise ValueError(f"{name} must be a float > 1 (the polynomial tail's exponent), got {g!r}")
+    return g
 
-    Parameters
-    ----------
-    index : int
-        The selected SNP (0-based).
-    value : float
-        The released chi2 of that SNP (on the release's grid; not clipped at 0).
-    privacy : Privacy
-        The total guarantee of the selection and the release ("replace": one family).
-    """
 
-    index: int
-    value: float
-    privacy: Privacy
+def _check_granularity(value: object, name: str) -> float | None:
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0):
+        return value
+    return check_granularity(value, name)  # type: ignore[arg-type]
+
+
+#: The polynomial tail's exponent.
+GAMMA = Rule("a float > 1", check=_check_gamma)
+#: Student's t degrees of freedom.
+DF = positive()
+#: The output grid of a release.
+GRANULARITY = Rule("None, 0 or a power of two", check=_check_granularity)
+KAPPA = real_in(0.0, 1.0)
 
 
 @validate_params(
     {
         "n_families": N_FAMILIES,
         "epsilon": EPSILON,
-        "noise": _NOISE,
-        "gamma": _GAMMA,
-        "kappa": _KAPPA,
-        "df": _DF,
+        "noise": NOISE,
+        "gamma": GAMMA,
+        "kappa": KAPPA,
+        "df": DF,
         "threshold": THRESHOLD,
-        "granularity": _GRANULARITY,
+        "granularity": GRANULARITY,
     }
 )
 def release_mechanism(
@@ -167,26 +170,22 @@ def release_mechanism(
 
 @validate_params(
     {
-        "b": COUNTS,
-        "c": COUNTS,
-        "n_families": N_FAMILIES,
+        "counts": instance_of(TransmissionCounts),
         "epsilon": EPSILON,
         "index": int_at_least(0),
-        "noise": _NOISE,
-        "gamma": _GAMMA,
-        "kappa": _KAPPA,
+        "noise": NOISE,
+        "gamma": GAMMA,
+        "kappa": KAPPA,
         "rng": SEED,
         "accountant": ACCOUNTANT,
-        "df": _DF,
+        "df": DF,
         "threshold": THRESHOLD,
         "size": SIZE,
-        "granularity": _GRANULARITY,
+        "granularity": GRANULARITY,
     }
 )
 def release_statistic(
-    b: ArrayLike,
-    c: ArrayLike,
-    n_families: int,
+    counts: TransmissionCounts,
     epsilon: float,
     index: int,
     *,
@@ -207,12 +206,8 @@ def release_statistic(
 
     Parameters
     ----------
-    b : array-like of int
-        1-D transmissions of allele 1, one per SNP.
-    c : array-like of int
-        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    counts : TransmissionCounts
+        The trio study's transmissions (N = ``counts.n_families`` public).
     epsilon : float
         The budget of this release.
     index : int
@@ -247,15 +242,13 @@ def release_statistic(
 
     Examples
     --------
-    >>> from dpselect.apps.genomics import release_statistic
-    >>> value = release_statistic([90, 52], [20, 48], 150, 1.0, 0, rng=0)
+    >>> from dpselect.apps.genomics import TransmissionCounts, release_statistic
+    >>> value = release_statistic(TransmissionCounts([90, 52], [20, 48], 150), 1.0, 0, rng=0)
     >>> isinstance(value, float)
     True
     """
-    n = n_families
+    b, c, n = counts.b, counts.c, counts.n_families
     scores = np.atleast_1d(np.asarray(tdt_statistic(b, c), dtype=np.float64))
-    if scores.ndim != 1:
-        raise ValueError(f"b and c must be 1-D (one table per SNP), got shape {scores.shape}")
     if index >= scores.size:
         raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {index}")
     mech = release_mechanism(n, epsilon, noise, gamma, kappa, df=df, threshold=threshold, granularity=granularity)
@@ -265,113 +258,44 @@ def release_statistic(
     return mech.release(float(scores[index]), float(bounds[index]), rng=rng, size=size)
 
 
-@validate_params(
-    {
-        "b": COUNTS,
-        "c": COUNTS,
-        "n_families": N_FAMILIES,
-        "epsilon_select": EPSILON,
-        "epsilon_release": EPSILON,
-        "mechanism": MECHANISM,
-        "utility": options(*UTILITIES, none=True),
-        "rng": SEED,
-        "accountant": ACCOUNTANT,
-        "noise": _NOISE,
-        "gamma": _GAMMA,
-        "kappa": _KAPPA,
-        "threshold": THRESHOLD,
-        "granularity": _GRANULARITY,
-    }
-)
-def select_and_release(
-    b: ArrayLike,
-    c: ArrayLike,
-    n_families: int,
-    epsilon_select: float,
-    epsilon_release: float,
+def tdt_release(
+    counts: TransmissionCounts,
+    indices: np.ndarray,
+    epsilon: float,
     *,
-    mechanism: str | Mechanism = "pf",
-    utility: str = "distance",
-    rng: SeedLike = None,
-    accountant: Accountant | None = None,
-    noise: str = "polynomial",
-    gamma: float = 4,
-    kappa: float = 0.5,
-    threshold: float = 6,
-    granularity: float | None = None,
-) -> TopSNPRelease:
-    """Privately select the top SNP, then release its chi2.
-
-    The total guarantee is ``mechanism.privacy(problem) + release.privacy()``
-    (sequential, adaptive composition under "replace" neighbours: one family
-    replaced; mathematics §4.4, §9.1).
-
-    Parameters
-    ----------
-    b : array-like of int
-        1-D transmissions of allele 1, one per SNP.
-    c : array-like of int
-        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
-    epsilon_select : float
-        The budget of the selection.
-    epsilon_release : float
-        The budget of the release.
-    mechanism : str or Mechanism, default="pf"
-        A name of :data:`dpselect.mechanisms.MECHANISM_NAMES` (e.g. "sps", YS's
-        smooth private selection, with ``utility="chi2"``), or a mechanism
-        instance (its ``epsilon`` must equal ``epsilon_select``).
-    utility : {"distance", "chi2"}, default="distance"
-        The neighbour distance (as :func:`dpselect.apps.genomics.select_top_snp`)
-        or the chi2 scores of :func:`dpselect.apps.genomics.tdt_problem`
-        (Thm 5 bound, ``threshold``).
-    rng : None, int or numpy.random.Generator, default=None
-        Randomness.
-    accountant : Accountant, default=None
-        Charged with the total before any randomness is drawn.
-    noise : str, default="polynomial"
-        The release's noise (see :func:`release_statistic`).
-    gamma : float, default=4
-        The polynomial tail's exponent.
-    kappa : float, default=0.5
-        The release's budget split.
-    threshold : float, default=6
-        Theorem 5's T.
-    granularity : float, default=None
-        The release's output grid.
-
-    Returns
-    -------
-    TopSNPRelease
-        The selected index, the released value and the total guarantee.
-
-    Examples
-    --------
-    >>> from dpselect.apps.genomics import select_and_release
-    >>> out = select_and_release([90, 52, 50], [20, 48, 50], 150, 3.0, 1.0, rng=0)
-    >>> out.index, out.privacy.epsilon
-    (0, 4.0)
-    """
-    n = n_families
-    mech, util = resolve_tdt_mechanism(mechanism, epsilon_select, utility)
-    problem = build_tdt_problem(util, b, c, n, "thm5", threshold, None, mech)
-    rel = release_mechanism(n, epsilon_release, noise, gamma, kappa, threshold=threshold, granularity=granularity)
-    total = mech.privacy(problem) + rel.privacy()
-    charge(accountant, total)
-    gen = check_random_state(rng)
-    index = int(mech.select(problem, rng=gen))
-    value = release_statistic(
-        b,
-        c,
-        n,
-        epsilon_release,
-        index,
-        noise=noise,
-        gamma=gamma,
-        kappa=kappa,
-        rng=gen,
-        threshold=threshold,
-        granularity=granularity,
+    noise: str,
+    gamma: float,
+    kappa: float,
+    df: float,
+    threshold: float,
+    granularity: float | None,
+    gen: np.random.Generator,
+) -> np.ndarray:
+    """The chi2 of each SNP in ``indices`` released at epsilon / len(indices) each (already charged)."""
+    each = epsilon / indices.size
+    return np.array(
+        [
+            release_statistic(
+                counts,
+                each,
+                int(i),
+                noise=noise,
+                gamma=gamma,
+                kappa=kappa,
+                df=df,
+                rng=gen,
+                threshold=threshold,
+                granularity=granularity,
+            )
+            for i in indices  # k releases, k <= a few dozen: not a loop over SNPs
+        ],
+        dtype=np.float64,
     )
-    return TopSNPRelease(index, float(value), total)
+
+
+def tdt_release_privacy(
+    n: int, epsilon: float, k: int, *, noise: str, gamma: float, kappa: float, threshold: float
+) -> Privacy:
+    """The guarantee of k TDT releases at epsilon / k each (sequential composition)."""
+    each = release_mechanism(n, epsilon / k, noise, gamma, kappa, threshold=threshold).privacy()
+    return Privacy(each.epsilon * k, 0.0, _RELATION, "TDT releases (YS Thm 1)")

@@ -34,8 +34,22 @@ N_FAMILIES = int_at_least(1)
 THRESHOLD = positive(allow_zero=True)
 #: The smooth bound of Yamamoto & Shibuya (Theorem 4 or 5).
 BOUND = options("thm4", "thm5")
-#: A selection mechanism: resolved (and checked against epsilon) by the mechanisms' registry.
-MECHANISM = Rule("a mechanism name of dpselect.mechanisms or a mechanism instance")
+
+
+def _mechanism(value: object, name: str) -> object:
+    from ...mechanisms import MECHANISM_NAMES
+
+    if isinstance(value, str):
+        if value not in MECHANISM_NAMES:
+            raise ValueError(f"{name} must be one of {MECHANISM_NAMES} or a mechanism instance, got {value!r}")
+        return value
+    if not (callable(getattr(value, "select", None)) and callable(getattr(value, "privacy", None))):
+        raise TypeError(f"{name} must be a mechanism name or an object with select() and privacy()")
+    return value
+
+
+#: A selection mechanism: a registry name or an object with ``select`` and ``privacy``.
+MECHANISM = Rule("a mechanism name of dpselect.mechanisms or a mechanism instance", check=_mechanism)
 #: SNP names: checked by the body against the number of SNPs.
 LABELS = Rule("None or a sequence of SNP names, one per SNP")
 #: An accountant charged before any randomness is drawn.

@@ -1,8 +1,9 @@
 """TDT top-k peeling: the k rounds of :func:`select_top_snps` and each round's data-free stand-in.
 
-* :func:`_peel`: the k peeling rounds (already charged): one Gumbel top-k draw where the mechanism
-  allows it (the same law), else round by round on the distance utility (distances updated) or on
-  the chi2 utility (the problem rebuilt on the SNPs not yet chosen);
+* :func:`_peel`: the k peeling rounds (already charged): on the distance utility round by round,
+  distances updated, for every mechanism; on the chi2 utility one Gumbel top-k draw where the
+  mechanism allows it (the same law on fixed scores), else the problem rebuilt on the SNPs left;
+* :func:`top_k_set_problem`: the distance to the top-k set, the utility of the one-shot methods;
 * :func:`_stand_in`: a data-free problem of a round's shape, whose guarantee is the round's.
 """
 
@@ -31,17 +32,17 @@ def _peel(
     gen: np.random.Generator,
 ) -> tuple[np.ndarray, str]:
     """The k peeling rounds (already charged): (indices, the method's name)."""
-    panel = PanelDistances(b, c, n, removals=k - 1) if util == "distance" else None
-    full = (
-        distance_problem(panel.distances().astype(np.float64), relation="replace")
-        if panel is not None
-        else build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
-    )
-    if is_gumbel_mechanism(mech, full):  # the same law as k-fold peeling (Durfee & Rogers 2019)
+    if util == "distance":  # every mechanism: round j + 1 runs on the distances updated from round j's
+        return _peel_distances(mech, PanelDistances(b, c, n, removals=k - 1), k, gen), "peeling"
+    full = build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
+    if is_gumbel_mechanism(mech, full):  # fixed scores: the same law as k-fold peeling (Durfee & Rogers 2019)
         return np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
-    if panel is not None:
-        return _peel_distances(mech, panel, k, gen), "peeling"
     return _peel_rebuild(mech, util, b, c, n, k, bound, threshold, gen), "peeling"
+
+
+def top_k_set_problem(b: np.ndarray, c: np.ndarray, n: int, k: int) -> SelectionProblem:
+    """u_r = -(fewest family replacements before SNP r is among the k largest chi2): Delta u = 1 ("replace")."""
+    return distance_problem(PanelDistances(b, c, n, rank=k).distances().astype(np.float64), relation="replace")
 
 
 def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Mechanism) -> SelectionProblem:

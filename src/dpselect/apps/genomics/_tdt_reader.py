@@ -194,7 +194,15 @@ def transmission_counts(
     if not keep.all():
         bim = {name: col[keep] for name, col in bim.items()}
     return TransmissionCounts(
-        out[0], out[1], int(rows.shape[0]), bim["snp"], out[2], bim["chrom"], bim["pos"], bim["a1"], bim["a2"]
+        out[0],
+        out[1],
+        int(rows.shape[0]),
+        snp_ids=bim["snp"],
+        mendel_errors=out[2],
+        chrom=bim["chrom"],
+        pos=bim["pos"],
+        a1=bim["a1"],
+        a2=bim["a2"],
     )
 
 

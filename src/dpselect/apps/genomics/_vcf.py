@@ -246,12 +246,12 @@ def vcf_transmission_counts(
         out[0][keep],
         out[1][keep],
         int(n),
-        col[1][keep],
-        out[2][keep],
-        col[0][keep],
-        col[2][keep].astype(np.int64),
-        col[3][keep],
-        col[4][keep],
+        snp_ids=col[1][keep],
+        mendel_errors=out[2][keep],
+        chrom=col[0][keep],
+        pos=col[2][keep].astype(np.int64),
+        a1=col[3][keep],
+        a2=col[4][keep],
     )
 
 
