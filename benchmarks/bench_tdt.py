@@ -31,9 +31,9 @@ import time
 import numpy as np
 
 from _timing import median_time
+from dpselect.apps import genomics as tdt
 from dpselect.apps.genomics import TransmissionCounts
-from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._beta_max import beta_max_scan, beta_max_unchecked
+from dpselect.apps.genomics._tdt._beta_max import beta_max_scan, beta_max_unchecked
 from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 

@@ -22,7 +22,7 @@ from dpselect.apps.genomics import (
     select_top_snps,
     simulate_case_control,
 )
-from dpselect.apps.genomics._case_control_distance import AllelicPanel, allelic_reach, allelic_statistic
+from dpselect.apps.genomics._casecontrol._allelic_distance import AllelicPanel, allelic_reach, allelic_statistic
 from dpselect.mechanisms import ExponentialMechanism, PermuteAndFlip
 from dpselect.mechanisms.distance import distance_problem
 from dpselect.mechanisms.top_k import TopK

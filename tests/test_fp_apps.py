@@ -255,7 +255,7 @@ def test_median_baselines_on_grid_and_neighbour_frequencies():
 
 
 def test_tdt_release_granularity():
-    from dpselect.apps.genomics._release import release_mechanism, release_statistic
+    from dpselect.apps.genomics._tdt._release import release_mechanism, release_statistic
 
     b, c = np.array([30, 12, 5]), np.array([10, 14, 6])
     lam = 2.0**-8

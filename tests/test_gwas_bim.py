@@ -9,9 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import TransmissionCounts, _plink, simulate_trios, transmission_counts
-from dpselect.apps.genomics._counting import chromosome_kind
-from dpselect.apps.genomics._packed import TrioPlan, count_packed
+from dpselect.apps.genomics import TransmissionCounts, simulate_trios, transmission_counts
+from dpselect.apps.genomics._io import _plink
+from dpselect.apps.genomics._io._chromosomes import chromosome_kind
+from dpselect.apps.genomics._io._packed import TrioPlan, count_packed
 
 
 def _split_reference(text: bytes) -> list[list[str]]:

@@ -52,7 +52,7 @@ DISTRIBUTION = {
 }
 
 #: Modules that may import optional dependencies at module level (they require their extra).
-OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._vcf")
+OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._io._vcf")
 
 _BLOCK = """
 import sys

@@ -7,7 +7,7 @@ import pytest
 
 from dpselect.apps import genomics as tdt
 from dpselect.apps.genomics import TransmissionCounts
-from dpselect.apps.genomics._distance import PanelDistances
+from dpselect.apps.genomics._tdt._distance import TransmissionPanel
 from dpselect.mechanisms import PermuteAndFlip
 from dpselect.mechanisms.distance import distance_problem
 
@@ -24,7 +24,7 @@ def test_updated_distances_equal_rebuilt_ones_round_after_round(seed):
         if rng.random() < 0.4:  # repeated tables: a removal leaves other copies
             b[: m // 2], c[: m // 2] = b[0], c[0]
         k = int(rng.integers(1, m + 1))
-        panel = PanelDistances(b, c, n, removals=int(rng.integers(0, k)))
+        panel = TransmissionPanel(b, c, n, removals=int(rng.integers(0, k)))
         left = list(range(m))
         for j in range(k):
             np.testing.assert_array_equal(panel.distances()[left], tdt.neighbour_distances(b[left], c[left], n))

@@ -35,26 +35,39 @@ Examples
 
 from __future__ import annotations
 
-from ._association_tests import ASSOCIATION_TESTS
-from ._beta_max import beta_max, smooth_upper_bound
 from ._case_control_counts import CaseControlCounts
-from ._case_control_reader import case_control_counts
-from ._case_control_select import allelic_sensitivity, association_distances, association_problem, association_statistic
-from ._counting import TransmissionCounts
-from ._distance import distance_utility_problem, neighbour_distances
-from ._release import release_mechanism, release_statistic
+from ._casecontrol import (
+    ASSOCIATION_TESTS,
+    allelic_sensitivity,
+    association_distances,
+    association_problem,
+    association_statistic,
+)
+from ._io import VCF_NAMES, case_control_counts, transmission_counts
 from ._select import select_top_snp, select_top_snps
 from ._select_release import TopSNPRelease, select_and_release
-from ._sensitivity import MOVES, global_sensitivity, lemma2_region, local_sensitivity, table_distance, tdt_statistic
-from ._set_distance import gs_distance, unstable_distance
-from ._simulate import simulate_trios
-from ._simulate_case_control import CaseControlSimulation, simulate_case_control
-from ._tdt_problem import UTILITIES, tdt_neighbours, tdt_problem
-from ._tdt_reader import transmission_counts
+from ._simulate import CaseControlSimulation, simulate_case_control, simulate_trios
+from ._tdt import (
+    MOVES,
+    UTILITIES,
+    beta_max,
+    distance_utility_problem,
+    global_sensitivity,
+    gs_distance,
+    lemma2_region,
+    local_sensitivity,
+    neighbour_distances,
+    release_mechanism,
+    release_statistic,
+    smooth_upper_bound,
+    table_distance,
+    tdt_neighbours,
+    tdt_problem,
+    tdt_statistic,
+    unstable_distance,
+)
 from ._top_snps import TOP_K_METHODS, TopSNPs
-
-#: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
-_VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
+from ._transmission_counts import TransmissionCounts
 
 __all__ = [
     "ASSOCIATION_TESTS",
@@ -98,11 +111,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    if name in _VCF_NAMES:
+    if name in VCF_NAMES:
         from ..._optional import require
 
         require("cyvcf2", "vcf", purpose=f"dpselect.apps.genomics.{name}")
-        from . import _vcf
+        from . import _io
 
-        return getattr(_vcf, name)
+        return getattr(_io, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from ...mechanisms import Mechanism, distance_problem, select_top_k, top_k_priva
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import Relation
-from ._distance import PanelDistances
+from ._panel import PanelDistances
 
 __all__ = ["TOP_K_METHODS", "TopSNPs"]
 

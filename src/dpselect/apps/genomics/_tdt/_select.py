@@ -38,13 +38,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism
-from ...privacy import Privacy
-from ._counting import TransmissionCounts
-from ._tdt_peel import _peel, _stand_in, top_k_set_problem
-from ._tdt_problem import build_tdt_problem, resolve_tdt_mechanism
-from ._top_snps import TopSNPs, _forward_top_k
+from ....accounting import Accountant, charge
+from ....mechanisms import Mechanism
+from ....privacy import Privacy
+from .._top_snps import TopSNPs, _forward_top_k
+from .._transmission_counts import TransmissionCounts
+from ._peel import _peel, _stand_in, top_k_set_problem
+from ._problem import build_tdt_problem, resolve_tdt_mechanism
 
 __all__ = ["tdt_top_snp", "tdt_top_snps"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, select_top_k
-from ...problem import SelectionProblem
-from ._distance import PanelDistances
-from ._tdt_problem import build_tdt_problem
-from ._top_snps import _peel_distances
+from ....mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, select_top_k
+from ....problem import SelectionProblem
+from .._top_snps import _peel_distances
+from ._distance import TransmissionPanel
+from ._problem import build_tdt_problem
 
 __all__: list[str] = []
 
@@ -33,7 +33,7 @@ def _peel(
 ) -> tuple[np.ndarray, str]:
     """The k peeling rounds (already charged): (indices, the method's name)."""
     if util == "distance":  # every mechanism: round j + 1 runs on the distances updated from round j's
-        return _peel_distances(mech, PanelDistances(b, c, n, removals=k - 1), k, gen), "peeling"
+        return _peel_distances(mech, TransmissionPanel(b, c, n, removals=k - 1), k, gen), "peeling"
     full = build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
     if is_gumbel_mechanism(mech, full):  # fixed scores: the same law as k-fold peeling (Durfee & Rogers 2019)
         return np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
@@ -42,7 +42,7 @@ def _peel(
 
 def top_k_set_problem(b: np.ndarray, c: np.ndarray, n: int, k: int) -> SelectionProblem:
     """u_r = -(fewest family replacements before SNP r is among the k largest chi2): Delta u = 1 ("replace")."""
-    return distance_problem(PanelDistances(b, c, n, rank=k).distances().astype(np.float64), relation="replace")
+    return distance_problem(TransmissionPanel(b, c, n, rank=k).distances().astype(np.float64), relation="replace")
 
 
 def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Mechanism) -> SelectionProblem:

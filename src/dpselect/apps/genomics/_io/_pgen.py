@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._optional import require
+from ...._optional import require
 from ._chunks import BedSource
 from ._plink import _FAM_COLUMNS, _check_bed, _prefix, _read_table, read_bim
 

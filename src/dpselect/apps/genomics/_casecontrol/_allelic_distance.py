@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ._distance import PanelDistances
+from .._panel import PanelDistances
 
 __all__ = ["AllelicPanel", "allelic_reach", "allelic_statistic"]
 

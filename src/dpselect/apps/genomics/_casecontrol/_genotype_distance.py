@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._distance import PanelDistances
+from .._panel import PanelDistances
 
 __all__ = ["GenotypePanel", "genotype_reach"]
 

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._counting import chromosome_kind
+from ._chromosomes import chromosome_kind
 from ._vcfcodes import (
     _CLASSES,
     _CODES,

@@ -20,8 +20,8 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ._rules import COUNTS, N_FAMILIES, THRESHOLD
+from ...._params import validate_params
+from .._rules import COUNTS, N_FAMILIES, THRESHOLD
 from ._sensitivity import check_tables, check_threshold, gs_fraction, hex_distance, move_fractions
 
 __all__ = ["gs_dist", "gs_distance", "unstable_dist", "unstable_distance"]

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._optional import require
-from ._counting import chromosome_runs
+from ...._optional import require
+from ._chromosomes import chromosome_runs
 from ._progress import Progress
 
 __all__ = ["BedSource", "auto_chunk", "chromosome_masks", "count_chunks"]

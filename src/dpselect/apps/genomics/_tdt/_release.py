@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, SIZE, Rule, instance_of, int_at_least, positive, real_in, validate_params
-from ..._validation import check_positive
-from ...accounting import Accountant, charge
-from ...mechanisms import PURE_NOISES, SmoothSensitivityRelease
-from ...noise import check_granularity
-from ...privacy import Privacy
-from ...typing import SeedLike
+from ...._params import EPSILON, SEED, SIZE, Rule, instance_of, int_at_least, positive, real_in, validate_params
+from ...._validation import check_positive
+from ....accounting import Accountant, charge
+from ....mechanisms import PURE_NOISES, SmoothSensitivityRelease
+from ....noise import check_granularity
+from ....privacy import Privacy
+from ....typing import SeedLike
+from .._rules import ACCOUNTANT, N_FAMILIES, THRESHOLD
+from .._transmission_counts import TransmissionCounts
 from ._beta_max import beta_max, smooth_upper_bound
-from ._counting import TransmissionCounts
-from ._rules import ACCOUNTANT, N_FAMILIES, THRESHOLD
 from ._sensitivity import tdt_statistic
 
 __all__ = [

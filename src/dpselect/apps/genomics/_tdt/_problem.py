@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import int_at_least, validate_params
-from ...mechanisms import ExponentialMechanism, Mechanism, PermuteAndFlip, ReportNoisyMax, resolve_mechanism
-from ...problem import SelectionProblem
+from ...._params import int_at_least, validate_params
+from ....mechanisms import ExponentialMechanism, Mechanism, PermuteAndFlip, ReportNoisyMax, resolve_mechanism
+from ....problem import SelectionProblem
+from .._rules import BOUND, COUNTS, LABELS, N_FAMILIES, THRESHOLD
 from ._beta_max import beta_max_unchecked, smooth_upper_bound
 from ._distance import distance_utility_problem
-from ._rules import BOUND, COUNTS, LABELS, N_FAMILIES, THRESHOLD
 from ._sensitivity import (
     MOVES,
     check_tables,

@@ -1,7 +1,7 @@
 """Case-control genotype files -> genotype and allele counts of cases and controls, on the packed bytes.
 
 Input: PLINK 1 binary filesets (``.bed/.bim/.fam``) or PLINK 2 ``.pgen/.pvar/.psam``
-(read by :mod:`dpselect.apps.genomics._pgen`).  Status from the phenotype
+(read by :mod:`dpselect.apps.genomics._io._pgen`).  Status from the phenotype
 column: 2 = case, 1 = control, 0 / -9 = missing (excluded); any other value
 is a quantitative phenotype and refused, as PLINK's ``--model`` refuses it.
 As PLINK 1.9, an individual of unknown sex (sex column not 1 or 2) has its
@@ -29,15 +29,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..._optional import require
-from ..._params import BOOLEAN, validate_params
-from ._case_control_counts import CaseControlCounts
-from ._cc_kernel import CaseControlPlan, count_case_control
+from ...._optional import require
+from ...._params import BOOLEAN, validate_params
+from .._case_control_counts import CaseControlCounts
+from .._rules import CHUNK_SNPS, PATH, SCHEDULER
+from ._case_control_kernel import CaseControlPlan, count_case_control
 from ._chunks import auto_chunk, chromosome_masks, count_chunks
 from ._pgen import open_fileset
 from ._plink import VCF_SUFFIXES
 from ._progress import make_progress
-from ._rules import CHUNK_SNPS, PATH, SCHEDULER
 
 if TYPE_CHECKING:
     from distributed import Client

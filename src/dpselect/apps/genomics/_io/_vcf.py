@@ -62,13 +62,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._optional import require
-from ..._params import BOOLEAN, Rule, validate_params
-from ._counting import SKIPPED_KINDS, TransmissionCounts, chromosome_kind, trios
+from ...._optional import require
+from ...._params import BOOLEAN, Rule, validate_params
+from .._rules import CHUNK_SNPS, PATH
+from .._transmission_counts import TransmissionCounts
+from ._chromosomes import SKIPPED_KINDS, chromosome_kind
 from ._packed import count_codes
-from ._pedigree import _PEDIGREE, read_pedigree
+from ._pedigree import _PEDIGREE, read_pedigree, trios
 from ._progress import make_progress
-from ._rules import CHUNK_SNPS, PATH
 from ._textstream import StreamError, text_chunks
 from ._vcftext import ChunkSites, TextParser, allele_codes, parse_header, quiet_htslib
 

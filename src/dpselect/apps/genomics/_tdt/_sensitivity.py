@@ -37,9 +37,9 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import validate_params
-from ..._validation import check_counts, check_positive
-from ._rules import COUNTS, N_FAMILIES
+from ...._params import validate_params
+from ...._validation import check_counts, check_positive
+from .._rules import COUNTS, N_FAMILIES
 
 __all__ = ["MOVES", "global_sensitivity", "lemma2_region", "local_sensitivity", "table_distance", "tdt_statistic"]
 

@@ -3,7 +3,7 @@
 The ``.bim`` annotations are kept as bytes (one byte a character), tokenised
 with NumPy in 64 KiB blocks, and decoded to ``str`` only when asked for; the
 same reader takes a PLINK 2 ``.pvar`` (other column layouts, a header to
-skip).  The counting readers (:mod:`dpselect.apps.genomics._tdt_reader`,
+skip).  The counting readers (:mod:`dpselect.apps.genomics._io._tdt_reader`,
 ``_case_control_reader``) count the ``.bed`` records in SNP chunks on Dask.
 """
 

@@ -8,12 +8,11 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import BOOLEAN, SEED, Rule, int_at_least, options, real_in, validate_params
-from ..._validation import check_int, check_random_state
-from ...typing import SeedLike
-from ._plink import BED_MAGIC
-from ._progress import make_progress
-from ._rules import PATH
+from ...._params import BOOLEAN, SEED, Rule, int_at_least, options, real_in, validate_params
+from ...._validation import check_int, check_random_state
+from ....typing import SeedLike
+from .._io import BED_MAGIC, make_progress
+from .._rules import PATH
 
 __all__ = ["simulate_trios"]
 

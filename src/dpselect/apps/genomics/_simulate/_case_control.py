@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._params import BOOLEAN, PAIR, SEED, int_at_least, positive, validate_params
-from ..._validation import check_random_state
-from ...typing import SeedLike
-from ._case_control_counts import CaseControlCounts
-from ._plink import BED_MAGIC
-from ._rules import PATH
-from ._simulate import _pack
+from ...._params import BOOLEAN, PAIR, SEED, int_at_least, positive, validate_params
+from ...._validation import check_random_state
+from ....typing import SeedLike
+from .._case_control_counts import CaseControlCounts
+from .._io import BED_MAGIC
+from .._rules import PATH
+from ._trios import _pack
 
 __all__ = ["CaseControlSimulation", "simulate_case_control"]
 

@@ -20,11 +20,11 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from ...noise import discrete_laplace
-from ...privacy import Privacy
-from ...typing import Relation
-from ._association_tests import DEGREES_OF_FREEDOM, pearson_2x2, test_statistic
-from ._case_control_counts import CaseControlCounts
+from ....noise import discrete_laplace
+from ....privacy import Privacy
+from ....typing import Relation
+from .._case_control_counts import CaseControlCounts
+from ._statistics import DEGREES_OF_FREEDOM, pearson_2x2, test_statistic
 
 __all__ = ["association_release", "association_release_privacy", "released_columns"]
 

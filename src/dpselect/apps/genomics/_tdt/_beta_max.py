@@ -47,9 +47,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import positive, validate_params
-from ...sensitivity import distance_to_instability_bound
-from ._rules import BOUND, COUNTS, N_FAMILIES, THRESHOLD
+from ...._params import positive, validate_params
+from ....sensitivity import distance_to_instability_bound
+from .._rules import BOUND, COUNTS, N_FAMILIES, THRESHOLD
 from ._sensitivity import (
     EXACT_LS_MAX_N,
     MOVES,

@@ -49,15 +49,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..._optional import require
-from ..._params import BOOLEAN, validate_params
+from ...._optional import require
+from ...._params import BOOLEAN, validate_params
+from .._rules import CHUNK_SNPS, PATH, SCHEDULER
+from .._transmission_counts import TransmissionCounts
+from ._chromosomes import SKIPPED_KINDS
 from ._chunks import chromosome_masks, count_chunks
-from ._counting import SKIPPED_KINDS, TransmissionCounts, trios
 from ._packed import TrioPlan, count_packed
+from ._pedigree import trios
 from ._pgen import open_fileset
 from ._plink import VCF_SUFFIXES
 from ._progress import make_progress
-from ._rules import CHUNK_SNPS, PATH, SCHEDULER
 
 if TYPE_CHECKING:
     from distributed import Client

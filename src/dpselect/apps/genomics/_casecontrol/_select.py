@@ -16,17 +16,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..._params import Rule, instance_of, int_at_least, options, validate_params
-from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
-from ...problem import SelectionProblem
-from ...typing import Relation
-from ._association_tests import ASSOCIATION_TESTS, collapsed_tables, test_statistic
-from ._case_control_counts import CaseControlCounts
-from ._case_control_distance import AllelicPanel, allelic_statistic
-from ._distance import PanelDistances
+from ...._params import Rule, instance_of, int_at_least, options, validate_params
+from ....accounting import Accountant, charge
+from ....mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
+from ....problem import SelectionProblem
+from ....typing import Relation
+from .._case_control_counts import CaseControlCounts
+from .._panel import PanelDistances
+from .._top_snps import TopSNPs, _forward_top_k, _peel_distances
+from ._allelic_distance import AllelicPanel, allelic_statistic
 from ._genotype_distance import GenotypePanel
-from ._top_snps import TopSNPs, _forward_top_k, _peel_distances
+from ._statistics import ASSOCIATION_TESTS, collapsed_tables, test_statistic
 
 __all__ = [
     "ASSOCIATION_TESTS",
