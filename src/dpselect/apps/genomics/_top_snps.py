@@ -70,5 +70,6 @@ def _peel_distances(
         pick = int(left[int(mech.select(sub, rng=gen))])
         chosen.append(pick)
         remaining[pick] = False
-        panel.remove(pick)
+        if len(chosen) < k:  # the last round's distances are never used
+            panel.remove(pick)
     return np.array(chosen, dtype=np.int64)

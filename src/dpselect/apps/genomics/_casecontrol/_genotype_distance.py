@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._panel import PanelDistances
+from ._allelic_distance import unique_rows
 
 __all__ = ["GenotypePanel", "genotype_reach"]
 
@@ -90,7 +91,7 @@ class GenotypePanel(PanelDistances):
     list_cap = 32
 
     def __init__(self, test: str, tables: np.ndarray, removals: int = 0, rank: int = 1) -> None:
-        keys, inverse, counts = np.unique(tables, axis=0, return_inverse=True, return_counts=True)
+        keys, inverse, counts = unique_rows(tables)
         self.test = test
         self.tables = keys.T  # (6, u)
         # the statistic as the reach computes it at k = 0 (the same rounding: lo(0) = hi(0) = chi)
