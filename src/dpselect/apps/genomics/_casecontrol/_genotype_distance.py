@@ -1,25 +1,27 @@
 """Neighbour distances of the trend and genotypic tests on the 2 x 3 genotype table (mathematics §14).
 
-One individual replaced (status kept) moves one genotype cell of its row
-down by one and another up by one (a missing call: one of them only); one
-individual added or removed moves one cell by one.  Either way every cell of
-a SNP's table moves by at most 1, so a table reaches in k steps only tables
-inside the box ``B(x, k)`` of cells ``o +- k`` (clipped at 0), and for
-neighbouring data ``B(x, k) ⊆ B(x', k + 1)``.
+Rows ``(r2, r1, r0)`` (cases) and ``(s2, s1, s0)`` (controls) count 2, 1, 0 copies of A1;
+``n_i = r_i + s_i``, ``R``, ``S``, ``N`` the called totals.  One individual replaced
+(status kept) moves one genotype cell of its row down by one and another up by one (a
+missing call: one of them only); one individual added or removed moves one cell by one.
+So every ``n_i`` and ``N`` move by at most 1, the derived allele row
+``(2 r2 + r1, r1 + 2 r0)`` by a row move of size 2 and each "genotype i against the
+rest" row ``(r_i, R - r_i)`` by a row move of size 1 (:func:`allelic_reach`'s hexagons).
 
-hi(k) / lo(k) are the natural interval extensions of the statistics over
-the box, written as
+* trend: Cochran–Armitage = allelic chi2 of the derived allele table times
+  ``rho = (2 n2 + n1)(n1 + 2 n0) / (2 (n2 n1 + 4 n2 n0 + n1 n0))`` (the same numerator
+  ``(ad - bc)^2``; rho is 1 under Hardy–Weinberg proportions), so
+  ``hi(k) = hi_allelic(k) * rho_hi(k)`` and ``lo(k) = lo_allelic(k) * rho_lo(k)``, rho's
+  numerator and denominator increasing in every ``n_i`` over the box ``n_i +- k``;
+* genotypic: Pearson's 2-df chi2 ``= sum_i chi2_i (N - n_i) / N``, ``chi2_i`` the 1-df chi2
+  of genotype i against the rest, so ``hi(k) = sum_i hi_i(k) (1 - (n_i - k)+ / (N + k))``
+  and ``lo(k) = sum_i lo_i(k) (1 - (n_i + k) / (N - k))+``.
 
-    genotypic = sum_i (r_i S - s_i R)^2 / (R S n_i),
-    trend     = N (sum_i w_i (r_i S - s_i R))^2 / (R S (n_2 n_1 + 4 n_2 n_0 + n_1 n_0)),
-
-``r_i S - s_i R = sum_{l != i} (r_i s_l - s_i r_l)``, ``w = (2, 1, 0)``.
-An interval extension is inclusion-monotone, so hi(x, k) <= hi(x', k + 1)
-and lo(x, k + 1) <= lo(x', k) for neighbours, and hi(k) >= every statistic
-of the box >= lo(k): the distance d_r = min{k : hi_r(k) >= max_s lo_s(k)}
-is a 1-Lipschitz lower bound of the fewest steps before SNP r has a largest
-statistic, under "replace" and "add_remove" (mathematics §9.1).  Where a
-denominator's interval reaches 0, hi = inf and lo = 0.
+Every factor is the extreme of the statistic over a set that grows with k and contains
+the neighbours' sets one step further (``S(x, k) ⊆ S(x', k + 1)``), so hi(x, k) <= hi(x', k + 1)
+and lo(x, k + 1) <= lo(x', k): the distance d_r = min{k : hi_r(k) >= max_s lo_s(k)} is a
+1-Lipschitz lower bound of the fewest steps before SNP r has a largest statistic, under
+"replace" and "add_remove" (mathematics §9.1, §14).
 """
 
 from __future__ import annotations
@@ -27,62 +29,61 @@ from __future__ import annotations
 import numpy as np
 
 from .._panel import PanelDistances
-from ._allelic_distance import unique_rows
+from ._allelic_distance import allelic_reach, unique_rows
 
 __all__ = ["GenotypePanel", "genotype_reach"]
 
 
-def _iv_mul(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Product of non-negative intervals."""
-    return a[0] * b[0], a[1] * b[1]
+def _ratio(num: np.ndarray, den: np.ndarray, empty: float) -> np.ndarray:
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), empty)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
 
 
-def _iv_sq(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Square of the interval [u, v]."""
-    lo = np.where((u <= 0) & (v >= 0), 0.0, np.minimum(u * u, v * v))
-    return lo, np.maximum(u * u, v * v)
+def _trend_reach(r: list[np.ndarray], s: list[np.ndarray], k: np.ndarray, n: list[np.ndarray]) -> tuple:
+    a, b = 2 * r[2] + r[1], r[1] + 2 * r[0]
+    c, d = 2 * s[2] + s[1], s[1] + 2 * s[0]
+    hi_a, lo_a = allelic_reach(a, b, c, d, k, step=2)
+
+    def parts(m: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        m0, m1, m2 = (x.astype(np.float64) for x in m)
+        return (2 * m2 + m1) * (m1 + 2 * m0), 2 * (m2 * m1 + 4 * m2 * m0 + m1 * m0)
+
+    num_lo, den_lo = parts([np.maximum(x - k, 0) for x in n])
+    num_hi, den_hi = parts([x + k for x in n])
+    rho_hi = _ratio(num_hi, den_lo, np.inf)
+    rho_lo = _ratio(num_lo, den_hi, 0.0)
+    hi = np.where(hi_a > 0, hi_a * np.where(hi_a > 0, rho_hi, 1.0), 0.0)
+    return lo_a * rho_lo, hi
 
 
-def _iv_div(num: tuple[np.ndarray, np.ndarray], den: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Num / den for num >= 0, den >= 0: hi = inf and lo = 0 where den's interval reaches 0."""
-    hi = np.full(num[1].shape, np.inf)
-    np.divide(num[1], den[0], out=hi, where=den[0] > 0)
-    lo = np.zeros(num[0].shape)
-    np.divide(num[0], den[1], out=lo, where=den[0] > 0)
+def _genotypic_reach(r: list[np.ndarray], s: list[np.ndarray], k: np.ndarray, n: list[np.ndarray]) -> tuple:
+    big_r, big_s = r[0] + r[1] + r[2], s[0] + s[1] + s[2]
+    total = (big_r + big_s).astype(np.float64)
+    lo = np.zeros(np.broadcast_shapes(total.shape, k.shape))
+    hi = np.zeros(lo.shape)
+    for i in range(3):
+        hi_i, lo_i = allelic_reach(r[i], big_r - r[i], s[i], big_s - s[i], k, step=1)
+        w_hi = 1.0 - _ratio(np.maximum(n[i] - k, 0).astype(np.float64), total + k, 0.0)
+        w_lo = np.maximum(1.0 - _ratio((n[i] + k).astype(np.float64), total - k, np.inf), 0.0)
+        hi += hi_i * w_hi
+        lo += lo_i * w_lo
     return lo, hi
 
 
 def genotype_reach(test: str, tables: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lo(k), hi(k)) of ``test`` ("trend" or "genotypic") over the boxes ``o +- k`` of (6, ...) tables."""
-    t = tables.astype(np.float64)
-    kk = np.asarray(k, dtype=np.float64)
-    lo_c, hi_c = np.maximum(t - kk, 0.0), t + kk
-    r = [(lo_c[i], hi_c[i]) for i in range(3)]
-    s = [(lo_c[3 + i], hi_c[3 + i]) for i in range(3)]
-    big_r = (r[0][0] + r[1][0] + r[2][0], r[0][1] + r[1][1] + r[2][1])
-    big_s = (s[0][0] + s[1][0] + s[2][0], s[0][1] + s[1][1] + s[2][1])
-    n = [(r[i][0] + s[i][0], r[i][1] + s[i][1]) for i in range(3)]
-    rs = _iv_mul(big_r, big_s)
-    diffs = []  # r_i S - s_i R = sum_{l != i} (r_i s_l - s_i r_l)
-    for i in range(3):
-        u = sum(r[i][0] * s[j][0] - s[i][1] * r[j][1] for j in range(3) if j != i)
-        v = sum(r[i][1] * s[j][1] - s[i][0] * r[j][0] for j in range(3) if j != i)
-        diffs.append((u, v))
-    if test == "genotypic":
-        lo, hi = np.zeros(lo_c.shape[1:]), np.zeros(lo_c.shape[1:])
-        for i in range(3):
-            part = _iv_div(_iv_sq(*diffs[i]), _iv_mul(rs, n[i]))
-            lo, hi = lo + part[0], hi + part[1]
-        return lo, hi
-    num_u = 2 * diffs[0][0] + diffs[1][0]
-    num_v = 2 * diffs[0][1] + diffs[1][1]
-    sq = _iv_sq(num_u, num_v)
-    total = (big_r[0] + big_s[0], big_r[1] + big_s[1])
-    spread = (
-        n[0][0] * n[1][0] + 4 * n[0][0] * n[2][0] + n[1][0] * n[2][0],
-        n[0][1] * n[1][1] + 4 * n[0][1] * n[2][1] + n[1][1] * n[2][1],
-    )
-    return _iv_div(_iv_mul(total, sq), _iv_mul(rs, spread))
+    """(lo(k), hi(k)) of ``test`` ("trend" or "genotypic") for (6, ...) tables (r2, r1, r0, s2, s1, s0)."""
+    t = np.asarray(tables, dtype=np.int64)
+    kk = np.asarray(k, dtype=np.int64)
+    shape = np.broadcast_shapes(t.shape[1:], kk.shape)
+    t = np.broadcast_to(t.reshape(t.shape[:1] + (1,) * (len(shape) - t.ndim + 1) + t.shape[1:]), (6, *shape))
+    kk = np.broadcast_to(kk, shape)
+    r = [t[2], t[1], t[0]]  # r[i]: cases with i copies of A1
+    s = [t[5], t[4], t[3]]
+    n = [r[i] + s[i] for i in range(3)]
+    reach = _trend_reach if test == "trend" else _genotypic_reach
+    lo, hi = reach(r, s, kk, n)
+    return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
 
 
 class GenotypePanel(PanelDistances):

@@ -24,7 +24,7 @@ from ....noise import discrete_laplace
 from ....privacy import Privacy
 from ....typing import Relation
 from .._case_control_counts import CaseControlCounts
-from ._statistics import DEGREES_OF_FREEDOM, pearson_2x2, test_statistic
+from ._statistics import DEGREES_OF_FREEDOM, model_statistic, pearson_2x2
 
 __all__ = ["association_release", "association_release_privacy", "released_columns"]
 
@@ -75,7 +75,7 @@ def released_columns(test: str, tables: np.ndarray) -> dict[str, np.ndarray]:
             ],
             axis=1,
         )
-        chisq = test_statistic(test, cases, controls)
+        chisq = model_statistic(test, cases, controls)
     h = alleles + 0.5
     odds = (h[:, 0] * h[:, 3]) / (h[:, 1] * h[:, 2])
     se = np.sqrt((1.0 / h).sum(axis=1))

@@ -26,7 +26,7 @@ from .._panel import PanelDistances
 from .._top_snps import TopSNPs, _forward_top_k, _peel_distances
 from ._allelic_distance import AllelicPanel, allelic_statistic
 from ._genotype_distance import GenotypePanel
-from ._statistics import ASSOCIATION_TESTS, collapsed_tables, test_statistic
+from ._statistics import ASSOCIATION_TESTS, collapsed_tables, model_statistic
 
 __all__ = [
     "ASSOCIATION_TESTS",
@@ -100,7 +100,7 @@ def association_statistic(counts: CaseControlCounts, *, test: str = "allelic") -
     """
     if test == "allelic":
         return allelic_statistic(*_tables(counts).T)
-    return test_statistic(test, counts.cases, counts.controls)
+    return model_statistic(test, counts.cases, counts.controls)
 
 
 @validate_params({"counts": _COUNTS, "test": TEST})

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ASSOCIATION_TESTS", "DEGREES_OF_FREEDOM", "collapsed_tables", "pearson_2x2", "test_statistic"]
+__all__ = ["ASSOCIATION_TESTS", "DEGREES_OF_FREEDOM", "collapsed_tables", "model_statistic", "pearson_2x2"]
 
 #: The association tests of ``plink1.9 --model``.
 ASSOCIATION_TESTS = ("allelic", "trend", "genotypic", "dominant", "recessive")
@@ -75,7 +75,9 @@ def collapsed_tables(test: str, cases: np.ndarray, controls: np.ndarray) -> np.n
     return np.stack([cases[:, 0], cases[:, 1] + cases[:, 2], controls[:, 0], controls[:, 1] + controls[:, 2]], 1)
 
 
-def test_statistic(test: str, cases: np.ndarray, controls: np.ndarray, alleles: np.ndarray | None = None) -> np.ndarray:
+def model_statistic(
+    test: str, cases: np.ndarray, controls: np.ndarray, alleles: np.ndarray | None = None
+) -> np.ndarray:
     """The ``test`` statistic of genotype rows ``cases`` / ``controls`` (m, 3); ``alleles`` (m, 4) for "allelic".
 
     Without ``alleles`` the allelic test counts ``(2 g2 + g1, g1 + 2 g0)``.
