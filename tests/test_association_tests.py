@@ -25,8 +25,8 @@ def test_statistics_equal_plink_model(tmp_path):
     out = tmp_path / "sim"
     common = ["--allow-no-sex", "--keep-allele-order", "--threads", "1", "--silent"]
     subprocess.run(
-        [PLINK, "--simulate", spec, "--simulate-ncases", "300", "--simulate-ncontrols", "300", "--make-bed"]
-        + ["--out", out, "--seed", "7", *common],
+        [PLINK, "--simulate", spec, "--simulate-ncases", "300", "--simulate-ncontrols", "300", "--make-bed", "--out"]
+        + [out, "--seed", "7", *common],  # noqa: RUF005
         check=True,
     )
     subprocess.run([PLINK, "--bfile", out, "--model", "--out", out, *common], check=True)
@@ -61,7 +61,7 @@ def test_statistics_by_hand():
 
 
 def _moves() -> list[np.ndarray]:
-    """One individual's effect on the (6,) genotype table: replaced (status kept), a call lost or gained, added, removed."""
+    """One individual's effect on the (6,) genotype table: replaced (status kept), a call lost/gained, added, removed."""
     out = []
     for row in (0, 3):
         for i in range(3):
@@ -115,8 +115,8 @@ def test_reach_bounds_are_exact_at_zero_and_nest_for_neighbours(test):
         stat_nb = _stat(test, nb)
         assert (tol(reach[1][1][ok]) >= stat_nb[ok]).all() and (reach[1][0][ok] <= tol(stat_nb[ok])).all()
         for k in range(4):
-            lo_n, hi_n = _reach(test, nb, k)
-            lo_n1, hi_n1 = _reach(test, nb, k + 1)
+            lo_n = _reach(test, nb, k)[0]
+            hi_n1 = _reach(test, nb, k + 1)[1]
             assert (reach[k][1][ok] <= tol(hi_n1[ok])).all(), (test, move, k)
             assert (reach[k + 1][0][ok] <= tol(lo_n[ok])).all(), (test, move, k)
 
