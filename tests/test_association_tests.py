@@ -24,11 +24,8 @@ def test_statistics_equal_plink_model(tmp_path):
     spec.write_text("40 null 0.05 0.5 1 1\n8 disease 0.05 0.5 2 mult\n")
     out = tmp_path / "sim"
     common = ["--allow-no-sex", "--keep-allele-order", "--threads", "1", "--silent"]
-    subprocess.run(
-        [PLINK, "--simulate", spec, "--simulate-ncases", "300", "--simulate-ncontrols", "300", "--make-bed", "--out"]
-        + [out, "--seed", "7", *common],  # noqa: RUF005
-        check=True,
-    )
+    simulate = ["--simulate", spec, "--simulate-ncases", "300", "--simulate-ncontrols", "300", "--make-bed"]
+    subprocess.run([PLINK, *simulate, "--out", out, "--seed", "7", *common], check=True)
     subprocess.run([PLINK, "--bfile", out, "--model", "--out", out, *common], check=True)
     counts = g.case_control_counts(out)
     stats = {t: g.association_statistic(counts, test=t) for t in g.ASSOCIATION_TESTS}
@@ -61,7 +58,7 @@ def test_statistics_by_hand():
 
 
 def _moves() -> list[np.ndarray]:
-    """One individual's effect on the (6,) genotype table: replaced (status kept), a call lost/gained, added, removed."""
+    """One individual's effect on the (6,) genotype table: replaced (status kept), a call lost/gained, added/removed."""
     out = []
     for row in (0, 3):
         for i in range(3):
