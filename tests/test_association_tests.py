@@ -148,3 +148,21 @@ def test_distances_are_1_lipschitz_on_datasets(test):
             neighbours += [np.vstack([people, np.r_[status, v]]) for v in vectors]
         for nb in neighbours:
             assert np.abs(g.association_distances(_counts(nb), test=test) - base).max() <= 1
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_closed_form_reach_equals_every_split(step):
+    """The unclipped path's quasiconvexity (ends for hi, stationary points for lo) gives the values of the
+    loop over every split k1 + k0 = k, on tables large enough that most paths are unclipped."""
+    from dpselect.apps.genomics._casecontrol._allelic_distance import _reach_splits
+
+    rng = np.random.default_rng(step)
+    n1, n0 = rng.integers(1, 400, 2000), rng.integers(1, 400, 2000)
+    a, c = rng.integers(0, 2 * n1 + 1), rng.integers(0, 2 * n0 + 1)
+    b, d, k = 2 * n1 - a, 2 * n0 - c, rng.integers(0, 60, 2000)
+    fast = np.minimum(np.minimum(a, b), np.minimum(c, d)) >= step * k
+    assert fast.mean() > 0.3  # the closed form is what is checked
+    hi, lo = allelic_reach(a, b, c, d, k, step=step)
+    hi_ref, lo_ref = _reach_splits(a, b, c, d, k, "both", step)
+    np.testing.assert_array_equal(hi, hi_ref)
+    np.testing.assert_array_equal(lo, lo_ref)
