@@ -1,4 +1,4 @@
-"""Counting + private top-10 selection vs ``plink1.9 --model`` / ``plink2 --glm``, one thread (``bench_gwas.py select``).
+"""Counting + private top-10 selection vs ``plink1.9 --model`` / ``plink2 --glm`` (``bench_gwas.py select``).
 
 ``select [N_SNPS ...]`` (default 100,000): ``plink1.9 --simulate`` draws 2,000 cases +
 2,000 controls (10 disease SNPs of odds ratio 1.5, MAF 0.05-0.5; the rest null), written
@@ -49,6 +49,10 @@ P1 = ["plink1.9", "--threads", "1", "--silent"]
 P2 = ["plink2", "--threads", "1", "--silent"]
 
 
+P1 = ["plink1.9", "--threads", "1", "--silent"]
+P2 = ["plink2", "--threads", "1", "--silent"]
+
+
 def _timed(cmd: list[str]) -> dict[str, float]:
     run = subprocess.run(["/usr/bin/time", "-f", "TIME %U %S %e", *cmd], capture_output=True, text=True, check=True)
     user, sys_, wall = next(x for x in run.stderr.splitlines() if x.startswith("TIME")).split()[1:]
@@ -76,17 +80,11 @@ def main_select(sizes: list[int], tmp: str) -> None:
         ours: list[dict] = []
         for _ in range(3):
             runs["plink1.9 --model"].append(
-                _timed(
-                    ["plink1.9", "--bfile", str(prefix), "--model", "--keep-allele-order", "--threads", "1"]
-                    + ["--out", str(prefix) + "_p1", "--silent"]
-                )
+                _timed([*P1, "--bfile", str(prefix), "--model", "--keep-allele-order", "--out", str(prefix) + "_p1"])
             )
             if shutil.which("plink2"):
                 runs["plink2 --glm"].append(
-                    _timed(
-                        ["plink2", "--bfile", str(prefix), "--glm", "allow-no-covars", "--threads", "1"]
-                        + ["--out", str(prefix) + "_p2", "--silent"]
-                    )
+                    _timed([*P2, "--bfile", str(prefix), "--glm", "allow-no-covars", "--out", str(prefix) + "_p2"])
                 )
             env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
             run = subprocess.run(
@@ -108,6 +106,5 @@ def main_select(sizes: list[int], tmp: str) -> None:
                 f"  ours: select {key:<21} CPU {sel:7.3f} s  counting + selection {(count + sel) / p1:5.2f}x"
                 f"  disease SNPs {best[key][1]}/10"
             )
-        print(
-            f"  {'ours: whole process (all 10 runs)':<34} CPU {best['process_cpu']:7.3f} s (imports {best['import_cpu']:.2f} s)"
-        )
+        total, imports = best["process_cpu"], best["import_cpu"]
+        print(f"  {'ours: whole process (all 10 runs)':<34} CPU {total:7.3f} s (imports {imports:.2f} s)")
