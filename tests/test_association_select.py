@@ -149,3 +149,13 @@ def test_assoc_cli_releases_plink_columns(tmp_path, capsys):
     rows = [line.split("\t") for line in out.read_text().splitlines()[1:]]
     assert len(rows) == 2 and all(math.isfinite(float(r[-1])) for r in rows)
     assert main([str(a) for a in ["assoc", prefix, "--epsilon", 5, "--k", 2, "--epsilon-release", -1]]) == 2
+
+
+def test_assoc_help_points_to_the_guidance_table(capsys):
+    from pathlib import Path
+
+    assert main(["assoc", "--help"]) == 0
+    assert "genomics-guidance.md" in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    assert '--8<-- "_generated/genomics-guidance.md"' in (docs / "genomics-guidance.md").read_text(encoding="utf-8")
+    assert (docs / "_generated" / "genomics-guidance.md").read_text(encoding="utf-8").count("\n| ") == 9

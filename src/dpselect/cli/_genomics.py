@@ -265,7 +265,8 @@ def assoc_command(
         "--test",
         help="association test of plink --model: allelic, trend (Cochran-Armitage), genotypic "
         "(2 df), dominant or recessive (A1 dominant / recessive). Which epsilon finds what for a "
-        "cohort size and effect: docs/genomics-guidance.md",
+        "cohort size and effect: docs/genomics-guidance.md (the documentation page "
+        "'Genomics: which epsilon finds what')",
     ),
     epsilon_release: float = typer.Option(
         0.0,
@@ -307,7 +308,9 @@ def assoc_command(
 
     Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
     A1, A2) and the guarantee only: the genotype counts and the test
-    statistics are private and never printed.
+    statistics are private and never printed (with --epsilon-release, the
+    privately released CHISQ, OR, SE and P).  Which epsilon finds what for a
+    cohort size and effect: docs/genomics-guidance.md.
     """
     from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts
 
