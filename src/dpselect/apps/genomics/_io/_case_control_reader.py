@@ -98,7 +98,9 @@ def case_control_counts(
     path : str or path-like
         A PLINK 1 fileset prefix (or its ``.bed`` / ``.bim`` / ``.fam`` path),
         or a PLINK 2 ``.pgen`` path (``.pvar`` and ``.psam`` beside it; extra
-        ``gwas``, through pgenlib).
+        ``gwas``, through pgenlib), or a BGEN 1.2 ``.bgen`` path with its ``.sample``
+        beside it (extra ``gwas``, through cbgen; A1 = each variant's first allele, as
+        ``plink2 --export bgen-1.2`` writes the ``.bim``'s A1).
     allow_no_sex : bool, default=False
         Count individuals of unknown sex (as PLINK's ``--allow-no-sex``; on
         X they count as females); by default they are excluded as PLINK
@@ -160,6 +162,10 @@ def case_control_counts(
             "path: case_control_counts reads PLINK 1 / PLINK 2 filesets; convert a VCF/BCF with "
             "plink --vcf FILE --make-bed (the phenotype and sex then go in the .fam)"
         )
+    if isinstance(path, (str, os.PathLike)) and str(path).lower().endswith(".bgen"):
+        from ._bgen import bgen_case_control_counts
+
+        return bgen_case_control_counts(path, allow_no_sex=allow_no_sex)
     files = open_fileset(path)
     fam, bim = files.fam, files.bim
     case, control, male = case_control_status(fam, allow_no_sex=allow_no_sex)
