@@ -171,8 +171,8 @@ def make_diffprivlib() -> Any:
 
 
 def _joint_paper(x: np.ndarray, eps: float, bounds: tuple[float, float], gen: np.random.Generator) -> np.ndarray:
-    from dpselect.apps.quantiles import _joint_exp as J
-    from dpselect.apps.quantiles import _quantile_law as QL
+    from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+    from dpselect.apps.quantiles._multi import joint_exp as J
 
     s = QL.check_sample(np.asarray(x, np.float64), bounds, integer=False)
     return J.sample_joint(s, DECILES, eps, "replace", gen, sensitivity=2.0)

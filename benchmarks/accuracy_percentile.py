@@ -37,7 +37,7 @@ import numpy as np
 
 from dpselect import ExponentialMechanism, PermuteAndFlip, SmoothNoisyMax
 from dpselect.analysis import expected_error
-from dpselect.apps.quantiles import _percentile as pct
+from dpselect.apps.quantiles._percentile import percentile as pct
 from dpselect.experiments._quantile_papers import load_dpbench
 from dpselect.mechanisms.dampening import dampened_utilities
 from dpselect.problem import SelectionProblem

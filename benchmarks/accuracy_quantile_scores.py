@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _quantile_law as QL
-from dpselect.apps.quantiles import _quantile_mechanism as QQ
+from dpselect.apps.quantiles._exponential import mechanism as QQ
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
 
 PS = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
 

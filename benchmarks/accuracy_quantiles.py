@@ -54,8 +54,8 @@ from pathlib import Path
 import numpy as np
 
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _joint_exp as J
-from dpselect.apps.quantiles import _quantile_law as QL
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+from dpselect.apps.quantiles._multi import joint_exp as J
 
 PS = (10, 25, 50, 75, 90, 99)
 EPSILONS = (0.1, 1.0, 10.0)

@@ -24,7 +24,7 @@ import numpy as np
 
 from _timing import median_time
 from dpselect import ExponentialMechanism, PermuteAndFlip
-from dpselect.apps.quantiles import _percentile as pct
+from dpselect.apps.quantiles._percentile import percentile as pct
 from dpselect.problem import SelectionProblem
 
 M = 1_000_000

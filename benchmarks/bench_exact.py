@@ -33,9 +33,10 @@ import numpy as np
 
 import dpselect
 from _timing import median_time
-from dpselect.apps.quantiles import _duff_mean as DM
-from dpselect.apps.quantiles import _duff_median_law as DML
-from dpselect.apps.quantiles import _piecewise_em, duff_mean, duff_median
+from dpselect.apps.quantiles import duff_mean, duff_median
+from dpselect.apps.quantiles._duff import mean as DM
+from dpselect.apps.quantiles._duff import median_masses as DML
+from dpselect.apps.quantiles._exponential import piecewise_em
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise import discrete_laplace
 from dpselect.noise.exact import exponential_weights_uniform_batch
@@ -60,7 +61,7 @@ def expected_rounds(x: np.ndarray, name: str) -> tuple[float, float]:
         lefts, utilities = ext[:-1], -DML._median_costs(x.size, 0, x.size)
     else:
         lefts, _, utilities = DM._mean_pieces(ext, a, b, DM._check_levels(None, eps))
-    _, counts = _piecewise_em._grid_groups(lefts, a, b, _piecewise_em.check_output_grid(None, a, b))
+    _, counts = piecewise_em._grid_groups(lefts, a, b, piecewise_em.check_output_grid(None, a, b))
     keep = counts > 0
     c, gam = counts[keep].astype(np.float64), 0.5 * eps * (utilities[keep].max() - utilities[keep])
     z = float((c * np.exp(-gam)).sum())
@@ -71,12 +72,12 @@ def expected_rounds(x: np.ndarray, name: str) -> tuple[float, float]:
 @contextmanager
 def old_sampler() -> Any:
     """The Duff grid releases with the plain rejection sampler (uniform proposal), as before."""
-    new = _piecewise_em.exponential_weights_batch
-    _piecewise_em.exponential_weights_batch = exponential_weights_uniform_batch
+    new = piecewise_em.exponential_weights_batch
+    piecewise_em.exponential_weights_batch = exponential_weights_uniform_batch
     try:
         yield
     finally:
-        _piecewise_em.exponential_weights_batch = new
+        piecewise_em.exponential_weights_batch = new
 
 
 def duff_rows() -> list[tuple[str, float, float]]:

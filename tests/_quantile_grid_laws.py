@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from dpselect._validation import check_epsilon
-from dpselect.apps.quantiles._duff_mean import _grid_pieces
-from dpselect.apps.quantiles._duff_mean_levels import _check_levels
-from dpselect.apps.quantiles._duff_median_law import _median_costs
+from dpselect.apps.quantiles._duff.mean import _grid_pieces
+from dpselect.apps.quantiles._duff.mean_levels import _check_levels
+from dpselect.apps.quantiles._duff.median_masses import _median_costs
+from dpselect.apps.quantiles._exponential.piecewise_em import _grid_groups, check_output_grid, grid_counts
 from dpselect.apps.quantiles._order_stats import sorted_padded
-from dpselect.apps.quantiles._piecewise_em import _grid_groups, check_output_grid, grid_counts
 from dpselect.apps.quantiles._rules import check_bounds
 
 

@@ -219,7 +219,7 @@ def test_sensitivity_bound_formulas():
 
 
 def test_accountant_exact_sequential_composition():
-    acc = Accountant(1.0, 1e-5)
+    acc = Accountant(1.0, 1e-5, composition="tight")
     for e, d in ((0.1, 0.0), (0.2, 1e-6), (0.3, 2e-6)):
         acc.spend(Privacy(e, d, "add_remove"))
     assert acc.spent.epsilon == pytest.approx(0.6, abs=1e-15) and acc.spent.delta == pytest.approx(3e-6)
@@ -241,7 +241,7 @@ def test_accountant_composes_zcdp_in_rho():
     assert own.delta == pytest.approx(2 * delta)
     assert own.epsilon < 2 * one.epsilon  # never worse than adding the epsilons
     # an accountant converts at the delta its budget has left (here all of it: 1e-3)
-    acc = Accountant(math.inf, 1e-3)
+    acc = Accountant(math.inf, 1e-3, composition="tight")
     acc.spend(one)
     acc.spend(one)
     at_budget = zcdp_epsilon(2 * rho, 1e-3)

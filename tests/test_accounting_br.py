@@ -8,7 +8,7 @@ formulas), never copied from the library:
 * the exponential mechanism's log-ratios span at most epsilon over every
   neighbour (epsilon-BR) while permute-and-flip and Laplace RNM exceed it
   (they stay pure);
-* Accountant(2.0, delta=1e-6) takes 100 EM calls at 0.05 (1.1429 <= 2.0 by
+* Accountant(2.0, delta=1e-6, composition="tight") takes 100 EM calls at 0.05 (1.1429 <= 2.0 by
   the Renyi conversion of rho = 0.03125; 1.3454 by Bun-Steinke's or the
   bounded-range formula; basic composition would be 5.0); pure-only charges
   compose purely.
@@ -144,7 +144,7 @@ def test_exponential_mechanism_is_epsilon_bounded_range_and_pf_rnm_are_not():
 
 
 def test_accountant_takes_100_em_argmax_calls_by_the_bounded_range_route():
-    acc = Accountant(2.0, delta=1e-6)
+    acc = Accountant(2.0, delta=1e-6, composition="tight")
     counts = [30, 22, 5, 0]
     for i in range(100):
         majority.private_argmax(counts, 0.05, mechanism="em", accountant=acc, rng=i)
@@ -175,7 +175,7 @@ def test_accountant_takes_100_em_argmax_calls_by_the_bounded_range_route():
 
 
 def test_pure_charges_compose_optimally_with_a_delta_budget_and_basically_without():
-    acc = Accountant(2.0, delta=1e-6)
+    acc = Accountant(2.0, delta=1e-6, composition="tight")
     for i in range(40):
         majority.private_argmax([30, 22, 5, 0], 0.05, mechanism="pf", accountant=acc, rng=i)
     # Kairouz-Oh-Viswanath at the budget's delta (basic composition would say 2.0)
@@ -230,14 +230,14 @@ def test_top_k_peeling_reports_the_tighter_total():
     joint = top_k_privacy(em, prob, 20, method="joint")
     assert peel.epsilon == pytest.approx(2.0) and joint.epsilon == pytest.approx(2.0)
     assert len(peel.atoms) == 20 and joint.bounded_range == pytest.approx(2.0)
-    acc = Accountant(2.0, delta=1e-6)
+    acc = Accountant(2.0, delta=1e-6, composition="tight")
     acc.spend(peel)
     rho = 20 * 0.1**2 / 8
     assert acc.spent.epsilon == pytest.approx(br_adaptive_epsilon(0.1, 20, 1e-6), rel=1e-12)
     assert acc.spent.epsilon < min(_zcdp_eps(rho, 1e-6), br_composition_epsilon([0.1] * 20, 1e-6))
     assert acc.spent.epsilon < 1.05  # 20 rounds at 0.1: basic 2.0
     # the joint mechanism is one 2.0-BR mechanism: its conversion does not beat 2.0
-    acc_j = Accountant(2.0, delta=1e-6)
+    acc_j = Accountant(2.0, delta=1e-6, composition="tight")
     acc_j.spend(joint)
     assert acc_j.spent.epsilon == pytest.approx(2.0) and acc_j.spent.delta == 0.0
 

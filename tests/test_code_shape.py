@@ -34,11 +34,14 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
     "dpselect.accounting": frozenset(),
     # AuditReport: what audit() returns, never built by a user
     "dpselect.analysis": frozenset({"AuditReport"}),
-    # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user
-    "dpselect.apps.counts": frozenset({"ModeUtility"}),
+    # ModeUtility: what duff_mode_utility returns (candidates and utilities), never built by a user;
+    # TopKeys: what select_top_k_keys returns
+    "dpselect.apps.counts": frozenset({"ModeUtility", "TopKeys"}),
     # results the library returns (readers, selections, simulations), never configured by a user
     "dpselect.apps.genomics": frozenset({"CaseControlSimulation", "TopSNPRelease", "TopSNPs", "TransmissionCounts"}),
-    "dpselect.apps.quantiles": frozenset({"Bounds", "MeanLevels", "PercentileStability"}),  # results returned
+    "dpselect.apps.quantiles": frozenset(
+        {"Bounds", "Description", "GroupedQuantiles", "MeanLevels", "PercentileStability"}
+    ),  # results returned
     "dpselect.apps.trees": frozenset(),
     # results the library returns (reproduce's result and the claims it holds), not configured by users
     "dpselect.experiments": frozenset({"Claim", "ExperimentResult"}),

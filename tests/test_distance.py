@@ -16,7 +16,7 @@ from dpselect import ExponentialMechanism, PermuteAndFlip
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _percentile as pct
+from dpselect.apps.quantiles._percentile import percentile as pct
 from dpselect.mechanisms.distance import distance_problem, max_utility_change
 
 RELS = ("add_remove", "replace")

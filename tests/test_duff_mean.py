@@ -14,7 +14,7 @@ from _quantile_grid_laws import duff_mean_grid_law
 from conftest import assert_frequencies_match
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as M
-from dpselect.apps.quantiles import _duff_mean as MEAN
+from dpselect.apps.quantiles._duff import mean as MEAN
 from dpselect.noise.grid import default_granularity
 
 

@@ -17,10 +17,10 @@ import pytest
 
 from _quantile_grid_laws import duff_mean_grid_law, median_grid_law
 from conftest import assert_frequencies_match
-from dpselect.apps.quantiles import _duff_median_law as DML
 from dpselect.apps.quantiles import duff_mean, duff_median
+from dpselect.apps.quantiles._duff import median_masses as DML
+from dpselect.apps.quantiles._exponential.piecewise_em import check_output_grid
 from dpselect.apps.quantiles._order_stats import sorted_padded
-from dpselect.apps.quantiles._piecewise_em import check_output_grid
 from dpselect.mechanisms._exact_selection import exact_rates
 from dpselect.noise import _exact_em as E
 from dpselect.noise import _exp_bounds as B

@@ -57,7 +57,7 @@ def test_private_median_csv() -> None:
 
 
 def _percentile_has_rank_utility() -> bool:
-    from dpselect.apps.quantiles import _percentile as percentile
+    from dpselect.apps.quantiles._percentile import percentile
 
     return "utility" in inspect.signature(percentile.percentile_problem).parameters
 

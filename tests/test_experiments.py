@@ -440,7 +440,7 @@ def test_reproduce_all_writes_combined_report(tmp_path, monkeypatch):
 
 def test_percentile_aee_is_exact_and_ld_shortcut_matches_the_mechanism():
     from dpselect.analysis import expected_error
-    from dpselect.apps.quantiles import _percentile as pct
+    from dpselect.apps.quantiles._percentile import percentile as pct
     from dpselect.experiments import percentile as exp
     from dpselect.mechanisms import LocalDampening
 

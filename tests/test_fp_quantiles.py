@@ -23,8 +23,8 @@ from _quantile_grid_laws import median_grid_law
 from conftest import assert_frequencies_match, assert_neighbour_frequencies, on_grid, possible_uniform
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _joint_exp as J
-from dpselect.apps.quantiles import _quantile_law as QL
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+from dpselect.apps.quantiles._multi import joint_exp as J
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from test_quantiles import direct_psi
 

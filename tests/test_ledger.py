@@ -81,7 +81,7 @@ def _random_charge(gen: np.random.Generator, pure: bool) -> Privacy:
 @pytest.mark.parametrize("seed", range(4))
 def test_ledger_equals_composition_from_scratch(seed, delta):
     gen = np.random.default_rng(seed)
-    acc = Accountant(math.inf, delta=delta)
+    acc = Accountant(math.inf, delta=delta, composition="tight")
     charges = []
     for _ in range(60):
         c = _random_charge(gen, pure=delta < 1e-3)

@@ -17,10 +17,10 @@ from conftest import assert_frequencies_match
 from dpselect.accounting import BudgetExceededError
 from dpselect.apps import counts as C
 from dpselect.apps import quantiles as M
-from dpselect.apps.quantiles import _duff_mean as MEAN
-from dpselect.apps.quantiles import _duff_median_law as ML
 from dpselect.apps.quantiles import _order_stats as O
-from dpselect.apps.quantiles import _piecewise_em as PW
+from dpselect.apps.quantiles._duff import mean as MEAN
+from dpselect.apps.quantiles._duff import median_masses as ML
+from dpselect.apps.quantiles._exponential import piecewise_em as PW
 
 
 def _pieces(law):
@@ -422,10 +422,10 @@ def test_keyword_only(call):
 
 ACCOUNTED = [
     lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
-    lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, size=5, accountant=acc),
+    lambda acc, g: M.duff_median([1.0, 2.0, 3.0], 0.25, bounds=(0, 4), rng=g, size=2, accountant=acc),  # 2 x 0.25
     lambda acc, g: M.duff_mean([1.0, 2.0, 3.0], 0.5, bounds=(0, 4), rng=g, accountant=acc),
     lambda acc, g: C.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, accountant=acc),
-    lambda acc, g: C.duff_mode([1.0, 1.0, 3.0], 0.5, candidates=[1.0, 3.0], rng=g, size=4, accountant=acc),
+    lambda acc, g: C.duff_mode([1.0, 1.0, 3.0], 0.25, candidates=[1.0, 3.0], rng=g, size=2, accountant=acc),
 ]
 
 

@@ -17,7 +17,7 @@ from _quantile_grid_laws import duff_mean_grid_law
 from dpselect.apps import quantiles as M
 from dpselect.apps import quantiles as mb
 from dpselect.apps.quantiles import _order_stats as O
-from dpselect.apps.quantiles import _percentile as pct
+from dpselect.apps.quantiles._percentile import percentile as pct
 
 B = (0.0, 10.0)
 GRID = np.linspace(0.0, 10.0, 21)

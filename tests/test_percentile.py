@@ -21,8 +21,8 @@ from dpselect import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.analysis import audit, expected_error
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _percentile as pct
-from dpselect.apps.quantiles._grid import bin_counts, rank, snap, stability
+from dpselect.apps.quantiles._percentile import percentile as pct
+from dpselect.apps.quantiles._percentile.grid import bin_counts, rank, snap, stability
 from dpselect.experiments import _quantile_papers as papers
 
 # ---------------------------------------------------------------------------

@@ -365,7 +365,7 @@ def test_more_bad_inputs(call):
     "call,claim",
     [
         (lambda acc, g: P.ptr_mode([9, 1], 0.5, delta=1e-3, rng=g, accountant=acc), (0.5, 5e-4)),
-        (lambda acc, g: P.ptr_mode([9, 1], 0.5, delta=1e-3, rng=g, size=10, accountant=acc), (0.5, 5e-4)),
+        (lambda acc, g: P.ptr_mode([9, 1], 0.5, delta=1e-3, rng=g, size=10, accountant=acc), (5.0, 5e-3)),  # 10 draws
         (lambda acc, g: P.stable_histogram([9, 1], 0.5, delta=1e-3, rng=g, accountant=acc), (0.5, 5e-4)),
         (
             lambda acc, g: P.propose_test_release(1.0, 50.0, bound=1.0, epsilon=0.5, delta=1e-3, rng=g, accountant=acc),

@@ -19,8 +19,8 @@ import pytest
 from conftest import assert_frequencies_match, on_grid
 from dpselect.accounting import Accountant
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _quantile_law as QL
-from dpselect.apps.quantiles._piecewise_em import sample_grid_exact
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+from dpselect.apps.quantiles._exponential.piecewise_em import sample_grid_exact
 from test_fp_quantiles import BOUNDS, LAM, N, lib_law
 
 X = np.array([0.3, 1.0, 1.0, 1.1, 1.8])  # a tie on the grid (an atom), values off it

@@ -12,7 +12,7 @@ from conftest import assert_frequencies_match
 from dpselect.accounting import Accountant
 from dpselect.analysis import hockey_stick, privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _quantile_law as QL
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
 
 
 def _pieces(law):

@@ -24,9 +24,9 @@ import pytest
 from conftest import on_grid
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _piecewise_em as QQ
-from dpselect.apps.quantiles import _quantile_law as QL
-from dpselect.apps.quantiles import _quantiles_multi as QM
+from dpselect.apps.quantiles._exponential import piecewise_em as QQ
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+from dpselect.apps.quantiles._multi import quantiles as QM
 from test_fp_quantiles import BOUNDS, LAM, _worst_loss, brute_law, datasets, law_on_grid, lib_law, neighbours
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _joint_exp as J
-from dpselect.apps.quantiles import _quantile_law as QL
-from dpselect.apps.quantiles import _quantiles_multi as QM
+from dpselect.apps.quantiles._exponential import quantile_pieces as QL
+from dpselect.apps.quantiles._multi import joint_exp as J
+from dpselect.apps.quantiles._multi import quantiles as QM
 
 
 def brute_joint(x, qs, eps, bounds, relation="add_remove", sensitivity=None):

@@ -13,7 +13,7 @@ import _audit_neighbours
 from dpselect.accounting import Accountant
 from dpselect.analysis import privacy_loss
 from dpselect.apps import quantiles as Q
-from dpselect.apps.quantiles import _unbounded as U
+from dpselect.apps.quantiles._unbounded import bounds as U
 from dpselect.mechanisms.sparse_vector import AboveThreshold
 
 
@@ -174,7 +174,7 @@ def _bad_calls():
         (ValueError, "scale", lambda r: Q.private_bounds(g, 1.0, scale=0.3, rng=r)),
         (ValueError, "steps", lambda r: Q.private_max(g, 1.0, steps=3, rng=r)),
         (ValueError, "bounds_share", lambda r: Q.unbounded_quantile(g, 0.5, 1.0, bounds_share=1.0, rng=r)),
-        (ValueError, "size", lambda r: Q.private_quantile(g, 0.5, 1.0, size=3, rng=r)),
+        (ValueError, "size", lambda r: Q.private_quantile(g, 0.5, 1.0, size=0, rng=r)),  # size= draws new bounds
         (ValueError, "integers", lambda r: Q.private_quantile([1.5], 0.5, 1.0, integer=True, rng=r)),
         (ValueError, "granularity", lambda r: Q.private_quantile(g, 0.5, 1.0, granularity=0.3, rng=r)),
         (ValueError, "relation", lambda r: Q.private_quantile(g, 0.5, 1.0, relation="x", rng=r)),

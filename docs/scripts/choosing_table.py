@@ -144,7 +144,7 @@ def majority() -> Task:
 
 
 def percentile() -> Task:
-    from dpselect.apps.quantiles import _percentile as app
+    from dpselect.apps.quantiles._percentile import percentile as app
 
     rng = np.random.default_rng(SEED)
     data = rng.standard_normal(10_000).clip(-5, 5)

@@ -48,6 +48,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from ._arraylike import as_array_1d
 from ._validation import (
     OUT_OF_BOUNDS,
     RELATIONS,
@@ -79,6 +80,7 @@ __all__ = [
     "SIZE",
     "Rule",
     "array_1d",
+    "as_array_1d",
     "callable_",
     "instance_of",
     "int_at_least",

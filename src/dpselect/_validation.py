@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ._arraylike import to_numpy
 from .typing import Relation
 
 __all__ = [
@@ -157,10 +158,7 @@ def check_size(size: Any, name: str = "size") -> int | None:
 
 def as_real_array(values: Any, name: str) -> np.ndarray:
     """Any-shape float64 array of real numbers; rejects non-numeric and complex dtypes."""
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # pragma: no cover - exotic objects
-        raise TypeError(f"{name} must be array-like: {exc}") from None
+    arr = to_numpy(values, name)  # pandas / polars / pyarrow columns; a missing value is a ValueError
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
@@ -199,7 +197,7 @@ def check_counts(counts: Any, name: str = "counts", *, ndim: int = 1) -> np.ndar
     naming the argument (never a silent wrap-around or a cast warning).  The
     messages never quote the (private) values.
     """
-    arr = np.asarray(counts)
+    arr = to_numpy(counts, name)  # pandas / polars / pyarrow columns; a missing value is a ValueError
     if arr.dtype == object:
         flat = arr.ravel()
         if flat.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in flat):

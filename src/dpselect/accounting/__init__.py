@@ -30,7 +30,7 @@ Every public name is importable from ``dpselect.accounting``.
 
 from __future__ import annotations
 
-from ._charge import charge
+from ._charge import charge, repeated
 from ._lln_selection import lln_selection_privacy, lln_selection_rho
 from .accountant import Accountant, BudgetExceededError
 from .bounded_range import br_adaptive_epsilon, br_nonadaptive_epsilon
@@ -94,6 +94,7 @@ __all__ = [
     "ptr_mode_privacy",
     "ptr_privacy",
     "pure_composition_epsilon",
+    "repeated",
     "sensitivity_bound_privacy",
     "sensitivity_bound_shift",
     "smooth_rnm_epsilon",

@@ -45,6 +45,7 @@ class _Routes:
     br_kl: _ExactSum
     br_eta_sq: _ExactSum
     delta_br: _ExactSum
+    eps_br: _ExactSum  # ... and their epsilons (the privacy filter's basic region)
 
     def _compose(self, budget_delta: float, basic: bool, cheap: bool, nonadaptive: bool) -> Privacy:
         routes: list[_Route] = [(self.eps_all.value, self.delta_all.value, "basic composition")]

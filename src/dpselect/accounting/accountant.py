@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
 from .._params import DELTA, Rule, options
 from ..privacy import Privacy
-from ._filter import _bisect, _filter_budget, _filter_total, _largest_finite
+from ._filter import _filter_budget, _filter_fits, _filter_total, _first_filter, _largest
 from ._rules import epsilon_inf
 from .ledger import Ledger
 
@@ -40,18 +39,41 @@ class Accountant:
         The total epsilon budget, > 0 (``inf`` for "track only").
     delta : float, default=0.0
         The total delta budget, in [0, 1).
-    composition : {"tight", "nonadaptive", "filter", "basic"}, default="tight"
+    composition : {"filter", "tight", "nonadaptive", "basic"}, default="filter"
         How charges compose (see Notes for which one is valid when):
-        "tight", the best valid rule for privacy parameters fixed in advance;
+        "filter", a privacy filter valid when each charge's parameters are
+        chosen from earlier outputs (fully adaptive), never worse than basic
+        composition for pure charges; "tight", the best valid rule for
+        privacy parameters fixed in advance (a plan of charges);
         "nonadaptive", tighter still for exponential mechanisms, valid
         **only when every charge (mechanism and parameters) is fixed in
-        advance**, none chosen from earlier answers; "filter", a privacy
-        filter valid when each charge's parameters are chosen from earlier
-        outputs; "basic", epsilons and deltas add.
+        advance**, none chosen from earlier answers; "basic", epsilons and
+        deltas add.
 
     Notes
     -----
-    **"tight"** (the default): the spent guarantee is
+    **"filter"** (the default): valid when the next charge (its epsilon,
+    delta, mechanism) is chosen from earlier outputs, e.g. from
+    :attr:`remaining`.  With delta_F = delta / 2 (or delta - delta_1 when the
+    first charge declares delta_1 > delta / 2), a charge is accepted when,
+    for the whole sequence of atoms (:attr:`Privacy.atoms`) with it, the
+    declared deltas add up to at most delta - delta_F and either
+
+    * their epsilons add up to at most epsilon (the basic region; Rogers,
+      Roth, Ullman & Vadhan 2016), or
+    * their zCDP parameters (eta-BR: eta^2/8; rho-zCDP: rho; (epsilon_t,
+      delta_t)-DP: epsilon_t^2/2) add up to at most rho_B, the largest rho
+      with ``zcdp_epsilon(rho, delta_F) <= epsilon`` (the approximate-zCDP
+      filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023).
+
+    The interaction is (epsilon, delta)-DP (mathematics §10.1); delta = 0:
+    basic composition.  :attr:`spent` is the smaller of the basic sums
+    (sum epsilon_t, sum delta_t) and the zCDP region's figure
+    (``zcdp_epsilon(sum rho_t, delta_F)``, sum delta_t + delta_F).
+
+    **"tight"**: for a plan of charges whose privacy parameters are fixed
+    before the interaction starts (the mechanisms and their data may still be
+    chosen adaptively), e.g. :meth:`compose`.  The spent guarantee is
     :func:`~dpselect.accounting.compose_privacy` of every charge with the
     budget's delta available, the best of
 
@@ -74,12 +96,12 @@ class Accountant:
       order);
 
     and combinations of these, the free delta shared between them.  These
-    theorems hold when the mechanisms (and their data) are chosen adaptively
-    but each charge's privacy parameters are fixed before the interaction
-    starts.  A declared delta is always added (a charge that cannot fit is
-    refused); a composed charge (e.g. ``top_k_privacy``) is split into its
-    atoms (:attr:`Privacy.atoms`) unless they add up to less than the charge.
-    Derivations: the documentation's mathematics page §10.1.
+    theorems do **not** hold when a charge's parameters are chosen from
+    earlier outputs (fully adaptive composition: a branch can spend
+    the delta that another branch's optimal composition relies on).  A
+    declared delta is always added (a charge that cannot fit is refused); a
+    composed charge (e.g. ``top_k_privacy``) is split into its atoms
+    (:attr:`Privacy.atoms`) unless they add up to less than the charge.
 
     **"nonadaptive"**: valid only when the whole sequence of mechanisms and
     their parameters is fixed before the first one runs (a batch: no
@@ -89,20 +111,7 @@ class Accountant:
     (:func:`~dpselect.accounting.br_nonadaptive_epsilon`: Dong, Durfee &
     Rogers 2020, Thm 3; k <= 500), the other charges as in "tight" (pure
     ones by their optimal composition, already exact) at a share of the free
-    delta.  For adaptively chosen mechanisms use "tight": its guarantee can
-    be larger.
-
-    **"filter"**: for privacy parameters chosen from earlier outputs (fully
-    adaptive composition).  Every atom is converted to approximate zCDP
-    (eta-BR: eta^2/8; rho-zCDP: rho; (epsilon, delta)-DP: delta-approximately
-    epsilon^2/2-zCDP) and a charge is accepted while sum rho_t <= rho_B and
-    sum delta_t <= delta / 2, where rho_B is the largest rho with
-    ``zcdp_epsilon(rho_B, delta / 2) <= epsilon`` (the approximate-zCDP
-    filter of Whitehouse, Ramdas, Rogers & Wu, ICML 2023; Feldman & Zrnic
-    2021 for the Renyi filter it rests on): the whole interaction is then
-    (epsilon, delta)-DP, matching advanced composition.  With delta = 0 the
-    filter is basic composition (sum epsilon_t <= epsilon; Rogers, Roth,
-    Ullman & Vadhan 2016).
+    delta.
 
     **"basic"**: epsilons and deltas add; valid in every case above.
 
@@ -111,11 +120,8 @@ class Accountant:
     largest pure epsilon and the largest delta that the next check would
     accept.
 
-    Cost: the accountant keeps running sums of its charges
-    (:class:`~dpselect.accounting.ledger.Ledger`); a check first tries the
-    closed-form routes (about 0.3 ms, ``benchmarks/bench_accountant.py``) and
-    computes the optimal composition of pure charges (O(number of charges),
-    milliseconds) only when those do not fit.
+    Cost: running sums of the charges (:class:`~dpselect.accounting.ledger.Ledger`);
+    a check tries closed forms first (about 0.3 ms, ``benchmarks/bench_accountant.py``).
 
     Thread safety: :meth:`spend` checks the budget and records the charge
     under one lock, so threads sharing an accountant can never jointly
@@ -142,11 +148,18 @@ class Accountant:
     ...
     dpselect.accounting.BudgetExceededError: spending 0.7-DP would exceed the budget 1-DP (already spent 0.4-DP)
 
-    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0;
-    zCDP: 1.1429; their adaptive optimum, bounded on a grid), and a hundred
-    permute-and-flip calls (optimal composition of pure mechanisms):
+    A hundred exponential mechanisms at epsilon = 0.05 (basic composition: 5.0),
+    by the default privacy filter (each epsilon may follow from earlier outputs),
+    then as a plan fixed in advance (zCDP: 1.1429; their adaptive optimum,
+    bounded on a grid), and a hundred permute-and-flip calls (optimal
+    composition of pure mechanisms):
 
     >>> acc = dpselect.Accountant(2.0, delta=1e-6)
+    >>> for _ in range(100):
+    ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
+    >>> round(acc.spent.epsilon, 4), acc.spent.delta
+    (1.1796, 5e-07)
+    >>> acc = dpselect.Accountant(2.0, delta=1e-6, composition="tight")
     >>> for _ in range(100):
     ...     acc.spend(dpselect.Privacy(0.05, bounded_range=0.05))
     >>> round(acc.spent.epsilon, 4), acc.spent.delta
@@ -169,7 +182,7 @@ class Accountant:
         "composition": options(*_MODES),
     }
 
-    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "tight") -> None:
+    def __init__(self, epsilon: float, delta: float = 0.0, *, composition: Composition = "filter") -> None:
         rules = self._parameter_constraints
         self._budget = Privacy(rules["epsilon"](epsilon, "epsilon"), rules["delta"](delta, "delta"))
         self._composition: Composition = rules["composition"](composition, "composition")
@@ -177,6 +190,7 @@ class Accountant:
         self._ledger = Ledger()  # the charges' sums: a check or a spend costs O(1), not O(number of charges)
         # the filter's zCDP budget (fixed in advance): rho_B with zcdp_epsilon(rho_B, delta / 2) <= epsilon
         self._filter = _filter_budget(self._budget) if composition == "filter" else None
+        self._settled = composition != "filter" or self._budget.delta == 0.0  # delta_F fixed (first charge)
         # One re-entrant lock around every read-check-record of the charges (spend calls check).
         self._lock = threading.RLock()
 
@@ -187,7 +201,7 @@ class Accountant:
 
     @property
     def composition(self) -> Composition:
-        """The composition mode: "tight", "nonadaptive", "filter" or "basic"."""
+        """The composition mode: "filter", "tight", "nonadaptive" or "basic"."""
         return self._composition
 
     @property
@@ -224,19 +238,25 @@ class Accountant:
 
     def _total(self, ledger: Ledger, cheap: bool = False) -> Privacy:
         if self._composition == "filter":
-            return _filter_total(ledger, self._filter)
+            return _filter_total(ledger, self._budget, self._filter_for(ledger))
         return _composed(
             ledger, self._budget.delta, self._composition == "basic", cheap, self._composition == "nonadaptive"
         )
+
+    def _filter_for(self, ledger: Ledger) -> tuple[float, float] | None:
+        """The filter's (rho_B, delta_F): delta_F = delta / 2, or delta - delta_1 (first charge declaring more)."""
+        return self._filter if self._settled else _first_filter(self._budget, self._filter, ledger)
+
+    def _settle(self) -> None:
+        """Fix delta_F once the first charge is recorded (it was chosen before any output)."""
+        if not self._settled:
+            self._filter, self._settled = self._filter_for(self._ledger), True
 
     def _fits(self, ledger: Ledger) -> bool:
         """Whether the charges in ``ledger`` fit the budget (exact comparisons, no slack)."""
         budget = self._budget
         if self._composition == "filter":
-            if self._filter is None:  # a pure budget: the filter is basic composition
-                return ledger.eps_all.value <= budget.epsilon and ledger.delta_all.value <= budget.delta
-            rho, dlt = ledger.filter_totals()
-            return rho <= self._filter[0] and dlt <= self._filter[1]
+            return _filter_fits(ledger, budget, self._filter_for(ledger))
         try:
             for cheap in (True, False):
                 total = self._total(ledger, cheap)
@@ -272,24 +292,11 @@ class Accountant:
         charge ``Privacy(0, delta)`` that fit.
         """
         with self._lock:
+            fits = lambda p: self._fits(self._ledger.copy().add(p))
             return Privacy(
-                self._largest(lambda e: Privacy(e), self._budget.epsilon),
-                self._largest(lambda d: Privacy(0.0, d), self._budget.delta),
+                _largest(fits, lambda e: Privacy(e), self._budget.epsilon),
+                _largest(fits, lambda d: Privacy(0.0, d), self._budget.delta),
             )
-
-    def _largest(self, make: Callable[[float], Privacy], hi: float) -> float:
-        """The largest x in [0, hi] with make(x) accepted (bisection on floats; 0 if none)."""
-        if hi == 0.0 or not self._fits(self._ledger.copy().add(make(0.0))):
-            return 0.0
-        if math.isinf(hi):
-            return (
-                math.inf
-                if self._fits(self._ledger.copy().add(make(math.inf)))
-                else _largest_finite(lambda x: self._fits(self._ledger.copy().add(make(x))))
-            )
-        if self._fits(self._ledger.copy().add(make(hi))):
-            return hi
-        return _bisect(lambda x: self._fits(self._ledger.copy().add(make(x))), 0.0, hi)
 
     @property
     def remaining_epsilon(self) -> float:
@@ -340,6 +347,7 @@ class Accountant:
             self.check(privacy)
             self._ledger.add(privacy)
             self._charges.append(privacy)
+            self._settle()
 
     def record(self, privacy: Privacy) -> None:
         """Record a cost that was already incurred, even beyond the budget (no check; nothing is refused).
@@ -360,6 +368,7 @@ class Accountant:
         with self._lock:
             self._ledger.add(privacy)
             self._charges.append(privacy)
+            self._settle()
 
     def __getstate__(self) -> dict[str, Any]:
         # A lock cannot be pickled or deep-copied: a copy gets its own lock (and its own charges).
@@ -373,6 +382,7 @@ class Accountant:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_filter", None)  # pickled before privacy filters existed
+        self.__dict__.setdefault("_settled", True)
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:

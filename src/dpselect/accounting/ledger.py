@@ -11,6 +11,7 @@ exact running sums are in ``_exact_sum``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 
 from .._params import DELTA, validate_params
@@ -37,6 +38,7 @@ _SUMS = (
     "delta_zc",
     "rho",
     "br_eta",
+    "eps_br",
     "br_kl",
     "br_eta_sq",
     "delta_br",
@@ -151,33 +153,38 @@ class Ledger(_Routes):
         self._cache = {}
         self.eps_all.add(privacy.epsilon)
         self.delta_all.add(privacy.delta)
-        for a in atoms:
-            if a.bounded_range is not None:
-                eta = float(a.bounded_range)
-                self.n_br += 1
-                self.rho.add(eta * eta / 8.0)
-                self.br_eta.add(eta)
-                self.br_kl.add(br_kl_bound(eta))
-                self.br_eta_sq.add(eta * eta)
-                self.delta_br.add(a.delta)  # a declared delta is never dropped
-                self.br_counts[eta] = self.br_counts.get(eta, 0) + 1
-            elif a.rho is not None:
-                self.n_zc += 1
-                self.rho.add(float(a.rho))
-                self.eps_zc.add(a.epsilon)
-                self.delta_zc.add(a.delta)
-            else:
-                self.eps_plain.add(a.epsilon)
-                self.delta_plain.add(a.delta)
-                if a.delta > 0.0:
-                    self.eps_approx.add(a.epsilon)
-                    self.rho_approx.add(a.epsilon * a.epsilon / 2.0)
-                else:
-                    self.n_pure += 1
-                    self.rho_pure.add(a.epsilon * a.epsilon / 2.0)
-                if a.epsilon > 0.0:
-                    self.plain_counts[a.epsilon] = self.plain_counts.get(a.epsilon, 0) + 1
+        for a, k in Counter(atoms).items():  # identical atoms (e.g. ``size`` draws) at once: O(distinct atoms)
+            self._add_atom(a, k)
         return self
+
+    def _add_atom(self, a: Privacy, k: int) -> None:
+        """Record ``k`` copies of the atom ``a``."""
+        if a.bounded_range is not None:
+            eta = float(a.bounded_range)
+            self.n_br += k
+            self.rho.add(eta * eta / 8.0, k)
+            self.br_eta.add(eta, k)
+            self.eps_br.add(a.epsilon, k)
+            self.br_kl.add(br_kl_bound(eta), k)
+            self.br_eta_sq.add(eta * eta, k)
+            self.delta_br.add(a.delta, k)  # a declared delta is never dropped
+            self.br_counts[eta] = self.br_counts.get(eta, 0) + k
+        elif a.rho is not None:
+            self.n_zc += k
+            self.rho.add(float(a.rho), k)
+            self.eps_zc.add(a.epsilon, k)
+            self.delta_zc.add(a.delta, k)
+        else:
+            self.eps_plain.add(a.epsilon, k)
+            self.delta_plain.add(a.delta, k)
+            if a.delta > 0.0:
+                self.eps_approx.add(a.epsilon, k)
+                self.rho_approx.add(a.epsilon * a.epsilon / 2.0, k)
+            else:
+                self.n_pure += k
+                self.rho_pure.add(a.epsilon * a.epsilon / 2.0, k)
+            if a.epsilon > 0.0:
+                self.plain_counts[a.epsilon] = self.plain_counts.get(a.epsilon, 0) + k
 
     def filter_totals(self) -> tuple[float, float]:
         """(sum rho_t, sum delta_t) of the charges as approximate-zCDP parameters (privacy filter).
@@ -194,6 +201,28 @@ class Ledger(_Routes):
         """
         rho = math.fsum((self.rho.value, self.rho_pure.value, self.rho_approx.value))
         return rho, self.delta_plain.value + self.delta_br.value
+
+    def basic_totals(self) -> tuple[float, float] | None:
+        """(sum epsilon_t, sum delta_t) of the atoms for the privacy filter's basic region; None if it has none.
+
+        An atom is epsilon_t-DP except with probability delta_t (its declared
+        delta), so these sums bound the loss along every sequence; a zCDP
+        atom with a delta (a converted guarantee) has no such statement and
+        leaves only the zCDP region.  Pure charges count at their own epsilon
+        (their basic sum, never above the atoms').
+
+        Returns
+        -------
+        tuple of (float, float) or None
+            (sum epsilon, sum delta), or None when a zCDP atom carries a delta.
+        """
+        if self.delta_zc.value > 0.0:
+            return None
+        eps = math.fsum((self.eps_plain.value, self.eps_br.value, self.eps_zc.value))
+        dlt = self.delta_plain.value + self.delta_br.value
+        if dlt == 0.0 and self.delta_all.value == 0.0:
+            eps = min(eps, self.eps_all.value)
+        return eps, dlt
 
     def compose(
         self, delta: float = 0.0, *, basic: bool = False, cheap: bool = False, nonadaptive: bool = False

@@ -1,4 +1,4 @@
-"""Command-line interface (typer): ``dpselect reproduce | select | audit | demo | tdt | assoc``.
+"""Command-line interface (typer): ``dpselect reproduce | select | audit | demo | tdt | assoc | keys``.
 
 * ``dpselect reproduce NAME [--quick] [--out DIR] [--data-dir DIR] [--scheduler ADDRESS] [--seed N] [--workers N]``
   runs a paper experiment (:mod:`dpselect.experiments`) on Dask and writes
@@ -14,6 +14,9 @@
 * ``dpselect tdt FILE --epsilon E --k K [...]`` and ``dpselect assoc FILE
   --epsilon E --k K [--test allelic] [...]`` privately select the top-k SNPs
   of a trio or a case-control cohort and print only their public annotations.
+* ``dpselect keys FILE --user-column U --key-column K --epsilon E --delta D
+  [--max-contributions C] [--k K]`` prints the keys of a user–key table that may be
+  released (partition selection; the k most frequent with ``--k``), keys only.
 
 Nothing printed is computed from one record: every option is checked before a
 data file is read or a random number drawn, and file errors name the file (and
@@ -46,21 +49,37 @@ import typer  # noqa: E402
 from ._commands import add_commands, demo_table  # noqa: E402
 from ._genomics import add_commands as add_genomics_commands  # noqa: E402
 from ._input import CLIError  # noqa: E402
+from ._keys import add_commands as add_keys_command  # noqa: E402
 
 __all__ = ["app", "demo_table", "main"]
 
 
+class _Command(typer.core.TyperCommand):
+    """A command whose usage line names its arguments as the help lists them (``FILE``, not ``{file}``)."""
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1].upper() if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+
 def _build_app() -> typer.Typer:
+    # Plain (click) help, not rich's boxes: at 80 columns rich cuts long option names
+    # ("--non-private-candi..."), click puts their help on the next line.
     app = typer.Typer(
         name="dpselect",
         help="Differentially private selection: reproduce the papers' experiments, select, audit.",
         add_completion=False,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
     add_commands(app)
     add_genomics_commands(app)
+    add_keys_command(app)
+    for info in app.registered_commands:
+        if info.cls in (None, typer.core.TyperCommand):
+            info.cls = _Command
     return app
 
 

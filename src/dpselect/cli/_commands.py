@@ -18,6 +18,7 @@ from .. import analysis
 from .._params import EPSILON, Rule, int_at_least, validate_params
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from ..problem import SelectionProblem
+from ._describe import describe
 from ._input import DEFAULT_DELTA, CLIError, build_mechanism, check_out_dir, option
 from ._select import select
 
@@ -249,6 +250,6 @@ def demo(
 
 
 def add_commands(app: typer.Typer) -> None:
-    """Register ``reproduce``, ``select``, ``audit`` and ``demo`` on the typer ``app``."""
-    for command in (reproduce, select, audit, demo):
+    """Register ``reproduce``, ``select``, ``describe``, ``audit`` and ``demo`` on the typer ``app``."""
+    for command in (reproduce, select, describe, audit, demo):
         app.command()(command)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import typer
@@ -94,6 +94,24 @@ def guarantee_lines(mechanism: str, mech: Mechanism, prob: SelectionProblem, wha
     typer.echo(f"delta: {guarantee.delta:g}{delta_note}")
 
 
+def top_k_mechanism(name: str, eps: float, dlt: float | None, k: int, prob: SelectionProblem) -> tuple[Mechanism, str]:
+    """``--k K``: one round's mechanism at --epsilon / K (and --delta / K), k rounds in all.
+
+    The K rounds (peeling; one-shot Gumbel for em and rnm_gumbel, the same law) compose to the
+    sum of the rounds' guarantees (mathematics §10.2); the round's epsilon steps down by ulps
+    until that floating-point sum is at most --epsilon.
+    """
+    from ..mechanisms import TopK
+
+    per_eps, per_dlt = eps / k, None if dlt is None else dlt / k
+    while True:
+        mech, note = build_mechanism(name, per_eps, per_dlt)
+        top = TopK(mech, k)
+        if not prob.private or top.privacy(prob).epsilon <= eps:
+            return cast("Mechanism", top), note  # TopK selects and states its guarantee as one
+        per_eps = float(np.nextafter(per_eps, 0.0))
+
+
 def _undecided_column(df: pd.DataFrame, file: Path, column: str, label_column: str | None) -> CLIError:
     """The error when no --utility, --candidates or --sensitivity says what the column holds."""
     if is_label_column(df, column):
@@ -109,6 +127,21 @@ def _undecided_column(df: pd.DataFrame, file: Path, column: str, label_column: s
     )
 
 
+def _epsilon_of(mech: Mechanism) -> float:
+    return float(mech.epsilon)  # type: ignore[attr-defined]  # every registry mechanism has one
+
+
+def _rounds(k: int | None) -> str:
+    return "" if k is None else f", top {k}: {k} rounds of --epsilon / {k} (mathematics §10.2)"
+
+
+def _k_within(k: int, m: int) -> int:
+    """--k at most the number of candidates (public: the --candidates or the rows)."""
+    if k > m:
+        raise CLIError(f"--k must be at most the number of candidates ({m}), got {k}")
+    return k
+
+
 def _select_votes(
     df: pd.DataFrame,
     file: Path,
@@ -118,6 +151,8 @@ def _select_votes(
     mech: Mechanism,
     delta_note: str,
     rng: np.random.Generator,
+    k: int | None = None,
+    dlt: float | None = None,
 ) -> None:
     """``select`` on a column of raw labels: permute-and-flip (or --mechanism) on the label counts."""
     from ..apps.counts import label_counts
@@ -128,7 +163,10 @@ def _select_votes(
         cands = sorted(set(labels.tolist()))
     counts = label_counts(labels, cands)
     prob = SelectionProblem(counts, global_sensitivity=1.0, monotone=True, relation="add_remove", private=private)
-    choice = cands[int(mech.select(prob, rng=rng))]
+    if k is not None:
+        mech, delta_note = top_k_mechanism(mechanism, _epsilon_of(mech), dlt, _k_within(k, len(cands)), prob)
+    choice = ", ".join(cands[int(i)] for i in np.atleast_1d(mech.select(prob, rng=rng)))
+    choice += "" if k is None else " (most preferred first)"
     if not private:
         print(
             f"dpselect: warning: {NON_PRIVATE_FLAG}: the candidates are the labels seen in the data, so "
@@ -142,7 +180,7 @@ def _select_votes(
         if private
         else "majority vote over the labels seen in the data"
     )
-    guarantee_lines(mechanism, mech, prob, what + ", one row per record", delta_note)
+    guarantee_lines(mechanism, mech, prob, what + ", one row per record" + _rounds(k), delta_note)
 
 
 def _select_rows(
@@ -156,14 +194,21 @@ def _select_rows(
     mech: Mechanism,
     delta_note: str,
     rng: np.random.Generator,
+    k: int | None = None,
+    dlt: float | None = None,
 ) -> None:
-    """``select`` on a column of scores or counts, one row per public candidate."""
+    """``select`` on a column of scores or counts, one row per public candidate (``k``: the k best)."""
     values, labels = column_values(df, file, column, label_column)
     prob, what = select_problem(values, labels, utility, sensitivity, column)
-    idx = int(mech.select(prob, rng=rng))
-    # only the choice is released: never the private value of the chosen row
-    typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
-    guarantee_lines(mechanism, mech, prob, what, delta_note)
+    if k is not None:
+        mech, delta_note = top_k_mechanism(mechanism, _epsilon_of(mech), dlt, _k_within(k, len(values)), prob)
+        chosen = np.asarray(mech.select(prob, rng=rng))
+        typer.echo("selected: " + ", ".join(str(labels[int(i)]) for i in chosen) + " (most preferred first)")
+    else:
+        idx = int(mech.select(prob, rng=rng))
+        # only the choice is released: never the private value of the chosen row
+        typer.echo(f"selected: {labels[idx]} (row {idx} of {len(values)})")
+    guarantee_lines(mechanism, mech, prob, what + _rounds(k), delta_note)
     typer.echo(
         "assumes: the rows are public candidates (their number and labels do not depend on the data)"
         + (
@@ -176,7 +221,9 @@ def _select_rows(
 
 def select(
     file: Path = typer.Argument(
-        ..., help="CSV or Parquet file: one row per candidate (scores, counts) or one row per record (votes)"
+        ...,
+        metavar="FILE",
+        help="CSV or Parquet file: one row per candidate (scores, counts) or one row per record (votes)",
     ),
     column: str = typer.Option(..., "--column", help="column of scores / counts, or of raw labels (votes)"),
     epsilon: float = typer.Option(..., "--epsilon", help="privacy budget (> 0)"),
@@ -207,7 +254,16 @@ def select(
     ),
     label_column: str | None = typer.Option(None, "--label-column", help="column naming the candidate rows"),
     candidates: str | None = typer.Option(
-        None, "--candidates", help="--utility votes: the public labels to choose from, comma-separated"
+        None,
+        "--candidates",
+        help="--utility votes: the public labels to choose from, comma-separated; a misspelt label is "
+        "a candidate no record holds (count 0), never warned about (a warning would tell that no record has it)",
+    ),
+    k: int | None = typer.Option(
+        None,
+        "--k",
+        help="print the K best labels, most preferred first (labels only); each of the K "
+        "rounds gets --epsilon / K, K rounds compose to --epsilon",
     ),
     non_private: bool = typer.Option(
         False,
@@ -227,11 +283,12 @@ def select(
     mech, delta_note = build_mechanism(mechanism, eps, dlt)
     cands = parse_candidates(candidates)
     sens = option("--sensitivity", sensitivity)
+    top = None if k is None else option("--k", k)
     resolved = resolve_utility(utility, cands, non_private, sens, label_column)
     df = read_table(file)  # every option is checked: now the data
     if resolved is None:
         raise _undecided_column(df, file, column, label_column)
     if resolved is Utility.votes:
-        _select_votes(df, file, column, cands, mechanism, mech, delta_note, rng)
+        _select_votes(df, file, column, cands, mechanism, mech, delta_note, rng, top, dlt)
     else:
-        _select_rows(df, file, column, label_column, resolved, sens, mechanism, mech, delta_note, rng)
+        _select_rows(df, file, column, label_column, resolved, sens, mechanism, mech, delta_note, rng, top, dlt)

@@ -43,7 +43,7 @@ def markdown_to_html(text: str, base: Path, heading_offset: int = 0) -> str:
 
     Images are read from ``base`` and embedded as base64 PNG figures with their alt text
     as caption; links to ``.md`` reports point to the ``.html`` pages; headings are demoted
-    by ``heading_offset`` levels.
+    by ``heading_offset`` levels; "mean ± spread" is held together by non-breaking spaces.
 
     Parameters
     ----------
@@ -79,6 +79,7 @@ def markdown_to_html(text: str, base: Path, heading_offset: int = 0) -> str:
                     data = base64.b64encode(src.read_bytes()).decode("ascii")
                     child.attrSet("src", f"data:image/png;base64,{data}")
     rendered = md.renderer.render(tokens, md.options, {}).replace("&lt;br&gt;", "<br>")  # line breaks in cells
+    rendered = rendered.replace(" ± ", "\u00a0±\u00a0")  # "0.654 ± 0.044" never wraps inside a table cell
     # an image alone in its paragraph becomes a figure captioned by its alt text
     return re.sub(
         r'<p><img src="([^"]*)" alt="([^"]*)" /></p>',

@@ -312,7 +312,7 @@ def combined_report(
         "",
         f"All experiments, {'quick' if quick else 'full'} grid, seed {seed}, total wall time {seconds:.1f} s. "
         "Per-experiment details, tables and figures: "
-        + ", ".join(f"[`{r.name}/report.md`]({r.name}/report.md)" for r in results)
+        + ", ".join(f"[{r.name}]({r.name}/report.md)" for r in results)  # .md or .html: the text names neither
         + ".",
         "",
         f"**Summary:** {count_line(all_claims)}",

@@ -33,7 +33,7 @@ from typing import Literal, TypeVar, cast, overload
 
 import numpy as np
 
-from ..._params import DELTA, EPSILON, RELATION, SEED, options, validate_params
+from ..._params import DELTA, EPSILON, RELATION, SEED, SIZE, options, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, resolve_mechanism
@@ -144,6 +144,7 @@ def private_argmax(
     labels: None = None,
     tie_rule: TieRule = ...,
     relation: Relation = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
 ) -> int: ...
 
@@ -160,8 +161,26 @@ def private_argmax(
     labels: Sequence[L],
     tie_rule: TieRule = ...,
     relation: Relation = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
 ) -> L: ...
+
+
+@overload
+def private_argmax(
+    counts: ArrayLike,
+    epsilon: float | None,
+    *,
+    mechanism: str | Mechanism = ...,
+    utility: Literal["count", "indicator"] = ...,
+    delta: float = ...,
+    rng: SeedLike = ...,
+    labels: Sequence[L] | None = None,
+    tie_rule: TieRule = ...,
+    relation: Relation = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+) -> np.ndarray: ...
 
 
 @validate_params(
@@ -175,6 +194,7 @@ def private_argmax(
         "labels": NAMES,
         "tie_rule": TIE_RULE,
         "relation": RELATION,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
     }
 )
@@ -189,8 +209,9 @@ def private_argmax(
     labels: Sequence[L] | None = None,
     tie_rule: TieRule = "tieset",
     relation: Relation = "add_remove",
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> int | L:
+) -> int | L | np.ndarray:
     r"""Privately select (approximately) the class with the largest count.
 
     Default: permute-and-flip on the counts (module docstring), the most
@@ -223,14 +244,17 @@ def private_argmax(
         Tie convention of the indicator utility (see :func:`majority_problem`).
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (see :func:`majority_problem`).
+    size : int or None, default=None
+        None: one draw; an int: an array of ``size`` independent draws, charged
+        as ``size`` releases (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged ``mech.privacy(problem)`` before any randomness is drawn.
+        Charged ``mech.privacy(problem)`` (``size`` times) before any randomness is drawn.
 
     Returns
     -------
-    int or label
+    int, label or ndarray
         The index of the chosen class, or its label (an element of ``labels``)
-        when ``labels`` is given.
+        when ``labels`` is given; with ``size``, an array of ``size`` of them.
 
     Notes
     -----
@@ -258,7 +282,10 @@ def private_argmax(
     prob = majority_problem(counts, relation=relation, tie_rule=tie_rule, labels=labels, utility=utility)
     mech = resolve_mechanism(mechanism, epsilon, delta)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(prob))
+    charge(accountant, mech.privacy(prob), size=size)
+    if size is not None:
+        many = mech.select(prob, size=size, rng=gen)
+        return many if prob.labels is None else np.asarray(prob.labels, dtype=object)[many]
     idx = int(mech.select(prob, rng=gen))
     return idx if prob.labels is None else cast(L, prob.labels[idx])
 

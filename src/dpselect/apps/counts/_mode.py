@@ -324,6 +324,6 @@ def duff_mode(
     mech = ExponentialMechanism(epsilon)
     cand, problem = _problem(x, None if candidates is None else np.asarray(candidates), monotone)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(problem))
+    charge(accountant, mech.privacy(problem), size=size)
     k = mech.select(problem, size=size, rng=gen)
     return cand[k].item() if size is None else cand[k]

@@ -66,7 +66,7 @@ import math
 import numpy as np
 from numpy.ma.core import MaskedConstant
 
-from ..._params import DATA_FINITE, EPSILON, SEED, validate_params
+from ..._params import DATA_FINITE, EPSILON, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_privacy
 from ...noise import GridLaplace, grid_index, grid_values
@@ -121,6 +121,7 @@ def _grid_threshold(noise: GridLaplace, delta: float) -> float:
         "delta": PTR_DELTA,
         "granularity": GRANULARITY,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
     }
 )
@@ -133,8 +134,9 @@ def propose_test_release(
     delta: float,
     granularity: float | None = None,
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> float | MaskedConstant:
+) -> float | MaskedConstant | np.ma.MaskedArray:
     """Generic PTR: ⊥ (``np.ma.masked``) or ``value`` + discrete Laplace on a grid; (2 epsilon, delta/2)-DP.
 
     The test passes when ``gamma + K > T``, K an exact discrete Laplace integer
@@ -162,14 +164,18 @@ def propose_test_release(
         ``epsilon`` (2^-20 when ``bound`` = 0, where the value is only snapped).
     rng : SeedLike, default=None
         The randomness: None, an int seed, a ``numpy.random.Generator`` or ``"secure"``.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (a masked
+        array, masked where the test fails), charged as ``size`` releases
+        (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged :func:`ptr_privacy` before any randomness is drawn.
+        Charged :func:`ptr_privacy` (``size`` times) before any randomness is drawn.
 
     Returns
     -------
-    float or numpy.ma.MaskedConstant
+    float, numpy.ma.MaskedConstant or numpy.ma.MaskedArray
         ``value`` plus discrete Laplace noise on the grid, or ``np.ma.masked`` (⊥)
-        when the test fails.
+        when the test fails; with ``size``, a masked array of ``size`` of them.
 
     References
     ----------
@@ -195,7 +201,14 @@ def propose_test_release(
     test = _test_noise(epsilon)
     threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
-    charge(accountant, privacy)
+    charge(accountant, privacy, size=size)
+    if size is not None:  # every test, then every value (masked where its test failed)
+        passed = gamma + np.asarray(test.release(0.0, size=size, rng=gen)) > threshold
+        if release is None:
+            vals = np.full(size, float(grid_values(grid_index(value, lam), lam)[()]))
+        else:
+            vals = np.asarray(release.release(value, size=size, rng=gen))
+        return np.ma.masked_array(vals, mask=~passed)
     if gamma + test.release(0.0, rng=gen) <= threshold:
         return np.ma.masked
     if release is None:

@@ -262,7 +262,7 @@ def ptr_mode(
     test = _test_noise(epsilon)
     threshold = _integer_threshold(test, delta)
     gen = check_random_state(rng)
-    charge(accountant, privacy)
+    charge(accountant, privacy, size=size)
     gamma = _mode_gamma(c, relation)
     mode = int(np.argmax(c))
     count = 1 if size is None else size

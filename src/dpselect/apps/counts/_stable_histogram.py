@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._params import EPSILON, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
 from ...noise import GridLaplace
@@ -94,6 +94,7 @@ def stable_histogram_probabilities(
         "delta": PTR_DELTA,
         "granularity": GRANULARITY,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
     }
 )
@@ -104,6 +105,7 @@ def stable_histogram(
     delta: float,
     granularity: float | None = None,
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> np.ndarray:
     r"""LN stable histogram (mathematics §6.3): (epsilon, delta/2)-DP under add/remove.
@@ -133,13 +135,16 @@ def stable_histogram(
         The grid lambda (a power of two <= 1); None: the default from epsilon.
     rng : SeedLike, default=None
         The randomness: None, an int seed, a ``numpy.random.Generator`` or ``"secure"``.
+    size : int or None, default=None
+        None: one release; an int: ``size`` independent releases (rows),
+        charged as ``size`` releases (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged :func:`stable_histogram_privacy` (add/remove) before any
-        randomness is drawn.
+        Charged :func:`stable_histogram_privacy` (add/remove, ``size`` times)
+        before any randomness is drawn.
 
     Returns
     -------
-    numpy.ndarray of float, shape (k,)
+    numpy.ndarray of float, shape (k,) or (size, k)
         The released counts (0 for suppressed bins), multiples of the granularity.
 
     References
@@ -159,6 +164,8 @@ def stable_histogram(
     rel = _histogram_noise(epsilon, granularity)
     threshold = 1.0 + _grid_threshold(rel, delta)
     gen = check_random_state(rng)
-    charge(accountant, privacy)
-    noisy = rel.release(c.astype(np.float64), rng=gen)
-    return np.where((c > 0) & (noisy >= threshold), noisy, 0.0)
+    charge(accountant, privacy, size=size)
+    rows = 1 if size is None else size
+    noisy = np.asarray(rel.release(np.tile(c.astype(np.float64), rows), rng=gen)).reshape(rows, c.size)
+    out = np.where((c > 0) & (noisy >= threshold), noisy, 0.0)
+    return out[0] if size is None else out

@@ -8,11 +8,11 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..._params import EPSILON, SEED, validate_params
+from ..._params import EPSILON, SEED, SIZE, int_at_least, validate_params
 from ..._validation import check_random_state
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, charge
-from ...mechanisms import Mechanism, resolve_mechanism
+from ...mechanisms import Mechanism, resolve_mechanism, select_top_k, top_k_privacy
 from ...problem import SelectionProblem
 from ...typing import ArrayLike, SeedLike
 from ._rules import ACCOUNTANT, LABELS, MECHANISM
@@ -59,7 +59,9 @@ def private_majority(
     candidates: None = None,
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
+    k: None = None,
 ) -> object: ...
 
 
@@ -71,8 +73,38 @@ def private_majority(
     candidates: Sequence[L],
     mechanism: str | Mechanism = ...,
     rng: SeedLike = ...,
+    size: None = None,
     accountant: Accountant | None = ...,
+    k: None = None,
 ) -> L: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = ...,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    size: None = None,
+    accountant: Accountant | None = ...,
+    k: int,
+) -> list[L]: ...
+
+
+@overload
+def private_majority(
+    labels: ArrayLike | Sequence[object],
+    epsilon: float | None,
+    *,
+    candidates: Sequence[L] | None = None,
+    mechanism: str | Mechanism = ...,
+    rng: SeedLike = ...,
+    size: int,
+    accountant: Accountant | None = ...,
+    k: int | None = None,
+) -> np.ndarray: ...
 
 
 @validate_params(
@@ -82,7 +114,9 @@ def private_majority(
         "candidates": LABELS.or_none(),
         "mechanism": MECHANISM,
         "rng": SEED,
+        "size": SIZE,
         "accountant": ACCOUNTANT,
+        "k": int_at_least(1, none=True),
     }
 )
 def private_majority(
@@ -92,8 +126,10 @@ def private_majority(
     candidates: Sequence[L] | None = None,
     mechanism: str | Mechanism = "pf",
     rng: SeedLike = None,
+    size: int | None = None,
     accountant: Accountant | None = None,
-) -> L | object:
+    k: int | None = None,
+) -> L | object | list[L] | np.ndarray:
     r"""Privately select the most frequent label of a sample of raw labels (one per record).
 
     The labels are counted over the public ``candidates`` and a winner is drawn by
@@ -106,7 +142,11 @@ def private_majority(
         P[\text{candidate } r \text{ is examined and accepted}] \propto
         \exp\bigl(\varepsilon\,(c_r - \max_s c_s)\bigr)
 
-    in a uniformly random order, which is :math:`\varepsilon`-DP.
+    in a uniformly random order, which is :math:`\varepsilon`-DP.  With ``k``, the k most
+    frequent labels, most preferred first, by peeling (mathematics §10.2): round j runs the
+    mechanism at :math:`\varepsilon / k` on the candidates not chosen yet, and the k rounds
+    compose to :math:`\varepsilon`-DP (:func:`~dpselect.mechanisms.top_k.top_k_privacy`; the
+    exponential mechanism and Gumbel report-noisy-max draw the same law in one shot).
 
     Parameters
     ----------
@@ -129,13 +169,22 @@ def private_majority(
     rng : SeedLike, default=None
         The randomness: None, an int seed, a ``numpy.random.Generator``, or
         "secure" where supported (:data:`dpselect.typing.SeedLike`).
+    size : int or None, default=None
+        None: one draw; an int: an (object) array of ``size`` independent draws, charged
+        as ``size`` releases (mathematics §10.1).
     accountant : Accountant, default=None
-        Charged the release's guarantee before any randomness is drawn.
+        Charged the release's guarantee (``size`` times) before any randomness is drawn.
+    k : int or None, default=None
+        None: one label.  An int (1 <= k <= number of candidates): the k labels, most
+        preferred first; ``epsilon`` is the budget of all k (each round gets epsilon / k;
+        with a mechanism instance, its own epsilon is one round's, k times it in all).
 
     Returns
     -------
-    label
-        One candidate label (an element of ``candidates``).  No count is
+    label, list of labels or ndarray
+        One candidate label (an element of ``candidates``); with ``k``, a list of k
+        distinct candidate labels, most preferred first; with ``size``, an object array of
+        ``size`` draws (shape ``(size,)``, or ``(size, k)`` with ``k``).  No count is
         returned or printed.
 
     References
@@ -151,6 +200,8 @@ def private_majority(
     >>> votes = ["red"] * 30 + ["blue"] * 12 + ["green"] * 5
     >>> private_majority(votes, 1.0, candidates=["red", "green", "blue"], rng=0)
     'red'
+    >>> private_majority(votes, 3.0, candidates=["red", "green", "blue"], k=2, rng=0)
+    ['red', 'blue']
     """
     lab = np.asarray(labels)
     if candidates is None:
@@ -171,7 +222,36 @@ def private_majority(
     prob = SelectionProblem(
         counts, global_sensitivity=1.0, monotone=True, relation="add_remove", private=candidates is not None
     )
-    mech = resolve_mechanism(mechanism, epsilon, 0.0)
+    if k is None:
+        mech = resolve_mechanism(mechanism, epsilon, 0.0)
+        gen = check_random_state(rng)
+        charge(accountant, mech.privacy(prob), size=size)
+        if size is None:
+            return cand_list[int(mech.select(prob, rng=gen))]
+        return np.asarray(cand_list, dtype=object)[mech.select(prob, size=size, rng=gen)]
+    if k > len(cand_list):
+        raise ValueError(f"k must be at most the number of candidates ({len(cand_list)}), got {k}")
+    mech = _round_mechanism(mechanism, epsilon, k, prob)
     gen = check_random_state(rng)
-    charge(accountant, mech.privacy(prob))
-    return cand_list[int(mech.select(prob, rng=gen))]
+    charge(accountant, top_k_privacy(mech, prob, k), size=size)
+    if size is None:
+        return [cand_list[int(i)] for i in select_top_k(mech, prob, k, rng=gen)]
+    cands = np.asarray(cand_list, dtype=object)
+    return np.stack([cands[np.asarray(select_top_k(mech, prob, k, rng=gen))] for _ in range(size)])
+
+
+def _round_mechanism(mechanism: str | Mechanism, epsilon: float | None, k: int, prob: SelectionProblem) -> Mechanism:
+    """One round's mechanism at epsilon / k, rounded down until the k rounds' total is at most ``epsilon``.
+
+    The k rounds compose to the sum of their epsilons, computed in floating point: epsilon / k
+    summed k times may exceed epsilon by an ulp (and an accountant holding exactly epsilon would
+    refuse the release), so the round's budget steps down by ulps until the total fits.
+    """
+    if epsilon is None:
+        return resolve_mechanism(mechanism, None, 0.0)
+    eps = epsilon / k
+    mech = resolve_mechanism(mechanism, eps, 0.0)
+    while prob.private and top_k_privacy(mech, prob, k).epsilon > epsilon:
+        eps = float(np.nextafter(eps, 0.0))
+        mech = resolve_mechanism(mechanism, eps, 0.0)
+    return mech

@@ -10,6 +10,9 @@
 - No bounds (``bounds=None``): :func:`private_bounds` and :func:`private_max` release bounds by
   AboveThreshold on a geometric grid (Durfee 2023), then the bounded mechanisms run on the
   clamped records: :func:`unbounded_quantile`, :func:`unbounded_quantiles`.
+- Many groups or columns: :func:`grouped_quantiles` (parallel composition over public keys,
+  epsilon charged once; keys released privately first without them) and :func:`describe`
+  (a noisy row count and every numeric column's quantiles, the budget split shown).
 - Duff's exponential mechanism over continuous output ranges: :func:`duff_median`,
   :func:`duff_mean`, their exact laws.
 - Order-statistic sensitivities (Nissim, Raskhodnikova & Smith 2007) and the smooth-sensitivity
@@ -34,38 +37,47 @@ Examples
 
 from __future__ import annotations
 
-from ._duff_mean import duff_mean, duff_mean_intervals, duff_mean_utility
-from ._duff_mean_levels import MeanLevels, duff_mean_levels
-from ._duff_median import duff_median, duff_median_utility, median_neighbours
-from ._duff_median_exact import duff_median_intervals, duff_median_pdf, expected_absolute_error, output_cdf
-from ._grid import RANK_CONVENTIONS
-from ._laplace_ln import expected_abs_error_laplace_ln, laplace_ln, laplace_ln_mechanism
-from ._median_baselines import expected_abs_error_smooth_sens_pure, smooth_sens_pure, smooth_sens_pure_mechanism
+from ._duff.mean import duff_mean, duff_mean_intervals, duff_mean_utility
+from ._duff.mean_levels import MeanLevels, duff_mean_levels
+from ._duff.median import duff_median, duff_median_utility, median_neighbours
+from ._duff.median_law import duff_median_intervals, duff_median_pdf, expected_absolute_error, output_cdf
+from ._exponential.law import quantile_expected_error, quantile_law, true_quantile
+from ._exponential.quantile import private_median, private_quantile
+from ._multi.quantiles import QUANTILES_METHODS, private_quantiles
 from ._order_stats import (
     local_sensitivity_median,
     local_sensitivity_quantile,
     smooth_sensitivity_median,
     smooth_sensitivity_quantile,
 )
-from ._percentile import UTILITIES, absolute_error_loss, percentile_problem, private_percentile
-from ._percentile_neighbours import percentile_neighbours
-from ._percentile_target import PercentileStability, percentile_stability, true_percentile
-from ._quantile import private_median, private_quantile
-from ._quantile_exact import quantile_expected_error, quantile_law, true_quantile
-from ._quantiles_multi import QUANTILES_METHODS, private_quantiles
-from ._rank_distance import rank_distances
-from ._smooth_sens_approx import expected_abs_error_smooth_sens_approx, smooth_sens_approx, smooth_sens_approx_mechanism
-from ._unbounded import Bounds, private_bounds, private_max
-from ._unbounded_api import unbounded_quantile, unbounded_quantiles
+from ._percentile.grid import RANK_CONVENTIONS
+from ._percentile.neighbours import percentile_neighbours
+from ._percentile.percentile import UTILITIES, absolute_error_loss, percentile_problem, private_percentile
+from ._percentile.rank_distance import rank_distances
+from ._percentile.target import PercentileStability, percentile_stability, true_percentile
+from ._smooth.baselines import expected_abs_error_smooth_sens_pure, smooth_sens_pure, smooth_sens_pure_mechanism
+from ._smooth.laplace_ln import expected_abs_error_laplace_ln, laplace_ln, laplace_ln_mechanism
+from ._smooth.smooth_sens_approx import (
+    expected_abs_error_smooth_sens_approx,
+    smooth_sens_approx,
+    smooth_sens_approx_mechanism,
+)
+from ._tables.describe import Description, describe
+from ._tables.grouped import GroupedQuantiles, grouped_quantiles
+from ._unbounded.bounds import Bounds, private_bounds, private_max
+from ._unbounded.quantiles import unbounded_quantile, unbounded_quantiles
 
 __all__ = [
     "QUANTILES_METHODS",
     "RANK_CONVENTIONS",
     "UTILITIES",
     "Bounds",
+    "Description",
+    "GroupedQuantiles",
     "MeanLevels",
     "PercentileStability",
     "absolute_error_loss",
+    "describe",
     "duff_mean",
     "duff_mean_intervals",
     "duff_mean_levels",
@@ -78,6 +90,7 @@ __all__ = [
     "expected_abs_error_smooth_sens_approx",
     "expected_abs_error_smooth_sens_pure",
     "expected_absolute_error",
+    "grouped_quantiles",
     "laplace_ln",
     "laplace_ln_mechanism",
     "local_sensitivity_median",

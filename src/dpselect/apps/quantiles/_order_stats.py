@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 
 from ..._params import int_at_least, positive, validate_params
 from ..._validation import as_real_array, check_array_1d, check_int, clip_to_bounds
-from ._rules import ANY, BOUNDS
+from ._rules import BOUNDS, SAMPLE
 
 __all__ = [
     "local_sensitivity_median",
@@ -89,7 +89,7 @@ def _check_index(index: Any, n: int) -> int:
     return idx
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS, "index": int_at_least(0)})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS, "index": int_at_least(0)})
 def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], index: int) -> float:
     """LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b].
 
@@ -122,7 +122,7 @@ def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], ind
     return float(max(ext[m] - ext[m - 1], ext[m + 1] - ext[m]))
 
 
-@validate_params({"x": ANY, "bounds": BOUNDS})
+@validate_params({"x": SAMPLE, "bounds": BOUNDS})
 def local_sensitivity_median(x: ArrayLike, *, bounds: tuple[float, float]) -> float:
     """LS of the lower median (0-based index ceil(n/2) - 1) under replace-one.
 
@@ -201,7 +201,7 @@ def smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
     return float(max(value, local))
 
 
-@validate_params({"x": ANY, "beta": positive(), "bounds": BOUNDS, "index": int_at_least(0)})
+@validate_params({"x": SAMPLE, "beta": positive(), "bounds": BOUNDS, "index": int_at_least(0)})
 def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[float, float], index: int) -> float:
     """NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based), replace-one.
 
@@ -238,7 +238,7 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
     return smooth_sens_sorted(ext, m, beta)
 
 
-@validate_params({"x": ANY, "beta": positive(), "bounds": BOUNDS})
+@validate_params({"x": SAMPLE, "beta": positive(), "bounds": BOUNDS})
 def smooth_sensitivity_median(x: ArrayLike, beta: float, *, bounds: tuple[float, float]) -> float:
     """NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based), replace-one.
 

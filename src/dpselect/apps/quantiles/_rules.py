@@ -1,8 +1,10 @@
 """Parameter rules shared by the entry points of :mod:`dpselect.apps.quantiles`.
 
 Each rule calls the same check as the body used to (so messages are unchanged); the data
-``x`` stays :data:`~dpselect._params.ANY`: it is checked in the body against ``bounds``,
-``integer`` and ``on_out_of_bounds`` (records outside the bounds are clamped by default).
+``x`` is :data:`SAMPLE`: made a numpy array by the one conversion of the parameter layer
+(:func:`~dpselect._params.as_array_1d`: pandas, polars, pyarrow columns, their integer kind
+kept, a missing value refused), then checked in the body against ``bounds``, ``integer`` and
+``on_out_of_bounds`` (records outside the bounds are clamped by default).
 """
 
 from __future__ import annotations
@@ -12,12 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import ANY, BOOLEAN, DATA_FINITE, DELTA, EPSILON, FINITE, SEED, SIZE, Rule, instance_of, real_in
+from ..._params import (
+    ANY,
+    BOOLEAN,
+    DATA_FINITE,
+    DELTA,
+    EPSILON,
+    FINITE,
+    SEED,
+    SIZE,
+    Rule,
+    as_array_1d,
+    instance_of,
+    real_in,
+)
 from ..._validation import OUT_OF_BOUNDS, RELATIONS, SAMPLERS, check_array_1d, check_finite_float
 from ...accounting import Accountant
-from ._piecewise_em import check_method
+from ._exponential.piecewise_em import check_method
 
-#: The rank conventions of percentiles (module docstring of :mod:`._grid`).
+#: The rank conventions of percentiles (module docstring of :mod:`._percentile.grid`).
 RANK_CONVENTIONS = ("paper", "code")
 
 __all__ = [
@@ -39,6 +54,7 @@ __all__ = [
     "RANK_CONVENTION",
     "RANK_CONVENTIONS",
     "RELATION",
+    "SAMPLE",
     "SAMPLER",
     "SEED",
     "SIZE",
@@ -109,6 +125,9 @@ SAMPLER = options(*SAMPLERS)
 OUT_OF_BOUNDS_RULE = options(*OUT_OF_BOUNDS)
 #: Public bounds (a, b): finite, a < b, finite width.
 BOUNDS = Rule("a pair (a, b) of finite floats with a < b", check=_bounds)
+#: The 1-D sample ``x``: numpy, a list, a pandas / polars / pyarrow column (integer kind kept) or
+#: a dask array, as numpy; the body checks it against ``bounds`` and ``integer``.
+SAMPLE = Rule("a 1-D array-like of real numbers (numpy, list, pandas, polars, pyarrow or dask)", check=as_array_1d)
 #: A quantile level in [0, 1].
 LEVEL = real_in(0.0, 1.0, closed=True)
 #: A percentile in [0, 100].

@@ -253,8 +253,7 @@ def release_statistic(
         raise ValueError(f"index must be < the number of SNPs ({scores.size}), got {index}")
     mech = release_mechanism(n, epsilon, noise, gamma, kappa, df=df, threshold=threshold, granularity=granularity)
     bounds = np.atleast_1d(smooth_upper_bound(b, c, n, mech.beta, "thm5", threshold))
-    draws = 1 if size is None else size
-    charge(accountant, Privacy(mech.privacy().epsilon * draws, 0.0, _RELATION, "TDT release (YS Thm 1)"))
+    charge(accountant, Privacy(mech.privacy().epsilon, 0.0, _RELATION, "TDT release (YS Thm 1)"), size=size)
     return mech.release(float(scores[index]), float(bounds[index]), rng=rng, size=size)
 
 

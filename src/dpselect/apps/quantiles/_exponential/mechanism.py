@@ -1,0 +1,122 @@
+"""The mechanism behind :func:`~.quantile.private_quantile` and :func:`~.quantile.private_median`.
+
+Its guarantee (:func:`quantile_privacy`), the output grid (:func:`output_grid`), the pieces and their
+log-masses (:func:`_law`, also read by :mod:`.law`), the draws on a validated sample
+(:func:`sample_quantile`, shared with :mod:`.._multi.quantiles`) and the release body of both faces
+(:func:`_release`: bounds, validation, charge, draw).  The law and the samplers are described in
+:mod:`.quantile`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ...._validation import check_random_state
+from ....accounting import Accountant, charge
+from ....privacy import Privacy
+from ....typing import Relation, SeedLike
+from .._unbounded.bounds import FIRST_STAGE, release_bounds_draws
+from .piecewise_em import _sample_categorical, check_output_grid, default_quantile_granularity, sample_grid_exact
+from .quantile_pieces import Sample, check_sample, distance_exact, draw_in_pieces, log_masses, pieces
+
+__all__ = ["output_grid", "quantile_privacy", "sample_quantile"]
+
+
+def quantile_privacy(epsilon: float, relation: str) -> Privacy:
+    """epsilon-DP under ``relation`` (exponential mechanism, utility sensitivity 1)."""
+    return Privacy(epsilon, 0.0, relation, "exponential mechanism on a rank distance, sensitivity 1")
+
+
+def output_grid(granularity: Any, s: Sample) -> float:
+    """Lambda of the output grid: 0.0 for integer outputs (granularity None or 1) or for granularity=0.
+
+    Real outputs: :func:`.piecewise_em.check_output_grid` (None:
+    :func:`default_quantile_granularity`, from the public bounds only).
+    """
+    if not s.integer:
+        return check_output_grid(
+            default_quantile_granularity(s.a, s.b) if granularity is None else granularity, s.a, s.b
+        )
+    if granularity is None or (
+        isinstance(granularity, (int, float, np.integer, np.floating))
+        and not isinstance(granularity, bool)
+        and granularity == 1
+    ):
+        return 0.0
+    raise ValueError(
+        f"granularity applies to real outputs; integer outputs are on the grid 1 already, "
+        f"got granularity={granularity!r} with integer outputs"
+    )
+
+
+def _law(s: Sample, q: float, epsilon: float, relation: str, lam: float = 0.0) -> tuple[Any, np.ndarray]:
+    pc = pieces(s, lam, atoms=True)
+    return pc, log_masses(pc, s.n, q, epsilon, relation)
+
+
+def sample_quantile(
+    s: Sample,
+    q: float,
+    epsilon: float,
+    relation: str,
+    size: int | None,
+    gen: np.random.Generator,
+    method: str = "auto",
+    lam: float = 0.0,
+    sampler: str = "float",
+) -> Any:
+    """Draws of the mechanism on a validated sample (no validation, no accounting); ``lam``: grid.
+
+    ``sampler="exact"`` on the grid (``lam > 0``): the piece and the grid point by
+    :func:`.piecewise_em.sample_grid_exact` on the exact rational scores; otherwise
+    the piece by the float sampler (``method``) and a uniform point of it.
+    """
+    count = 1 if size is None else size
+    if lam > 0 and sampler == "exact":
+        pc = pieces(s, lam, atoms=True)
+        cnt = pc.count()
+        keep = cnt > 0  # off-grid data values are empty atoms
+        num, Z = distance_exact(pc.L[keep], pc.C[keep], s.n, q, relation, "grid")
+        first = np.rint(pc.lo[keep] / lam).astype(np.int64)
+        out = sample_grid_exact(first, cnt[keep], -num, Fraction(epsilon) / (2 * Z), lam, count, gen)
+    else:
+        pc, logw = _law(s, q, epsilon, relation, lam)
+        out = draw_in_pieces(pc, _sample_categorical(count, gen, method, logw=logw), gen)
+    if size is None:
+        return int(out[0]) if s.integer else float(out[0])
+    return out
+
+
+def _release(
+    x: Any,
+    q: float,
+    epsilon: float,
+    bounds: Any,
+    integer: bool | None,
+    relation: Relation,
+    rng: SeedLike,
+    size: int | None,
+    method: str,
+    accountant: Accountant | None,
+    granularity: float | None,
+    sampler: str,
+    on_out_of_bounds: str,
+) -> Any:
+    """The body of ``private_quantile`` and ``private_median`` (:mod:`.quantile`; arguments checked by them)."""
+    if bounds is None:  # no bounds: released by AboveThreshold, then this mechanism (mathematics §15.2)
+        draws, rest, gen = release_bounds_draws(
+            x, epsilon, size, integer, relation, rng, accountant, granularity, *FIRST_STAGE
+        )  # size draws: new bounds each time, charged as size releases
+        outs = []
+        for xc, bnd, gi in draws:
+            s = check_sample(xc, bnd, integer, on_out_of_bounds=on_out_of_bounds)
+            outs.append(sample_quantile(s, q, rest, relation, None, gen, method, output_grid(gi, s), sampler))
+        return outs[0] if size is None else np.array(outs)
+    s = check_sample(x, bounds, integer, on_out_of_bounds=on_out_of_bounds)
+    lam = output_grid(granularity, s)
+    gen = check_random_state(rng)
+    charge(accountant, quantile_privacy(epsilon, relation), size=size)
+    return sample_quantile(s, q, epsilon, relation, size, gen, method, lam, sampler)
