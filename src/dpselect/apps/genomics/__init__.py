@@ -35,7 +35,6 @@ Examples
 
 from __future__ import annotations
 
-from ._case_control_counts import CaseControlCounts
 from ._casecontrol import (
     ASSOCIATION_TESTS,
     allelic_sensitivity,
@@ -43,6 +42,7 @@ from ._casecontrol import (
     association_problem,
     association_statistic,
 )
+from ._counts import CaseControlCounts, TransmissionCounts
 from ._io import VCF_NAMES, case_control_counts, transmission_counts
 from ._select import select_top_snp, select_top_snps
 from ._select_release import TopSNPRelease, select_and_release
@@ -67,7 +67,6 @@ from ._tdt import (
     unstable_distance,
 )
 from ._top_snps import TOP_K_METHODS, TopSNPs
-from ._transmission_counts import TransmissionCounts
 
 __all__ = [
     "ASSOCIATION_TESTS",

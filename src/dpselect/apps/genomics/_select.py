@@ -15,12 +15,11 @@ from ..._validation import check_random_state
 from ...accounting import Accountant
 from ...mechanisms import Mechanism
 from ...typing import Relation, SeedLike
-from ._case_control_counts import CaseControlCounts
 from ._casecontrol import TEST, association_top_snp, select_association_snps
+from ._counts import CaseControlCounts, TransmissionCounts
 from ._rules import ACCOUNTANT, BOUND, MECHANISM, THRESHOLD
 from ._tdt import UTILITIES, tdt_top_snp, tdt_top_snps
 from ._top_snps import TOP_K_METHODS, TopSNPs
-from ._transmission_counts import TransmissionCounts
 
 __all__ = ["COUNTS_OBJECT", "check_design", "select_top_snp", "select_top_snps"]
 

@@ -13,12 +13,11 @@ from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism
 from ...privacy import Privacy
 from ...typing import Relation, SeedLike
-from ._case_control_counts import CaseControlCounts
 from ._casecontrol import TEST, association_release, association_release_privacy, released_columns
+from ._counts import CaseControlCounts, TransmissionCounts
 from ._rules import ACCOUNTANT, MECHANISM, THRESHOLD
 from ._select import COUNTS_OBJECT, check_design, select_top_snps
 from ._tdt import DF, GAMMA, GRANULARITY, KAPPA, NOISE, UTILITIES, tdt_release, tdt_release_privacy
-from ._transmission_counts import TransmissionCounts
 
 __all__ = ["TopSNPRelease", "select_and_release"]
 

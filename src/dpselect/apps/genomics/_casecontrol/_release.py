@@ -23,7 +23,7 @@ from scipy import stats
 from ....noise import discrete_laplace
 from ....privacy import Privacy
 from ....typing import Relation
-from .._case_control_counts import CaseControlCounts
+from .._counts import CaseControlCounts
 from ._statistics import DEGREES_OF_FREEDOM, model_statistic, pearson_2x2
 
 __all__ = ["association_release", "association_release_privacy", "released_columns"]

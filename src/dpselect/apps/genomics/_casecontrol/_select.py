@@ -21,7 +21,7 @@ from ....accounting import Accountant, charge
 from ....mechanisms import Mechanism, distance_problem, is_gumbel_mechanism, resolve_mechanism, select_top_k
 from ....problem import SelectionProblem
 from ....typing import Relation
-from .._case_control_counts import CaseControlCounts
+from .._counts import CaseControlCounts
 from .._panel import PanelDistances
 from .._top_snps import TopSNPs, _forward_top_k, _peel_distances
 from ._allelic_distance import AllelicPanel, allelic_statistic

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ...._optional import require
-from .._case_control_counts import CaseControlCounts
+from .._counts import CaseControlCounts
 
 __all__ = ["bgen_case_control_counts", "read_sample"]
 

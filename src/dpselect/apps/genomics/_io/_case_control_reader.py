@@ -31,7 +31,7 @@ import numpy as np
 
 from ...._optional import require
 from ...._params import BOOLEAN, validate_params
-from .._case_control_counts import CaseControlCounts
+from .._counts import CaseControlCounts
 from .._rules import CHUNK_SNPS, PATH, SCHEDULER
 from ._case_control_kernel import CaseControlPlan, count_case_control
 from ._chunks import auto_chunk, chromosome_masks, count_chunks

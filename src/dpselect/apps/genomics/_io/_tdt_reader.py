@@ -51,8 +51,8 @@ import numpy as np
 
 from ...._optional import require
 from ...._params import BOOLEAN, validate_params
+from .._counts import TransmissionCounts
 from .._rules import CHUNK_SNPS, PATH, SCHEDULER
-from .._transmission_counts import TransmissionCounts
 from ._chromosomes import SKIPPED_KINDS
 from ._chunks import chromosome_masks, count_chunks
 from ._packed import TrioPlan, count_packed

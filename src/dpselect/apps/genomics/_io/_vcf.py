@@ -64,8 +64,8 @@ import numpy as np
 
 from ...._optional import require
 from ...._params import BOOLEAN, Rule, validate_params
+from .._counts import TransmissionCounts
 from .._rules import CHUNK_SNPS, PATH
-from .._transmission_counts import TransmissionCounts
 from ._chromosomes import SKIPPED_KINDS, chromosome_kind
 from ._packed import count_codes
 from ._pedigree import _PEDIGREE, read_pedigree, trios

@@ -12,7 +12,7 @@ import numpy as np
 from ...._params import BOOLEAN, PAIR, SEED, int_at_least, positive, validate_params
 from ...._validation import check_random_state
 from ....typing import SeedLike
-from .._case_control_counts import CaseControlCounts
+from .._counts import CaseControlCounts
 from .._io import BED_MAGIC
 from .._rules import PATH
 from ._trios import _pack

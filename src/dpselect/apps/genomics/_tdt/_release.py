@@ -35,8 +35,8 @@ from ....mechanisms import PURE_NOISES, SmoothSensitivityRelease
 from ....noise import check_granularity
 from ....privacy import Privacy
 from ....typing import SeedLike
+from .._counts import TransmissionCounts
 from .._rules import ACCOUNTANT, N_FAMILIES, THRESHOLD
-from .._transmission_counts import TransmissionCounts
 from ._beta_max import beta_max, smooth_upper_bound
 from ._sensitivity import tdt_statistic
 

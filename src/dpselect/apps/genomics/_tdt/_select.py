@@ -41,8 +41,8 @@ import numpy as np
 from ....accounting import Accountant, charge
 from ....mechanisms import Mechanism
 from ....privacy import Privacy
+from .._counts import TransmissionCounts
 from .._top_snps import TopSNPs, _forward_top_k
-from .._transmission_counts import TransmissionCounts
 from ._peel import _peel, _stand_in, top_k_set_problem
 from ._problem import build_tdt_problem, resolve_tdt_mechanism
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validation import check_counts, check_int
+from ...._validation import check_counts, check_int
 from ._annotated import Annotated, default_annotations
 
 __all__ = ["TransmissionCounts"]

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._params import Rule, int_at_least
-from ..._validation import check_counts
+from ...._params import Rule, int_at_least
+from ...._validation import check_counts
 from ._annotated import Annotated, default_annotations
 
 __all__ = ["CaseControlCounts"]
