@@ -216,6 +216,54 @@ def _check_assoc_options(file: Path, test: str, tests: Sequence[str], utility: s
         )
 
 
+#: ``assoc``'s mechanism, released columns and public SNP filters.
+ASSOC_MECHANISM_OPTION = typer.Option(
+    "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"
+)
+EPSILON_RELEASE_OPTION = typer.Option(
+    0.0,
+    "--epsilon-release",
+    help="also release CHISQ, OR, SE (of log OR) and P of the selected SNPs with this extra "
+    "budget (0, the default: none); the guarantee is the sum",
+)
+EXTRACT_OPTION = typer.Option(None, "--extract", help="keep only the SNP ids listed in this file")
+EXCLUDE_OPTION = typer.Option(None, "--exclude", help="drop the SNP ids listed in this file")
+CHR_OPTION = typer.Option(None, "--chr", help="keep only these chromosomes (comma-separated codes)")
+MAF_OPTION = typer.Option(
+    None, "--maf", help="keep SNPs with a minor-allele frequency >= this in --maf-reference (a public panel)"
+)
+MAF_REFERENCE_OPTION = typer.Option(
+    None, "--maf-reference", help="public reference frequencies (PLINK .frq or .afreq) for --maf"
+)
+
+
+def _filter(
+    counts: Any,
+    extract: Path | None,
+    exclude: Path | None,
+    chrom: str | None,
+    maf: float | None,
+    maf_reference: Path | None,
+) -> Any:
+    """``--extract/--exclude/--chr/--maf``: public SNP filters (the counts of the kept SNPs unchanged)."""
+    from ..apps.genomics import filter_snps
+
+    for name, path in (("--extract", extract), ("--exclude", exclude), ("--maf-reference", maf_reference)):
+        if path is not None and not path.is_file():
+            raise CLIError(f"{name} {str(path)!r} is not a file")
+    try:
+        return filter_snps(
+            counts,
+            extract=extract,
+            exclude=exclude,
+            chrom=None if chrom is None else chrom.split(","),
+            maf=maf,
+            maf_reference=maf_reference,
+        )
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc).splitlines()[0]) from None
+
+
 def _assoc_select(
     counts: Any,
     mechanism: str,
@@ -268,15 +316,8 @@ def assoc_command(
         "cohort size and effect: docs/genomics-guidance.md (the documentation page "
         "'Genomics: which epsilon finds what')",
     ),
-    epsilon_release: float = typer.Option(
-        0.0,
-        "--epsilon-release",
-        help="also release CHISQ, OR, SE (of log OR) and P of the selected SNPs with this extra "
-        "budget (0, the default: none); the guarantee is the sum",
-    ),
-    mechanism: str = typer.Option(
-        "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"
-    ),
+    epsilon_release: float = EPSILON_RELEASE_OPTION,
+    mechanism: str = ASSOC_MECHANISM_OPTION,
     utility: str = typer.Option(
         "distance",
         "--utility",
@@ -302,6 +343,11 @@ def assoc_command(
         help="count individuals of unknown sex (as plink --allow-no-sex; by default "
         "they are left out, as plink --model does)",
     ),
+    extract: Path | None = EXTRACT_OPTION,
+    exclude: Path | None = EXCLUDE_OPTION,
+    chrom: str | None = CHR_OPTION,
+    maf: float | None = MAF_OPTION,
+    maf_reference: Path | None = MAF_REFERENCE_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Privately select the top-k SNPs of a case-control cohort by an association test.
@@ -327,6 +373,7 @@ def assoc_command(
         scheduler=scheduler,
         progress=not quiet,
     )
+    counts = _filter(counts, extract, exclude, chrom, maf, maf_reference)
     if k > counts.n_snps:
         raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
     top, top_rounds, extra = _assoc_select(counts, mechanism, utility, eps, epsilon_release, k, test, relation, seed)

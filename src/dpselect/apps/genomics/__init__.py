@@ -43,7 +43,7 @@ from ._casecontrol import (
     association_statistic,
 )
 from ._counts import CaseControlCounts, TransmissionCounts
-from ._io import VCF_NAMES, case_control_counts, transmission_counts
+from ._io import VCF_NAMES, case_control_counts, filter_snps, transmission_counts
 from ._select import select_top_snp, select_top_snps
 from ._select_release import TopSNPRelease, select_and_release
 from ._simulate import CaseControlSimulation, simulate_case_control, simulate_trios
@@ -85,6 +85,7 @@ __all__ = [
     "beta_max",
     "case_control_counts",
     "distance_utility_problem",
+    "filter_snps",
     "global_sensitivity",
     "gs_distance",
     "lemma2_region",

@@ -8,6 +8,7 @@ is imported on first use of its names.
 from __future__ import annotations
 
 from ._case_control_reader import case_control_counts as case_control_counts
+from ._filters import filter_snps as filter_snps
 from ._plink import BED_MAGIC as BED_MAGIC
 from ._progress import make_progress as make_progress
 from ._tdt_reader import transmission_counts as transmission_counts
