@@ -116,7 +116,7 @@ MAX_DOMAIN_TOP = 12
 #: Domains not yet split into sub-packages.
 DOMAIN_TOP_EXEMPT = frozenset(
     {
-        "trees",  # trees: 17 modules at the top level, to be split by concern like quantiles
+        "trees"  # trees: 17 modules at the top level, to be split by concern like quantiles
     }
 )
 
