@@ -2,7 +2,7 @@
 
 Utilities: ``"distance"`` (default), the neighbour distance d_r of the
 test's statistic (fewest individuals added, removed or replaced, status
-kept, before SNP r has a largest statistic; :mod:`._case_control_distance`
+kept, before SNP r has a largest statistic; :mod:`._allelic_distance`
 for the 2 x 2 tests, :mod:`._genotype_distance` for trend and genotypic),
 Delta u = 1 under both relations; ``"chi2"`` (allelic test only), the allelic chi2 itself with
 its global sensitivity at fixed numbers of cases and controls (the baseline
@@ -110,7 +110,7 @@ def association_distances(counts: CaseControlCounts, *, test: str = "allelic") -
     For the allelic, dominant and recessive tests exact in the row-move metric
     of mathematics §14 (a 1-Lipschitz lower bound of it where a table's reach
     meets both signs of ``ad - bc``); for trend and genotypic a 1-Lipschitz
-    lower bound from interval bounds over the cell box (:mod:`._genotype_distance`).
+    lower bound through the allelic and one-genotype-against-the-rest reaches (:mod:`._genotype_distance`).
     The allelic case:
     ``d_r = min{k : hi_r(k) >= max_{s != r} lo_s(k)}``, hi / lo the largest /
     smallest allelic chi2 a table reaches in k moves of one individual

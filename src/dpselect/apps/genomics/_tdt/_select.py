@@ -9,7 +9,7 @@ allele; ``b, c >= 0``, ``b + c <= 2N``; chi2(b, c) = (b - c)^2 / (b + c)
 
 Neighbour relation (mathematics §1, §4.4)
 -----------------------------------------
-One **family** replaced ("replace"); see :mod:`._tdt_problem`.
+One **family** replaced ("replace"); see :mod:`._problem`.
 
 Selection
 ---------
@@ -26,7 +26,7 @@ Selection
   Lemma 2/3, distances to G = {LS = GS} and U = {LS > T}; the Thm 4/5
   beta_max (exact minimum by branch and bound) and smooth upper bounds
   (:mod:`._beta_max`), at any N.
-* The peeling rounds of :func:`select_top_snps`: :mod:`._tdt_peel`.
+* The peeling rounds of :func:`dpselect.apps.genomics.select_top_snps`: :mod:`._peel`.
 
 Sources: Yamamoto & Shibuya, IPCCC 2024, §V and supplement; mathematics §4.4,
 §9.1 (which win over the paper).
