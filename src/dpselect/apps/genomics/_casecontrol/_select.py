@@ -23,6 +23,7 @@ from ....problem import SelectionProblem
 from ....typing import Relation
 from .._counts import CaseControlCounts
 from .._panel import PanelDistances
+from .._rules import LABELS
 from .._top_snps import TopSNPs, _forward_top_k, _peel_distances
 from ._allelic_distance import AllelicPanel, allelic_statistic
 from ._genotype_distance import GenotypePanel
@@ -172,15 +173,7 @@ def allelic_sensitivity(n_cases: int, n_controls: int) -> float:
     return 2.0 * (n1 + n0) ** 2 / min(n1 * (n0 + 1), n0 * (n1 + 1))
 
 
-@validate_params(
-    {
-        "counts": _COUNTS,
-        "test": TEST,
-        "utility": _UTILITY,
-        "relation": _RELATION,
-        "labels": Rule("None or a sequence of SNP names, one per SNP (checked by the problem)"),
-    }
-)
+@validate_params({"counts": _COUNTS, "test": TEST, "utility": _UTILITY, "relation": _RELATION, "labels": LABELS})
 def association_problem(
     counts: CaseControlCounts,
     *,

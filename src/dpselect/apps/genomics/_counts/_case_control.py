@@ -54,11 +54,25 @@ def _size(n: int | None, name: str, rows: np.ndarray, alleles: np.ndarray) -> in
 
 #: A group size: an int >= 0 (None: the genotype row totals).
 _GROUP_SIZE = int_at_least(0)
+
+
 #: Count arrays and annotations: checked in ``__init__`` against each other (shapes, one row per SNP).
-_GENOTYPES = Rule("an (m, 3) array-like of counts (ints >= 0)")
-_ALLELES = Rule("None or an (m, 2) array-like of counts (ints >= 0)")
-_TEXT = Rule("None or m strings, one per SNP")
-_POSITIONS = Rule("None or m integers, one per SNP")
+def _two_d(value: object, name: str) -> object:
+    if value is not None and np.ndim(value) != 2:  # type: ignore[arg-type]
+        raise ValueError(f"{name} must be a 2-D array of counts (one row per SNP)")
+    return value
+
+
+def _one_d(value: object, name: str) -> object:
+    if value is not None and (isinstance(value, (str, bytes)) or np.ndim(value) != 1):  # type: ignore[arg-type]
+        raise ValueError(f"{name} must be None or a 1-D sequence, one entry per SNP")
+    return value
+
+
+_GENOTYPES = Rule("an (m, 3) array-like of counts (ints >= 0)", check=_two_d)
+_ALLELES = Rule("None or an (m, 2) array-like of counts (ints >= 0)", check=_two_d)
+_TEXT = Rule("None or m strings, one per SNP", check=_one_d)
+_POSITIONS = Rule("None or m integers, one per SNP", check=_one_d)
 
 
 class CaseControlCounts(Annotated):

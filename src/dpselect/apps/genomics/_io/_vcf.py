@@ -82,7 +82,12 @@ VCF = require("cyvcf2", "vcf", purpose="dpselect.apps.genomics (VCF/BCF input)")
 
 
 #: Only None: VCF/BCF parsing is sequential (the body says so in its message).
-_NO_SCHEDULER = Rule("None (VCF/BCF input is parsed sequentially)")
+def _none_only(value: object, name: str) -> None:
+    if value is not None:
+        raise ValueError(f"{name} must be None: VCF/BCF input is parsed sequentially")
+
+
+_NO_SCHEDULER = Rule("None (VCF/BCF input is parsed sequentially)", check=_none_only)
 
 
 def _open(path: Path, samples: list[str]) -> Any:

@@ -38,12 +38,19 @@ def _pack(g: np.ndarray) -> np.ndarray:
 _RATE = real_in(0.0, 1.0, closed=True)
 
 
+def _causal(value: object, name: str) -> object:
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iu" or arr.ndim > 1 or (arr < 0).any():
+        raise ValueError(f"{name} must be an int >= 0 or a 1-D sequence of SNP indices")
+    return value
+
+
 @validate_params(
     {
         "path": PATH,
         "n_trios": int_at_least(1),
         "n_snps": int_at_least(1),
-        "causal": Rule("an int >= 0 or SNP indices, checked against n_snps"),
+        "causal": Rule("an int >= 0 or SNP indices, checked against n_snps", check=_causal),
         "effect": _RATE,
         "missing_rate": _RATE,
         "error_rate": _RATE,
