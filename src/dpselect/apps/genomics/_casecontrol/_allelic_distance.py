@@ -89,6 +89,15 @@ def allelic_reach(
     return hi.reshape(shape), lo.reshape(shape)
 
 
+def _chi(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """:func:`allelic_statistic` on float64 arrays of one shape (no conversions)."""
+    den = (a + b) * (c + d) * (a + c) * (b + d)
+    num = (a + b + c + d) * (a * d - b * c) ** 2
+    out = np.zeros(den.shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
 def _corner(
     a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, k: np.ndarray, t: Any, sign: int, step: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -120,23 +129,28 @@ def _extreme_splits(
         quad = np.abs(qa) > 1e-12 * (np.abs(qb) + np.abs(qc) + 1)
         r1 = np.where(quad, (-qb - disc) / (2 * qa), -qc / qb)
         r2 = np.where(quad, (-qb + disc) / (2 * qa), -qc / qb)
-    kf = k.astype(np.float64)
-    out = [np.zeros(k.shape, dtype=np.int64), k]
+    kf = np.asarray(k, dtype=np.float64)
+    out = [np.zeros(kf.shape), kf]
     for r in (r1, r2):
-        base = np.floor(np.clip(np.nan_to_num(r, nan=0.0, posinf=0.0, neginf=0.0), 0.0, kf)).astype(np.int64)
-        out += [np.clip(base + j, 0, k) for j in (-1, 0, 1, 2)]
+        base = np.floor(np.clip(np.nan_to_num(r, nan=0.0, posinf=0.0, neginf=0.0), 0.0, kf))
+        out += [np.clip(base + j, 0.0, kf) for j in (-1, 0, 1, 2)]
     return out
 
 
 def _reach_unclipped(
     a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, k: np.ndarray, which: str, step: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(hi, lo) where no cell is clipped at any split: a constant number of splits per table (quasiconvexity)."""
+    """(hi, lo) where no cell is clipped at any split: a constant number of splits per table (quasiconvexity).
+
+    In float64 throughout: every cell and ``ad - bc`` is an integer below 2^53 (exact), and
+    :func:`_chi` repeats :func:`allelic_statistic`'s operations in its order (the same values).
+    """
+    a, b, c, d, k = (np.asarray(x, dtype=np.float64) for x in (a, b, c, d, k))
     hi, lo = np.zeros(k.shape), np.zeros(k.shape)
     if which in ("both", "hi"):  # a quasiconvex function is largest at an end of the path
         for t in (0, k):
             for sign in (1, -1):
-                hi = np.maximum(hi, allelic_statistic(*_corner(a, b, c, d, k, t, sign, step)))
+                hi = np.maximum(hi, _chi(*_corner(a, b, c, d, k, t, sign, step)))
     if which in ("both", "lo"):
         d_minus = [x[0] * x[3] - x[1] * x[2] for x in (_corner(a, b, c, d, k, t, -1, step) for t in (0, k))]
         d_plus = [x[0] * x[3] - x[1] * x[2] for x in (_corner(a, b, c, d, k, t, 1, step) for t in (0, k))]
@@ -146,7 +160,7 @@ def _reach_unclipped(
                 am, bm, cm, dm, km = a[mask], b[mask], c[mask], d[mask], k[mask]
                 best = np.full(km.shape, np.inf)
                 for t in _extreme_splits(am, bm, cm, dm, km, sign, step):
-                    best = np.minimum(best, allelic_statistic(*_corner(am, bm, cm, dm, km, t, sign, step)))
+                    best = np.minimum(best, _chi(*_corner(am, bm, cm, dm, km, t, sign, step)))
                 lo[mask] = best
     return hi, lo
 
