@@ -3,10 +3,12 @@
 Run by hand:  python benchmarks/bench_gwas.py [N_SNPS ...]   (default 50,000 and 200,000 SNPs)
               python benchmarks/bench_gwas.py vcf [N_SNPS]   (VCF input; default 20,000 sites)
               python benchmarks/bench_gwas.py cc [N_SNPS]    (case-control vs plink1.9 --model; default 50,000)
+              python benchmarks/bench_gwas.py select [N_SNPS ...]  (counting + top-10 selection, one thread;
+                                                     vs plink1.9 --model and plink2 --glm; default 100,000)
               python benchmarks/bench_gwas.py threads [N_SNPS]   (threads sweep, TDT and case-control; 200,000)
               python benchmarks/bench_gwas.py vcf-gatk [N_SNPS]  (VCF with FORMAT GT:AD:DP:GQ:PL)
 
-``cc`` and ``threads``: see ``_gwas_cc.py``.
+``cc`` and ``threads``: see ``_gwas_cc.py``; ``select``: ``_gwas_select.py``.
 
 For each size, 2,000 affected trios (2 % missing calls, 1 % child errors, the
 last 5 % of SNPs on chromosome X with mixed-sex children) are simulated once,
@@ -268,6 +270,12 @@ def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else ""
     if mode in ("vcf", "vcf-gatk"):
         main_vcf(int(sys.argv[2]) if len(sys.argv) > 2 else 20_000, gatk=mode == "vcf-gatk")
+        return
+    if mode == "select":
+        from _gwas_select import main_select
+
+        with tempfile.TemporaryDirectory() as tmp:
+            main_select([int(a) for a in sys.argv[2:]] or [100_000], tmp)
         return
     if mode in ("cc", "threads"):
         from _gwas_cc import main_cc, main_threads

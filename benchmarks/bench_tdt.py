@@ -31,8 +31,9 @@ import time
 import numpy as np
 
 from _timing import median_time
-from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._beta_max import beta_max_scan, beta_max_unchecked
+from dpselect.apps import genomics as tdt
+from dpselect.apps.genomics import TransmissionCounts
+from dpselect.apps.genomics._tdt._beta_max import beta_max_scan, beta_max_unchecked
 from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms import ExponentialMechanism, SmoothPrivateSelection
 
@@ -66,7 +67,7 @@ def _cpu(fn: object, repeat: int = 3) -> float:
 
 def _sps_n1e4(bs: np.ndarray, cs: np.ndarray, rng: np.random.Generator) -> None:
     beta_max_unchecked.cache_clear()  # include the one-off beta_max
-    tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)
+    tdt.select_top_snp(TransmissionCounts(bs, cs, 10**4), EPSILON, mechanism="sps", utility="chi2", rng=rng)
 
 
 def beta_max_rows(rng: np.random.Generator) -> None:
@@ -100,7 +101,11 @@ def beta_max_rows(rng: np.random.Generator) -> None:
     beta_max_unchecked(10**4, "thm5", 6.0)
     _row(
         "  the same, beta_max cached (CPU)",
-        _cpu(lambda: tdt.select_top_snp(bs, cs, 10**4, EPSILON, mechanism="sps", utility="chi2", rng=rng)),
+        _cpu(
+            lambda: tdt.select_top_snp(
+                TransmissionCounts(bs, cs, 10**4), EPSILON, mechanism="sps", utility="chi2", rng=rng
+            )
+        ),
     )
 
 
@@ -113,28 +118,33 @@ def main() -> None:
     em = ExponentialMechanism(EPSILON)
     _row(
         "ND-PF select_top_snp, m = 1e6, N = 500 (from raw b, c)",
-        median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, rng=rng), 3),
+        median_time(lambda: tdt.select_top_snp(TransmissionCounts(b, c, 500), EPSILON, rng=rng), 3),
         2.0,
     )
     _row("  of which the ND distances", median_time(lambda: tdt.neighbour_distances(b, c, 500), 3))
     _row(
         "EM on raw chi2, m = 1e6, N = 500 (problem + select)",
-        median_time(lambda: tdt.select_top_snp(b, c, 500, EPSILON, mechanism="em", utility="chi2", rng=rng), 3),
+        median_time(
+            lambda: tdt.select_top_snp(TransmissionCounts(b, c, 500), EPSILON, mechanism="em", utility="chi2", rng=rng),
+            3,
+        ),
     )
     raw = tdt.tdt_problem(b, c, 500)
     _row("EM on raw chi2, select only (prebuilt problem)", median_time(lambda: em.select(raw, rng=rng), 3))
     _row(
         "select_top_snps k = 10 (ND-PF peeling), m = 1e6, N = 500",
-        median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, rng=rng), 1),
+        median_time(lambda: tdt.select_top_snps(TransmissionCounts(b, c, 500), EPSILON, 10, rng=rng), 1),
     )
     _row(
         "select_top_snps k = 10 (ND-EM Gumbel), m = 1e6, N = 500",
-        median_time(lambda: tdt.select_top_snps(b, c, 500, EPSILON, 10, mechanism="em", rng=rng), 1),
+        median_time(
+            lambda: tdt.select_top_snps(TransmissionCounts(b, c, 500), EPSILON, 10, mechanism="em", rng=rng), 1
+        ),
     )
     for m in (2 * 10**4, 10**6):
         bk, ck = _panel(m, 10**4, rng)
-        one = _cpu(lambda: tdt.select_top_snp(bk, ck, 10**4, EPSILON, rng=rng))
-        ten = _cpu(lambda: tdt.select_top_snps(bk, ck, 10**4, EPSILON, 10, rng=rng))
+        one = _cpu(lambda: tdt.select_top_snp(TransmissionCounts(bk, ck, 10**4), EPSILON, rng=rng))
+        ten = _cpu(lambda: tdt.select_top_snps(TransmissionCounts(bk, ck, 10**4), EPSILON, 10, rng=rng))
         print(
             f"{'top-10 vs top-1 (PF, distance), N = 1e4, m = ' + format(m, '.0e'):<62}{ten:>10.3f} s CPU vs "
             f"{one:.3f} s: {ten / one:.2f}x (target <= 3x: {'met' if ten <= 3 * one else 'NOT met'})"
@@ -142,7 +152,7 @@ def main() -> None:
     b4, c4 = _panel(10**5, 10**4, rng)
     _row(
         "ND-PF select_top_snp, m = 1e5, N = 1e4",
-        median_time(lambda: tdt.select_top_snp(b4, c4, 10**4, EPSILON, rng=rng), 3),
+        median_time(lambda: tdt.select_top_snp(TransmissionCounts(b4, c4, 10**4), EPSILON, rng=rng), 3),
         10.0,
     )
     beta_max_rows(rng)
@@ -150,7 +160,12 @@ def main() -> None:
     sps = SmoothPrivateSelection(EPSILON)
     _row(
         "SPS (Thm 5) select_top_snp, m = 1e6, N = 150",
-        median_time(lambda: tdt.select_top_snp(b1, c1, 150, EPSILON, mechanism=sps, utility="chi2", rng=rng), 3),
+        median_time(
+            lambda: tdt.select_top_snp(
+                TransmissionCounts(b1, c1, 150), EPSILON, mechanism=sps, utility="chi2", rng=rng
+            ),
+            3,
+        ),
     )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 import time
 
-from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
-from dpselect.apps.genomics._sensitivity import global_sensitivity
+from dpselect.apps.genomics._tdt._beta_max import beta_max_branch_and_bound, beta_max_scan
+from dpselect.apps.genomics._tdt._sensitivity import global_sensitivity
 
 
 def _ns(spec: str) -> list[int]:

@@ -32,7 +32,7 @@ def main() -> None:
         path = Path(tmp) / "cohort"
         genomics.simulate_trios(path, N_TRIOS, N_SNPS, rng=1)
         counts = genomics.transmission_counts(path)
-    result = genomics.select_top_snps(counts.b, counts.c, counts.n_families, EPSILON, K, rng=2)
+    result = genomics.select_top_snps(counts, EPSILON, K, rng=2)
     top = result.indices.tolist()
     selected = [counts.snp_ids[i] for i in top]
     print(f"families: {counts.n_families}, SNPs: {len(counts.snp_ids)}")

@@ -49,10 +49,40 @@ def test_immutable_pickles_and_repr_has_no_counts() -> None:
         np.testing.assert_array_equal(getattr(back, name), getattr(cc, name))
     assert back.annotations() == cc.annotations() and back.n_cases == cc.n_cases
     assert repr(cc) == "CaseControlCounts(2 SNPs, 100 cases, 100 controls)"
-    tc = TransmissionCounts(np.array([1]), np.array([2]), 3, ["s"], np.array([0]), ["1"], np.array([5]), ["A"], ["G"])
+    tc = TransmissionCounts(np.array([1]), np.array([2]), 3, snp_ids=["s"], chrom=["1"], pos=[5], a1=["A"], a2=["G"])
     with pytest.raises(AttributeError, match="TransmissionCounts is immutable"):
         tc.b = 1
+    with pytest.raises(ValueError):
+        tc.b[0] = 0
     assert tc.annotations() == [("1", "s", 5, "A", "G")]
+    back = pickle.loads(pickle.dumps(tc))
+    assert back.annotations() == tc.annotations() and back.b.tolist() == [1] and back.n_families == 3
+    assert repr(tc) == "TransmissionCounts(1 SNPs, 3 families)"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "err", "match"),
+    [
+        (([1, 2], [1], 3), {}, ValueError, "same shape"),
+        (([4], [3], 3), {}, ValueError, "b \\+ c must be <= 2 \\* n_families"),
+        (([-1], [0], 3), {}, ValueError, "b"),
+        (([1.5], [0], 3), {}, ValueError, "b"),
+        (([1], [0], 0), {}, ValueError, "n_families"),
+        (([[1]], [[0]], 3), {}, ValueError, "b"),
+        (([1], [0], 3), {"snp_ids": ["a", "b"]}, ValueError, "snp_ids"),
+        (([1], [0], 3), {"pos": [1.5]}, ValueError, "pos"),
+        (([1], [0], 3), {"mendel_errors": [1, 2]}, ValueError, "mendel_errors"),
+    ],
+)
+def test_transmission_counts_checks_its_arguments(args, kwargs, err, match):
+    with pytest.raises(err, match=match):
+        TransmissionCounts(*args, **kwargs)
+
+
+def test_transmission_counts_error_quotes_no_count():
+    with pytest.raises(ValueError) as info:
+        TransmissionCounts([37], [41], 30)
+    assert "37" not in str(info.value) and "41" not in str(info.value) and "78" not in str(info.value)
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import _cc_kernel as kernel
 from dpselect.apps.genomics import case_control_counts, simulate_case_control
-from dpselect.apps.genomics._cc_kernel import CaseControlPlan, count_case_control
+from dpselect.apps.genomics._io import _case_control_kernel as kernel
+from dpselect.apps.genomics._io._case_control_kernel import CaseControlPlan, count_case_control
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
 PLINK2 = shutil.which("plink2")

@@ -22,7 +22,7 @@ from dpselect.apps.genomics import (
     select_top_snps,
     simulate_case_control,
 )
-from dpselect.apps.genomics._case_control_distance import AllelicPanel, allelic_reach, allelic_statistic
+from dpselect.apps.genomics._casecontrol._allelic_distance import AllelicPanel, allelic_reach, allelic_statistic
 from dpselect.mechanisms import ExponentialMechanism, PermuteAndFlip
 from dpselect.mechanisms.distance import distance_problem
 from dpselect.mechanisms.top_k import TopK
@@ -327,9 +327,11 @@ def test_dispatch_and_result():
     chi = select_top_snps(sim.counts, 3.0, 3, utility="chi2", mechanism="em", rng=1)
     assert chi.method == "gumbel_top_k"
     b, c = np.array([40, 30, 20]), np.array([10, 20, 20])
-    tc = TransmissionCounts(b, c, 100, ["a", "b", "c"], b * 0, ["1"] * 3, np.arange(3), ["A"] * 3, ["G"] * 3)
+    tc = TransmissionCounts(
+        b, c, 100, snp_ids=["a", "b", "c"], chrom=["1"] * 3, pos=np.arange(3), a1=["A"] * 3, a2=["G"] * 3
+    )
     via_counts = select_top_snps(tc, 2.0, 2, rng=5)
-    assert via_counts.indices.tolist() == select_top_snps(b, c, 100, 2.0, 2, rng=5).indices.tolist()
+    assert via_counts.indices.tolist() == select_top_snps(TransmissionCounts(b, c, 100), 2.0, 2, rng=5).indices.tolist()
     assert via_counts.labels == [["a", "b", "c"][i] for i in via_counts.indices]
     inst = select_top_snps(sim.counts, None, 2, mechanism=PermuteAndFlip(1.0), rng=2)
     assert inst.privacy.epsilon == pytest.approx(2.0)
@@ -338,7 +340,7 @@ def test_dispatch_and_result():
 @pytest.mark.parametrize(
     ("kwargs", "err", "match"),
     [
-        ({"test": "trend"}, ValueError, "test must be one of"),
+        ({"test": "logistic"}, ValueError, "test must be one of"),
         ({"utility": "rank"}, ValueError, "utility must be one of"),
         ({"relation": "swap"}, ValueError, "relation must be one of"),
         ({"method": "all"}, ValueError, "method must be one of"),
@@ -359,14 +361,19 @@ def test_chi2_needs_full_calls_and_tdt_refuses_case_control_options():
     cc = CaseControlCounts(_CASES, _CONTROLS, n_cases=9, n_controls=9)  # missing calls
     with pytest.raises(ValueError, match="fully called"):
         association_problem(cc, utility="chi2")
+    tc = TransmissionCounts([4, 3], [1, 2], 10)
     with pytest.raises(ValueError, match="CaseControlCounts only"):
-        select_top_snps([4, 3], [1, 2], 10, 1.0, 1, test="allelic")
-    with pytest.raises(ValueError, match="labels"):
+        select_top_snps(tc, 1.0, 1, test="allelic")
+    with pytest.raises(ValueError, match="one family replaced"):
+        select_top_snps(tc, 1.0, 1, relation="add_remove")
+    with pytest.raises(TypeError, match="labels"):  # one form: the counts name their SNPs
         select_top_snps(cc, 1.0, 2, labels=["x", "y", "z"])
-    with pytest.raises(TypeError, match="needs b, c, n_families and k"):
-        select_top_snps([4, 3], [1, 2], 10)
-    with pytest.raises(TypeError, match="given twice"):
+    with pytest.raises(TypeError):  # one form: (counts, epsilon, k), k required
+        select_top_snps(tc, 1.0)
+    with pytest.raises(TypeError, match="epsilon"):
         select_top_snps(cc, 1.0, 2, epsilon=1.0)
+    with pytest.raises(TypeError, match="counts must be"):
+        select_top_snps([4, 3], [1, 2], 10)
     with pytest.raises(TypeError, match="CaseControlCounts"):
         association_distances(np.zeros((2, 4)))
 

@@ -25,9 +25,10 @@ def _run(argv, capsys):
     return code, out, err
 
 
-@pytest.mark.parametrize("test", ASSOCIATION_TESTS)
 @pytest.mark.parametrize(
-    "utility, relation", [("distance", "replace"), ("distance", "add_remove"), ("chi2", "replace")]
+    "test, utility, relation",
+    [(t, "distance", r) for t in ASSOCIATION_TESTS for r in ("replace", "add_remove")]
+    + [("allelic", "chi2", "replace")],
 )
 def test_assoc_prints_the_librarys_choice_and_no_count(cohort, capsys, test, utility, relation):
     prefix, _sim = cohort

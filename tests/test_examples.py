@@ -105,7 +105,7 @@ def test_dp_tree_budget() -> None:
 def _gwas_available() -> bool:
     if importlib.util.find_spec("dpselect.apps.genomics") is None:
         return False
-    from dpselect.apps.genomics import _tdt as tdt
+    from dpselect.apps import genomics as tdt
 
     return hasattr(tdt, "select_top_snps")
 

@@ -23,6 +23,7 @@ from conftest import assert_neighbour_frequencies as _assert_neighbour_frequenci
 from dpselect import accounting
 from dpselect._exact_numbers import dyadic_ceil
 from dpselect.apps import counts as P
+from dpselect.apps.genomics import TransmissionCounts
 from dpselect.apps.quantiles import duff_mean, duff_median, laplace_ln, smooth_sens_approx, smooth_sens_pure
 from dpselect.apps.quantiles._order_stats import sorted_padded
 from dpselect.noise.exact import discrete_laplace_logpmf
@@ -254,14 +255,14 @@ def test_median_baselines_on_grid_and_neighbour_frequencies():
 
 
 def test_tdt_release_granularity():
-    from dpselect.apps.genomics._release import release_mechanism, release_statistic
+    from dpselect.apps.genomics._tdt._release import release_mechanism, release_statistic
 
     b, c = np.array([30, 12, 5]), np.array([10, 14, 6])
     lam = 2.0**-8
-    y = release_statistic(b, c, 100, 1.0, 0, granularity=lam, size=300, rng=0)
+    y = release_statistic(TransmissionCounts(b, c, 100), 1.0, 0, granularity=lam, size=300, rng=0)
     assert on_grid(y, lam)
     assert release_mechanism(100, 1.0, granularity=lam).granularity == lam
-    assert not on_grid(release_statistic(b, c, 100, 1.0, 0, granularity=0, size=300, rng=0), lam)
+    assert not on_grid(release_statistic(TransmissionCounts(b, c, 100), 1.0, 0, granularity=0, size=300, rng=0), lam)
 
 
 # ---------------------------------------------------------------------------- trees

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from bed_reader import open_bed, to_bed
 
-from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps import genomics as tdt
 from dpselect.apps.genomics import simulate_trios, transmission_counts
 
 
@@ -100,7 +100,7 @@ def test_simulated_causal_snps_are_found_end_to_end(tmp_path):
     counts = transmission_counts(prefix, chunk_snps=64)
     chi = np.asarray(tdt.tdt_statistic(counts.b, counts.c))
     assert set(np.argsort(-chi)[:3]) == set(causal)
-    out = tdt.select_top_snps(counts.b, counts.c, counts.n_families, 30.0, 3, rng=0, labels=list(counts.snp_ids))
+    out = tdt.select_top_snps(counts, 30.0, 3, rng=0)
     assert sorted(out.indices.tolist()) == sorted(causal.tolist())
 
 

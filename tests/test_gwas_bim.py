@@ -9,9 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import TransmissionCounts, _plink, simulate_trios, transmission_counts
-from dpselect.apps.genomics._counting import chromosome_kind
-from dpselect.apps.genomics._packed import TrioPlan, count_packed
+from dpselect.apps.genomics import TransmissionCounts, simulate_trios, transmission_counts
+from dpselect.apps.genomics._io import _plink
+from dpselect.apps.genomics._io._chromosomes import chromosome_kind
+from dpselect.apps.genomics._io._packed import TrioPlan, count_packed
 
 
 def _split_reference(text: bytes) -> list[list[str]]:
@@ -96,7 +97,14 @@ def _counts(**text):
     cols.update(text)
     b = np.array([3, 0, 7])
     return TransmissionCounts(
-        b, b + 1, 9, cols["snp_ids"], b * 0, cols["chrom"], np.array([10, 20, 30]), cols["a1"], cols["a2"]
+        b,
+        b + 1,
+        9,
+        snp_ids=cols["snp_ids"],
+        chrom=cols["chrom"],
+        pos=np.array([10, 20, 30]),
+        a1=cols["a1"],
+        a2=cols["a2"],
     )
 
 

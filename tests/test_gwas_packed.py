@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from dpselect.apps.genomics import simulate_trios, transmission_counts
-from dpselect.apps.genomics._packed import CODE_COPIES, TrioPlan, count_codes, count_packed, trio_contribution
-from dpselect.apps.genomics._vcftext import allele_codes
+from dpselect.apps.genomics._io._packed import CODE_COPIES, TrioPlan, count_codes, count_packed, trio_contribution
+from dpselect.apps.genomics._io._vcftext import allele_codes
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
 needs_plink = pytest.mark.skipif(
@@ -218,7 +218,7 @@ def test_full_siblings_keep_the_first_child(tmp_path):
     # one more individual: rewrite the .bed with 7 individuals (the sibling missing everywhere)
     n_ind = 7
     g = _decode(np.frombuffer(bed.read_bytes()[3:], dtype=np.uint8).reshape(4, 2), 6)
-    from dpselect.apps.genomics._simulate import _pack
+    from dpselect.apps.genomics._simulate._trios import _pack
 
     bed.write_bytes(bytes((0x6C, 0x1B, 0x01)) + _pack(np.vstack([g, -np.ones((1, 4), np.int8)])).tobytes())
     assert (n_ind + 3) // 4 == 2

@@ -20,8 +20,9 @@ import pytest
 
 pytest.importorskip("cyvcf2", reason="VCF/BCF input needs the optional dependency cyvcf2 (pip install cyvcf2)")
 
-from dpselect.apps.genomics import _textstream, _vcftext, simulate_trios, transmission_counts
-from dpselect.apps.genomics._vcf import _htslib_sites, _text_sites, read_pedigree
+from dpselect.apps.genomics import simulate_trios, transmission_counts
+from dpselect.apps.genomics._io import _textstream, _vcftext
+from dpselect.apps.genomics._io._vcf import _htslib_sites, _text_sites, read_pedigree
 
 PLINK = shutil.which("plink1.9") or shutil.which("plink")
 HEADER = (
@@ -100,7 +101,7 @@ def cohort(tmp_path_factory):
 
 def _sites(path, fam, reader, monkeypatch=None):
     ped = read_pedigree(fam)
-    from dpselect.apps.genomics._counting import trios
+    from dpselect.apps.genomics._io._pedigree import trios
 
     rows = trios(ped)
     ids = ped[:, 1].astype(str)
@@ -200,7 +201,7 @@ def test_duplicate_sample_name_is_refused_from_the_header(tmp_path):
 
 
 def test_progress_line_for_vcf(cohort, tmp_path, capsys, monkeypatch):
-    from dpselect.apps.genomics import _progress
+    from dpselect.apps.genomics._io import _progress
 
     monkeypatch.setattr(_progress, "_EVERY", 0.0)  # off a terminal: a line per interval, here per chunk
     monkeypatch.setattr(_textstream, "CHUNK_BYTES", 20000)

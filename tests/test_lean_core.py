@@ -52,7 +52,7 @@ DISTRIBUTION = {
 }
 
 #: Modules that may import optional dependencies at module level (they require their extra).
-OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._vcf")
+OPTIONAL_DOMAINS = ("dpselect.apps.trees", "dpselect.experiments", "dpselect.cli", "dpselect.apps.genomics._io._vcf")
 
 _BLOCK = """
 import sys
@@ -101,7 +101,7 @@ out = {
     "argmax": int(counts.private_argmax([22, 8, 17, 4, 0], 1.0, rng=3)),
     "median": float(quantiles.duff_median(np.linspace(0, 1, 101), 1.0, bounds=(0.0, 1.0), rng=4)),
     "tdt": genomics.tdt_statistic([60, 30], [20, 30]).tolist(),
-    "top_snp": int(genomics.select_top_snp([60, 30, 31], [20, 30, 29], 100, epsilon=5.0, rng=0)),
+    "top_snp": int(genomics.select_top_snp(genomics.TransmissionCounts([60, 30, 31], [20, 30, 29], 100), 5.0, rng=0)),
     "loaded": sorted({m.split(".")[0] for m in sys.modules} & OPTIONAL),
 }
 print(json.dumps(out))

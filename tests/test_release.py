@@ -21,6 +21,7 @@ from scipy import integrate, special, stats
 
 from dpselect.accounting import laplace_smooth_delta, nrs_laplace_parameters
 from dpselect.analysis import ErrorDistribution, error_distribution
+from dpselect.apps.genomics import TransmissionCounts
 from dpselect.mechanisms import ExponentialMechanism, SmoothSensitivityRelease
 from dpselect.noise import LaplaceLogNormal
 from dpselect.privacy import Privacy
@@ -423,7 +424,7 @@ def test_delta_rules_and_other_checks():
 
 
 def test_tdt_release_beta_handling():
-    from dpselect.apps.genomics import _tdt as tdt
+    from dpselect.apps import genomics as tdt
     from dpselect.apps.genomics import release_mechanism
 
     bmax = tdt.beta_max(30, "thm5")
@@ -443,7 +444,7 @@ def test_tdt_release_beta_handling():
 
 def test_tdt_release_statistic_end_to_end_audit():
     """Exact output densities of release_statistic for one SNP and all its table neighbours."""
-    from dpselect.apps.genomics import _tdt as tdt
+    from dpselect.apps import genomics as tdt
     from dpselect.apps.genomics import release_mechanism, release_statistic
 
     n, eps = 30, 1.0
@@ -464,11 +465,11 @@ def test_tdt_release_statistic_end_to_end_audit():
     assert worst <= eps + 1e-9
     b = np.array([20, 9, 30])
     c = np.array([3, 1, 30])
-    out = release_statistic(b, c, n, eps, 0, rng=0, size=50_000)
+    out = release_statistic(TransmissionCounts(b, c, n), eps, 0, rng=0, size=50_000)
     s0 = float(tdt.smooth_upper_bound(b, c, n, mech.beta)[0])
     assert stats.kstest(out - float(tdt.tdt_statistic(20, 3)), error_distribution(mech, s0).cdf).pvalue > 1e-3
     with pytest.raises(ValueError, match="index"):
-        release_statistic(b, c, n, eps, 3)
+        release_statistic(TransmissionCounts(b, c, n), eps, 3)
 
 
 def test_tdt_select_and_release_privacy_adds_up():
@@ -477,19 +478,21 @@ def test_tdt_select_and_release_privacy_adds_up():
     n = 30
     b = np.array([25, 10, 12, 31])
     c = np.array([5, 9, 14, 29])
-    out = select_and_release(b, c, n, 0.5, 1.0, mechanism=ExponentialMechanism(0.5), rng=0)
-    idx, value, priv = out.index, out.value, out.privacy
+    out = select_and_release(TransmissionCounts(b, c, n), 0.5, 1.0, mechanism=ExponentialMechanism(0.5), rng=0)
+    idx, value, priv = int(out.indices[0]), float(out.statistic[0]), out.privacy
     assert 0 <= idx < 4 and isinstance(value, float)
     assert priv.epsilon == pytest.approx(1.5) and priv.delta == 0 and priv.relation == "replace"
     for mech in ("sps", "pf"):
-        p2 = select_and_release(b, c, n, 0.5, 1.0, mechanism=mech, rng=1).privacy
+        p2 = select_and_release(TransmissionCounts(b, c, n), 0.5, 1.0, mechanism=mech, rng=1).privacy
         assert p2.epsilon == pytest.approx(1.5) and p2.delta == 0 and p2.relation == "replace"
     with pytest.raises(ValueError, match="epsilon"):
-        select_and_release(b, c, n, 0.5, 1.0, mechanism=ExponentialMechanism(0.7))
+        select_and_release(TransmissionCounts(b, c, n), 0.5, 1.0, mechanism=ExponentialMechanism(0.7))
     with pytest.raises(ValueError, match="mechanism"):
-        select_and_release(b, c, n, 0.5, 1.0, mechanism="best")
+        select_and_release(TransmissionCounts(b, c, n), 0.5, 1.0, mechanism="best")
     # the selection favours the strongest SNP (chi2 = 13.3 vs <= 0.5)
-    picks = [select_and_release(b, c, n, 5.0, 1.0, mechanism="em", rng=s).index for s in range(20)]
+    picks = [
+        select_and_release(TransmissionCounts(b, c, n), 5.0, 1.0, mechanism="em", rng=s).indices[0] for s in range(20)
+    ]
     assert np.mean(np.array(picks) == 0) > 0.5
 
 
@@ -499,10 +502,15 @@ def test_tdt_select_and_release_uses_the_granularity_asked():
 
     b, c = np.array([25, 10, 12, 31]), np.array([5, 9, 14, 29])
     for s in range(10):
-        value = select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=0.25, rng=s).value
+        value = select_and_release(
+            TransmissionCounts(b, c, 30), 0.5, 1.0, mechanism="em", granularity=0.25, rng=s
+        ).statistic[0]
         assert value / 0.25 == round(value / 0.25)
     fine = [
-        select_and_release(b, c, 30, 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s).value for s in range(10)
+        select_and_release(
+            TransmissionCounts(b, c, 30), 0.5, 1.0, mechanism="em", granularity=2.0**-20, rng=s
+        ).statistic[0]
+        for s in range(10)
     ]
     assert any(v / 0.25 != round(v / 0.25) for v in fine)  # negative control: the fine grid is not the coarse one
 

@@ -23,7 +23,7 @@ from dpselect.apps.counts import (
     ptr_mode,
     stable_histogram,
 )
-from dpselect.apps.genomics import release_statistic
+from dpselect.apps.genomics import TransmissionCounts, release_statistic
 from dpselect.apps.quantiles import (
     duff_mean,
     duff_median,
@@ -82,7 +82,7 @@ CALLS = {
         3.5, 50.0, bound=1.0, epsilon=e, delta=1e-3, size=s, accountant=a, rng=g
     ),
     "release_statistic": lambda e, s, a, g: release_statistic(
-        [90, 52], [20, 48], 150, e, 0, size=s, accountant=a, rng=g
+        TransmissionCounts([90, 52], [20, 48], 150), e, 0, size=s, accountant=a, rng=g
     ),
 }
 

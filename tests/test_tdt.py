@@ -20,7 +20,8 @@ import pytest
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import accuracy, audit
-from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps import genomics as tdt
+from dpselect.apps.genomics import TransmissionCounts
 from dpselect.experiments import tdt as tdt_exp
 from dpselect.experiments.datasets import JUSTICE2020_CHI2, _b_for_chi2, simulate_tdt, tdt_real_example
 from dpselect.mechanisms.sps import SmoothPrivateSelection
@@ -135,61 +136,67 @@ def test_select_top_snp_names_instances_labels():
     prob = tdt.tdt_problem(b, c, n)
     em = ExponentialMechanism(3.0)
     nd = tdt.distance_utility_problem(b, c, n)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7) == em.select(prob, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="chi2", rng=7) == PermuteAndFlip(3.0).select(
+    assert tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism="em", utility="chi2", rng=7) == em.select(
         prob, rng=7
     )
+    assert tdt.select_top_snp(
+        TransmissionCounts(b, c, n), 3.0, mechanism="pf", utility="chi2", rng=7
+    ) == PermuteAndFlip(3.0).select(prob, rng=7)
     sps = SmoothPrivateSelection(3.0, one_sided=False)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=7, one_sided=False) == sps.select(
-        prob, rng=7
-    )
+    assert tdt.select_top_snp(
+        TransmissionCounts(b, c, n), 3.0, mechanism="sps", utility="chi2", rng=7, one_sided=False
+    ) == sps.select(prob, rng=7)
     # the default: permute-and-flip on the neighbour-distance utility
-    assert tdt.select_top_snp(b, c, n, 3.0, rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="pf", utility="distance", rng=7) == PermuteAndFlip(3.0).select(
-        nd, rng=7
-    )
-    assert tdt.select_top_snp(b, c, n, 3.0, mechanism="em", rng=7) == em.select(nd, rng=7)
+    assert tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, rng=7) == PermuteAndFlip(3.0).select(nd, rng=7)
+    assert tdt.select_top_snp(
+        TransmissionCounts(b, c, n), 3.0, mechanism="pf", utility="distance", rng=7
+    ) == PermuteAndFlip(3.0).select(nd, rng=7)
+    assert tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism="em", rng=7) == em.select(nd, rng=7)
     # the old names that encoded the utility are gone (spell them mechanism="pf" | "em", utility="distance")
     for old in ("nd_em", "nd_pf"):
         with pytest.raises(ValueError, match="mechanism must be one of"):
-            tdt.select_top_snp(b, c, n, 3.0, mechanism=old, rng=7)
-    assert tdt.select_top_snp(b, c, n, None, mechanism=em, utility="distance", rng=7) == em.select(nd, rng=7)
-    assert tdt.select_top_snp(b, c, n, None, mechanism=sps, utility="chi2", rng=7) == sps.select(prob, rng=7)
-    idx = tdt.select_top_snp(b, c, n, 3.0, mechanism="sps", utility="chi2", rng=2, bound="thm4")
+            tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism=old, rng=7)
+    assert tdt.select_top_snp(TransmissionCounts(b, c, n), None, mechanism=em, utility="distance", rng=7) == em.select(
+        nd, rng=7
+    )
+    assert tdt.select_top_snp(TransmissionCounts(b, c, n), None, mechanism=sps, utility="chi2", rng=7) == sps.select(
+        prob, rng=7
+    )
+    idx = tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism="sps", utility="chi2", rng=2, bound="thm4")
     assert idx == SmoothPrivateSelection(3.0).select(tdt.tdt_problem(b, c, n, bound="thm4"), rng=2)
     labels = [f"rs{i}" for i in range(8)]
     assert (
-        tdt.select_top_snp(b, c, n, 3.0, mechanism="em", utility="chi2", rng=7, labels=labels)
-        == labels[em.select(prob, rng=7)]
+        tdt.select_top_snp(TransmissionCounts(b, c, n, snp_ids=labels), 3.0, mechanism="em", utility="chi2", rng=7)
+        == em.select(prob, rng=7)  # an index; counts.snp_ids names it
     )
     # a clear winner is found at a large epsilon
     b2, c2 = b.copy(), c.copy()
     b2[3], c2[3] = 200, 60
-    draws = [tdt.select_top_snp(b2, c2, n, 50.0, rng=s) for s in range(20)]
+    draws = [tdt.select_top_snp(TransmissionCounts(b2, c2, n), 50.0, rng=s) for s in range(20)]
     assert draws == [3] * 20
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        tdt.select_top_snp(b, c, n, 3.0, mechanism="laplace")
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism="laplace")
     with pytest.raises(ValueError, match="disagrees"):
-        tdt.select_top_snp(b, c, n, 2.0, mechanism=em)
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 2.0, mechanism=em)
     with pytest.raises(TypeError, match="only accepted with a mechanism name"):
-        tdt.select_top_snp(b, c, n, 3.0, mechanism=em, gamma=4)
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism=em, gamma=4)
     with pytest.raises(TypeError, match="mechanism"):
-        tdt.select_top_snp(b, c, n, 3.0, mechanism=object())
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism=object())
     with pytest.raises(ValueError, match="utility"):
-        tdt.select_top_snp(b, c, n, 3.0, mechanism=em, utility="counts")
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, mechanism=em, utility="counts")
     with pytest.raises(TypeError):
-        tdt.select_top_snp(b, c, n, 3.0, "em")  # keyword-only mechanism
+        tdt.select_top_snp(TransmissionCounts(b, c, n), 3.0, "em")  # keyword-only mechanism
 
 
 def test_select_top_snp_charges_accountant_before_drawing():
     b, c = simulate_tdt(5, 150, rng=1)
     acc = Accountant(2.5)
-    tdt.select_top_snp(b, c, 150, 2.0, accountant=acc, rng=0)
+    tdt.select_top_snp(TransmissionCounts(b, c, 150), 2.0, accountant=acc, rng=0)
     assert acc.spent.epsilon == pytest.approx(2.0)
     gen = np.random.default_rng(3)
     state = gen.bit_generator.state
     with pytest.raises(BudgetExceededError):
-        tdt.select_top_snp(b, c, 150, 1.0, accountant=acc, rng=gen)
+        tdt.select_top_snp(TransmissionCounts(b, c, 150), 1.0, accountant=acc, rng=gen)
     assert gen.bit_generator.state == state  # nothing drawn
     assert acc.spent.epsilon == pytest.approx(2.0)
 
@@ -586,17 +593,17 @@ def test_release_functions_charge_accountant_before_drawing():
 
     b, c = simulate_tdt(4, 60, rng=3)
     acc = Accountant(3.0)
-    out = select_and_release(b, c, 60, 1.0, 1.0, accountant=acc, rng=0)
-    idx, total = out.index, out.privacy
+    out = select_and_release(TransmissionCounts(b, c, 60), 1.0, 1.0, accountant=acc, rng=0)
+    idx, total = int(out.indices[0]), out.privacy
     assert total.epsilon == pytest.approx(2.0) and acc.spent.epsilon == pytest.approx(2.0)
     # the default selection is ND-PF: the same draw as select_top_snp with the same generator state
-    assert idx == tdt.select_top_snp(b, c, 60, 1.0, rng=0)
+    assert idx == tdt.select_top_snp(TransmissionCounts(b, c, 60), 1.0, rng=0)
     gen = np.random.default_rng(5)
     state = gen.bit_generator.state
     with pytest.raises(BudgetExceededError):
-        release_statistic(b, c, 60, 0.6, 0, size=2, accountant=acc, rng=gen)  # 1.2 > 1.0 left
+        release_statistic(TransmissionCounts(b, c, 60), 0.6, 0, size=2, accountant=acc, rng=gen)  # 1.2 > 1.0 left
     assert gen.bit_generator.state == state
-    release_statistic(b, c, 60, 0.5, 0, size=2, accountant=acc, rng=gen)
+    release_statistic(TransmissionCounts(b, c, 60), 0.5, 0, size=2, accountant=acc, rng=gen)
     assert acc.spent.epsilon == pytest.approx(3.0)
     with pytest.raises(TypeError):
-        release_statistic(b, c, 60, 0.5, 0, "polynomial")  # keyword-only after index
+        release_statistic(TransmissionCounts(b, c, 60), 0.5, 0, "polynomial")  # keyword-only after index

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from _beta_max_reference import thm4_beta_max, thm5_beta_max
-from dpselect.apps.genomics import _distance as tdt_distance
-from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps import genomics as tdt
+from dpselect.apps.genomics._tdt import _distance as tdt_distance
 from dpselect.sensitivity import distance_to_instability_bound
 
 # ---------------------------------------------------------------------------
@@ -640,7 +640,7 @@ def _bb_configs(n: int):
 
 @pytest.mark.slow  # over ~10 s on two loaded cores: run by CI's slow step
 def test_beta_max_branch_and_bound_equals_the_full_scan_every_n_to_150():
-    from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
+    from dpselect.apps.genomics._tdt._beta_max import beta_max_branch_and_bound, beta_max_scan
 
     for n in range(1, 151):
         for bound, t in _bb_configs(n):
@@ -651,7 +651,7 @@ def test_beta_max_branch_and_bound_equals_the_full_scan_every_n_to_150():
 
 def test_beta_max_is_not_the_top_rows_band_at_n201_t7_5():
     # the old 16-row band gave 0.014267 here, above the true minimum: beta_max must be the scan's value
-    from dpselect.apps.genomics._beta_max import beta_max_scan
+    from dpselect.apps.genomics._tdt._beta_max import beta_max_scan
 
     full = beta_max_scan(201, "thm5", 7.5)
     assert tdt.beta_max(201, "thm5", 7.5) == full < 0.014267
@@ -683,7 +683,7 @@ def _random_blocks(n: int, rng, count: int):
 def test_block_lower_bounds_are_lower_bounds(n):
     """Each block's bound <= f at every state of the block (exact LS and distances), and the
     bound's ingredient LS_hi >= LS holds."""
-    from dpselect.apps.genomics._beta_max import _leaf_states, _ls_upper, _margin, _ratios, block_lower_bounds
+    from dpselect.apps.genomics._tdt._beta_max import _leaf_states, _ls_upper, _margin, _ratios, block_lower_bounds
 
     rng = np.random.default_rng(n)
     gs = tdt.global_sensitivity(n)
@@ -703,7 +703,7 @@ def test_block_lower_bounds_are_lower_bounds(n):
 def test_branch_and_bound_catches_an_unsound_block_bound(monkeypatch):
     """Negative control: an LS bound 20 % too small (no longer an upper bound) is caught by the
     block test's check and makes the branch and bound drop blocks holding the minimum."""
-    from dpselect.apps.genomics import _beta_max as bm
+    from dpselect.apps.genomics._tdt import _beta_max as bm
 
     sound = bm._ls_upper
     monkeypatch.setattr(bm, "_ls_upper", lambda *args: 0.8 * sound(*args))
@@ -738,7 +738,7 @@ def _slow_bb_ns():
 def test_beta_max_branch_and_bound_equals_the_full_scan_more_n():
     """151 <= N <= 400, every 30th N to 1,000, N = 1,500 and 2,000 (every N <= 2,000 with
     DPSELECT_BETA_MAX_ALL=1, hours); benchmarks/verify_beta_max.py is the same check as a script."""
-    from dpselect.apps.genomics._beta_max import beta_max_branch_and_bound, beta_max_scan
+    from dpselect.apps.genomics._tdt._beta_max import beta_max_branch_and_bound, beta_max_scan
 
     for n in _slow_bb_ns():
         for bound, t in _bb_configs(n):

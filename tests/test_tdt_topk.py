@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpselect.apps.genomics import _tdt as tdt
-from dpselect.apps.genomics._distance import PanelDistances
+from dpselect.apps import genomics as tdt
+from dpselect.apps.genomics import TransmissionCounts
+from dpselect.apps.genomics._tdt._distance import TransmissionPanel
 from dpselect.mechanisms import PermuteAndFlip
 from dpselect.mechanisms.distance import distance_problem
 
@@ -23,7 +24,7 @@ def test_updated_distances_equal_rebuilt_ones_round_after_round(seed):
         if rng.random() < 0.4:  # repeated tables: a removal leaves other copies
             b[: m // 2], c[: m // 2] = b[0], c[0]
         k = int(rng.integers(1, m + 1))
-        panel = PanelDistances(b, c, n, removals=int(rng.integers(0, k)))
+        panel = TransmissionPanel(b, c, n, removals=int(rng.integers(0, k)))
         left = list(range(m))
         for j in range(k):
             np.testing.assert_array_equal(panel.distances()[left], tdt.neighbour_distances(b[left], c[left], n))
@@ -38,7 +39,7 @@ def test_fast_peeling_draws_equal_rebuilt_peeling():
     b = rng.integers(100, 200, size=60)
     c = rng.integers(100, 200, size=60)
     for seed in range(5):
-        got = tdt.select_top_snps(b, c, n, 5.0, 6, rng=seed)
+        got = tdt.select_top_snps(TransmissionCounts(b, c, n), 5.0, 6, rng=seed)
         gen = np.random.default_rng(seed)
         left, want = np.arange(60), []
         for _ in range(6):  # round j on the sub-panel's own distances, rebuilt from scratch
@@ -53,11 +54,15 @@ def test_fast_peeling_draws_equal_rebuilt_peeling():
 def test_method_vocabulary():
     b, c = np.array([40, 30, 20, 10]), np.array([10, 20, 20, 10])
     with pytest.raises(ValueError, match=r"method must be one of \('peel', 'joint', 'gumbel'\)"):
-        tdt.select_top_snps(b, c, 50, 1.0, 2, method="top")
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 2, method="top")
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="nd_pf", rng=3)  # the deprecated spelling is gone
-    default = tdt.select_top_snps(b, c, 50, 1.0, 2, rng=3)
+        tdt.select_top_snps(
+            TransmissionCounts(b, c, 50), 1.0, 2, mechanism="nd_pf", rng=3
+        )  # the deprecated spelling is gone
+    default = tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 2, rng=3)
     assert (
         default.indices.tolist()
-        == tdt.select_top_snps(b, c, 50, 1.0, 2, mechanism="pf", utility="distance", rng=3).indices.tolist()
+        == tdt.select_top_snps(
+            TransmissionCounts(b, c, 50), 1.0, 2, mechanism="pf", utility="distance", rng=3
+        ).indices.tolist()
     )

@@ -22,7 +22,8 @@ from conftest import assert_frequencies_match
 from dpselect import ExponentialMechanism, PermuteAndFlip, Privacy, ReportNoisyMax, SelectionProblem
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
-from dpselect.apps.genomics import _tdt as tdt
+from dpselect.apps import genomics as tdt
+from dpselect.apps.genomics import TransmissionCounts
 from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms.top_k import restrict_problem, select_top_k, top_k_privacy
 
@@ -144,7 +145,7 @@ class _TopSNPsLaw:
             c = [t[1] for t in problem.labels]
             mech, util = _SPELLING[self.mechanism]
             self._claim[id(problem)] = tdt.select_top_snps(
-                b, c, self.n, self.epsilon, self.k, mechanism=mech, utility=util, rng=0
+                TransmissionCounts(b, c, self.n), self.epsilon, self.k, mechanism=mech, utility=util, rng=0
             ).privacy
         return self._claim[id(problem)]
 
@@ -179,7 +180,8 @@ def test_select_top_snps_sampling_matches_exact_law():
         gen = np.random.default_rng(3)
         mech, util = _SPELLING[mechanism]
         draws = [
-            tdt.select_top_snps(b, c, n, eps, k, mechanism=mech, utility=util, rng=gen).indices for _ in range(3000)
+            tdt.select_top_snps(TransmissionCounts(b, c, n), eps, k, mechanism=mech, utility=util, rng=gen).indices
+            for _ in range(3000)
         ]
         assert_frequencies_match(_draw_codes(draws, 3, 2), law)
 
@@ -194,11 +196,13 @@ def test_select_top_snps_finds_clear_signal():
     labels = [f"rs{i}" for i in range(200)]
     for mechanism in ("nd_pf", "nd_em", "sps"):
         mech, util = _SPELLING[mechanism]
-        out = tdt.select_top_snps(b, c, n, 30.0, 3, mechanism=mech, utility=util, rng=1, labels=labels)
+        out = tdt.select_top_snps(
+            TransmissionCounts(b, c, n, snp_ids=labels), 30.0, 3, mechanism=mech, utility=util, rng=1
+        )
         assert sorted(out.indices.tolist()) == strong, mechanism
         assert out.labels == [labels[i] for i in out.indices]
         assert out.privacy.epsilon == pytest.approx(30.0) and out.round_privacy.epsilon == pytest.approx(10.0)
-        assert out.method == ("gumbel_top_k" if mechanism == "nd_em" else "peeling")
+        assert out.method == "peeling"  # the distance utility: every mechanism peels on updated distances
     # exact: the first ND-PF round picks a strong SNP with probability ~1
     p = PermuteAndFlip(10.0).probabilities(tdt.distance_utility_problem(b, c, n))
     assert p[strong].sum() > 1 - 1e-6
@@ -207,22 +211,24 @@ def test_select_top_snps_finds_clear_signal():
 def test_select_top_snps_accountant_and_validation():
     b, c = simulate_tdt(6, 50, rng=2)
     acc = Accountant(3.0)
-    tdt.select_top_snps(b, c, 50, 2.0, 2, accountant=acc, rng=0)
+    tdt.select_top_snps(TransmissionCounts(b, c, 50), 2.0, 2, accountant=acc, rng=0)
     assert acc.spent.epsilon == pytest.approx(2.0)
     gen = np.random.default_rng(0)
     state = gen.bit_generator.state
     with pytest.raises(BudgetExceededError):
-        tdt.select_top_snps(b, c, 50, 2.0, 3, accountant=acc, rng=gen)
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), 2.0, 3, accountant=acc, rng=gen)
     assert gen.bit_generator.state == state
     with pytest.raises(ValueError, match="k must be <="):
-        tdt.select_top_snps(b, c, 50, 1.0, 7)
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 7)
     with pytest.raises(ValueError, match="k must be >= 1"):
-        tdt.select_top_snps(b, c, 50, 1.0, 0)
-    with pytest.raises(ValueError, match="labels"):
-        tdt.select_top_snps(b, c, 50, 1.0, 2, labels=["a"])
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 0)
+    with pytest.raises(TypeError, match="labels"):  # one form: the counts name their SNPs
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 2, labels=["a"])
+    with pytest.raises(ValueError, match="snp_ids"):
+        TransmissionCounts(b, c, 50, snp_ids=["a"])
     with pytest.raises(ValueError, match="epsilon"):
-        tdt.select_top_snps(b, c, 50, -1.0, 2)
-    assert math.isclose(tdt.select_top_snps(b, c, 50, 1.0, 1).privacy.epsilon, 1.0)
+        tdt.select_top_snps(TransmissionCounts(b, c, 50), -1.0, 2)
+    assert math.isclose(tdt.select_top_snps(TransmissionCounts(b, c, 50), 1.0, 1).privacy.epsilon, 1.0)
 
 
 def test_restricted_problem_keeps_the_whole_sensitivity_profile():

@@ -181,7 +181,7 @@ def percentile() -> Task:
 
 
 def top_snp() -> Task:
-    from dpselect.apps.genomics import _tdt as app
+    from dpselect.apps import genomics as app
     from dpselect.experiments.datasets import simulate_tdt
 
     m, n_families, eps, panels = 20, 150, 3.0, 5

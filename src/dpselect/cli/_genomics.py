@@ -100,12 +100,20 @@ def _select(select: Callable[..., Any], mechanism: str, utility: str, *args: Any
         raise CLIError(f"--mechanism {mechanism} --utility {utility}: {str(exc).splitlines()[0]}") from None
 
 
-def _print_table(rows: list[tuple[Any, ...]], out: Path | None) -> None:
-    """RANK CHR SNP BP A1 A2 of the selected SNPs on stdout (aligned) and, with ``--out``, as TSV."""
-    table = [HEADER, *((str(r), *(str(v) for v in row)) for r, row in enumerate(rows, start=1))]
+def _print_table(rows: list[tuple[Any, ...]], out: Path | None, extra: dict[str, Any] | None = None) -> None:
+    """RANK CHR SNP BP A1 A2 (and released ``extra`` columns) of the selected SNPs; with ``--out`` also as TSV."""
+    cols = {} if extra is None else extra
+    header = (*HEADER, *cols)
+    table = [
+        header,
+        *(
+            (str(r), *(str(v) for v in row), *(f"{float(c[r - 1]):.4g}" for c in cols.values()))
+            for r, row in enumerate(rows, start=1)
+        ),
+    ]
     if out is not None:  # written first: a failure prints nothing (a rerun would spend the budget twice)
         write_out_file(out, "".join("\t".join(line) + "\n" for line in table))
-    widths = [max(len(t[j]) for t in table) for j in range(len(HEADER))]
+    widths = [max(len(t[j]) for t in table) for j in range(len(header))]
     for line in table:
         typer.echo(
             "  ".join(v.rjust(w) if j in (0, 3) else v.ljust(w) for j, (v, w) in enumerate(zip(line, widths))).rstrip()
@@ -178,13 +186,13 @@ def tdt_command(
         scheduler=scheduler,
         progress=not quiet,
     )
-    if k > counts.b.size:
-        raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.b.size}), got {k}")
-    top = _select(select_top_snps, mechanism, utility, counts.b, counts.c, counts.n_families, eps, k, rng=seed)
+    if k > counts.n_snps:
+        raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
+    top = _select(select_top_snps, mechanism, utility, counts, eps, k, rng=seed)
     _print_table(counts.annotations(top.indices), out)
-    typer.echo(
+    typer.echo(  # no count: the number of trios is the data's, the number of SNPs the .bim's (public)
         f"mechanism: {mechanism} on utility {utility} ({_rounds(top, k)}), "
-        f"{counts.b.size} SNPs" + (f"; table written to {out}" if out is not None else "")
+        f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else "")
     )
     typer.echo(
         f"guarantee: {top.privacy.epsilon:g}-DP (delta = {top.privacy.delta:g}) under one family "
@@ -208,6 +216,90 @@ def _check_assoc_options(file: Path, test: str, tests: Sequence[str], utility: s
         )
 
 
+#: ``assoc``'s mechanism, released columns and public SNP filters.
+ASSOC_MECHANISM_OPTION = typer.Option(
+    "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"
+)
+EPSILON_RELEASE_OPTION = typer.Option(
+    0.0,
+    "--epsilon-release",
+    help="also release CHISQ, OR, SE (of log OR) and P of the selected SNPs with this extra "
+    "budget (0, the default: none); the guarantee is the sum",
+)
+EXTRACT_OPTION = typer.Option(None, "--extract", help="keep only the SNP ids listed in this file")
+EXCLUDE_OPTION = typer.Option(None, "--exclude", help="drop the SNP ids listed in this file")
+CHR_OPTION = typer.Option(None, "--chr", help="keep only these chromosomes (comma-separated codes)")
+MAF_OPTION = typer.Option(
+    None, "--maf", help="keep SNPs with a minor-allele frequency >= this in --maf-reference (a public panel)"
+)
+MAF_REFERENCE_OPTION = typer.Option(
+    None, "--maf-reference", help="public reference frequencies (PLINK .frq or .afreq) for --maf"
+)
+
+
+def _filter(
+    counts: Any,
+    extract: Path | None,
+    exclude: Path | None,
+    chrom: str | None,
+    maf: float | None,
+    maf_reference: Path | None,
+) -> Any:
+    """``--extract/--exclude/--chr/--maf``: public SNP filters (the counts of the kept SNPs unchanged)."""
+    from ..apps.genomics import filter_snps
+
+    for name, path in (("--extract", extract), ("--exclude", exclude), ("--maf-reference", maf_reference)):
+        if path is not None and not path.is_file():
+            raise CLIError(f"{name} {str(path)!r} is not a file")
+    try:
+        return filter_snps(
+            counts,
+            extract=extract,
+            exclude=exclude,
+            chrom=None if chrom is None else chrom.split(","),
+            maf=maf,
+            maf_reference=maf_reference,
+        )
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc).splitlines()[0]) from None
+
+
+def _assoc_select(
+    counts: Any,
+    mechanism: str,
+    utility: str,
+    eps: float,
+    epsilon_release: float,
+    k: int,
+    test: str,
+    relation: str,
+    seed: int | None,
+) -> tuple[Any, str, dict[str, Any] | None]:
+    """``assoc``: the selection (and, with ``--epsilon-release``, the released columns)."""
+    from ..apps.genomics import select_and_release, select_top_snps
+
+    extra = None
+    if epsilon_release > 0:
+        top = _select(
+            select_and_release,
+            mechanism,
+            utility,
+            counts,
+            eps,
+            epsilon_release,
+            k=k,
+            test=test,
+            relation=relation,
+            rng=seed,
+        )
+        extra = {"CHISQ": top.statistic, "OR": top.odds_ratio, "SE": top.standard_error, "P": top.p_value}
+        top_rounds = f"released at epsilon {epsilon_release:g}"
+    else:
+        top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
+        top_rounds = _rounds(top, k)
+    return top, top_rounds, extra
+
+
 def assoc_command(
     file: Path = typer.Argument(
         ...,
@@ -219,12 +311,13 @@ def assoc_command(
     test: str = typer.Option(
         "allelic",
         "--test",
-        help="association test: allelic (the 2x2 allele table of plink --assoc); the "
-        "library's ASSOCIATION_TESTS lists the tests available",
+        help="association test of plink --model: allelic, trend (Cochran-Armitage), genotypic "
+        "(2 df), dominant or recessive (A1 dominant / recessive). Which epsilon finds what for a "
+        "cohort size and effect: docs/genomics-guidance.md (the documentation page "
+        "'Genomics: which epsilon finds what')",
     ),
-    mechanism: str = typer.Option(
-        "pf", "--mechanism", help="pf (default), em, or another registry name (with --utility chi2)"
-    ),
+    epsilon_release: float = EPSILON_RELEASE_OPTION,
+    mechanism: str = ASSOC_MECHANISM_OPTION,
     utility: str = typer.Option(
         "distance",
         "--utility",
@@ -250,15 +343,25 @@ def assoc_command(
         help="count individuals of unknown sex (as plink --allow-no-sex; by default "
         "they are left out, as plink --model does)",
     ),
+    extract: Path | None = EXTRACT_OPTION,
+    exclude: Path | None = EXCLUDE_OPTION,
+    chrom: str | None = CHR_OPTION,
+    maf: float | None = MAF_OPTION,
+    maf_reference: Path | None = MAF_REFERENCE_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Privately select the top-k SNPs of a case-control cohort by an association test.
 
     Prints a table of the selected SNPs' public annotations (CHR, SNP, BP,
     A1, A2) and the guarantee only: the genotype counts and the test
-    statistics are private and never printed.
+    statistics are private and never printed (with --epsilon-release, the
+    privately released CHISQ, OR, SE and P).  Which epsilon finds what for a
+    cohort size and effect: docs/genomics-guidance.md.
     """
-    from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts, select_top_snps
+    from ..apps.genomics import ASSOCIATION_TESTS, case_control_counts
+
+    if not (epsilon_release >= 0 and epsilon_release < float("inf")):
+        raise CLIError(f"--epsilon-release must be a finite number >= 0, got {epsilon_release!r}")
 
     eps = _check_options(file, epsilon, k, seed, chunk_snps, mechanism, utility, ASSOC_UTILITIES, out)
     _check_assoc_options(file, test, tuple(ASSOCIATION_TESTS), utility, relation)
@@ -270,12 +373,13 @@ def assoc_command(
         scheduler=scheduler,
         progress=not quiet,
     )
+    counts = _filter(counts, extract, exclude, chrom, maf, maf_reference)
     if k > counts.n_snps:
         raise CLIError(f"--k must be <= the number of SNPs in FILE ({counts.n_snps}), got {k}")
-    top = _select(select_top_snps, mechanism, utility, counts, eps, k, test=test, relation=relation, rng=seed)
-    _print_table(counts.annotations(top.indices), out)
+    top, top_rounds, extra = _assoc_select(counts, mechanism, utility, eps, epsilon_release, k, test, relation, seed)
+    _print_table(counts.annotations(top.indices), out, extra)
     typer.echo(
-        f"mechanism: {mechanism} on utility {utility} of the {test} test ({_rounds(top, k)}), "
+        f"mechanism: {mechanism} on utility {utility} of the {test} test ({top_rounds}), "
         f"{counts.n_snps} SNPs" + (f"; table written to {out}" if out is not None else "")
     )
     guarantee = ASSOC_RELATIONS.get(str(top.privacy.relation), f"relation {top.privacy.relation}")

@@ -9,10 +9,8 @@ adds noise to one real number (module ``release``).  Sparse vector:
 :class:`AboveThreshold` (module ``sparse_vector``) on integer queries.
 """
 
-# Internal helpers bound here but not exported (not in __all__): the registry's resolver, which
-# the private shared module dpselect._mechanism_lookup hands to the apps, and, until
-# apps.genomics imports it from dpselect._mechanism_support as the others do, the Gumbel test.
-from .._mechanism_support import is_gumbel_mechanism  # noqa: F401
+# An internal helper bound here but not exported (not in __all__): the registry's resolver, which
+# the private shared module dpselect._mechanism_lookup hands to the apps.
 from .base import Mechanism, NoisyMaxMechanism
 from .classic import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 from .dampening import LocalDampening, dampened_utilities

@@ -5,8 +5,9 @@
   :func:`beta_max`, :func:`smooth_upper_bound`.
 - The neighbour-distance utility (families to change before a SNP's rank changes):
   :func:`neighbour_distances`, :func:`distance_utility_problem`.
-- Private selection and release: :func:`select_top_snp`, :func:`select_top_snps`,
-  :func:`release_statistic`, :func:`select_and_release`.
+- Private selection and release, one form each, counts first (a :class:`TransmissionCounts`
+  or a :class:`CaseControlCounts`; the type picks the design): :func:`select_top_snp`,
+  :func:`select_top_snps`, :func:`select_and_release`; the TDT's :func:`release_statistic`.
 - Case-control genotype and allele counts from PLINK 1 / PLINK 2 files (as ``plink1.9 --model`` /
   ``--assoc``): :func:`case_control_counts`.
 - Transmission counts from files: :func:`transmission_counts` (PLINK 1 ``.bed/.bim/.fam``
@@ -17,7 +18,8 @@
 
 - Case-control studies: :class:`CaseControlCounts` (genotype counts of cases and controls,
   PLINK ``--model`` order, and ``--assoc`` allele counts), :func:`simulate_case_control`;
-  the allelic test :func:`association_statistic`, its neighbour distances
+  the five tests of ``plink1.9 --model`` (:data:`ASSOCIATION_TESTS`: allelic, trend,
+  genotypic, dominant, recessive) :func:`association_statistic`, their neighbour distances
   :func:`association_distances`, :func:`association_problem`, the chi2 baseline's
   :func:`allelic_sensitivity`; :func:`select_top_snps` dispatches on the counts type.
 
@@ -26,36 +28,45 @@ individual's genotypes replaced (status kept) or one individual added or removed
 
 Examples
 --------
->>> from dpselect.apps.genomics import select_top_snp
->>> int(select_top_snp([60, 30, 31], [20, 30, 29], 100, epsilon=5.0, rng=0))
+>>> from dpselect.apps.genomics import TransmissionCounts, select_top_snp
+>>> select_top_snp(TransmissionCounts([60, 30, 31], [20, 30, 29], 100), 5.0, rng=0)
 0
 """
 
 from __future__ import annotations
 
-from ._beta_max import beta_max, smooth_upper_bound
-from ._case_control_counts import CaseControlCounts
-from ._case_control_reader import case_control_counts
-from ._case_control_select import (
+from ._casecontrol import (
     ASSOCIATION_TESTS,
     allelic_sensitivity,
     association_distances,
     association_problem,
     association_statistic,
 )
-from ._counting import TransmissionCounts
-from ._distance import distance_utility_problem, neighbour_distances
-from ._release import TopSNPRelease, release_mechanism, release_statistic, select_and_release
-from ._sensitivity import MOVES, global_sensitivity, lemma2_region, local_sensitivity, table_distance, tdt_statistic
-from ._set_distance import gs_distance, unstable_distance
-from ._simulate import simulate_trios
-from ._simulate_case_control import CaseControlSimulation, simulate_case_control
-from ._tdt import TOP_K_METHODS, UTILITIES, TopSNPs, select_top_snp, select_top_snps
-from ._tdt_problem import tdt_neighbours, tdt_problem
-from ._tdt_reader import transmission_counts
-
-#: Names served by the VCF reader, imported on first use (it needs the ``vcf`` extra).
-_VCF_NAMES = ("read_pedigree", "vcf_transmission_counts")
+from ._counts import CaseControlCounts, TransmissionCounts
+from ._io import VCF_NAMES, case_control_counts, filter_snps, transmission_counts
+from ._select import select_top_snp, select_top_snps
+from ._select_release import TopSNPRelease, select_and_release
+from ._simulate import CaseControlSimulation, simulate_case_control, simulate_trios
+from ._tdt import (
+    MOVES,
+    UTILITIES,
+    beta_max,
+    distance_utility_problem,
+    global_sensitivity,
+    gs_distance,
+    lemma2_region,
+    local_sensitivity,
+    neighbour_distances,
+    release_mechanism,
+    release_statistic,
+    smooth_upper_bound,
+    table_distance,
+    tdt_neighbours,
+    tdt_problem,
+    tdt_statistic,
+    unstable_distance,
+)
+from ._top_snps import TOP_K_METHODS, TopSNPs
 
 __all__ = [
     "ASSOCIATION_TESTS",
@@ -74,6 +85,7 @@ __all__ = [
     "beta_max",
     "case_control_counts",
     "distance_utility_problem",
+    "filter_snps",
     "global_sensitivity",
     "gs_distance",
     "lemma2_region",
@@ -99,11 +111,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    if name in _VCF_NAMES:
+    if name in VCF_NAMES:
         from ..._optional import require
 
         require("cyvcf2", "vcf", purpose=f"dpselect.apps.genomics.{name}")
-        from . import _vcf
+        from . import _io
 
-        return getattr(_vcf, name)
+        return getattr(_io, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from ...mechanisms import Mechanism, distance_problem, select_top_k, top_k_priva
 from ...privacy import Privacy
 from ...problem import SelectionProblem
 from ...typing import Relation
-from ._distance import PanelDistances
+from ._panel import PanelDistances
 
 __all__ = ["TOP_K_METHODS", "TopSNPs"]
 
@@ -70,5 +70,6 @@ def _peel_distances(
         pick = int(left[int(mech.select(sub, rng=gen))])
         chosen.append(pick)
         remaining[pick] = False
-        panel.remove(pick)
+        if len(chosen) < k:  # the last round's distances are never used
+            panel.remove(pick)
     return np.array(chosen, dtype=np.int64)
