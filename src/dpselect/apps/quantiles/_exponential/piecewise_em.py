@@ -30,14 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ....noise import (
-    IntegerSource,
-    check_granularity,
-    default_granularity,
-    exponential_weights_batch,
-    grid_values,
-    rational_rates,
-)
+from ....noise import IntegerSource, check_granularity, default_granularity, grid_values, rational_rates
+from ....noise._exact_em import _exponential_weights_batch
 from ....privacy import Privacy
 
 __all__: list[str] = []
@@ -369,10 +363,14 @@ def sample_grid_exact(
     probability ∝ counts_j exp(scale u_j) by
     :func:`dpselect.noise.exact.exponential_weights_batch` on the exact
     rational rates scale (max u - u_j) (floats converted exactly, integer or
-    Python-int arrays taken as they are); pieces without a grid point drop out.
+    Python-int arrays taken as they are); a piece without a grid point has
+    weight 0 and stays in the arrays (never drawn), so the work follows the
+    number of pieces, not the data (publishing.md: run time).
     No float enters any decision; ``rng="secure"`` draws every integer from the OS.
     """
-    keep = np.flatnonzero(counts > 0)
-    nums, den = rational_rates(utilities[keep], scale)
-    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], count)
-    return grid_values(starts[keep][g] + o, lam)
+    counts = np.asarray(counts)
+    if not (counts > 0).any():
+        raise ValueError("no piece holds a grid point")
+    nums, den = rational_rates(utilities, scale)
+    g, o = _exponential_weights_batch(IntegerSource(rng), nums, den, np.maximum(counts, 0), count)
+    return grid_values(starts[g] + o, lam)
