@@ -128,7 +128,7 @@ def private_quantile(
               \qquad P(t) \propto e^{-\varepsilon \psi(t) / 2},
 
     :math:`L = \#\{x_i < t\}`, :math:`C = \#\{x_i \le t\}`, :math:`R` the
-    rank distance (integers: :math:`\max(0, L + 1 - k, k - C)`; real outputs:
+    rank distance (integer and real outputs alike, the integers being the grid 1:
     :math:`\max(0, \min(C, L + 1) - k, k - C)`; the median: Duff's exact
     add/remove distance) and :math:`w = \max(q, 1 - q)` under add/remove
     (IndExp's normalisation; 1 under replace): the pointwise larger of two
