@@ -81,3 +81,18 @@ def test_padding_keeps_the_law_and_the_draws():
     freq = inside.mean(axis=1)
     se = np.sqrt(law.probabilities * (1 - law.probabilities) / draws.size)
     assert (np.abs(freq - law.probabilities) <= 5 * se + 1e-3).all()
+
+
+def test_empty_groups_are_never_drawn_and_all_empty_is_refused():
+    from dpselect.noise import IntegerSource, exponential_weights_batch
+
+    g, o = exponential_weights_batch(IntegerSource(5), [0, 1, 0, 2, 0], 1, [0, 3, 0, 2, 0], 3000)
+    assert set(np.unique(g)) == {1, 3}
+    assert (o[g == 1] < 3).all() and (o[g == 3] < 2).all()
+    share = (g == 1).mean()  # 3 e^{-1} : 2 e^{-2}
+    p = 3 * np.exp(-1) / (3 * np.exp(-1) + 2 * np.exp(-2))
+    assert abs(share - p) < 5 * np.sqrt(p * (1 - p) / g.size)
+    with pytest.raises(ValueError, match="counts"):
+        exponential_weights_batch(IntegerSource(5), [0, 1], 1, [0, 0], 1)
+    with pytest.raises(ValueError, match="counts"):
+        exponential_weights_batch(IntegerSource(5), [0, 1], 1, [1, -1], 1)

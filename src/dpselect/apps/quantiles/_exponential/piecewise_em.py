@@ -30,8 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ....noise import IntegerSource, check_granularity, default_granularity, grid_values, rational_rates
-from ....noise._exact_em import _exponential_weights_batch
+from ....noise import (
+    IntegerSource,
+    check_granularity,
+    default_granularity,
+    exponential_weights_batch,
+    grid_values,
+    rational_rates,
+)
 from ....privacy import Privacy
 
 __all__: list[str] = []
@@ -368,9 +374,6 @@ def sample_grid_exact(
     number of pieces, not the data (publishing.md: run time).
     No float enters any decision; ``rng="secure"`` draws every integer from the OS.
     """
-    counts = np.asarray(counts)
-    if not (counts > 0).any():
-        raise ValueError("no piece holds a grid point")
     nums, den = rational_rates(utilities, scale)
-    g, o = _exponential_weights_batch(IntegerSource(rng), nums, den, np.maximum(counts, 0), count)
+    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, np.maximum(np.asarray(counts), 0), count)
     return grid_values(starts[g] + o, lam)
