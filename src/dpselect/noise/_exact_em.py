@@ -196,7 +196,7 @@ def _exponential_weights_batch(
 
 def _group_sizes(value: Any, name: str) -> Any:
     """Integers >= 0, not all 0 (a group of size 0 is never drawn)."""
-    NONNEGATIVE_INTEGERS.check(value, name)
+    NONNEGATIVE_INTEGERS(value, name)
     arr = np.asarray(value)
     if arr.size == 0 or not (arr > 0).any():
         raise ValueError(f"{name} must hold at least one positive group size")
