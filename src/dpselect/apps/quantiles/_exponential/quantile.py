@@ -132,7 +132,10 @@ def private_quantile(
     :math:`\max(0, \min(C, L + 1) - k, k - C)`; the median: Duff's exact
     add/remove distance) and :math:`w = \max(q, 1 - q)` under add/remove
     (IndExp's normalisation; 1 under replace): the pointwise larger of two
-    sensitivity-1 losses (docs/mathematics.md §12.1).  :math:`\psi` is
+    sensitivity-1 losses (docs/mathematics.md §12.1); at q = 1/2 and
+    :math:`\varepsilon \le 0.1` (a public rule) also OpenDP's balance
+    :math:`|(1 - q) L - q (n - C)| / w`, which doubles the score of the atoms next to
+    a tied median.  :math:`\psi` is
     constant on the pieces between consecutive distinct values and on each
     data value (an atom: integer outputs, or a real value on the grid, such as
     0, an integer or a bound), so the mechanism draws a piece with probability
