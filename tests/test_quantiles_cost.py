@@ -53,9 +53,10 @@ def test_samplers_receive_the_same_work_whatever_the_data(monkeypatch, sampler, 
     seen: list[int] = []
     exact, categorical = M.sample_grid_exact, M._sample_categorical
 
-    def spy_exact(first, cnt, *args):
+    def spy_exact(first, cnt, *args, **kwargs):
+        assert kwargs == {"keep_empty": True}  # empty pieces stay in the sampler
         seen.append(len(cnt))
-        return exact(first, cnt, *args)
+        return exact(first, cnt, *args, **kwargs)
 
     def spy_categorical(count, gen, method, logw):
         seen.append(len(logw))

@@ -132,7 +132,7 @@ def sample_quantile(
         if uses_balance(q, epsilon):
             num = np.maximum(num, balance_exact(pc.L.astype(num.dtype), pc.C.astype(num.dtype), s.n))
         first = np.rint(pc.lo / lam).astype(np.int64)
-        out = sample_grid_exact(first, pc.count(), -num, Fraction(epsilon) / (2 * Z), lam, count, gen)
+        out = sample_grid_exact(first, pc.count(), -num, Fraction(epsilon) / (2 * Z), lam, count, gen, keep_empty=True)
     else:
         pc, logw = _law(s, q, epsilon, relation, lam)
         out = draw_in_pieces(pc, _sample_categorical(count, gen, method, logw=logw), gen)
