@@ -290,7 +290,8 @@ def private_median(
     :func:`~dpselect.apps.quantiles.duff_median` (on the same grid
     ``granularity``, the exponential mechanism over the grid points of
     ``bounds``; with ``granularity=0`` its continuous law); a data value on the
-    grid is an atom scored by the same distance (released exactly); integer
+    grid is an atom scored by the same distance (released exactly; at epsilon <= 0.1
+    the atoms also by OpenDP's balance, mathematics §12.1); integer
     data (or ``integer=True``) give integer outputs, exactly on a run of tied
     records.  Records outside ``bounds`` are clamped to them.
 
