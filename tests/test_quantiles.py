@@ -118,8 +118,12 @@ def test_target_is_numpy_inverted_cdf():
 
 
 def integer_pmf(x, q, eps, relation="add_remove", scale=1.0):
-    """Brute-force pmf over the integers of BOUNDS: exp(-eps psi / (2 scale)), normalised."""
-    logw = np.array([-0.5 * eps / scale * direct_psi(x, t, q, relation) for t in UNIVERSE])
+    """Brute-force pmf over the integers of BOUNDS: exp(-eps psi / (2 scale)), normalised.
+
+    Integer outputs score the integers as the grid 1 (the real-output rank distance, zero on
+    [x_(k), x_(k+1)]), so they never lose to the real-output mechanism on the same data.
+    """
+    logw = np.array([-0.5 * eps / scale * direct_psi(x, t, q, relation, continuous=True) for t in UNIVERSE])
     w = np.exp(logw - logw.max())
     return w / w.sum()
 

@@ -142,7 +142,9 @@ def test_jitter_floor_is_the_order_statistic():
 
 def test_default_method_is_public():
     assert QM.choose_method(9, 1.0) == "joint"
-    assert QM.choose_method(9, 0.1) == "recursive"
+    assert QM.choose_method(9, 0.1) == "joint"  # the deciles at small epsilon: JointExp (measured)
+    assert QM.choose_method(3, 0.1) == "recursive" and QM.choose_method(19, 0.1) == "recursive"
+    assert QM.choose_method(5, 0.49) == "joint" and QM.choose_method(10, 0.49) == "recursive"
     assert QM.choose_method(200, 1.0) == "recursive"
 
 

@@ -46,7 +46,7 @@ from .._exact_numbers import as_fraction
 from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
 from ._exp_bounds import _bernoulli_pow2_exp, _ln2_fixed, pow2_exp_bounds
-from ._integers import _COUNTS, _INT62, NONNEGATIVE_INTEGERS, POSITIVE_FRACTION, IntegerSource, _rate_values
+from ._integers import _INT62, NONNEGATIVE_INTEGERS, POSITIVE_FRACTION, IntegerSource, _rate_values
 
 __all__ = [
     "NONNEGATIVE_INTEGERS",
@@ -199,12 +199,25 @@ def _exponential_weights_batch(
     return group, offset
 
 
+def _group_sizes(value: Any, name: str) -> Any:
+    """Integers >= 0, not all 0 (a group of size 0 is never drawn)."""
+    NONNEGATIVE_INTEGERS(value, name)
+    arr = np.asarray(value)
+    if arr.size == 0 or not (arr > 0).any():
+        raise ValueError(f"{name} must hold at least one positive group size")
+    return value
+
+
+#: Group sizes of :func:`exponential_weights_batch`: integers >= 0, at least one positive.
+_GROUP_SIZES = Rule("integers >= 0, at least one positive (an array or a list)", check=_group_sizes)
+
+
 @validate_params(
     {
         "src": instance_of(IntegerSource, description="a dpselect.noise.IntegerSource"),
         "nums": NONNEGATIVE_INTEGERS,
         "den": int_at_least(1),
-        "counts": _COUNTS,
+        "counts": _GROUP_SIZES,
         "n": int_at_least(0),
     }
 )
@@ -225,7 +238,9 @@ def exponential_weights_batch(
     den : int
         The common denominator, >= 1.
     counts : array_like of int
-        The group sizes counts_g >= 1.
+        The group sizes counts_g >= 0, at least one positive; a group of size 0
+        has weight 0 and is never drawn (callers keep empty groups so that the
+        work follows the number of groups, not which are empty).
     n : int
         The number of draws, >= 0.
 

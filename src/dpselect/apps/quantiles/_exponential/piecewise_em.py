@@ -348,7 +348,14 @@ def sample_piecewise_grid(
 
 
 def sample_grid_exact(
-    starts: np.ndarray, counts: np.ndarray, utilities: np.ndarray, scale: Fraction, lam: float, count: int, rng: Any
+    starts: np.ndarray,
+    counts: np.ndarray,
+    utilities: np.ndarray,
+    scale: Fraction,
+    lam: float,
+    count: int,
+    rng: Any,
+    keep_empty: bool = False,
 ) -> np.ndarray:
     """``count`` exact draws of (starts_j + o) lambda, P ∝ exp(scale u_j) per point, o uniform below counts_j.
 
@@ -356,10 +363,13 @@ def sample_grid_exact(
     probability ∝ counts_j exp(scale u_j) by
     :func:`dpselect.noise.exact.exponential_weights_batch` on the exact
     rational rates scale (max u - u_j) (floats converted exactly, integer or
-    Python-int arrays taken as they are); pieces without a grid point drop out.
+    Python-int arrays taken as they are); pieces without a grid point drop out
+    (``keep_empty``: they stay with weight 0 and are never drawn, so the work
+    follows the number of pieces, not which are empty -- the single quantile's
+    padded pieces, publishing.md: run time).
     No float enters any decision; ``rng="secure"`` draws every integer from the OS.
     """
-    keep = np.flatnonzero(counts > 0)
+    keep = np.arange(counts.size) if keep_empty else np.flatnonzero(counts > 0)
     nums, den = rational_rates(utilities[keep], scale)
-    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, counts[keep], count)
+    g, o = exponential_weights_batch(IntegerSource(rng), nums, den, np.maximum(counts[keep], 0), count)
     return grid_values(starts[keep][g] + o, lam)

@@ -128,11 +128,14 @@ def private_quantile(
               \qquad P(t) \propto e^{-\varepsilon \psi(t) / 2},
 
     :math:`L = \#\{x_i < t\}`, :math:`C = \#\{x_i \le t\}`, :math:`R` the
-    rank distance (integers: :math:`\max(0, L + 1 - k, k - C)`; real outputs:
+    rank distance (integer and real outputs alike, the integers being the grid 1:
     :math:`\max(0, \min(C, L + 1) - k, k - C)`; the median: Duff's exact
     add/remove distance) and :math:`w = \max(q, 1 - q)` under add/remove
     (IndExp's normalisation; 1 under replace): the pointwise larger of two
-    sensitivity-1 losses (docs/mathematics.md §12.1).  :math:`\psi` is
+    sensitivity-1 losses (docs/mathematics.md §12.1); at q = 1/2 and
+    :math:`\varepsilon \le 0.1` (a public rule) also OpenDP's balance
+    :math:`|(1 - q) L - q (n - C)| / w`, which doubles the score of the atoms next to
+    a tied median.  :math:`\psi` is
     constant on the pieces between consecutive distinct values and on each
     data value (an atom: integer outputs, or a real value on the grid, such as
     0, an integer or a bound), so the mechanism draws a piece with probability
@@ -305,7 +308,8 @@ def private_median(
     :func:`~dpselect.apps.quantiles.duff_median` (on the same grid
     ``granularity``, the exponential mechanism over the grid points of
     ``bounds``; with ``granularity=0`` its continuous law); a data value on the
-    grid is an atom scored by the same distance (released exactly); integer
+    grid is an atom scored by the same distance (released exactly; at epsilon <= 0.1
+    the atoms also by OpenDP's balance, mathematics §12.1); integer
     data (or ``integer=True``) give integer outputs, exactly on a run of tied
     records.  Records outside ``bounds`` are clamped to them.
 

@@ -22,9 +22,10 @@ losses (docs/mathematics.md §12.1):
 ``w = max(q, 1 - q)`` under add/remove (one record moves ``L - q n`` by
 ``1 - q`` or ``-q``), ``w = 1`` under replace (n fixed), and the rank distance
 
-* integer candidates: ``R = max(0, L + 1 - k, k - C)``, zero exactly at
-  ``x_(k)`` (the exact replace distance);
-* real outputs (grid points, continuous intervals): ``R = max(0, min(C, L + 1) - k, k - C)``,
+* ``kind="integer"``: ``R = max(0, L + 1 - k, k - C)``, zero exactly at
+  ``x_(k)`` (the exact replace distance; no longer the default of integer outputs);
+* real and integer outputs (grid points, the integers as the grid 1, continuous
+  intervals): ``R = max(0, min(C, L + 1) - k, k - C)``,
   zero on the closed interval ``[x_(k), x_(k+1)]``: on an interval (``L = C = j``)
   ``R = |j - k|``, so at large epsilon the output is near ``x_(k)``;
 * the median (q = 1/2, add/remove): Gillenwater & Muñoz Medina's exact
@@ -335,7 +336,7 @@ def distance_exact(
 
 def log_masses(pc: Pieces, n: int, q: float, epsilon: float, relation: str, sensitivity: float = 1.0) -> np.ndarray:
     """Log |p| - epsilon psi_p / (2 sensitivity) per piece (unnormalised)."""
-    kind = "integer" if pc.integer else ("grid" if pc.lam > 0 else "continuous")
+    kind = "grid" if pc.integer or pc.lam > 0 else "continuous"  # integers: the grid lambda = 1
     psi = rank_distance(pc.L, pc.C, n, q, relation, kind)
     return pc.logsize - (0.5 * epsilon / sensitivity) * psi
 
