@@ -258,3 +258,18 @@ def test_mismatched_pgen_fileset_is_a_named_error(tmp_path):
     (tmp_path / "p.pgen").unlink()
     with pytest.raises(FileNotFoundError, match="path"):
         case_control_counts(tmp_path / "p.pvar")
+
+
+def test_progress_off_a_terminal_prints_the_final_line_only_for_a_short_job():
+    """Off a terminal (logs, CI) a job of a few seconds prints one line, not one per 10 %."""
+    import io
+
+    from dpselect.apps.genomics._io._progress import Progress
+
+    stream = io.StringIO()
+    p = Progress(1000, "counting", stream=stream)
+    for _ in range(10):
+        p.advance(100)
+    p.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("counting: 1,000/1,000 SNPs (100%)")

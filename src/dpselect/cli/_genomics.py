@@ -137,7 +137,7 @@ def _check_tdt_files(file: Path, pedigree: Path | None) -> None:
 
 def tdt_command(
     file: Path = typer.Argument(
-        ..., help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
+        ..., metavar="FILE", help="PLINK 1 fileset (prefix or .bed path) of trios, or a VCF/BCF file (with --pedigree)"
     ),
     epsilon: float = EPSILON_OPTION,
     k: int = K_OPTION,
@@ -303,6 +303,7 @@ def _assoc_select(
 def assoc_command(
     file: Path = typer.Argument(
         ...,
+        metavar="FILE",
         help="PLINK fileset (prefix, .bed or .pgen path) of cases and controls "
         "(.fam phenotype 2 = case, 1 = control, others left out)",
     ),

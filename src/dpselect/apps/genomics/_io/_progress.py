@@ -9,15 +9,16 @@ from typing import Any, TextIO
 
 __all__ = ["Progress", "make_progress"]
 
-#: Seconds between progress lines off a terminal when the total is unknown.
+#: Seconds between progress lines off a terminal (a short job prints its final line only).
 _EVERY = 10.0
 
 
 class Progress:
-    """Thread-safe progress of ``total`` units: one rewritten line on a terminal, else a line per 10 %.
+    """Thread-safe progress of ``total`` units: one rewritten line on a terminal, else a line every 10 s.
 
-    ``total = 0``: unknown (a stream); the line gives the units done, and off a
-    terminal one line is printed every ``_EVERY`` seconds.
+    ``total = 0``: unknown (a stream); the line gives the units done.  Off a
+    terminal (logs, CI) a line is printed at most every ``_EVERY`` seconds, so a
+    job of a few seconds prints only its final line.
 
     ``advance`` may be called from Dask's worker threads; ``close`` prints the
     final line (units, seconds, rate).
@@ -30,7 +31,6 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.done = 0
-        self._next_decile = 1
         self._last = 0.0
         self._start = time.perf_counter()
         self._lock = threading.Lock()
@@ -49,11 +49,7 @@ class Progress:
                     self._last = now
                     self.stream.write("\r" + self._line())
                     self.stream.flush()
-            elif self.total and self.done * 10 >= self._next_decile * self.total and self.done < self.total:
-                self._next_decile = self.done * 10 // self.total + 1
-                self.stream.write(self._line() + "\n")
-                self.stream.flush()
-            elif not self.total and now - max(self._last, self._start) >= _EVERY:
+            elif now - max(self._last, self._start) >= _EVERY and self.done != self.total:
                 self._last = now
                 self.stream.write(self._line() + "\n")
                 self.stream.flush()
