@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from dpselect import SelectionProblem
-from dpselect.apps.genomics._tdt._select import neighbour_distances, tdt_statistic
+from dpselect.apps.genomics import neighbour_distances, tdt_statistic
 from dpselect.experiments.datasets import simulate_tdt
 from dpselect.mechanisms.joint_top_k import joint_lambda, joint_levels
 
