@@ -121,8 +121,7 @@ MAX_DOMAIN_TOP = 12
 #: Domains not yet split into sub-packages.
 DOMAIN_TOP_EXEMPT = frozenset(
     {
-        "genomics",  # genomics: split on its own branch
-        "trees",  # trees: 17 modules at the top level, to be split by concern like quantiles
+        "genomics"  # genomics: split on its own branch
     }
 )
 

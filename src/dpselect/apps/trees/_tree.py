@@ -33,7 +33,7 @@ records):
   standard deviation of noise, fall back to their nearest ancestor that does,
   up to the root, whose label combines the leaves' counts with the noisy class
   counts of the shape rule: the privately chosen majority class
-  (post-processing, :func:`dpselect.apps.trees._leaf_labels.leaf_values`).  So a
+  (post-processing, :func:`dpselect.apps.trees._growing.leaf_labels.leaf_values`).  So a
   tree without evidence predicts the majority label: the depth-0 choice is
   made privately and at no cost.
 * ``stopping="depth"``: data-independent, every node above ``max_depth``
@@ -52,7 +52,7 @@ records):
 
 Shape from public quantities (never tuned on the private data)
 --------------------------------------------------------------
-See :mod:`dpselect.apps.trees._tree_shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
+See :mod:`dpselect.apps.trees._growing.shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
 :func:`~dpselect.apps.trees.auto_n_bins`, the record-count share).
 
 Privacy accounting
@@ -71,9 +71,9 @@ sensitivity were inferred from the training data reports no guarantee
 Pure selections spend no delta; "snm_laplace"/"snm_lln" split ``delta``
 evenly over the split levels.
 
-Audits: :func:`dpselect.apps.trees._nodes.binary_split_problem` and
-:func:`~dpselect.apps.trees._nodes.split_problem` build exactly the problem a
-node builds from its records; :func:`~dpselect.apps.trees._nodes.node_neighbours`
+Audits: :func:`dpselect.apps.trees._growing.nodes.binary_split_problem` and
+:func:`~dpselect.apps.trees._growing.nodes.split_problem` build exactly the problem a
+node builds from its records; :func:`~dpselect.apps.trees._growing.nodes.node_neighbours`
 enumerates a node dataset's neighbours.  Unseen categories at prediction go
 to the "!=" side of a binary cut and to the child with the largest released
 mass of a multiway split.
@@ -90,11 +90,11 @@ from ..._params import Rule, int_at_least, options
 from ...accounting import Accountant
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
-from ._grow import DPTree, route
+from ._growing.fit import fit_tree
+from ._growing.grow import DPTree, route
+from ._growing.split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._params import COMMON_CONSTRAINTS, SPLITS, STOPPINGS
-from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._tabular import bin_codes, encode_transform
-from ._tree_fit import fit_tree
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
@@ -182,7 +182,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
     n_records_ : float or None
         The public or noisy record count used for the shape (a noisy count
         is the sum of the noisy class counts, integers: exact discrete
-        Laplace, see :func:`~dpselect.apps.trees._grow.noisy_counts`).
+        Laplace, see :func:`~dpselect.apps.trees._growing.grow.noisy_counts`).
 
     See Also
     --------
@@ -318,7 +318,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         noisy counts are at least twice their noise and favour its own label over
         the inherited one by a standard deviation of noise (up to the root's
         majority label) when the leaf's own do not, clipped at 0 and normalised
-        (:func:`~dpselect.apps.trees._leaf_labels.leaf_values`).
+        (:func:`~dpselect.apps.trees._growing.leaf_labels.leaf_values`).
         A class whose noisy count fell below 0 gets probability 0, so
         well-separated leaves give exactly 0 and 1.
 

@@ -62,16 +62,21 @@ from typing import Any, TypeVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._validation import check_random_state
-from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, forest_privacy
-from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
-from ...privacy import Privacy
-from ...problem import SelectionProblem
-from ...typing import ArrayLike
-from ..counts import majority_problem
-from ._estimator import DPClassifierBase
-from ._forest_structure import (
+from ...._validation import check_random_state
+from ...._warnings import PrivacyLeakWarning
+from ....accounting import Accountant, forest_privacy
+from ....mechanisms import APPROXIMATE_NAMES, make_mechanism
+from ....privacy import Privacy
+from ....problem import SelectionProblem
+from ....typing import ArrayLike
+from ...counts import majority_problem
+from .._estimator import DPClassifierBase
+from .._growing.grow import noisy_counts
+from .._growing.nodes import select_nodes
+from .._growing.shape import RECORD_COUNT_SHARE
+from .._params import LEAF_UTILITIES
+from .._tabular import Schema, encode_training, encode_transform
+from .structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
     SALT_LABEL,
@@ -85,11 +90,6 @@ from ._forest_structure import (
     sort_unique,
     uniform,
 )
-from ._grow import noisy_counts
-from ._nodes import select_nodes
-from ._params import LEAF_UTILITIES
-from ._tabular import Schema, encode_training, encode_transform
-from ._tree_shape import RECORD_COUNT_SHARE
 
 #: The forest estimator a fit function fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)

@@ -1,14 +1,14 @@
 """Differentially private forests: private greedy trees on disjoint parts (default), or Fletcher–Islam.
 
 ``algorithm="trees"`` (default) is the partition ensemble of private greedy
-trees of :mod:`dpselect.apps.trees._ensemble` (as many trees as the records
+trees of :mod:`dpselect.apps.trees._forest.ensemble` (as many trees as the records
 allow without losing depth; one tree on small budgets).
 ``algorithm="fletcher_islam"`` is the random decision forest of Fletcher &
 Islam (ESWA 2017), kept for the paper's reproduction and described below.
 
 Fletcher–Islam trees, their leaf labels and their accounting are in
-:mod:`dpselect.apps.trees._fletcher_islam`; the partition ensemble in
-:mod:`dpselect.apps.trees._ensemble`.  Both are (epsilon, delta)-DP for add/remove
+:mod:`dpselect.apps.trees._forest.fletcher_islam`; the partition ensemble in
+:mod:`dpselect.apps.trees._forest.ensemble`.  Both are (epsilon, delta)-DP for add/remove
 neighbours by parallel composition over disjoint records (mathematics §11.1 for the
 trees, mathematics §5.3 for Fletcher–Islam with its caveats fixed).
 """
@@ -20,14 +20,14 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._params import Rule, int_at_least, options
-from ...accounting import Accountant
-from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
-from ._ensemble import fit_partition_forest, partition_forest_proba
-from ._estimator import DPClassifierBase
-from ._fletcher_islam import fit_fletcher_islam, forest_votes
-from ._forest_structure import auto_forest_depth, auto_n_estimators, fletcher_islam_depth
-from ._params import ALGORITHMS, COMMON_CONSTRAINTS, LEAF_UTILITIES
+from ...._params import Rule, int_at_least, options
+from ....accounting import Accountant
+from ....typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
+from .._estimator import DPClassifierBase
+from .._params import ALGORITHMS, COMMON_CONSTRAINTS, LEAF_UTILITIES
+from .ensemble import fit_partition_forest, partition_forest_proba
+from .fletcher_islam import fit_fletcher_islam, forest_votes
+from .structure import auto_forest_depth, auto_n_estimators, fletcher_islam_depth
 
 __all__ = ["DPRandomForestClassifier", "auto_forest_depth", "auto_n_estimators", "fletcher_islam_depth"]
 
@@ -38,7 +38,7 @@ class DPRandomForestClassifier(DPClassifierBase):
     The fit is (epsilon, delta)-DP for add/remove neighbours (one training record added
     or removed): the trees on disjoint parts by mathematics §11.1, Fletcher–Islam's
     leaf queries by parallel composition (mathematics §5.3).  See
-    :mod:`dpselect.apps.trees._ensemble` and :mod:`dpselect.apps.trees._fletcher_islam`
+    :mod:`dpselect.apps.trees._forest.ensemble` and :mod:`dpselect.apps.trees._forest.fletcher_islam`
     for the algorithms, accounting and representation.
     **With the defaults the forest is one private tree below about a million records**:
     ``n_estimators=None`` makes as many disjoint parts as cost no depth
@@ -47,7 +47,7 @@ class DPRandomForestClassifier(DPClassifierBase):
     :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` (the same noisy class
     counts, shape and leaf labels), and so has its accuracy: under pure DP two or
     four trees on halves or quarters of the records lost to one tree on all of them
-    in most measured cells (:mod:`dpselect.apps.trees._ensemble`).  Use the tree
+    in most measured cells (:mod:`dpselect.apps.trees._forest.ensemble`).  Use the tree
     unless the data hold millions of records.
 
     Parameters
@@ -93,7 +93,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         fresh int seeds drawn from it: reproducible, **not private**).
     algorithm : {"trees", "fletcher_islam"}, default="trees"
         "trees": private greedy trees on disjoint parts of the records
-        (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
+        (:mod:`dpselect.apps.trees._forest.ensemble`); "fletcher_islam":
         random-structure trees with private leaf labels (Fletcher & Islam
         2017, described in the module docstring).
     accountant : Accountant or None, default=None
