@@ -68,7 +68,94 @@ workers : int or None, default=None
 progress : bool or None, default=None
     Progress on stderr: True / False force it on / off; None shows a bar on a terminal
     and a plain line every few seconds elsewhere.""",
+    # the sections of a selection mechanism's ``privacy(problem)`` (dpselect.mechanisms)
+    "privacy_sections": """\
+Parameters
+----------
+problem : SelectionProblem
+    The problem (its ``relation`` and ``private`` flag matter).
+
+Returns
+-------
+Privacy
+    The guarantee under ``problem.relation``.
+
+Examples
+--------
+>>> import dpselect""",
+    # the samples a fitted tree estimator predicts on (dpselect.apps.trees)
+    "samples_X": """\
+Parameters
+----------
+X : array-like or DataFrame of shape (n_samples, n_features)
+    Samples.
+
+Returns
+-------""",
+    # an experiment's claims from its rows (dpselect.experiments)
+    "rows_to_claims": """\
+Parameters
+----------
+rows : list of dict
+    The rows of :func:`run_task`.
+
+Returns
+-------
+list of Claim""",
+    # an experiment's summary table from its rows (dpselect.experiments)
+    "rows_to_markdown": """\
+Parameters
+----------
+rows : list of dict
+    The rows of :func:`run_task`.
+
+Returns
+-------
+str
+    Markdown.""",
+    # an experiment's notes for its report (dpselect.experiments)
+    "experiment_notes": """\
+Parameters
+----------
+quick : bool
+    Whether the grid was the quick one.
+data_dir : pathlib.Path or None
+    The data directory given.
+
+Returns
+-------
+list of str
+    One note each.""",
+    # an experiment's epsilon grid (dpselect.experiments)
+    "experiment_epsilons": """\
+Parameters
+----------
+quick : bool
+    The small grid of ``--quick``.
+
+Returns
+-------
+list of float
+    The epsilons, increasing.""",
+    # an experiment's tasks (dpselect.experiments)
+    "experiment_tasks": """\
+Parameters
+----------
+quick : bool
+    The small grid of ``--quick``.
+data_dir : Path or None
+    The data directory (``--data-dir``), or None for the embedded defaults.
+
+Returns
+-------
+list of Task
+    The tasks, in a deterministic order.""",
 }
+
+#: The same for a mechanism whose guarantee depends on the number of candidates m too.
+FRAGMENTS["privacy_sections_m"] = FRAGMENTS["privacy_sections"].replace(
+    "``relation`` and ``private`` flag matter", "``relation``, ``private`` flag and m matter"
+)
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
 

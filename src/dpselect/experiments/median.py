@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..apps import quantiles as duff
 from ..apps import quantiles as mb
 from ._common import accuracy_figure, means_table, stats_by, task_grid
@@ -65,36 +66,20 @@ ABBREVIATIONS = {
 }
 
 
+@fill_doc
 def epsilons(quick: bool) -> list[float]:
     """The epsilons of the grid.
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-
-    Returns
-    -------
-    list of float
-        The epsilons, increasing.
+    %(experiment_epsilons)s
     """
     return [float(e) for e in np.logspace(-1, 1, 3 if quick else 9)]
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per point of the experiment's grid (the epsilons run inside a task).
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-    data_dir : Path or None
-        The data directory (``--data-dir``), or None for the embedded defaults.
-
-    Returns
-    -------
-    list of Task
-        The tasks, in a deterministic order.
+    %(experiment_tasks)s
     """
     reps = 3 if quick else 50
     return task_grid({"distribution": DISTRIBUTIONS, "rep": range(reps)}, n=N, epsilons=epsilons(quick))

@@ -28,6 +28,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..analysis import expected_error
 from ..apps import quantiles as pct
 from ..mechanisms import ExponentialMechanism, LocalDampening, PermuteAndFlip, SmoothNoisyMax, dampened_utilities
@@ -78,36 +79,20 @@ FIGURE_NOTE = (
 LINEAR_BELOW = 1e-6
 
 
+@fill_doc
 def epsilons(quick: bool) -> list[float]:
     """The epsilons of the grid.
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-
-    Returns
-    -------
-    list of float
-        The epsilons, increasing.
+    %(experiment_epsilons)s
     """
     return [float(e) for e in np.logspace(-1, 2, 7 if quick else 30)]
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per point of the experiment's grid (the epsilons run inside a task).
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-    data_dir : Path or None
-        The data directory (``--data-dir``), or None for the embedded defaults.
-
-    Returns
-    -------
-    list of Task
-        The tasks, in a deterministic order.
+    %(experiment_tasks)s
     """
     if data_dir is None and not quick:
         require_file(None, what="DPBench (dpbench_1d/*.n4096.npy)")

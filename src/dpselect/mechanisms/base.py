@@ -21,6 +21,7 @@ from typing import NamedTuple, overload
 import numpy as np
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._validation import check_random_state, check_size
 from ..noise import NoiseDistribution
@@ -168,22 +169,11 @@ class Mechanism(ABC):
         """
 
     @abstractmethod
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """The guarantee this mechanism has on this problem.
+        """The (epsilon, delta) guarantee this mechanism has on this problem.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The (epsilon, delta) guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> print(dpselect.PermuteAndFlip(1.0).privacy(p))
         1-DP [add_remove]

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, validate_fields
 from ..noise import Exponential, Gumbel
@@ -150,26 +151,13 @@ class ExponentialMechanism(ExactSampling):
         a = noisy_max.standardised(problem.scores, global_scale(self.epsilon, problem))
         return a - logsumexp(a)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP and epsilon-bounded-range (``bounded_range=epsilon``).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> q = dpselect.ExponentialMechanism(1.0).privacy(p)
-        >>> str(q), q.bounded_range
-        ('1-DP [add_remove]', 1.0)
+        %(privacy_sections)s
+        >>> dpselect.ExponentialMechanism(1.0).privacy(dpselect.SelectionProblem([1.0, 0.0])).bounded_range
+        1.0
         """
         check_problem(problem)
         return pure_privacy(
@@ -273,26 +261,13 @@ class PermuteAndFlip(ExactSampling):
             return pf_log_probabilities(problem.scores, scale)
         return pf_fast_log_probabilities(problem.scores, scale)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP (no bounded-range certificate).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> q = dpselect.PermuteAndFlip(1.0).privacy(p)
-        >>> str(q), q.bounded_range
-        ('1-DP [add_remove]', None)
+        %(privacy_sections)s
+        >>> print(dpselect.PermuteAndFlip(1.0).privacy(dpselect.SelectionProblem([1.0, 0.0])))
+        1-DP [add_remove]
         """
         check_problem(problem)
         return pure_privacy(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; mathematics §2.6)")

@@ -83,6 +83,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import PROBLEM, check_problem
 from .._params import EPSILON, Rule, validate_fields, validate_params
 from .._validation import check_random_state
@@ -334,22 +335,11 @@ class LocalDampening(Mechanism):
         draws = noisy_max.sample_argmax(d, scale, Gumbel(), size=n, rng=gen)
         return idx[np.asarray(draws)].astype(np.int64)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(epsilon, 0)-DP under ``problem.relation`` (no guarantee for a non-private problem).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
         >>> ld = dpselect.LocalDampening(1.0)
         >>> print(ld.privacy(p))

@@ -25,6 +25,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from .. import accounting
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, positive, validate_fields
 from .._validation import check_delta, check_positive, check_random_state
@@ -317,23 +318,14 @@ class PrivateSensitivityBound(Mechanism):
             out[i] = sel.select(fixed, rng=gen)
         return out
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(eps1 + eps2, delta)-DP under ``problem.relation`` (mathematics §9.2).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
+        The guarantee is :func:`dpselect.accounting.sensitivity_bound_privacy` of the budgets (no
+        guarantee for a non-private problem).
 
-        Returns
-        -------
-        Privacy
-            :func:`dpselect.accounting.sensitivity_bound_privacy` of the
-            budgets (no guarantee for a non-private problem).
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
         >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
         >>> print(mech.privacy(p))

@@ -86,6 +86,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..._docstrings import fill_doc
 from ..._params import Rule, int_at_least, options
 from ...accounting import Accountant
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
@@ -310,6 +311,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         Z = self._codes_matrix(Xc, np.where(Xk < 0, -1, Xk))
         return route(self.tree_, Z, np.isin(np.arange(Z.shape[1]), self._schema.cont))
 
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The released class frequencies of each sample's leaf.
 
@@ -322,46 +324,18 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         A class whose noisy count fell below 0 gets probability 0, so
         well-separated leaves give exactly 0 and 1.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1; columns follow ``classes_``.
         """
         check_is_fitted(self, "tree_")
         return self.tree_.value[self._leaves(X)]
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """The most probable class of the sample's leaf (post-processing of the released tree).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The argmax of :meth:`predict_proba` (the first class on ties),
-            as labels of ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
+    @fill_doc
     def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (row of ``tree_.leaf_counts``) of the leaf each sample lands in.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of int of shape (n_samples,)
             The leaf index of each sample.
         """

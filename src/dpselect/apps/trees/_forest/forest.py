@@ -20,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ...._docstrings import fill_doc
 from ...._params import Rule, int_at_least, options
 from ....accounting import Accountant
 from ....typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
@@ -235,6 +236,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         return fit_fletcher_islam(self, X, y, budget, mechanism)
 
     # -------------------------------------------------------------- predict
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities.
 
@@ -247,13 +249,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         same records.  With ``algorithm="trees"`` the trees release noisy
         leaf class counts, and the probabilities are the mean of the trees'.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1; columns follow ``classes_``.
         """
@@ -263,20 +259,3 @@ class DPRandomForestClassifier(DPClassifierBase):
         votes = forest_votes(self, X)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """The class with the most votes (first on ties); "trees": the largest mean probability.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The argmax of :meth:`predict_proba` (the first class on ties),
-            as labels of ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]

@@ -62,6 +62,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ...._docstrings import fill_doc
 from ...._params import ACCOUNTANT, DELTA, EPSILON, SEED, Rule, int_at_least, options, positive, validate_estimator
 from ...._validation import check_random_state
 from ...._warnings import PrivacyLeakWarning
@@ -367,32 +368,22 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         return list(found)
 
     # --------------------------------------------------------------- predict
+    @fill_doc
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The best model's predictions.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples,)
             ``best_estimator_.predict(X)``.
         """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The best model's class probabilities.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             ``best_estimator_.predict_proba(X)``.
         """
