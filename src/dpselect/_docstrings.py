@@ -68,93 +68,48 @@ workers : int or None, default=None
 progress : bool or None, default=None
     Progress on stderr: True / False force it on / off; None shows a bar on a terminal
     and a plain line every few seconds elsewhere.""",
-    # the sections of a selection mechanism's ``privacy(problem)`` (dpselect.mechanisms)
-    "privacy_sections": """\
-Parameters
-----------
-problem : SelectionProblem
-    The problem (its ``relation`` and ``private`` flag matter).
-
-Returns
--------
-Privacy
-    The guarantee under ``problem.relation``.
-
-Examples
---------
->>> import dpselect""",
-    # the samples a fitted tree estimator predicts on (dpselect.apps.trees)
-    "samples_X": """\
-Parameters
-----------
-X : array-like or DataFrame of shape (n_samples, n_features)
-    Samples.
-
-Returns
--------""",
-    # an experiment's claims from its rows (dpselect.experiments)
-    "rows_to_claims": """\
-Parameters
-----------
-rows : list of dict
-    The rows of :func:`run_task`.
-
-Returns
--------
-list of Claim""",
-    # an experiment's summary table from its rows (dpselect.experiments)
-    "rows_to_markdown": """\
-Parameters
-----------
-rows : list of dict
-    The rows of :func:`run_task`.
-
-Returns
--------
-str
-    Markdown.""",
-    # an experiment's notes for its report (dpselect.experiments)
-    "experiment_notes": """\
-Parameters
-----------
-quick : bool
-    Whether the grid was the quick one.
-data_dir : pathlib.Path or None
-    The data directory given.
-
-Returns
--------
-list of str
-    One note each.""",
-    # an experiment's epsilon grid (dpselect.experiments)
-    "experiment_epsilons": """\
-Parameters
-----------
-quick : bool
-    The small grid of ``--quick``.
-
-Returns
--------
-list of float
-    The epsilons, increasing.""",
-    # an experiment's tasks (dpselect.experiments)
-    "experiment_tasks": """\
-Parameters
-----------
-quick : bool
-    The small grid of ``--quick``.
-data_dir : Path or None
-    The data directory (``--data-dir``), or None for the embedded defaults.
-
-Returns
--------
-list of Task
-    The tasks, in a deterministic order.""",
 }
 
-#: The same for a mechanism whose guarantee depends on the number of candidates m too.
-FRAGMENTS["privacy_sections_m"] = FRAGMENTS["privacy_sections"].replace(
-    "``relation`` and ``private`` flag matter", "``relation``, ``private`` flag and m matter"
+
+def _sections(parameters: str, returns: str = "") -> str:
+    """A fragment of numpydoc ``Parameters`` entries and the ``Returns`` heading with its entry (if any)."""
+    return f"Parameters\n----------\n{parameters}\n\nReturns\n-------" + (f"\n{returns}" if returns else "")
+
+
+_PROBLEM = "problem : SelectionProblem\n    The problem (its ``relation``{} ``private`` flag {}matter)."
+_ROWS = "rows : list of dict\n    The rows of :func:`run_task`."
+_QUICK = "quick : bool\n    The small grid of ``--quick``."
+_PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
+
+FRAGMENTS.update(
+    {
+        # the sections of a selection mechanism's ``privacy(problem)`` (dpselect.mechanisms); "_m": m matters too
+        "privacy_sections": _sections(_PROBLEM.format(" and", ""), _PRIVACY),
+        "privacy_sections_m": _sections(_PROBLEM.format(",", "and m "), _PRIVACY),
+        # a method of a mechanism on a selection problem (dpselect.mechanisms)
+        "problem_sections": _sections("problem : SelectionProblem\n    The candidates' utilities and sensitivities."),
+        # a mechanism's noise calibration (dpselect.mechanisms)
+        "calibrate_sections": _sections(
+            "problem : SelectionProblem\n    The candidates' utilities, global sensitivity and ``monotone`` flag.",
+            "Calibration\n    The scale and the standard noise law (a :mod:`dpselect.noise` object).",
+        ),
+        # the samples a fitted tree estimator predicts on (dpselect.apps.trees)
+        "samples_X": _sections("X : array-like or DataFrame of shape (n_samples, n_features)\n    Samples."),
+        # an experiment's claims, summary table, notes, epsilon grid and tasks (dpselect.experiments)
+        "rows_to_claims": _sections(_ROWS, "list of Claim"),
+        "rows_to_markdown": _sections(_ROWS, "str\n    Markdown."),
+        "experiment_notes": _sections(
+            "quick : bool\n    Whether the grid was the quick one.\n"
+            "data_dir : pathlib.Path or None\n    The data directory given.",
+            "list of str\n    One note each.",
+        ),
+        "experiment_epsilons": _sections(_QUICK, "list of float\n    The epsilons, increasing."),
+        "experiment_tasks": _sections(
+            _QUICK
+            + "\ndata_dir : Path or None\n    The data directory (``--data-dir``), or None for the embedded defaults.",
+            "list of Task\n    The tasks, in a deterministic order.",
+        ),
+    }
 )
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)

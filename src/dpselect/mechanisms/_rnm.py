@@ -84,18 +84,11 @@ class ReportNoisyMax(ExactSampling):
         """The law the exact sampler draws: EM for Gumbel noise, PF for exponential noise."""
         return "em" if self.noise == "gumbel" else "pf"
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the law named by ``noise``.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+        %(calibrate_sections)s
 
         Examples
         --------

@@ -104,18 +104,11 @@ class ExponentialMechanism(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Gumbel law.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+        %(calibrate_sections)s
 
         Examples
         --------
@@ -127,16 +120,11 @@ class ExponentialMechanism(ExactSampling):
         """
         return Calibration(global_scale(self.epsilon, problem), Gumbel())
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Closed form: log-softmax of u / eta.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]``, eta the scale of :meth:`calibrate`.
 
@@ -208,18 +196,11 @@ class PermuteAndFlip(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Exponential law.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
+        %(calibrate_sections)s
 
         Examples
         --------
@@ -231,6 +212,7 @@ class PermuteAndFlip(ExactSampling):
         """
         return Calibration(global_scale(self.epsilon, problem), Exponential())
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact law: a polynomial integral (m <= 64), its O(18 m) power-sum evaluation beyond.
 
@@ -238,13 +220,7 @@ class PermuteAndFlip(ExactSampling):
         m <= 64 candidates; the power-sum evaluation of the same integral
         beyond agrees with it to ~1e-15.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]``.
 
