@@ -93,6 +93,33 @@ FRAGMENTS.update(
             "problem : SelectionProblem\n    The candidates' utilities, global sensitivity and ``monotone`` flag.",
             "Calibration\n    The scale and the standard noise law (a :mod:`dpselect.noise` object).",
         ),
+        # the composition of k eta-bounded-range mechanisms (dpselect.accounting.bounded_range)
+        "br_composition": _sections(
+            "eta : float\n    The bounded-range parameter of every mechanism, > 0.\nk : int\n"
+            "    The number of mechanisms, >= 1.\ndelta : float\n    The delta of the composed guarantee, in (0, 1).",
+            "float",
+        ),
+        # the dilation of the smooth-bound selections (dpselect.accounting.selection)
+        "dilation_m": "Parameters\n----------\nm : int\n    The number of candidates, >= 1.",
+        "dilation_delta": "delta : float\n    The delta of the dilation, in (0, 1).\n\nReturns\n-------\nfloat",
+        # the parameters of the LLN-noised selection (dpselect.accounting)
+        "lln_parameters": "Parameters\n----------\nm : int\n    The number of candidates, >= 1.\nbeta : float\n"
+        "    The smoothness of the bound S, >= 0.\nsigma : float\n    The shape of the LLN noise, > 0.\na : float\n"
+        "    A > 0: the noise scale is S(x)/A.",
+        # the smooth-bound noise of the smooth selections (dpselect.accounting.selection)
+        "smooth_noise_parameters": "Parameters\n----------\na : float\n    A > 0: the noise scale is S(x)/A.\n"
+        "beta : float\n    The smoothness of the bound S, >= 0.\nm : int\n    The number of candidates, >= 1.",
+        # a function of one bounded-range parameter (dpselect.accounting.composition)
+        "eta_to_float": _sections("eta : float\n    The bounded-range parameter, >= 0.", "float"),
+        # the target guarantee of a calibration (dpselect.accounting)
+        "target_privacy": "Parameters\n----------\nepsilon : float\n    The target epsilon, > 0.\ndelta : float\n"
+        "    The target delta, in (0, 1).",
+        # the command line's entry points (dpselect.cli, dpselect.__main__)
+        "cli_argv": _sections(
+            "argv : sequence of str or None, default=None\n"
+            "    The arguments after the program name (None: ``sys.argv[1:]``).",
+            "int\n    The exit status: 0 on success, 2 on a user error, 1 on an internal error.",
+        ),
         # the samples a fitted tree estimator predicts on (dpselect.apps.trees)
         "samples_X": _sections("X : array-like or DataFrame of shape (n_samples, n_features)\n    Samples."),
         # an experiment's claims, summary table, notes, epsilon grid and tasks (dpselect.experiments)
