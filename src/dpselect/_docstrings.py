@@ -79,6 +79,10 @@ def _sections(parameters: str, returns: str = "") -> str:
 _PROBLEM = "problem : SelectionProblem\n    The problem (its ``relation``{} ``private`` flag {}matter)."
 _ROWS = "rows : list of dict\n    The rows of :func:`run_task`."
 _QUICK = "quick : bool\n    The small grid of ``--quick``."
+_TRAINING = (
+    "X : array-like or DataFrame of shape (n_samples, n_features)\n    Training records.\n"
+    "y : array-like of shape (n_samples,)\n    Class labels."
+)
 _PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
 
 FRAGMENTS.update(
@@ -122,6 +126,31 @@ FRAGMENTS.update(
         ),
         # the samples a fitted tree estimator predicts on (dpselect.apps.trees)
         "samples_X": _sections("X : array-like or DataFrame of shape (n_samples, n_features)\n    Samples."),
+        # the training data of a private tree or forest fit, and its budget (dpselect.apps.trees)
+        "training_records": _TRAINING,
+        "training_records_budget": _TRAINING + "\naccountant : Accountant or None\n"
+        "    The budget the fit charges (before any randomness); None charges\n    nothing.",
+        # the private tree estimators' public schema, budget, fitted attributes and preprocessing note
+        "feature_schema": "bounds : pair, dict or array-like, default=None\n"
+        "    Public bounds of the continuous features\n"
+        "    (:data:`~dpselect.typing.FeatureBounds`, :mod:`dpselect.apps.trees`);\n"
+        "    None infers them from the data: no guarantee.\ncategorical_features : indices, names, mask or dict, "
+        "default=None\n    The categorical features and, as a dict, their public categories\n"
+        "    (:data:`~dpselect.typing.CategoricalFeatures`).",
+        "estimator_accountant": "accountant : Accountant or None, default=None\n"
+        "    The budget every fit is charged to before drawing any randomness\n"
+        "    (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).",
+        "fitted_features": "classes_ : ndarray\n    The class labels.\nn_features_in_ : int\n"
+        "    Number of features seen at fit.\nfeature_names_in_ : ndarray\n    Column names of a DataFrame input.",
+        "preprocessing_note": "**Preprocessing.**  In a ``Pipeline``, scale with\n"
+        ":class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,\n"
+        "then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or\n"
+        "encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,\n"
+        '``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds\n'
+        "private and has no guarantee (see the publishing page).",
+        # the public record count a tree's shape rule reads (dpselect.apps.trees)
+        "public_records": "Parameters\n----------\nn_records : float\n"
+        "    Public (or noisy) number of training records n.",
         # an experiment's claims, summary table, notes, epsilon grid and tasks (dpselect.experiments)
         "rows_to_claims": _sections(_ROWS, "list of Claim"),
         "rows_to_markdown": _sections(_ROWS, "str\n    Markdown."),

@@ -100,6 +100,7 @@ from ._tabular import bin_codes, encode_transform
 __all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
 
+@fill_doc
 class DPDecisionTreeClassifier(DPClassifierBase):
     """Differentially private decision tree (binary cuts or DiffP-ID3), add/remove neighbours.
 
@@ -149,9 +150,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         published.  An int seed reproduces the fit, so anyone who knows it can
         redraw the noise (reproducible, **not private**).  A numpy Generator
         or RandomState is accepted but stays in the estimator (a parameter).
-    accountant : Accountant or None, default=None
-        The budget every fit is charged to before drawing any randomness
-        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    %(estimator_accountant)s
     on_out_of_bounds : {"clip", "raise"}, default="clip"
         Training values outside the public schema: "clip" clamps continuous
         values to ``bounds`` and drops records whose category or label is
@@ -161,12 +160,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
     Attributes
     ----------
-    classes_ : ndarray
-        The class labels.
-    n_features_in_ : int
-        Number of features seen at fit.
-    feature_names_in_ : ndarray
-        Column names of a DataFrame input.
+    %(fitted_features)s
     tree_ : DPTree
         The released tree.
     privacy_ : Privacy
@@ -192,12 +186,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
     Notes
     -----
-    **Preprocessing.**  In a ``Pipeline``, scale with
-    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
-    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
-    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
-    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
-    private and has no guarantee (see the publishing page).
+    %(preprocessing_note)s
 
     Examples
     --------
@@ -270,15 +259,13 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             )
         return info_gain_sensitivity(int(self.n_max))
 
+    @fill_doc
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
         """Grow the private tree on (X, y).
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training records.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        %(training_records)s
         accountant : Accountant or None, default=None
             Charged instead of the constructor's (both given: they must be the
             same object).  The charge happens after every parameter and the

@@ -60,6 +60,7 @@ from typing import Any, TypeVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ...._docstrings import fill_doc
 from ...._params import EPSILON, int_at_least, positive, validate_params
 from ...._validation import check_random_state
 from ....accounting import Accountant, parallel_composition
@@ -85,6 +86,7 @@ MAX_PARTITIONS = 8
 @validate_params(
     {"n_records": positive(allow_zero=True), "n_classes": int_at_least(1), "epsilon": EPSILON, "cap": int_at_least(1)}
 )
+@fill_doc
 def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: int = MAX_PARTITIONS) -> int:
     """Largest power of two T <= cap whose trees on n / (2T) records keep the depth of one tree on n.
 
@@ -94,10 +96,7 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     (mathematics §11.1).  See the module docstring for why a smaller depth is
     not worth a second tree.
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     n_classes : int
         Public number of classes C.
     epsilon : float
@@ -141,6 +140,7 @@ def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
     return Z
 
 
+@fill_doc
 def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
     """Fit ``est`` (a forest estimator, see the module docstring) as a partition ensemble of private trees.
 
@@ -155,13 +155,7 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     ----------
     est : DPRandomForestClassifier
         The forest (``algorithm="trees"``), its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
-    accountant : Accountant or None
-        The budget the fit charges (before any randomness); None charges
-        nothing.
+    %(training_records_budget)s
     mechanism : str
         The trees' split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
 

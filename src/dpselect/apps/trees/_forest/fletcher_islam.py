@@ -62,6 +62,7 @@ from typing import Any, TypeVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ...._docstrings import fill_doc
 from ...._validation import check_random_state
 from ...._warnings import PrivacyLeakWarning
 from ....accounting import Accountant, forest_privacy
@@ -281,6 +282,7 @@ def _store_leaves(
     est._empty_salt = SALT_LABEL ^ mix(seed[1:])[0]
 
 
+@fill_doc
 def fit_fletcher_islam(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
     """Fit ``est`` (a forest estimator) as Fletcher–Islam random trees with private leaf labels.
 
@@ -293,10 +295,7 @@ def fit_fletcher_islam(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountan
     ----------
     est : DPRandomForestClassifier
         The forest (``algorithm="fletcher_islam"``), its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
+    %(training_records)s
     accountant : Accountant or None
         The budget the fit charges; None charges nothing.
     mechanism : str

@@ -33,6 +33,7 @@ from .structure import auto_forest_depth, auto_n_estimators, fletcher_islam_dept
 __all__ = ["DPRandomForestClassifier", "auto_forest_depth", "auto_n_estimators", "fletcher_islam_depth"]
 
 
+@fill_doc
 class DPRandomForestClassifier(DPClassifierBase):
     """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
@@ -65,13 +66,7 @@ class DPRandomForestClassifier(DPClassifierBase):
     mechanism : {"pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld"}, default="pf"
         The leaf-label selection ("fletcher_islam") or the trees' split
         selection ("trees").
-    bounds : pair, dict or array-like, default=None
-        Public bounds of the continuous features
-        (:data:`~dpselect.typing.FeatureBounds`, :mod:`dpselect.apps.trees`);
-        None infers them from the data: no guarantee.
-    categorical_features : indices, names, mask or dict, default=None
-        The categorical features and, as a dict, their public categories
-        (:data:`~dpselect.typing.CategoricalFeatures`).
+    %(feature_schema)s
     delta : float, default=1e-6
         Delta of each leaf query (or tree) for "snm_laplace" / "snm_lln" (the
         total, by parallel composition).
@@ -97,9 +92,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         (:mod:`dpselect.apps.trees._forest.ensemble`); "fletcher_islam":
         random-structure trees with private leaf labels (Fletcher & Islam
         2017, described in the module docstring).
-    accountant : Accountant or None, default=None
-        The budget every fit is charged to before drawing any randomness
-        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    %(estimator_accountant)s
     on_out_of_bounds : {"clip", "raise"}, default="clip"
         Training values outside the public schema, as for
         :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` ("raise" is
@@ -107,12 +100,7 @@ class DPRandomForestClassifier(DPClassifierBase):
 
     Attributes
     ----------
-    classes_ : ndarray
-        The class labels.
-    n_features_in_ : int
-        Number of features seen at fit.
-    feature_names_in_ : ndarray
-        Column names of a DataFrame input.
+    %(fitted_features)s
     privacy_ : Privacy
         The fit's guarantee ("fletcher_islam": one leaf query's; "trees": one
         tree's), plus the class counts if they were spent; epsilon = inf when
@@ -138,12 +126,7 @@ class DPRandomForestClassifier(DPClassifierBase):
 
     Notes
     -----
-    **Preprocessing.**  In a ``Pipeline``, scale with
-    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
-    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
-    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
-    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
-    private and has no guarantee (see the publishing page).
+    %(preprocessing_note)s
 
     References
     ----------
@@ -204,15 +187,13 @@ class DPRandomForestClassifier(DPClassifierBase):
         self.accountant = accountant
         self.on_out_of_bounds = on_out_of_bounds
 
+    @fill_doc
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPRandomForestClassifier:
         """Build the forest on (X, y) with ``algorithm``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training records.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        %(training_records)s
         accountant : Accountant or None, default=None
             Charged instead of the constructor's (both given: they must be the
             same object), after every parameter is validated and before any

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ...._docstrings import fill_doc
 from ...._validation import check_random_state
 from ....accounting import Accountant, tree_privacy
 from ....mechanisms import APPROXIMATE_NAMES
@@ -29,6 +30,7 @@ E = TypeVar("E", bound=DPClassifierBase)
 __all__ = ["fit_tree"]
 
 
+@fill_doc
 def fit_tree(
     est: E,
     X: ArrayLike,
@@ -48,13 +50,7 @@ def fit_tree(
     ----------
     est : DPDecisionTreeClassifier
         The tree, its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
-    accountant : Accountant or None
-        The budget the fit charges (before any randomness); None charges
-        nothing.
+    %(training_records_budget)s
     mechanism : str
         The split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
     root : (ndarray of shape (C,), float) or None, default=None

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from ...._docstrings import fill_doc
 from ...._params import BOOLEAN, EPSILON, int_at_least, positive, validate_params
 from ....accounting import parallel_composition, tree_query_epsilon
 from ....mechanisms import APPROXIMATE_NAMES, make_mechanism
@@ -88,6 +89,7 @@ _RECORDS = positive(allow_zero=True)
         "cap": int_at_least(0),
     }
 )
+@fill_doc
 def auto_tree_depth(
     n_records: float,
     n_classes: int,
@@ -104,10 +106,7 @@ def auto_tree_depth(
     d + 1 levels.  The shape spends no budget; the tree it sizes is
     epsilon-DP for add/remove neighbours (mathematics §5.2).
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     n_classes : int
         Public number of classes C.
     epsilon : float
@@ -146,16 +145,14 @@ def auto_tree_depth(
 
 
 @validate_params({"n_records": _RECORDS, "epsilon": EPSILON})
+@fill_doc
 def auto_n_bins(n_records: float, epsilon: float) -> int:
     """The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._growing.shape`).
 
     Public inputs only: the grid spends no budget; the tree it serves is
     epsilon-DP for add/remove neighbours (mathematics §5.2).
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     epsilon : float
         The budget left after the record count (eps_r).
 
