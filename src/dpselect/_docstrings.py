@@ -118,6 +118,19 @@ FRAGMENTS.update(
         # the target guarantee of a calibration (dpselect.accounting)
         "target_privacy": "Parameters\n----------\nepsilon : float\n    The target epsilon, > 0.\ndelta : float\n"
         "    The target delta, in (0, 1).",
+        # a problem's local sensitivity at distance t (dpselect.problem)
+        "distance_t": _sections("t : int, default=0\n    The distance (>= 0) in the metric of ``relation``."),
+        # a noise law's smooth-bound calibration (dpselect.noise)
+        "alpha_beta": "Returns\n-------\ntuple of (float, float)\n    (alpha, beta).",
+        # a function of the error of a noisy release (dpselect.analysis.error_distribution)
+        "error_at_t": _sections("t : array_like of float\n    Error value(s).", "float or numpy.ndarray"),
+        "error_example": "Examples\n--------\n>>> from dpselect.analysis import ErrorDistribution\n"
+        ">>> from dpselect.noise import Laplace\n>>> dist = ErrorDistribution(Laplace(), 2.0)",
+        # a noise law's smooth-bound calibration target (dpselect.noise) and a problem's smoothing (dpselect.problem)
+        "smooth_target": "Parameters\n----------\nepsilon : float\n    The target epsilon, > 0.\n"
+        "delta : float, default=0.0",
+        "smooth_beta": _sections("beta : float\n    The smoothing parameter, 0 < beta <= ``beta_max``."),
+        "error_at_q": _sections("q : array_like of float\n    Probabilities in [0, 1].", "float or numpy.ndarray"),
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"
