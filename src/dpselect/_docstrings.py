@@ -131,6 +131,23 @@ FRAGMENTS.update(
         "delta : float, default=0.0",
         "smooth_beta": _sections("beta : float\n    The smoothing parameter, 0 < beta <= ``beta_max``."),
         "error_at_q": _sections("q : array_like of float\n    Probabilities in [0, 1].", "float or numpy.ndarray"),
+        # the Duff mode's public output space and its references (dpselect.apps.counts)
+        "mode_candidates": "candidates : array_like of float, default=None\n"
+        "    The **public** output space (distinct values).  If None the distinct\n"
+        "    values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is\n"
+        "    emitted (data-dependent output space: no guarantee).",
+        "duff_mode_references": "References\n----------\n"
+        "Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism\n"
+        '("Duff") for medians, modes and means (the mode utility); McSherry &\n'
+        'Talwar, "Mechanism design via differential privacy", FOCS 2007,\n'
+        "Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.",
+        # the stable histogram's reference (dpselect.apps.counts)
+        "stable_histogram_references": "References\n----------\n"
+        "The stable histogram of the propose-test-release lecture notes, proof\nchecked in mathematics §6.3.",
+        # the records of the partition selection: each user's keys (dpselect.apps.counts)
+        "user_items": "Parameters\n----------\nuser_items : iterable of iterables of hashable, or DataFrame\n"
+        "    One iterable of keys per user (repeats count once), or a pandas / polars frame with\n"
+        "    one row per (user, key) pair named by ``user_column`` and ``key_column``.",
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"
