@@ -136,6 +136,12 @@ FRAGMENTS.update(
         "    The **public** output space (distinct values).  If None the distinct\n"
         "    values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is\n"
         "    emitted (data-dependent output space: no guarantee).",
+        "mode_sample": "Parameters\n----------\nx : array_like of float, shape (n,)\n"
+        "    The sample (may be empty when ``candidates`` is given).",
+        "mode_monotone": "monotone : bool, default=True\n"
+        "    True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;\n"
+        "    False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs\n"
+        "    twice the epsilon for the same law.  Both are epsilon-DP.",
         "duff_mode_references": "References\n----------\n"
         "Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism\n"
         '("Duff") for medians, modes and means (the mode utility); McSherry &\n'
@@ -148,6 +154,18 @@ FRAGMENTS.update(
         "user_items": "Parameters\n----------\nuser_items : iterable of iterables of hashable, or DataFrame\n"
         "    One iterable of keys per user (repeats count once), or a pandas / polars frame with\n"
         "    one row per (user, key) pair named by ``user_column`` and ``key_column``.",
+        # the PTR mode's reference (dpselect.apps.counts)
+        "ptr_mode_references": "References\n----------\n"
+        'Dwork & Lei, "Differential privacy and robust statistics", STOC 2009\n'
+        "(propose-test-release); the lecture notes' version with the corrections\n"
+        "of mathematics §6.2 (strict distance to instability, the mode's gamma).",
+        # a table of class counts and the argmax indicator's ties and neighbours (dpselect.apps.counts)
+        "indicator_table": "Parameters\n----------\ncounts : array_like of int, shape (m,)\n"
+        "    Non-negative integer counts, one per candidate class (m >= 1).\n"
+        'tie_rule : {"tieset", "first"}, default="tieset"\n'
+        '    "tieset": every tied maximum scores 1 (T1); "first": the lowest index\n    among the maxima wins (T2).\n'
+        'relation : {"add_remove", "replace"}, default="add_remove"\n'
+        "    The neighbour relation: one count +-1, or one unit moved between\n    classes (module docstring).",
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"

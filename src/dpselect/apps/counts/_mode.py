@@ -94,10 +94,7 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
     either raises u_d(w) by one and leaves the rest (w not a mode) or lowers
     every non-mode candidate by one (w a mode) -- never one up and another down.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     %(mode_candidates)s
 
     Returns
@@ -135,15 +132,9 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     the Duff paper's ``exp(epsilon u / 2)``.  ``candidates=None`` uses the
     distinct values of x (warns: data-dependent output space).
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     %(mode_candidates)s
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_monotone)s
 
     Returns
     -------
@@ -189,17 +180,11 @@ def duff_mode_probabilities(
     the exact law of :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
     on :func:`mode_problem`.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     epsilon : float
         The privacy parameter (> 0).
     %(mode_candidates)s
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_monotone)s
 
     Returns
     -------
@@ -277,17 +262,11 @@ def duff_mode(
 ) -> float | np.ndarray:
     """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     epsilon : float
         The privacy parameter (> 0).
     %(mode_candidates)s
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_monotone)s
     rng : SeedLike, default=None
         The randomness: None, an int seed or a ``numpy.random.Generator``.
     size : int, default=None
