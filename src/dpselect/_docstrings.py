@@ -24,6 +24,15 @@ F = TypeVar("F", bound=Callable[..., object])
 
 #: name -> numpydoc parameter entries (no indentation).
 FRAGMENTS: dict[str, str] = {
+    # the data of the Duff (dataset-distance) median and mean (dpselect.apps.quantiles)
+    "duff_data": """\
+x : array_like
+    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
+epsilon : float
+    Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
+    (mathematics §6.1).
+bounds : tuple of float
+    Public ``(a, b)`` with ``a < b``.""",
     # the data of the smooth-sensitivity median baselines of Nissim, Raskhodnikova & Smith
     "median_data": """\
 x : array_like
