@@ -175,6 +175,13 @@ FRAGMENTS.update(
         '    "tieset": every tied maximum scores 1 (T1); "first": the lowest index\n    among the maxima wins (T2).\n'
         'relation : {"add_remove", "replace"}, default="add_remove"\n'
         "    The neighbour relation: one count +-1, or one unit moved between\n    classes (module docstring).",
+        # the TDT tables of a real-data example (dpselect.experiments)
+        "tdt_tables": "Parameters\n----------\nb : numpy.ndarray\n    Transmissions of the first allele, one per SNP.\n"
+        "c : numpy.ndarray\n    Transmissions of the second allele.",
+        # an order statistic's data range and index (dpselect.apps.quantiles)
+        "order_statistic_range": "bounds : tuple of float\n"
+        "    Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).\nindex : int\n"
+        "    0-based index of the order statistic (< n).\n\nReturns\n-------\nfloat",
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"
