@@ -182,6 +182,10 @@ FRAGMENTS.update(
         "order_statistic_range": "bounds : tuple of float\n"
         "    Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).\nindex : int\n"
         "    0-based index of the order statistic (< n).\n\nReturns\n-------\nfloat",
+        # the sample and smoothing of a smooth sensitivity (dpselect.apps.quantiles)
+        "smoothing_data": "Parameters\n----------\nx : array_like\n"
+        "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
+        "beta : float\n    The smoothing parameter (> 0).",
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"

@@ -218,12 +218,7 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
     (mathematics §4.5; one padded index on each side suffices).  O(n log n).
     Neighbour relation: replace-one (n fixed).
 
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    beta : float
-        The smoothing parameter (> 0).
+    %(smoothing_data)s
     %(order_statistic_range)s
         S*_beta(x) (not private: it reads the data).
 
@@ -246,18 +241,14 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
 
 
 @validate_params({"x": SAMPLE, "beta": positive(), "bounds": BOUNDS})
+@fill_doc
 def smooth_sensitivity_median(x: ArrayLike, beta: float, *, bounds: tuple[float, float]) -> float:
     """NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based), replace-one.
 
     For odd n this is NRS's median; for even n it is the lower median, the
     same convention as :func:`duff_median`.
 
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    beta : float
-        The smoothing parameter (> 0).
+    %(smoothing_data)s
     bounds : tuple of float
         Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
 
