@@ -101,6 +101,23 @@ FRAGMENTS.update(
         "privacy_sections_m": _sections(_PROBLEM.format(",", "and m "), _PRIVACY),
         # a method of a mechanism on a selection problem (dpselect.mechanisms)
         "problem_sections": _sections("problem : SelectionProblem\n    The candidates' utilities and sensitivities."),
+        # the same, scores and sensitivities (dpselect.mechanisms.top_k)
+        "scores_sections": _sections("problem : SelectionProblem\n    The candidates' scores and sensitivities."),
+        # the same, with a smooth bound (dpselect.mechanisms.sensitivity_bound)
+        "smooth_problem_sections": _sections(
+            "problem : SelectionProblem\n    The scores, global sensitivity and smooth bound S(x)."
+        ),
+        # above-threshold queries (dpselect.mechanisms.sparse_vector)
+        "threshold_queries": _sections(
+            "queries : array_like of int, shape (m,)\n    The query values on the dataset.\nthreshold : int\n"
+            "    The public threshold T."
+        ),
+        # local dampening's reference (dpselect.mechanisms.dampening)
+        "local_dampening_references": "References\n----------\n"
+        'Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:\n'
+        'differential privacy for non-numeric queries via local sensitivity",\n'
+        "PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two\n"
+        "public code bases, the theorem numbers not checked against the primary\ntext); mathematics §5.1.",
         # a mechanism's noise calibration (dpselect.mechanisms)
         "calibrate_sections": _sections(
             "problem : SelectionProblem\n    The candidates' utilities, global sensitivity and ``monotone`` flag.",

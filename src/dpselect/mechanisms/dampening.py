@@ -166,6 +166,7 @@ def _dampen(u: np.ndarray, bps: np.ndarray, delta: np.ndarray) -> np.ndarray:
 
 
 @validate_params({"problem": PROBLEM})
+@fill_doc
 def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     r"""The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1).
 
@@ -198,13 +199,7 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     --------
     LocalDampening : Local dampening (Farias et al
 
-    References
-    ----------
-    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
-    differential privacy for non-numeric queries via local sensitivity",
-    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
-    public code bases, the theorem numbers not checked against the primary
-    text); mathematics §5.1.
+    %(local_dampening_references)s
 
     Examples
     --------
@@ -225,6 +220,7 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+@fill_doc
 class LocalDampening(Mechanism):
     """Local dampening (Farias et al. 2020): P[r] ∝ exp(eps D_{u,delta}(x, r) / 2).
 
@@ -263,13 +259,7 @@ class LocalDampening(Mechanism):
     --------
     dampened_utilities : The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1)
 
-    References
-    ----------
-    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
-    differential privacy for non-numeric queries via local sensitivity",
-    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
-    public code bases, the theorem numbers not checked against the primary
-    text); mathematics §5.1.
+    %(local_dampening_references)s
 
     Examples
     --------

@@ -202,19 +202,14 @@ class PrivateSensitivityBound(Mechanism):
             return self.beta
         return self.epsilon1 / -math.log(2.0 * self.delta)
 
+    @fill_doc
     def _bound_parameters(self, problem: SelectionProblem) -> _BoundParameters:
         """(loc, scale, cap) of the released bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
 
         loc = ln S(x) + (beta/eps1) ln(1/(2 delta)) (``-inf`` when S(x) = 0),
         scale = beta/eps1, cap = ln GS.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The scores, global sensitivity and smooth bound S(x).
-
-        Returns
-        -------
+        %(smooth_problem_sections)s
         _BoundParameters
             The named triple ``(loc, scale, cap)``.
 
@@ -268,6 +263,7 @@ class PrivateSensitivityBound(Mechanism):
         return _selector(self.selector, self.epsilon2).log_probabilities(fixed)
 
     # ------------------------------------------------------------ exact law
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         r"""Exact log output probabilities, integrated over the released bound.
 
@@ -277,13 +273,7 @@ class PrivateSensitivityBound(Mechanism):
 
         f the Laplace density of L̂ (quadrature described in the class Notes).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The scores, global sensitivity and smooth bound S(x).
-
-        Returns
-        -------
+        %(smooth_problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[r]``.
 
