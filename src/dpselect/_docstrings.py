@@ -118,6 +118,10 @@ FRAGMENTS.update(
         'differential privacy for non-numeric queries via local sensitivity",\n'
         "PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two\n"
         "public code bases, the theorem numbers not checked against the primary\ntext); mathematics §5.1.",
+        # the same, with a local-sensitivity profile (dpselect.mechanisms.dampening)
+        "profile_sections": _sections(
+            "problem : SelectionProblem\n    The utilities and their per-candidate local-sensitivity profile."
+        ),
         # a mechanism's noise calibration (dpselect.mechanisms)
         "calibrate_sections": _sections(
             "problem : SelectionProblem\n    The candidates' utilities, global sensitivity and ``monotone`` flag.",
@@ -203,6 +207,19 @@ FRAGMENTS.update(
         "smoothing_data": "Parameters\n----------\nx : array_like\n"
         "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
         "beta : float\n    The smoothing parameter (> 0).",
+        # the argmax indicator's distance to instability: reference (dpselect.apps.counts)
+        "indicator_references": "References\n----------\n"
+        "Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the\n"
+        "argmax-indicator utility), corrected on the mathematics page,\n"
+        "mathematics §4.2 (the table of t* in the module docstring).",
+        # the neighbouring pair an audit example checks (dpselect.analysis.audit)
+        "audit_example": "Examples\n--------\n>>> import dpselect\n>>> from dpselect.analysis import audit\n"
+        ">>> x, y = dpselect.SelectionProblem([3.0, 1.0]), dpselect.SelectionProblem([2.0, 2.0])",
+        # a mechanism on a problem, measured exactly (dpselect.analysis.error)
+        "mech_on_problem": _sections(
+            "mech : Mechanism\n    Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.\n"
+            "problem : SelectionProblem\n    The candidates' utilities."
+        ),
         # the command line's entry points (dpselect.cli, dpselect.__main__)
         "cli_argv": _sections(
             "argv : sequence of str or None, default=None\n"

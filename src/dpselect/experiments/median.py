@@ -182,7 +182,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     Parameters
     ----------
     rows : list of dict
-        The rows of :func:`run_task`, every task.
+        The rows of :func:`run_task`.
     out_dir : Path
         Where the figure is written.
 
@@ -209,17 +209,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     ]
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """The claims of the paper, checked against the rows.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         One row per claim (ours next to the published figure).
     """
     means = _means(rows)
@@ -308,18 +302,11 @@ def _best_sound_claim(means: dict[tuple, float], best: dict[tuple[str, float], s
     )
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """A markdown table of the results for the report.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     stats = stats_by(rows, _KEYS, "expected_abs_error")
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0])

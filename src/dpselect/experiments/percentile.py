@@ -224,7 +224,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     Parameters
     ----------
     rows : list of dict
-        The rows of :func:`run_task`, every task.
+        The rows of :func:`run_task`.
     out_dir : Path
         Where the figure is written.
 
@@ -292,17 +292,11 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
     )
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """The claims of the paper, checked against the rows.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         One row per claim (ours next to the published figure).
     """
     out = [_best_sound_vs_paper(rows)]
@@ -328,18 +322,11 @@ def claims(rows: list[dict]) -> list[Claim]:
     return out
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """A markdown table of the results for the report.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0, 100.0])
     cells = [(ds, p, e) for ds in dict.fromkeys(r["dataset"] for r in rows) for p in PERCENTILES for e in eps_show]

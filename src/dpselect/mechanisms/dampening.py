@@ -99,6 +99,7 @@ __all__ = ["LocalDampening", "dampened_utilities"]
 _CHUNK_ELEMENTS = 1 << 22
 
 
+@fill_doc
 def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
     """The per-candidate profile as steps: breakpoints p (K+1,) from 0 and values (K+1, m).
 
@@ -110,13 +111,7 @@ def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
     t = 0..T (T = ``problem.profile_horizon``).  The values must be
     non-decreasing in t.
 
-    Parameters
-    ----------
-    problem : SelectionProblem
-        The utilities and their per-candidate local-sensitivity profile.
-
-    Returns
-    -------
+    %(profile_sections)s
     tuple of numpy.ndarray
         The breakpoints (int, shape (K+1,), from 0) and the values (float,
         shape (K+1, m)).
@@ -289,16 +284,11 @@ class LocalDampening(Mechanism):
         idx = np.flatnonzero(finite)
         return idx, d[idx]
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log output probabilities: the log-softmax of eps (D - max D) / 2.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The utilities and their per-candidate local-sensitivity profile.
-
-        Returns
-        -------
+        %(profile_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[r]`` over the candidates that can win, ``-inf`` elsewhere.
 

@@ -130,11 +130,7 @@ def distance_to_instability(
     candidate_distances : Per-candidate t*_r: distance to the nearest table where r's indicator can flip in one step
     mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
 
-    References
-    ----------
-    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
-    argmax-indicator utility), corrected on the mathematics page,
-    mathematics §4.2 (the table of t* in the module docstring).
+    %(indicator_references)s
 
     Examples
     --------
@@ -220,11 +216,7 @@ def candidate_distances(
     --------
     distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
 
-    References
-    ----------
-    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
-    argmax-indicator utility), corrected on the mathematics page,
-    mathematics §4.2 (the table of t* in the module docstring).
+    %(indicator_references)s
 
     Examples
     --------
