@@ -256,6 +256,20 @@ FRAGMENTS.update(
         # an experiment's claims, summary table, notes, epsilon grid and tasks (dpselect.experiments)
         "rows_to_claims": _sections(_ROWS, "list of Claim"),
         "rows_to_markdown": _sections(_ROWS, "str\n    Markdown."),
+        "experiment_task": _sections(
+            "task : Task\n    A task of :func:`tasks`.\nseed : SeedSequence or int\n"
+            "    The task's seed (the scheduler derives it from the run's seed)."
+        ),
+        "experiment_grid": _sections(
+            "quick : bool\n    The reduced grid.\nreal : bool\n"
+            "    Whether the real datasets are given (``--data-dir``).",
+            "Grid",
+        ),
+        "experiment_grid_tasks": _sections(
+            "quick : bool\n    The reduced grid (bundled datasets without ``data_dir``).\n"
+            "data_dir : pathlib.Path or None\n    The root of the real datasets (required without ``quick``).",
+            "list of Task",
+        ),
         "experiment_notes": _sections(
             "quick : bool\n    Whether the grid was the quick one.\n"
             "data_dir : pathlib.Path or None\n    The data directory given.",

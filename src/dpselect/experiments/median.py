@@ -134,18 +134,11 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
         }
 
 
+@fill_doc
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     """Run one task: exact expected errors, no sampling of the mechanisms.
 
-    Parameters
-    ----------
-    task : Task
-        A task of :func:`tasks`.
-    seed : SeedSequence or int
-        The task's seed (the scheduler derives it from the run's seed).
-
-    Returns
-    -------
+    %(experiment_task)s
     list of dict
         One result row per (epsilon, method).
     """
