@@ -122,10 +122,21 @@ FRAGMENTS.update(
         "profile_sections": _sections(
             "problem : SelectionProblem\n    The utilities and their per-candidate local-sensitivity profile."
         ),
+        # a smooth-sensitivity release's S(x) (dpselect.mechanisms.release)
+        "release_sensitivity": _sections(
+            "sensitivity : float or callable\n"
+            "    S_beta'(x) computed at ``self.beta``, or a callable beta -> S_beta(x).",
+            "float",
+        ),
+        # the per-round mechanism and problem of a top-k selection (dpselect.mechanisms.top_k)
+        "top_k_round": "Parameters\n----------\nmechanism : Mechanism\n"
+        "    The per-round mechanism (as in :func:`select_top_k`).\nproblem : SelectionProblem\n"
+        "    The candidates' scores and sensitivities.",
         # a mechanism's noise calibration (dpselect.mechanisms)
         "calibrate_sections": _sections(
             "problem : SelectionProblem\n    The candidates' utilities, global sensitivity and ``monotone`` flag.",
-            "Calibration\n    The scale and the standard noise law (a :mod:`dpselect.noise` object).",
+            "Calibration\n    The scale and the standard noise law (a :mod:`dpselect.noise` object).\n\n"
+            "Examples\n--------\n>>> import dpselect\n>>> p = dpselect.SelectionProblem([1.0, 0.0])",
         ),
         # the composition of k eta-bounded-range mechanisms (dpselect.accounting.bounded_range)
         "br_composition": _sections(

@@ -89,11 +89,6 @@ class ReportNoisyMax(ExactSampling):
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the law named by ``noise``.
 
         %(calibrate_sections)s
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> scale, noise = dpselect.ReportNoisyMax(2.0, noise="laplace").calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Laplace')

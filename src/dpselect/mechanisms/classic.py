@@ -109,11 +109,6 @@ class ExponentialMechanism(ExactSampling):
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Gumbel law.
 
         %(calibrate_sections)s
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> scale, noise = dpselect.ExponentialMechanism(2.0).calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Gumbel')
@@ -201,11 +196,6 @@ class PermuteAndFlip(ExactSampling):
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Exponential law.
 
         %(calibrate_sections)s
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> scale, noise = dpselect.PermuteAndFlip(2.0).calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Exponential')

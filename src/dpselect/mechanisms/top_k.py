@@ -69,6 +69,7 @@ __all__ = [
 
 
 @validate_params(TOP_K_RULES)
+@fill_doc
 def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None) -> Privacy:
     """Guarantee of :func:`select_top_k` (the same ``method`` resolution).
 
@@ -80,12 +81,7 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, me
     * joint: one exponential mechanism at the k rounds' total budget
       epsilon_J = k epsilon: epsilon_J-DP and epsilon_J-bounded-range.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        The per-round mechanism (as in :func:`select_top_k`).
-    problem : SelectionProblem
-        The candidates' scores and sensitivities.
+    %(top_k_round)s
     k : int
         The number of candidates selected, 1 <= k <= m.
     method : {"joint", "peel", "gumbel"} or None, default=None
