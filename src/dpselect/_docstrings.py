@@ -161,6 +161,9 @@ FRAGMENTS.update(
         "    The target delta, in (0, 1).",
         # a problem's local sensitivity at distance t (dpselect.problem)
         "distance_t": _sections("t : int, default=0\n    The distance (>= 0) in the metric of ``relation``."),
+        # the randomness of an exact integer sampler (dpselect.noise.exact)
+        "exact_rng": 'rng : None, int, Generator or "secure", default=None\n'
+        '    Randomness (keyword-only); ``"secure"`` uses the OS CSPRNG.\n\nReturns\n-------',
         # a noise law's smooth-bound calibration (dpselect.noise)
         "alpha_beta": "Returns\n-------\ntuple of (float, float)\n    (alpha, beta).",
         # a function of the error of a noisy release (dpselect.analysis.error_distribution)
