@@ -1,4 +1,4 @@
-"""The forest's default algorithm: private greedy trees on disjoint parts (dpselect.apps.trees._ensemble)."""
+"""The forest's default algorithm: private greedy trees on disjoint parts (dpselect.apps.trees._forest.ensemble)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, auto_partitions, auto_tree_depth
-from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE
+from dpselect.apps.trees._growing.shape import RECORD_COUNT_SHARE
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
 

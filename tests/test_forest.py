@@ -20,10 +20,10 @@ from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps import counts as majority
 from dpselect.apps.trees import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth
-from dpselect.apps.trees import _fletcher_islam as forest_mod
-from dpselect.apps.trees._fletcher_islam import leaf_problem
+from dpselect.apps.trees._forest import fletcher_islam as forest_mod
+from dpselect.apps.trees._forest.fletcher_islam import leaf_problem
+from dpselect.apps.trees._growing.shape import RECORD_COUNT_SHARE
 from dpselect.apps.trees._params import MECHANISMS
-from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.privacy import Privacy
 from test_tree import _bundled, _print_table, _real_datasets

@@ -118,13 +118,6 @@ def test_apps_modules_behind_the_face_are_private() -> None:
 #: sub-packages by concern (``_family/``), as ``apps/quantiles`` is.
 MAX_DOMAIN_TOP = 12
 
-#: Domains not yet split into sub-packages.
-DOMAIN_TOP_EXEMPT = frozenset(
-    {
-        "trees"  # trees: 17 modules at the top level, to be split by concern like quantiles
-    }
-)
-
 
 def _domain_top(domain: Path) -> list[str]:
     """The modules and sub-packages at the top level of one apps domain."""
@@ -139,8 +132,6 @@ def _domain_top(domain: Path) -> list[str]:
     "domain", sorted(p.name for p in (SRC / PACKAGE / "apps").iterdir() if (p / "__init__.py").is_file())
 )
 def test_apps_domain_top_level_is_small(domain: str) -> None:
-    if domain in DOMAIN_TOP_EXEMPT:
-        pytest.skip(f"apps/{domain} is exempt from the top-level limit for now")
     top = _domain_top(SRC / PACKAGE / "apps" / domain)
     assert len(top) <= MAX_DOMAIN_TOP, (
         f"apps/{domain} holds {len(top)} modules/sub-packages at its top level (at most {MAX_DOMAIN_TOP}; "

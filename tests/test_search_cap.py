@@ -16,8 +16,8 @@ from sklearn.datasets import load_breast_cancer
 
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPSearchCV
-from dpselect.apps.trees._repeat import gamma_for_mean, repetition_epsilon
-from dpselect.apps.trees._search_plan import capped_epsilon, default_max_runs
+from dpselect.apps.trees._search.plan import capped_epsilon, default_max_runs
+from dpselect.apps.trees._search.repeat import gamma_for_mean, repetition_epsilon
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
 

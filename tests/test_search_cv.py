@@ -20,7 +20,12 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPSearchCV
-from dpselect.apps.trees._repeat import expected_repetitions, gamma_for_mean, repetition_epsilon, sample_repetitions
+from dpselect.apps.trees._search.repeat import (
+    expected_repetitions,
+    gamma_for_mean,
+    repetition_epsilon,
+    sample_repetitions,
+)
 from dpselect.privacy import Privacy
 from dpselect.problem import SelectionProblem
 
@@ -29,7 +34,7 @@ from dpselect.problem import SelectionProblem
 
 
 def repetition_pgf(x, eta, gamma):
-    """G(x) = E[x^K] for x in [0, 1] (dpselect.apps.trees._repeat's docstring), in log1p / expm1 form."""
+    """G(x) = E[x^K] for x in [0, 1] (dpselect.apps.trees._search.repeat's docstring), in log1p / expm1 form."""
     x = np.asarray(x, dtype=np.float64)
     z = np.log1p(-(1.0 - gamma) * x)
     if eta == 0.0:

@@ -12,15 +12,15 @@ pytest.importorskip("sklearn")
 from conftest import assert_frequencies_match
 from dpselect.analysis import audit
 from dpselect.apps.trees import DPDecisionTreeClassifier
-from dpselect.apps.trees._nodes import binary_split_problem, node_neighbours, select_nodes, split_problem
-from dpselect.apps.trees._params import MECHANISMS
-from dpselect.apps.trees._split_criteria import (
+from dpselect.apps.trees._growing.nodes import binary_split_problem, node_neighbours, select_nodes, split_problem
+from dpselect.apps.trees._growing.split_criteria import (
     binary_candidates,
     info_gain,
     info_gain_element_sensitivity,
     info_gain_sensitivity,
     max_operator,
 )
+from dpselect.apps.trees._params import MECHANISMS
 from dpselect.mechanisms.registry import make_mechanism
 from dpselect.problem import SelectionProblem
 

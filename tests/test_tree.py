@@ -18,9 +18,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.apps.trees import DPDecisionTreeClassifier, auto_n_bins, auto_tree_depth
-from dpselect.apps.trees._grow import leaf_values
+from dpselect.apps.trees._growing.grow import leaf_values
+from dpselect.apps.trees._growing.shape import RECORD_COUNT_SHARE
 from dpselect.apps.trees._params import MECHANISMS
-from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE
 
 # scikit-learn's generic checks fit on data without public bounds / classes:
 # the PrivacyLeakWarning that this triggers is expected there.

@@ -11,8 +11,8 @@ import pytest
 
 from dpselect.analysis.audit import privacy_loss
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, auto_tree_depth
-from dpselect.apps.trees._grow import LABEL_MARGIN, leaf_values
-from dpselect.apps.trees._tree_shape import RECORD_COUNT_SHARE, effective_records
+from dpselect.apps.trees._growing.grow import LABEL_MARGIN, leaf_values
+from dpselect.apps.trees._growing.shape import RECORD_COUNT_SHARE, effective_records
 from dpselect.noise import GridLaplace
 from dpselect.noise.exact import discrete_laplace_logpmf
 

@@ -24,7 +24,7 @@ from dpselect._warnings import PrivacyLeakWarning
 from dpselect.accounting import Accountant, BudgetExceededError
 from dpselect.apps import trees
 from dpselect.apps.trees import DPDecisionTreeClassifier, DPRandomForestClassifier, DPSearchCV
-from dpselect.apps.trees._grow import leaf_values
+from dpselect.apps.trees._growing.grow import leaf_values
 
 ESTIMATORS = (DPDecisionTreeClassifier, DPRandomForestClassifier)
 

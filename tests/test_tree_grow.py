@@ -10,9 +10,15 @@ import pytest
 pytest.importorskip("sklearn")
 
 from dpselect.apps.trees import DPDecisionTreeClassifier
-from dpselect.apps.trees import _grow as tree_grow
-from dpselect.apps.trees._nodes import select_nodes
-from dpselect.apps.trees._split_criteria import binary_candidates, binary_scores, info_gain, max_operator, node_tables
+from dpselect.apps.trees._growing import grow as tree_grow
+from dpselect.apps.trees._growing.nodes import select_nodes
+from dpselect.apps.trees._growing.split_criteria import (
+    binary_candidates,
+    binary_scores,
+    info_gain,
+    max_operator,
+    node_tables,
+)
 from dpselect.problem import SelectionProblem
 
 

@@ -131,7 +131,7 @@ def _leaf_attack(model, X, y, eps_leaf, C=3):
     it, redraw the leaf noise (float Laplace, as before, or the exact discrete sampler, as now) and subtract
     it from the released leaf counts.  Returns whether the true counts came out."""
     from dpselect._validation import check_random_state
-    from dpselect.apps.trees._grow import noisy_counts
+    from dpselect.apps.trees._growing.grow import noisy_counts
 
     member = model.estimators_[0]
     released = member.tree_.leaf_counts[0]

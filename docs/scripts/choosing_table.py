@@ -239,7 +239,7 @@ def median() -> Task:
 
 
 def split() -> Task:
-    from dpselect.apps.trees import _nodes as app
+    from dpselect.apps.trees._growing import nodes as app
 
     rng = np.random.default_rng(SEED)
     n, n_attr, n_values, n_classes, eps = 400, 8, 3, 2, 0.05

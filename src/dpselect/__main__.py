@@ -5,26 +5,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from ._docstrings import fill_doc
 from ._optional import MissingExtraError
 
 __all__ = ["main"]
 
 
+@fill_doc
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (:func:`dpselect.cli.main`); returns the exit status.
 
     Without the ``cli`` extra, prints one line naming it (``pip install "dpselect[cli]"``)
     on stderr and returns 2 instead of a traceback.
 
-    Parameters
-    ----------
-    argv : sequence of str or None, default=None
-        The arguments after the program name (None: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        The exit status: 0 on success, 2 on a user error, 1 on an internal error.
+    %(cli_argv)s
     """
     try:
         from .cli import main as cli_main

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from ._params import BOOLEAN, NAMES, RELATION, Rule, callable_, int_at_least, positive, validate_params
 from ._validation import check_int, check_scores
 from .sensitivity import (
@@ -212,6 +213,7 @@ class SelectionProblem:
         return self.scores == self.scores.max()
 
     # ---------------------------------------------------------- sensitivities
+    @fill_doc
     def local_sensitivity(self, t: int = 0) -> float:
         r"""The local sensitivity at distance t, :math:`LS_u(x, t)` (mathematics §1).
 
@@ -219,13 +221,7 @@ class SelectionProblem:
 
             LS_u(x, t) = \max_{y : d(x, y) \le t} LS_u(y)
 
-        Parameters
-        ----------
-        t : int, default=0
-            The distance (>= 0) in the metric of ``relation``.
-
-        Returns
-        -------
+        %(distance_t)s
         float
             :math:`LS_u(x, t)`, at most ``global_sensitivity``.
 
@@ -239,6 +235,7 @@ class SelectionProblem:
         t = check_int(t, "t", minimum=0)
         return float(self._ls(t))
 
+    @fill_doc
     def candidate_local_sensitivity(self, t: int = 0) -> np.ndarray:
         r"""Per-candidate local sensitivity at distance t.
 
@@ -246,13 +243,7 @@ class SelectionProblem:
 
             LS_u(x, t, r) = \max_{y : d(x, y) \le t} LS_u(y, r)
 
-        Parameters
-        ----------
-        t : int, default=0
-            The distance (>= 0) in the metric of ``relation``.
-
-        Returns
-        -------
+        %(distance_t)s
         numpy.ndarray of float, shape (m,)
             One value per candidate (``local_sensitivity(t)`` for every
             candidate when no per-candidate profile was given).
@@ -313,6 +304,7 @@ class SelectionProblem:
             return np.repeat(np.asarray(self._ls(ts), dtype=np.float64)[:, None], self.n_candidates, axis=1)
         return np.stack([self.candidate_local_sensitivity(int(t)) for t in ts])
 
+    @fill_doc
     def smooth_sensitivity(self, beta: float) -> float:
         r"""A beta-smooth upper bound S(x) on LS (the exact smooth sensitivity unless a bound was given).
 
@@ -323,13 +315,7 @@ class SelectionProblem:
         computed in closed form for step profiles and by a scan up to
         ``max_distance`` for callables; ``smooth_bound(beta)`` when given.
 
-        Parameters
-        ----------
-        beta : float
-            The smoothing parameter, 0 < beta <= ``beta_max``.
-
-        Returns
-        -------
+        %(smooth_beta)s
         float
             S(x) >= 0.
 
@@ -357,6 +343,7 @@ class SelectionProblem:
             raise ValueError("smooth sensitivity must be finite and non-negative")
         return s
 
+    @fill_doc
     def candidate_smooth_sensitivity(self, beta: float) -> np.ndarray:
         r"""Per-candidate beta-smooth upper bounds S(x, r).
 
@@ -367,13 +354,7 @@ class SelectionProblem:
         (``candidate_smooth_bound(beta)`` when given; ``smooth_sensitivity``
         for every candidate when there is no per-candidate profile).
 
-        Parameters
-        ----------
-        beta : float
-            The smoothing parameter, 0 < beta <= ``beta_max``.
-
-        Returns
-        -------
+        %(smooth_beta)s
         numpy.ndarray of float, shape (m,)
             S(x, r) >= 0 for each candidate.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .._docstrings import fill_doc
 from .._params import RELATION, positive, validate_params
 from ..privacy import Privacy
 from ..typing import Relation
@@ -16,6 +17,7 @@ _LLN_RULES = {"m": N_CANDIDATES, "beta": NONNEGATIVE, "sigma": positive(), "a": 
 
 
 @validate_params(_LLN_RULES)
+@fill_doc
 def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
     """Return the rho-zCDP of releasing all m LLN-noised scores (mathematics §3.1, §2.5).
 
@@ -24,16 +26,7 @@ def lln_selection_rho(m: int, beta: float, sigma: float, a: float) -> float:
     (each coordinate is Bun & Steinke's §3.1.1 mechanism with shift <= S, so
     s = A; the argmax is post-processing).
 
-    Parameters
-    ----------
-    m : int
-        The number of candidates, >= 1.
-    beta : float
-        The smoothness of the bound S, >= 0.
-    sigma : float
-        The shape of the LLN noise, > 0.
-    a : float
-        A > 0: the noise scale is S(x)/A.
+    %(lln_parameters)s
 
     Returns
     -------
@@ -57,6 +50,7 @@ def _lln_coordinate_epsilon(beta: float, sigma: float, a: float) -> float:
 
 
 @validate_params({**_LLN_RULES, "delta": DELTA_POSITIVE, "relation": RELATION.or_none()})
+@fill_doc
 def lln_selection_privacy(
     m: int, beta: float, sigma: float, a: float, delta: float, *, relation: Relation | None = None
 ) -> Privacy:
@@ -64,16 +58,7 @@ def lln_selection_privacy(
 
     The returned ``Privacy`` carries ``rho`` so the accountant composes it in rho.
 
-    Parameters
-    ----------
-    m : int
-        The number of candidates, >= 1.
-    beta : float
-        The smoothness of the bound S, >= 0.
-    sigma : float
-        The shape of the LLN noise, > 0.
-    a : float
-        A > 0: the noise scale is S(x)/A.
+    %(lln_parameters)s
     delta : float
         The delta of the conversion, in (0, 1).
     relation : {"add_remove", "replace"} or None, default=None

@@ -45,6 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import int_at_least, positive, validate_params
 from ._rules import delta_nonzero
 from .composition import zcdp_epsilon
@@ -59,6 +60,7 @@ _NONADAPTIVE_MAX_K = 500  # O(k^2) per evaluation: beyond it, no statement from 
 
 
 @validate_params(_BR_RULES)
+@fill_doc
 def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
     r"""Return the epsilon of k adaptively chosen eta-bounded-range mechanisms at ``delta``, by dynamic programming.
 
@@ -74,18 +76,7 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
     per eta (relative) of the optimum.  Returns ``inf`` when ``k`` is too
     large for a useful grid.
 
-    Parameters
-    ----------
-    eta : float
-        The bounded-range parameter of every mechanism, > 0.
-    k : int
-        The number of mechanisms, >= 1.
-    delta : float
-        The delta of the composed guarantee, in (0, 1).
-
-    Returns
-    -------
-    float
+    %(br_composition)s
         epsilon' (never below the exact adaptive optimum).
 
     See Also
@@ -102,6 +93,7 @@ def br_adaptive_epsilon(eta: float, k: int, delta: float) -> float:
 
 
 @validate_params(_BR_RULES)
+@fill_doc
 def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
     r"""Return the exact optimal epsilon of k eta-bounded-range mechanisms **fixed in advance** at ``delta``.
 
@@ -125,18 +117,7 @@ def br_nonadaptive_epsilon(eta: float, k: int, delta: float) -> float:
     (:func:`br_adaptive_epsilon`).  Returns ``inf`` for k > 500 (cost O(k^2)
     per evaluation: about 0.5 s at k = 500).
 
-    Parameters
-    ----------
-    eta : float
-        The bounded-range parameter of every mechanism, > 0.
-    k : int
-        The number of mechanisms, >= 1.
-    delta : float
-        The delta of the composed guarantee, in (0, 1).
-
-    Returns
-    -------
-    float
+    %(br_composition)s
         epsilon' (never below the exact non-adaptive optimum, within float rounding of it).
 
     See Also

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import validate_params
 from ._rules import NONNEGATIVE, delta_nonzero, reals
 
@@ -45,6 +46,7 @@ def _x_minus_log1p(x: float) -> float:
 
 
 @validate_params({"eta": NONNEGATIVE})
+@fill_doc
 def br_kl_bound(eta: float) -> float:
     r"""Return the largest KL divergence (mean privacy loss) of an eta-bounded-range mechanism.
 
@@ -55,14 +57,7 @@ def br_kl_bound(eta: float) -> float:
     the mean of the two-point loss law on {a, a + eta} with E[e^-L] = 1
     (Dong, Durfee & Rogers 2020, used in their Prop. 4); KL(eta) <= eta^2/8.
 
-    Parameters
-    ----------
-    eta : float
-        The bounded-range parameter, >= 0.
-
-    Returns
-    -------
-    float
+    %(eta_to_float)s
         KL(eta), computed without cancellation (0 at eta = 0).
 
     See Also
@@ -87,17 +82,11 @@ def br_kl_bound(eta: float) -> float:
 
 
 @validate_params({"eta": NONNEGATIVE})
+@fill_doc
 def br_zcdp_rho(eta: float) -> float:
     """Return rho = eta^2 / 8: an eta-bounded-range mechanism is rho-zCDP (Cesar & Rogers 2021).
 
-    Parameters
-    ----------
-    eta : float
-        The bounded-range parameter, >= 0.
-
-    Returns
-    -------
-    float
+    %(eta_to_float)s
         eta^2 / 8.
 
     See Also

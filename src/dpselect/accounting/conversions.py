@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import EPSILON, positive, validate_params
 from ._rules import DELTA_POSITIVE, NONNEGATIVE, delta_positive
 
@@ -154,6 +155,7 @@ def laplace_smooth_delta(epsilon: float, alpha: float, beta: float) -> float:
 
 
 @validate_params({"epsilon": EPSILON, "delta": LAPLACE_DELTA, "alpha": positive()})
+@fill_doc
 def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
     """Return the largest beta of mathematics §2.2's exact condition for smooth-scale Laplace noise.
 
@@ -168,12 +170,7 @@ def laplace_smooth_beta(epsilon: float, delta: float, alpha: float) -> float:
     (nextafter) until :func:`laplace_smooth_delta` certifies delta.  delta must be > 0
     and alpha < epsilon.
 
-    Parameters
-    ----------
-    epsilon : float
-        The target epsilon, > 0.
-    delta : float
-        The target delta, in (0, 1).
+    %(target_privacy)s
     alpha : float
         The noise is Laplace of scale S(x)/alpha, 0 < alpha < epsilon.
 

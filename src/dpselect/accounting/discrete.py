@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .._docstrings import fill_doc
 from .._params import EPSILON, Rule, positive, validate_params
 from .._validation import check_positive
 from .conversions import LAPLACE_DELTA, _require_alpha_below
@@ -132,6 +133,7 @@ def grid_laplace_smooth_delta(epsilon: float, alpha: float, beta: float, guard: 
 
 
 @validate_params({"epsilon": EPSILON, "delta": LAPLACE_DELTA, "alpha": positive(), "guard": GUARD})
+@fill_doc
 def grid_laplace_smooth_beta(epsilon: float, delta: float, alpha: float, guard: float = 1.0) -> float:
     """Return the largest beta (to float precision, by bisection) satisfying the grid condition with guard M.
 
@@ -139,12 +141,7 @@ def grid_laplace_smooth_beta(epsilon: float, delta: float, alpha: float, guard: 
     §2.2), in the neighbour relation (add/remove or replace neighbours) in which S is a
     beta-smooth bound.
 
-    Parameters
-    ----------
-    epsilon : float
-        The target epsilon, > 0.
-    delta : float
-        The target delta, in (0, 1).
+    %(target_privacy)s
     alpha : float
         The scale is (S + M lambda)/(alpha lambda) grid units, 0 < alpha < epsilon.
     guard : float, default=1.0

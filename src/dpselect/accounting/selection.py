@@ -10,6 +10,7 @@ import math
 
 from scipy import special
 
+from .._docstrings import fill_doc
 from .._params import BOOLEAN, EPSILON, RELATION, positive, real_in, validate_params
 from ..privacy import Privacy
 from ..typing import Relation
@@ -46,6 +47,7 @@ def _sliding_factor(monotone: bool) -> float:
         "monotone": BOOLEAN,
     }
 )
+@fill_doc
 def smooth_rnm_epsilon(
     a: float, beta: float, m: int, shift_constant: float, dilation_constant: float, *, monotone: bool = False
 ) -> float:
@@ -56,14 +58,7 @@ def smooth_rnm_epsilon(
     noise scale S(x)/A, S beta-smooth, L_s / L_d the noise's shift / dilation
     constants (mathematics §2.1, §2.7).  [DERIVED; generalises YS Thm 2/3.]
 
-    Parameters
-    ----------
-    a : float
-        A > 0: the noise scale is S(x)/A.
-    beta : float
-        The smoothness of the bound S, >= 0.
-    m : int
-        The number of candidates, >= 1.
+    %(smooth_noise_parameters)s
     shift_constant : float
         L_s > 0 of the noise law.
     dilation_constant : float
@@ -93,6 +88,7 @@ def smooth_rnm_epsilon(
 
 
 @validate_params({"m": N_CANDIDATES, "beta": NONNEGATIVE, "eps_d": positive(allow_zero=True, allow_inf=True)})
+@fill_doc
 def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     """Return log delta_d of the m-fold Laplace dilation (mathematics §3.1, [DERIVED]).
 
@@ -105,10 +101,7 @@ def laplace_selection_log_delta(m: int, beta: float, eps_d: float) -> float:
     the conservative upper bound x^(m-1) e^-x / (Gamma(m) (1 - (m-1)/x)) on
     the regularised tail).  beta = 0 (fixed scale) gives -inf.
 
-    Parameters
-    ----------
-    m : int
-        The number of candidates, >= 1.
+    %(dilation_m)s
     beta : float
         The smoothness of the bound S, >= 0.
     eps_d : float
@@ -149,6 +142,7 @@ def _gamma_upper_quantile(m: int, delta: float) -> float:
 
 
 @validate_params({"m": N_CANDIDATES, "eps_d": EPSILON, "delta": DELTA_POSITIVE})
+@fill_doc
 def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     """Return the largest beta with m beta <= eps_d and delta_d(beta) <= delta (mathematics §3.1).
 
@@ -159,18 +153,10 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
     equivalent log-space condition (no overflow for huge eps_d) and then
     certified (nudged down if rounding requires) on the exact tail.
 
-    Parameters
-    ----------
-    m : int
-        The number of candidates, >= 1.
+    %(dilation_m)s
     eps_d : float
         The epsilon paid for the dilation, > 0.
-    delta : float
-        The delta of the dilation, in (0, 1).
-
-    Returns
-    -------
-    float
+    %(dilation_delta)s
         beta in (0, eps_d / m].
 
     See Also
@@ -206,21 +192,14 @@ def laplace_selection_beta(m: int, eps_d: float, delta: float) -> float:
 
 
 @validate_params({"m": N_CANDIDATES, "beta": positive(), "delta": DELTA_POSITIVE})
+@fill_doc
 def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
     """Return the smallest eps_d >= m beta with delta_d <= delta for a given beta (mathematics §3.1).
 
-    Parameters
-    ----------
-    m : int
-        The number of candidates, >= 1.
+    %(dilation_m)s
     beta : float
         The smoothness of the bound S, > 0.
-    delta : float
-        The delta of the dilation, in (0, 1).
-
-    Returns
-    -------
-    float
+    %(dilation_delta)s
         eps_d (``inf`` if it overflows).
 
     See Also
@@ -253,6 +232,7 @@ def laplace_selection_eps_d(m: int, beta: float, delta: float) -> float:
         "relation": RELATION.or_none(),
     }
 )
+@fill_doc
 def laplace_selection_privacy(
     a: float, beta: float, m: int, eps_d: float, *, monotone: bool = False, relation: Relation | None = None
 ) -> Privacy:
@@ -260,14 +240,7 @@ def laplace_selection_privacy(
 
     A + eps_d for monotone utilities.
 
-    Parameters
-    ----------
-    a : float
-        A > 0: the noise scale is S(x)/A.
-    beta : float
-        The smoothness of the bound S, >= 0.
-    m : int
-        The number of candidates, >= 1.
+    %(smooth_noise_parameters)s
     eps_d : float
         The epsilon paid for the dilation, >= m beta (``inf`` allowed).
     monotone : bool, default=False

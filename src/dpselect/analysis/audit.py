@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import LOG_LAW, Rule, instance_of, positive, validate_params
 from ..mechanisms import Mechanism
@@ -161,6 +162,7 @@ def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
 
 
 @dataclass(frozen=True)
+@fill_doc
 class AuditReport:
     """Result of :func:`audit` (built by it; the fields are its attributes).
 
@@ -185,11 +187,7 @@ class AuditReport:
     hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
     privacy_loss : The privacy loss between two exact output distributions
 
-    Examples
-    --------
-    >>> import dpselect
-    >>> from dpselect.analysis import audit
-    >>> x, y = dpselect.SelectionProblem([3.0, 1.0]), dpselect.SelectionProblem([2.0, 2.0])
+    %(audit_example)s
     >>> report = audit(dpselect.ExponentialMechanism(1.0), [(x, y)])
     >>> report.violates, round(report.max_loss, 6)
     (False, 0.620115)
@@ -220,6 +218,7 @@ class AuditReport:
         "floor": NON_NEGATIVE,
     }
 )
+@fill_doc
 def audit(
     mech: Mechanism,
     pairs: Iterable[tuple[SelectionProblem, SelectionProblem]],
@@ -262,11 +261,7 @@ def audit(
     hockey_stick : The hockey-stick divergence at epsilon, the larger of the two directions
     privacy_loss : The privacy loss between two exact output distributions
 
-    Examples
-    --------
-    >>> import dpselect
-    >>> from dpselect.analysis import audit
-    >>> x, y = dpselect.SelectionProblem([3.0, 1.0]), dpselect.SelectionProblem([2.0, 2.0])
+    %(audit_example)s
     >>> audit(dpselect.ExponentialMechanism(1.0), [(x, y)]).violates
     False
     >>> audit(dpselect.ExponentialMechanism(1.0), [(x, y)], claimed=dpselect.Privacy(0.5)).violates

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import callable_, validate_params
 from ..mechanisms import Mechanism
 from ..output_law import OutputLaw
@@ -17,18 +18,11 @@ __all__ = ["accuracy", "expected_error", "output_distribution"]
 
 
 @validate_params({"mech": MECHANISM, "problem": PROBLEM})
+@fill_doc
 def output_distribution(mech: Mechanism, problem: SelectionProblem) -> OutputLaw:
     """Exact Pr[mech(problem) = r] for every candidate r (the law ``mech.probabilities`` gives).
 
-    Parameters
-    ----------
-    mech : Mechanism
-        Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
-    problem : SelectionProblem
-        The candidates' utilities.
-
-    Returns
-    -------
+    %(mech_on_problem)s
     OutputLaw
         The output probabilities over the candidate indices ``0..m-1`` (an array of
         shape (m,) with the law's helpers: ``sample``, ``expected_error``, ...).
@@ -58,18 +52,11 @@ def output_distribution(mech: Mechanism, problem: SelectionProblem) -> OutputLaw
 
 
 @validate_params({"mech": MECHANISM, "problem": PROBLEM})
+@fill_doc
 def accuracy(mech: Mechanism, problem: SelectionProblem) -> float:
     """Probability of returning an optimal candidate (one with the maximal score).
 
-    Parameters
-    ----------
-    mech : Mechanism
-        Any object with ``probabilities(problem)`` or ``log_probabilities(problem)``.
-    problem : SelectionProblem
-        The candidates' utilities.
-
-    Returns
-    -------
+    %(mech_on_problem)s
     float
         The sum of the output probabilities over the optimal candidates.
 

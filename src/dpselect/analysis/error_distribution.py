@@ -17,6 +17,7 @@ from typing import ClassVar, Literal, overload
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import SEED, SENSITIVITY, SIZE, Rule, instance_of, positive, validate_fields, validate_params
 from .._validation import as_real_array, check_finite_float, check_probability_in, check_random_state, check_real
 from ..mechanisms import SmoothSensitivityRelease
@@ -40,6 +41,7 @@ def _out(arr: np.ndarray) -> float | np.ndarray:
 
 
 @dataclass(frozen=True)
+@fill_doc
 class ErrorDistribution:
     """Law of the release error E = A(x) - f(x) = scale * Z (scaled, symmetric noise).
 
@@ -54,11 +56,7 @@ class ErrorDistribution:
     scale : float
         S(x) / alpha'.
 
-    Examples
-    --------
-    >>> from dpselect.analysis import ErrorDistribution
-    >>> from dpselect.noise import Laplace
-    >>> dist = ErrorDistribution(Laplace(), 2.0)
+    %(error_example)s
     >>> dist.expected_abs_error(), round(dist.quantile(0.5), 4)   # 2 E|Z|; 2 ln 2
     (2.0, 1.3863)
     """
@@ -79,150 +77,91 @@ class ErrorDistribution:
         """E|Z| of the standard law (inf when infinite, e.g. polynomial gamma <= 2)."""
         return float(self.noise.mean_abs())
 
+    @fill_doc
     def pdf(self, t: ArrayLike) -> float | np.ndarray:
         """Density of the error at t: h(t/scale)/scale.
 
-        Parameters
-        ----------
-        t : array_like of float
-            Error value(s).
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_t)s
             The density (a float for scalar t).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.pdf(0.0)   # 1 / (2 * scale)
         0.25
         """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.pdf(t / self.scale)) / self.scale)
 
+    @fill_doc
     def logpdf(self, t: ArrayLike) -> float | np.ndarray:
         """Log density of the error at t: log h(t/scale) - log scale.
 
-        Parameters
-        ----------
-        t : array_like of float
-            Error value(s).
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_t)s
             The log density (a float for scalar t).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> round(dist.logpdf(0.0), 6)
         -1.386294
         """
         t = as_real_array(t, "t")
         return _out(np.asarray(self.noise.logpdf(t / self.scale)) - math.log(self.scale))
 
+    @fill_doc
     def cdf(self, t: ArrayLike) -> float | np.ndarray:
         """Distribution function P(E <= t).
 
-        Parameters
-        ----------
-        t : array_like of float
-            Error value(s).
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_t)s
             P(E <= t) (a float for scalar t).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.cdf([0.0, 2.0]).round(4)
         array([0.5   , 0.8161])
         """
         t = as_real_array(t, "t")
         return _out(self.noise.cdf(t / self.scale))
 
+    @fill_doc
     def sf(self, t: ArrayLike) -> float | np.ndarray:
         """Survival function P(E > t).
 
-        Parameters
-        ----------
-        t : array_like of float
-            Error value(s).
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_t)s
             P(E > t) (a float for scalar t).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> round(dist.sf(2.0), 4)   # e^-1 / 2
         0.1839
         """
         t = as_real_array(t, "t")
         return _out(self.noise.sf(t / self.scale))
 
+    @fill_doc
     def ppf(self, q: ArrayLike) -> float | np.ndarray:
         """Quantile function of the (signed) error.
 
-        Parameters
-        ----------
-        q : array_like of float
-            Probabilities in [0, 1].
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_q)s
             The t with P(E <= t) = q (a float for scalar q).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.ppf([0.25, 0.75]).round(4)   # -+ 2 ln 2
         array([-1.3863,  1.3863])
         """
         q = _probabilities(q)
         return _out(self.scale * np.asarray(self.noise.ppf(q)))
 
+    @fill_doc
     def quantile(self, q: ArrayLike) -> float | np.ndarray:
         """q-quantile of the absolute error |E| (the noise is symmetric): scale * isf((1 - q)/2).
 
-        Parameters
-        ----------
-        q : array_like of float
-            Probabilities in [0, 1].
-
-        Returns
-        -------
-        float or numpy.ndarray
+        %(error_at_q)s
             The h with P(|E| <= h) = q (a float for scalar q).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> round(dist.quantile(0.5), 6)   # median |E| = 2 ln 2
         1.386294
         """
         q = _probabilities(q)
         return _out(self.scale * np.asarray(self.noise.isf((1.0 - q) / 2.0)))
 
+    @fill_doc
     def interval(self, coverage: float) -> tuple[float, float]:
         """Central interval (-h, h) with P(|E| <= h) = coverage.
 
@@ -236,11 +175,7 @@ class ErrorDistribution:
         tuple of (float, float)
             ``(-h, h)``.
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> tuple(round(v, 4) for v in dist.interval(0.5))
         (-1.3863, 1.3863)
         """
@@ -248,6 +183,7 @@ class ErrorDistribution:
         h = float(self.quantile(coverage))
         return (-h, h)
 
+    @fill_doc
     def expected_abs_error(self, within: tuple[float, float] | None = None) -> float:
         r"""E|E| = scale * E|Z| (inf when the noise has no mean).
 
@@ -273,11 +209,7 @@ class ErrorDistribution:
         float
             The expected absolute error.
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.expected_abs_error()   # scale * E|Z|
         2.0
         >>> round(dist.expected_abs_error(within=(-1.0, 1.0)), 4)   # 2 (1 - e^-1/2)
@@ -292,6 +224,7 @@ class ErrorDistribution:
             raise ValueError(f"within must satisfy lo <= 0 <= hi, got ({lo_raw!r}, {hi_raw!r})")
         return clipped_abs_error(self.noise, self.scale, -lo_raw, hi_raw)  # distances to the clipping points
 
+    @fill_doc
     def expected_error(self, truth: float = 0.0, loss: Literal["absolute", "squared"] = "absolute") -> float:
         r"""Expected loss of the error against ``truth``, as :meth:`dpselect.OutputLaw.expected_error`.
 
@@ -313,11 +246,7 @@ class ErrorDistribution:
         float
             The exact expectation (inf when the noise lacks the moment).
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.expected_error(), dist.expected_error(loss="squared")   # 2 E|Z|; 4 Var(Z)
         (2.0, 8.0)
         """
@@ -334,6 +263,7 @@ class ErrorDistribution:
     @overload
     def sample(self, size: int, *, rng: SeedLike = None) -> np.ndarray: ...
     @validate_params({"size": SIZE, "rng": SEED})
+    @fill_doc
     def sample(self, size: int | None = None, *, rng: SeedLike = None) -> float | np.ndarray:
         """Draws of the error (float for size=None).
 
@@ -349,11 +279,7 @@ class ErrorDistribution:
         float or numpy.ndarray
             One draw, or an array of ``size`` draws.
 
-        Examples
-        --------
-        >>> from dpselect.analysis import ErrorDistribution
-        >>> from dpselect.noise import Laplace
-        >>> dist = ErrorDistribution(Laplace(), 2.0)
+        %(error_example)s
         >>> dist.sample(size=3, rng=0).shape
         (3,)
         """

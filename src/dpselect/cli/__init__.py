@@ -39,6 +39,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .._docstrings import fill_doc
 from .._optional import MissingExtraError, require
 from .._params import Rule, validate_params
 
@@ -114,6 +115,7 @@ def _argv(value: Sequence[str], name: str) -> list[str]:
 
 
 @validate_params({"argv": Rule("a sequence of str", check=_argv, none=True)})
+@fill_doc
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv``; returns the exit status.
 
@@ -122,15 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``dpselect: error: ...`` on stderr (status 2); an unexpected failure prints its
     exception type only (status 1; ``DPSELECT_DEBUG=1`` shows the traceback).
 
-    Parameters
-    ----------
-    argv : sequence of str or None, default=None
-        The arguments after the program name (None: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        The exit status: 0 on success, 2 on a user error, 1 on an internal error.
+    %(cli_argv)s
 
     Examples
     --------

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypedDict
 
+from .._docstrings import fill_doc
 from ._common import task_grid
 from ._data import require_file
 from ._peers import compared, supports
@@ -34,19 +35,11 @@ class Grid(TypedDict):
     reps: int
 
 
+@fill_doc
 def grid(quick: bool, real: bool) -> Grid:
     """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
 
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid.
-    real : bool
-        Whether the real datasets are given (``--data-dir``).
-
-    Returns
-    -------
-    Grid
+    %(experiment_grid)s
         Datasets with their depths, selections (with the compared models importable here),
         epsilons and repetitions.
     """
@@ -58,19 +51,11 @@ def grid(quick: bool, real: bool) -> Grid:
     return {"depths": REAL_DEPTHS, "selections": SELECTIONS + extra, "eps": (0.01, 0.05, 0.1, 1.0, 2.0), "reps": 10}
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per (dataset, selection, epsilon, repetition); the data are loaded now.
 
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid (bundled datasets without ``data_dir``).
-    data_dir : pathlib.Path or None
-        The root of the real datasets (required without ``quick``).
-
-    Returns
-    -------
-    list of Task
+    %(experiment_grid_tasks)s
         The grid (DP-EBM on binary tasks only).
     """
     if data_dir is None and not quick:

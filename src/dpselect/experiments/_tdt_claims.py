@@ -5,6 +5,7 @@ Behind :mod:`dpselect.experiments.tdt`, which re-exports :func:`claims`.
 
 from __future__ import annotations
 
+from .._docstrings import fill_doc
 from ._common import stats_by
 from ._plotting import fmt
 from ._tdt_accuracy import CASE, SPS_NAMES
@@ -31,17 +32,11 @@ def _real_means(rows: list[dict]) -> dict[tuple, float]:
     return {k: st.mean for k, st in stats_by(_table(rows, "table2"), _REAL_KEYS, "accuracy").items()}
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """SPS (Thm 5) vs EM and PF, Thm 5 vs Thm 4, and the best sound mechanism vs the paper's.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         The paper's claims with our numbers, then the new findings.
     """
     means = _fig1_means(rows)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..analysis import accuracy
 from ..apps import genomics as tdt_app
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip, SmoothPrivateSelection
@@ -30,15 +31,11 @@ REAL_CSV = "tdt_justice2020/enhancedsps_example_bc.csv"
 
 
 @dataclass(frozen=True)
+@fill_doc
 class RealTables:
     """The (b, c) tables of the Justice et al. (2020) example and where they come from.
 
-    Parameters
-    ----------
-    b : numpy.ndarray
-        Transmissions of the first allele, one per SNP.
-    c : numpy.ndarray
-        Transmissions of the second allele.
+    %(tdt_tables)s
     n_families : int
         N, the number of trios (215).
     source : str

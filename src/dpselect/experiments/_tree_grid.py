@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
+from .._docstrings import fill_doc
 from ._common import task_grid
 from ._data import require_file
 from ._peers import compared, supports
@@ -36,19 +37,11 @@ class Grid(TypedDict):
     n_bins: int
 
 
+@fill_doc
 def grid(quick: bool, real: bool) -> Grid:
     """The grid: the full one, or the quick one on the bundled (``real=False``) or the real data.
 
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid.
-    real : bool
-        Whether the real datasets are given (``--data-dir``).
-
-    Returns
-    -------
-    Grid
+    %(experiment_grid)s
         Datasets, depths, selections (with the compared models importable here), epsilons,
         repetitions, folds and bins.
     """
@@ -84,19 +77,11 @@ def grid(quick: bool, real: bool) -> Grid:
     }
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per (dataset, depth, selection, epsilon, repetition); the data are loaded now.
 
-    Parameters
-    ----------
-    quick : bool
-        The reduced grid (bundled datasets without ``data_dir``).
-    data_dir : pathlib.Path or None
-        The root of the real datasets (required without ``quick``).
-
-    Returns
-    -------
-    list of Task
+    %(experiment_grid_tasks)s
         The grid (compared models at the first depth only, DP-EBM on binary tasks only).
     """
     if data_dir is None and not quick:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_int, check_random_state
 from ..typing import SeedLike
 
@@ -57,15 +58,11 @@ class TDTPanel:
 
 
 @dataclass(frozen=True)
+@fill_doc
 class TDTExample:
     """TDT tables of a real-data example with its number of families (iterable: ``b, c, n = example``).
 
-    Parameters
-    ----------
-    b : numpy.ndarray
-        Transmissions of the first allele, one per SNP.
-    c : numpy.ndarray
-        Transmissions of the second allele.
+    %(tdt_tables)s
     n_families : int
         N, the number of trios.
     """

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ._common import (
     accuracy_figure,
     claim_at_least,
@@ -219,17 +220,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     ]
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """SNM-T leaf labels vs EM, and our SNM-T accuracies vs the published ones.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         The paper's claims with our numbers.
     """
     means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
@@ -262,18 +257,11 @@ def claims(rows: list[dict]) -> list[Claim]:
     ]
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """The table of mean test accuracies (± spread) per cell and selection.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["epsilon"]) for r in rows})
@@ -289,20 +277,11 @@ def summary(rows: list[dict]) -> str:
     )
 
 
+@fill_doc
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
     """The report's notes: budget per leaf, public schema, and the data used.
 
-    Parameters
-    ----------
-    quick : bool
-        Whether the grid was the quick one.
-    data_dir : pathlib.Path or None
-        The data directory given.
-
-    Returns
-    -------
-    list of str
-        One note each.
+    %(experiment_notes)s
     """
     out = [
         "Every leaf query uses the full epsilon (parallel composition over leaves and over the trees' disjoint "

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..apps import quantiles as duff
 from ..apps import quantiles as mb
 from ._common import accuracy_figure, means_table, stats_by, task_grid
@@ -65,36 +66,20 @@ ABBREVIATIONS = {
 }
 
 
+@fill_doc
 def epsilons(quick: bool) -> list[float]:
     """The epsilons of the grid.
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-
-    Returns
-    -------
-    list of float
-        The epsilons, increasing.
+    %(experiment_epsilons)s
     """
     return [float(e) for e in np.logspace(-1, 1, 3 if quick else 9)]
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per point of the experiment's grid (the epsilons run inside a task).
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-    data_dir : Path or None
-        The data directory (``--data-dir``), or None for the embedded defaults.
-
-    Returns
-    -------
-    list of Task
-        The tasks, in a deterministic order.
+    %(experiment_tasks)s
     """
     reps = 3 if quick else 50
     return task_grid({"distribution": DISTRIBUTIONS, "rep": range(reps)}, n=N, epsilons=epsilons(quick))
@@ -149,18 +134,11 @@ def _errors(x: np.ndarray, eps: float, bounds: tuple[float, float]) -> dict[str,
         }
 
 
+@fill_doc
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     """Run one task: exact expected errors, no sampling of the mechanisms.
 
-    Parameters
-    ----------
-    task : Task
-        A task of :func:`tasks`.
-    seed : SeedSequence or int
-        The task's seed (the scheduler derives it from the run's seed).
-
-    Returns
-    -------
+    %(experiment_task)s
     list of dict
         One result row per (epsilon, method).
     """
@@ -197,7 +175,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     Parameters
     ----------
     rows : list of dict
-        The rows of :func:`run_task`, every task.
+        The rows of :func:`run_task`.
     out_dir : Path
         Where the figure is written.
 
@@ -224,17 +202,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     ]
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """The claims of the paper, checked against the rows.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         One row per claim (ours next to the published figure).
     """
     means = _means(rows)
@@ -323,18 +295,11 @@ def _best_sound_claim(means: dict[tuple, float], best: dict[tuple[str, float], s
     )
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """A markdown table of the results for the report.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     stats = stats_by(rows, _KEYS, "expected_abs_error")
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0])

@@ -28,6 +28,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..analysis import expected_error
 from ..apps import quantiles as pct
 from ..mechanisms import ExponentialMechanism, LocalDampening, PermuteAndFlip, SmoothNoisyMax, dampened_utilities
@@ -78,36 +79,20 @@ FIGURE_NOTE = (
 LINEAR_BELOW = 1e-6
 
 
+@fill_doc
 def epsilons(quick: bool) -> list[float]:
     """The epsilons of the grid.
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-
-    Returns
-    -------
-    list of float
-        The epsilons, increasing.
+    %(experiment_epsilons)s
     """
     return [float(e) for e in np.logspace(-1, 2, 7 if quick else 30)]
 
 
+@fill_doc
 def tasks(quick: bool, data_dir: Path | None) -> list[Task]:
     """One task per point of the experiment's grid (the epsilons run inside a task).
 
-    Parameters
-    ----------
-    quick : bool
-        The small grid of ``--quick``.
-    data_dir : Path or None
-        The data directory (``--data-dir``), or None for the embedded defaults.
-
-    Returns
-    -------
-    list of Task
-        The tasks, in a deterministic order.
+    %(experiment_tasks)s
     """
     if data_dir is None and not quick:
         require_file(None, what="DPBench (dpbench_1d/*.n4096.npy)")
@@ -178,18 +163,11 @@ def _histogram(dataset: str, source: str) -> np.ndarray:
     return load_dpbench(dataset, Path(source).parent)
 
 
+@fill_doc
 def run_task(task: Task, seed: np.random.SeedSequence | int) -> list[dict]:
     """Run one task: exact expected errors, no sampling of the mechanisms.
 
-    Parameters
-    ----------
-    task : Task
-        A task of :func:`tasks`.
-    seed : SeedSequence or int
-        The task's seed (the scheduler derives it from the run's seed).
-
-    Returns
-    -------
+    %(experiment_task)s
     list of dict
         One result row per (epsilon, method).
     """
@@ -239,7 +217,7 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     Parameters
     ----------
     rows : list of dict
-        The rows of :func:`run_task`, every task.
+        The rows of :func:`run_task`.
     out_dir : Path
         Where the figure is written.
 
@@ -307,17 +285,11 @@ def _best_sound_vs_paper(rows: list[dict]) -> Claim:
     )
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """The claims of the paper, checked against the rows.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         One row per claim (ours next to the published figure).
     """
     out = [_best_sound_vs_paper(rows)]
@@ -343,18 +315,11 @@ def claims(rows: list[dict]) -> list[Claim]:
     return out
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """A markdown table of the results for the report.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`, every task.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     eps_show = nearest([r["epsilon"] for r in rows], [0.1, 1.0, 10.0, 100.0])
     cells = [(ds, p, e) for ds in dict.fromkeys(r["dataset"] for r in rows) for p in PERCENTILES for e in eps_show]

@@ -33,6 +33,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ._common import accuracy_figure, means_table, stats_by, task_grid
 from ._plotting import fmt, md_table
 from ._tdt_accuracy import CASE, MECH_ORDER, SPS_CASES, accuracy_table, paper_one_sided_sps
@@ -278,18 +279,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     return files
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """The tables of Fig. 1/2 (both accountings), Table I and Table II.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     parts = []
     fig1 = _table(rows, "fig1")
@@ -322,20 +316,11 @@ def summary(rows: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
+@fill_doc
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
     """The report's notes: exactness, accounting, the data of Table II, the figures.
 
-    Parameters
-    ----------
-    quick : bool
-        Whether the grid was the quick one.
-    data_dir : pathlib.Path or None
-        The data directory given.
-
-    Returns
-    -------
-    list of str
-        One note each.
+    %(experiment_notes)s
     """
     return [
         "Accuracies are exact (from output distributions), averaged over simulated panels; the panels are drawn "

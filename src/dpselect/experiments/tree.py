@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ._common import (
     accuracy_figure,
     claim_at_least,
@@ -207,17 +208,11 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     ]
 
 
+@fill_doc
 def claims(rows: list[dict]) -> list[Claim]:
     """SNM trees vs EM/PF trees, and our SNM accuracies vs the published ones.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    list of Claim
+    %(rows_to_claims)s
         The paper's claims with our numbers.
     """
     means = {k: st.mean for k, st in stats_by(rows, _KEYS, "accuracy").items()}
@@ -258,18 +253,11 @@ def claims(rows: list[dict]) -> list[Claim]:
     return out
 
 
+@fill_doc
 def summary(rows: list[dict]) -> str:
     """The table of mean test accuracies (± spread) per cell and selection.
 
-    Parameters
-    ----------
-    rows : list of dict
-        The rows of :func:`run_task`.
-
-    Returns
-    -------
-    str
-        Markdown.
+    %(rows_to_markdown)s
     """
     sels = sorted({r["selection"] for r in rows}, key=list(LABEL).index)
     cells = sorted({(r["dataset"], r["depth"], r["epsilon"]) for r in rows})
@@ -288,20 +276,11 @@ def summary(rows: list[dict]) -> str:
     )
 
 
+@fill_doc
 def notes(quick: bool, data_dir: Path | None) -> list[str]:
     """The report's notes: budget split, public schema, and the data used.
 
-    Parameters
-    ----------
-    quick : bool
-        Whether the grid was the quick one.
-    data_dir : pathlib.Path or None
-        The data directory given.
-
-    Returns
-    -------
-    list of str
-        One note each.
+    %(experiment_notes)s
     """
     out = [
         "Budget per query eps' = eps / (2 (d_eff + 1)) (mathematics §7 item 17); the smooth selections use "

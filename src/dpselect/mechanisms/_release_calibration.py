@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_positive, check_tail_exponent
 from ..accounting import (
     dp_to_zcdp,
@@ -269,17 +270,11 @@ class CalibratedRelease:
             )
         return check_positive(value, "sensitivity", quote=False)  # S(x): data-derived, never echoed
 
+    @fill_doc
     def scale(self, sensitivity: Sensitivity) -> float:
         """Noise scale S(x)/alpha'.
 
-        Parameters
-        ----------
-        sensitivity : float or callable
-            S_beta'(x) computed at ``self.beta``, or a callable beta -> S_beta(x).
-
-        Returns
-        -------
-        float
+        %(release_sensitivity)s
             S(x) / alpha'.
 
         Examples
@@ -290,17 +285,11 @@ class CalibratedRelease:
         """
         return self._sensitivity(sensitivity) / self._alpha
 
+    @fill_doc
     def expected_abs_error(self, sensitivity: Sensitivity) -> float:
         """E|release - f(x)| = (S(x)/alpha') E|Z| (inf when the noise has no mean).
 
-        Parameters
-        ----------
-        sensitivity : float or callable
-            S_beta'(x) computed at ``self.beta``, or a callable beta -> S_beta(x).
-
-        Returns
-        -------
-        float
+        %(release_sensitivity)s
             The expected absolute error of the unsnapped release.
 
         Examples

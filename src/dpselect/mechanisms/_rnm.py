@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, validate_fields
 from ..noise import Exponential, Gumbel, Laplace, NoiseDistribution
@@ -83,49 +84,24 @@ class ReportNoisyMax(ExactSampling):
         """The law the exact sampler draws: EM for Gumbel noise, PF for exponential noise."""
         return "em" if self.noise == "gumbel" else "pf"
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the law named by ``noise``.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        %(calibrate_sections)s
         >>> scale, noise = dpselect.ReportNoisyMax(2.0, noise="laplace").calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Laplace')
         """
         return Calibration(global_scale(self.epsilon, problem), _RNM_NOISE[self.noise]())
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP; also epsilon-bounded-range with ``noise="gumbel"`` (the exponential mechanism).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> q = dpselect.ReportNoisyMax(1.0, noise="laplace").privacy(p)
-        >>> str(q), q.bounded_range
-        ('1-DP [add_remove]', None)
+        %(privacy_sections)s
+        >>> print(dpselect.ReportNoisyMax(1.0, noise="laplace").privacy(dpselect.SelectionProblem([1.0, 0.0])))
+        1-DP [add_remove]
         """
         check_problem(problem)
         return pure_privacy(

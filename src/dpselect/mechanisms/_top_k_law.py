@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import validate_params
 from ..output_law import OutputLaw
 from ..problem import SelectionProblem
@@ -56,6 +57,7 @@ class TopKLaw:
 
 
 @validate_params(TOP_K_RULES)
+@fill_doc
 def top_k_log_probabilities(
     mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None
 ) -> TopKLaw:
@@ -69,12 +71,7 @@ def top_k_log_probabilities(
     The guarantee is :func:`top_k_privacy`'s, under the problem's neighbour
     relation (add/remove or replace; mathematics §10.2).
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        The per-round mechanism (as in :func:`select_top_k`).
-    problem : SelectionProblem
-        The candidates' scores and sensitivities.
+    %(top_k_round)s
     k : int
         The tuple length, 1 <= k <= m, with m!/(m-k)! <= 200,000.
     method : {"joint", "peel", "gumbel"} or None, default=None

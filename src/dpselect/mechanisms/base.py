@@ -21,6 +21,7 @@ from typing import NamedTuple, overload
 import numpy as np
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._validation import check_random_state, check_size
 from ..noise import NoiseDistribution
@@ -146,16 +147,11 @@ class Mechanism(ABC):
         """``n`` independent indices (int64 array) for a checked problem and size; ``rng`` unchecked."""
 
     @abstractmethod
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log output probabilities, one per candidate.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]`` (``-inf`` where impossible).
 
@@ -168,37 +164,21 @@ class Mechanism(ABC):
         """
 
     @abstractmethod
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
-        """The guarantee this mechanism has on this problem.
+        """The (epsilon, delta) guarantee this mechanism has on this problem.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The (epsilon, delta) guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([1.0, 0.0])
         >>> print(dpselect.PermuteAndFlip(1.0).privacy(p))
         1-DP [add_remove]
         """
 
+    @fill_doc
     def probabilities(self, problem: SelectionProblem) -> OutputLaw:
         """Exact output distribution over the candidates (sums to 1).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         OutputLaw, shape (m,)
             ``exp(log_probabilities(problem))`` over the support of candidate
             indices ``0..m-1`` (a read-only array: copy it before editing).
@@ -237,16 +217,11 @@ class NoisyMaxMechanism(Mechanism):
     """
 
     @abstractmethod
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale and law for this problem.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         Calibration
             The scale b(x) >= 0 and the standard noise law h (a
             :mod:`dpselect.noise` object).
@@ -266,16 +241,11 @@ class NoisyMaxMechanism(Mechanism):
         scale, noise = self.calibrate(problem)
         return np.asarray(noisy_max.sample_argmax(problem.scores, scale, noise, size=n, rng=gen), dtype=np.int64)
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log output probabilities of the noisy max, one per candidate.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[argmax = r]`` by the engine's quadrature.
 

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, validate_fields
 from ..noise import Exponential, Gumbel
@@ -103,39 +104,22 @@ class ExponentialMechanism(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Gumbel law.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        %(calibrate_sections)s
         >>> scale, noise = dpselect.ExponentialMechanism(2.0).calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Gumbel')
         """
         return Calibration(global_scale(self.epsilon, problem), Gumbel())
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Closed form: log-softmax of u / eta.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]``, eta the scale of :meth:`calibrate`.
 
@@ -150,26 +134,13 @@ class ExponentialMechanism(ExactSampling):
         a = noisy_max.standardised(problem.scores, global_scale(self.epsilon, problem))
         return a - logsumexp(a)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP and epsilon-bounded-range (``bounded_range=epsilon``).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> q = dpselect.ExponentialMechanism(1.0).privacy(p)
-        >>> str(q), q.bounded_range
-        ('1-DP [add_remove]', 1.0)
+        %(privacy_sections)s
+        >>> dpselect.ExponentialMechanism(1.0).privacy(dpselect.SelectionProblem([1.0, 0.0])).bounded_range
+        1.0
         """
         check_problem(problem)
         return pure_privacy(
@@ -220,29 +191,18 @@ class PermuteAndFlip(ExactSampling):
     def __post_init__(self) -> None:
         validate_fields(self, self._parameter_constraints)
 
+    @fill_doc
     def calibrate(self, problem: SelectionProblem) -> Calibration:
         """The noise scale 2 Delta u / eps (Delta u / eps if monotone) and the Exponential law.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities, global sensitivity and ``monotone`` flag.
-
-        Returns
-        -------
-        Calibration
-            The scale and the standard noise law (a :mod:`dpselect.noise` object).
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
+        %(calibrate_sections)s
         >>> scale, noise = dpselect.PermuteAndFlip(2.0).calibrate(p)
         >>> scale, type(noise).__name__
         (1.0, 'Exponential')
         """
         return Calibration(global_scale(self.epsilon, problem), Exponential())
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact law: a polynomial integral (m <= 64), its O(18 m) power-sum evaluation beyond.
 
@@ -250,13 +210,7 @@ class PermuteAndFlip(ExactSampling):
         m <= 64 candidates; the power-sum evaluation of the same integral
         beyond agrees with it to ~1e-15.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' utilities and sensitivities.
-
-        Returns
-        -------
+        %(problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]``.
 
@@ -273,26 +227,13 @@ class PermuteAndFlip(ExactSampling):
             return pf_log_probabilities(problem.scores, scale)
         return pf_fast_log_probabilities(problem.scores, scale)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """epsilon-DP (no bounded-range certificate).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> q = dpselect.PermuteAndFlip(1.0).privacy(p)
-        >>> str(q), q.bounded_range
-        ('1-DP [add_remove]', None)
+        %(privacy_sections)s
+        >>> print(dpselect.PermuteAndFlip(1.0).privacy(dpselect.SelectionProblem([1.0, 0.0])))
+        1-DP [add_remove]
         """
         check_problem(problem)
         return pure_privacy(self.epsilon, problem, "permute-and-flip (McKenna-Sheldon; mathematics §2.6)")

@@ -83,6 +83,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import _engine as noisy_max
+from .._docstrings import fill_doc
 from .._mechanism_support import PROBLEM, check_problem
 from .._params import EPSILON, Rule, validate_fields, validate_params
 from .._validation import check_random_state
@@ -98,6 +99,7 @@ __all__ = ["LocalDampening", "dampened_utilities"]
 _CHUNK_ELEMENTS = 1 << 22
 
 
+@fill_doc
 def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
     """The per-candidate profile as steps: breakpoints p (K+1,) from 0 and values (K+1, m).
 
@@ -109,13 +111,7 @@ def candidate_steps(problem: SelectionProblem) -> tuple[np.ndarray, np.ndarray]:
     t = 0..T (T = ``problem.profile_horizon``).  The values must be
     non-decreasing in t.
 
-    Parameters
-    ----------
-    problem : SelectionProblem
-        The utilities and their per-candidate local-sensitivity profile.
-
-    Returns
-    -------
+    %(profile_sections)s
     tuple of numpy.ndarray
         The breakpoints (int, shape (K+1,), from 0) and the values (float,
         shape (K+1, m)).
@@ -165,6 +161,7 @@ def _dampen(u: np.ndarray, bps: np.ndarray, delta: np.ndarray) -> np.ndarray:
 
 
 @validate_params({"problem": PROBLEM})
+@fill_doc
 def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     r"""The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1).
 
@@ -197,13 +194,7 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
     --------
     LocalDampening : Local dampening (Farias et al
 
-    References
-    ----------
-    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
-    differential privacy for non-numeric queries via local sensitivity",
-    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
-    public code bases, the theorem numbers not checked against the primary
-    text); mathematics §5.1.
+    %(local_dampening_references)s
 
     Examples
     --------
@@ -224,6 +215,7 @@ def dampened_utilities(problem: SelectionProblem) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+@fill_doc
 class LocalDampening(Mechanism):
     """Local dampening (Farias et al. 2020): P[r] ∝ exp(eps D_{u,delta}(x, r) / 2).
 
@@ -262,13 +254,7 @@ class LocalDampening(Mechanism):
     --------
     dampened_utilities : The dampened utilities D_{u,delta}(x, r) of every candidate (mathematics §5.1)
 
-    References
-    ----------
-    Farias, Brito, Flynn, Machado, Majumdar & Srivastava, "Local dampening:
-    differential privacy for non-numeric queries via local sensitivity",
-    PVLDB 14(4), 2020 (the local dampening mechanism; reconstructed from two
-    public code bases, the theorem numbers not checked against the primary
-    text); mathematics §5.1.
+    %(local_dampening_references)s
 
     Examples
     --------
@@ -298,16 +284,11 @@ class LocalDampening(Mechanism):
         idx = np.flatnonzero(finite)
         return idx, d[idx]
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log output probabilities: the log-softmax of eps (D - max D) / 2.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The utilities and their per-candidate local-sensitivity profile.
-
-        Returns
-        -------
+        %(profile_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[r]`` over the candidates that can win, ``-inf`` elsewhere.
 
@@ -334,22 +315,11 @@ class LocalDampening(Mechanism):
         draws = noisy_max.sample_argmax(d, scale, Gumbel(), size=n, rng=gen)
         return idx[np.asarray(draws)].astype(np.int64)
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(epsilon, 0)-DP under ``problem.relation`` (no guarantee for a non-private problem).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0])
         >>> ld = dpselect.LocalDampening(1.0)
         >>> print(ld.privacy(p))

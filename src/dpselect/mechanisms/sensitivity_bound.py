@@ -25,6 +25,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from .. import accounting
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import EPSILON, Rule, options, positive, validate_fields
 from .._validation import check_delta, check_positive, check_random_state
@@ -201,19 +202,14 @@ class PrivateSensitivityBound(Mechanism):
             return self.beta
         return self.epsilon1 / -math.log(2.0 * self.delta)
 
+    @fill_doc
     def _bound_parameters(self, problem: SelectionProblem) -> _BoundParameters:
         """(loc, scale, cap) of the released bound: L̂ ~ Laplace(loc, scale), Ŝ = min(e^L̂, e^cap).
 
         loc = ln S(x) + (beta/eps1) ln(1/(2 delta)) (``-inf`` when S(x) = 0),
         scale = beta/eps1, cap = ln GS.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The scores, global sensitivity and smooth bound S(x).
-
-        Returns
-        -------
+        %(smooth_problem_sections)s
         _BoundParameters
             The named triple ``(loc, scale, cap)``.
 
@@ -267,6 +263,7 @@ class PrivateSensitivityBound(Mechanism):
         return _selector(self.selector, self.epsilon2).log_probabilities(fixed)
 
     # ------------------------------------------------------------ exact law
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         r"""Exact log output probabilities, integrated over the released bound.
 
@@ -276,13 +273,7 @@ class PrivateSensitivityBound(Mechanism):
 
         f the Laplace density of L̂ (quadrature described in the class Notes).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The scores, global sensitivity and smooth bound S(x).
-
-        Returns
-        -------
+        %(smooth_problem_sections)s
         numpy.ndarray of float, shape (m,)
             ``log P[r]``.
 
@@ -317,23 +308,14 @@ class PrivateSensitivityBound(Mechanism):
             out[i] = sel.select(fixed, rng=gen)
         return out
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(eps1 + eps2, delta)-DP under ``problem.relation`` (mathematics §9.2).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation`` and ``private`` flag matter).
+        The guarantee is :func:`dpselect.accounting.sensitivity_bound_privacy` of the budgets (no
+        guarantee for a non-private problem).
 
-        Returns
-        -------
-        Privacy
-            :func:`dpselect.accounting.sensitivity_bound_privacy` of the
-            budgets (no guarantee for a non-private problem).
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections)s
         >>> p = dpselect.SelectionProblem([10.0, 4.0, 3.0], local_sensitivity=0.05)
         >>> mech = dpselect.PrivateSensitivityBound(0.5, 1.0, delta=1e-6)
         >>> print(mech.privacy(p))

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import DELTA, EPSILON, Rule, options, positive, real_in, validate_fields
 from .._validation import check_tail_exponent
@@ -266,22 +267,11 @@ class SmoothNoisyMax(NoisyMaxMechanism):
         params = self.parameters(problem)
         return Calibration(noise_scale(problem.smooth_sensitivity(params.beta), params.alpha), self._noise(params))
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee mathematics §3.1 proves for this calibration (never the paper's claim).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation``, ``private`` flag and m matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections_m)s
         >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0], local_sensitivity=0.5)
         >>> print(dpselect.SmoothNoisyMax(1.0).privacy(p))
         1-DP [add_remove]

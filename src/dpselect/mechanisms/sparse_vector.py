@@ -35,6 +35,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
+from .._docstrings import fill_doc
 from .._params import BOOLEAN, EPSILON, Rule, validate_fields
 from .._validation import check_relation
 from ..noise import IntegerSource, discrete_laplace_batch
@@ -219,18 +220,11 @@ class AboveThreshold:
         f, t = _check_queries(queries, threshold)
         return _scan(f, t, self.scales, IntegerSource(rng))
 
+    @fill_doc
     def log_probabilities(self, queries: ArrayLike, threshold: int) -> np.ndarray:
         """Log P[K = k] for k = 0..m-1 and m ("none"): the exact law (module docstring).
 
-        Parameters
-        ----------
-        queries : array_like of int, shape (m,)
-            The query values on the dataset.
-        threshold : int
-            The public threshold T.
-
-        Returns
-        -------
+        %(threshold_queries)s
         numpy.ndarray of float, shape (m + 1,)
             ``log P[K = k]``; the last entry is "no query above the threshold".
 
@@ -243,18 +237,11 @@ class AboveThreshold:
         b1, b2 = self.scales
         return _log_law(f.astype(np.float64), float(t), -1.0 / float(b1), -1.0 / float(b2))
 
+    @fill_doc
     def probabilities(self, queries: ArrayLike, threshold: int) -> OutputLaw:
         """P[K = k], k = 0..m (the last entry: no query above the threshold).
 
-        Parameters
-        ----------
-        queries : array_like of int, shape (m,)
-            The query values on the dataset.
-        threshold : int
-            The public threshold T.
-
-        Returns
-        -------
+        %(threshold_queries)s
         OutputLaw, shape (m + 1,)
             The exact law over the support ``0..m`` (m: "none").
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import ClassVar, NamedTuple
 
 from .. import accounting
+from .._docstrings import fill_doc
 from .._mechanism_support import check_problem
 from .._params import BOOLEAN, EPSILON, Rule, positive, real_in, validate_fields
 from .._validation import check_positive, check_tail_exponent
@@ -207,22 +208,11 @@ class SmoothPrivateSelection(NoisyMaxMechanism):
         s = float(problem.candidate_smooth_sensitivity(params.beta).max())
         return Calibration(noise_scale(s, params.alpha), self._noise())
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """(k + m l / 2) eps-DP (YS Thm 2 / corrected Thm 3; mathematics §3.2), under problem.relation.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The problem (its ``relation``, ``private`` flag and m matter).
-
-        Returns
-        -------
-        Privacy
-            The guarantee under ``problem.relation``.
-
-        Examples
-        --------
-        >>> import dpselect
+        %(privacy_sections_m)s
         >>> p = dpselect.SelectionProblem([3.0, 1.0, 0.0, 0.0, 0.0], local_sensitivity=0.5)
         >>> print(dpselect.SmoothPrivateSelection(1.0).privacy(p))
         1-DP [add_remove]

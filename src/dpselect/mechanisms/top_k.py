@@ -34,6 +34,7 @@ from typing import ClassVar, cast
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._params import SEED, Rule, int_at_least, validate_fields, validate_params
 from .._validation import check_random_state
 from ..output_law import OutputLaw
@@ -68,6 +69,7 @@ __all__ = [
 
 
 @validate_params(TOP_K_RULES)
+@fill_doc
 def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, method: str | None = None) -> Privacy:
     """Guarantee of :func:`select_top_k` (the same ``method`` resolution).
 
@@ -79,12 +81,7 @@ def top_k_privacy(mechanism: Mechanism, problem: SelectionProblem, k: int, *, me
     * joint: one exponential mechanism at the k rounds' total budget
       epsilon_J = k epsilon: epsilon_J-DP and epsilon_J-bounded-range.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-        The per-round mechanism (as in :func:`select_top_k`).
-    problem : SelectionProblem
-        The candidates' scores and sensitivities.
+    %(top_k_round)s
     k : int
         The number of candidates selected, 1 <= k <= m.
     method : {"joint", "peel", "gumbel"} or None, default=None
@@ -277,61 +274,41 @@ class TopK:
         """
         return select_top_k(self.mechanism, problem, self.k, method=self.method, rng=rng)
 
+    @fill_doc
     def outputs(self, problem: SelectionProblem) -> np.ndarray:
         """The ordered tuples, in the order of :meth:`log_probabilities`.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' scores and sensitivities.
-
-        Returns
-        -------
+        %(scores_sections)s
         numpy.ndarray of int, shape (m!/(m-k)!, k)
             Every ordered k-tuple of distinct candidates, lexicographic.
         """
         return top_k_log_probabilities(self.mechanism, problem, self.k, method=self.method).tuples
 
+    @fill_doc
     def log_probabilities(self, problem: SelectionProblem) -> np.ndarray:
         """Exact log-probabilities of the ordered tuples.
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' scores and sensitivities.
-
-        Returns
-        -------
+        %(scores_sections)s
         numpy.ndarray of float, shape (m!/(m-k)!,)
             One per tuple of :meth:`outputs`.
         """
         return top_k_log_probabilities(self.mechanism, problem, self.k, method=self.method).log_probabilities
 
+    @fill_doc
     def probabilities(self, problem: SelectionProblem) -> OutputLaw:
         """Exact probabilities of the ordered tuples (sum to 1).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' scores and sensitivities.
-
-        Returns
-        -------
+        %(scores_sections)s
         OutputLaw, shape (m!/(m-k)!,)
             One probability per tuple of :meth:`outputs`; the support is the tuples.
         """
         return top_k_log_probabilities(self.mechanism, problem, self.k, method=self.method).probabilities()
 
+    @fill_doc
     def privacy(self, problem: SelectionProblem) -> Privacy:
         """The guarantee of :meth:`select` (:func:`top_k_privacy`).
 
-        Parameters
-        ----------
-        problem : SelectionProblem
-            The candidates' scores and sensitivities.
-
-        Returns
-        -------
+        %(scores_sections)s
         Privacy
             The guarantee under the problem's relation.
         """

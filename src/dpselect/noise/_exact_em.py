@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._docstrings import fill_doc
 from .._exact_numbers import as_fraction
 from .._params import Rule, instance_of, int_at_least, validate_params
 from .._validation import check_size
@@ -264,6 +265,7 @@ def exponential_weights_batch(
     return _exponential_weights_batch(src, nums, den, counts, n)
 
 
+@fill_doc
 def exponential_weights(rates: Any, *, counts: Any = None, size: int | None = None, rng: Any = None) -> tuple[Any, Any]:
     r"""Exact draw of (group g, offset o) with P[g, o] proportional to e^{-rate_g}, o in {0..counts_g - 1}.
 
@@ -291,11 +293,7 @@ def exponential_weights(rates: Any, *, counts: Any = None, size: int | None = No
         n_g >= 1 (None: all 1).
     size : int or None, default=None
         None for one draw, else the number of draws.
-    rng : None, int, Generator or "secure", default=None
-        Randomness (keyword-only); ``"secure"`` uses the OS CSPRNG.
-
-    Returns
-    -------
+    %(exact_rng)s
     (g, o) : two ints, or two int64 arrays of length ``size``
 
     References

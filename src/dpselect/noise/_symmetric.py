@@ -14,6 +14,7 @@ import numpy as np
 
 from dpselect._params import Rule
 
+from .._docstrings import fill_doc
 from ._special import _INF, LOG2, LOG_HALF, Array, _log1mexp, _random_sign, _solve_increasing
 from .base import NoiseDistribution
 
@@ -217,21 +218,15 @@ class OneSided(NoiseDistribution):
         """The parent's L_d (mathematics §2.1)."""
         return self.parent.dilation_constant
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0, **kwargs: float | str) -> tuple[float, float]:
         """Return the parent's (alpha, beta) (mathematics §3.1).
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             The target delta, in [0, 1).
         **kwargs : float or str
             The parent's keyword options (``alpha_fraction``, ``method``), passed on.
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
         """
         return self.parent.admissible(epsilon, delta, **kwargs)

@@ -18,6 +18,7 @@ from dpselect._params import Rule, validate_fields
 from dpselect._validation import check_epsilon, check_random_state
 from dpselect.typing import SeedLike
 
+from .._docstrings import fill_doc
 from ._special import _INF, Array, _apply, _check_shape, _require_pure
 
 #: What the evaluation methods return: a NumPy float for a scalar argument, else an array.
@@ -299,23 +300,17 @@ class NoiseDistribution(ABC):
         assert self.shift_constant is not None and self.dilation_constant is not None
         return eps / (2.0 * self.shift_constant), eps / (2.0 * self.dilation_constant)
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0) -> tuple[float, float]:
         """Return (alpha, beta) such that the law is (alpha, beta)-admissible for (epsilon, delta).
 
         Admissibility (mathematics §2.1) is a property of the noise; the neighbour relation
         is that of the smooth bound the mechanism uses.
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             The target delta, in [0, 1).
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
 
         Raises
         ------

@@ -28,6 +28,7 @@ from typing import cast, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._docstrings import fill_doc
 from .._params import SEED, SIZE, Rule, instance_of, int_at_least, validate_params
 from .._validation import as_real_array
 from ..typing import SeedLike
@@ -91,6 +92,7 @@ def bernoulli_exp(x: Rational, *, size: int, rng: SeedLike = None) -> NDArray[np
 
 
 @validate_params({"x": rational(nonnegative=True), "size": SIZE, "rng": SEED})
+@fill_doc
 def bernoulli_exp(x: Rational, *, size: int | None = None, rng: SeedLike = None) -> bool | NDArray[np.bool_]:
     r"""Exact Bernoulli(exp(-x)) for a rational x >= 0.
 
@@ -110,11 +112,7 @@ def bernoulli_exp(x: Rational, *, size: int | None = None, rng: SeedLike = None)
         The rate, >= 0 (a float is converted exactly).
     size : int or None, default=None
         None for one bool, else the number of independent draws (bool ndarray).
-    rng : None, int, Generator or "secure", default=None
-        Randomness (keyword-only); ``"secure"`` uses the OS CSPRNG.
-
-    Returns
-    -------
+    %(exact_rng)s
     bool or numpy.ndarray of bool
         One draw for ``size=None``, else ``size`` independent draws.
 
@@ -202,6 +200,7 @@ def discrete_laplace(scale: Rational, *, size: int, rng: SeedLike = None) -> NDA
 
 
 @validate_params({"scale": RATIONAL, "size": SIZE, "rng": SEED})
+@fill_doc
 def discrete_laplace(scale: Rational, *, size: int | None = None, rng: SeedLike = None) -> int | NDArray[np.int64]:
     r"""Exact discrete Laplace on the integers with rational ``scale`` > 0.
 
@@ -220,11 +219,7 @@ def discrete_laplace(scale: Rational, *, size: int | None = None, rng: SeedLike 
         b > 0 (a float is converted exactly).
     size : int or None, default=None
         None for one int, else the number of draws (int64 ndarray).
-    rng : None, int, Generator or "secure", default=None
-        Randomness (keyword-only); ``"secure"`` uses the OS CSPRNG.
-
-    Returns
-    -------
+    %(exact_rng)s
     int or numpy.ndarray of int64
         One draw for ``size=None``, else ``size`` independent draws.
 

@@ -12,6 +12,7 @@ from scipy import special
 from dpselect._params import Rule, positive
 from dpselect._validation import check_epsilon, check_finite_float, check_tail_exponent
 
+from .._docstrings import fill_doc
 from ._special import _INF, LOG2, Array, _beta_args, _ibeta_tail_logx, _log1mexp, _log_ibeta, _require_pure
 from ._symmetric import _Symmetric
 
@@ -132,6 +133,7 @@ class StudentT(_Symmetric):
         """L_d = d + 1 (Bun-Steinke's constant, mathematics §2.4)."""
         return self.df + 1.0
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0) -> tuple[float, float]:
         """Return alpha = eps sqrt(d)/(d+1), beta = eps/(2(d+1)) (pure, mathematics §2.4).
 
@@ -141,17 +143,10 @@ class StudentT(_Symmetric):
         heavier tails put mass beyond the largest double (P[|Z| > 1.8e308] ~
         1.8e308^-df), which the sampler cannot draw and the exact law cannot integrate.
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             Must be 0 (the law is pure).
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
         """
         check_tail_exponent(self.df, "df", self.df)
         return self._lipschitz_admissible(epsilon, delta)
@@ -282,6 +277,7 @@ class PolynomialTail(_Symmetric):
         """L_d = max(1, gamma-1) (mathematics §2.3)."""
         return max(1.0, self.gamma - 1.0)
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0, method: str = "ys") -> tuple[float, float]:
         """Return (alpha, beta) for pure (epsilon, 0); delta must be 0.
 
@@ -292,19 +288,12 @@ class PolynomialTail(_Symmetric):
         Requires gamma >= 1.1 (tail exponent gamma - 1 >= :data:`MIN_TAIL_EXPONENT`, see
         :meth:`StudentT.admissible`).
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             Must be 0 (the law is pure).
         method : {"ys", "nrs"}, default="ys"
             Which calibration (see above).
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
         """
         check_tail_exponent(self.gamma - 1.0, "gamma", self.gamma)
         if method == "ys":

@@ -12,6 +12,7 @@ from scipy import special
 from dpselect._params import Rule
 from dpselect._validation import check_delta_positive, check_epsilon, check_probability_in
 
+from .._docstrings import fill_doc
 from ..accounting import laplace_smooth_beta
 from ._special import _INF, Array, _log1mexp
 from ._symmetric import OneSided, _Symmetric
@@ -80,6 +81,7 @@ class Laplace(_Symmetric):
         """
         return 2.0
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0, alpha_fraction: float = 0.5) -> tuple[float, float]:
         """Return (alpha, beta) from the exact sufficient condition of mathematics §2.2.
 
@@ -96,19 +98,12 @@ class Laplace(_Symmetric):
         delta must be > 0.  (Not NRS's beta = eps/(2 ln(2/delta)), which fails for
         epsilon >= 20, mathematics §7 item 30; see :func:`nrs_laplace_parameters`.)
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             The target delta, in (0, 1): must be > 0.
         alpha_fraction : float, default=0.5
             alpha = alpha_fraction * epsilon, in (0, 1).
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
         """
         eps = check_epsilon(epsilon)
         d = check_delta_positive(delta, "Laplace noise is not pure-admissible (mathematics §2.2)")

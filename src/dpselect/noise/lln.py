@@ -13,6 +13,7 @@ from scipy import special
 from dpselect._params import Rule, positive
 from dpselect._validation import check_delta_positive, check_epsilon, check_positive
 
+from .._docstrings import fill_doc
 from ..accounting import dp_to_zcdp, lln_zcdp_rho
 from ._special import _INF, LOG_HALF, Array, _lambertw_exp, _log1mexp
 from ._symmetric import _Symmetric
@@ -184,6 +185,7 @@ class LaplaceLogNormal(_Symmetric):
         """
         return lln_zcdp_rho(self.sigma, alpha, beta)
 
+    @fill_doc
     def admissible(self, epsilon: float, delta: float = 0.0) -> tuple[float, float]:
         """Return (alpha, beta) giving (epsilon, delta)-DP through zCDP (mathematics §2.5); delta > 0.
 
@@ -191,17 +193,10 @@ class LaplaceLogNormal(_Symmetric):
         the t- and s-terms of eps_c = beta/sigma + e^{3 sigma^2/2} alpha:
         beta = sigma eps_c/2, alpha = e^{-3 sigma^2/2} eps_c/2 (so zcdp_rho(alpha, beta) = rho).
 
-        Parameters
-        ----------
-        epsilon : float
-            The target epsilon, > 0.
-        delta : float, default=0.0
+        %(smooth_target)s
             The target delta, in (0, 1): must be > 0.
 
-        Returns
-        -------
-        tuple of (float, float)
-            (alpha, beta).
+        %(alpha_beta)s
         """
         eps = check_epsilon(epsilon)
         d = check_delta_positive(delta, "LaplaceLogNormal noise is not pure; it gives zCDP (mathematics §2.5)")

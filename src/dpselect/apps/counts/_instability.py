@@ -77,6 +77,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._docstrings import fill_doc
 from ..._params import COUNTS, RELATION, validate_params
 from ...sensitivity import StepProfile
 from ...typing import ArrayLike, Relation, TieRule
@@ -102,6 +103,7 @@ def _ceil_div(a: Any, b: Any) -> Any:
 
 
 @validate_params({"counts": COUNTS, "tie_rule": TIE_RULE, "relation": RELATION})
+@fill_doc
 def distance_to_instability(
     counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
 ) -> float:
@@ -115,16 +117,7 @@ def distance_to_instability(
 
     the module docstring tabulates the other three cases.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (m,)
-        Non-negative integer counts, one per candidate class (m >= 1).
-    tie_rule : {"tieset", "first"}, default="tieset"
-        "tieset": every tied maximum scores 1 (T1); "first": the lowest index
-        among the maxima wins (T2).
-    relation : {"add_remove", "replace"}, default="add_remove"
-        The neighbour relation: one count +-1, or one unit moved between
-        classes (module docstring).
+    %(indicator_table)s
 
     Returns
     -------
@@ -137,11 +130,7 @@ def distance_to_instability(
     candidate_distances : Per-candidate t*_r: distance to the nearest table where r's indicator can flip in one step
     mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
 
-    References
-    ----------
-    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
-    argmax-indicator utility), corrected on the mathematics page,
-    mathematics §4.2 (the table of t* in the module docstring).
+    %(indicator_references)s
 
     Examples
     --------
@@ -207,6 +196,7 @@ def _replace_moves_to_win(n: np.ndarray, tie_rule: str, rows: np.ndarray) -> np.
 
 
 @validate_params({"counts": COUNTS, "tie_rule": TIE_RULE, "relation": RELATION})
+@fill_doc
 def candidate_distances(
     counts: ArrayLike, *, tie_rule: TieRule = "tieset", relation: Relation = "add_remove"
 ) -> np.ndarray:
@@ -215,16 +205,7 @@ def candidate_distances(
     Derivation in the module docstring;
     ``min(candidate_distances(...)) == distance_to_instability(...)``.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (m,)
-        Non-negative integer counts, one per candidate class (m >= 1).
-    tie_rule : {"tieset", "first"}, default="tieset"
-        "tieset": every tied maximum scores 1 (T1); "first": the lowest index
-        among the maxima wins (T2).
-    relation : {"add_remove", "replace"}, default="add_remove"
-        The neighbour relation: one count +-1, or one unit moved between
-        classes (module docstring).
+    %(indicator_table)s
 
     Returns
     -------
@@ -235,11 +216,7 @@ def candidate_distances(
     --------
     distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
 
-    References
-    ----------
-    Chaves et al., Smooth Noisy Max, Definition 7.1 (leaf majority, the
-    argmax-indicator utility), corrected on the mathematics page,
-    mathematics §4.2 (the table of t* in the module docstring).
+    %(indicator_references)s
 
     Examples
     --------

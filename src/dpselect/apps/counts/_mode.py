@@ -16,6 +16,7 @@ from typing import overload
 
 import numpy as np
 
+from ..._docstrings import fill_doc
 from ..._params import ACCOUNTANT, BOOLEAN, EPSILON, SAMPLE, SEED, SIZE, validate_params
 from ..._validation import check_array_1d, check_random_state
 from ..._warnings import PrivacyLeakWarning
@@ -77,6 +78,7 @@ def _mode_setup(x: ArrayLike, candidates: np.ndarray | None, stacklevel: int = 4
 
 
 @validate_params({"x": SAMPLE, "candidates": CANDIDATES})
+@fill_doc
 def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> ModeUtility:
     r"""The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25).
 
@@ -92,14 +94,8 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
     either raises u_d(w) by one and leaves the rest (w not a mode) or lowers
     every non-mode candidate by one (w a mode) -- never one up and another down.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
-    candidates : array_like of float, default=None
-        The **public** output space (distinct values).  If None the distinct
-        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
-        emitted (data-dependent output space: no guarantee).
+    %(mode_sample)s
+    %(mode_candidates)s
 
     Returns
     -------
@@ -113,12 +109,7 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
     duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
     duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
 
-    References
-    ----------
-    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
-    ("Duff") for medians, modes and means (the mode utility); McSherry &
-    Talwar, "Mechanism design via differential privacy", FOCS 2007,
-    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+    %(duff_mode_references)s
 
     Examples
     --------
@@ -130,6 +121,7 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
 
 
 @validate_params({"x": SAMPLE, "candidates": CANDIDATES, "monotone": BOOLEAN})
+@fill_doc
 def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone: bool = True) -> SelectionProblem:
     """The Duff mode as a dataset-distance selection problem (mathematics §6.1, §9.1).
 
@@ -140,18 +132,9 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     the Duff paper's ``exp(epsilon u / 2)``.  ``candidates=None`` uses the
     distinct values of x (warns: data-dependent output space).
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
-    candidates : array_like of float, default=None
-        The **public** output space (distinct values).  If None the distinct
-        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
-        emitted (data-dependent output space: no guarantee).
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_sample)s
+    %(mode_candidates)s
+    %(mode_monotone)s
 
     Returns
     -------
@@ -164,12 +147,7 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
     duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
 
-    References
-    ----------
-    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
-    ("Duff") for medians, modes and means (the mode utility); McSherry &
-    Talwar, "Mechanism design via differential privacy", FOCS 2007,
-    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+    %(duff_mode_references)s
 
     Examples
     --------
@@ -188,6 +166,7 @@ def _problem(x: ArrayLike, candidates: np.ndarray | None, monotone: bool) -> tup
 
 
 @validate_params({"x": SAMPLE, "epsilon": EPSILON, "candidates": CANDIDATES, "monotone": BOOLEAN})
+@fill_doc
 def duff_mode_probabilities(
     x: ArrayLike, epsilon: float, *, candidates: ArrayLike | None = None, monotone: bool = True
 ) -> OutputLaw:
@@ -201,20 +180,11 @@ def duff_mode_probabilities(
     the exact law of :class:`~dpselect.mechanisms.classic.ExponentialMechanism`
     on :func:`mode_problem`.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     epsilon : float
         The privacy parameter (> 0).
-    candidates : array_like of float, default=None
-        The **public** output space (distinct values).  If None the distinct
-        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
-        emitted (data-dependent output space: no guarantee).
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_candidates)s
+    %(mode_monotone)s
 
     Returns
     -------
@@ -228,12 +198,7 @@ def duff_mode_probabilities(
     duff_mode_utility : The candidates and ``u_d(x, v) = n_v - n_max`` (mathematics §6.1, mathematics §7 item 25)
     ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
-    References
-    ----------
-    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
-    ("Duff") for medians, modes and means (the mode utility); McSherry &
-    Talwar, "Mechanism design via differential privacy", FOCS 2007,
-    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+    %(duff_mode_references)s
 
     Examples
     --------
@@ -284,6 +249,7 @@ def duff_mode(
         "accountant": ACCOUNTANT,
     }
 )
+@fill_doc
 def duff_mode(
     x: ArrayLike,
     epsilon: float,
@@ -296,20 +262,11 @@ def duff_mode(
 ) -> float | np.ndarray:
     """Duff exponential mechanism for the mode: epsilon-DP under add/remove.
 
-    Parameters
-    ----------
-    x : array_like of float, shape (n,)
-        The sample (may be empty when ``candidates`` is given).
+    %(mode_sample)s
     epsilon : float
         The privacy parameter (> 0).
-    candidates : array_like of float, default=None
-        The **public** output space (distinct values).  If None the distinct
-        values of x are used and a :class:`~dpselect.PrivacyLeakWarning` is
-        emitted (data-dependent output space: no guarantee).
-    monotone : bool, default=True
-        True: P(v) ∝ exp(epsilon (n_v - n_max)), the monotone-utility EM;
-        False: the Duff paper's exp(epsilon (n_v - n_max) / 2), which needs
-        twice the epsilon for the same law.  Both are epsilon-DP.
+    %(mode_candidates)s
+    %(mode_monotone)s
     rng : SeedLike, default=None
         The randomness: None, an int seed or a ``numpy.random.Generator``.
     size : int, default=None
@@ -339,12 +296,7 @@ def duff_mode(
     add/remove neighbours of small datasets, and shows that under replace-one
     the guarantee is 2 epsilon, as for every add/remove mechanism).
 
-    References
-    ----------
-    Gillenwater & Muñoz Medina, the dataset-distance exponential mechanism
-    ("Duff") for medians, modes and means (the mode utility); McSherry &
-    Talwar, "Mechanism design via differential privacy", FOCS 2007,
-    Theorem 6 (the exponential mechanism); mathematics §6.1 and §9.1.
+    %(duff_mode_references)s
 
     Examples
     --------

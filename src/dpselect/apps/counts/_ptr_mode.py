@@ -51,6 +51,7 @@ import numpy as np
 from numpy.ma import MaskedArray
 from numpy.ma.core import MaskedConstant
 
+from ..._docstrings import fill_doc
 from ..._params import ACCOUNTANT, COUNTS, EPSILON, RELATION, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, ptr_mode_privacy
@@ -63,6 +64,7 @@ __all__ = ["mode_distance_to_instability", "ptr_mode", "ptr_mode_privacy", "ptr_
 
 
 @validate_params({"counts": COUNTS, "relation": RELATION})
+@fill_doc
 def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add_remove") -> float:
     r"""Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) (replace); inf if m = 1.
 
@@ -90,11 +92,7 @@ def mode_distance_to_instability(counts: ArrayLike, *, relation: Relation = "add
     ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
     distance_to_instability : t*(x): distance to the nearest table whose local sensitivity is 1 (mathematics §4.2)
 
-    References
-    ----------
-    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
-    (propose-test-release); the lecture notes' version with the corrections
-    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+    %(ptr_mode_references)s
 
     Examples
     --------
@@ -116,6 +114,7 @@ def _mode_gamma(c: np.ndarray, relation: str) -> float:
 
 
 @validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "relation": RELATION})
+@fill_doc
 def ptr_mode_probabilities(
     counts: ArrayLike, epsilon: float, *, delta: float, relation: Relation = "add_remove"
 ) -> OutputLaw:
@@ -155,11 +154,7 @@ def ptr_mode_probabilities(
     mathematics §6.2 and the corrected distance to instability of mathematics §7
     item 28.
 
-    References
-    ----------
-    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
-    (propose-test-release); the lecture notes' version with the corrections
-    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+    %(ptr_mode_references)s
 
     Examples
     --------
@@ -215,6 +210,7 @@ def ptr_mode(
         "accountant": ACCOUNTANT,
     }
 )
+@fill_doc
 def ptr_mode(
     counts: ArrayLike,
     epsilon: float,
@@ -263,11 +259,7 @@ def ptr_mode(
     mode_distance_to_instability : Gamma for the mode: max(g-1, 0) (add/remove) or max(ceil(g/2)-1, 0) ...
     ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
 
-    References
-    ----------
-    Dwork & Lei, "Differential privacy and robust statistics", STOC 2009
-    (propose-test-release); the lecture notes' version with the corrections
-    of mathematics §6.2 (strict distance to instability, the mode's gamma).
+    %(ptr_mode_references)s
 
     Examples
     --------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._docstrings import fill_doc
 from ..._params import ACCOUNTANT, COUNTS, EPSILON, GRANULARITY, SEED, SIZE, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge, stable_histogram_privacy
@@ -39,6 +40,7 @@ def _histogram_noise(epsilon: float, granularity: float | None) -> GridLaplace:
 
 
 @validate_params({"counts": COUNTS, "epsilon": EPSILON, "delta": PTR_DELTA, "granularity": GRANULARITY})
+@fill_doc
 def stable_histogram_probabilities(
     counts: ArrayLike, epsilon: float, *, delta: float, granularity: float | None = None
 ) -> np.ndarray:
@@ -74,10 +76,7 @@ def stable_histogram_probabilities(
     duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
     ptr_mode_probabilities : The exact law of :func:`ptr_mode`: ``[P[output = argmax index], P[⊥]]`` (exact ...
 
-    References
-    ----------
-    The stable histogram of the propose-test-release lecture notes, proof
-    checked in mathematics §6.3.
+    %(stable_histogram_references)s
 
     Examples
     --------
@@ -104,6 +103,7 @@ def stable_histogram_probabilities(
         "accountant": ACCOUNTANT,
     }
 )
+@fill_doc
 def stable_histogram(
     counts: ArrayLike,
     epsilon: float,
@@ -157,10 +157,7 @@ def stable_histogram(
     --------
     stable_histogram_probabilities : P[a_x != 0] per bin: P[lambda K >= thr - D_x] for D_x > 0, else 0 (exact ...
 
-    References
-    ----------
-    The stable histogram of the propose-test-release lecture notes, proof
-    checked in mathematics §6.3.
+    %(stable_histogram_references)s
 
     Examples
     --------

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._docstrings import fill_doc
 from ..._params import int_at_least, positive, validate_params
 from ..._validation import as_real_array, check_array_1d, check_int, clip_to_bounds
 from ._rules import BOUNDS, SAMPLE
@@ -90,6 +91,7 @@ def _check_index(index: Any, n: int) -> int:
 
 
 @validate_params({"x": SAMPLE, "bounds": BOUNDS, "index": int_at_least(0)})
+@fill_doc
 def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], index: int) -> float:
     """LS of the order statistic x_(index) (0-based) under replace-one, data in [a, b].
 
@@ -100,14 +102,7 @@ def local_sensitivity_quantile(x: ArrayLike, *, bounds: tuple[float, float], ind
     ----------
     x : array_like
         1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
-    index : int
-        0-based index of the order statistic (< n).
-
-    Returns
-    -------
-    float
+    %(order_statistic_range)s
         The local sensitivity (not private: it reads the data).
 
     See Also
@@ -214,6 +209,7 @@ def smooth_sens_sorted(ext: np.ndarray, m: int, beta: float) -> float:
 
 
 @validate_params({"x": SAMPLE, "beta": positive(), "bounds": BOUNDS, "index": int_at_least(0)})
+@fill_doc
 def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[float, float], index: int) -> float:
     """NRS07 beta-smooth sensitivity of the order statistic x_(index) (0-based), replace-one.
 
@@ -222,20 +218,8 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
     (mathematics §4.5; one padded index on each side suffices).  O(n log n).
     Neighbour relation: replace-one (n fixed).
 
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    beta : float
-        The smoothing parameter (> 0).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
-    index : int
-        0-based index of the order statistic (< n).
-
-    Returns
-    -------
-    float
+    %(smoothing_data)s
+    %(order_statistic_range)s
         S*_beta(x) (not private: it reads the data).
 
     See Also
@@ -257,18 +241,14 @@ def smooth_sensitivity_quantile(x: ArrayLike, beta: float, *, bounds: tuple[floa
 
 
 @validate_params({"x": SAMPLE, "beta": positive(), "bounds": BOUNDS})
+@fill_doc
 def smooth_sensitivity_median(x: ArrayLike, beta: float, *, bounds: tuple[float, float]) -> float:
     """NRS07 beta-smooth sensitivity of the **lower** median (m = ceil(n/2), 1-based), replace-one.
 
     For odd n this is NRS's median; for even n it is the lower median, the
     same convention as :func:`duff_median`.
 
-    Parameters
-    ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    beta : float
-        The smoothing parameter (> 0).
+    %(smoothing_data)s
     bounds : tuple of float
         Public ``(a, b)`` with ``a < b`` (the data range under replace-one neighbours).
 

@@ -30,12 +30,12 @@ from ..._optional import require
 
 require("sklearn", "ml", purpose="dpselect.apps.trees")
 
-from ._ensemble import auto_partitions  # noqa: E402
-from ._forest import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth  # noqa: E402
+from ._forest.ensemble import auto_partitions  # noqa: E402
+from ._forest.forest import DPRandomForestClassifier, auto_forest_depth, auto_n_estimators, fletcher_islam_depth  # noqa: E402
+from ._growing.shape import auto_n_bins, auto_tree_depth  # noqa: E402
 from ._scaler import PublicBoundsScaler  # noqa: E402
-from ._search import DPSearchCV  # noqa: E402
+from ._search.search import DPSearchCV  # noqa: E402
 from ._tree import DPDecisionTreeClassifier  # noqa: E402
-from ._tree_shape import auto_n_bins, auto_tree_depth  # noqa: E402
 
 __all__ = [
     "DPDecisionTreeClassifier",

@@ -54,6 +54,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import Tags
 
+from ..._docstrings import fill_doc
 from ..._params import Rule, validate_estimator
 from ..._warnings import PrivacyLeakWarning
 from ...accounting import Accountant, BudgetExceededError, charge
@@ -120,6 +121,22 @@ class DPClassifierBase(ClassifierMixin, BaseEstimator):
 
     #: One rule per constructor parameter (each subclass declares its own).
     _parameter_constraints: ClassVar[dict[str, Rule]] = {}
+
+    def predict_proba(self, X: Any) -> np.ndarray:  # pragma: no cover - each estimator defines it
+        """The class probabilities of the samples (each subclass defines them)."""
+        raise NotImplementedError
+
+    @fill_doc
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each sample (the first on ties; post-processing of the released model).
+
+        %(samples_X)s
+        ndarray of shape (n_samples,)
+            The argmax of :meth:`predict_proba` (the first class on ties),
+            as labels of ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()

@@ -153,6 +153,12 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.lower_, self.upper_ = _bounds(self.bounds, arr.shape[1])
         return self
 
+    def _fitted_data(self, X: ArrayLike) -> np.ndarray:
+        """X checked against the fit (float64 or float32, the fitted number of features)."""
+        check_is_fitted(self, ("lower_", "upper_"))
+        arr: np.ndarray = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        return arr
+
     def transform(self, X: ArrayLike) -> np.ndarray:
         """(X - lo) / (hi - lo) per feature, clipped to [0, 1] when ``clip_output``.
 
@@ -166,8 +172,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features_in_)
             The scaled features (float32 input stays float32).
         """
-        check_is_fitted(self, ("lower_", "upper_"))
-        arr: np.ndarray = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        arr = self._fitted_data(X)
         Z = (arr - self.lower_.astype(arr.dtype)) / (self.upper_ - self.lower_).astype(arr.dtype)
         return np.clip(Z, 0.0, 1.0) if self.clip_output else Z
 
@@ -184,6 +189,5 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features_in_)
             The features on the original scale.
         """
-        check_is_fitted(self, ("lower_", "upper_"))
-        arr: np.ndarray = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        arr = self._fitted_data(X)
         return arr * (self.upper_ - self.lower_).astype(arr.dtype) + self.lower_.astype(arr.dtype)

@@ -33,7 +33,7 @@ records):
   standard deviation of noise, fall back to their nearest ancestor that does,
   up to the root, whose label combines the leaves' counts with the noisy class
   counts of the shape rule: the privately chosen majority class
-  (post-processing, :func:`dpselect.apps.trees._leaf_labels.leaf_values`).  So a
+  (post-processing, :func:`dpselect.apps.trees._growing.leaf_labels.leaf_values`).  So a
   tree without evidence predicts the majority label: the depth-0 choice is
   made privately and at no cost.
 * ``stopping="depth"``: data-independent, every node above ``max_depth``
@@ -52,7 +52,7 @@ records):
 
 Shape from public quantities (never tuned on the private data)
 --------------------------------------------------------------
-See :mod:`dpselect.apps.trees._tree_shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
+See :mod:`dpselect.apps.trees._growing.shape` (:func:`~dpselect.apps.trees.auto_tree_depth`,
 :func:`~dpselect.apps.trees.auto_n_bins`, the record-count share).
 
 Privacy accounting
@@ -71,9 +71,9 @@ sensitivity were inferred from the training data reports no guarantee
 Pure selections spend no delta; "snm_laplace"/"snm_lln" split ``delta``
 evenly over the split levels.
 
-Audits: :func:`dpselect.apps.trees._nodes.binary_split_problem` and
-:func:`~dpselect.apps.trees._nodes.split_problem` build exactly the problem a
-node builds from its records; :func:`~dpselect.apps.trees._nodes.node_neighbours`
+Audits: :func:`dpselect.apps.trees._growing.nodes.binary_split_problem` and
+:func:`~dpselect.apps.trees._growing.nodes.split_problem` build exactly the problem a
+node builds from its records; :func:`~dpselect.apps.trees._growing.nodes.node_neighbours`
 enumerates a node dataset's neighbours.  Unseen categories at prediction go
 to the "!=" side of a binary cut and to the child with the largest released
 mass of a multiway split.
@@ -86,19 +86,21 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..._docstrings import fill_doc
 from ..._params import Rule, int_at_least, options
 from ...accounting import Accountant
 from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
 from ._estimator import DPClassifierBase
-from ._grow import DPTree, route
+from ._growing.fit import fit_tree
+from ._growing.grow import DPTree, route
+from ._growing.split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._params import COMMON_CONSTRAINTS, SPLITS, STOPPINGS
-from ._split_criteria import SPLIT_UTILITIES, info_gain_sensitivity
 from ._tabular import bin_codes, encode_transform
-from ._tree_fit import fit_tree
 
 __all__ = ["DPDecisionTreeClassifier", "DPTree"]
 
 
+@fill_doc
 class DPDecisionTreeClassifier(DPClassifierBase):
     """Differentially private decision tree (binary cuts or DiffP-ID3), add/remove neighbours.
 
@@ -148,9 +150,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         published.  An int seed reproduces the fit, so anyone who knows it can
         redraw the noise (reproducible, **not private**).  A numpy Generator
         or RandomState is accepted but stays in the estimator (a parameter).
-    accountant : Accountant or None, default=None
-        The budget every fit is charged to before drawing any randomness
-        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    %(estimator_accountant)s
     on_out_of_bounds : {"clip", "raise"}, default="clip"
         Training values outside the public schema: "clip" clamps continuous
         values to ``bounds`` and drops records whose category or label is
@@ -160,12 +160,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
     Attributes
     ----------
-    classes_ : ndarray
-        The class labels.
-    n_features_in_ : int
-        Number of features seen at fit.
-    feature_names_in_ : ndarray
-        Column names of a DataFrame input.
+    %(fitted_features)s
     tree_ : DPTree
         The released tree.
     privacy_ : Privacy
@@ -182,7 +177,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
     n_records_ : float or None
         The public or noisy record count used for the shape (a noisy count
         is the sum of the noisy class counts, integers: exact discrete
-        Laplace, see :func:`~dpselect.apps.trees._grow.noisy_counts`).
+        Laplace, see :func:`~dpselect.apps.trees._growing.grow.noisy_counts`).
 
     See Also
     --------
@@ -191,12 +186,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
 
     Notes
     -----
-    **Preprocessing.**  In a ``Pipeline``, scale with
-    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
-    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
-    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
-    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
-    private and has no guarantee (see the publishing page).
+    %(preprocessing_note)s
 
     Examples
     --------
@@ -269,15 +259,13 @@ class DPDecisionTreeClassifier(DPClassifierBase):
             )
         return info_gain_sensitivity(int(self.n_max))
 
+    @fill_doc
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPDecisionTreeClassifier:
         """Grow the private tree on (X, y).
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training records.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        %(training_records)s
         accountant : Accountant or None, default=None
             Charged instead of the constructor's (both given: they must be the
             same object).  The charge happens after every parameter and the
@@ -310,6 +298,7 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         Z = self._codes_matrix(Xc, np.where(Xk < 0, -1, Xk))
         return route(self.tree_, Z, np.isin(np.arange(Z.shape[1]), self._schema.cont))
 
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The released class frequencies of each sample's leaf.
 
@@ -318,50 +307,22 @@ class DPDecisionTreeClassifier(DPClassifierBase):
         noisy counts are at least twice their noise and favour its own label over
         the inherited one by a standard deviation of noise (up to the root's
         majority label) when the leaf's own do not, clipped at 0 and normalised
-        (:func:`~dpselect.apps.trees._leaf_labels.leaf_values`).
+        (:func:`~dpselect.apps.trees._growing.leaf_labels.leaf_values`).
         A class whose noisy count fell below 0 gets probability 0, so
         well-separated leaves give exactly 0 and 1.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1; columns follow ``classes_``.
         """
         check_is_fitted(self, "tree_")
         return self.tree_.value[self._leaves(X)]
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """The most probable class of the sample's leaf (post-processing of the released tree).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The argmax of :meth:`predict_proba` (the first class on ties),
-            as labels of ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
+    @fill_doc
     def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (row of ``tree_.leaf_counts``) of the leaf each sample lands in.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of int of shape (n_samples,)
             The leaf index of each sample.
         """

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ...._docstrings import fill_doc
 from ...._params import ACCOUNTANT, EPSILON, SEED, Rule, int_at_least, options, validate_params
 from ...._validation import check_delta_positive, check_random_state
 from ....accounting import Accountant, charge
@@ -277,6 +278,7 @@ def release_probabilities(
 
 
 @validate_params(PARTITION_RULES)
+@fill_doc
 def partition_release_probabilities(
     user_items: UserItems,
     epsilon: float,
@@ -298,11 +300,7 @@ def partition_release_probabilities(
     the policy's tie order are drawn from ``rng`` (no noise is drawn; nothing is charged
     unless ``accountant`` is given, as this is an analysis tool, not a release).
 
-    Parameters
-    ----------
-    user_items : iterable of iterables of hashable, or DataFrame
-        One iterable of keys per user (repeats count once), or a pandas / polars frame with
-        one row per (user, key) pair named by ``user_column`` and ``key_column``.
+    %(user_items)s
     epsilon : float
         > 0.
     delta : float

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...._docstrings import fill_doc
 from ...._params import BOOLEAN, EPSILON, SEED, int_at_least, real_in, validate_params
 from ...._validation import check_random_state
 from ....accounting import Accountant, charge
@@ -75,6 +76,7 @@ def _privacy(epsilon: float, delta: float, count_epsilon: float | None, name: st
         "rng": SEED,
     }
 )
+@fill_doc
 def select_top_k_keys(
     user_items: UserItems,
     epsilon: float,
@@ -102,11 +104,7 @@ def select_top_k_keys(
         \hat S = \mathrm{top}_k\bigl(n_j + G_j \cdot k / ((1 - s)\epsilon)\bigr)_{j \in R},
         \quad R = \text{select\_partitions}(s\epsilon, \delta).
 
-    Parameters
-    ----------
-    user_items : iterable of iterables of hashable, or DataFrame
-        One iterable of keys per user (repeats count once), or a pandas / polars frame with
-        one row per (user, key) pair named by ``user_column`` and ``key_column``.
+    %(user_items)s
     epsilon : float
         > 0, the total of both stages.
     delta : float

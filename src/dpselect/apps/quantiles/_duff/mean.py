@@ -26,6 +26,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import int_at_least, validate_params
 from ...._validation import check_random_state
 from ....accounting import Accountant, charge
@@ -83,6 +84,7 @@ def _grid_pieces(ext: np.ndarray, a: float, b: float, K: int, lam: float) -> tup
 
 
 @validate_params({"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS, "levels": int_at_least(1, none=True)})
+@fill_doc
 def duff_mean_intervals(
     x: ArrayLike, epsilon: float, *, bounds: tuple[float, float], levels: int | None = None
 ) -> OutputLaw:
@@ -95,13 +97,7 @@ def duff_mean_intervals(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(duff_data)s
     levels : int or None, default=None
         K (public); None: ``min(max(ceil(80/epsilon), 8), 10**6)``.
 

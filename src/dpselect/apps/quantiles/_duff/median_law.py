@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....output_law import OutputLaw
 from .._order_stats import check_points
@@ -25,18 +26,13 @@ _LAW_RULES = {"x": SAMPLE, "epsilon": EPSILON, "bounds": BOUNDS}
 
 
 @validate_params(_LAW_RULES)
+@fill_doc
 def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, float]) -> OutputLaw:
     """Exact output law of :func:`duff_median` (``granularity=0``) as a piecewise-uniform mixture.
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(duff_data)s
 
     Returns
     -------
@@ -63,6 +59,7 @@ def duff_median_intervals(x: ArrayLike, epsilon: float, *, bounds: tuple[float, 
 
 
 @validate_params({"t": REALS} | _LAW_RULES)
+@fill_doc
 def duff_median_pdf(t: ArrayLike, x: ArrayLike, epsilon: float, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Density of :func:`duff_median` at ``t`` (vectorised; 0 outside [a, b]).
 
@@ -73,13 +70,7 @@ def duff_median_pdf(t: ArrayLike, x: ArrayLike, epsilon: float, *, bounds: tuple
     ----------
     t : array_like
         Points of [a, b] (any shape).
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    epsilon : float
-        Privacy parameter (> 0) of the mechanism: epsilon-DP under add/remove neighbours
-        (mathematics §6.1).
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(duff_data)s
 
     Returns
     -------

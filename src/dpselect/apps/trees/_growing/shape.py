@@ -31,7 +31,7 @@ size for multiway):
   majority; n itself when ``n_records`` is public).  Depth 0 is never
   planned: one split costs half the budget of a single leaf, and a tree
   whose leaves show no evidence falls back to the privately chosen majority
-  label for free (:func:`~dpselect.apps.trees._leaf_labels.leaf_values`).
+  label for free (:func:`~dpselect.apps.trees._growing.leaf_labels.leaf_values`).
   Measured (``benchmarks/bench_trees.py``, 13 real tables of 569-10,000
   rows, 5-fold CV x 3, epsilon in {0.1, 0.5, 1, 5}): accuracy within one
   standard error of the best of diffprivlib's tree and forest and DP-EBM in
@@ -58,14 +58,15 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import BOOLEAN, EPSILON, int_at_least, positive, validate_params
-from ...accounting import parallel_composition, tree_query_epsilon
-from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
-from ...privacy import Privacy
-from ...typing import ArrayLike
-from ._estimator import DPClassifierBase
-from ._split_criteria import problem_from_tables, problem_kind
-from ._tabular import Schema
+from ...._docstrings import fill_doc
+from ...._params import BOOLEAN, EPSILON, int_at_least, positive, validate_params
+from ....accounting import parallel_composition, tree_query_epsilon
+from ....mechanisms import APPROXIMATE_NAMES, make_mechanism
+from ....privacy import Privacy
+from ....typing import ArrayLike
+from .._estimator import DPClassifierBase
+from .._tabular import Schema
+from .split_criteria import problem_from_tables, problem_kind
 
 __all__ = ["RECORD_COUNT_SHARE", "TreePlan", "auto_n_bins", "auto_tree_depth", "effective_records", "plan_tree"]
 
@@ -88,6 +89,7 @@ _RECORDS = positive(allow_zero=True)
         "cap": int_at_least(0),
     }
 )
+@fill_doc
 def auto_tree_depth(
     n_records: float,
     n_classes: int,
@@ -104,10 +106,7 @@ def auto_tree_depth(
     d + 1 levels.  The shape spends no budget; the tree it sizes is
     epsilon-DP for add/remove neighbours (mathematics §5.2).
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     n_classes : int
         Public number of classes C.
     epsilon : float
@@ -128,7 +127,7 @@ def auto_tree_depth(
 
     See Also
     --------
-    auto_n_bins : The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._tree_shape`)
+    auto_n_bins : The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._growing.shape`)
     DPDecisionTreeClassifier : Differentially private decision tree (binary cuts or DiffP-ID3), add/remove ...
     auto_forest_depth : Default depth: min(Fletcher–Islam depth, floor(log2(n / T)) + 2) (public inputs only)
 
@@ -146,16 +145,14 @@ def auto_tree_depth(
 
 
 @validate_params({"n_records": _RECORDS, "epsilon": EPSILON})
+@fill_doc
 def auto_n_bins(n_records: float, epsilon: float) -> int:
-    """The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._tree_shape`).
+    """The power of two nearest sqrt(n eps), clipped to [8, 32] (:mod:`~dpselect.apps.trees._growing.shape`).
 
     Public inputs only: the grid spends no budget; the tree it serves is
     epsilon-DP for add/remove neighbours (mathematics §5.2).
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     epsilon : float
         The budget left after the record count (eps_r).
 

@@ -3,7 +3,7 @@
 One pass per level (vectorised over the level's nodes, never a Python loop
 over nodes on the default path): optional noisy node counts (DiffP-ID3
 stopping), noisy class counts at the leaves (integers, :func:`noisy_counts`), and ONE
-batched private selection (:func:`dpselect.apps.trees._nodes.select_nodes`)
+batched private selection (:func:`dpselect.apps.trees._growing.nodes.select_nodes`)
 for all the level's splits.  The algorithm, budget and accounting are
 documented in :mod:`dpselect.apps.trees`.
 """
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ...noise import GridLaplace
-from ...problem import SelectionProblem
-from ._leaf_labels import LABEL_MARGIN, leaf_values
-from ._nodes import select_nodes
-from ._split_criteria import binary_candidates, binary_scores, binary_valid, cut_mask, problem_from_tables, split_scores
+from ....noise import GridLaplace
+from ....problem import SelectionProblem
+from .leaf_labels import LABEL_MARGIN, leaf_values
+from .nodes import select_nodes
+from .split_criteria import binary_candidates, binary_scores, binary_valid, cut_mask, problem_from_tables, split_scores
 
 __all__ = ["COUNT_GRID", "LABEL_MARGIN", "DPTree", "GrowSpec", "goes_yes", "grow", "leaf_values", "noisy_counts"]
 

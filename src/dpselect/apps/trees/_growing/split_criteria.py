@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ...problem import SelectionProblem
-from ...sensitivity import StepProfile
+from ....problem import SelectionProblem
+from ....sensitivity import StepProfile
 
 __all__ = [
     "LD_HORIZON",

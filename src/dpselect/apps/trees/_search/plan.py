@@ -1,7 +1,7 @@
 r"""DPSearchCV's plan, fixed before any data or randomness: the configurations and the budget per run.
 
 :func:`plan_search` checks the grid against the estimator's parameters and splits the
-search's (epsilon, delta) into the runs' (eps_0, delta_0) (:mod:`dpselect.apps.trees._search`,
+search's (epsilon, delta) into the runs' (eps_0, delta_0) (:mod:`dpselect.apps.trees._search.search`,
 mathematics §11.2); :func:`best_run` runs the candidates and keeps the best.
 
 A public cap T on the number of runs (every one of the T runs is performed, the best of
@@ -41,13 +41,13 @@ from scipy.special import gammaln
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import ParameterGrid
 
-from ..._validation import check_positive
-from ..._warnings import PrivacyLeakWarning
-from ...mechanisms import APPROXIMATE_NAMES
-from ...privacy import Privacy
-from ._estimator import child_random_states
-from ._grow import noisy_counts
-from ._repeat import expected_repetitions, gamma_for_mean, repetition_epsilon
+from ...._validation import check_positive
+from ...._warnings import PrivacyLeakWarning
+from ....mechanisms import APPROXIMATE_NAMES
+from ....privacy import Privacy
+from .._estimator import child_random_states
+from .._growing.grow import noisy_counts
+from .repeat import expected_repetitions, gamma_for_mean, repetition_epsilon
 
 __all__ = [
     "RESERVED",

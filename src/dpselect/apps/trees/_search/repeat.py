@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_positive, check_real
+from ...._validation import check_positive, check_real
 
 __all__ = ["expected_repetitions", "gamma_for_mean", "repetition_epsilon", "sample_repetitions"]
 

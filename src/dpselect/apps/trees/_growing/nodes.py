@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ...mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
-from ...problem import SelectionProblem
-from ._params import MECHANISMS
-from ._split_criteria import (
+from ....mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from ....problem import SelectionProblem
+from .._params import MECHANISMS
+from .split_criteria import (
     LD_HORIZON,
     binary_candidates,
     check_split_utility,
@@ -163,7 +163,7 @@ def binary_split_problem(
     """The binary-split selection problem a node builds from its own records.
 
     Candidates are the valid (feature, cut) pairs of
-    :func:`dpselect.apps.trees._split_criteria.binary_candidates`, in row-major
+    :func:`dpselect.apps.trees._growing.split_criteria.binary_candidates`, in row-major
     order (labels ``(f, b)``), given the node's PUBLIC live codes ``live``
     (p, k) (default: every code of every feature's domain).  Neighbours: one
     record added to or removed from the node (add/remove); the candidate set

@@ -9,7 +9,7 @@ independent draw (the rest is the training part), once.  One *run* Q:
 2. fit the estimator with it at budget eps_0 on the training part;
 3. release the noisy number of correct held-out predictions
    s = #{i held out: h(x_i) = y_i} + K_0, K_0 exact discrete Laplace of
-   scale 1/eps_0 (an integer, :func:`~dpselect.apps.trees._grow.noisy_counts`).
+   scale 1/eps_0 (an integer, :func:`~dpselect.apps.trees._growing.grow.noisy_counts`).
 
 Q is eps_0-DP under add/remove for every fixed assignment of the existing
 records: an added record x lands either in the training part (the model is
@@ -20,7 +20,7 @@ of everything else, the output law under D + x is a mixture of two laws each
 within e^{eps_0} of the law under D.
 
 The search runs Q K times (K from the truncated negative binomial law
-D_{eta, gamma}, :mod:`dpselect.apps.trees._repeat`) on the same assignment and
+D_{eta, gamma}, :mod:`dpselect.apps.trees._search.repeat`) on the same assignment and
 releases the best run only (its configuration, its fitted model, its noisy
 count).  Conditional on the assignment the runs are i.i.d. copies of an
 eps_0-DP algorithm, so the release is (2 + eta) eps_0-DP
@@ -34,7 +34,7 @@ documentation's mathematics page.
 **The number of fits is public**: all T = ``max_runs`` runs are performed
 and the best of the first min(K, T) released (fit count and time never follow
 K); eps_0 is lowered only if the capped law's bound
-(:func:`~dpselect.apps.trees._search_plan.capped_epsilon`) exceeds epsilon.
+(:func:`~dpselect.apps.trees._search.plan.capped_epsilon`) exceeds epsilon.
 
 Candidates with delta > 0: every run gets delta_0 = delta / (E[K] (1 + e^epsilon))
 (through the estimator's ``delta`` parameter), and the release is
@@ -62,17 +62,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Tags, _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..._params import ACCOUNTANT, DELTA, EPSILON, SEED, Rule, int_at_least, options, positive, validate_estimator
-from ..._validation import check_random_state
-from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, BudgetExceededError, charge
-from ...privacy import Privacy
-from ...typing import ArrayLike, SeedLike
-from ._estimator import remember_detached, resolve_accountant
-from ._params import PARAM_GRID
-from ._repeat import sample_repetitions
-from ._search_plan import above_one, best_run, estimator_rule, plan_search
-from ._tabular import is_dataframe
+from ...._docstrings import fill_doc
+from ...._params import ACCOUNTANT, DELTA, EPSILON, SEED, Rule, int_at_least, options, positive, validate_estimator
+from ...._validation import check_random_state
+from ...._warnings import PrivacyLeakWarning
+from ....accounting import Accountant, BudgetExceededError, charge
+from ....privacy import Privacy
+from ....typing import ArrayLike, SeedLike
+from .._estimator import remember_detached, resolve_accountant
+from .._params import PARAM_GRID
+from .._tabular import is_dataframe
+from .plan import above_one, best_run, estimator_rule, plan_search
+from .repeat import sample_repetitions
 
 __all__ = ["METHODS", "DPSearchCV"]
 
@@ -123,7 +124,7 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         the best of the first min(K, T) is released, so the number of fits
         (and the time) never follows the hidden K.  None: T = ceil(2 E[K]).
         eps_0 is epsilon / (2 + eta), made smaller only if the capped law's
-        bound (:func:`~dpselect.apps.trees._search_plan.capped_epsilon`)
+        bound (:func:`~dpselect.apps.trees._search.plan.capped_epsilon`)
         would exceed epsilon.
     random_state : None, int or "secure", default=None
         The source of randomness.  None or ``"secure"``: the runs get the
@@ -367,32 +368,22 @@ class DPSearchCV(ClassifierMixin, BaseEstimator):
         return list(found)
 
     # --------------------------------------------------------------- predict
+    @fill_doc
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The best model's predictions.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples,)
             ``best_estimator_.predict(X)``.
         """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """The best model's class probabilities.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             ``best_estimator_.predict_proba(X)``.
         """

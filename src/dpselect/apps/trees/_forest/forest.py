@@ -1,14 +1,14 @@
 """Differentially private forests: private greedy trees on disjoint parts (default), or Fletcher–Islam.
 
 ``algorithm="trees"`` (default) is the partition ensemble of private greedy
-trees of :mod:`dpselect.apps.trees._ensemble` (as many trees as the records
+trees of :mod:`dpselect.apps.trees._forest.ensemble` (as many trees as the records
 allow without losing depth; one tree on small budgets).
 ``algorithm="fletcher_islam"`` is the random decision forest of Fletcher &
 Islam (ESWA 2017), kept for the paper's reproduction and described below.
 
 Fletcher–Islam trees, their leaf labels and their accounting are in
-:mod:`dpselect.apps.trees._fletcher_islam`; the partition ensemble in
-:mod:`dpselect.apps.trees._ensemble`.  Both are (epsilon, delta)-DP for add/remove
+:mod:`dpselect.apps.trees._forest.fletcher_islam`; the partition ensemble in
+:mod:`dpselect.apps.trees._forest.ensemble`.  Both are (epsilon, delta)-DP for add/remove
 neighbours by parallel composition over disjoint records (mathematics §11.1 for the
 trees, mathematics §5.3 for Fletcher–Islam with its caveats fixed).
 """
@@ -20,25 +20,27 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._params import Rule, int_at_least, options
-from ...accounting import Accountant
-from ...typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
-from ._ensemble import fit_partition_forest, partition_forest_proba
-from ._estimator import DPClassifierBase
-from ._fletcher_islam import fit_fletcher_islam, forest_votes
-from ._forest_structure import auto_forest_depth, auto_n_estimators, fletcher_islam_depth
-from ._params import ALGORITHMS, COMMON_CONSTRAINTS, LEAF_UTILITIES
+from ...._docstrings import fill_doc
+from ...._params import Rule, int_at_least, options
+from ....accounting import Accountant
+from ....typing import ArrayLike, CategoricalFeatures, FeatureBounds, SeedLike
+from .._estimator import DPClassifierBase
+from .._params import ALGORITHMS, COMMON_CONSTRAINTS, LEAF_UTILITIES
+from .ensemble import fit_partition_forest, partition_forest_proba
+from .fletcher_islam import fit_fletcher_islam, forest_votes
+from .structure import auto_forest_depth, auto_n_estimators, fletcher_islam_depth
 
 __all__ = ["DPRandomForestClassifier", "auto_forest_depth", "auto_n_estimators", "fletcher_islam_depth"]
 
 
+@fill_doc
 class DPRandomForestClassifier(DPClassifierBase):
     """Private forest: greedy private trees on disjoint parts (default) or Fletcher–Islam random trees.
 
     The fit is (epsilon, delta)-DP for add/remove neighbours (one training record added
     or removed): the trees on disjoint parts by mathematics §11.1, Fletcher–Islam's
     leaf queries by parallel composition (mathematics §5.3).  See
-    :mod:`dpselect.apps.trees._ensemble` and :mod:`dpselect.apps.trees._fletcher_islam`
+    :mod:`dpselect.apps.trees._forest.ensemble` and :mod:`dpselect.apps.trees._forest.fletcher_islam`
     for the algorithms, accounting and representation.
     **With the defaults the forest is one private tree below about a million records**:
     ``n_estimators=None`` makes as many disjoint parts as cost no depth
@@ -47,7 +49,7 @@ class DPRandomForestClassifier(DPClassifierBase):
     :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` (the same noisy class
     counts, shape and leaf labels), and so has its accuracy: under pure DP two or
     four trees on halves or quarters of the records lost to one tree on all of them
-    in most measured cells (:mod:`dpselect.apps.trees._ensemble`).  Use the tree
+    in most measured cells (:mod:`dpselect.apps.trees._forest.ensemble`).  Use the tree
     unless the data hold millions of records.
 
     Parameters
@@ -64,13 +66,7 @@ class DPRandomForestClassifier(DPClassifierBase):
     mechanism : {"pf", "em", "snm_t", "snm_lln", "snm_laplace", "sps", "ld"}, default="pf"
         The leaf-label selection ("fletcher_islam") or the trees' split
         selection ("trees").
-    bounds : pair, dict or array-like, default=None
-        Public bounds of the continuous features
-        (:data:`~dpselect.typing.FeatureBounds`, :mod:`dpselect.apps.trees`);
-        None infers them from the data: no guarantee.
-    categorical_features : indices, names, mask or dict, default=None
-        The categorical features and, as a dict, their public categories
-        (:data:`~dpselect.typing.CategoricalFeatures`).
+    %(feature_schema)s
     delta : float, default=1e-6
         Delta of each leaf query (or tree) for "snm_laplace" / "snm_lln" (the
         total, by parallel composition).
@@ -93,12 +89,10 @@ class DPRandomForestClassifier(DPClassifierBase):
         fresh int seeds drawn from it: reproducible, **not private**).
     algorithm : {"trees", "fletcher_islam"}, default="trees"
         "trees": private greedy trees on disjoint parts of the records
-        (:mod:`dpselect.apps.trees._ensemble`); "fletcher_islam":
+        (:mod:`dpselect.apps.trees._forest.ensemble`); "fletcher_islam":
         random-structure trees with private leaf labels (Fletcher & Islam
         2017, described in the module docstring).
-    accountant : Accountant or None, default=None
-        The budget every fit is charged to before drawing any randomness
-        (carried by ``clone``, so ``GridSearchCV`` charges every fit to it).
+    %(estimator_accountant)s
     on_out_of_bounds : {"clip", "raise"}, default="clip"
         Training values outside the public schema, as for
         :class:`~dpselect.apps.trees.DPDecisionTreeClassifier` ("raise" is
@@ -106,12 +100,7 @@ class DPRandomForestClassifier(DPClassifierBase):
 
     Attributes
     ----------
-    classes_ : ndarray
-        The class labels.
-    n_features_in_ : int
-        Number of features seen at fit.
-    feature_names_in_ : ndarray
-        Column names of a DataFrame input.
+    %(fitted_features)s
     privacy_ : Privacy
         The fit's guarantee ("fletcher_islam": one leaf query's; "trees": one
         tree's), plus the class counts if they were spent; epsilon = inf when
@@ -137,12 +126,7 @@ class DPRandomForestClassifier(DPClassifierBase):
 
     Notes
     -----
-    **Preprocessing.**  In a ``Pipeline``, scale with
-    :class:`~dpselect.apps.trees.PublicBoundsScaler` (declared public bounds,
-    then ``bounds=(0, 1)`` here) or any fixed per-record map; a scaler or
-    encoder fitted on the data (``MinMaxScaler``, ``StandardScaler``,
-    ``OneHotEncoder(categories="auto")``, imputers) makes the "public" bounds
-    private and has no guarantee (see the publishing page).
+    %(preprocessing_note)s
 
     References
     ----------
@@ -203,15 +187,13 @@ class DPRandomForestClassifier(DPClassifierBase):
         self.accountant = accountant
         self.on_out_of_bounds = on_out_of_bounds
 
+    @fill_doc
     def fit(self, X: ArrayLike, y: ArrayLike, accountant: Accountant | None = None) -> DPRandomForestClassifier:
         """Build the forest on (X, y) with ``algorithm``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training records.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        %(training_records)s
         accountant : Accountant or None, default=None
             Charged instead of the constructor's (both given: they must be the
             same object), after every parameter is validated and before any
@@ -235,6 +217,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         return fit_fletcher_islam(self, X, y, budget, mechanism)
 
     # -------------------------------------------------------------- predict
+    @fill_doc
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Share of the trees' votes for each class (uniform if no tree votes); "trees": their mean probabilities.
 
@@ -247,13 +230,7 @@ class DPRandomForestClassifier(DPClassifierBase):
         same records.  With ``algorithm="trees"`` the trees release noisy
         leaf class counts, and the probabilities are the mean of the trees'.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
+        %(samples_X)s
         ndarray of shape (n_samples, n_classes)
             Rows sum to 1; columns follow ``classes_``.
         """
@@ -263,20 +240,3 @@ class DPRandomForestClassifier(DPClassifierBase):
         votes = forest_votes(self, X)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / votes.shape[1])
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """The class with the most votes (first on ties); "trees": the largest mean probability.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The argmax of :meth:`predict_proba` (the first class on ties),
-            as labels of ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import int_at_least, positive, validate_params
+from ...._params import int_at_least, positive, validate_params
 
 __all__ = [
     "DENSE_LEAF_LIMIT",

@@ -1,9 +1,9 @@
-"""The fit of :class:`~._tree.DPDecisionTreeClassifier`: budget, shape, charge, growth, claims.
+"""The fit of :class:`~.._tree.DPDecisionTreeClassifier`: budget, shape, charge, growth, claims.
 
 :func:`fit_tree` splits the budget (the record count in front when the shape needs one), plans the
-shape (:mod:`._tree_shape`), charges the accountant before any randomness is drawn, grows the tree
-level by level (:mod:`._grow`) and records the guarantee of the fit and of each realised level.  The
-algorithm and its accounting are described in :mod:`._tree`.
+shape (:mod:`.shape`), charges the accountant before any randomness is drawn, grows the tree
+level by level (:mod:`.grow`) and records the guarantee of the fit and of each realised level.  The
+algorithm and its accounting are described in :mod:`.._tree`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..._validation import check_random_state
-from ...accounting import Accountant, tree_privacy
-from ...mechanisms import APPROXIMATE_NAMES
-from ...privacy import Privacy
-from ...typing import ArrayLike
-from ._estimator import DPClassifierBase
-from ._grow import GrowSpec, grow, noisy_counts
-from ._tabular import encode_training
-from ._tree_shape import RECORD_COUNT_SHARE, TreePlan, effective_records, plan_tree
+from ...._docstrings import fill_doc
+from ...._validation import check_random_state
+from ....accounting import Accountant, tree_privacy
+from ....mechanisms import APPROXIMATE_NAMES
+from ....privacy import Privacy
+from ....typing import ArrayLike
+from .._estimator import DPClassifierBase
+from .._tabular import encode_training
+from .grow import GrowSpec, grow, noisy_counts
+from .shape import RECORD_COUNT_SHARE, TreePlan, effective_records, plan_tree
 
 #: The tree estimator :func:`fit_tree` fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)
@@ -29,6 +30,7 @@ E = TypeVar("E", bound=DPClassifierBase)
 __all__ = ["fit_tree"]
 
 
+@fill_doc
 def fit_tree(
     est: E,
     X: ArrayLike,
@@ -38,7 +40,7 @@ def fit_tree(
     *,
     root: tuple[np.ndarray, float] | None = None,
 ) -> E:
-    """Fit ``est`` (a private decision tree, see :mod:`._tree`) on (X, y).
+    """Fit ``est`` (a private decision tree, see :mod:`.._tree`) on (X, y).
 
     ``est``'s parameters have been validated (``est._validated()``) and ``accountant`` is
     the budget its fit charges (``est._budget(...)``).  A public shape is planned (and so
@@ -48,13 +50,7 @@ def fit_tree(
     ----------
     est : DPDecisionTreeClassifier
         The tree, its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
-    accountant : Accountant or None
-        The budget the fit charges (before any randomness); None charges
-        nothing.
+    %(training_records_budget)s
     mechanism : str
         The split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
     root : (ndarray of shape (C,), float) or None, default=None

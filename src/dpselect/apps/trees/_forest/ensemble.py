@@ -4,7 +4,7 @@ Algorithm
 ---------
 * **Shape.**  n = ``n_records`` (public) or the sum of noisy class counts
   (the tree's: exact discrete Laplace, eps_n = 10% of epsilon; the depth rule
-  reads their effective count, :func:`~dpselect.apps.trees._tree_shape.effective_records`);
+  reads their effective count, :func:`~dpselect.apps.trees._growing.shape.effective_records`);
   eps_r = epsilon - eps_n.  The
   number of trees T (unless given) is :func:`auto_partitions`: the largest
   power of two T <= 8 such that a private tree on n / (2T) records still gets
@@ -60,18 +60,19 @@ from typing import Any, TypeVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._params import EPSILON, int_at_least, positive, validate_params
-from ..._validation import check_random_state
-from ...accounting import Accountant, parallel_composition
-from ...mechanisms import APPROXIMATE_NAMES
-from ...privacy import Privacy
-from ...typing import ArrayLike
-from ._estimator import DPClassifierBase, child_random_states
-from ._grow import noisy_counts
-from ._tabular import encode_training, encode_transform
-from ._tree import DPDecisionTreeClassifier
-from ._tree_fit import fit_tree
-from ._tree_shape import RECORD_COUNT_SHARE, auto_tree_depth, effective_records
+from ...._docstrings import fill_doc
+from ...._params import EPSILON, int_at_least, positive, validate_params
+from ...._validation import check_random_state
+from ....accounting import Accountant, parallel_composition
+from ....mechanisms import APPROXIMATE_NAMES
+from ....privacy import Privacy
+from ....typing import ArrayLike
+from .._estimator import DPClassifierBase, child_random_states
+from .._growing.fit import fit_tree
+from .._growing.grow import noisy_counts
+from .._growing.shape import RECORD_COUNT_SHARE, auto_tree_depth, effective_records
+from .._tabular import encode_training, encode_transform
+from .._tree import DPDecisionTreeClassifier
 
 #: The forest estimator a fit function fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)
@@ -85,6 +86,7 @@ MAX_PARTITIONS = 8
 @validate_params(
     {"n_records": positive(allow_zero=True), "n_classes": int_at_least(1), "epsilon": EPSILON, "cap": int_at_least(1)}
 )
+@fill_doc
 def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: int = MAX_PARTITIONS) -> int:
     """Largest power of two T <= cap whose trees on n / (2T) records keep the depth of one tree on n.
 
@@ -94,10 +96,7 @@ def auto_partitions(n_records: float, n_classes: int, epsilon: float, *, cap: in
     (mathematics §11.1).  See the module docstring for why a smaller depth is
     not worth a second tree.
 
-    Parameters
-    ----------
-    n_records : float
-        Public (or noisy) number of training records n.
+    %(public_records)s
     n_classes : int
         Public number of classes C.
     epsilon : float
@@ -141,6 +140,7 @@ def _member_matrix(schema: Any, Xc: np.ndarray, Xk: np.ndarray) -> np.ndarray:
     return Z
 
 
+@fill_doc
 def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
     """Fit ``est`` (a forest estimator, see the module docstring) as a partition ensemble of private trees.
 
@@ -155,13 +155,7 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     ----------
     est : DPRandomForestClassifier
         The forest (``algorithm="trees"``), its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
-    accountant : Accountant or None
-        The budget the fit charges (before any randomness); None charges
-        nothing.
+    %(training_records_budget)s
     mechanism : str
         The trees' split selection (a name of :func:`dpselect.mechanisms.make_mechanism`).
 
@@ -194,7 +188,7 @@ def fit_partition_forest(est: E, X: ArrayLike, y: ArrayLike, accountant: Account
     est.privacy_ = est._claim(total, inferred)
     gen = check_random_state(est.random_state, "random_state")
     root = None
-    if need_count:  # noisy class counts: the trees' shape, class balance and root label (:mod:`._tree_fit`)
+    if need_count:  # noisy class counts: the trees' shape, class balance and root label (:mod:`.._growing.fit`)
         root = np.asarray(noisy_counts(np.bincount(yc, minlength=C), epsilon - eps_r, gen), dtype=np.float64)
     n_hat = float(est.n_records) if root is None else max(1.0, float(root.sum()))
     n_depth = n_hat if root is None else effective_records(root)

@@ -62,16 +62,22 @@ from typing import Any, TypeVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..._validation import check_random_state
-from ..._warnings import PrivacyLeakWarning
-from ...accounting import Accountant, forest_privacy
-from ...mechanisms import APPROXIMATE_NAMES, make_mechanism
-from ...privacy import Privacy
-from ...problem import SelectionProblem
-from ...typing import ArrayLike
-from ..counts import majority_problem
-from ._estimator import DPClassifierBase
-from ._forest_structure import (
+from ...._docstrings import fill_doc
+from ...._validation import check_random_state
+from ...._warnings import PrivacyLeakWarning
+from ....accounting import Accountant, forest_privacy
+from ....mechanisms import APPROXIMATE_NAMES, make_mechanism
+from ....privacy import Privacy
+from ....problem import SelectionProblem
+from ....typing import ArrayLike
+from ...counts import majority_problem
+from .._estimator import DPClassifierBase
+from .._growing.grow import noisy_counts
+from .._growing.nodes import select_nodes
+from .._growing.shape import RECORD_COUNT_SHARE
+from .._params import LEAF_UTILITIES
+from .._tabular import Schema, encode_training, encode_transform
+from .structure import (
     DENSE_LEAF_LIMIT,
     ROW_CHUNK,
     SALT_LABEL,
@@ -85,11 +91,6 @@ from ._forest_structure import (
     sort_unique,
     uniform,
 )
-from ._grow import noisy_counts
-from ._nodes import select_nodes
-from ._params import LEAF_UTILITIES
-from ._tabular import Schema, encode_training, encode_transform
-from ._tree_shape import RECORD_COUNT_SHARE
 
 #: The forest estimator a fit function fits and returns.
 E = TypeVar("E", bound=DPClassifierBase)
@@ -281,6 +282,7 @@ def _store_leaves(
     est._empty_salt = SALT_LABEL ^ mix(seed[1:])[0]
 
 
+@fill_doc
 def fit_fletcher_islam(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountant | None, mechanism: str) -> E:
     """Fit ``est`` (a forest estimator) as Fletcher–Islam random trees with private leaf labels.
 
@@ -293,10 +295,7 @@ def fit_fletcher_islam(est: E, X: ArrayLike, y: ArrayLike, accountant: Accountan
     ----------
     est : DPRandomForestClassifier
         The forest (``algorithm="fletcher_islam"``), its parameters validated.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Training records.
-    y : array-like of shape (n_samples,)
-        Class labels.
+    %(training_records)s
     accountant : Accountant or None
         The budget the fit charges; None charges nothing.
     mechanism : str
