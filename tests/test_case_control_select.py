@@ -23,6 +23,7 @@ from dpselect.apps.genomics import (
     simulate_case_control,
 )
 from dpselect.apps.genomics._casecontrol._allelic_distance import AllelicPanel, allelic_reach, allelic_statistic
+from dpselect.apps.genomics._casecontrol._select import test_panel as panel_of
 from dpselect.mechanisms import ExponentialMechanism, PermuteAndFlip
 from dpselect.mechanisms.distance import distance_problem
 from dpselect.mechanisms.top_k import TopK
@@ -180,6 +181,11 @@ def _problem(cases, controls, n1, n0, utility="distance"):
     return association_problem(cc, utility=utility)
 
 
+def _top2(cc):
+    """The distance to the top-2 set: the problem ``method="joint"`` runs on."""
+    return distance_problem(panel_of(cc, "allelic", rank=2).distances().astype(np.float64), relation="replace")
+
+
 _CASES = np.array([[4, 3, 1], [2, 4, 2], [1, 5, 2]])
 _CONTROLS = np.array([[1, 4, 3], [2, 3, 3], [2, 4, 2]])
 
@@ -282,10 +288,13 @@ def test_joint_top_k_exact_audit():
     n1, n0 = 9, 9
     eps = 2.0
     cc = CaseControlCounts(_CASES, _CONTROLS, n_cases=n1, n_controls=n0)
-    x = association_problem(cc)
+    x = _top2(cc)  # the joint method runs on the distance to the top-2 set (mathematics §9.1)
     law = TopK(ExponentialMechanism(eps / 2), 2, "joint")
     assert select_top_snps(cc, eps, 2, mechanism="em", method="joint", rng=0).privacy.epsilon == pytest.approx(eps)
-    pairs = [(x, _problem(c1, c0, n1, n0)) for c1, c0 in _record_neighbours(_CASES, _CONTROLS, n1, n0)[::5]]
+    pairs = [
+        (x, _top2(CaseControlCounts(c1, c0, n_cases=n1, n_controls=n0)))
+        for c1, c0 in _record_neighbours(_CASES, _CONTROLS, n1, n0)[::5]
+    ]
     assert not audit(law, pairs).violates
     assert audit(TopK(ExponentialMechanism(4 * eps), 2, "joint"), pairs, claimed=Privacy(eps, 0.0, "replace")).violates
 
@@ -295,15 +304,16 @@ def test_joint_and_single_round_draws_follow_the_exact_laws():
     eps = 2.0
     cc = CaseControlCounts(_CASES, _CONTROLS, n_cases=9, n_controls=9)
     x = association_problem(cc)
+    top2 = _top2(cc)  # the joint method runs on the distance to the top-2 set (mathematics §9.1)
     law = TopK(ExponentialMechanism(eps / 2), 2, "joint")
-    outs = [tuple(t) for t in law.outputs(x).tolist()]
+    outs = [tuple(t) for t in law.outputs(top2).tolist()]
     draws = np.array(
         [
             outs.index(tuple(select_top_snps(cc, eps, 2, mechanism="em", method="joint", rng=s).indices.tolist()))
             for s in range(3000)
         ]
     )
-    assert_frequencies_match(draws, law.probabilities(x))
+    assert_frequencies_match(draws, law.probabilities(top2))
     p = PermuteAndFlip(1.0).probabilities(x)
     draws = np.array([select_top_snps(cc, 1.0, 1, rng=s).indices[0] for s in range(3000)])
     assert_frequencies_match(draws, p)

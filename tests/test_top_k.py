@@ -125,9 +125,13 @@ class _TopSNPsLaw:
         b = np.array([t[0] for t in problem.labels])
         c = np.array([t[1] for t in problem.labels])
         m, eps_r = len(b), self.epsilon / self.k
-        if self.mechanism == "nd_em":  # Gumbel one-shot on the full panel's ND utility
-            w = _em_weights(-tdt.neighbour_distances(b, c, self.n), eps_r)
-            return _peeling_law(lambda rem: w[rem] / w[rem].sum(), m, self.k)
+        if self.mechanism == "nd_em":  # EM peeling: the sub-panel's own ND utility each round (distances updated)
+
+            def em_round(rem):
+                w = _em_weights(-tdt.neighbour_distances(b[rem], c[rem], self.n), eps_r)
+                return w / w.sum()
+
+            return _peeling_law(em_round, m, self.k)
         if self.mechanism == "em":  # Gumbel one-shot on chi2, GS = 8(N-1)/N
             w = _em_weights(tdt.tdt_statistic(b, c), eps_r, tdt.global_sensitivity(self.n))
             return _peeling_law(lambda rem: w[rem] / w[rem].sum(), m, self.k)
