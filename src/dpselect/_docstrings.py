@@ -92,6 +92,7 @@ _TRAINING = (
     "X : array-like or DataFrame of shape (n_samples, n_features)\n    Training records.\n"
     "y : array-like of shape (n_samples,)\n    Class labels."
 )
+_FAMILIES = "n_families : int\n    N >= 1, the number of families (public)."
 _PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
 
 FRAGMENTS.update(
@@ -295,6 +296,24 @@ FRAGMENTS.update(
             + "\ndata_dir : Path or None\n    The data directory (``--data-dir``), or None for the embedded defaults.",
             "list of Task\n    The tasks, in a deterministic order.",
         ),
+    }
+)
+
+FRAGMENTS.update(
+    {
+        # TDT transmission tables of any shape (dpselect.apps.genomics)
+        "tdt_table_counts": "b : array-like of int\n    Transmissions of allele 1, any shape.\nc : array-like of int\n"
+        "    Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).\n" + _FAMILIES,
+        # the same, one table per SNP
+        "tdt_panel": "b : array-like of int\n    1-D transmissions of allele 1, one per SNP.\nc : array-like of int\n"
+        "    1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).\n" + _FAMILIES,
+        # two output laws on neighbouring datasets (dpselect.analysis)
+        "log_laws": "logp : array_like of float, shape (m,)\n    Log output probabilities on the first dataset.\n"
+        "logq : array_like of float, shape (m,)\n    Log output probabilities on the second dataset.",
+        # a percentile over a public grid (dpselect.apps.quantiles)
+        "percentile_grid": "p : float\n    Percentile in [0, 100].\ngrid : array_like\n"
+        "    Public candidate values, finite and strictly increasing.\nhistogram : bool, default=False\n"
+        "    Whether ``x`` holds per-grid-point counts.",
     }
 )
 
