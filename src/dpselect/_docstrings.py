@@ -92,6 +92,7 @@ _TRAINING = (
     "X : array-like or DataFrame of shape (n_samples, n_features)\n    Training records.\n"
     "y : array-like of shape (n_samples,)\n    Class labels."
 )
+_CLAIMS = "claims : {} of Claim\n    The claims of one experiment (or of several)."
 _FAMILIES = "n_families : int\n    N >= 1, the number of families (public)."
 _PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
 
@@ -310,6 +311,20 @@ FRAGMENTS.update(
         # two output laws on neighbouring datasets (dpselect.analysis)
         "log_laws": "logp : array_like of float, shape (m,)\n    Log output probabilities on the first dataset.\n"
         "logq : array_like of float, shape (m,)\n    Log output probabilities on the second dataset.",
+        # the selected SNPs of a result (dpselect.apps.genomics)
+        "selected_snps": "Parameters\n----------\nindices : ndarray of int64\n"
+        "    The selected SNPs, most preferred first.",
+        # the claims of an experiment report (dpselect.experiments.report)
+        "claims_sequence": _sections(_CLAIMS.format("sequence"), "str"),
+        "claims_iterable": _sections(_CLAIMS.format("iterable"), "str"),
+        # the example of ``log_probabilities`` (dpselect.mechanisms)
+        "log_probabilities_example": "Examples\n--------\n>>> import dpselect\n"
+        ">>> p = dpselect.SelectionProblem([1.0, 0.0])\n"
+        ">>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)\narray([-0.3133, -1.3133])",
+        # a sample clamped to public bounds (dpselect.apps.quantiles)
+        "clamped_data": "x : array_like\n"
+        "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
+        "bounds : tuple of float\n    Public ``(a, b)`` with ``a < b``.",
         # a percentile over a public grid (dpselect.apps.quantiles)
         "percentile_grid": "p : float\n    Percentile in [0, 100].\ngrid : array_like\n"
         "    Public candidate values, finite and strictly increasing.\nhistogram : bool, default=False\n"
