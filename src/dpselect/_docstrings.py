@@ -93,6 +93,7 @@ _TRAINING = (
     "y : array-like of shape (n_samples,)\n    Class labels."
 )
 _CLAIMS = "claims : {} of Claim\n    The claims of one experiment (or of several)."
+_POINTS = "t : array_like\n    Points of [a, b] (any shape).\n"
 _FAMILIES = "n_families : int\n    N >= 1, the number of families (public)."
 _PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
 
@@ -321,6 +322,12 @@ FRAGMENTS.update(
         "log_probabilities_example": "Examples\n--------\n>>> import dpselect\n"
         ">>> p = dpselect.SelectionProblem([1.0, 0.0])\n"
         ">>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)\narray([-0.3133, -1.3133])",
+        # the See Also and References of the Duff mode's utility and problem (dpselect.apps.counts)
+        "duff_mode_see_also": "See Also\n--------\n"
+        "ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it\n"
+        "duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove\n"
+        "duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)"
+        "\n\n" + FRAGMENTS["duff_mode_references"],
         # a sample clamped to public bounds (dpselect.apps.quantiles)
         "clamped_data": "x : array_like\n"
         "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
@@ -331,6 +338,10 @@ FRAGMENTS.update(
         "    Whether ``x`` holds per-grid-point counts.",
     }
 )
+
+# the points and the data of a Duff median utility or law (dpselect.apps.quantiles)
+FRAGMENTS["duff_points_clamped"] = _POINTS + FRAGMENTS["clamped_data"]
+FRAGMENTS["duff_points_data"] = _POINTS + FRAGMENTS["duff_data"]
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
 

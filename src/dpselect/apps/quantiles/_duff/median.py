@@ -221,9 +221,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 
     Parameters
     ----------
-    t : array_like
-        Points of [a, b] (any shape).
-    %(clamped_data)s
+    %(duff_points_clamped)s
 
     Returns
     -------
