@@ -328,6 +328,20 @@ FRAGMENTS.update(
         "duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove\n"
         "duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)"
         "\n\n" + FRAGMENTS["duff_mode_references"],
+        # the users of the policy weights' examples (dpselect.apps.counts)
+        "policy_example_users": "Examples\n--------\n>>> import numpy as np\n"
+        ">>> from dpselect.apps.counts._partitions.user_items import as_user_keys, parse_user_items\n"
+        '>>> uk = as_user_keys(parse_user_items([["a"], ["a", "b"]]), 5, np.random.default_rng(0))',
+        # how an unbounded-range release runs (dpselect.apps.quantiles)
+        "unbounded_release": 'relation : {"add_remove", "replace"}, default="add_remove"\n'
+        "    The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.\n"
+        'rng : None, int, numpy.random.Generator or "secure", default=None\n'
+        "    randomness; a seed reproduces.\n"
+        "size : int or None, default=None\n"
+        "    None: one release; an int: ``size`` independent releases (an array),\n"
+        "    charged as ``size`` releases (mathematics §10.1).\n"
+        "accountant : Accountant or None, default=None\n"
+        "    charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.",
         # a sample clamped to public bounds (dpselect.apps.quantiles)
         "clamped_data": "x : array_like\n"
         "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
