@@ -92,6 +92,9 @@ _TRAINING = (
     "X : array-like or DataFrame of shape (n_samples, n_features)\n    Training records.\n"
     "y : array-like of shape (n_samples,)\n    Class labels."
 )
+_CLAIMS = "claims : {} of Claim\n    The claims of one experiment (or of several)."
+_POINTS = "t : array_like\n    Points of [a, b] (any shape).\n"
+_FAMILIES = "n_families : int\n    N >= 1, the number of families (public)."
 _PRIVACY = "Privacy\n    The guarantee under ``problem.relation``.\n\nExamples\n--------\n>>> import dpselect"
 
 FRAGMENTS.update(
@@ -297,6 +300,62 @@ FRAGMENTS.update(
         ),
     }
 )
+
+FRAGMENTS.update(
+    {
+        # TDT transmission tables of any shape (dpselect.apps.genomics)
+        "tdt_table_counts": "b : array-like of int\n    Transmissions of allele 1, any shape.\nc : array-like of int\n"
+        "    Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).\n" + _FAMILIES,
+        # the same, one table per SNP
+        "tdt_panel": "b : array-like of int\n    1-D transmissions of allele 1, one per SNP.\nc : array-like of int\n"
+        "    1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).\n" + _FAMILIES,
+        # two output laws on neighbouring datasets (dpselect.analysis)
+        "log_laws": "logp : array_like of float, shape (m,)\n    Log output probabilities on the first dataset.\n"
+        "logq : array_like of float, shape (m,)\n    Log output probabilities on the second dataset.",
+        # the selected SNPs of a result (dpselect.apps.genomics)
+        "selected_snps": "Parameters\n----------\nindices : ndarray of int64\n"
+        "    The selected SNPs, most preferred first.",
+        # the claims of an experiment report (dpselect.experiments.report)
+        "claims_sequence": _sections(_CLAIMS.format("sequence"), "str"),
+        "claims_iterable": _sections(_CLAIMS.format("iterable"), "str"),
+        # the example of ``log_probabilities`` (dpselect.mechanisms)
+        "log_probabilities_example": "Examples\n--------\n>>> import dpselect\n"
+        ">>> p = dpselect.SelectionProblem([1.0, 0.0])\n"
+        ">>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)\narray([-0.3133, -1.3133])",
+        # the See Also and References of the Duff mode's utility and problem (dpselect.apps.counts)
+        "duff_mode_see_also": "See Also\n--------\n"
+        "ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it\n"
+        "duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove\n"
+        "duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)"
+        "\n\n" + FRAGMENTS["duff_mode_references"],
+        # the users of the policy weights' examples (dpselect.apps.counts)
+        "policy_example_users": "Examples\n--------\n>>> import numpy as np\n"
+        ">>> from dpselect.apps.counts._partitions.user_items import as_user_keys, parse_user_items\n"
+        '>>> uk = as_user_keys(parse_user_items([["a"], ["a", "b"]]), 5, np.random.default_rng(0))',
+        # how an unbounded-range release runs (dpselect.apps.quantiles)
+        "unbounded_release": 'relation : {"add_remove", "replace"}, default="add_remove"\n'
+        "    The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.\n"
+        'rng : None, int, numpy.random.Generator or "secure", default=None\n'
+        "    randomness; a seed reproduces.\n"
+        "size : int or None, default=None\n"
+        "    None: one release; an int: ``size`` independent releases (an array),\n"
+        "    charged as ``size`` releases (mathematics §10.1).\n"
+        "accountant : Accountant or None, default=None\n"
+        "    charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.",
+        # a sample clamped to public bounds (dpselect.apps.quantiles)
+        "clamped_data": "x : array_like\n"
+        "    1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.\n"
+        "bounds : tuple of float\n    Public ``(a, b)`` with ``a < b``.",
+        # a percentile over a public grid (dpselect.apps.quantiles)
+        "percentile_grid": "p : float\n    Percentile in [0, 100].\ngrid : array_like\n"
+        "    Public candidate values, finite and strictly increasing.\nhistogram : bool, default=False\n"
+        "    Whether ``x`` holds per-grid-point counts.",
+    }
+)
+
+# the points and the data of a Duff median utility or law (dpselect.apps.quantiles)
+FRAGMENTS["duff_points_clamped"] = _POINTS + FRAGMENTS["clamped_data"]
+FRAGMENTS["duff_points_data"] = _POINTS + FRAGMENTS["duff_data"]
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
 

@@ -62,6 +62,7 @@ def _check_pairs(pairs: Any, name: str = "pairs") -> list[tuple[Any, Any]]:
 
 
 @validate_params({"logp": LOG_LAW, "logq": LOG_LAW, "floor": NON_NEGATIVE})
+@fill_doc
 def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> float:
     r"""The privacy loss between two exact output distributions.
 
@@ -71,10 +72,7 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
 
     Parameters
     ----------
-    logp : array_like of float, shape (m,)
-        Log output probabilities on the first dataset.
-    logq : array_like of float, shape (m,)
-        Log output probabilities on the second dataset.
+    %(log_laws)s
     floor : float, default=1e-300
         Outputs with both probabilities at or below it are ignored (>= 0).
 
@@ -108,6 +106,7 @@ def privacy_loss(logp: ArrayLike, logq: ArrayLike, floor: float = 1e-300) -> flo
 
 
 @validate_params({"logp": LOG_LAW, "logq": LOG_LAW, "epsilon": positive(allow_inf=True, allow_zero=True)})
+@fill_doc
 def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
     r"""The hockey-stick divergence at epsilon, the larger of the two directions.
 
@@ -123,10 +122,7 @@ def hockey_stick(logp: ArrayLike, logq: ArrayLike, epsilon: float) -> float:
 
     Parameters
     ----------
-    logp : array_like of float, shape (m,)
-        Log output probabilities on the first dataset.
-    logq : array_like of float, shape (m,)
-        Log output probabilities on the second dataset.
+    %(log_laws)s
     epsilon : float
         The epsilon at which the divergence is taken (>= 0; inf gives 0).
 

@@ -46,34 +46,21 @@ def grid(quick: bool, real: bool) -> Grid:
         repetitions, folds and bins.
     """
     extra = compared()
-    if quick and not real:
-        return {
-            "datasets": QUICK,
-            "depths": (2, 5),
-            "selections": QUICK_SELECTIONS + extra,
-            "eps": (0.5, 2.0, 8.0),
-            "reps": 1,
-            "folds": 5,
-            "n_bins": 5,
-        }
-    if quick:
-        return {
-            "datasets": REAL,
-            "depths": (2, 5),
-            "selections": QUICK_SELECTIONS + extra,
-            "eps": (0.05, 0.5, 2.0),
-            "reps": 1,
-            "folds": 3,
-            "n_bins": 20,
-        }
+    eps: tuple[float, ...]
+    if quick:  # (datasets, eps, folds, bins) of the bundled or the real data
+        datasets, eps, folds, n_bins = (REAL, (0.05, 0.5, 2.0), 3, 20) if real else (QUICK, (0.5, 2.0, 8.0), 5, 5)
+        selections, reps = QUICK_SELECTIONS + extra, 1
+    else:
+        datasets, eps, folds, n_bins = REAL, (0.01, 0.05, 0.1, 0.5, 1.0, 2.0), 10, 20
+        selections, reps = SELECTIONS + extra, 5
     return {
-        "datasets": REAL,
+        "datasets": datasets,
         "depths": (2, 5),
-        "selections": SELECTIONS + extra,
-        "eps": (0.01, 0.05, 0.1, 0.5, 1.0, 2.0),
-        "reps": 5,
-        "folds": 10,
-        "n_bins": 20,
+        "selections": selections,
+        "eps": eps,
+        "reps": reps,
+        "folds": folds,
+        "n_bins": n_bins,
     }
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
+from .._docstrings import fill_doc
 from .._params import validate_params
 from ._report_terms import ABBREVIATIONS, GLOSSARY, abbreviations_used, claim_gloss
 from .tasks import CLAIMS, Claim, ClaimCounts, ExperimentResult
@@ -35,17 +36,11 @@ __all__ = [
 
 
 @validate_params({"claims": CLAIMS})
+@fill_doc
 def claims_text(claims: Sequence[Claim]) -> str:
     """The claims as plain text for a terminal: mark, claim, our number and the published one, meaning.
 
-    Parameters
-    ----------
-    claims : sequence of Claim
-        The claims of one experiment (or of several).
-
-    Returns
-    -------
-    str
+    %(claims_sequence)s
         Two to four lines per claim: the mark and the claim, our number and the published
         one, the note if any and the meaning of its terms if any.
 
@@ -146,17 +141,11 @@ def finding_counts(claims: Iterable[Claim]) -> ClaimCounts:
 
 
 @validate_params({"claims": CLAIMS})
+@fill_doc
 def count_line(claims: Iterable[Claim]) -> str:
     """One sentence counting the papers' claims by outcome, and the new findings apart.
 
-    Parameters
-    ----------
-    claims : iterable of Claim
-        The claims of one experiment (or of several).
-
-    Returns
-    -------
-    str
+    %(claims_iterable)s
         "N claims of the papers: a reproduced (✓), b not reproduced (✗), c not evaluated (–)."
         followed, if there are new findings, by their counts.
 

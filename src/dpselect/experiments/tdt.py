@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
 
@@ -204,6 +205,44 @@ FIGURE_NOTE = (
 )
 
 
+def _by_m(k: tuple) -> str:
+    return f"m = {k[1]} ({k[0]} accounting)"
+
+
+def _by_eps(k: tuple) -> str:
+    return f"eps = {fmt(k[1])} ({k[0]})"
+
+
+def _real_title(k: tuple) -> str:
+    return f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting"
+
+
+def _figure(
+    rows: list[dict],
+    path: Path,
+    panels: tuple[str, ...],
+    x: str,
+    ncols: int,
+    title: Callable[[tuple], str],
+    xlabel: str,
+) -> Path:
+    """:func:`accuracy_figure` of the TDT accuracies by mechanism (with the chance line)."""
+    return accuracy_figure(
+        rows,
+        path,
+        panels=panels,
+        x=x,
+        series="mechanism",
+        labels=_LABELS,
+        majority=None,
+        styles=_STYLES,
+        ncols=ncols,
+        title=title,
+        xlabel=xlabel,
+        ylabel="accuracy (top SNP)",
+    )
+
+
 def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     """Mean exact accuracy, error bars = spread over the panel chunks (Fig. 1/2) or the table sets (Table II).
 
@@ -226,56 +265,16 @@ def plot(rows: list[dict], out_dir: Path) -> list[Path]:
     files = []
     fig1 = _with_chance(_table(rows, "fig1"), ("accounting", "m", "epsilon"))
     if fig1:
-        n_ms = len({r["m"] for r in fig1})
-        n_eps = len({r["epsilon"] for r in fig1})
-        files.append(
-            accuracy_figure(
-                fig1,
-                out_dir / "fig1_tdt_accuracy_vs_eps.png",
-                panels=("accounting", "m"),
-                x="epsilon",
-                series="mechanism",
-                labels=_LABELS,
-                majority=None,
-                styles=_STYLES,
-                ncols=n_ms,
-                title=lambda k: f"m = {k[1]} ({k[0]} accounting)",
-                ylabel="accuracy (top SNP)",
-            )
-        )
-        files.append(
-            accuracy_figure(
-                fig1,
-                out_dir / "fig2_tdt_accuracy_vs_m.png",
-                panels=("accounting", "epsilon"),
-                x="m",
-                series="mechanism",
-                labels=_LABELS,
-                majority=None,
-                styles=_STYLES,
-                ncols=n_eps,
-                title=lambda k: f"eps = {fmt(k[1])} ({k[0]})",
-                xlabel="m (SNPs)",
-                ylabel="accuracy (top SNP)",
-            )
-        )
+        n_ms, n_eps = len({r["m"] for r in fig1}), len({r["epsilon"] for r in fig1})
+        for name, panels, x, ncols, title, xlabel in (
+            ("fig1_tdt_accuracy_vs_eps", ("accounting", "m"), "epsilon", n_ms, _by_m, "epsilon"),
+            ("fig2_tdt_accuracy_vs_m", ("accounting", "epsilon"), "m", n_eps, _by_eps, "m (SNPs)"),
+        ):
+            files.append(_figure(fig1, out_dir / f"{name}.png", panels, x, ncols, title, xlabel))
     real = _with_chance(_table(rows, "table2"), ("accounting", "m", "epsilon"))
     if real:
-        files.append(
-            accuracy_figure(
-                real,
-                out_dir / "table2_tdt_real_example.png",
-                panels=("accounting",),
-                x="epsilon",
-                series="mechanism",
-                labels=_LABELS,
-                majority=None,
-                styles=_STYLES,
-                ncols=2,
-                title=lambda k: f"Justice et al. 2020 example\nm = 6, N = 215, {k[0]} accounting",
-                ylabel="accuracy (top SNP)",
-            )
-        )
+        path = out_dir / "table2_tdt_real_example.png"
+        files.append(_figure(real, path, ("accounting",), "epsilon", 2, _real_title, "epsilon"))
     return files
 
 

@@ -155,12 +155,7 @@ class Mechanism(ABC):
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]`` (``-inf`` where impossible).
 
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)
-        array([-0.3133, -1.3133])
+        %(log_probabilities_example)s
         """
 
     @abstractmethod

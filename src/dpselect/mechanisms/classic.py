@@ -123,12 +123,7 @@ class ExponentialMechanism(ExactSampling):
         numpy.ndarray of float, shape (m,)
             ``log P[select(problem) = r]``, eta the scale of :meth:`calibrate`.
 
-        Examples
-        --------
-        >>> import dpselect
-        >>> p = dpselect.SelectionProblem([1.0, 0.0])
-        >>> dpselect.ExponentialMechanism(2.0).log_probabilities(p).round(4)
-        array([-0.3133, -1.3133])
+        %(log_probabilities_example)s
         """
         check_problem(problem)
         a = noisy_max.standardised(problem.scores, global_scale(self.epsilon, problem))

@@ -103,13 +103,7 @@ def duff_mode_utility(x: ArrayLike, *, candidates: ArrayLike | None = None) -> M
         ``candidates`` (the output space) and ``utility`` (u_d(x, v) for each
         candidate, <= 0).
 
-    See Also
-    --------
-    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
-    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
-    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
-
-    %(duff_mode_references)s
+    %(duff_mode_see_also)s
 
     Examples
     --------
@@ -141,13 +135,7 @@ def mode_problem(x: ArrayLike, *, candidates: ArrayLike | None = None, monotone:
     SelectionProblem
         The problem (no guarantee when ``candidates`` is None).
 
-    See Also
-    --------
-    ModeUtility : What :func:`duff_mode_utility` returns: the output space and Duff's mode utility on it
-    duff_mode : Duff exponential mechanism for the mode: epsilon-DP under add/remove
-    duff_mode_probabilities : The exact output law of :func:`duff_mode` (epsilon-DP under add/remove)
-
-    %(duff_mode_references)s
+    %(duff_mode_see_also)s
 
     Examples
     --------

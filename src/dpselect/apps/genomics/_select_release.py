@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..._docstrings import fill_doc
 from ..._params import EPSILON, SEED, int_at_least, options, validate_params
 from ..._validation import check_random_state
 from ...accounting import Accountant, charge
@@ -23,13 +24,11 @@ __all__ = ["TopSNPRelease", "select_and_release"]
 
 
 @dataclass(frozen=True)
+@fill_doc
 class TopSNPRelease:
     """Result of :func:`select_and_release`: the selected SNPs, their released statistics and the guarantee.
 
-    Parameters
-    ----------
-    indices : ndarray of int64
-        The selected SNPs, most preferred first.
+    %(selected_snps)s
     labels : list
         Their SNP ids.
     statistic : ndarray of float

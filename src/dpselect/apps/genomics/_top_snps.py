@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._docstrings import fill_doc
 from ...accounting import Accountant, charge
 from ...mechanisms import Mechanism, distance_problem, select_top_k, top_k_privacy
 from ...privacy import Privacy
@@ -20,13 +21,11 @@ TOP_K_METHODS = ("peel", "joint", "gumbel")
 
 
 @dataclass(frozen=True)
+@fill_doc
 class TopSNPs:
     """Result of :func:`select_top_snps`: the k selected SNPs and the guarantee.
 
-    Parameters
-    ----------
-    indices : ndarray of int64
-        The selected SNPs, most preferred first.
+    %(selected_snps)s
     labels : list or None
         Their labels (None when the SNPs have none).
     privacy : Privacy

@@ -22,10 +22,12 @@ Noise is drawn by inversion from 53-bit uniforms on the half-grid ``(j + 1/2) 2^
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy import special
 
+from ...._docstrings import fill_doc
 from .user_items import UserKeys
 
 __all__ = [
@@ -56,6 +58,42 @@ def policy_order(uk: UserKeys, gen: np.random.Generator) -> np.ndarray:
     return np.lexsort((tie, uk.sizes))
 
 
+def _policy_weights(
+    uk: UserKeys,
+    cutoff: float,
+    order: np.ndarray,
+    initial: np.ndarray | None,
+    moves: Callable[[list[float]], list[float] | None],
+) -> np.ndarray:
+    """Users in ``order`` move their keys' weights by ``moves(gaps)`` (None: no move), capped at the cutoff."""
+    weights = [0.0] * len(uk.keys) if initial is None else [float(v) for v in initial]
+    indptr, codes = uk.indptr.tolist(), uk.codes.tolist()
+    for u in np.asarray(order).tolist():
+        idx = codes[indptr[u] : indptr[u + 1]]
+        step = moves([max(cutoff - weights[k], 0.0) for k in idx])
+        if step is None:
+            continue
+        for k, m in zip(idx, step, strict=True):
+            weights[k] = min(weights[k] + m, cutoff)
+    return np.asarray(weights, dtype=np.float64)
+
+
+def _l2_moves(gaps: list[float]) -> list[float] | None:
+    """The block soft-threshold's move: the gap vector scaled to l2 norm at most 1 (None at gap 0)."""
+    norm = math.sqrt(math.fsum(g * g for g in gaps))
+    if norm == 0.0:
+        return None
+    step = 1.0 / norm if norm > 1.0 else 1.0
+    return [g * step for g in gaps]
+
+
+def _l1_moves(gaps: list[float]) -> list[float]:
+    """Water-filling: equal increments capped by the gaps, l1 norm at most 1."""
+    level = _water_level(gaps)
+    return [min(level, g) for g in gaps]
+
+
+@fill_doc
 def policy_gaussian_weights(
     uk: UserKeys, cutoff: float, order: np.ndarray, initial: np.ndarray | None = None
 ) -> np.ndarray:
@@ -65,28 +103,13 @@ def policy_gaussian_weights(
 
         g = (\Gamma - W_S)_+, \quad W_S \leftarrow W_S + g \min(1, 1/\lVert g \rVert_2).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpselect.apps.counts._partitions.user_items import as_user_keys, parse_user_items
+    %(policy_example_users)s
     >>> from dpselect.apps.counts._partitions.weights import policy_gaussian_weights
-    >>> uk = as_user_keys(parse_user_items([["a"], ["a", "b"]]), 5, np.random.default_rng(0))
     >>> w = policy_gaussian_weights(uk, 10.0, np.array([0, 1]))
     >>> [round(float(v), 4) for v in w]   # "a": 1 + 9/sqrt(181), "b": 10/sqrt(181)
     [1.669, 0.7433]
     """
-    weights = [0.0] * len(uk.keys) if initial is None else [float(v) for v in initial]
-    indptr, codes = uk.indptr.tolist(), uk.codes.tolist()
-    for u in np.asarray(order).tolist():
-        idx = codes[indptr[u] : indptr[u + 1]]
-        gaps = [max(cutoff - weights[k], 0.0) for k in idx]
-        norm = math.sqrt(math.fsum(g * g for g in gaps))
-        if norm == 0.0:
-            continue
-        step = 1.0 / norm if norm > 1.0 else 1.0
-        for k, g in zip(idx, gaps, strict=True):
-            weights[k] = min(weights[k] + g * step, cutoff)
-    return np.asarray(weights, dtype=np.float64)
+    return _policy_weights(uk, cutoff, order, initial, _l2_moves)
 
 
 def _water_level(gaps: list[float]) -> float:
@@ -100,6 +123,7 @@ def _water_level(gaps: list[float]) -> float:
     return math.inf
 
 
+@fill_doc
 def policy_laplace_weights(
     uk: UserKeys, cutoff: float, order: np.ndarray, initial: np.ndarray | None = None
 ) -> np.ndarray:
@@ -114,24 +138,12 @@ def policy_laplace_weights(
     columns of l1 norm 1 (``a`` falls by ``1/n_a`` per unit of a saturated gap, shared by the
     ``n_a`` open keys), so each step is 1-Lipschitz in l1 (mathematics §16.3).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpselect.apps.counts._partitions.user_items import as_user_keys, parse_user_items
+    %(policy_example_users)s
     >>> from dpselect.apps.counts._partitions.weights import policy_laplace_weights
-    >>> uk = as_user_keys(parse_user_items([["a"], ["a", "b"]]), 5, np.random.default_rng(0))
     >>> policy_laplace_weights(uk, 1.25, np.array([0, 1])).tolist()   # "a" full at 1.25, "b" gets the rest
     [1.25, 0.75]
     """
-    weights = [0.0] * len(uk.keys) if initial is None else [float(v) for v in initial]
-    indptr, codes = uk.indptr.tolist(), uk.codes.tolist()
-    for u in np.asarray(order).tolist():
-        idx = codes[indptr[u] : indptr[u + 1]]
-        gaps = [max(cutoff - weights[k], 0.0) for k in idx]
-        level = _water_level(gaps)
-        for k, g in zip(idx, gaps, strict=True):
-            weights[k] = min(weights[k] + min(level, g), cutoff)
-    return np.asarray(weights, dtype=np.float64)
+    return _policy_weights(uk, cutoff, order, initial, _l1_moves)
 
 
 def _uniforms(n: int, gen: np.random.Generator) -> np.ndarray:

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .._panel import PanelDistances
+from ._statistics import pearson_2x2
 
 __all__ = ["AllelicPanel", "allelic_reach", "allelic_statistic"]
 
@@ -59,12 +60,7 @@ def unique_rows(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def allelic_statistic(a: Any, b: Any, c: Any, d: Any) -> np.ndarray:
     """Pearson's 1-df chi2 of the allele table [[a, b], [c, d]] (cases, controls x A1, A2); 0 at a zero margin."""
-    a, b, c, d = (np.asarray(v, dtype=np.float64) for v in (a, b, c, d))
-    den = (a + b) * (c + d) * (a + c) * (b + d)
-    num = (a + b + c + d) * (a * d - b * c) ** 2
-    out = np.zeros(np.broadcast_shapes(a.shape, b.shape, c.shape, d.shape), dtype=np.float64)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
+    return pearson_2x2(a, b, c, d)
 
 
 def allelic_reach(

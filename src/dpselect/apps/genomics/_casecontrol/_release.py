@@ -24,7 +24,7 @@ from ....noise import discrete_laplace
 from ....privacy import Privacy
 from ....typing import Relation
 from .._counts import CaseControlCounts
-from ._statistics import DEGREES_OF_FREEDOM, model_statistic, pearson_2x2
+from ._statistics import DEGREES_OF_FREEDOM, allele_tables, model_statistic, pearson_2x2
 
 __all__ = ["association_release", "association_release_privacy", "released_columns"]
 
@@ -66,15 +66,7 @@ def released_columns(test: str, tables: np.ndarray) -> dict[str, np.ndarray]:
         chisq = pearson_2x2(*t.T)
     else:
         cases, controls = t[:, :3], t[:, 3:]
-        alleles = np.stack(
-            [
-                2 * cases[:, 0] + cases[:, 1],
-                cases[:, 1] + 2 * cases[:, 2],
-                2 * controls[:, 0] + controls[:, 1],
-                controls[:, 1] + 2 * controls[:, 2],
-            ],
-            axis=1,
-        )
+        alleles = allele_tables(cases, controls)
         chisq = model_statistic(test, cases, controls)
     h = alleles + 0.5
     odds = (h[:, 0] * h[:, 3]) / (h[:, 1] * h[:, 2])

@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ASSOCIATION_TESTS", "DEGREES_OF_FREEDOM", "collapsed_tables", "model_statistic", "pearson_2x2"]
+__all__ = [
+    "ASSOCIATION_TESTS",
+    "DEGREES_OF_FREEDOM",
+    "allele_tables",
+    "collapsed_tables",
+    "model_statistic",
+    "pearson_2x2",
+]
 
 #: The association tests of ``plink1.9 --model``.
 ASSOCIATION_TESTS = ("allelic", "trend", "genotypic", "dominant", "recessive")
@@ -75,6 +82,19 @@ def collapsed_tables(test: str, cases: np.ndarray, controls: np.ndarray) -> np.n
     return np.stack([cases[:, 0], cases[:, 1] + cases[:, 2], controls[:, 0], controls[:, 1] + controls[:, 2]], 1)
 
 
+def allele_tables(cases: np.ndarray, controls: np.ndarray) -> np.ndarray:
+    """The allele rows ``(2 g2 + g1, g1 + 2 g0)`` of cases then controls, (m, 4), from genotype rows (m, 3)."""
+    return np.stack(
+        [
+            2 * cases[:, 0] + cases[:, 1],
+            cases[:, 1] + 2 * cases[:, 2],
+            2 * controls[:, 0] + controls[:, 1],
+            controls[:, 1] + 2 * controls[:, 2],
+        ],
+        axis=1,
+    )
+
+
 def model_statistic(
     test: str, cases: np.ndarray, controls: np.ndarray, alleles: np.ndarray | None = None
 ) -> np.ndarray:
@@ -85,15 +105,7 @@ def model_statistic(
     cases, controls = np.asarray(cases), np.asarray(controls)
     if test == "allelic":
         if alleles is None:
-            alleles = np.stack(
-                [
-                    2 * cases[:, 0] + cases[:, 1],
-                    cases[:, 1] + 2 * cases[:, 2],
-                    2 * controls[:, 0] + controls[:, 1],
-                    controls[:, 1] + 2 * controls[:, 2],
-                ],
-                axis=1,
-            )
+            alleles = allele_tables(cases, controls)
         return pearson_2x2(*np.asarray(alleles).T)
     if test == "trend":
         return _trend(cases, controls)

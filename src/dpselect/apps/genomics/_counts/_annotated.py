@@ -67,6 +67,15 @@ def default_annotations(
     )
 
 
+def _text_property(name: str, doc: str) -> property:
+    """The read-only text column ``name`` of :class:`Annotated`, decoded to ``str`` on first use."""
+
+    def get(self: Annotated) -> np.ndarray:
+        return self._column(name)
+
+    return property(get, doc=doc)
+
+
 class Annotated:
     """Immutable base: ``pos`` and the text columns ``snp_ids``, ``chrom``, ``a1``, ``a2`` of m SNPs."""
 
@@ -96,25 +105,10 @@ class Annotated:
             self._decoded[name] = out
         return out
 
-    @property
-    def snp_ids(self) -> np.ndarray:
-        """SNP ids (``str`` array)."""
-        return self._column("snp_ids")
-
-    @property
-    def chrom(self) -> np.ndarray:
-        """Chromosome codes (``str`` array)."""
-        return self._column("chrom")
-
-    @property
-    def a1(self) -> np.ndarray:
-        """Allele 1, the allele the counts count (``str`` array)."""
-        return self._column("a1")
-
-    @property
-    def a2(self) -> np.ndarray:
-        """Allele 2 (``str`` array)."""
-        return self._column("a2")
+    snp_ids = _text_property("snp_ids", "SNP ids (``str`` array).")
+    chrom = _text_property("chrom", "Chromosome codes (``str`` array).")
+    a1 = _text_property("a1", "Allele 1, the allele the counts count (``str`` array).")
+    a2 = _text_property("a2", "Allele 2 (``str`` array).")
 
     def annotations(self, indices: ArrayLike | None = None) -> list[tuple[str, str, int, str, str]]:
         """(CHR, SNP, BP, A1, A2) rows of the SNPs at ``indices`` (all by default): public columns only.

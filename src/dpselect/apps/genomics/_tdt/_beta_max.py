@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import positive, validate_params
 from ....sensitivity import distance_to_instability_bound
 from .._rules import BOUND, COUNTS, N_FAMILIES, THRESHOLD
@@ -325,6 +326,7 @@ def beta_max(n_families: int, bound: str = "thm5", threshold: float = 6) -> floa
 @validate_params(
     {"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "beta": positive(), "bound": BOUND, "threshold": THRESHOLD}
 )
+@fill_doc
 def smooth_upper_bound(
     b: ArrayLike, c: ArrayLike, n_families: int, beta: float, bound: str = "thm5", threshold: float = 6
 ) -> float | np.ndarray:
@@ -338,12 +340,7 @@ def smooth_upper_bound(
 
     Parameters
     ----------
-    b : array-like of int
-        Transmissions of allele 1, any shape.
-    c : array-like of int
-        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_table_counts)s
     beta : float
         The smoothness, ``0 < beta <= beta_max(n_families, bound, threshold)``.
     bound : {"thm5", "thm4"}, default="thm5"

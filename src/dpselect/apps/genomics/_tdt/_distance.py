@@ -59,6 +59,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....mechanisms import distance_problem
 from ....problem import SelectionProblem
@@ -140,6 +141,7 @@ class TransmissionPanel(PanelDistances):
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES})
+@fill_doc
 def neighbour_distances(b: ArrayLike, c: ArrayLike, n_families: int) -> np.ndarray:
     """d_r: fewest family replacements after which SNP r has a largest TDT statistic.
 
@@ -147,12 +149,7 @@ def neighbour_distances(b: ArrayLike, c: ArrayLike, n_families: int) -> np.ndarr
 
     Parameters
     ----------
-    b : array-like of int
-        1-D transmissions of allele 1, one per SNP.
-    c : array-like of int
-        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_panel)s
 
     Returns
     -------
@@ -173,6 +170,7 @@ def neighbour_distances(b: ArrayLike, c: ArrayLike, n_families: int) -> np.ndarr
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "labels": LABELS})
+@fill_doc
 def distance_utility_problem(
     b: ArrayLike, c: ArrayLike, n_families: int, *, labels: Sequence[object] | None = None
 ) -> SelectionProblem:
@@ -185,12 +183,7 @@ def distance_utility_problem(
 
     Parameters
     ----------
-    b : array-like of int
-        1-D transmissions of allele 1, one per SNP.
-    c : array-like of int
-        1-D transmissions of allele 2, one per SNP (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_panel)s
     labels : sequence, default=None
         SNP names, one per SNP.
 

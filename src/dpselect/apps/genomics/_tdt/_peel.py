@@ -38,7 +38,14 @@ def _peel(
     full = build_tdt_problem(util, b, c, n, bound, threshold, None, mech)
     if is_gumbel_mechanism(mech, full):  # fixed scores: the same law as k-fold peeling (Durfee & Rogers 2019)
         return np.asarray(select_top_k(mech, full, k, rng=gen), dtype=np.int64), "gumbel_top_k"
-    return _peel_rebuild(mech, util, b, c, n, k, bound, threshold, gen), "peeling"
+    remaining = np.arange(b.size)  # chi2 peeling: round j's problem on the SNPs not yet chosen
+    chosen = []
+    for _ in range(k):
+        sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
+        pick = int(mech.select(sub, rng=gen))
+        chosen.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    return np.array(chosen, dtype=np.int64), "peeling"
 
 
 def top_k_set_problem(b: np.ndarray, c: np.ndarray, n: int, k: int) -> SelectionProblem:
@@ -52,25 +59,3 @@ def _stand_in(util: str, m: int, n: int, bound: str, threshold: float, mech: Mec
     if util == "distance":
         return distance_problem(np.zeros(m), relation="replace")
     return build_tdt_problem(util, zeros, zeros, n, bound, threshold, None, mech)
-
-
-def _peel_rebuild(
-    mech: Mechanism,
-    util: str,
-    b: np.ndarray,
-    c: np.ndarray,
-    n: int,
-    k: int,
-    bound: str,
-    threshold: float,
-    gen: np.random.Generator,
-) -> np.ndarray:
-    """Peeling on the chi2 utility: round j's problem on the SNPs not yet chosen."""
-    remaining = np.arange(b.size)
-    chosen = []
-    for _ in range(k):
-        sub = build_tdt_problem(util, b[remaining], c[remaining], n, bound, threshold, None, mech)
-        pick = int(mech.select(sub, rng=gen))
-        chosen.append(int(remaining[pick]))
-        remaining = np.delete(remaining, pick)
-    return np.array(chosen, dtype=np.int64)

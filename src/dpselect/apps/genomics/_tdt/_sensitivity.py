@@ -37,6 +37,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ...._validation import check_counts, check_positive
 from .._rules import COUNTS, N_FAMILIES
@@ -199,6 +200,7 @@ def exact_local_sensitivity(b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES})
+@fill_doc
 def local_sensitivity(b: ArrayLike, c: ArrayLike, n_families: int) -> float | np.ndarray:
     """Exact local sensitivity ``max over legal moves |chi2(b, c) - chi2(b', c')|`` of each table.
 
@@ -206,12 +208,7 @@ def local_sensitivity(b: ArrayLike, c: ArrayLike, n_families: int) -> float | np
 
     Parameters
     ----------
-    b : array-like of int
-        Transmissions of allele 1, any shape.
-    c : array-like of int
-        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_table_counts)s
 
     Returns
     -------

@@ -20,6 +20,7 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from .._rules import COUNTS, N_FAMILIES, THRESHOLD
 from ._sensitivity import check_tables, check_threshold, gs_fraction, hex_distance, move_fractions
@@ -80,6 +81,7 @@ def unstable_dist(b: np.ndarray, c: np.ndarray, n: int, t: float) -> np.ndarray:
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES})
+@fill_doc
 def gs_distance(b: ArrayLike, c: ArrayLike, n_families: int) -> int | np.ndarray:
     """gd: distance (Lemma 3 metric) from each table to ``G = {LS = GS}``, O(1) per table.
 
@@ -87,12 +89,7 @@ def gs_distance(b: ArrayLike, c: ArrayLike, n_families: int) -> int | np.ndarray
 
     Parameters
     ----------
-    b : array-like of int
-        Transmissions of allele 1, any shape.
-    c : array-like of int
-        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_table_counts)s
 
     Returns
     -------
@@ -111,6 +108,7 @@ def gs_distance(b: ArrayLike, c: ArrayLike, n_families: int) -> int | np.ndarray
 
 
 @validate_params({"b": COUNTS, "c": COUNTS, "n_families": N_FAMILIES, "threshold": THRESHOLD})
+@fill_doc
 def unstable_distance(b: ArrayLike, c: ArrayLike, n_families: int, threshold: float = 6) -> int | np.ndarray:
     """ud: distance (Lemma 3 metric) from each table to ``U = {LS > threshold}``, O(log N) per table.
 
@@ -119,12 +117,7 @@ def unstable_distance(b: ArrayLike, c: ArrayLike, n_families: int, threshold: fl
 
     Parameters
     ----------
-    b : array-like of int
-        Transmissions of allele 1, any shape.
-    c : array-like of int
-        Transmissions of allele 2, the shape of ``b`` (``b + c <= 2N``).
-    n_families : int
-        N >= 1, the number of families (public).
+    %(tdt_table_counts)s
     threshold : float, default=6
         T, ``6 <= threshold < global_sensitivity(n_families)``.
 

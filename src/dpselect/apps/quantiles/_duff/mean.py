@@ -127,6 +127,7 @@ def duff_mean_intervals(
 
 
 @validate_params({"v": REALS, "x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
+@fill_doc
 def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> float | np.ndarray:
     """Truncated Duff utility of the mean: ``-min(d(v), K + 1)`` (a.e. exact).
 
@@ -143,10 +144,7 @@ def duff_mean_utility(v: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]
     ----------
     v : array_like
         Points of [a, b] (any shape).
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(clamped_data)s
     levels : int
         K (public, >= 1).
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ...._validation import check_int
 from .._exponential.piecewise_em import grid_ceil
@@ -111,6 +112,7 @@ def _extreme_means(top: np.ndarray, total: int, n: int, Kp: int) -> tuple[np.nda
 
 
 @validate_params({"x": SAMPLE, "bounds": BOUNDS, "levels": LEVELS})
+@fill_doc
 def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) -> MeanLevels:
     """Ends ``(L, U)`` of the level sets J_k, k = 0..K' (K' = min(levels, n + 1)).
 
@@ -128,10 +130,7 @@ def duff_mean_levels(x: ArrayLike, *, bounds: tuple[float, float], levels: int) 
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(clamped_data)s
     levels : int
         K, the number of level sets (public, >= 1).
 

@@ -47,6 +47,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import array_1d, validate_params
 from ...._validation import check_array_1d, check_random_state
 from ....accounting import Accountant, charge
@@ -202,6 +203,7 @@ def duff_median(
 
 
 @validate_params({"t": REALS, "x": SAMPLE, "bounds": BOUNDS})
+@fill_doc
 def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, float]) -> float | np.ndarray:
     """Exact Duff utility ``u_d(x, t) = -d_AR(x, {x' : median(x') = t})`` for t in [a, b].
 
@@ -219,12 +221,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 
     Parameters
     ----------
-    t : array_like
-        Points of [a, b] (any shape).
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(duff_points_clamped)s
 
     Returns
     -------
@@ -266,6 +263,7 @@ def duff_median_utility(t: ArrayLike, x: ArrayLike, *, bounds: tuple[float, floa
 
 
 @validate_params({"x": SAMPLE, "bounds": BOUNDS, "values": array_1d(none=True)})
+@fill_doc
 def median_neighbours(
     x: ArrayLike, *, bounds: tuple[float, float], values: ArrayLike | None = None
 ) -> list[np.ndarray]:
@@ -279,10 +277,7 @@ def median_neighbours(
 
     Parameters
     ----------
-    x : array_like
-        1-D array of finite floats (n >= 1); records outside ``bounds`` are clamped to them.
-    bounds : tuple of float
-        Public ``(a, b)`` with ``a < b``.
+    %(clamped_data)s
     values : array_like or None, default=None
         The values a neighbour may add (within ``bounds``; checked against them).
 

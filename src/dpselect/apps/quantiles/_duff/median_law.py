@@ -68,9 +68,7 @@ def duff_median_pdf(t: ArrayLike, x: ArrayLike, epsilon: float, *, bounds: tuple
 
     Parameters
     ----------
-    t : array_like
-        Points of [a, b] (any shape).
-    %(duff_data)s
+    %(duff_points_data)s
 
     Returns
     -------

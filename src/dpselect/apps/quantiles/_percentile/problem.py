@@ -45,6 +45,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....mechanisms import distance_problem
 from ....problem import SelectionProblem
@@ -88,6 +89,7 @@ def _profile(tstar: int) -> StepProfile:
         "on_out_of_bounds": OUT_OF_BOUNDS_RULE,
     }
 )
+@fill_doc
 def percentile_problem(
     x: ArrayLike,
     p: float,
@@ -106,12 +108,7 @@ def percentile_problem(
     x : array_like or dask array
         Raw values (1-D, finite; records outside ``[grid[0], grid[-1]]`` are clamped to it),
         or with ``histogram=True`` non-negative integer counts, one per grid point.
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
+    %(percentile_grid)s
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation (mathematics §1) the utility's sensitivity refers to.
     utility : {"indicator", "rank"}, default="indicator"

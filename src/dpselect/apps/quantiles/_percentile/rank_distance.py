@@ -47,6 +47,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from ....typing import Relation
 from .._rules import BOOLEAN, GRID, PERCENT, RANK_CONVENTION, RELATION, SAMPLE
@@ -91,6 +92,7 @@ def _rank_distances(h: np.ndarray, k: int, p: float, convention: str, relation: 
         "rank_convention": RANK_CONVENTION,
     }
 )
+@fill_doc
 def rank_distances(
     x: ArrayLike,
     p: float,
@@ -111,12 +113,7 @@ def rank_distances(
     x : array_like or dask array
         Raw records (1-D, finite; clamped to the grid range), or per-grid-point counts with
         ``histogram=True``.
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
+    %(percentile_grid)s
     relation : {"add_remove", "replace"}, default="add_remove"
         The neighbour relation the distance counts steps of (mathematics §1).
     rank_convention : {"paper", "code"}, default="paper"

@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._params import validate_params
 from .._rules import BOOLEAN, GRID, PERCENT, RANK_CONVENTION, SAMPLE
 from .grid import counts_and_rank, stability
@@ -49,6 +50,7 @@ class PercentileStability:
 
 
 @validate_params({"x": SAMPLE, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
+@fill_doc
 def percentile_stability(
     x: ArrayLike,
     p: float,
@@ -64,12 +66,7 @@ def percentile_stability(
     x : array_like
         Raw records (1-D, finite), or per-grid-point counts with ``histogram=True``
         (checked against ``grid``).
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
+    %(percentile_grid)s
     rank_convention : {"paper", "code"}, default="paper"
         The target rank (:data:`RANK_CONVENTIONS`).
 
@@ -95,6 +92,7 @@ def percentile_stability(
 
 
 @validate_params({"x": SAMPLE, "p": PERCENT, "grid": GRID, "histogram": BOOLEAN, "rank_convention": RANK_CONVENTION})
+@fill_doc
 def true_percentile(
     x: ArrayLike,
     p: float,
@@ -109,12 +107,7 @@ def true_percentile(
     ----------
     x : array_like
         Raw records (1-D, finite), or per-grid-point counts with ``histogram=True``.
-    p : float
-        Percentile in [0, 100].
-    grid : array_like
-        Public candidate values, finite and strictly increasing.
-    histogram : bool, default=False
-        Whether ``x`` holds per-grid-point counts.
+    %(percentile_grid)s
     rank_convention : {"paper", "code"}, default="paper"
         The target rank (:data:`RANK_CONVENTIONS`).
 

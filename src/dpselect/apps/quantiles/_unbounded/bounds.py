@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...._docstrings import fill_doc
 from ...._exact_numbers import check_granularity
 from ...._params import validate_params
 from ...._validation import check_array_1d, check_random_state
@@ -172,6 +173,7 @@ def _magnitude_bounds(sorted_x: np.ndarray, epsilon: float, relation: str, grid:
 
 
 @validate_params(_SCAN_RULES)
+@fill_doc
 def private_bounds(
     x: ArrayLike,
     epsilon: float,
@@ -206,15 +208,7 @@ def private_bounds(
         :math:`s`, the smallest scale of the grid (a power of two): the resolution near 0.
     steps : int, default=16
         :math:`K`, grid points per octave (a power of two; ratio at most 1 + 1/K).
-    relation : {"add_remove", "replace"}, default="add_remove"
-        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
-    rng : None, int, numpy.random.Generator or "secure", default=None
-        randomness; a seed reproduces.
-    size : int or None, default=None
-        None: one release; an int: ``size`` independent releases (an array),
-        charged as ``size`` releases (mathematics §10.1).
-    accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.
+    %(unbounded_release)s
 
     Returns
     -------
@@ -250,6 +244,7 @@ def private_bounds(
 
 
 @validate_params(_SCAN_RULES)
+@fill_doc
 def private_max(
     x: ArrayLike,
     epsilon: float,
@@ -280,15 +275,7 @@ def private_max(
         smallest grid scale (a power of two).
     steps : int, default=16
         grid points per octave (a power of two).
-    relation : {"add_remove", "replace"}, default="add_remove"
-        The neighbour relation (mathematics §1): epsilon-DP for add/remove or replace neighbours.
-    rng : None, int, numpy.random.Generator or "secure", default=None
-        randomness; a seed reproduces.
-    size : int or None, default=None
-        None: one release; an int: ``size`` independent releases (an array),
-        charged as ``size`` releases (mathematics §10.1).
-    accountant : Accountant or None, default=None
-        charged ``Privacy(epsilon, 0, relation)`` (``size`` times) before any randomness is drawn.
+    %(unbounded_release)s
 
     Returns
     -------
