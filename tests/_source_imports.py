@@ -7,6 +7,8 @@ tests/test_lean_core.py (import-time third-party dependencies).
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -47,6 +49,26 @@ def is_package(name: str) -> bool:
 def faces() -> list[str]:
     """Every package of the source tree (its ``__init__`` is its face), sorted."""
     return sorted(name for name in modules() if is_package(name))
+
+
+def exported_callables(*, unique: bool = False) -> list[tuple[str, str, object]]:
+    """(face, name, object) for every function and class in a face's ``__all__`` (faces of a missing extra skipped).
+
+    ``unique``: an object re-exported by several faces appears once (under its first face). This
+    one imports the faces, unlike the rest of the module.
+    """
+    out, seen = [], set()
+    for face in faces():
+        try:
+            module = importlib.import_module(face)
+        except ImportError:
+            continue
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and not (unique and id(obj) in seen):
+                seen.add(id(obj))
+                out.append((face, name, obj))
+    return out
 
 
 def package_of(name: str) -> str:

@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 import re
 from typing import Any
 
 import pytest
 
-from _source_imports import faces, modules
+from _source_imports import exported_callables, modules
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
@@ -53,17 +52,7 @@ NOT_CONFIGURED: dict[str, frozenset[str]] = {
 
 def _exported() -> list[tuple[str, str, Any]]:
     """(face, name, object) for every function and class in a face's ``__all__`` (optional faces skipped)."""
-    out = []
-    for face in faces():
-        try:
-            module = importlib.import_module(face)
-        except ImportError:
-            continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if inspect.isfunction(obj) or inspect.isclass(obj):
-                out.append((face, name, obj))
-    return out
+    return exported_callables()
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

@@ -10,7 +10,6 @@ documented with a default must have one.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import math
 import re
@@ -20,25 +19,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from _source_imports import faces
+from _source_imports import exported_callables
 
 #: ``name : type, default=VALUE`` in a numpydoc Parameters section (VALUE up to the line's end).
 DEFAULT_LINE = re.compile(r"^\s{0,8}(\*{0,2}\w+)\s*:\s*[^\n]*?\bdefault[= ]\s*(.+?)\s*$", re.M)
 
 
 def _documented() -> list[tuple[str, Any]]:
-    out, seen = [], set()
-    for face in faces():
-        try:
-            module = importlib.import_module(face)
-        except ImportError:
-            continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if (inspect.isfunction(obj) or inspect.isclass(obj)) and id(obj) not in seen:
-                seen.add(id(obj))
-                out.append((f"{face}.{name}", obj))
-    return out
+    return [(f"{face}.{name}", obj) for face, name, obj in exported_callables(unique=True)]
 
 
 def documented_defaults(doc: str) -> dict[str, str]:

@@ -10,29 +10,17 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any
 
 import pytest
 
-from _source_imports import faces
+from _source_imports import exported_callables
 from dpselect._validation import SAMPLERS
 
 
 def _public() -> list[tuple[str, Any]]:
-    out, seen = [], set()
-    for face in faces():
-        try:
-            module = importlib.import_module(face)
-        except ImportError:
-            continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if (inspect.isfunction(obj) or inspect.isclass(obj)) and id(obj) not in seen:
-                seen.add(id(obj))
-                out.append((f"{face}.{name}", obj))
-    return out
+    return [(f"{face}.{name}", obj) for face, name, obj in exported_callables(unique=True)]
 
 
 def _parameters(obj: Any) -> dict[str, inspect.Parameter]:

@@ -15,7 +15,6 @@ face's ``__all__``:
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 from collections.abc import Callable, Iterator
@@ -24,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from _source_imports import faces
+from _source_imports import exported_callables
 from dpselect._params import Rule, validate_estimator
 
 #: Values a rule may refuse: each parameter's first refused value is the one fed to it.
@@ -61,23 +60,11 @@ MAX_PASS_THROUGH = 0.03
 
 def _exported() -> Iterator[tuple[str, str, Any, dict[str, Rule]]]:
     """(face, name, object, rules) for every declared function and configurable class of a face."""
-    seen: set[int] = set()
-    for face in faces():
-        try:
-            module = importlib.import_module(face)
-        except ImportError:
-            continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if inspect.isfunction(obj):
-                rules = getattr(obj, "__parameter_constraints__", None)
-            elif inspect.isclass(obj):
-                rules = getattr(obj, "_parameter_constraints", None)
-            else:
-                continue
-            if rules and id(obj) not in seen:
-                seen.add(id(obj))
-                yield face, name, obj, dict(rules)
+    for face, name, obj in exported_callables(unique=True):
+        attr = "__parameter_constraints__" if inspect.isfunction(obj) else "_parameter_constraints"
+        rules = getattr(obj, attr, None)
+        if rules:
+            yield face, name, obj, dict(rules)
 
 
 def _refuses(rule: Rule, value: Any, name: str) -> bool:
