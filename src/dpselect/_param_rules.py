@@ -227,21 +227,22 @@ def _seed(value: Any, name: str) -> Any:
     )
 
 
+def _check_real_dtype(dtype: np.dtype, name: str) -> None:
+    """A real numeric (or boolean) dtype; object, string and complex dtypes are a TypeError naming ``name``."""
+    if not (np.issubdtype(dtype, np.number) or dtype == np.bool_) or np.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real numeric, got dtype {dtype}")
+
+
 def _sample(value: Any, name: str) -> Any:
     """A 1-D array-like of real numbers as numpy (:func:`~dpselect._arraylike.as_array_1d`); dask is not read."""
     if hasattr(value, "dask") and hasattr(value, "compute"):
-        dtype = np.dtype(value.dtype)
-        if not (np.issubdtype(dtype, np.number) or dtype == np.bool_) or np.issubdtype(dtype, np.complexfloating):
-            raise TypeError(f"{name} must be real numeric, got dtype {dtype}")
+        _check_real_dtype(np.dtype(value.dtype), name)
         shape = value.shape
     else:
         if isinstance(value, (str, bytes)) or np.ndim(value) == 0:
             raise TypeError(f"{name} must be a 1-D array of real numbers, got {type(value).__name__}")
         arr = as_array_1d(value, name)
-        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-            raise TypeError(f"{name} must be real numeric, got dtype {arr.dtype}")
-        if np.issubdtype(arr.dtype, np.complexfloating):
-            raise TypeError(f"{name} must be real numeric, got dtype {arr.dtype}")
+        _check_real_dtype(arr.dtype, name)
         return arr
     if len(shape) != 1:
         raise ValueError(f"{name} must be 1-D, got shape {shape}")
